@@ -1,0 +1,51 @@
+package envelope
+
+// Code is a machine-readable failure code. Every code any tool uses is one of
+// the constants below.
+type Code = string
+
+// Failure codes.
+const (
+	// CodeToolError is the default code of a failure that names no other.
+	CodeToolError Code = "tool_error"
+	// CodeInvalidInput: the arguments break the schema or a semantic rule.
+	CodeInvalidInput Code = "invalid_input"
+	// CodeNotFound: a named step, file, tool, namespace or id does not exist.
+	CodeNotFound Code = "not_found"
+	// CodeInternalError: a bug or an unexpected failure (including a recovered panic).
+	CodeInternalError Code = "internal_error"
+	// CodeUnknownTool: no tool has that name.
+	CodeUnknownTool Code = "unknown_tool"
+	// CodeToolDisabled: the tool exists but a safety gate of the caller's policy is closed.
+	CodeToolDisabled Code = "tool_disabled"
+	// CodeToolNotInStage: the tool exists but the session's active stage does not offer it.
+	CodeToolNotInStage Code = "tool_not_in_stage"
+	// CodeAlreadyExists: the target exists and overwrite was not asked for.
+	CodeAlreadyExists Code = "already_exists"
+	// CodeUnsupported: the operation cannot be offered.
+	CodeUnsupported Code = "unsupported"
+	// CodeUpsertFailed: SageMaker or S3 refused the deployment; details carry the AWS error code.
+	CodeUpsertFailed Code = "upsert_failed"
+	// CodeValidationFailed: a validation ran and found blocking errors.
+	CodeValidationFailed Code = "validation_failed"
+	// CodeNotConstructible: a step fails one of the gates it must pass to compile.
+	CodeNotConstructible Code = "not_constructible"
+	// CodeConfigInvalid: config values break a step's field declarations.
+	CodeConfigInvalid Code = "config_invalid"
+	// CodeScriptAnalysisError: a script could not be analysed (unreadable, unparsable).
+	CodeScriptAnalysisError Code = "script_analysis_error"
+	// CodeScriptCheckFailed: a script and its contract disagree in a blocking way.
+	CodeScriptCheckFailed Code = "script_check_failed"
+	// CodeCancelled: the caller's context was cancelled or timed out.
+	CodeCancelled Code = "cancelled"
+	// CodeWorkflowStopped: a workflow stopped at a phase that needs judgment or failed a gate.
+	CodeWorkflowStopped Code = "workflow_stopped"
+)
+
+// AllCodes lists every code, sorted.
+var AllCodes = []Code{
+	CodeAlreadyExists, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
+	CodeNotConstructible, CodeNotFound, CodeScriptAnalysisError, CodeScriptCheckFailed,
+	CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
+	CodeUpsertFailed, CodeValidationFailed, CodeWorkflowStopped,
+}

@@ -1,0 +1,15 @@
+// Package envelope is the whole tool contract of Cursus: every tool returns
+// one ToolResult, a small JSON-serializable record that says whether the
+// call succeeded (ok), carries the payload (data) or the failure (error and
+// a machine code), and may add warnings, next_steps (the golden path after a
+// success), a remedy (how to recover from a failure) and side-band meta.
+//
+// The wire form drops empty optional fields: a minimal success is
+// {"ok":true,"data":...}; a failure carries "error" and "code" and never
+// "data" or "next_steps"; a success never carries "error", "code" or
+// "remedy"; failure details live in meta.details. Keys are emitted in a
+// fixed order: ok, data, next_steps, error, code, remedy, warnings, meta.
+//
+// Handlers report handled failures with a *ToolError (see Errorf), whose code
+// is one of the Code constants in this package.
+package envelope

@@ -1,0 +1,40 @@
+// Package registry is the single source of truth for Cursus's tools: each
+// tool is a ToolDef built from a typed Go argument struct and a handler
+// (New), collected into a Registry (Build) that lists, describes and calls
+// them.
+//
+// Call is the one invoker every front end uses (the Go API, the CLI and the
+// MCP server). It never panics and always returns an *envelope.ToolResult:
+//
+//   - an unknown name answers unknown_tool with the available names in
+//     meta.details.available and a remedy pointing at tools.help;
+//   - arguments are validated in full against the tool's JSON Schema
+//     (types, nested values, required keys, enums, unknown keys; an explicit
+//     null counts as absent, so a null for a required key is "missing") and
+//     answer invalid_input with every problem in meta.details.errors, each
+//     naming its field path;
+//   - schema defaults are applied, then the JSON is decoded into the
+//     argument struct and the handler runs;
+//   - a *envelope.ToolError keeps its code, details and remedy; any other
+//     error or a panic becomes internal_error with the Go type in
+//     meta.details;
+//   - meta.tool is the canonical dotted name of the tool called and
+//     meta.duration_ms the time the call took.
+//
+// Names: a tool's dotted name ("compile.dag") is canonical; its wire name
+// ("compile__dag") is what host APIs see, since they reject dots. Lookup
+// accepts both.
+//
+// Safety: a Policy in the context (WithPolicy) gates tools that are
+// destructive or write files (CURSUS_MCP_ENABLE_DESTRUCTIVE) and tools that
+// execute code (CURSUS_MCP_ALLOW_SCRIPT_EXEC), and confines writes to a
+// project root (ResolveWritePath). Without a policy the caller is trusted:
+// in-process Go callers and the CLI see every tool.
+//
+// Differences from the original (Python) registry, on purpose: validation
+// is full JSON Schema rather than a light required/unknown/enum check;
+// meta.tool is always the canonical dotted name (the original stamped the
+// name as called, and "tools.help" on <ns>.help results); invalid_input
+// results carry meta.tool too; a duplicate tool name fails Build instead of
+// "first wins".
+package registry

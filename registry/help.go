@@ -1,0 +1,41 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cursus-go/cursus/envelope"
+)
+
+type nsHelpArgs struct {
+	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase."`
+	IncludeSchema bool   `json:"include_schema,omitempty" jsonschema_description:"Include each tool's input schema."`
+	Format        string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
+}
+
+// newNamespaceHelp builds the generated <ns>.help tool: tools.help pinned to
+// one namespace (a namespace argument is rejected as unknown).
+func newNamespaceHelp(ns, desc string) *ToolDef {
+	name := ns + ".help"
+	return New(name, Spec{
+		Description: fmt.Sprintf("Overview of the %s tools (%s). Returns each tool's description, when to call it and examples; include_schema adds the input schemas.", ns, desc),
+		When:        fmt.Sprintf("about to work with %s tools and want that namespace's overview and examples", ns),
+		Examples:    []string{name + " {}", name + ` {"include_schema": true}  # with input schemas`},
+		Tags:        []string{PhasePlanner},
+	}, func(ctx context.Context, a nsHelpArgs) (*envelope.ToolResult, error) {
+		args := map[string]any{"namespace": ns}
+		if a.Phase != "" {
+			args["phase"] = a.Phase
+		}
+		if a.IncludeSchema {
+			args["include_schema"] = true
+		}
+		if a.Format != "" {
+			args["format"] = a.Format
+		}
+		res := Call(ctx, "tools.help", args)
+		delete(res.Meta, "tool")
+		delete(res.Meta, "duration_ms")
+		return res, nil
+	})
+}

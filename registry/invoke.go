@@ -1,0 +1,164 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/envelope"
+)
+
+// Call invokes a tool by dotted or wire name with args (nil, a JSON object
+// as []byte / json.RawMessage / string, or any value that marshals to a JSON
+// object). It never panics; see the package doc for the rules.
+func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelope.ToolResult) {
+	start := time.Now()
+	t, ok := r.Get(name)
+	if !ok {
+		avail := make([]string, len(r.names))
+		copy(avail, r.names)
+		return envelope.Fail(fmt.Sprintf("unknown tool: '%s'", name), envelope.CodeUnknownTool).
+			WithMeta("details", map[string]any{"available": avail}).
+			WithRemedy("call tools.help to see every tool, or tools.describe_tool with a name from meta.details.available", "tools.help", "tools.describe_tool")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
+			res = envelope.Fail(fmt.Sprintf("tool '%s' failed: panic: %v", t.Name, p), envelope.CodeInternalError).
+				WithMeta("details", map[string]any{"exception": fmt.Sprintf("%T", p), "panic": true})
+		}
+		if res == nil {
+			res = envelope.OK(nil)
+		}
+		res.SetMeta("tool", t.Name)
+		res.SetMeta("duration_ms", float64(time.Since(start).Microseconds())/1000)
+	}()
+	if p := PolicyFrom(ctx); p != nil {
+		if allowed, env := p.Allows(t); !allowed {
+			return envelope.FromError(envelope.Errorf(envelope.CodeToolDisabled,
+				"tool '%s' is disabled: it %s; set %s=1 (or the matching server flag) to enable it", t.Name, gateReason(t), env).
+				WithDetails("env_var", env).
+				WithRemedy("restart the server with "+env+"=1 if the user agrees, or use a read-only tool instead", "tools.help"))
+		}
+	}
+	if s := ScopeFrom(ctx); s != nil {
+		if allowed, terr := s.Allows(t); !allowed {
+			return envelope.FromError(terr)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return envelope.Fail("call cancelled: "+err.Error(), envelope.CodeCancelled)
+	}
+	raw, err := argBytes(args)
+	if err != nil {
+		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+	}
+	t.once.Do(func() { t.compiled, t.prepErr = t.prepare() })
+	if t.prepErr != nil {
+		return envelope.Fail(fmt.Sprintf("tool '%s' has a broken schema: %v", t.Name, t.prepErr), envelope.CodeInternalError)
+	}
+	m, err := decodeArgs(raw)
+	if err != nil {
+		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+	}
+	errs, err := t.compiled.validate(m)
+	if err != nil {
+		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+	}
+	if len(errs) > 0 {
+		return invalid(t.Name, errs)
+	}
+	if FromContext(ctx) != r {
+		ctx = WithRegistry(ctx, r)
+	}
+	out, herr := t.invoke(ctx, raw)
+	if herr != nil {
+		var te *envelope.ToolError
+		if errors.As(herr, &te) {
+			return envelope.FromError(te)
+		}
+		if errors.Is(herr, context.Canceled) || errors.Is(herr, context.DeadlineExceeded) {
+			return envelope.Fail(fmt.Sprintf("tool '%s' cancelled: %v", t.Name, herr), envelope.CodeCancelled)
+		}
+		slog.Debug("tool failed", "tool", t.Name, "error", herr)
+		return envelope.Fail(fmt.Sprintf("tool '%s' failed: %v", t.Name, herr), envelope.CodeInternalError).
+			WithMeta("details", map[string]any{"exception": errType(herr)})
+	}
+	if out != nil && t.DeprecatedBy != "" {
+		out.WithWarnings(fmt.Sprintf("%s is deprecated; use %s instead", t.Name, t.DeprecatedBy))
+		if out.Remedy == nil {
+			out.Remedy = &envelope.Remedy{SuggestedTools: []string{t.DeprecatedBy}, FixAction: "switch to " + t.DeprecatedBy}
+		}
+		if out.OK {
+			out.WithNextSteps(envelope.NextStep{Tool: t.DeprecatedBy, When: "from now on", Why: t.Name + " is deprecated"})
+		}
+	}
+	return out
+}
+
+func gateReason(t *ToolDef) string {
+	var r []string
+	if t.Destructive {
+		r = append(r, "mutates external state")
+	}
+	if t.Writes {
+		r = append(r, "writes files")
+	}
+	if t.ExecCode {
+		r = append(r, "executes code")
+	}
+	return strings.Join(r, " and ")
+}
+
+func errType(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			break
+		}
+		if reflect.TypeOf(err).String() != "*fmt.wrapError" {
+			break
+		}
+		err = u
+	}
+	return fmt.Sprintf("%T", err)
+}
+
+func invalid(name string, errs []string) *envelope.ToolResult {
+	return envelope.Fail(fmt.Sprintf("invalid arguments for '%s': %s", name, strings.Join(errs, "; ")), envelope.CodeInvalidInput).
+		WithMeta("details", map[string]any{"errors": errs}).
+		WithRemedy("fix the arguments named in meta.details.errors; tools.describe_tool shows the schema", "tools.describe_tool")
+}
+
+func argBytes(args any) ([]byte, error) {
+	switch a := args.(type) {
+	case nil:
+		return []byte("{}"), nil
+	case []byte:
+		if len(a) == 0 {
+			return []byte("{}"), nil
+		}
+		return a, nil
+	case json.RawMessage:
+		if len(a) == 0 {
+			return []byte("{}"), nil
+		}
+		return a, nil
+	case string:
+		if strings.TrimSpace(a) == "" {
+			return []byte("{}"), nil
+		}
+		return []byte(a), nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("arguments do not marshal to JSON: %v", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,289 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cursus-go/cursus/envelope"
+)
+
+// The three phases a tool can be tagged with.
+const (
+	PhasePlanner    = "planner"
+	PhaseValidator  = "validator"
+	PhaseProgrammer = "programmer"
+)
+
+// Phases lists the phases in display order.
+var Phases = []string{PhasePlanner, PhaseValidator, PhaseProgrammer}
+
+// PhaseDescriptions says what each phase is for.
+var PhaseDescriptions = map[string]string{
+	PhasePlanner:    "Discover steps and DAGs, design the pipeline graph, and read what configs it needs.",
+	PhaseValidator:  "Check a DAG, its configs, its wiring and its step definitions before compiling.",
+	PhaseProgrammer: "Build artifacts: compile definitions, generate execution documents, author steps.",
+}
+
+// Spec is the declarative part of a tool: everything but its name, argument
+// type and handler.
+type Spec struct {
+	// Description says what the tool does, in one or two sentences.
+	Description string
+	// When is a one-line cue: call this tool when ...
+	When string
+	// Examples are copy-paste invocations: `<dotted.name> {json args}  # note`.
+	Examples []string
+	// Tags are phase labels (PhasePlanner, PhaseValidator, PhaseProgrammer).
+	Tags []string
+	// Destructive marks a tool that mutates external state (e.g. upserts a pipeline).
+	Destructive bool
+	// Writes marks a tool that writes local files.
+	Writes bool
+	// ExecCode marks a tool that executes code (scripts, interpreters).
+	ExecCode bool
+	// Network marks a tool that reaches the network or AWS.
+	Network bool
+	// Title is an optional human title; the dotted name is used when empty.
+	Title string
+	// DeprecatedBy, when set, marks the tool deprecated in favour of the
+	// named tool: it is hidden from lists, still callable, and answers with a
+	// warning and a remedy naming the replacement.
+	DeprecatedBy string
+}
+
+// ToolDef is one registered tool. Build it with New; treat it as read-only.
+type ToolDef struct {
+	Spec
+	// Name is the canonical dotted name ("compile.dag").
+	Name string
+
+	schema   map[string]any
+	argsType string
+	invoke   func(ctx context.Context, raw []byte) (*envelope.ToolResult, error)
+	prepare  func() (*argSchema, error)
+	once     sync.Once
+	compiled *argSchema
+	prepErr  error
+}
+
+// Namespace is the text before the first dot of the name.
+func (t *ToolDef) Namespace() string {
+	if i := strings.IndexByte(t.Name, '.'); i >= 0 {
+		return t.Name[:i]
+	}
+	return t.Name
+}
+
+// WireName is the name with every "." replaced by "__" (host APIs reject dots).
+func (t *ToolDef) WireName() string { return WireName(t.Name) }
+
+// Schema returns the tool's JSON Schema for its arguments: root type object,
+// no $ref or $schema, additionalProperties false. Do not modify it.
+func (t *ToolDef) Schema() map[string]any { return t.schema }
+
+// Gated reports whether any gate applies to the tool, and which variable opens it.
+func (t *ToolDef) Gated() (bool, string) {
+	switch {
+	case t.ExecCode:
+		return true, EnvAllowScriptExec
+	case t.Destructive || t.Writes:
+		return true, EnvEnableDestructive
+	}
+	return false, ""
+}
+
+// ReadOnly reports whether the tool neither mutates state, writes files nor executes code.
+func (t *ToolDef) ReadOnly() bool { return !t.Destructive && !t.Writes && !t.ExecCode }
+
+// Deprecated reports whether the tool is deprecated.
+func (t *ToolDef) Deprecated() bool { return t.DeprecatedBy != "" }
+
+// RenderDescription folds When and Examples into one description, as
+// exported to hosts: the description; a blank line and "When: <when>"; a
+// blank line, "Examples:" and one "  - <example>" line each. A tool without
+// when and examples renders exactly its description.
+func (t *ToolDef) RenderDescription() string {
+	parts := []string{t.Description}
+	if t.DeprecatedBy != "" {
+		parts[0] = "DEPRECATED: use " + t.DeprecatedBy + " instead. " + t.Description
+	}
+	if t.When != "" {
+		parts = append(parts, "When: "+t.When)
+	}
+	if len(t.Examples) > 0 {
+		lines := make([]string, 0, len(t.Examples)+1)
+		lines = append(lines, "Examples:")
+		for _, e := range t.Examples {
+			lines = append(lines, "  - "+e)
+		}
+		parts = append(parts, strings.Join(lines, "\n"))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// WireName turns a dotted name into its wire form.
+func WireName(dotted string) string { return strings.ReplaceAll(dotted, ".", "__") }
+
+// DottedName turns a wire name into its dotted form.
+func DottedName(wire string) string { return strings.ReplaceAll(wire, "__", ".") }
+
+// Namespace groups tools under a one-line description.
+type Namespace struct {
+	Name        string
+	Description string
+	Tools       []*ToolDef
+}
+
+// Registry is a built, read-only set of tools. It is safe for concurrent use.
+type Registry struct {
+	byName     map[string]*ToolDef
+	sorted     []*ToolDef // every tool, sorted by name, deprecated included
+	listed     []*ToolDef // sorted, deprecated excluded
+	names      []string   // dotted names of listed, sorted
+	namespaces map[string]string
+	nsNames    []string
+}
+
+// NoAutoHelp lists namespaces that get no generated <ns>.help tool.
+var NoAutoHelp = map[string]bool{"tools": true}
+
+var (
+	nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+)
+
+// Build assembles a registry from namespaces. It reflects and checks every
+// tool's schema, generates <ns>.help for every namespace but those in
+// NoAutoHelp, and fails on a duplicate name, a malformed name, a tool whose
+// namespace disagrees with its group, or an example that does not name its
+// tool.
+func Build(nss []Namespace) (*Registry, error) {
+	r := &Registry{byName: map[string]*ToolDef{}, namespaces: map[string]string{}}
+	var errs []string
+	add := func(t *ToolDef) {
+		if !nameRE.MatchString(t.Name) || strings.Contains(t.Name, "__") {
+			errs = append(errs, fmt.Sprintf("tool %q: name must be <namespace>.<name> in lower snake case", t.Name))
+			return
+		}
+		if len(WireName(t.Name)) > 64 {
+			errs = append(errs, fmt.Sprintf("tool %q: wire name longer than 64 characters", t.Name))
+		}
+		if _, dup := r.byName[t.Name]; dup {
+			errs = append(errs, fmt.Sprintf("tool %q registered twice", t.Name))
+			return
+		}
+		if t.schema == nil {
+			errs = append(errs, fmt.Sprintf("tool %q: no schema (build it with registry.New)", t.Name))
+			return
+		}
+		r.byName[t.Name] = t
+	}
+	for _, ns := range nss {
+		if ns.Name == "" {
+			errs = append(errs, "a namespace has no name")
+			continue
+		}
+		if d, ok := r.namespaces[ns.Name]; ok && d != "" && ns.Description != "" && d != ns.Description {
+			errs = append(errs, fmt.Sprintf("namespace %q described twice", ns.Name))
+		}
+		if r.namespaces[ns.Name] == "" {
+			r.namespaces[ns.Name] = ns.Description
+		}
+		for _, t := range ns.Tools {
+			if t.Namespace() != ns.Name {
+				errs = append(errs, fmt.Sprintf("tool %q registered under namespace %q", t.Name, ns.Name))
+				continue
+			}
+			add(t)
+		}
+	}
+	for ns := range r.namespaces {
+		r.nsNames = append(r.nsNames, ns)
+	}
+	sort.Strings(r.nsNames)
+	for _, ns := range r.nsNames {
+		if NoAutoHelp[ns] {
+			continue
+		}
+		if _, exists := r.byName[ns+".help"]; exists {
+			continue
+		}
+		add(newNamespaceHelp(ns, r.namespaces[ns]))
+	}
+	for _, t := range r.byName {
+		r.sorted = append(r.sorted, t)
+	}
+	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
+	for _, t := range r.sorted {
+		if t.DeprecatedBy != "" {
+			if _, ok := r.byName[t.DeprecatedBy]; !ok {
+				errs = append(errs, fmt.Sprintf("tool %q: deprecated by unknown tool %q", t.Name, t.DeprecatedBy))
+			}
+			continue
+		}
+		r.listed = append(r.listed, t)
+		r.names = append(r.names, t.Name)
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return nil, fmt.Errorf("registry: %s", strings.Join(errs, "; "))
+	}
+	return r, nil
+}
+
+// Get finds a tool by dotted or wire name.
+func (r *Registry) Get(name string) (*ToolDef, bool) {
+	if t, ok := r.byName[name]; ok {
+		return t, true
+	}
+	if strings.Contains(name, "__") {
+		t, ok := r.byName[DottedName(name)]
+		return t, ok
+	}
+	return nil, false
+}
+
+// List returns the listed (non-deprecated) tools sorted by name, optionally
+// only those of one namespace. Do not modify the slice.
+func (r *Registry) List(namespace string) []*ToolDef {
+	if namespace == "" {
+		return r.listed
+	}
+	var out []*ToolDef
+	for _, t := range r.listed {
+		if t.Namespace() == namespace {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// All returns every tool, deprecated ones included, sorted by name.
+func (r *Registry) All() []*ToolDef { return r.sorted }
+
+// Names returns the dotted names of the listed tools, sorted. Do not modify it.
+func (r *Registry) Names() []string { return r.names }
+
+// Namespaces returns namespace -> one-line description.
+func (r *Registry) Namespaces() map[string]string {
+	out := make(map[string]string, len(r.namespaces))
+	for k, v := range r.namespaces {
+		out[k] = v
+	}
+	return out
+}
+
+// NamespaceNames returns the namespace names, sorted.
+func (r *Registry) NamespaceNames() []string { return append([]string(nil), r.nsNames...) }
+
+// NamespaceDescription returns one namespace's description.
+func (r *Registry) NamespaceDescription(ns string) (string, bool) {
+	d, ok := r.namespaces[ns]
+	return d, ok
+}
+
+// Len is the number of listed tools.
+func (r *Registry) Len() int { return len(r.listed) }

@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
+		registry.New("tools.help", registry.Spec{
+			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and every tool grouped by namespace with its description, when to call it and examples.",
+			When:        "at the start of any task, or whenever you are unsure which tool to call",
+			Examples: []string{
+				`tools.help {}  # everything`,
+				`tools.help {"namespace": "compile"}  # one namespace`,
+				`tools.help {"phase": "validator", "include_schema": true}  # validator tools with schemas`,
+				`tools.help {"format": "markdown"}  # a compact summary to read`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, toolsHelp),
+		registry.New("tools.by_phase", registry.Spec{
+			Description: "Lists the tools tagged with one phase (planner, validator or programmer), sorted by name.",
+			When:        "you know what kind of work comes next and want only the tools for it",
+			Examples:    []string{`tools.by_phase {"phase": "validator"}`, `tools.by_phase {"phase": "planner"}  # discovery and design tools`},
+			Tags:        []string{registry.PhasePlanner},
+		}, toolsByPhase),
+		registry.New("tools.describe_tool", registry.Spec{
+			Description: "The full descriptor of one tool, by dotted or wire name: description, when, examples, tags, capability flags and input schema.",
+			When:        "before calling a tool whose arguments you are not sure of",
+			Examples:    []string{`tools.describe_tool {"name": "compile.dag"}`, `tools.describe_tool {"name": "catalog__search"}  # wire names work too`},
+			Tags:        []string{registry.PhasePlanner},
+		}, toolsDescribe),
+	)
+}
+
+type helpArgs struct {
+	Namespace     string `json:"namespace,omitempty" jsonschema_description:"Only this namespace (see the namespaces list)."`
+	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase."`
+	IncludeSchema bool   `json:"include_schema,omitempty" jsonschema_description:"Include each tool's input schema."`
+	Format        string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
+}
+
+type byPhaseArgs struct {
+	Phase string `json:"phase" jsonschema:"required,enum=planner,enum=validator,enum=programmer" jsonschema_description:"The phase."`
+}
+
+type describeArgs struct {
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"Dotted (compile.dag) or wire (compile__dag) tool name."`
+}
+
+const overview = "Cursus turns a pipeline graph (a DAG of step types) and a config.json into an Amazon SageMaker Pipelines definition. " +
+	"Plan with catalog.*, pipeline_catalog.* and dag.*; configure with config.*; check with validate.*, dag.validate_integrity and compile.validate; " +
+	"build with compile.definition (or compile.dag to deploy). Every tool returns one envelope: ok, data or error+code, warnings, next_steps, remedy, meta."
+
+// ToolSummary is how help and describe present one tool.
+func ToolSummary(t *registry.ToolDef, withSchema bool) map[string]any {
+	m := map[string]any{
+		"name":        t.Name,
+		"wire_name":   t.WireName(),
+		"namespace":   t.Namespace(),
+		"description": t.Description,
+		"tags":        nonNilStrings(t.Tags),
+		"destructive": t.Destructive,
+		"writes":      t.Writes,
+		"exec_code":   t.ExecCode,
+		"network":     t.Network,
+	}
+	if t.When != "" {
+		m["when"] = t.When
+	}
+	if len(t.Examples) > 0 {
+		m["examples"] = t.Examples
+	}
+	if t.DeprecatedBy != "" {
+		m["deprecated_by"] = t.DeprecatedBy
+	}
+	if withSchema {
+		m["schema"] = t.Schema()
+	}
+	return m
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func hasTag(t *registry.ToolDef, tag string) bool {
+	for _, x := range t.Tags {
+		if x == tag {
+			return true
+		}
+	}
+	return false
+}
+
+func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
+	r := registry.FromContext(ctx)
+	ns := strings.TrimSpace(a.Namespace)
+	if ns != "" {
+		if _, ok := r.NamespaceDescription(ns); !ok {
+			return nil, envelope.NotFound("unknown namespace: '%s'", ns).
+				WithDetails("available_namespaces", r.NamespaceNames()).
+				WithRemedy("call tools.help without a namespace to see them all, or pick one of meta.details.available_namespaces", "tools.help")
+		}
+	}
+	all := r.List(ns)
+	selected := make([]*registry.ToolDef, 0, len(all))
+	for _, t := range all {
+		if a.Phase != "" && !hasTag(t, a.Phase) {
+			continue
+		}
+		selected = append(selected, t)
+	}
+	phases := make(map[string]any, 3)
+	for _, p := range registry.Phases {
+		n := 0
+		for _, t := range selected {
+			if hasTag(t, p) {
+				n++
+			}
+		}
+		phases[p] = map[string]any{"description": registry.PhaseDescriptions[p], "count": n}
+	}
+	groups := map[string][]map[string]any{}
+	for _, t := range selected {
+		groups[t.Namespace()] = append(groups[t.Namespace()], ToolSummary(t, a.IncludeSchema))
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	nsOut := make([]map[string]any, 0, len(names))
+	for _, n := range names {
+		d, _ := r.NamespaceDescription(n)
+		nsOut = append(nsOut, map[string]any{"namespace": n, "description": d, "count": len(groups[n]), "tools": groups[n]})
+	}
+	data := map[string]any{
+		"overview":    overview,
+		"total_tools": r.Len(),
+		"shown":       len(selected),
+		"phases":      phases,
+		"namespaces":  nsOut,
+	}
+	if ns != "" {
+		data["filtered_namespace"] = ns
+	}
+	if a.Phase != "" {
+		data["filtered_phase"] = a.Phase
+	}
+	helpNS := "<namespace>.help"
+	if ns != "" && ns != "tools" {
+		helpNS = ns + ".help"
+	}
+	res := envelope.OK(data).WithNextSteps(
+		envelope.NextStep{Tool: helpNS, When: "you picked a namespace to work in", Why: "its overview lists each tool's when and examples", ArgsHint: map[string]any{"include_schema": false}},
+		envelope.NextStep{Tool: "tools.describe_tool", When: "you picked a tool and need its exact arguments", Why: "returns the full descriptor with the input schema", ArgsHint: map[string]any{"name": "<dotted tool name, e.g. compile.dag>"}},
+		envelope.NextStep{Tool: "tools.by_phase", When: "you know the kind of work (planner, validator, programmer)", Why: "narrows the list to that phase", ArgsHint: map[string]any{"phase": "planner"}},
+	)
+	if a.Format == "markdown" {
+		res.Data = helpMarkdown(data, selected)
+	}
+	return res, nil
+}
+
+func helpMarkdown(data map[string]any, selected []*registry.ToolDef) string {
+	var b strings.Builder
+	b.WriteString("# Cursus tools\n\n")
+	b.WriteString(overview)
+	fmt.Fprintf(&b, "\n\n%d of %d tools shown.\n\n## Phases\n\n", data["shown"], data["total_tools"])
+	phases := data["phases"].(map[string]any)
+	for _, p := range registry.Phases {
+		ph := phases[p].(map[string]any)
+		fmt.Fprintf(&b, "- **%s** (%d): %s\n", p, ph["count"], ph["description"])
+	}
+	cur := ""
+	for _, t := range selected {
+		if t.Namespace() != cur {
+			cur = t.Namespace()
+			fmt.Fprintf(&b, "\n## %s\n\n", cur)
+		}
+		flags := ""
+		if !t.ReadOnly() {
+			flags = " _(gated)_"
+		}
+		fmt.Fprintf(&b, "- `%s`%s: %s", t.Name, flags, t.Description)
+		if t.When != "" {
+			fmt.Fprintf(&b, " When: %s.", strings.TrimSuffix(t.When, "."))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.ToolResult, error) {
+	r := registry.FromContext(ctx)
+	var out []map[string]any
+	for _, t := range r.List("") {
+		if hasTag(t, a.Phase) {
+			out = append(out, ToolSummary(t, false))
+		}
+	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	return envelope.OK(map[string]any{"phase": a.Phase, "count": len(out), "tools": out}), nil
+}
+
+func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.ToolResult, error) {
+	r := registry.FromContext(ctx)
+	name := strings.TrimSpace(a.Name)
+	if name == "" {
+		return nil, envelope.InvalidInput("name must be a non-empty tool name")
+	}
+	t, ok := r.Get(name)
+	if !ok {
+		return nil, envelope.NotFound("unknown tool: '%s'", name).
+			WithDetails("available", r.Names()).
+			WithRemedy("call tools.help or tools.by_phase to find the tool's exact name", "tools.help", "tools.by_phase")
+	}
+	return envelope.OK(ToolSummary(t, true)), nil
+}
