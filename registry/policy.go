@@ -131,7 +131,7 @@ func ResolveWritePath(ctx context.Context, path string) (string, error) {
 	if !within(base, resolved) {
 		return "", envelope.InvalidInput("refusing to write outside the confined project root: %q resolves to %q, outside %q", path, resolved, base).
 			WithDetails("path", path, "resolved_target", resolved, "base", base, "env_var", EnvProjectRoot).
-			WithRemedy("write under the project root, or start the server with "+EnvProjectRoot+" set to a directory that contains the target")
+			WithRemedy("write under the project root, or start the server with " + EnvProjectRoot + " set to a directory that contains the target")
 	}
 	return resolved, nil
 }
