@@ -162,3 +162,21 @@ func argBytes(args any) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ValidateArgs checks args against the tool's schema without calling it and
+// returns every problem (nil when valid).
+func (t *ToolDef) ValidateArgs(args any) ([]string, error) {
+	t.once.Do(func() { t.compiled, t.prepErr = t.prepare() })
+	if t.prepErr != nil {
+		return nil, t.prepErr
+	}
+	raw, err := argBytes(args)
+	if err != nil {
+		return []string{"(arguments): " + err.Error()}, nil
+	}
+	m, err := decodeArgs(raw)
+	if err != nil {
+		return []string{"(arguments): " + err.Error()}, nil
+	}
+	return t.compiled.validate(m)
+}

@@ -1,0 +1,109 @@
+// Package cli is the `cursus` command line. It is a thin wrapper: every
+// command calls the public cursus package (CallTool, ListTools, Export) or
+// the MCP server, and prints only the requested output on stdout; errors
+// and logs go to stderr.
+//
+// Exit status: 0 on success, 1 when a tool answered ok=false or a command
+// failed, 2 for usage errors.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cursus-go/cursus"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// usageError marks a usage mistake (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// failure is a failure whose message has already been printed or must be
+// printed as is (exit 1).
+type failure struct {
+	msg  string
+	code int
+}
+
+func (e failure) Error() string { return e.msg }
+
+// NewApp returns the cursus application writing to the given streams.
+func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:            "cursus",
+		Usage:           "compile ML pipeline DAGs into Amazon SageMaker Pipelines definitions, with an agent tool surface",
+		Version:         cursus.Version,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideVersion:     true,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v", err)
+		},
+		Commands: []*cli.Command{
+			mcpCommand(),
+			{
+				Name:  "version",
+				Usage: "print the version",
+				Action: func(c *cli.Context) error {
+					fmt.Fprintf(c.App.Writer, "cursus %s\n", cursus.Version)
+					return nil
+				},
+			},
+		},
+	}
+	return app
+}
+
+// Run runs the command line and returns the exit status.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := NewApp(stdin, stdout, stderr)
+	err := app.Run(args)
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "cursus: %s\n", ue.msg)
+		return ExitUsage
+	}
+	var f failure
+	if errors.As(err, &f) {
+		if f.msg != "" {
+			fmt.Fprintf(stderr, "cursus: %s\n", f.msg)
+		}
+		if f.code != 0 {
+			return f.code
+		}
+		return ExitFail
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(stderr, "cursus: %s\n", msg)
+		}
+		return ec.ExitCode()
+	}
+	// urfave reports unknown commands and flags as plain errors.
+	fmt.Fprintf(stderr, "cursus: %v\n", err)
+	return ExitUsage
+}
+
+// Main runs the command line on the process's streams and returns the exit status.
+func Main() int { return Run(os.Args, os.Stdin, os.Stdout, os.Stderr) }

@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+func mcpCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "the agent tool surface: help, list-tools, call, export, serve",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "help",
+				Usage: "show every tool grouped by namespace (tools.help)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.StringFlag{Name: "phase", Usage: "only tools of this phase: planner, validator or programmer"},
+					&cli.BoolFlag{Name: "schema", Usage: "include input schemas"},
+					&cli.BoolFlag{Name: "examples", Usage: "show examples (always shown with --namespace)"},
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json (json prints the tools.help data)"},
+				},
+				Action: mcpHelp,
+			},
+			{
+				Name:  "list-tools",
+				Usage: "list every tool",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+				},
+				Action: mcpListTools,
+			},
+			{
+				Name:      "call",
+				Usage:     "call one tool and print its envelope as JSON",
+				ArgsUsage: "TOOL [ARGS]  (ARGS: a JSON object, @file, or - for stdin)",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "compact", Usage: "print the envelope on one line"},
+				},
+				Action: mcpCall,
+			},
+			{
+				Name:  "export",
+				Usage: "export the tools in a provider's tool format (a JSON array)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Required: true, Usage: "openai, openai-responses, anthropic, bedrock, gemini or mcp"},
+					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically) instead of stdout"},
+				},
+				Action: mcpExport,
+			},
+			serveCommand(),
+		},
+	}
+}
+
+func checkFormat(f string, allowed ...string) error {
+	for _, a := range allowed {
+		if f == a {
+			return nil
+		}
+	}
+	return usagef("--format must be one of %s, got %q", strings.Join(allowed, ", "), f)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return failure{msg: err.Error()}
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+func mcpHelp(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("mcp help takes no arguments, got %q", c.Args().First())
+	}
+	format := c.String("format")
+	if err := checkFormat(format, "text", "json"); err != nil {
+		return err
+	}
+	args := map[string]any{}
+	if ns := c.String("namespace"); ns != "" {
+		args["namespace"] = ns
+	}
+	if p := c.String("phase"); p != "" {
+		args["phase"] = strings.ToLower(p)
+	}
+	if c.Bool("schema") {
+		args["include_schema"] = true
+	}
+	res := cursus.CallTool(c.Context, "tools.help", args)
+	if !res.OK {
+		return failure{msg: res.Error}
+	}
+	if format == "json" {
+		return writeJSON(c.App.Writer, res.Data)
+	}
+	return printHelpText(c.App.Writer, res.Data, c.Bool("examples") || c.String("namespace") != "", c.Bool("schema"))
+}
+
+func printHelpText(w io.Writer, data any, examples, schema bool) error {
+	// Round-trip through JSON so the text view reads the same data as --format json.
+	b, err := json.Marshal(data)
+	if err != nil {
+		return failure{msg: err.Error()}
+	}
+	var d struct {
+		Overview   string `json:"overview"`
+		Total      int    `json:"total_tools"`
+		Shown      int    `json:"shown"`
+		Phases     map[string]struct {
+			Description string `json:"description"`
+			Count       int    `json:"count"`
+		} `json:"phases"`
+		Namespaces []struct {
+			Namespace   string `json:"namespace"`
+			Description string `json:"description"`
+			Count       int    `json:"count"`
+			Tools       []struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Tags        []string        `json:"tags"`
+				Destructive bool            `json:"destructive"`
+				Writes      bool            `json:"writes"`
+				ExecCode    bool            `json:"exec_code"`
+				When        string          `json:"when"`
+				Examples    []string        `json:"examples"`
+				Schema      json.RawMessage `json:"schema"`
+			} `json:"tools"`
+		} `json:"namespaces"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return failure{msg: err.Error()}
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "%s\n\n%d of %d tool(s) shown.\n\nPhases:\n", d.Overview, d.Shown, d.Total)
+	for _, p := range []string{"planner", "validator", "programmer"} {
+		ph := d.Phases[p]
+		fmt.Fprintf(&out, "  %-10s (%2d)  %s\n", p, ph.Count, ph.Description)
+	}
+	out.WriteByte('\n')
+	for _, ns := range d.Namespaces {
+		fmt.Fprintf(&out, "%s (%d) — %s\n", ns.Namespace, ns.Count, ns.Description)
+		for _, t := range ns.Tools {
+			marks := ""
+			if t.Destructive {
+				marks += " [destructive]"
+			}
+			if t.Writes {
+				marks += " [writes]"
+			}
+			if t.ExecCode {
+				marks += " [exec]"
+			}
+			if len(t.Tags) > 0 {
+				marks += "  [" + strings.Join(t.Tags, ", ") + "]"
+			}
+			fmt.Fprintf(&out, "  %s%s\n      %s\n", t.Name, marks, t.Description)
+			if t.When != "" {
+				fmt.Fprintf(&out, "      When: %s\n", t.When)
+			}
+			if examples && len(t.Examples) > 0 {
+				out.WriteString("      Examples:\n")
+				for _, e := range t.Examples {
+					fmt.Fprintf(&out, "        %s\n", e)
+				}
+			}
+			if schema && len(t.Schema) > 0 {
+				fmt.Fprintf(&out, "      Schema: %s\n", t.Schema)
+			}
+		}
+		out.WriteByte('\n')
+	}
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+type listedTool struct {
+	Name        string   `json:"name"`
+	WireName    string   `json:"wire_name"`
+	Namespace   string   `json:"namespace"`
+	Description string   `json:"description"`
+	Tags        []string `json:"tags"`
+	Destructive bool     `json:"destructive"`
+	Writes      bool     `json:"writes"`
+	ExecCode    bool     `json:"exec_code"`
+	Network     bool     `json:"network"`
+}
+
+func mcpListTools(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("mcp list-tools takes no arguments, got %q", c.Args().First())
+	}
+	format := c.String("format")
+	if err := checkFormat(format, "text", "json"); err != nil {
+		return err
+	}
+	ns := c.String("namespace")
+	if ns != "" {
+		if _, ok := cursus.Namespaces()[ns]; !ok {
+			return failure{msg: fmt.Sprintf("unknown namespace %q; see `cursus mcp help`", ns)}
+		}
+	}
+	list := cursus.ListTools(ns)
+	if format == "json" {
+		out := make([]listedTool, 0, len(list))
+		for _, t := range list {
+			out = append(out, listedTool{t.Name, t.WireName, t.Namespace, t.Description, t.Tags, t.Destructive, t.Writes, t.ExecCode, t.Network})
+		}
+		return writeJSON(c.App.Writer, out)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d MCP tool(s):\n\n", len(list))
+	for _, t := range list {
+		marks := ""
+		if t.Destructive {
+			marks += " [destructive]"
+		}
+		if t.Writes {
+			marks += " [writes]"
+		}
+		if t.ExecCode {
+			marks += " [exec]"
+		}
+		fmt.Fprintf(&b, "  %s%s\n      %s\n", t.Name, marks, t.Description)
+	}
+	_, err := c.App.Writer.Write(b.Bytes())
+	return err
+}
+
+// readArgs reads the ARGS operand: a JSON object, @file, or - for stdin.
+func readArgs(c *cli.Context, operand string) ([]byte, error) {
+	switch {
+	case operand == "-":
+		b, err := io.ReadAll(c.App.Reader)
+		if err != nil {
+			return nil, usagef("read arguments from stdin: %v", err)
+		}
+		return b, nil
+	case strings.HasPrefix(operand, "@"):
+		b, err := os.ReadFile(operand[1:])
+		if err != nil {
+			return nil, usagef("read arguments file: %v", err)
+		}
+		return b, nil
+	}
+	return []byte(operand), nil
+}
+
+func mcpCall(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("mcp call needs a tool name: cursus mcp call TOOL [ARGS]")
+	}
+	if c.NArg() > 2 {
+		return usagef("mcp call takes TOOL and at most one ARGS operand (quote the JSON), got %d operands", c.NArg())
+	}
+	var raw []byte
+	if c.NArg() == 2 {
+		var err error
+		if raw, err = readArgs(c, c.Args().Get(1)); err != nil {
+			return err
+		}
+		trimmed := bytes.TrimSpace(raw)
+		if len(trimmed) > 0 && !json.Valid(trimmed) {
+			return usagef("ARGS is not valid JSON (give a JSON object, @file or -)")
+		}
+	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res := cursus.CallTool(ctx, c.Args().First(), raw)
+	var b []byte
+	var err error
+	if c.Bool("compact") {
+		b, err = json.Marshal(res)
+	} else {
+		b, err = json.MarshalIndent(res, "", "  ")
+	}
+	if err != nil {
+		// The envelope holds something JSON cannot carry: report it as an envelope.
+		b, _ = json.Marshal(envelope.Fail("result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError))
+		res = &envelope.ToolResult{}
+	}
+	if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if !res.OK {
+		return failure{code: ExitFail}
+	}
+	return nil
+}
+
+func mcpExport(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("mcp export takes no arguments, got %q", c.Args().First())
+	}
+	ns := c.String("namespace")
+	if ns != "" {
+		if _, ok := cursus.Namespaces()[ns]; !ok {
+			return failure{msg: fmt.Sprintf("unknown namespace %q; see `cursus mcp help`", ns)}
+		}
+	}
+	raw, err := cursus.Export(c.String("format"), ns)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
+		return failure{msg: err.Error()}
+	}
+	pretty.WriteByte('\n')
+	if out := c.String("output"); out != "" {
+		if err := fsutil.WriteFileAtomic(out, pretty.Bytes(), 0o644); err != nil {
+			return failure{msg: fmt.Sprintf("write %s: %v", out, err)}
+		}
+		return nil
+	}
+	_, err = c.App.Writer.Write(pretty.Bytes())
+	return err
+}

@@ -1,0 +1,116 @@
+// Package cursus is the public Go API of Cursus: an ML-pipeline engine that
+// turns a DAG of step types and a config.json into an Amazon SageMaker
+// Pipelines definition, with every capability exposed as a small, typed,
+// JSON-in/JSON-out tool.
+//
+// One registry of tools feeds three front ends: this package (CallTool,
+// ListTools, Export), the `cursus` CLI and the MCP server (`cursus mcp
+// serve`). All of them call the same invoker, so a tool behaves the same
+// everywhere: it never panics and always answers with an
+// *envelope.ToolResult.
+//
+// In-process callers are trusted: they see and may call every tool. Pass a
+// policy with WithPolicy to get the gates and the write confinement the MCP
+// server applies.
+package cursus
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/exporters"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
+)
+
+// Version is the version of this module, reported by `cursus version` and as
+// the MCP server's serverInfo.version.
+const Version = "0.1.0"
+
+// Tool describes one tool.
+type Tool struct {
+	Name         string         `json:"name"`      // canonical dotted name, e.g. "compile.dag"
+	WireName     string         `json:"wire_name"` // host-safe name, e.g. "compile__dag"
+	Namespace    string         `json:"namespace"`
+	Description  string         `json:"description"`
+	When         string         `json:"when,omitempty"`
+	Examples     []string       `json:"examples,omitempty"`
+	Tags         []string       `json:"tags"`
+	Destructive  bool           `json:"destructive"`
+	Writes       bool           `json:"writes"`
+	ExecCode     bool           `json:"exec_code"`
+	Network      bool           `json:"network"`
+	DeprecatedBy string         `json:"deprecated_by,omitempty"`
+	Schema       map[string]any `json:"input_schema"`
+}
+
+// Registry returns the registry of every tool, built once.
+func Registry() *registry.Registry { return tools.Registry() }
+
+// CallTool calls a tool by dotted ("catalog.search") or wire
+// ("catalog__search") name. args may be nil, a JSON object as []byte,
+// json.RawMessage or string, or any value that marshals to a JSON object
+// (a map or a struct).
+func CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
+	return tools.Registry().Call(ctx, name, args)
+}
+
+// WithPolicy returns a context under which CallTool applies the policy: its
+// closed gates answer tool_disabled and writes are confined to its project
+// root.
+func WithPolicy(ctx context.Context, p registry.Policy) context.Context {
+	return registry.WithPolicy(ctx, p)
+}
+
+// PolicyFromEnv reads the policy the MCP server uses from
+// CURSUS_MCP_ENABLE_DESTRUCTIVE, CURSUS_MCP_ALLOW_SCRIPT_EXEC and
+// CURSUS_MCP_PROJECT_ROOT (defaulting the root to defaultRoot).
+func PolicyFromEnv(defaultRoot string) registry.Policy { return registry.PolicyFromEnv(defaultRoot) }
+
+// ListTools lists the tools, sorted by name, optionally of one namespace
+// ("" for all). Deprecated tools are not listed.
+func ListTools(namespace string) []Tool {
+	defs := tools.Registry().List(namespace)
+	out := make([]Tool, 0, len(defs))
+	for _, t := range defs {
+		out = append(out, toTool(t))
+	}
+	return out
+}
+
+// LookupTool describes one tool by dotted or wire name.
+func LookupTool(name string) (Tool, bool) {
+	t, ok := tools.Registry().Get(name)
+	if !ok {
+		return Tool{}, false
+	}
+	return toTool(t), true
+}
+
+// Namespaces returns every namespace with its one-line description.
+func Namespaces() map[string]string { return tools.Registry().Namespaces() }
+
+// Export renders the tools (optionally of one namespace) in a provider's
+// tool format: "openai", "openai-responses", "anthropic", "bedrock",
+// "gemini" or "mcp". The result is a JSON array.
+func Export(format, namespace string) (json.RawMessage, error) {
+	f, err := exporters.ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	v, err := exporters.Export(f, tools.Registry().List(namespace))
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func toTool(t *registry.ToolDef) Tool {
+	return Tool{
+		Name: t.Name, WireName: t.WireName(), Namespace: t.Namespace(), Description: t.Description,
+		When: t.When, Examples: t.Examples, Tags: append([]string{}, t.Tags...),
+		Destructive: t.Destructive, Writes: t.Writes, ExecCode: t.ExecCode, Network: t.Network,
+		DeprecatedBy: t.DeprecatedBy, Schema: t.Schema(),
+	}
+}
