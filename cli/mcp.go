@@ -120,10 +120,10 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 		return failure{msg: err.Error()}
 	}
 	var d struct {
-		Overview   string `json:"overview"`
-		Total      int    `json:"total_tools"`
-		Shown      int    `json:"shown"`
-		Phases     map[string]struct {
+		Overview string `json:"overview"`
+		Total    int    `json:"total_tools"`
+		Shown    int    `json:"shown"`
+		Phases   map[string]struct {
 			Description string `json:"description"`
 			Count       int    `json:"count"`
 		} `json:"phases"`
