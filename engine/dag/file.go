@@ -1,0 +1,249 @@
+package dag
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+// SchemaVersion is the version written into DAG files.
+const SchemaVersion = "1.0.0"
+
+// supportedMajor is the only major version Parse accepts.
+const supportedMajor = "1"
+
+// File is the serialized DAG document, field order as the original writes
+// it.
+type File struct {
+	Version    string         `json:"version"`
+	CreatedAt  string         `json:"created_at"`
+	Metadata   map[string]any `json:"metadata"`
+	DAG        FileGraph      `json:"dag"`
+	Statistics Statistics     `json:"statistics"`
+}
+
+// FileGraph is the "dag" object of a DAG file.
+type FileGraph struct {
+	// Description is present in the shared pipeline catalog's files only.
+	Description string     `json:"description,omitempty"`
+	Nodes       []string   `json:"nodes"`
+	Edges       [][]string `json:"edges"`
+}
+
+// FileInfo is what Parse reports besides the graph: the document's fields
+// as written (nil or empty when absent).
+type FileInfo struct {
+	Version     string         // "" when the file has none
+	CreatedAt   any            // usually an ISO-8601 string; nil when absent
+	Description string         // dag.description (pipeline catalog files)
+	Metadata    map[string]any // never nil
+	Statistics  map[string]any // as stored in the file; never nil
+}
+
+// FormatError reports a DAG document that cannot be read as one.
+type FormatError struct {
+	Path   string // "" when parsing bytes
+	Reason string
+}
+
+// Error describes the problem and the file.
+func (e *FormatError) Error() string {
+	if e.Path == "" {
+		return "invalid DAG document: " + e.Reason
+	}
+	return fmt.Sprintf("invalid DAG file %s: %s", e.Path, e.Reason)
+}
+
+// WriteCheckError reports a DAG that WriteFile refuses to write.
+type WriteCheckError struct {
+	Reason string
+}
+
+// Error returns the reason, in the original engine's words.
+func (e *WriteCheckError) Error() string { return e.Reason }
+
+// NewFile builds the document for d with the given metadata (nil means an
+// empty object) and creation time.
+func NewFile(d *PipelineDAG, metadata map[string]any, createdAt time.Time) *File {
+	if metadata == nil {
+		metadata = map[string]any{}
+	}
+	return &File{
+		Version:    SchemaVersion,
+		CreatedAt:  createdAt.UTC().Format("2006-01-02T15:04:05.000000-07:00"),
+		Metadata:   metadata,
+		DAG:        FileGraph{Nodes: d.Nodes(), Edges: d.EdgePairs()},
+		Statistics: d.Statistics(),
+	}
+}
+
+// Encode renders the document as JSON: indented by two spaces when pretty,
+// compact otherwise.
+func (f *File) Encode(pretty bool) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// CheckWritable applies the original writer's checks: the graph must sort,
+// have at least one node and no edge may name an undeclared node. It
+// returns a *WriteCheckError.
+func CheckWritable(d *PipelineDAG) error {
+	if _, err := d.TopologicalSort(); err != nil {
+		return &WriteCheckError{Reason: "DAG validation failed: " + err.Error()}
+	}
+	if d.NodeCount() == 0 {
+		return &WriteCheckError{Reason: "Cannot write empty DAG (no nodes)"}
+	}
+	for _, e := range d.edges {
+		if !d.HasNode(e.From) {
+			return &WriteCheckError{Reason: "Edge references non-existent source node: " + e.From}
+		}
+		if !d.HasNode(e.To) {
+			return &WriteCheckError{Reason: "Edge references non-existent destination node: " + e.To}
+		}
+	}
+	return nil
+}
+
+// WriteFile checks d (CheckWritable) and writes its document to path
+// atomically (a temporary file in the same directory, then a rename),
+// creating missing parent directories. The caller confines path.
+func WriteFile(path string, d *PipelineDAG, metadata map[string]any, pretty bool) error {
+	if err := CheckWritable(d); err != nil {
+		return err
+	}
+	b, err := NewFile(d, metadata, time.Now()).Encode(pretty)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o644)
+}
+
+// ReadFile loads a DAG file. A missing file is an error wrapping
+// fs.ErrNotExist; anything else wrong is a *FormatError.
+func ReadFile(path string) (*PipelineDAG, *FileInfo, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("DAG file not found: %s: %w", path, fs.ErrNotExist)
+		}
+		return nil, nil, &FormatError{Path: path, Reason: "cannot read file: " + err.Error()}
+	}
+	d, info, err := Parse(b)
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Path = path
+		}
+		return nil, nil, err
+	}
+	return d, info, nil
+}
+
+// Parse reads a DAG document with the original reader's rules: a version,
+// when present, must have major version 1; "dag" must hold "nodes" (a list
+// of strings) and "edges" (a list of [src, dst] string pairs). Files of the
+// shared pipeline catalog (no version, dag.description) parse the same way.
+// Errors are *FormatError.
+func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, nil, &FormatError{Reason: "Invalid JSON format: " + err.Error()}
+	}
+	if dec.More() {
+		return nil, nil, &FormatError{Reason: "Invalid JSON format: extra data after the document"}
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, nil, &FormatError{Reason: "the document must be a JSON object"}
+	}
+	info := &FileInfo{Metadata: map[string]any{}, Statistics: map[string]any{}}
+	if v, present := top["version"]; present && v != nil {
+		s := fmt.Sprint(v)
+		if major, _, _ := strings.Cut(s, "."); major != supportedMajor {
+			return nil, nil, &FormatError{Reason: fmt.Sprintf("Unsupported version: %q (supported major versions: [%q])", s, supportedMajor)}
+		}
+		info.Version = s
+	}
+	info.CreatedAt = top["created_at"]
+	if m, ok := top["metadata"].(map[string]any); ok {
+		info.Metadata = m
+	}
+	if m, ok := top["statistics"].(map[string]any); ok {
+		info.Statistics = m
+	}
+	raw, present := top["dag"]
+	if !present {
+		return nil, nil, &FormatError{Reason: "Missing required field: 'dag'"}
+	}
+	body, ok := raw.(map[string]any)
+	if !ok {
+		return nil, nil, &FormatError{Reason: "'dag' must be an object"}
+	}
+	if s, ok := body["description"].(string); ok {
+		info.Description = s
+	}
+	rawNodes, present := body["nodes"]
+	if !present {
+		return nil, nil, &FormatError{Reason: "Missing required field: 'dag.nodes'"}
+	}
+	rawEdges, present := body["edges"]
+	if !present {
+		return nil, nil, &FormatError{Reason: "Missing required field: 'dag.edges'"}
+	}
+	nodeList, ok := rawNodes.([]any)
+	if !ok {
+		return nil, nil, &FormatError{Reason: "'dag.nodes' must be a list"}
+	}
+	edgeList, ok := rawEdges.([]any)
+	if !ok {
+		return nil, nil, &FormatError{Reason: "'dag.edges' must be a list"}
+	}
+	nodes := make([]string, len(nodeList))
+	for i, n := range nodeList {
+		s, ok := n.(string)
+		if !ok {
+			return nil, nil, &FormatError{Reason: fmt.Sprintf("dag.nodes[%d] must be a string, got %s", i, jsonText(n))}
+		}
+		nodes[i] = s
+	}
+	edges := make([]Edge, len(edgeList))
+	for i, e := range edgeList {
+		pair, ok := e.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, nil, &FormatError{Reason: fmt.Sprintf("Invalid edge format: %s (dag.edges[%d]). Expected [src, dst]", jsonText(e), i)}
+		}
+		from, ok1 := pair[0].(string)
+		to, ok2 := pair[1].(string)
+		if !ok1 || !ok2 {
+			return nil, nil, &FormatError{Reason: fmt.Sprintf("Invalid edge format: %s (dag.edges[%d]). Expected [src, dst] strings", jsonText(e), i)}
+		}
+		edges[i] = Edge{From: from, To: to}
+	}
+	return New(nodes, edges), info, nil
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
