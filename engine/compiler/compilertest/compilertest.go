@@ -1,0 +1,346 @@
+// Package compilertest checks compiled SageMaker pipeline definitions the
+// way the compiler's tests (and the tools' tests) need: against the
+// pipeline-definition JSON schemas in ../shared/sagemaker-pipeline-schema
+// (the strict copy, with closed objects, and the relaxed copy), and step by
+// step against the aws-sdk-go-v2 request type of each job.
+//
+// The SDK check decodes a step's Arguments into the request type
+// (sagemaker.CreateProcessingJobInput, ...) with unknown fields disallowed,
+// after replacing each pipeline expression ({"Get": ...}, {"Std:Join": ...},
+// {"Std:JsonGet": ...}) by a placeholder of the type the request field
+// has, then sends the request through a real SDK client whose HTTP client
+// is a stub. The client runs the SDK's own generated required-field
+// validation (validateOpCreateProcessingJobInput and friends, which are
+// internal to the SDK) before it serializes; a request that fails it never
+// reaches the stub. So "the stub saw the request" means "the SDK accepted
+// it". Job names are omitted from definitions by design (SageMaker names
+// jobs at execution time), so the check fills a placeholder job name first.
+package compilertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smithy "github.com/aws/smithy-go"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// SchemaDir returns the directory of the SageMaker pipeline-definition
+// schemas: $CURSUS_SAGEMAKER_SCHEMA_DIR, else ../shared/sagemaker-pipeline-schema
+// found by walking up from this source file.
+func SchemaDir() (string, error) {
+	if d := os.Getenv("CURSUS_SAGEMAKER_SCHEMA_DIR"); d != "" {
+		return d, nil
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("cannot locate the source directory")
+	}
+	dir := filepath.Dir(file)
+	for i := 0; i < 8; i++ {
+		cand := filepath.Join(dir, "..", "shared", "sagemaker-pipeline-schema")
+		if st, err := os.Stat(filepath.Join(cand, "pipeline-definition.schema.strict.json")); err == nil && !st.IsDir() {
+			return filepath.Clean(cand), nil
+		}
+		dir = filepath.Dir(dir)
+	}
+	return "", errors.New("../shared/sagemaker-pipeline-schema not found (set CURSUS_SAGEMAKER_SCHEMA_DIR)")
+}
+
+var (
+	schemaOnce sync.Once
+	schemas    map[string]*gojsonschema.Schema
+	schemaErr  error
+)
+
+// The schema variants Validate knows.
+const (
+	Strict  = "strict"
+	Relaxed = "relaxed"
+)
+
+func loadSchemas() (map[string]*gojsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		dir, err := SchemaDir()
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		schemas = map[string]*gojsonschema.Schema{}
+		for _, v := range []string{Strict, Relaxed} {
+			b, err := os.ReadFile(filepath.Join(dir, "pipeline-definition.schema."+v+".json"))
+			if err != nil {
+				schemaErr = err
+				return
+			}
+			s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(b))
+			if err != nil {
+				schemaErr = fmt.Errorf("%s schema: %w", v, err)
+				return
+			}
+			schemas[v] = s
+		}
+	})
+	return schemas, schemaErr
+}
+
+// ValidateSchema validates a definition against the strict or relaxed
+// schema and returns the violations ("<path>: <message>"), sorted.
+func ValidateSchema(variant string, definition []byte) ([]string, error) {
+	ss, err := loadSchemas()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := ss[variant]
+	if !ok {
+		return nil, fmt.Errorf("unknown schema variant %q", variant)
+	}
+	res, err := s.Validate(gojsonschema.NewBytesLoader(definition))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range res.Errors() {
+		out = append(out, e.Field()+": "+e.Description())
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// operation describes how a step type maps onto the SageMaker API.
+type operation struct {
+	input   func() any
+	nameFld string // the job-name member the definition omits
+	call    func(ctx context.Context, c *sagemaker.Client, in any) error
+}
+
+var operations = map[string]operation{
+	"Processing": {func() any { return &sagemaker.CreateProcessingJobInput{} }, "ProcessingJobName",
+		func(ctx context.Context, c *sagemaker.Client, in any) error {
+			_, err := c.CreateProcessingJob(ctx, in.(*sagemaker.CreateProcessingJobInput))
+			return err
+		}},
+	"Training": {func() any { return &sagemaker.CreateTrainingJobInput{} }, "TrainingJobName",
+		func(ctx context.Context, c *sagemaker.Client, in any) error {
+			_, err := c.CreateTrainingJob(ctx, in.(*sagemaker.CreateTrainingJobInput))
+			return err
+		}},
+	"Model": {func() any { return &sagemaker.CreateModelInput{} }, "ModelName",
+		func(ctx context.Context, c *sagemaker.Client, in any) error {
+			_, err := c.CreateModel(ctx, in.(*sagemaker.CreateModelInput))
+			return err
+		}},
+	"Transform": {func() any { return &sagemaker.CreateTransformJobInput{} }, "TransformJobName",
+		func(ctx context.Context, c *sagemaker.Client, in any) error {
+			_, err := c.CreateTransformJob(ctx, in.(*sagemaker.CreateTransformJobInput))
+			return err
+		}},
+	"RegisterModel": {func() any { return &sagemaker.CreateModelPackageInput{} }, "",
+		func(ctx context.Context, c *sagemaker.Client, in any) error {
+			_, err := c.CreateModelPackage(ctx, in.(*sagemaker.CreateModelPackageInput))
+			return err
+		}},
+	"Tuning": {func() any { return &sagemaker.CreateHyperParameterTuningJobInput{} }, "HyperParameterTuningJobName",
+		func(ctx context.Context, c *sagemaker.Client, in any) error {
+			_, err := c.CreateHyperParameterTuningJob(ctx, in.(*sagemaker.CreateHyperParameterTuningJobInput))
+			return err
+		}},
+}
+
+// stubTransport answers every request with 200 {} and counts them.
+type stubTransport struct {
+	mu    sync.Mutex
+	calls int
+	body  []byte
+}
+
+func (s *stubTransport) Do(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	if r.Body != nil {
+		s.body, _ = io.ReadAll(r.Body)
+	}
+	return &http.Response{
+		StatusCode: 200,
+		Header:     http.Header{"Content-Type": []string{"application/x-amz-json-1.1"}},
+		Body:       io.NopCloser(strings.NewReader("{}")),
+		Request:    r,
+	}, nil
+}
+
+// CheckSDK checks every step of a definition against its SDK request type
+// (see the package doc). It returns one error per failing step.
+func CheckSDK(definition []byte) []error {
+	var def struct {
+		Steps []struct {
+			Name      string          `json:"Name"`
+			Type      string          `json:"Type"`
+			Arguments json.RawMessage `json:"Arguments"`
+		} `json:"Steps"`
+	}
+	if err := json.Unmarshal(definition, &def); err != nil {
+		return []error{err}
+	}
+	var errs []error
+	for _, s := range def.Steps {
+		if err := CheckStepArguments(s.Type, s.Arguments); err != nil {
+			errs = append(errs, fmt.Errorf("step %s (%s): %w", s.Name, s.Type, err))
+		}
+	}
+	return errs
+}
+
+// CheckStepArguments decodes one step's Arguments into the request type of
+// stepType with unknown fields disallowed and runs it through the SDK's
+// validation.
+func CheckStepArguments(stepType string, arguments []byte) error {
+	op, ok := operations[stepType]
+	if !ok {
+		return fmt.Errorf("no SDK operation known for step type %q", stepType)
+	}
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(arguments))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	in := op.input()
+	sub := Substitute(raw, reflect.TypeOf(in))
+	b, err := json.Marshal(sub)
+	if err != nil {
+		return err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(in); err != nil {
+		return fmt.Errorf("decode into %T: %w", in, err)
+	}
+	if op.nameFld != "" {
+		f := reflect.ValueOf(in).Elem().FieldByName(op.nameFld)
+		if !f.IsNil() {
+			return fmt.Errorf("%s is set; definitions omit job names", op.nameFld)
+		}
+		f.Set(reflect.ValueOf(aws.String("placeholder-job-name")))
+	}
+	stub := &stubTransport{}
+	client := sagemaker.New(sagemaker.Options{
+		Region:      "us-east-1",
+		Credentials: aws.AnonymousCredentials{},
+		HTTPClient:  stub,
+		Retryer:     aws.NopRetryer{},
+	})
+	err = op.call(context.Background(), client, in)
+	var ipe smithy.InvalidParamsError
+	if errors.As(err, &ipe) {
+		return fmt.Errorf("SDK validation: %w", err)
+	}
+	if stub.calls != 1 {
+		return fmt.Errorf("the SDK did not send the request: %v", err)
+	}
+	if err != nil {
+		return fmt.Errorf("SDK call through the stub: %w", err)
+	}
+	return nil
+}
+
+// Substitute replaces pipeline expressions in a decoded JSON value with
+// placeholders of the type t expects at that place: a string (the first
+// enum value for enum types), 1 for integers, 1.0 for floats, false for
+// booleans. Other values are walked in parallel with t.
+func Substitute(v any, t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if isExpression(x) {
+			return placeholder(t)
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch t.Kind() {
+			case reflect.Struct:
+				if f, ok := fieldByJSONName(t, k); ok {
+					out[k] = Substitute(e, f.Type)
+					continue
+				}
+				out[k] = e
+			case reflect.Map:
+				out[k] = Substitute(e, t.Elem())
+			default:
+				out[k] = e
+			}
+		}
+		return out
+	case []any:
+		if t.Kind() != reflect.Slice {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Substitute(e, t.Elem())
+		}
+		return out
+	}
+	return v
+}
+
+func isExpression(m map[string]any) bool {
+	if len(m) != 1 {
+		return false
+	}
+	for k := range m {
+		return k == "Get" || k == "Std:Join" || k == "Std:JsonGet"
+	}
+	return false
+}
+
+func placeholder(t reflect.Type) any {
+	switch t.Kind() {
+	case reflect.String:
+		if vm := reflect.New(t).Elem().MethodByName("Values"); vm.IsValid() {
+			out := vm.Call(nil)
+			if len(out) == 1 && out[0].Len() > 0 {
+				return out[0].Index(0).String()
+			}
+		}
+		return "s3://placeholder-bucket/expression"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return 1
+	case reflect.Float32, reflect.Float64:
+		return 1.0
+	case reflect.Bool:
+		return false
+	}
+	return "placeholder"
+}
+
+// fieldByJSONName finds the struct field encoding/json would decode key
+// into (exact name first, then case-insensitive).
+func fieldByJSONName(t reflect.Type, key string) (reflect.StructField, bool) {
+	if f, ok := t.FieldByName(key); ok && f.IsExported() {
+		return f, true
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.IsExported() && strings.EqualFold(f.Name, key) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
