@@ -1,0 +1,80 @@
+package sagemaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/smithy-go"
+)
+
+// InputError reports an UpsertInput that fails validation. Upsert checks its whole input before it
+// talks to AWS, so an InputError means nothing was uploaded, created or updated.
+type InputError struct {
+	Field  string // the input field at fault, e.g. "pipeline_name", "manifest[2].local_path"
+	Reason string // what is wrong with it
+}
+
+// Error implements error.
+func (e *InputError) Error() string {
+	return fmt.Sprintf("sagemaker upsert: invalid %s: %s", e.Field, e.Reason)
+}
+
+// UpsertError reports a failed AWS call during Upsert (or a failure to configure the AWS clients).
+// Code is the AWS error code taken from the response (smithy.APIError.ErrorCode(), e.g.
+// "ValidationException", "AccessDeniedException", "NoSuchBucket"); it is empty when the failure did
+// not come from an AWS error response (network failure, missing credentials, cancelled context).
+// Uploaded lists the S3 URIs written before the failure, so a caller knows what side effects
+// happened. Err is the underlying error (errors.As reaches the SDK's typed errors through it).
+type UpsertError struct {
+	Op       string   // "config", "s3:HeadObject", "s3:PutObject", "sagemaker:DescribePipeline", "sagemaker:CreatePipeline", "sagemaker:UpdatePipeline", "sagemaker:ListTags", "sagemaker:AddTags"
+	Code     string   // AWS error code, or "" (see above)
+	Message  string   // AWS error message, or the error text
+	Target   string   // the S3 URI or pipeline name the call was about
+	Uploaded []string // S3 URIs uploaded before the failure
+	Err      error    // underlying error
+}
+
+// Error implements error.
+func (e *UpsertError) Error() string {
+	var b strings.Builder
+	b.WriteString("sagemaker upsert: " + e.Op)
+	if e.Target != "" {
+		b.WriteString(" " + e.Target)
+	}
+	b.WriteString(" failed")
+	if e.Code != "" {
+		b.WriteString(": " + e.Code)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *UpsertError) Unwrap() error { return e.Err }
+
+// newUpsertError wraps err from op, pulling the AWS code and message out of a smithy.APIError.
+func newUpsertError(op, target string, err error) *UpsertError {
+	ue := &UpsertError{Op: op, Target: target, Err: err, Message: err.Error()}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		ue.Code = apiErr.ErrorCode()
+		ue.Message = apiErr.ErrorMessage()
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		ue.Message = err.Error()
+	}
+	return ue
+}
+
+// apiErrorCode returns the AWS error code and message of err, if it carries one.
+func apiErrorCode(err error) (code, message string) {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode(), apiErr.ErrorMessage()
+	}
+	return "", ""
+}

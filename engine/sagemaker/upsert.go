@@ -1,0 +1,494 @@
+package sagemaker
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+)
+
+// Limits of the CreatePipeline / UpdatePipeline API (SageMaker service model 2017-07-24).
+const (
+	// MaxDefinitionBytes is the largest PipelineDefinition accepted: the API allows 1,048,576
+	// characters; Upsert counts bytes, which is never fewer, so the check is conservative.
+	MaxDefinitionBytes = 1 << 20
+	// MaxPipelineNameLen is the longest pipeline name (and display name).
+	MaxPipelineNameLen = 256
+	// MaxDescriptionLen is the longest pipeline description.
+	MaxDescriptionLen = 3072
+	// MaxTags is the most tags one resource may carry.
+	MaxTags = 50
+)
+
+// metaSHA256 is the S3 user-metadata key (x-amz-meta-sha256) Upsert writes on every object.
+const metaSHA256 = "sha256"
+
+var (
+	pipelineNameRe = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}$`)
+	roleARNRe      = regexp.MustCompile(`^arn:aws[a-z\-]*:iam::[0-9]{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
+	tagRe          = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
+	bucketRe       = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	sha256HexRe    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// UpsertInput is what Upsert deploys: a pipeline definition, the files it references, and the
+// pipeline's identity.
+type UpsertInput struct {
+	// PipelineName names the pipeline: 1-256 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}`.
+	PipelineName string
+	// DefinitionJSON is the pipeline definition (a JSON object, at most MaxDefinitionBytes). It is
+	// sent verbatim.
+	DefinitionJSON string
+	// RoleARN is the IAM role SageMaker assumes to run the pipeline
+	// (arn:aws:iam::<account>:role/<name>). Required; on update it replaces the stored role.
+	RoleARN string
+	// Description is the pipeline description (optional, at most MaxDescriptionLen). Empty keeps
+	// the existing description on update.
+	Description string
+	// DisplayName is the pipeline display name (optional; same rule as PipelineName). Empty keeps
+	// the existing display name on update (SageMaker defaults it to the name on create).
+	DisplayName string
+	// Tags are set on the pipeline: at creation, or merged into the existing tags on update (tags
+	// are added or overwritten, never removed).
+	Tags map[string]string
+	// Manifest lists the files uploaded to S3 before the pipeline is created or updated.
+	Manifest Manifest
+	// Config, when set, is the AWS configuration to use (region, credentials, endpoint). When nil
+	// Upsert calls config.LoadDefaultConfig, so the standard chain applies: AWS_REGION,
+	// AWS_PROFILE, credentials, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_SAGEMAKER, AWS_ENDPOINT_URL_S3.
+	Config *aws.Config
+}
+
+// UpsertOutput reports what Upsert did.
+type UpsertOutput struct {
+	PipelineARN string   // ARN of the created or updated pipeline
+	Created     bool     // true when the pipeline was created, false when an existing one was updated
+	Uploaded    []string // S3 URIs written, in manifest order
+	Skipped     []string // S3 URIs left alone because the object already holds the same content
+}
+
+// Upsert uploads in.Manifest to S3 and then creates the pipeline, or updates it when it exists,
+// and sets its tags.
+//
+// The whole input is validated first (ValidateInput), so bad input returns an *InputError before
+// any AWS call. Each manifest file is then uploaded with PutObject, carrying its SHA-256 as the
+// object's x-amz-meta-sha256 metadata and as x-amz-checksum-sha256, so S3 rejects content that
+// changed after validation; an object whose metadata sha256 (or full-object SHA-256 checksum) and
+// size already match is skipped. Next DescribePipeline decides: a missing pipeline (ResourceNotFound
+// from SageMaker, or moto's ValidationException "Could not find pipeline") is created with
+// CreatePipeline (tags included); an existing one is updated with UpdatePipeline and its tags are
+// merged with ListTags/AddTags. A CreatePipeline that loses a race ("already exists") falls back to
+// UpdatePipeline. A failed AWS call returns an *UpsertError carrying the AWS error code.
+//
+// When an endpoint override is in force for S3 (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, a shared
+// config endpoint_url, or Config.BaseEndpoint), S3 requests use path-style addressing, which local
+// stand-ins such as moto need.
+func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
+	if err := ValidateInput(in); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, newUpsertError("config", "", err)
+	}
+	cfg, err := awsConfig(ctx, in.Config)
+	if err != nil {
+		return nil, err
+	}
+	s3c := newS3Client(cfg)
+	smc := sm.NewFromConfig(cfg)
+
+	out := &UpsertOutput{Uploaded: []string{}, Skipped: []string{}}
+	fail := func(ue *UpsertError) (*UpsertOutput, error) {
+		ue.Uploaded = append([]string(nil), out.Uploaded...)
+		return nil, ue
+	}
+
+	for _, item := range dedupeManifest(in.Manifest) {
+		uploaded, ue := uploadItem(ctx, s3c, item)
+		if ue != nil {
+			return fail(ue)
+		}
+		if uploaded {
+			out.Uploaded = append(out.Uploaded, item.S3URI)
+		} else {
+			out.Skipped = append(out.Skipped, item.S3URI)
+		}
+	}
+
+	name := in.PipelineName
+	_, err = smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(name)})
+	exists := err == nil
+	if err != nil && !isPipelineNotFound(err) {
+		return fail(newUpsertError("sagemaker:DescribePipeline", name, err))
+	}
+
+	if !exists {
+		res, err := smc.CreatePipeline(ctx, &sm.CreatePipelineInput{
+			PipelineName:        aws.String(name),
+			PipelineDefinition:  aws.String(in.DefinitionJSON),
+			RoleArn:             aws.String(in.RoleARN),
+			PipelineDescription: optString(in.Description),
+			PipelineDisplayName: optString(in.DisplayName),
+			Tags:                sdkTags(in.Tags),
+		})
+		switch {
+		case err == nil:
+			out.PipelineARN = aws.ToString(res.PipelineArn)
+			out.Created = true
+			slog.DebugContext(ctx, "sagemaker: pipeline created", "pipeline", name, "arn", out.PipelineARN)
+			return out, nil
+		case isAlreadyExists(err):
+			slog.DebugContext(ctx, "sagemaker: pipeline appeared concurrently; updating", "pipeline", name)
+		default:
+			return fail(newUpsertError("sagemaker:CreatePipeline", name, err))
+		}
+	}
+
+	res, err := smc.UpdatePipeline(ctx, &sm.UpdatePipelineInput{
+		PipelineName:        aws.String(name),
+		PipelineDefinition:  aws.String(in.DefinitionJSON),
+		RoleArn:             aws.String(in.RoleARN),
+		PipelineDescription: optString(in.Description),
+		PipelineDisplayName: optString(in.DisplayName),
+	})
+	if err != nil {
+		return fail(newUpsertError("sagemaker:UpdatePipeline", name, err))
+	}
+	out.PipelineARN = aws.ToString(res.PipelineArn)
+	slog.DebugContext(ctx, "sagemaker: pipeline updated", "pipeline", name, "arn", out.PipelineARN)
+	if ue := mergeTags(ctx, smc, out.PipelineARN, in.Tags); ue != nil {
+		return fail(ue)
+	}
+	return out, nil
+}
+
+// ValidateInput checks an UpsertInput the way Upsert does before any AWS call: pipeline name,
+// display name, role ARN, description, tags, the definition (a JSON object within
+// MaxDefinitionBytes) and every manifest item (a readable regular file whose SHA-256 and size match,
+// an s3://bucket/key destination, no destination listed twice with different content). It returns
+// the first problem as an *InputError, or nil.
+func ValidateInput(in UpsertInput) error {
+	if err := ValidatePipelineName(in.PipelineName); err != nil {
+		return &InputError{Field: "pipeline_name", Reason: err.Error()}
+	}
+	if in.DisplayName != "" {
+		if err := ValidatePipelineName(in.DisplayName); err != nil {
+			return &InputError{Field: "display_name", Reason: err.Error()}
+		}
+	}
+	if len(in.RoleARN) < 20 || len(in.RoleARN) > 2048 || !roleARNRe.MatchString(in.RoleARN) {
+		return &InputError{Field: "role_arn", Reason: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)", in.RoleARN)}
+	}
+	if n := len([]rune(in.Description)); n > MaxDescriptionLen {
+		return &InputError{Field: "description", Reason: fmt.Sprintf("%d characters, the limit is %d", n, MaxDescriptionLen)}
+	}
+	if err := validateTags(in.Tags); err != nil {
+		return err
+	}
+	if err := validateDefinition(in.DefinitionJSON); err != nil {
+		return err
+	}
+	return validateManifest(in.Manifest)
+}
+
+// ValidatePipelineName reports whether name is a valid SageMaker pipeline name: 1-256 characters,
+// letters, digits and hyphens, starting and ending with a letter or digit.
+func ValidatePipelineName(name string) error {
+	if name == "" {
+		return errors.New("empty pipeline name")
+	}
+	if len(name) > MaxPipelineNameLen {
+		return fmt.Errorf("pipeline name is %d characters, the limit is %d", len(name), MaxPipelineNameLen)
+	}
+	if !pipelineNameRe.MatchString(name) {
+		return fmt.Errorf("pipeline name %q must match [a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}: letters, digits and '-', starting and ending with a letter or digit", name)
+	}
+	return nil
+}
+
+func validateTags(tags map[string]string) error {
+	if len(tags) > MaxTags {
+		return &InputError{Field: "tags", Reason: fmt.Sprintf("%d tags, the limit is %d", len(tags), MaxTags)}
+	}
+	for _, k := range sortedKeys(tags) {
+		v := tags[k]
+		switch {
+		case k == "" || len([]rune(k)) > 128:
+			return &InputError{Field: "tags", Reason: fmt.Sprintf("tag key %q must be 1-128 characters", k)}
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			return &InputError{Field: "tags", Reason: fmt.Sprintf("tag key %q uses the reserved prefix aws:", k)}
+		case !tagRe.MatchString(k):
+			return &InputError{Field: "tags", Reason: fmt.Sprintf("tag key %q has characters outside letters, digits, spaces and _.:/=+-@", k)}
+		case len([]rune(v)) > 256:
+			return &InputError{Field: "tags", Reason: fmt.Sprintf("value of tag %q is longer than 256 characters", k)}
+		case !tagRe.MatchString(v):
+			return &InputError{Field: "tags", Reason: fmt.Sprintf("value of tag %q has characters outside letters, digits, spaces and _.:/=+-@", k)}
+		}
+	}
+	return nil
+}
+
+func validateDefinition(def string) error {
+	trimmed := strings.TrimSpace(def)
+	switch {
+	case trimmed == "":
+		return &InputError{Field: "definition", Reason: "empty pipeline definition"}
+	case len(def) > MaxDefinitionBytes:
+		return &InputError{Field: "definition", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(def), MaxDefinitionBytes)}
+	case !json.Valid([]byte(def)):
+		var v any
+		err := json.Unmarshal([]byte(def), &v)
+		return &InputError{Field: "definition", Reason: "not valid JSON: " + err.Error()}
+	case trimmed[0] != '{':
+		return &InputError{Field: "definition", Reason: "a pipeline definition is a JSON object"}
+	}
+	return nil
+}
+
+func validateManifest(m Manifest) error {
+	seen := make(map[string]string, len(m))
+	for i, item := range m {
+		field := func(f string) string { return fmt.Sprintf("manifest[%d].%s", i, f) }
+		if item.LocalPath == "" {
+			return &InputError{Field: field("local_path"), Reason: "empty local path"}
+		}
+		if _, _, err := parseS3URI(item.S3URI); err != nil {
+			return &InputError{Field: field("s3_uri"), Reason: err.Error()}
+		}
+		if !sha256HexRe.MatchString(item.SHA256) {
+			return &InputError{Field: field("sha256"), Reason: fmt.Sprintf("%q is not a lowercase hex SHA-256", item.SHA256)}
+		}
+		if prev, ok := seen[item.S3URI]; ok && prev != item.SHA256 {
+			return &InputError{Field: field("s3_uri"), Reason: fmt.Sprintf("%s is listed twice with different content", item.S3URI)}
+		}
+		seen[item.S3URI] = item.SHA256
+		sum, size, err := HashFile(item.LocalPath)
+		if err != nil {
+			return &InputError{Field: field("local_path"), Reason: "cannot read: " + err.Error()}
+		}
+		if sum != item.SHA256 {
+			return &InputError{Field: field("sha256"), Reason: fmt.Sprintf("%s has SHA-256 %s, the manifest says %s", item.LocalPath, sum, item.SHA256)}
+		}
+		if size != item.Size {
+			return &InputError{Field: field("size"), Reason: fmt.Sprintf("%s is %d bytes, the manifest says %d", item.LocalPath, size, item.Size)}
+		}
+	}
+	return nil
+}
+
+// parseS3URI splits s3://bucket/key.
+func parseS3URI(uri string) (bucket, key string, err error) {
+	rest, ok := strings.CutPrefix(uri, "s3://")
+	if !ok {
+		return "", "", fmt.Errorf("%q is not an s3://bucket/key URI", uri)
+	}
+	bucket, key, _ = strings.Cut(rest, "/")
+	if !bucketRe.MatchString(bucket) || strings.Contains(bucket, "..") {
+		return "", "", fmt.Errorf("%q: invalid bucket name %q", uri, bucket)
+	}
+	if key == "" || strings.HasSuffix(key, "/") {
+		return "", "", fmt.Errorf("%q: missing object key (a file, not a prefix)", uri)
+	}
+	if len(key) > 1024 {
+		return "", "", fmt.Errorf("%q: object key longer than 1024 bytes", uri)
+	}
+	return bucket, key, nil
+}
+
+// dedupeManifest drops repeated (S3 URI, hash) items; validation already rejected conflicting ones.
+func dedupeManifest(m Manifest) Manifest {
+	seen := make(map[string]bool, len(m))
+	out := make(Manifest, 0, len(m))
+	for _, item := range m {
+		if seen[item.S3URI] {
+			continue
+		}
+		seen[item.S3URI] = true
+		out = append(out, item)
+	}
+	return out
+}
+
+// awsConfig returns the caller's configuration or the standard chain's.
+func awsConfig(ctx context.Context, given *aws.Config) (aws.Config, error) {
+	var cfg aws.Config
+	if given != nil {
+		cfg = given.Copy()
+	} else {
+		var err error
+		cfg, err = config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return aws.Config{}, newUpsertError("config", "", err)
+		}
+	}
+	if cfg.Region == "" {
+		return aws.Config{}, &UpsertError{Op: "config", Message: "no AWS region configured (set AWS_REGION or a profile region)",
+			Err: errors.New("no AWS region configured")}
+	}
+	return cfg, nil
+}
+
+// newS3Client builds the S3 client, with path-style addressing whenever the base endpoint is
+// overridden (the option runs after the SDK has applied AWS_ENDPOINT_URL(_S3) and config files).
+func newS3Client(cfg aws.Config) *s3.Client {
+	return s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if o.BaseEndpoint != nil {
+			o.UsePathStyle = true
+		}
+	})
+}
+
+// uploadItem puts one manifest file in S3 unless the object already holds that content.
+func uploadItem(ctx context.Context, c *s3.Client, item UploadItem) (uploaded bool, ue *UpsertError) {
+	bucket, key, _ := parseS3URI(item.S3URI) // validated
+	sum, _ := hex.DecodeString(item.SHA256)
+	checksum := base64.StdEncoding.EncodeToString(sum)
+
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumMode: s3types.ChecksumModeEnabled})
+	switch status := httpStatus(err); {
+	case err == nil:
+		if sameObject(head, item, checksum) {
+			slog.DebugContext(ctx, "sagemaker: s3 object unchanged, skipped", "s3_uri", item.S3URI)
+			return false, nil
+		}
+	case status == http.StatusNotFound || status == http.StatusForbidden:
+		// Missing, or not visible without s3:ListBucket: upload.
+	default:
+		return false, newUpsertError("s3:HeadObject", item.S3URI, err)
+	}
+
+	f, err := os.Open(item.LocalPath)
+	if err != nil {
+		return false, &UpsertError{Op: "s3:PutObject", Target: item.S3URI, Message: err.Error(), Err: err}
+	}
+	defer f.Close()
+	_, err = c.PutObject(ctx, &s3.PutObjectInput{
+		Bucket:         aws.String(bucket),
+		Key:            aws.String(key),
+		Body:           f,
+		ContentLength:  aws.Int64(item.Size),
+		ChecksumSHA256: aws.String(checksum),
+		Metadata:       map[string]string{metaSHA256: item.SHA256},
+	})
+	if err != nil {
+		return false, newUpsertError("s3:PutObject", item.S3URI, err)
+	}
+	slog.DebugContext(ctx, "sagemaker: uploaded", "s3_uri", item.S3URI, "bytes", item.Size)
+	return true, nil
+}
+
+// sameObject reports whether an existing object already holds item's content: same size, and the
+// sha256 metadata Upsert writes, or a full-object SHA-256 checksum, equal to item's hash.
+func sameObject(head *s3.HeadObjectOutput, item UploadItem, checksumB64 string) bool {
+	if aws.ToInt64(head.ContentLength) != item.Size {
+		return false
+	}
+	for k, v := range head.Metadata {
+		if strings.EqualFold(k, metaSHA256) && strings.EqualFold(v, item.SHA256) {
+			return true
+		}
+	}
+	return aws.ToString(head.ChecksumSHA256) == checksumB64 &&
+		(head.ChecksumType == "" || head.ChecksumType == s3types.ChecksumTypeFullObject)
+}
+
+// httpStatus returns the HTTP status of an AWS response error, or 0.
+func httpStatus(err error) int {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+// isPipelineNotFound recognises "no such pipeline" from SageMaker (ResourceNotFound) and from moto
+// (ValidationException "Could not find pipeline with PipelineName X.").
+func isPipelineNotFound(err error) bool {
+	var rnf *smtypes.ResourceNotFound
+	if errors.As(err, &rnf) {
+		return true
+	}
+	code, msg := apiErrorCode(err)
+	if code == "ResourceNotFound" || code == "ResourceNotFoundException" {
+		return true
+	}
+	msg = strings.ToLower(msg)
+	return code == "ValidationException" && (strings.Contains(msg, "could not find") || strings.Contains(msg, "does not exist"))
+}
+
+// isAlreadyExists recognises CreatePipeline's duplicate-name error.
+func isAlreadyExists(err error) bool {
+	code, msg := apiErrorCode(err)
+	return code == "ValidationException" && strings.Contains(strings.ToLower(msg), "already exists")
+}
+
+// mergeTags adds or overwrites the wanted tags on arn; existing tags not in want are kept.
+func mergeTags(ctx context.Context, c *sm.Client, arn string, want map[string]string) *UpsertError {
+	if len(want) == 0 {
+		return nil
+	}
+	have := map[string]string{}
+	p := sm.NewListTagsPaginator(c, &sm.ListTagsInput{ResourceArn: aws.String(arn)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return newUpsertError("sagemaker:ListTags", arn, err)
+		}
+		for _, t := range page.Tags {
+			have[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+	}
+	diff := map[string]string{}
+	for k, v := range want {
+		if cur, ok := have[k]; !ok || cur != v {
+			diff[k] = v
+		}
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	if _, err := c.AddTags(ctx, &sm.AddTagsInput{ResourceArn: aws.String(arn), Tags: sdkTags(diff)}); err != nil {
+		return newUpsertError("sagemaker:AddTags", arn, err)
+	}
+	return nil
+}
+
+// sdkTags converts tags to the SDK type, sorted by key; nil for none.
+func sdkTags(tags map[string]string) []smtypes.Tag {
+	if len(tags) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]smtypes.Tag, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, smtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return out
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return aws.String(s)
+}

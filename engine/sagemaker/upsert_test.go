@@ -1,0 +1,219 @@
+package sagemaker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/smithy-go"
+)
+
+func TestValidatePipelineName(t *testing.T) {
+	good := []string{"a", "A1", "cursus-xgboost-e2e", "a--b", "x" + strings.Repeat("-y", 127), strings.Repeat("a", 256)}
+	bad := []string{"", "-a", "a-", "a_b", "a b", "bad_name!!", "pipeline.v1", strings.Repeat("a", 257), "é"}
+	for _, n := range good {
+		if err := ValidatePipelineName(n); err != nil {
+			t.Errorf("ValidatePipelineName(%q) = %v, want ok", n, err)
+		}
+	}
+	for _, n := range bad {
+		if err := ValidatePipelineName(n); err == nil {
+			t.Errorf("ValidatePipelineName(%q) accepted", n)
+		}
+	}
+}
+
+func TestValidateInput(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "s.py", "print('s')\n")
+	good := item(t, script, "s3://my-bucket/code/s.py")
+	base := UpsertInput{PipelineName: "p-1", DefinitionJSON: `{"Version":"2020-12-01","Steps":[]}`, RoleARN: testRole,
+		Description: "desc", DisplayName: "P-1", Tags: map[string]string{"team": "ml", "cost center": "a/b:c=d+e@f"},
+		Manifest: Manifest{good, good}}
+	if err := ValidateInput(base); err != nil {
+		t.Fatalf("good input rejected: %v", err)
+	}
+	tooManyTags := map[string]string{}
+	for i := range MaxTags + 1 {
+		tooManyTags[fmt.Sprintf("k%d", i)] = "v"
+	}
+	cases := []struct {
+		name   string
+		mutate func(in *UpsertInput)
+		field  string
+	}{
+		{"empty name", func(in *UpsertInput) { in.PipelineName = "" }, "pipeline_name"},
+		{"underscore name", func(in *UpsertInput) { in.PipelineName = "my_pipeline" }, "pipeline_name"},
+		{"bad display name", func(in *UpsertInput) { in.DisplayName = "My Pipeline" }, "display_name"},
+		{"empty role", func(in *UpsertInput) { in.RoleARN = "" }, "role_arn"},
+		{"user not role", func(in *UpsertInput) { in.RoleARN = "arn:aws:iam::123456789012:user/someone" }, "role_arn"},
+		{"short account", func(in *UpsertInput) { in.RoleARN = "arn:aws:iam::12345:role/x" }, "role_arn"},
+		{"long description", func(in *UpsertInput) { in.Description = strings.Repeat("d", MaxDescriptionLen+1) }, "description"},
+		{"too many tags", func(in *UpsertInput) { in.Tags = tooManyTags }, "tags"},
+		{"empty tag key", func(in *UpsertInput) { in.Tags = map[string]string{"": "v"} }, "tags"},
+		{"aws: tag key", func(in *UpsertInput) { in.Tags = map[string]string{"AWS:x": "v"} }, "tags"},
+		{"bad tag char", func(in *UpsertInput) { in.Tags = map[string]string{"k": "a;b"} }, "tags"},
+		{"long tag value", func(in *UpsertInput) { in.Tags = map[string]string{"k": strings.Repeat("v", 257)} }, "tags"},
+		{"empty definition", func(in *UpsertInput) { in.DefinitionJSON = "  " }, "definition"},
+		{"non-JSON definition", func(in *UpsertInput) { in.DefinitionJSON = "not json {" }, "definition"},
+		{"truncated definition", func(in *UpsertInput) { in.DefinitionJSON = `{"Steps": [` }, "definition"},
+		{"array definition", func(in *UpsertInput) { in.DefinitionJSON = `[{"Steps": []}]` }, "definition"},
+		{"oversized definition", func(in *UpsertInput) {
+			in.DefinitionJSON = `{"Metadata": {"pad": "` + strings.Repeat("x", MaxDefinitionBytes) + `"}}`
+		}, "definition"},
+		{"empty local path", func(in *UpsertInput) { in.Manifest = Manifest{{S3URI: good.S3URI, SHA256: good.SHA256}} }, "manifest[0].local_path"},
+		{"missing file", func(in *UpsertInput) {
+			m := good
+			m.LocalPath = filepath.Join(dir, "nope.py")
+			in.Manifest = Manifest{good, m}
+		}, "manifest[1].local_path"},
+		{"directory", func(in *UpsertInput) {
+			m := good
+			m.LocalPath = dir
+			in.Manifest = Manifest{m}
+		}, "manifest[0].local_path"},
+		{"hash mismatch", func(in *UpsertInput) {
+			m := good
+			m.SHA256 = strings.Repeat("a", 64)
+			in.Manifest = Manifest{m}
+		}, "manifest[0].sha256"},
+		{"uppercase hash", func(in *UpsertInput) {
+			m := good
+			m.SHA256 = strings.ToUpper(m.SHA256)
+			in.Manifest = Manifest{m}
+		}, "manifest[0].sha256"},
+		{"size mismatch", func(in *UpsertInput) {
+			m := good
+			m.Size++
+			in.Manifest = Manifest{m}
+		}, "manifest[0].size"},
+		{"https uri", func(in *UpsertInput) {
+			m := good
+			m.S3URI = "https://my-bucket.s3.amazonaws.com/code/s.py"
+			in.Manifest = Manifest{m}
+		}, "manifest[0].s3_uri"},
+		{"prefix uri", func(in *UpsertInput) {
+			m := good
+			m.S3URI = "s3://my-bucket/code/"
+			in.Manifest = Manifest{m}
+		}, "manifest[0].s3_uri"},
+		{"bad bucket", func(in *UpsertInput) {
+			m := good
+			m.S3URI = "s3://My_Bucket/code/s.py"
+			in.Manifest = Manifest{m}
+		}, "manifest[0].s3_uri"},
+		{"same destination, different content", func(in *UpsertInput) {
+			other := item(t, writeFile(t, dir, "other.py", "other"), good.S3URI)
+			in.Manifest = Manifest{good, other}
+		}, "manifest[1].s3_uri"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := base
+			c.mutate(&in)
+			err := ValidateInput(in)
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("err = %v, want *InputError", err)
+			}
+			if ie.Field != c.field {
+				t.Errorf("Field = %q, want %q (%v)", ie.Field, c.field, err)
+			}
+		})
+	}
+}
+
+func TestHashFile(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "hello.txt", "hello")
+	sum, size, err := HashFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" || size != 5 {
+		t.Errorf("HashFile = %s %d", sum, size)
+	}
+	empty := writeFile(t, dir, "empty", "")
+	if sum, size, err := HashFile(empty); err != nil || size != 0 || sum != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
+		t.Errorf("HashFile(empty) = %s %d %v", sum, size, err)
+	}
+	if _, _, err := HashFile(dir); err == nil {
+		t.Error("HashFile(directory) succeeded")
+	}
+	if _, _, err := HashFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("HashFile(missing) = %v, want ErrNotExist", err)
+	}
+}
+
+func TestManifestJSON(t *testing.T) {
+	m := Manifest{{LocalPath: "scripts/a.py", S3URI: "s3://b/k/a.py", SHA256: strings.Repeat("0", 64), Size: 12}}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"local_path":"scripts/a.py","s3_uri":"s3://b/k/a.py","sha256":"` + strings.Repeat("0", 64) + `","size":12}]`
+	if string(raw) != want {
+		t.Errorf("JSON = %s\nwant %s", raw, want)
+	}
+	var back Manifest
+	if err := json.Unmarshal(raw, &back); err != nil || len(back) != 1 || back[0] != m[0] {
+		t.Errorf("round trip = %+v, %v", back, err)
+	}
+}
+
+func TestParseS3URI(t *testing.T) {
+	b, k, err := parseS3URI("s3://my.bucket-1/a/b/c.tar.gz")
+	if err != nil || b != "my.bucket-1" || k != "a/b/c.tar.gz" {
+		t.Errorf("parseS3URI = %q %q %v", b, k, err)
+	}
+	for _, bad := range []string{"", "s3://", "s3://b", "s3://bk", "s3://bucket", "s3://bucket/", "s3://a..b/k", "gs://bucket/k", "s3://bucket/" + strings.Repeat("k", 1025)} {
+		if _, _, err := parseS3URI(bad); err == nil {
+			t.Errorf("parseS3URI(%q) accepted", bad)
+		}
+	}
+}
+
+func TestNotFoundAndExistsShapes(t *testing.T) {
+	cases := []struct {
+		err              error
+		notFound, exists bool
+	}{
+		{&smithy.GenericAPIError{Code: "ResourceNotFound", Message: "Pipeline 'x' does not exist."}, true, false},
+		{&smithy.GenericAPIError{Code: "ValidationException", Message: "Could not find pipeline with PipelineName x."}, true, false},
+		{&smithy.GenericAPIError{Code: "ValidationException", Message: "Pipeline names must be unique within an AWS account and region. Pipeline with name (x) already exists."}, false, true},
+		{&smithy.GenericAPIError{Code: "ValidationException", Message: "1 validation error detected"}, false, false},
+		{&smithy.GenericAPIError{Code: "AccessDeniedException", Message: "Could not find credentials"}, false, false},
+		{errors.New("dial tcp: connection refused"), false, false},
+	}
+	for _, c := range cases {
+		wrapped := fmt.Errorf("operation error: %w", c.err)
+		if got := isPipelineNotFound(wrapped); got != c.notFound {
+			t.Errorf("isPipelineNotFound(%v) = %v", c.err, got)
+		}
+		if got := isAlreadyExists(wrapped); got != c.exists {
+			t.Errorf("isAlreadyExists(%v) = %v", c.err, got)
+		}
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	ue := newUpsertError("sagemaker:CreatePipeline", "p", fmt.Errorf("op: %w", &smithy.GenericAPIError{Code: "ValidationException", Message: "bad role"}))
+	if ue.Code != "ValidationException" || ue.Message != "bad role" {
+		t.Errorf("newUpsertError = %+v", ue)
+	}
+	if got := ue.Error(); got != "sagemaker upsert: sagemaker:CreatePipeline p failed: ValidationException: bad role" {
+		t.Errorf("Error() = %q", got)
+	}
+	plain := newUpsertError("s3:PutObject", "s3://b/k", errors.New("connection refused"))
+	if plain.Code != "" || plain.Message != "connection refused" {
+		t.Errorf("non-API error = %+v", plain)
+	}
+	ie := &InputError{Field: "pipeline_name", Reason: "empty pipeline name"}
+	if ie.Error() != "sagemaker upsert: invalid pipeline_name: empty pipeline name" {
+		t.Errorf("InputError = %q", ie.Error())
+	}
+}
