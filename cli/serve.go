@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/server"
+)
+
+const serveDescription = `Serves every tool to an MCP host (Claude Desktop, Cursor, ...) over stdio, or over
+Streamable HTTP with --http. stdout carries JSON-RPC only; logs go to stderr.
+
+Safe by default: tools that change external state or write files are hidden and refused
+unless CURSUS_MCP_ENABLE_DESTRUCTIVE is set (any non-empty value) or --allow-destructive
+is given; tools that execute code need CURSUS_MCP_ALLOW_SCRIPT_EXEC or --allow-script-exec.
+A flag can only open a gate, never close one the environment opened. Writes are confined
+to --project-root, else CURSUS_MCP_PROJECT_ROOT, else the directory the server starts in.
+
+--namespaces and --tools narrow the listed tools (--tools adds single tools to the
+namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
+always win: naming a gated tool does not open its gate.`
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "serve",
+		Usage:       "serve the tools over the Model Context Protocol (stdio, or Streamable HTTP with --http)",
+		Description: serveDescription,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "allow-destructive", Usage: "list and allow tools that change external state or write files (as " + registry.EnvEnableDestructive + "=1)"},
+			&cli.BoolFlag{Name: "allow-script-exec", Usage: "list and allow tools that execute code (as " + registry.EnvAllowScriptExec + "=1)"},
+			&cli.StringFlag{Name: "project-root", Usage: "confine file writes to `DIR` (default: " + registry.EnvProjectRoot + ", else the current directory)"},
+			&cli.StringSliceFlag{Name: "namespaces", Usage: "list only the tools of these namespaces (comma-separated)"},
+			&cli.StringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
+			&cli.StringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
+			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "stderr log level: debug, info, warn or error"},
+		},
+		Action: mcpServe,
+	}
+}
+
+func mcpServe(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("mcp serve takes no arguments, got %q", c.Args().First())
+	}
+	level, err := parseLogLevel(c.String("log-level"))
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
+	// The registry and the tools log through the default logger: keep it on stderr.
+	slog.SetDefault(logger)
+
+	policy, err := servePolicy(c)
+	if err != nil {
+		return err
+	}
+	opts := server.Options{
+		Policy:       policy,
+		Namespaces:   c.StringSlice("namespaces"),
+		Tools:        c.StringSlice("tools"),
+		ExcludeTools: c.StringSlice("exclude-tools"),
+		Logger:       logger,
+		Version:      cursus.Version,
+	}
+	parent := c.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	reg := cursus.Registry()
+	if addr := c.String("http"); addr != "" {
+		err = server.ServeHTTP(ctx, reg, opts, addr)
+	} else {
+		out := c.App.Writer
+		if f, ok := out.(*os.File); ok && f == os.Stdout {
+			// stdout is the protocol channel: anything else that prints to
+			// os.Stdout (a library, a tool, a child process handed
+			// os.Stdout) lands on stderr instead.
+			os.Stdout = os.Stderr
+			defer func() { os.Stdout = f }()
+		}
+		var in io.Reader = c.App.Reader
+		if in == nil {
+			in = os.Stdin
+		}
+		err = server.ServeStdio(ctx, reg, opts, in, out)
+	}
+	var se *server.SelectionError
+	if errors.As(err, &se) {
+		return usagef("%s", selectionMessage(se))
+	}
+	if err != nil {
+		return failure{msg: "mcp serve: " + err.Error()}
+	}
+	logger.Info("mcp server stopped")
+	return nil
+}
+
+// servePolicy combines the environment and the flags: a flag only opens a gate.
+func servePolicy(c *cli.Context) (registry.Policy, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return registry.Policy{}, failure{msg: "mcp serve: " + err.Error()}
+	}
+	p := registry.PolicyFromEnv(cwd)
+	if c.Bool("allow-destructive") {
+		p.AllowDestructive = true
+	}
+	if c.Bool("allow-script-exec") {
+		p.AllowScriptExec = true
+	}
+	source := registry.EnvProjectRoot
+	if os.Getenv(registry.EnvProjectRoot) == "" {
+		source = "the current directory"
+	}
+	if c.IsSet("project-root") {
+		p.ProjectRoot = c.String("project-root")
+		source = "--project-root"
+	}
+	if strings.TrimSpace(p.ProjectRoot) == "" {
+		return p, usagef("--project-root must name a directory")
+	}
+	abs, err := filepath.Abs(p.ProjectRoot)
+	if err != nil {
+		return p, usagef("project root %q (%s): %v", p.ProjectRoot, source, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		return p, usagef("project root %q (%s) is not an existing directory", p.ProjectRoot, source)
+	}
+	p.ProjectRoot = abs
+	return p, nil
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info", "":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, usagef("--log-level must be one of debug, info, warn, error, got %q", s)
+}
+
+func selectionMessage(e *server.SelectionError) string {
+	var parts []string
+	if len(e.UnknownNamespaces) > 0 {
+		parts = append(parts, fmt.Sprintf("--namespaces names unknown namespace(s): %s", strings.Join(e.UnknownNamespaces, ", ")))
+	}
+	if len(e.UnknownTools) > 0 {
+		parts = append(parts, fmt.Sprintf("--tools names unknown tool(s): %s", strings.Join(e.UnknownTools, ", ")))
+	}
+	if len(e.UnknownExcluded) > 0 {
+		parts = append(parts, fmt.Sprintf("--exclude-tools names unknown tool(s): %s", strings.Join(e.UnknownExcluded, ", ")))
+	}
+	return strings.Join(parts, "; ") + " (see `cursus mcp list-tools`)"
+}

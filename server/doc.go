@@ -1,0 +1,31 @@
+// Package server mounts the Cursus tool registry on a Model Context Protocol
+// server (github.com/modelcontextprotocol/go-sdk), the engine behind
+// `cursus mcp serve`.
+//
+// New builds one *mcp.Server from a *registry.Registry: every listed tool
+// that the safety policy and the selection options allow, under its wire
+// name ("compile__dag"), with its rendered description, its precomputed
+// input schema (registered through the SDK's raw AddTool, so the SDK neither
+// infers nor re-validates schemas: the registry validates), the dotted name
+// as title, and annotations derived from the capability flags.
+//
+// Every tools/call goes through (*registry.Registry).Call under the
+// policy (registry.WithPolicy). The result carries the envelope JSON once as
+// a text content block and once as structuredContent; isError is true
+// exactly when the envelope's ok is false. A tool failure is never a
+// JSON-RPC error. Names the server does not list (a gated tool, a tool left
+// out by the selection, a deprecated tool, a dotted name, an unknown name)
+// still reach the registry and are answered with an envelope: a closed gate
+// answers tool_disabled naming the variable that opens it, an unknown name
+// answers unknown_tool.
+//
+// Safety: with the zero Policy, tools that are destructive, write files or
+// execute code are neither listed nor callable; the selection options
+// (Namespaces, Tools, ExcludeTools) can only narrow what the policy allows.
+// Writes are confined to Policy.ProjectRoot by registry.ResolveWritePath.
+//
+// ServeStdio speaks newline-delimited JSON-RPC over a reader and a writer
+// (stdin and stdout in the CLI); ServeHTTP serves the Streamable HTTP
+// transport, on 127.0.0.1 unless the address names another host. Nothing in
+// this package writes to os.Stdout: logs go to Options.Logger.
+package server
