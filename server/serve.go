@@ -136,7 +136,6 @@ func (c *drainConn) Close() error {
 	return c.Connection.Close()
 }
 
-
 // NewHTTPHandler builds the server and returns an http.Handler serving it
 // over the Streamable HTTP transport, at any path (hosts usually use /mcp).
 // Every session shares the one server. Browser cross-origin requests are
