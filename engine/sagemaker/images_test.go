@@ -255,3 +255,23 @@ func BenchmarkImageURI(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseImageTables measures decoding and validating every embedded table (done once per
+// process, on first use).
+func BenchmarkParseImageTables(b *testing.B) {
+	raws := make([][]byte, 0, len(imageTableFiles))
+	for _, path := range imageTableFiles {
+		raw, err := imageFS.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws = append(raws, raw)
+	}
+	for b.Loop() {
+		for _, raw := range raws {
+			if _, err := parseImageTable(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -63,8 +63,10 @@ func startMoto(t *testing.T) *motoServer {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
+		start := time.Now()
 		srv, err := launchMoto(bin)
 		if err == nil {
+			t.Logf("moto_server ready at %s in %v", srv.Endpoint, time.Since(start).Round(time.Millisecond))
 			t.Cleanup(srv.stop)
 			return srv
 		}
