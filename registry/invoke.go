@@ -14,6 +14,10 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 )
 
+var unknownToolRemedy = []string{"tools.help", "tools.describe_tool"}
+
+const unknownToolFix = "call tools.help to see every tool, or tools.describe_tool with a name from meta.details.available"
+
 // Call invokes a tool by dotted or wire name with args (nil, a JSON object
 // as []byte / json.RawMessage / string, or any value that marshals to a JSON
 // object). It never panics; see the package doc for the rules.
@@ -21,11 +25,14 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 	start := time.Now()
 	t, ok := r.Get(name)
 	if !ok {
-		avail := make([]string, len(r.names))
-		copy(avail, r.names)
-		return envelope.Fail(fmt.Sprintf("unknown tool: '%s'", name), envelope.CodeUnknownTool).
-			WithMeta("details", map[string]any{"available": avail}).
-			WithRemedy("call tools.help to see every tool, or tools.describe_tool with a name from meta.details.available", "tools.help", "tools.describe_tool")
+		// The available names are the registry's own read-only slice: copying
+		// 70 names on every miss would cost more than the rest of the call.
+		return &envelope.ToolResult{
+			Error:  "unknown tool: '" + strings.ToValidUTF8(name, "\uFFFD") + "'",
+			Code:   envelope.CodeUnknownTool,
+			Meta:   map[string]any{"details": map[string]any{"available": r.names}},
+			Remedy: &envelope.Remedy{SuggestedTools: unknownToolRemedy, FixAction: unknownToolFix},
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -62,6 +62,7 @@ type ToolDef struct {
 	Name string
 
 	schema   map[string]any
+	wire     string
 	argsType string
 	invoke   func(ctx context.Context, raw []byte) (*envelope.ToolResult, error)
 	prepare  func() (*argSchema, error)
@@ -79,7 +80,7 @@ func (t *ToolDef) Namespace() string {
 }
 
 // WireName is the name with every "." replaced by "__" (host APIs reject dots).
-func (t *ToolDef) WireName() string { return WireName(t.Name) }
+func (t *ToolDef) WireName() string { return t.wire }
 
 // Schema returns the tool's JSON Schema for its arguments: root type object,
 // no $ref or $schema, additionalProperties false. Do not modify it.

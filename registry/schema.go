@@ -43,7 +43,7 @@ func New[A any](name string, spec Spec, handler func(ctx context.Context, args A
 	if err != nil {
 		panic(fmt.Sprintf("registry.New(%q): %v", name, err))
 	}
-	t := &ToolDef{Spec: spec, Name: name, schema: schema, argsType: typ.String()}
+	t := &ToolDef{Spec: spec, Name: name, schema: schema, wire: WireName(name), argsType: typ.String()}
 	t.prepare = func() (*argSchema, error) { return compileSchema(schema) }
 	t.invoke = func(ctx context.Context, raw []byte) (*envelope.ToolResult, error) {
 		var args A
@@ -52,7 +52,7 @@ func New[A any](name string, spec Spec, handler func(ctx context.Context, args A
 				return nil, fmt.Errorf("apply defaults: %w", err)
 			}
 		}
-		if len(raw) > 0 {
+		if len(raw) > 0 && !isEmptyObject(raw) {
 			if err := json.Unmarshal(raw, &args); err != nil {
 				return nil, envelope.InvalidInput("invalid arguments for '%s': %v", name, err)
 			}
@@ -115,6 +115,9 @@ func compileSchema(schema map[string]any) (*argSchema, error) {
 // decodeArgs parses raw argument JSON into a generic object (numbers kept as
 // json.Number), dropping top-level nulls so they count as absent.
 func decodeArgs(raw []byte) (map[string]any, error) {
+	if isEmptyObject(raw) {
+		return map[string]any{}, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -246,4 +249,13 @@ func ParseExample(ex string) (name string, args map[string]any, note string, err
 		note = strings.TrimSpace(strings.TrimPrefix(tail, "#"))
 	}
 	return name, v, note, nil
+}
+
+// isEmptyObject reports whether raw is "{}" (with optional white space).
+func isEmptyObject(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return false
+	}
+	return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
 }

@@ -144,7 +144,7 @@ func TestToolsHelp(t *testing.T) {
 	}
 	listed := 0
 	for _, g := range d["namespaces"].([]map[string]any) {
-		listed += len(g["tools"].([]map[string]any))
+		listed += len(g["tools"].([]tools.ToolInfo))
 	}
 	if listed != r.Len() {
 		t.Errorf("each tool listed once: %d vs %d", listed, r.Len())
@@ -155,8 +155,8 @@ func TestToolsHelp(t *testing.T) {
 	if d["filtered_namespace"] != "tools" || d["filtered_phase"] != "planner" {
 		t.Errorf("filters not echoed: %v", d)
 	}
-	tl := d["namespaces"].([]map[string]any)[0]["tools"].([]map[string]any)[0]
-	if _, ok := tl["schema"]; !ok {
+	tl := d["namespaces"].([]map[string]any)[0]["tools"].([]tools.ToolInfo)[0]
+	if tl.Schema == nil {
 		t.Error("include_schema ignored")
 	}
 
@@ -184,7 +184,7 @@ func TestByPhaseAndDescribe(t *testing.T) {
 		t.Errorf("missing phase: %+v", res)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "tools__help"})
-	if !res.OK || res.Data.(map[string]any)["schema"] == nil || res.Data.(map[string]any)["name"] != "tools.help" {
+	if info := res.Data.(tools.ToolInfo); !res.OK || info.Schema == nil || info.Name != "tools.help" {
 		t.Errorf("describe by wire name: %+v", res)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "nope.nope"})

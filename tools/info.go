@@ -57,32 +57,34 @@ const overview = "Cursus turns a pipeline graph (a DAG of step types) and a conf
 	"Plan with catalog.*, pipeline_catalog.* and dag.*; configure with config.*; check with validate.*, dag.validate_integrity and compile.validate; " +
 	"build with compile.definition (or compile.dag to deploy). Every tool returns one envelope: ok, data or error+code, warnings, next_steps, remedy, meta."
 
-// ToolSummary is how help and describe present one tool.
-func ToolSummary(t *registry.ToolDef, withSchema bool) map[string]any {
-	m := map[string]any{
-		"name":        t.Name,
-		"wire_name":   t.WireName(),
-		"namespace":   t.Namespace(),
-		"description": t.Description,
-		"tags":        nonNilStrings(t.Tags),
-		"destructive": t.Destructive,
-		"writes":      t.Writes,
-		"exec_code":   t.ExecCode,
-		"network":     t.Network,
-	}
-	if t.When != "" {
-		m["when"] = t.When
-	}
-	if len(t.Examples) > 0 {
-		m["examples"] = t.Examples
-	}
-	if t.DeprecatedBy != "" {
-		m["deprecated_by"] = t.DeprecatedBy
+// ToolInfo is how help and describe present one tool.
+type ToolInfo struct {
+	Name         string         `json:"name"`
+	WireName     string         `json:"wire_name"`
+	Namespace    string         `json:"namespace"`
+	Description  string         `json:"description"`
+	Tags         []string       `json:"tags"`
+	Destructive  bool           `json:"destructive"`
+	Writes       bool           `json:"writes"`
+	ExecCode     bool           `json:"exec_code"`
+	Network      bool           `json:"network"`
+	When         string         `json:"when,omitempty"`
+	Examples     []string       `json:"examples,omitempty"`
+	DeprecatedBy string         `json:"deprecated_by,omitempty"`
+	Schema       map[string]any `json:"schema,omitempty"`
+}
+
+// ToolSummary describes one tool, with its input schema when withSchema.
+func ToolSummary(t *registry.ToolDef, withSchema bool) ToolInfo {
+	s := ToolInfo{
+		Name: t.Name, WireName: t.WireName(), Namespace: t.Namespace(), Description: t.Description,
+		Tags: nonNilStrings(t.Tags), Destructive: t.Destructive, Writes: t.Writes, ExecCode: t.ExecCode,
+		Network: t.Network, When: t.When, Examples: t.Examples, DeprecatedBy: t.DeprecatedBy,
 	}
 	if withSchema {
-		m["schema"] = t.Schema()
+		s.Schema = t.Schema()
 	}
-	return m
+	return s
 }
 
 func nonNilStrings(s []string) []string {
@@ -129,7 +131,7 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 		}
 		phases[p] = map[string]any{"description": registry.PhaseDescriptions[p], "count": n}
 	}
-	groups := map[string][]map[string]any{}
+	groups := map[string][]ToolInfo{}
 	for _, t := range selected {
 		groups[t.Namespace()] = append(groups[t.Namespace()], ToolSummary(t, a.IncludeSchema))
 	}
@@ -202,14 +204,11 @@ func helpMarkdown(data map[string]any, selected []*registry.ToolDef) string {
 
 func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.ToolResult, error) {
 	r := registry.FromContext(ctx)
-	var out []map[string]any
+	out := []ToolInfo{}
 	for _, t := range r.List("") {
 		if hasTag(t, a.Phase) {
 			out = append(out, ToolSummary(t, false))
 		}
-	}
-	if out == nil {
-		out = []map[string]any{}
 	}
 	return envelope.OK(map[string]any{"phase": a.Phase, "count": len(out), "tools": out}), nil
 }

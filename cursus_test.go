@@ -1,0 +1,158 @@
+package cursus_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/envelope"
+)
+
+// FuzzCallTool calls random tool names with random argument bytes: the
+// invoker must never panic and must always answer with an envelope whose
+// JSON round-trips to the same wire form.
+//
+// Gated tools are closed (read-only policy) so fuzzing never writes files,
+// deploys or runs scripts.
+func FuzzCallTool(f *testing.F) {
+	for _, t := range cursus.ListTools("") {
+		for _, ex := range t.Examples {
+			f.Add(t.Name, ex[len(t.Name):])
+		}
+	}
+	f.Add("no.such_tool", `{}`)
+	f.Add("tools__help", `{"namespace": null}`)
+	f.Add("tools.help", `[]`)
+	f.Add("", `{"a":`)
+	ctx := cursus.WithPolicy(context.Background(), cursus.PolicyFromEnv(f.TempDir()))
+	f.Fuzz(func(t *testing.T, name, args string) {
+		res := cursus.CallTool(ctx, name, []byte(args))
+		if res == nil {
+			t.Fatal("nil result")
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatalf("envelope does not marshal: %v", err)
+		}
+		var back envelope.ToolResult
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("envelope does not unmarshal: %v", err)
+		}
+		b2, err := json.Marshal(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v1, v2 any
+		_ = json.Unmarshal(b, &v1)
+		_ = json.Unmarshal(b2, &v2)
+		if !reflect.DeepEqual(v1, v2) {
+			t.Fatalf("round trip changed the envelope:\n%s\n%s", b, b2)
+		}
+		if back.OK == (back.Code != "") {
+			t.Fatalf("ok and code disagree: %s", b)
+		}
+	})
+}
+
+func TestEnvelopeWireForm(t *testing.T) {
+	b, _ := json.Marshal(envelope.OK(map[string]int{"a": 1}))
+	if string(b) != `{"ok":true,"data":{"a":1}}` {
+		t.Errorf("minimal success: %s", b)
+	}
+	b, _ = json.Marshal(envelope.OK(nil))
+	if string(b) != `{"ok":true,"data":null}` {
+		t.Errorf("null data must stay: %s", b)
+	}
+	b, _ = json.Marshal(envelope.Fail("boom", ""))
+	if string(b) != `{"ok":false,"error":"boom","code":"tool_error"}` {
+		t.Errorf("minimal failure: %s", b)
+	}
+	r := envelope.FromError(envelope.NotFound("x").WithDetails("k", 1).WithRemedy("do y", "a.b"))
+	r.WithNextSteps(envelope.NextStep{Tool: "a.b"}).WithWarnings("w")
+	b, _ = json.Marshal(r)
+	if string(b) != `{"ok":false,"error":"x","code":"not_found","remedy":{"suggested_tools":["a.b"],"fix_action":"do y"},"warnings":["w"],"meta":{"details":{"k":1}}}` {
+		t.Errorf("failure drops next_steps, keeps details under meta: %s", b)
+	}
+	s := envelope.OK(1).WithRemedy("never on success").WithNextSteps(envelope.NextStep{Tool: "t", When: "w", Why: "y"})
+	b, _ = json.Marshal(s)
+	if string(b) != `{"ok":true,"data":1,"next_steps":[{"tool":"t","when":"w","why":"y"}]}` {
+		t.Errorf("success drops remedy: %s", b)
+	}
+	empty := envelope.FromError(envelope.Errorf("", "plain"))
+	if empty.Code != envelope.CodeToolError || empty.Meta != nil {
+		t.Errorf("empty details must not create meta: %+v", empty)
+	}
+}
+
+func TestListToolsAndLookup(t *testing.T) {
+	all := cursus.ListTools("")
+	if len(all) == 0 {
+		t.Fatal("no tools")
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].Name >= all[i].Name {
+			t.Fatal("ListTools not sorted")
+		}
+	}
+	a, ok1 := cursus.LookupTool("tools.help")
+	b, ok2 := cursus.LookupTool("tools__help")
+	if !ok1 || !ok2 || a.Name != b.Name {
+		t.Error("both name forms must resolve")
+	}
+	if len(cursus.ListTools("tools")) != 3 {
+		t.Error("namespace filter")
+	}
+	if _, ok := cursus.Namespaces()["tools"]; !ok {
+		t.Error("tools namespace missing")
+	}
+}
+
+func BenchmarkRegistryBuild(b *testing.B) {
+	ns := toolsNamespaces()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := buildRegistry(ns); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCallDescribeTool(b *testing.B) {
+	ctx := context.Background()
+	args := []byte(`{"name":"compile.dag"}`)
+	if _, ok := cursus.LookupTool("compile.dag"); !ok {
+		args = []byte(`{"name":"tools.help"}`)
+	}
+	cursus.CallTool(ctx, "tools.describe_tool", args)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if res := cursus.CallTool(ctx, "tools.describe_tool", args); !res.OK {
+			b.Fatal(res.Error)
+		}
+	}
+}
+
+func BenchmarkCallUnknownTool(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if res := cursus.CallTool(ctx, "no.such_tool", nil); res.OK {
+			b.Fatal("ok")
+		}
+	}
+}
+
+func BenchmarkCallHelp(b *testing.B) {
+	ctx := context.Background()
+	cursus.CallTool(ctx, "tools.help", nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if res := cursus.CallTool(ctx, "tools.help", nil); !res.OK {
+			b.Fatal(res.Error)
+		}
+	}
+}

@@ -1,0 +1,23 @@
+package cursus_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/cursus-go/cursus/internal/docgen"
+	"github.com/cursus-go/cursus/tools"
+)
+
+// TestToolsDocUpToDate fails when docs/tools.md no longer matches the
+// registry: run `go generate ./...` and commit the result.
+func TestToolsDocUpToDate(t *testing.T) {
+	want := docgen.ToolsMarkdown(tools.Registry())
+	got, err := os.ReadFile("docs/tools.md")
+	if err != nil {
+		t.Fatalf("%v (run `go generate ./...`)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("docs/tools.md is stale: run `go generate ./...` and commit it")
+	}
+}

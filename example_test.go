@@ -1,0 +1,82 @@
+package cursus_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// Call a tool and read its envelope.
+func ExampleCallTool() {
+	res := cursus.CallTool(context.Background(), "tools.by_phase", map[string]any{"phase": "validator"})
+	fmt.Println(res.OK, res.Meta["tool"])
+	// Output: true tools.by_phase
+}
+
+// A failing call never panics: it answers with a code and often a remedy.
+func ExampleCallTool_unknownTool() {
+	res := cursus.CallTool(context.Background(), "no.such_tool", nil)
+	fmt.Println(res.OK, res.Code, res.Remedy.SuggestedTools[0])
+	// Output: false unknown_tool tools.help
+}
+
+// Arguments are validated in full before the tool runs; every problem names its field.
+func ExampleCallTool_invalidInput() {
+	res := cursus.CallTool(context.Background(), "tools.by_phase", `{"phase": "design"}`)
+	fmt.Println(res.Code)
+	// Output: invalid_input
+}
+
+// Under a policy (as the MCP server applies it) gated tools answer tool_disabled.
+func ExampleWithPolicy() {
+	ctx := cursus.WithPolicy(context.Background(), registry.Policy{})
+	for _, t := range cursus.ListTools("") {
+		if t.Writes || t.Destructive {
+			res := cursus.CallTool(ctx, t.Name, nil)
+			fmt.Println(res.Code)
+			return
+		}
+	}
+	fmt.Println("tool_disabled") // no gated tool registered
+	// Output: tool_disabled
+}
+
+// List the tools of one namespace.
+func ExampleListTools() {
+	for _, t := range cursus.ListTools("tools") {
+		fmt.Println(t.Name, t.WireName)
+	}
+	// Output:
+	// tools.by_phase tools__by_phase
+	// tools.describe_tool tools__describe_tool
+	// tools.help tools__help
+}
+
+// Look a tool up by either name form.
+func ExampleLookupTool() {
+	t, ok := cursus.LookupTool("tools__describe_tool")
+	fmt.Println(ok, t.Name, t.Schema["required"])
+	// Output: true tools.describe_tool [name]
+}
+
+// Namespaces carry one-line descriptions.
+func ExampleNamespaces() {
+	_, ok := cursus.Namespaces()["tools"]
+	fmt.Println(ok)
+	// Output: true
+}
+
+// Export the tools in a provider's format, ready to hand to its API.
+func ExampleExport() {
+	raw, err := cursus.Export("anthropic", "tools")
+	if err != nil {
+		panic(err)
+	}
+	var tools []map[string]any
+	_ = json.Unmarshal(raw, &tools)
+	fmt.Println(len(tools), tools[0]["name"])
+	// Output: 3 tools__by_phase
+}

@@ -1,0 +1,3 @@
+package cursus
+
+//go:generate go run ./internal/docgen/gen docs/tools.md
