@@ -68,7 +68,36 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 		},
 	}
+	app.Action = groupAction
+	for _, c := range app.Commands {
+		setUsageHandlers(c)
+	}
 	return app
+}
+
+// groupAction runs when no subcommand matched: an operand is an unknown
+// command (usage error), none shows the help.
+func groupAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("unknown command %q; see --help", c.Args().First())
+	}
+	if c.Command != nil && c.Command.Name != "" {
+		return cli.ShowSubcommandHelp(c)
+	}
+	return cli.ShowAppHelp(c)
+}
+
+// setUsageHandlers makes every command report flag errors as usage errors
+// (exit 2, message on stderr) instead of printing its help on stdout, and
+// makes every command group refuse unknown subcommands.
+func setUsageHandlers(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usagef("%v", err) }
+	if len(c.Subcommands) > 0 && c.Action == nil {
+		c.Action = groupAction
+	}
+	for _, s := range c.Subcommands {
+		setUsageHandlers(s)
+	}
 }
 
 // Run runs the command line and returns the exit status.

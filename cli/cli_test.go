@@ -1,0 +1,160 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cursus-go/cursus/cli"
+)
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Run(append([]string{"cursus"}, args...), strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func envelopeOf(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("stdout is not one JSON envelope: %v\n%s", err, s)
+	}
+	return m
+}
+
+func TestCallExitCodesAndArgForms(t *testing.T) {
+	code, out, _ := run(t, "", "mcp", "call", "tools.by_phase", `{"phase":"planner"}`)
+	if code != 0 || envelopeOf(t, out)["ok"] != true {
+		t.Fatalf("ok call: %d %s", code, out)
+	}
+	code, out, _ = run(t, "", "mcp", "call", "no.such_tool")
+	if code != 1 || envelopeOf(t, out)["code"] != "unknown_tool" {
+		t.Fatalf("failing call: %d %s", code, out)
+	}
+	code, out, _ = run(t, `{"phase":"validator"}`, "mcp", "call", "tools__by_phase", "-")
+	if code != 0 || envelopeOf(t, out)["ok"] != true {
+		t.Fatalf("stdin args: %d %s", code, out)
+	}
+	f := filepath.Join(t.TempDir(), "args.json")
+	if err := os.WriteFile(f, []byte(`{"name":"tools.help"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "", "mcp", "call", "tools.describe_tool", "@"+f)
+	if code != 0 || envelopeOf(t, out)["ok"] != true {
+		t.Fatalf("@file args: %d %s", code, out)
+	}
+	for _, c := range [][]string{
+		{"mcp", "call"},
+		{"mcp", "call", "tools.help", "{not json"},
+		{"mcp", "call", "tools.help", "{}", "extra"},
+		{"mcp", "call", "tools.help", "@/nonexistent/args.json"},
+		{"mcp", "help", "--format", "yaml"},
+		{"mcp", "export", "--format", "nope"},
+		{"mcp", "list-tools", "--bogus-flag"},
+		{"no-such-command"},
+	} {
+		code, out, errs := run(t, "", c...)
+		if code != 2 || out != "" || errs == "" {
+			t.Errorf("%v: want usage error (exit 2, nothing on stdout, a message on stderr), got %d %q %q", c, code, out, errs)
+		}
+	}
+}
+
+func TestHelpAndListTools(t *testing.T) {
+	code, out, _ := run(t, "", "mcp", "help", "--format", "json")
+	var data map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &data) != nil || data["total_tools"] == nil {
+		t.Fatalf("help json: %d %s", code, out)
+	}
+	code, out, _ = run(t, "", "mcp", "help", "--namespace", "tools")
+	if code != 0 || !strings.Contains(out, "tools.describe_tool") || !strings.Contains(out, "Examples:") || !strings.Contains(out, "Phases:") {
+		t.Fatalf("help text: %d %s", code, out)
+	}
+	code, _, errs := run(t, "", "mcp", "help", "--namespace", "nope")
+	if code != 1 || !strings.Contains(errs, "unknown namespace") {
+		t.Fatalf("help unknown namespace: %d %s", code, errs)
+	}
+	code, out, _ = run(t, "", "mcp", "list-tools", "--format", "json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) == 0 {
+		t.Fatalf("list-tools json: %d %s", code, out)
+	}
+	for _, k := range []string{"name", "description", "destructive", "writes", "exec_code", "network"} {
+		if _, ok := list[0][k]; !ok {
+			t.Errorf("list-tools json lacks %q", k)
+		}
+	}
+	code, out, _ = run(t, "", "mcp", "list-tools")
+	if code != 0 || !strings.Contains(out, "MCP tool(s):") {
+		t.Fatalf("list-tools text: %d %s", code, out)
+	}
+}
+
+func TestExport(t *testing.T) {
+	for _, f := range []string{"openai", "openai-responses", "anthropic", "bedrock", "gemini", "mcp"} {
+		code, out, _ := run(t, "", "mcp", "export", "--format", f, "--namespace", "tools")
+		var arr []any
+		if code != 0 || json.Unmarshal([]byte(out), &arr) != nil || len(arr) != 3 {
+			t.Errorf("export %s: %d %s", f, code, out)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "sub", "tools.json")
+	code, out, _ := run(t, "", "mcp", "export", "--format", "mcp", "-o", p)
+	b, err := os.ReadFile(p)
+	if code != 0 || out != "" || err != nil || !json.Valid(b) {
+		t.Fatalf("export -o: %d %q %v", code, out, err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "cursus ") {
+		t.Fatalf("%d %q", code, out)
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func buildBinary(b *testing.B) string {
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cursus-bench-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "cursus")
+		out, err := exec.Command("go", "build", "-o", binPath, "./cursus").CombinedOutput()
+		if err != nil {
+			binErr = err
+			b.Logf("%s", out)
+		}
+	})
+	if binErr != nil {
+		b.Fatal(binErr)
+	}
+	return binPath
+}
+
+// BenchmarkColdListTools measures a whole process: start, build the
+// registry, print every tool as JSON, exit.
+func BenchmarkColdListTools(b *testing.B) {
+	bin := buildBinary(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "mcp", "list-tools", "--format", "json")
+		if out, err := cmd.Output(); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
