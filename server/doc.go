@@ -6,8 +6,11 @@
 // that the safety policy and the selection options allow, under its wire
 // name ("compile__dag"), with its rendered description, its precomputed
 // input schema (registered through the SDK's raw AddTool, so the SDK neither
-// infers nor re-validates schemas: the registry validates), the dotted name
-// as title, and annotations derived from the capability flags.
+// infers nor re-validates schemas: the registry validates), a title
+// (exporters.MCPTitle: the tool's Title, else its dotted name) and the
+// annotations exporters.Annotations derives from the capability flags, every
+// hint set explicitly, so tools/list and `cursus mcp export --format mcp`
+// agree.
 //
 // Every tools/call goes through (*registry.Registry).Call under the
 // policy (registry.WithPolicy). The result carries the envelope JSON once as
