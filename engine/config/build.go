@@ -1,0 +1,481 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+// BuildInput is what a caller (an agent, through config.merge_save) gives to
+// make a config.json for a DAG: values shared by every step and values per
+// DAG node.
+type BuildInput struct {
+	Nodes []catalog.NodeName        // every DAG node, in DAG order; each gets a config
+	Base  map[string]any            // values applied to every config whose class declares them
+	Steps map[string]map[string]any // per-node values (keyed by node name); they win over Base
+	Now   func() time.Time          // clock for metadata.created_at; time.Now when nil
+	Opts  ResolveOptions            // options of the final node -> config check
+}
+
+// nodePlan is the class and default job type of one node.
+type nodePlan struct {
+	node    catalog.NodeName
+	class   *Class
+	suffix  string
+	jobType string // job type taken from the node suffix, or ""
+}
+
+// plan maps nodes to classes; unresolvable nodes are problems.
+func (s *Schema) plan(nodes []catalog.NodeName) ([]nodePlan, []FieldError) {
+	var plans []nodePlan
+	var problems []FieldError
+	for _, n := range nodes {
+		t, suffix, ok := s.ResolveNode(n)
+		var c *Class
+		if ok {
+			c, ok = s.byStep[t]
+		}
+		if !ok {
+			problems = append(problems, FieldError{Path: string(n), Kind: KindUnknownStep,
+				Message: fmt.Sprintf("node %s does not start with a known step type, so it has no config class (name nodes <StepType>[_<job_type>], e.g. TabularPreprocessing_training)", n)})
+			continue
+		}
+		p := nodePlan{node: n, class: c, suffix: suffix}
+		if f, has := c.Field("job_type"); has && suffix != "" {
+			if len(f.Allowed) == 0 || allowed(f.Allowed, suffix) {
+				p.jobType = suffix
+			}
+		}
+		plans = append(plans, p)
+	}
+	return plans, problems
+}
+
+// Build types, defaults, derives and validates the configs of every DAG
+// node and returns them as a Set ready to Save. Each node's values are the
+// Base values its class declares, overlaid with Steps[node]; a node named
+// `<StepType>_<suffix>` whose class has a job_type field gets job_type =
+// suffix unless given (and allowed). Finally every node must resolve to its
+// own config (Set.Resolve) and no two nodes may share a SageMaker step name.
+//
+// All problems are reported in one *ValidationError. Paths are
+// `<node>.<field>`, or `base.<field>` when a Base value (or a missing base
+// field) is wrong for every config that uses it. Fields a class does not
+// declare are kept as extra fields, with a warning in Set.Warnings.
+func (s *Schema) Build(in BuildInput) (*Set, error) {
+	plans, problems := s.plan(in.Nodes)
+	var warnings []string
+	isNode := map[string]bool{}
+	for _, n := range in.Nodes {
+		isNode[string(n)] = true
+	}
+	for _, name := range sortedKeys(in.Steps) {
+		if !isNode[name] {
+			problems = append(problems, FieldError{Path: name, Kind: KindUnknownNode,
+				Message: fmt.Sprintf("values given for %s, which is not a node of the DAG (nodes: %v)", name, in.Nodes)})
+		}
+	}
+	for _, name := range sortedKeys(in.Base) {
+		used := false
+		for _, p := range plans {
+			if p.class.HasField(name) {
+				used = true
+				break
+			}
+		}
+		if !used {
+			warnings = append(warnings, fmt.Sprintf("base.%s is not a field of any config class of this DAG and is ignored", name))
+		}
+	}
+
+	type built struct {
+		plan nodePlan
+		cfg  *Config
+	}
+	var configs []built
+	var fieldProblems []FieldError
+	origin := map[string]string{} // path -> "node" | "base" | "none"
+	for _, p := range plans {
+		values := map[string]any{}
+		for name, v := range in.Base {
+			if p.class.HasField(name) {
+				values[name] = v
+			}
+		}
+		own := in.Steps[string(p.node)]
+		for name, v := range own {
+			values[name] = v
+			if !p.class.HasField(name) && !metaKeys[name] {
+				warnings = append(warnings, fmt.Sprintf("%s.%s is not a field of %s; kept as an extra field", p.node, name, p.class.Name))
+			}
+		}
+		if p.jobType != "" && values["job_type"] == nil {
+			values["job_type"] = p.jobType
+		}
+		cfg, errs, warns := p.class.newConfigAt("", string(p.node), values)
+		configs = append(configs, built{p, cfg})
+		for _, e := range errs {
+			switch {
+			case own != nil && hasKey(own, e.Field):
+				origin[e.Path] = "node"
+			case hasKey(in.Base, e.Field):
+				origin[e.Path] = "base"
+			default:
+				origin[e.Path] = "none"
+			}
+		}
+		fieldProblems = append(fieldProblems, errs...)
+		warnings = append(warnings, warns...)
+	}
+	problems = append(problems, s.collapseBase(fieldProblems, origin)...)
+
+	keyNodes := map[catalog.ConfigKey][]catalog.NodeName{}
+	for _, b := range configs {
+		keyNodes[b.cfg.Key] = append(keyNodes[b.cfg.Key], b.plan.node)
+	}
+	for _, b := range configs {
+		if ns := keyNodes[b.cfg.Key]; len(ns) > 1 && ns[0] == b.plan.node {
+			problems = append(problems, FieldError{Path: string(ns[1]), Kind: KindDuplicateKey,
+				Message: fmt.Sprintf("nodes %v all get the config key %s; give each a different job_type", ns, b.cfg.Key)})
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &ValidationError{Errors: problems}
+	}
+
+	list := make([]*Config, len(configs))
+	for i, b := range configs {
+		list[i] = b.cfg
+	}
+	set, err := NewSet(list...)
+	if err != nil {
+		return nil, err
+	}
+	res, err := set.Resolve(in.Nodes, in.Opts)
+	if err != nil {
+		return nil, &ValidationError{Errors: resolutionProblems(err)}
+	}
+	for i, r := range res {
+		if want := configs[i].cfg; r.Config != want {
+			problems = append(problems, FieldError{Path: string(r.Node), Kind: KindResolution,
+				Message: fmt.Sprintf("node %s would resolve to config %s instead of its own config %s; rename the node to %s", r.Node, r.Config.Key, want.Key, want.Key)})
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &ValidationError{Errors: problems}
+	}
+	now := time.Now
+	if in.Now != nil {
+		now = in.Now
+	}
+	set.CreatedAt = now().Format(createdAtLayout)
+	set.Warnings = warnings
+	return set, nil
+}
+
+func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// resolutionProblems turns resolver errors into field problems.
+func resolutionProblems(err error) []FieldError {
+	switch e := err.(type) {
+	case *ResolutionError:
+		out := make([]FieldError, 0, len(e.Failures))
+		for _, f := range e.Failures {
+			out = append(out, FieldError{Path: string(f.Node), Kind: KindResolution, Message: f.Err.Error()})
+		}
+		return out
+	case *DuplicateStepNameError:
+		out := make([]FieldError, 0, len(e.Collisions))
+		for _, c := range e.Collisions {
+			out = append(out, FieldError{Path: string(c.Nodes[1]), Kind: KindResolution,
+				Message: fmt.Sprintf("nodes %v would all become the SageMaker step %s", c.Nodes, c.StepName)})
+		}
+		return out
+	}
+	return []FieldError{{Kind: KindResolution, Message: err.Error()}}
+}
+
+// collapseBase reports once, as base.<field>, a problem that every affected
+// config shares when its value came from Base (or a base-set field is
+// missing everywhere); other problems keep their node paths.
+func (s *Schema) collapseBase(errs []FieldError, origin map[string]string) []FieldError {
+	type group struct{ ok bool }
+	groups := map[string]*group{}
+	for _, e := range errs {
+		o := origin[e.Path]
+		eligible := o == "base" || (o == "none" && s.baseNames[e.Field])
+		id := e.Field + "\x00" + e.Kind + "\x00" + e.Message
+		g, ok := groups[id]
+		if !ok {
+			g = &group{ok: true}
+			groups[id] = g
+		}
+		g.ok = g.ok && eligible
+	}
+	var out []FieldError
+	emitted := map[string]bool{}
+	for i, e := range errs {
+		id := e.Field + "\x00" + e.Kind + "\x00" + e.Message
+		g := groups[id]
+		if g.ok && e.Field != "" {
+			if emitted[id] {
+				continue
+			}
+			emitted[id] = true
+			e.Path = "base." + e.Field
+			out = append(out, e)
+			continue
+		}
+		out = append(out, errs[i])
+	}
+	return out
+}
+
+// newConfigAt is newConfig with problem paths prefixed by prefix (a node
+// name) instead of the config key.
+func (c *Class) newConfigAt(key catalog.ConfigKey, prefix string, input map[string]any) (*Config, []FieldError, []string) {
+	cfg, errs, warns := c.newConfig(key, input)
+	if prefix == "" {
+		return cfg, errs, warns
+	}
+	old := string(cfg.Key) + "."
+	for i := range errs {
+		if strings.HasPrefix(errs[i].Path, old) {
+			errs[i].Path = prefix + "." + strings.TrimPrefix(errs[i].Path, old)
+		}
+	}
+	for i := range warns {
+		if strings.HasPrefix(warns[i], old) {
+			warns[i] = prefix + "." + strings.TrimPrefix(warns[i], old)
+		}
+	}
+	return cfg, errs, warns
+}
+
+// Requirement describes one input field of a config class.
+type Requirement struct {
+	Name          string   `json:"name"`
+	Type          string   `json:"type"`
+	Description   string   `json:"description"`
+	Required      bool     `json:"required"`
+	Default       any      `json:"default"`
+	Tier          string   `json:"tier"`
+	AllowedValues []any    `json:"allowed_values"`
+	Min           *float64 `json:"min,omitempty"`
+	Max           *float64 `json:"max,omitempty"`
+	Pattern       string   `json:"pattern,omitempty"`
+	Derivation    string   `json:"derivation,omitempty"` // for derived fields
+}
+
+func requirementOf(f catalog.ConfigField) Requirement {
+	r := Requirement{Name: f.Name, Type: string(f.Type), Description: f.Description, Required: f.Required(),
+		Default: cloneValue(normalize(f.Default)), Tier: string(f.Tier), AllowedValues: slices.Clone(f.Allowed),
+		Min: f.Min, Max: f.Max, Pattern: f.Pattern, Derivation: derivationOf(f)}
+	if r.AllowedValues == nil {
+		r.AllowedValues = []any{}
+	}
+	return r
+}
+
+// Requirements lists the class's input fields (essential and system), in
+// declaration order.
+func (c *Class) Requirements() []Requirement {
+	var out []Requirement
+	for _, f := range c.Fields {
+		if f.Tier != catalog.TierDerived {
+			out = append(out, requirementOf(f))
+		}
+	}
+	return out
+}
+
+// DerivedFields lists the class's derived fields with their templates.
+func (c *Class) DerivedFields() []Requirement {
+	var out []Requirement
+	for _, f := range c.Fields {
+		if f.Tier == catalog.TierDerived {
+			out = append(out, requirementOf(f))
+		}
+	}
+	return out
+}
+
+// ownRequirements are the class's input fields beyond the base and
+// processing sets: its own fields first, then the shared ones it redeclares
+// differently (e.g. another default).
+func (s *Schema) ownRequirements(c *Class) []Requirement {
+	shared := map[string]catalog.ConfigField{}
+	for _, f := range s.base {
+		shared[f.Name] = f
+	}
+	if c.Processing {
+		for _, f := range s.processing {
+			shared[f.Name] = f
+		}
+	}
+	var own, overrides []Requirement
+	for _, f := range c.Fields {
+		if f.Tier == catalog.TierDerived {
+			continue
+		}
+		g, inherited := shared[f.Name]
+		switch {
+		case !inherited:
+			own = append(own, requirementOf(f))
+		case !reflect.DeepEqual(f, g):
+			overrides = append(overrides, requirementOf(f))
+		}
+	}
+	return append(own, overrides...)
+}
+
+// Requirements is what a DAG needs configured.
+type Requirements struct {
+	Base            []Requirement                      `json:"base_config_requirements"`
+	BaseProcessing  []Requirement                      `json:"base_processing_config_requirements"`
+	NeedsProcessing bool                               `json:"needs_processing_config"`
+	ConfigClassMap  map[catalog.NodeName]string        `json:"config_class_map"`
+	Steps           map[catalog.NodeName][]Requirement `json:"step_requirements"`
+	Pending         []catalog.NodeName                 `json:"pending_steps"`
+	JobTypes        map[catalog.NodeName]string        `json:"job_types"` // job type taken from the node name, when any
+}
+
+// Requirements returns the base requirements, the processing-base
+// requirements, each node's config class and own field requirements, and
+// the nodes without a config class (pending).
+func (s *Schema) Requirements(nodes []catalog.NodeName) *Requirements {
+	r := &Requirements{
+		ConfigClassMap: map[catalog.NodeName]string{},
+		Steps:          map[catalog.NodeName][]Requirement{},
+		Pending:        []catalog.NodeName{},
+		JobTypes:       map[catalog.NodeName]string{},
+	}
+	for _, f := range s.base {
+		if f.Tier != catalog.TierDerived {
+			r.Base = append(r.Base, requirementOf(f))
+		}
+	}
+	for _, f := range s.processing {
+		if f.Tier != catalog.TierDerived {
+			r.BaseProcessing = append(r.BaseProcessing, requirementOf(f))
+		}
+	}
+	plans, _ := s.plan(nodes)
+	planned := map[catalog.NodeName]bool{}
+	for _, p := range plans {
+		planned[p.node] = true
+		r.ConfigClassMap[p.node] = p.class.Name
+		r.Steps[p.node] = s.ownRequirements(p.class)
+		if r.Steps[p.node] == nil {
+			r.Steps[p.node] = []Requirement{}
+		}
+		r.NeedsProcessing = r.NeedsProcessing || p.class.Processing
+		if p.jobType != "" {
+			r.JobTypes[p.node] = p.jobType
+		}
+	}
+	for _, n := range nodes {
+		if !planned[n] {
+			r.Pending = append(r.Pending, n)
+		}
+	}
+	return r
+}
+
+// Template is a skeleton configuration for a DAG: defaults filled, every
+// essential field without value present as null and listed.
+type Template struct {
+	File            *File                               // config.json skeleton (nulls for essential fields)
+	Base            map[string]any                      // merge_save `base` skeleton
+	Steps           map[catalog.NodeName]map[string]any // merge_save per-node skeleton
+	EssentialFields []string                            // "base.<field>" and "<node>.<field>" still to fill
+	ConfigClassMap  map[catalog.NodeName]string
+	ConfigKeys      map[catalog.NodeName]catalog.ConfigKey // key of each node's config in File
+	Pending         []catalog.NodeName                     // nodes without a config class
+	Warnings        []string
+}
+
+// Template builds the skeleton of every node's config. Base holds the base
+// set (and the processing set when a node needs it) with defaults; Steps
+// holds each node's own fields (job_type filled from the node name where it
+// applies). Paths in EssentialFields match the paths Build reports.
+func (s *Schema) Template(nodes []catalog.NodeName) *Template {
+	t := &Template{
+		Base:           map[string]any{},
+		Steps:          map[catalog.NodeName]map[string]any{},
+		ConfigClassMap: map[catalog.NodeName]string{},
+		ConfigKeys:     map[catalog.NodeName]catalog.ConfigKey{},
+		Pending:        []catalog.NodeName{},
+	}
+	plans, _ := s.plan(nodes)
+	needsProcessing := false
+	for _, p := range plans {
+		needsProcessing = needsProcessing || p.class.Processing
+	}
+	sets := [][]catalog.ConfigField{s.base}
+	if needsProcessing {
+		sets = append(sets, s.processing)
+	}
+	var baseEssential []string
+	for _, set := range sets {
+		for _, f := range set {
+			if f.Tier == catalog.TierDerived {
+				continue
+			}
+			t.Base[f.Name] = cloneValue(normalize(f.Default))
+			if f.Tier == catalog.TierEssential && f.Default == nil {
+				baseEssential = append(baseEssential, "base."+f.Name)
+			}
+		}
+	}
+	t.EssentialFields = append(t.EssentialFields, baseEssential...)
+	planned := map[catalog.NodeName]bool{}
+	var configs []*Config
+	keyOwner := map[catalog.ConfigKey]catalog.NodeName{}
+	for _, p := range plans {
+		planned[p.node] = true
+		own := map[string]any{}
+		for _, r := range s.ownRequirements(p.class) {
+			own[r.Name] = r.Default
+			if r.Name == "job_type" && p.jobType != "" {
+				own[r.Name] = p.jobType
+			}
+			if r.Required && own[r.Name] == nil {
+				t.EssentialFields = append(t.EssentialFields, string(p.node)+"."+r.Name)
+			}
+		}
+		t.Steps[p.node] = own
+		t.ConfigClassMap[p.node] = p.class.Name
+		values := map[string]any{}
+		for name, v := range t.Base {
+			if p.class.HasField(name) {
+				values[name] = v
+			}
+		}
+		for name, v := range own {
+			values[name] = v
+		}
+		cfg, _, _ := p.class.newConfig("", values)
+		t.ConfigKeys[p.node] = cfg.Key
+		if prev, dup := keyOwner[cfg.Key]; dup {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("nodes %s and %s both get the config key %s; give them different job types", prev, p.node, cfg.Key))
+			continue
+		}
+		keyOwner[cfg.Key] = p.node
+		configs = append(configs, cfg)
+	}
+	for _, n := range nodes {
+		if !planned[n] {
+			t.Pending = append(t.Pending, n)
+			t.Warnings = append(t.Warnings, fmt.Sprintf("node %s does not start with a known step type; it has no config class", n))
+		}
+	}
+	sort.Slice(configs, func(i, j int) bool { return configs[i].Key < configs[j].Key })
+	t.File = layout(configs, "", true)
+	return t
+}

@@ -1,0 +1,65 @@
+// Package config holds the typed configuration of a pipeline: the values of
+// every step's config class, the config.json file that carries them, and the
+// rules that pick a config for each DAG node.
+//
+// # Model
+//
+// A config class is what the step catalog declares for a step type: the
+// shared "base" field set, the "processing" set for processing steps, and the
+// step's own fields, each with a type, a tier (essential, system, derived), a
+// default and constraints (allowed values, min/max, pattern). A [Schema]
+// indexes those classes; it is built from the catalog ([FromCatalog],
+// [Default]) or, in tests, from hand-built steps ([NewSchema]). Two abstract
+// classes exist besides the step classes, as in the original engine:
+// BasePipelineConfig (step key "Base") and ProcessingStepConfigBase
+// ("Processing").
+//
+// A [Config] is one step's values: user values and defaults (typed by the
+// declarations), derived values computed from `derive:` templates (pipeline
+// name, S3 locations, AWS region...), and extra fields the class does not
+// declare, kept verbatim. A [Set] is the configs of one pipeline keyed by
+// config key (`<Canonical>_<job_type>`, or `<Canonical>`).
+//
+// Validation never stops at the first problem: [ValidationError] lists every
+// bad field with its path (`<config key>.<field>`, or `base.<field>` for a base
+// field that is wrong for every step), a message and the allowed values.
+//
+// # config.json
+//
+// [Marshal] / [Unmarshal] ([Save] / [Load]) read and write the format of the
+// original's merge_and_save_configs: `configuration.shared` (tier 1/2 fields
+// whose value is identical and non-null in every config, when there are at
+// least two), `configuration.specific` (per config key: `__model_type__` and
+// every other serialized field, derived values included) and `metadata`
+// (`config_types`, `field_sources`, `created_at`), sorted keys, two-space
+// indent. Files written by the original load here (the direct structure
+// without the `configuration` wrapper too, and `__type_info__` wrappers are
+// unwrapped); files written here load there. Values -> file -> values is
+// lossless. Writes are atomic.
+//
+// # Node -> config resolution
+//
+// [Set.Resolve] picks a config for each DAG node in the original's order:
+// exact key; metadata.config_types naming a class (job type checked against
+// the node's last `_` segment); case-insensitive key; a suffix-less node that
+// names a step type with exactly one config of that type; then scored
+// candidates (job-type keywords 0.7+0.3·similarity, semantic 0.7 gated by the
+// step type, name patterns 0.6..0.9). Unlike the original, a tie at the top
+// score between different configs is an [AmbiguousNodeError] listing the
+// candidates unless [ResolveOptions].FirstOnTie asks for the original's
+// first-wins behaviour. All unresolved nodes are reported together
+// ([ResolutionError]); two nodes that would produce the same SageMaker step
+// name are a [DuplicateStepNameError].
+//
+// # Derive templates
+//
+// A derived field's `derive:` template is literal text with placeholders:
+// `{field}` (null if the value is null or empty), `{field|aws_region}`
+// (NA->us-east-1, EU->eu-west-1, FE->us-west-2), `{field|lower}`,
+// `{field|upper}`, `{a,b}` (first non-empty) and `{flag?a:b}` (a when the bool
+// flag is true, else b). Derived fields may reference derived fields. A
+// derived field without a template uses a built-in one for the original's
+// well-known names (aws_region, pipeline_name, pipeline_description,
+// pipeline_s3_loc, effective_source_dir, effective_instance_type, script_path,
+// hyperparameter_file).
+package config

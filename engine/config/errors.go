@@ -1,0 +1,194 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+// Kinds of field problems (FieldError.Kind).
+const (
+	KindMissing      = "missing"       // an essential field has no value
+	KindType         = "type"          // the value has the wrong JSON type
+	KindAllowed      = "allowed"       // the value is not one of the allowed values
+	KindRange        = "range"         // a number is below min or above max
+	KindPattern      = "pattern"       // a string does not match the pattern
+	KindUnknownClass = "unknown_class" // config class not known to the catalog
+	KindUnknownStep  = "unknown_step"  // a DAG node names no known step type
+	KindUnknownNode  = "unknown_node"  // values given for a name that is not a DAG node
+	KindDuplicateKey = "duplicate_key" // two configs would get the same config key
+	KindResolution   = "resolution"    // a node would not resolve to its own config
+	KindMalformed    = "malformed"     // the config file's structure is wrong
+)
+
+// FieldError is one problem with one field (or one config).
+type FieldError struct {
+	Path    string `json:"path"`              // "<config key or node>.<field>", "base.<field>" or "<key>"
+	Field   string `json:"field,omitempty"`   // the field name, when the problem is about a field
+	Kind    string `json:"kind"`              // one of the Kind* constants
+	Message string `json:"message"`           // what is wrong, in one sentence
+	Allowed []any  `json:"allowed,omitempty"` // allowed values, when constrained
+	Value   any    `json:"value,omitempty"`   // the offending value, when there is one
+}
+
+func (e FieldError) String() string {
+	s := e.Path + ": " + e.Message
+	if len(e.Allowed) > 0 {
+		s += fmt.Sprintf(" (allowed: %v)", e.Allowed)
+	}
+	return s
+}
+
+// ValidationError lists every problem found in a set of config values. It is
+// never returned with an empty list.
+type ValidationError struct {
+	Errors []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		parts[i] = fe.String()
+	}
+	return fmt.Sprintf("%d invalid config value(s): %s", len(e.Errors), strings.Join(parts, "; "))
+}
+
+// Paths returns the path of every problem, in order.
+func (e *ValidationError) Paths() []string {
+	out := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		out[i] = fe.Path
+	}
+	return out
+}
+
+// UnknownClassError is returned when config.json names config classes the
+// schema does not know.
+type UnknownClassError struct {
+	Classes   map[string]string // config key -> unknown class name
+	Available []string          // known class names, sorted
+}
+
+func (e *UnknownClassError) Error() string {
+	var parts []string
+	for _, k := range sortedKeys(e.Classes) {
+		parts = append(parts, fmt.Sprintf("%s: %s", k, e.Classes[k]))
+	}
+	return fmt.Sprintf("unknown config class(es): %s", strings.Join(parts, ", "))
+}
+
+// FormatError is returned when a config.json is not valid JSON or does not
+// have the expected structure.
+type FormatError struct {
+	Path string // file path, when known
+	Msg  string
+	Err  error
+}
+
+func (e *FormatError) Error() string {
+	where := "config.json"
+	if e.Path != "" {
+		where = e.Path
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", where, e.Msg, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", where, e.Msg)
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Candidate is one config a node could resolve to.
+type Candidate struct {
+	Key        catalog.ConfigKey `json:"config_key"`
+	Class      string            `json:"config_class"`
+	Confidence float64           `json:"confidence"`
+	Method     string            `json:"method"`
+}
+
+// AmbiguousNodeError is returned when the best-scoring candidates of a node
+// are different configs with the same score.
+type AmbiguousNodeError struct {
+	Node       catalog.NodeName
+	Candidates []Candidate // the tied candidates, in config order
+}
+
+func (e *AmbiguousNodeError) Error() string {
+	keys := make([]string, len(e.Candidates))
+	for i, c := range e.Candidates {
+		keys[i] = fmt.Sprintf("%s (%s %.2f)", c.Key, c.Method, c.Confidence)
+	}
+	return fmt.Sprintf("node %q is ambiguous: %s; add a config key %q or map it in metadata.config_types",
+		e.Node, strings.Join(keys, ", "), e.Node)
+}
+
+// NoConfigError is returned when nothing matches a node.
+type NoConfigError struct {
+	Node      catalog.NodeName
+	Available []catalog.ConfigKey // every config key, in order
+}
+
+func (e *NoConfigError) Error() string {
+	return fmt.Sprintf("no configuration found for node %q (config keys: %v)", e.Node, e.Available)
+}
+
+// NodeFailure is one node that could not be resolved.
+type NodeFailure struct {
+	Node       catalog.NodeName `json:"node"`
+	Reason     string           `json:"reason"` // "no_match" or "ambiguous"
+	Candidates []Candidate      `json:"candidates,omitempty"`
+	Err        error            `json:"-"`
+}
+
+// ResolutionError lists every DAG node that could not be resolved.
+type ResolutionError struct {
+	Total     int // DAG nodes
+	Failures  []NodeFailure
+	Available []catalog.ConfigKey
+}
+
+func (e *ResolutionError) Error() string {
+	nodes := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		nodes[i] = string(f.Node)
+	}
+	msg := fmt.Sprintf("could not resolve %d of %d DAG nodes to a configuration: [%s]",
+		len(e.Failures), e.Total, strings.Join(nodes, ", "))
+	for _, f := range e.Failures {
+		if f.Reason == "ambiguous" {
+			msg += "; " + f.Err.Error()
+		}
+	}
+	return msg
+}
+
+// Nodes returns the failed node names.
+func (e *ResolutionError) Nodes() []catalog.NodeName {
+	out := make([]catalog.NodeName, len(e.Failures))
+	for i, f := range e.Failures {
+		out[i] = f.Node
+	}
+	return out
+}
+
+// StepNameCollision is one SageMaker step name that several nodes would produce.
+type StepNameCollision struct {
+	StepName string              `json:"step_name"`
+	Nodes    []catalog.NodeName  `json:"nodes"`
+	Keys     []catalog.ConfigKey `json:"config_keys"`
+}
+
+// DuplicateStepNameError is returned when two or more nodes resolve to
+// configs that yield the same `<StepType>[-<Jobtype>]` step name.
+type DuplicateStepNameError struct {
+	Collisions []StepNameCollision
+}
+
+func (e *DuplicateStepNameError) Error() string {
+	parts := make([]string, len(e.Collisions))
+	for i, c := range e.Collisions {
+		parts[i] = fmt.Sprintf("nodes %v -> step name '%s'", c.Nodes, c.StepName)
+	}
+	return "duplicate step-name collision(s): " + strings.Join(parts, "; ")
+}

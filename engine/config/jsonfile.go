@@ -1,0 +1,263 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+// createdAtLayout is Python's datetime.now().isoformat() (local time, no zone).
+const createdAtLayout = "2006-01-02T15:04:05.000000"
+
+// serialized returns what the original's serializer writes for a config:
+// essential fields, non-null system fields, non-null derived values and the
+// extra fields.
+func (c *Config) serialized() map[string]any {
+	out := make(map[string]any, len(c.Values)+len(c.Derived))
+	for name, v := range c.Values {
+		f, declared := c.Class.Field(name)
+		if declared && f.Tier != catalog.TierEssential && v == nil {
+			continue
+		}
+		out[name] = v
+	}
+	for name, v := range c.Derived {
+		out[name] = v
+	}
+	return out
+}
+
+// File is the decoded structure of a config.json in the original's format.
+type File struct {
+	Configuration struct {
+		Shared   map[string]any            `json:"shared"`
+		Specific map[string]map[string]any `json:"specific"`
+	} `json:"configuration"`
+	Metadata struct {
+		ConfigTypes  map[string]string   `json:"config_types"`
+		CreatedAt    string              `json:"created_at"`
+		FieldSources map[string][]string `json:"field_sources"`
+	} `json:"metadata"`
+}
+
+// ToFile lays a set out in the original's config.json structure.
+func (s *Set) ToFile() *File {
+	return layout(s.configs, s.CreatedAt, false)
+}
+
+func layout(configs []*Config, createdAt string, skeleton bool) *File {
+	f := &File{}
+	shared := sharedFields(configs, skeleton)
+	f.Configuration.Shared = shared
+	f.Configuration.Specific = make(map[string]map[string]any, len(configs))
+	f.Metadata.ConfigTypes = make(map[string]string, len(configs))
+	f.Metadata.FieldSources = map[string][]string{}
+	for _, c := range configs {
+		key := string(c.Key)
+		entry := map[string]any{ModelTypeKey: c.Class.Name}
+		f.Metadata.FieldSources[ModelTypeKey] = append(f.Metadata.FieldSources[ModelTypeKey], key)
+		ser := c.serialized()
+		if skeleton {
+			for name := range c.Derived {
+				delete(ser, name)
+			}
+		}
+		for _, name := range sortedKeys(ser) {
+			f.Metadata.FieldSources[name] = append(f.Metadata.FieldSources[name], key)
+			if _, isShared := shared[name]; isShared {
+				continue
+			}
+			entry[name] = cloneValue(ser[name])
+		}
+		f.Configuration.Specific[key] = entry
+		f.Metadata.ConfigTypes[key] = c.Class.Name
+	}
+	if createdAt == "" {
+		createdAt = time.Now().Format(createdAtLayout)
+	}
+	f.Metadata.CreatedAt = createdAt
+	return f
+}
+
+// Marshal encodes a set as config.json in the original's format: sorted
+// keys, two-space indent, floats in Python form.
+func Marshal(s *Set) ([]byte, error) { return encodeFile(s.ToFile()) }
+
+func encodeFile(f *File) ([]byte, error) {
+	specific := make(map[string]any, len(f.Configuration.Specific))
+	for k, v := range f.Configuration.Specific {
+		specific[k] = toJSON(map[string]any(v))
+	}
+	doc := map[string]any{
+		"configuration": map[string]any{"shared": toJSON(f.Configuration.Shared), "specific": specific},
+		"metadata": map[string]any{
+			"config_types":  f.Metadata.ConfigTypes,
+			"created_at":    f.Metadata.CreatedAt,
+			"field_sources": f.Metadata.FieldSources,
+		},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode config.json: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes a set to path atomically (temp file in the same directory,
+// then rename). Missing parent directories are created.
+func Save(s *Set, path string) error {
+	b, err := Marshal(s)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, b, 0o644)
+}
+
+// Load reads a config.json (see Unmarshal). A missing file is an error that
+// satisfies errors.Is(err, fs.ErrNotExist).
+func Load(schema *Schema, path string) (*Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Unmarshal(schema, b)
+	if fe, ok := err.(*FormatError); ok {
+		fe.Path = path
+	}
+	return s, err
+}
+
+// Unmarshal decodes a config.json written by the original or by Marshal.
+//
+// For each metadata.config_types entry (or, when config_types is absent,
+// each specific entry's __model_type__), in key order, the shared fields the
+// class declares are merged with specific[key] (specific wins), metadata keys
+// are dropped, derived values are recomputed and the values are typed and
+// validated. Both the wrapped form {"configuration": {...}, "metadata": {...}}
+// and the direct form {"shared", "specific", "metadata"} are accepted.
+//
+// Errors: *FormatError (not JSON, wrong structure), *UnknownClassError
+// (every unknown class listed; no set returned) or *ValidationError (every
+// bad field; the set is returned as well so callers can still inspect it).
+func Unmarshal(schema *Schema, data []byte) (*Set, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var root any
+	if err := dec.Decode(&root); err != nil {
+		return nil, &FormatError{Msg: "not valid JSON", Err: err}
+	}
+	if dec.More() {
+		return nil, &FormatError{Msg: "trailing data after the JSON document"}
+	}
+	top, ok := root.(map[string]any)
+	if !ok {
+		return nil, &FormatError{Msg: fmt.Sprintf("the document is %s, not an object", jsonKind(normalize(root)))}
+	}
+	body := top
+	if conf, ok := top["configuration"].(map[string]any); ok {
+		body = conf
+	}
+	var meta map[string]any
+	if m, present := top["metadata"]; present && m != nil {
+		if meta, ok = m.(map[string]any); !ok {
+			return nil, &FormatError{Msg: "metadata is not an object"}
+		}
+	}
+	shared := map[string]any{}
+	if v, present := body["shared"]; present && v != nil {
+		if shared, ok = v.(map[string]any); !ok {
+			return nil, &FormatError{Msg: "configuration.shared is not an object"}
+		}
+	}
+	specific := map[string]map[string]any{}
+	if v, present := body["specific"]; present && v != nil {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, &FormatError{Msg: "configuration.specific is not an object"}
+		}
+		for k, e := range m {
+			em, ok := e.(map[string]any)
+			if !ok {
+				return nil, &FormatError{Msg: fmt.Sprintf("configuration.specific.%s is not an object", k)}
+			}
+			specific[k] = em
+		}
+	}
+	types := map[string]string{}
+	var warnings []string
+	if ct, present := meta["config_types"]; present && ct != nil {
+		m, ok := ct.(map[string]any)
+		if !ok {
+			return nil, &FormatError{Msg: "metadata.config_types is not an object"}
+		}
+		for k, v := range m {
+			name, ok := v.(string)
+			if !ok {
+				return nil, &FormatError{Msg: fmt.Sprintf("metadata.config_types.%s is not a string", k)}
+			}
+			types[k] = name
+		}
+		for _, k := range sortedKeys(specific) {
+			if _, listed := types[k]; !listed {
+				warnings = append(warnings, fmt.Sprintf("specific.%s has no entry in metadata.config_types and is ignored", k))
+			}
+		}
+	} else {
+		for k, e := range specific {
+			name, ok := e[ModelTypeKey].(string)
+			if !ok {
+				return nil, &FormatError{Msg: fmt.Sprintf("no metadata.config_types and specific.%s has no %s", k, ModelTypeKey)}
+			}
+			types[k] = name
+		}
+	}
+	if len(types) == 0 {
+		return nil, &FormatError{Msg: "no configs: metadata.config_types and configuration.specific are empty"}
+	}
+	unknown := map[string]string{}
+	for k, name := range types {
+		if _, ok := schema.Class(name); !ok {
+			unknown[k] = name
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &UnknownClassError{Classes: unknown, Available: schema.ClassNames()}
+	}
+	var configs []*Config
+	var problems []FieldError
+	for _, key := range sortedKeys(types) {
+		class, _ := schema.Class(types[key])
+		merged := make(map[string]any, len(shared)+len(specific[key]))
+		for name, v := range shared {
+			if class.HasField(name) {
+				merged[name] = v
+			}
+		}
+		for name, v := range specific[key] {
+			merged[name] = v
+		}
+		cfg, errs, warns := class.newConfig(catalog.ConfigKey(key), merged)
+		configs = append(configs, cfg)
+		problems = append(problems, errs...)
+		warnings = append(warnings, warns...)
+	}
+	set, err := NewSet(configs...)
+	if err != nil {
+		return nil, err
+	}
+	set.MetadataConfigTypes = types
+	set.CreatedAt, _ = meta["created_at"].(string)
+	set.Warnings = warnings
+	if len(problems) > 0 {
+		return set, &ValidationError{Errors: problems}
+	}
+	return set, nil
+}
