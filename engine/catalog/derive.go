@@ -1,0 +1,295 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Derivation templates (the `derive:` attribute of a config field) are text
+// with {placeholders}. A placeholder is a field name followed by filters:
+//
+//	{author}-{service_name}                 field values
+//	{region|aws_region}                     NA -> us-east-1, EU -> eu-west-1, FE -> us-west-2
+//	{processing_source_dir|or:source_dir}   first non-empty of the two fields
+//	{use_large|if:type_large:type_small}    value of type_large when use_large is true, else type_small
+//	{model_class|lower} {region|upper}      case filters
+//	{today}                                 the current date, YYYY-MM-DD
+//
+// A value is empty when the field is missing, null or "". Values are
+// rendered like environment variables (see EnvValue).
+
+// RegionToAWS maps the engine's region codes to AWS regions.
+var RegionToAWS = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": "us-west-2"}
+
+// TodayVar is the template variable that expands to the current date.
+const TodayVar = "today"
+
+var reTemplateName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// tmplFilter is one filter of a placeholder.
+type tmplFilter struct {
+	name string
+	args []string
+}
+
+// tmplPart is a literal (field == "") or a placeholder.
+type tmplPart struct {
+	literal string
+	field   string
+	filters []tmplFilter
+}
+
+// parseTemplate splits a derivation template into parts.
+func parseTemplate(t string) ([]tmplPart, error) {
+	var parts []tmplPart
+	for len(t) > 0 {
+		open := strings.IndexByte(t, '{')
+		closeIdx := strings.IndexByte(t, '}')
+		if open < 0 {
+			if closeIdx >= 0 {
+				return nil, fmt.Errorf("unmatched '}'")
+			}
+			parts = append(parts, tmplPart{literal: t})
+			break
+		}
+		if closeIdx >= 0 && closeIdx < open {
+			return nil, fmt.Errorf("unmatched '}'")
+		}
+		if open > 0 {
+			parts = append(parts, tmplPart{literal: t[:open]})
+		}
+		end := strings.IndexByte(t[open:], '}')
+		if end < 0 {
+			return nil, fmt.Errorf("unclosed '{'")
+		}
+		expr := t[open+1 : open+end]
+		t = t[open+end+1:]
+		segs := strings.Split(expr, "|")
+		p := tmplPart{field: strings.TrimSpace(segs[0])}
+		if !reTemplateName.MatchString(p.field) {
+			return nil, fmt.Errorf("placeholder {%s}: %q is not a field name", expr, p.field)
+		}
+		for _, s := range segs[1:] {
+			fa := strings.Split(strings.TrimSpace(s), ":")
+			f := tmplFilter{name: fa[0], args: fa[1:]}
+			want, ok := filterArity[f.name]
+			if !ok {
+				return nil, fmt.Errorf("placeholder {%s}: unknown filter %q (known: %s)", expr, f.name, strings.Join(filterNames(), ", "))
+			}
+			if len(f.args) != want {
+				return nil, fmt.Errorf("placeholder {%s}: filter %q takes %d argument(s)", expr, f.name, want)
+			}
+			for _, a := range f.args {
+				if !reTemplateName.MatchString(a) {
+					return nil, fmt.Errorf("placeholder {%s}: %q is not a field name", expr, a)
+				}
+			}
+			p.filters = append(p.filters, f)
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+var filterArity = map[string]int{"aws_region": 0, "lower": 0, "upper": 0, "or": 1, "if": 2}
+
+func filterNames() []string {
+	out := make([]string, 0, len(filterArity))
+	for k := range filterArity {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// templateRefs lists the field names a template reads (without "today").
+func templateRefs(t string) ([]string, error) {
+	parts, err := parseTemplate(t)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range parts {
+		if p.field == "" {
+			continue
+		}
+		if p.field != TodayVar {
+			out = append(out, p.field)
+		}
+		for _, f := range p.filters {
+			out = append(out, f.args...)
+		}
+	}
+	return out, nil
+}
+
+// ExpandDerivation renders a derivation template. lookup returns a field's
+// value and whether it has one. An empty placeholder value is an error
+// unless an `or:` filter supplies one, because a derived name with a hole
+// in it ("alice--xgboost-NA") is never what the user wants.
+func ExpandDerivation(template string, lookup func(name string) (any, bool)) (string, error) {
+	parts, err := parseTemplate(template)
+	if err != nil {
+		return "", err
+	}
+	get := func(name string) string {
+		if name == TodayVar {
+			return time.Now().Format("2006-01-02")
+		}
+		v, ok := lookup(name)
+		if !ok || v == nil {
+			return ""
+		}
+		return EnvValue(v)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.field == "" {
+			b.WriteString(p.literal)
+			continue
+		}
+		raw, _ := lookup(p.field)
+		val := get(p.field)
+		for _, f := range p.filters {
+			switch f.name {
+			case "or":
+				if val == "" {
+					val = get(f.args[0])
+				}
+			case "if":
+				if truthy(raw) {
+					val = get(f.args[0])
+				} else {
+					val = get(f.args[1])
+				}
+			case "lower":
+				val = strings.ToLower(val)
+			case "upper":
+				val = strings.ToUpper(val)
+			case "aws_region":
+				r, ok := RegionToAWS[val]
+				if !ok {
+					return "", fmt.Errorf("{%s}: region %q is not one of NA, EU, FE", p.field, val)
+				}
+				val = r
+			}
+		}
+		if val == "" {
+			return "", fmt.Errorf("{%s} has no value", p.field)
+		}
+		b.WriteString(val)
+	}
+	return b.String(), nil
+}
+
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return t
+	case string:
+		b, _ := strconv.ParseBool(t)
+		return b
+	case int:
+		return t != 0
+	case float64:
+		return t != 0
+	}
+	return false
+}
+
+// EnvValue renders a config value the way environment variables and
+// derivation templates see it: bool -> "true"/"false", list ->
+// comma-joined, map -> JSON, whole floats without a fraction, else fmt.
+func EnvValue(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case int:
+		return strconv.Itoa(t)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case []any:
+		s := make([]string, len(t))
+		for i, x := range t {
+			s[i] = EnvValue(x)
+		}
+		return strings.Join(s, ",")
+	case []string:
+		return strings.Join(t, ",")
+	case map[string]any:
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Sprint(t)
+		}
+		return string(b)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// DeriveValue computes a derived (or dynamically defaulted) field of the
+// step from the given config values: a value present in values wins;
+// otherwise the field's derivation template is expanded, resolving other
+// derived fields and defaults as needed.
+func (s *Step) DeriveValue(name string, values map[string]any) (string, error) {
+	return s.derive(name, values, 0)
+}
+
+func (s *Step) derive(name string, values map[string]any, depth int) (string, error) {
+	if depth > 16 {
+		return "", fmt.Errorf("derivation of %q is too deep", name)
+	}
+	f, ok := s.Field(name)
+	if !ok {
+		return "", fmt.Errorf("step %s has no config field %q", s.Type, name)
+	}
+	if v, ok := values[name]; ok && v != nil {
+		return EnvValue(v), nil
+	}
+	if f.Derivation == "" {
+		if f.Default != nil {
+			return EnvValue(f.Default), nil
+		}
+		return "", fmt.Errorf("field %q has no value and no derivation", name)
+	}
+	var inner error
+	out, err := ExpandDerivation(f.Derivation, func(n string) (any, bool) {
+		if v, ok := values[n]; ok && v != nil {
+			return v, true
+		}
+		g, ok := s.Field(n)
+		if !ok {
+			return nil, false
+		}
+		if g.Derivation != "" {
+			v, err := s.derive(n, values, depth+1)
+			if err != nil {
+				inner = err
+				return nil, false
+			}
+			return v, true
+		}
+		if g.Default != nil {
+			return g.Default, true
+		}
+		return nil, false
+	})
+	if err != nil && inner != nil {
+		return "", fmt.Errorf("%s: %w", name, inner)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}

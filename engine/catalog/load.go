@@ -1,0 +1,745 @@
+package catalog
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+//go:embed steps/*.step.yaml fieldsets/*.yaml
+var embedded embed.FS
+
+// CoreWorkspace is the WorkspaceID of every embedded step.
+const CoreWorkspace = "core"
+
+// StepFileSuffix is the suffix of a step-interface file name.
+const StepFileSuffix = ".step.yaml"
+
+// FieldSet is one shared set of config fields, resolved through its
+// extends chain (the fields of the sets it extends come first).
+type FieldSet struct {
+	Name        string        `json:"name"`
+	Extends     string        `json:"extends,omitempty"`
+	Chain       []string      `json:"chain"` // root first, this set last
+	Description string        `json:"description"`
+	Fields      []ConfigField `json:"fields"`
+	File        string        `json:"file"`
+}
+
+// Catalog is a loaded, validated, read-only set of step types. It is safe
+// for concurrent use.
+type Catalog struct {
+	steps      map[StepType]*Step
+	sorted     []*Step
+	names      []StepType
+	fieldSets  map[string]*FieldSet
+	byKey      map[string]StepType // canonical key of names and aliases
+	index      []searchEntry
+	workspaces []string
+}
+
+var (
+	defaultOnce sync.Once
+	defaultCat  *Catalog
+	defaultErr  error
+
+	cacheMu sync.Mutex
+	cache   = map[string]cachedCatalog{}
+)
+
+type cachedCatalog struct {
+	fingerprint string
+	cat         *Catalog
+}
+
+// Default returns the catalog of embedded step types. It is loaded and
+// validated once; later calls return the same value.
+func Default() (*Catalog, error) {
+	defaultOnce.Do(func() { defaultCat, defaultErr = loadEmbedded() })
+	return defaultCat, defaultErr
+}
+
+// Load returns the embedded catalog extended with the *.step.yaml files at
+// the top level of each workspace directory, in order. A workspace step
+// adds a new type or replaces an embedded (or earlier workspace) type of the
+// same name. With no directories it returns Default(). Results are cached
+// per directory set and reused while no step file in those directories
+// changes (name, size or modification time).
+func Load(workspaceDirs ...string) (*Catalog, error) {
+	base, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	dirs := make([]string, 0, len(workspaceDirs))
+	for _, d := range workspaceDirs {
+		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, &FileError{File: d, Message: err.Error()}
+		}
+		dirs = append(dirs, abs)
+	}
+	if len(dirs) == 0 {
+		return base, nil
+	}
+	key := strings.Join(dirs, "\x00")
+	fp, files, err := fingerprint(dirs)
+	if err != nil {
+		return nil, err
+	}
+	cacheMu.Lock()
+	if c, ok := cache[key]; ok && c.fingerprint == fp {
+		cacheMu.Unlock()
+		return c.cat, nil
+	}
+	cacheMu.Unlock()
+
+	cat, err := extend(base, dirs, files)
+	if err != nil {
+		return nil, err
+	}
+	cacheMu.Lock()
+	cache[key] = cachedCatalog{fingerprint: fp, cat: cat}
+	cacheMu.Unlock()
+	return cat, nil
+}
+
+// fingerprint lists the step files of each directory and summarises them.
+func fingerprint(dirs []string) (string, [][]string, error) {
+	var b strings.Builder
+	files := make([][]string, len(dirs))
+	for i, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return "", nil, &FileError{File: d, Message: "workspace directory does not exist"}
+			}
+			return "", nil, &FileError{File: d, Message: err.Error()}
+		}
+		if !st.IsDir() {
+			return "", nil, &FileError{File: d, Message: "workspace path is not a directory"}
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return "", nil, &FileError{File: d, Message: err.Error()}
+		}
+		fmt.Fprintf(&b, "%s\n", d)
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), StepFileSuffix) || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				return "", nil, &FileError{File: filepath.Join(d, e.Name()), Message: err.Error()}
+			}
+			files[i] = append(files[i], filepath.Join(d, e.Name()))
+			fmt.Fprintf(&b, " %s %d %d\n", e.Name(), info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	return b.String(), files, nil
+}
+
+// loadEmbedded parses, resolves and validates the embedded files.
+func loadEmbedded() (*Catalog, error) {
+	var errs LoadErrors
+	sets, serrs := loadFieldSets(embedded, "fieldsets")
+	errs = append(errs, serrs...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	entries, err := fs.ReadDir(embedded, "steps")
+	if err != nil {
+		return nil, &FileError{File: "steps", Message: err.Error()}
+	}
+	steps := map[StepType]*Step{}
+	for _, e := range entries {
+		name := e.Name()
+		data, err := fs.ReadFile(embedded, path.Join("steps", name))
+		if err != nil {
+			errs = append(errs, &FileError{File: name, Message: err.Error()})
+			continue
+		}
+		st, ferrs := parseStep(name, data, sets)
+		errs = append(errs, ferrs...)
+		if st == nil {
+			continue
+		}
+		st.Source = "embedded:" + name
+		st.WorkspaceID = CoreWorkspace
+		if prev, dup := steps[st.Type]; dup {
+			errs = append(errs, &FileError{File: name, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
+			continue
+		}
+		steps[st.Type] = st
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	cat := newCatalog(steps, sets, nil)
+	if errs := cat.crossCheck(func(*Step) bool { return true }); len(errs) > 0 {
+		return nil, errs
+	}
+	return cat, nil
+}
+
+// extend builds a catalog from base plus workspace files.
+func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
+	var errs LoadErrors
+	steps := make(map[StepType]*Step, len(base.steps)+8)
+	for k, v := range base.steps {
+		steps[k] = v
+	}
+	added := map[*Step]bool{}
+	for i, d := range dirs {
+		wsID := filepath.Base(d)
+		for _, f := range files[i] {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				errs = append(errs, &FileError{File: f, Message: err.Error()})
+				continue
+			}
+			st, ferrs := parseStep(f, data, base.fieldSets)
+			errs = append(errs, ferrs...)
+			if st == nil {
+				continue
+			}
+			st.Source = f
+			st.WorkspaceID = wsID
+			if prev, ok := steps[st.Type]; ok {
+				if added[prev] && prev.WorkspaceID == wsID {
+					errs = append(errs, &FileError{File: f, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
+					continue
+				}
+				st.Overrides = prev.Source
+				for _, v := range st.variants {
+					v.Overrides = prev.Source
+				}
+			}
+			steps[st.Type] = st
+			added[st] = true
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	cat := newCatalog(steps, base.fieldSets, dirs)
+	if errs := cat.crossCheck(func(s *Step) bool { return added[s] }); len(errs) > 0 {
+		return nil, errs
+	}
+	return cat, nil
+}
+
+// newCatalog builds the indexes of a catalog.
+func newCatalog(steps map[StepType]*Step, sets map[string]*FieldSet, dirs []string) *Catalog {
+	c := &Catalog{steps: steps, fieldSets: sets, workspaces: dirs, byKey: map[string]StepType{}}
+	for _, s := range steps {
+		c.sorted = append(c.sorted, s)
+	}
+	sort.Slice(c.sorted, func(i, j int) bool { return c.sorted[i].Type < c.sorted[j].Type })
+	c.names = make([]StepType, len(c.sorted))
+	for i, s := range c.sorted {
+		c.names[i] = s.Type
+		c.byKey[CanonicalKey(string(s.Type))] = s.Type
+	}
+	// Aliases never shadow a real step name.
+	for _, s := range c.sorted {
+		for _, a := range s.Aliases {
+			k := CanonicalKey(a)
+			if _, taken := c.byKey[k]; !taken {
+				c.byKey[k] = s.Type
+			}
+		}
+	}
+	c.index = buildIndex(c.sorted)
+	return c
+}
+
+// loadFieldSets parses every *.yaml in dir of fsys and resolves extends.
+func loadFieldSets(fsys fs.FS, dir string) (map[string]*FieldSet, LoadErrors) {
+	var errs LoadErrors
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, LoadErrors{{File: dir, Message: err.Error()}}
+	}
+	files := map[string]*FieldSetFile{}
+	fileOf := map[string]string{}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		name := e.Name()
+		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			errs = append(errs, &FileError{File: name, Message: err.Error()})
+			continue
+		}
+		var f FieldSetFile
+		if err := decodeStrict(name, data, &f); err != nil {
+			errs = append(errs, Problems(err)...)
+			continue
+		}
+		c := &collector{file: name}
+		if f.Name == "" {
+			c.add("name", "is required")
+		} else if want := strings.TrimSuffix(name, ".yaml"); f.Name != want {
+			c.add("name", "is %q but the file is named %s; the set name must equal the file stem %q", f.Name, name, want)
+		}
+		if strings.TrimSpace(f.Description) == "" {
+			c.add("description", "is required")
+		}
+		if len(c.errs) > 0 {
+			errs = append(errs, c.errs...)
+			continue
+		}
+		files[f.Name] = &f
+		fileOf[f.Name] = name
+	}
+	sets := map[string]*FieldSet{}
+	var resolve func(name string, seen []string) *FieldSet
+	resolve = func(name string, seen []string) *FieldSet {
+		if s, ok := sets[name]; ok {
+			return s
+		}
+		f := files[name]
+		for _, x := range seen {
+			if x == name {
+				errs = append(errs, &FileError{File: fileOf[name], Field: "extends", Message: "field sets extend each other in a cycle: " + strings.Join(append(seen, name), " -> ")})
+				return nil
+			}
+		}
+		var parent []ConfigField
+		chain := []string{}
+		if f.Extends != "" {
+			if _, ok := files[f.Extends]; !ok {
+				errs = append(errs, &FileError{File: fileOf[name], Field: "extends", Message: fmt.Sprintf("unknown field set %q (known: %s)", f.Extends, strings.Join(sortedKeys(files), ", "))})
+				return nil
+			}
+			p := resolve(f.Extends, append(seen, name))
+			if p == nil {
+				return nil
+			}
+			parent = p.Fields
+			chain = append(chain, p.Chain...)
+		}
+		c := &collector{file: fileOf[name]}
+		fields := mergeFields(c, parent, f.Fields, "fieldset:"+name)
+		validateFields(c, fields, "fieldset:"+name, f.Fields)
+		if len(c.errs) > 0 {
+			errs = append(errs, c.errs...)
+			return nil
+		}
+		s := &FieldSet{Name: name, Extends: f.Extends, Chain: append(chain, name), Description: strings.TrimSpace(f.Description), Fields: fields, File: fileOf[name]}
+		sets[name] = s
+		return s
+	}
+	for _, name := range sortedKeys(files) {
+		resolve(name, nil)
+	}
+	return sets, errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseStepFile parses and validates one step file against the embedded
+// field sets without adding it to any catalog. Cross-step checks
+// (compatible sources, alias clashes) are not applied; Load applies them.
+// file is used in error messages and to check the file name.
+func ParseStepFile(file string, data []byte) (*Step, error) {
+	base, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	st, errs := parseStep(file, data, base.fieldSets)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return st, nil
+}
+
+// mergeFields applies decls over inherited fields: a declaration with a
+// known name changes only the attributes it writes; a new name appends.
+func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, source string) []ConfigField {
+	out := make([]ConfigField, len(inherited), len(inherited)+len(decls))
+	copy(out, inherited)
+	pos := map[string]int{}
+	for i, f := range out {
+		pos[f.Name] = i
+	}
+	seen := map[string]int{}
+	for i, d := range decls {
+		p := fmt.Sprintf("fields[%d]", i)
+		if d.Name == "" {
+			c.add(p+".name", "is required")
+			continue
+		}
+		if j, dup := seen[d.Name]; dup {
+			c.add(p+".name", "field %q is declared twice (also fields[%d])", d.Name, j)
+			continue
+		}
+		seen[d.Name] = i
+		def, err := d.defaultValue()
+		if err != nil {
+			c.add(p+".default", "%v", err)
+			continue
+		}
+		if j, ok := pos[d.Name]; ok {
+			f := out[j]
+			if d.Type != "" {
+				f.Type = d.Type
+			}
+			if d.Tier != "" {
+				f.Tier = d.Tier
+			}
+			switch {
+			case d.hasDefault():
+				f.Default = def
+			case d.Derive != "" || f.Tier == TierEssential || f.Tier == TierDerived:
+				f.Default = nil // essential and derived fields never keep an inherited default
+			}
+			switch {
+			case d.Derive != "":
+				f.Derivation = d.Derive
+			case d.hasDefault() || f.Tier == TierEssential:
+				f.Derivation = "" // an explicit default replaces a dynamic one
+			}
+			if d.Allowed != nil {
+				f.Allowed = normalizeList(d.Allowed)
+			}
+			if d.Min != nil {
+				f.Min = d.Min
+			}
+			if d.Max != nil {
+				f.Max = d.Max
+			}
+			if d.Pattern != "" {
+				f.Pattern = d.Pattern
+			}
+			if d.Description != "" {
+				f.Description = strings.TrimSpace(d.Description)
+			}
+			f.Source = source
+			out[j] = f
+			continue
+		}
+		f := ConfigField{
+			Name: d.Name, Type: d.Type, Tier: d.Tier, Default: def, Allowed: normalizeList(d.Allowed),
+			Min: d.Min, Max: d.Max, Pattern: d.Pattern, Derivation: d.Derive,
+			Description: strings.TrimSpace(d.Description), Source: source,
+		}
+		if f.Type == "" {
+			f.Type = FieldString
+		}
+		if f.Tier == "" {
+			f.Tier = TierSystem
+		}
+		pos[d.Name] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
+func normalizeList(in []any) []any {
+	if in == nil {
+		return nil
+	}
+	out := make([]any, len(in))
+	for i, v := range in {
+		out[i] = normalizeYAML(v)
+	}
+	return out
+}
+
+// defaultFieldSets are used when a step file names none.
+var defaultFieldSets = map[Verb]string{
+	VerbProcessing:    "processing",
+	VerbTraining:      "training",
+	VerbTuning:        "tuning",
+	VerbCreateModel:   "model",
+	VerbTransform:     "base",
+	VerbRegisterModel: "base",
+}
+
+// parseStep decodes, resolves and validates one step file.
+func parseStep(file string, data []byte, sets map[string]*FieldSet) (*Step, LoadErrors) {
+	var sf StepFile
+	if err := decodeStrict(displayName(file), data, &sf); err != nil {
+		return nil, Problems(err)
+	}
+	c := &collector{file: displayName(file)}
+	st := buildStep(c, file, &sf, sets)
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	return st, nil
+}
+
+// displayName is the name used in error messages: the base name for
+// embedded files, the path as given for workspace files.
+func displayName(file string) string { return file }
+
+// buildStep turns a decoded file into a *Step, filling defaults and
+// validating everything that can be checked without the other steps.
+func buildStep(c *collector, file string, sf *StepFile, sets map[string]*FieldSet) *Step {
+	st := &Step{
+		Type:        StepType(strings.TrimSpace(sf.Step)),
+		Verb:        sf.Verb,
+		Kind:        sf.Kind,
+		Description: strings.TrimSpace(sf.Description),
+		Framework:   sf.Framework,
+		ConfigClass: sf.ConfigClass,
+		BuilderName: sf.Builder,
+		Aliases:     sf.Aliases,
+		Keywords:    sf.Keywords,
+		Patterns:    sf.Patterns,
+		Compute:     sf.Compute,
+		Contract:    sf.Contract,
+		Inputs:      sf.Inputs,
+		Outputs:     sf.Outputs,
+	}
+	validateHeader(c, file, sf, st)
+
+	// Field sets: the named sets (or the verb's default set), each with its
+	// extends chain, deduplicated, root first.
+	names := sf.FieldSets
+	if len(names) == 0 {
+		if d, ok := defaultFieldSets[st.Verb]; ok {
+			names = []string{d}
+		}
+	}
+	var inherited []ConfigField
+	seenSet := map[string]bool{}
+	for i, n := range names {
+		fsd, ok := sets[n]
+		if !ok {
+			c.add(fmt.Sprintf("field_sets[%d]", i), "unknown field set %q (known: %s)", n, strings.Join(sortedKeys(sets), ", "))
+			continue
+		}
+		for _, link := range fsd.Chain {
+			if seenSet[link] {
+				continue
+			}
+			seenSet[link] = true
+			st.FieldSets = append(st.FieldSets, link)
+		}
+	}
+	// Merge the chain's fields in order (later sets override earlier ones).
+	for _, n := range st.FieldSets {
+		own := sets[n].Fields
+		// A set's resolved Fields already include its parents; merge them
+		// by name so a set listed twice through different chains is stable.
+		inherited = overlay(inherited, own)
+	}
+	st.Fields = mergeFields(c, inherited, sf.Fields, "step")
+	applyDefaults(st)
+	validateFields(c, st.Fields, "step", sf.Fields)
+	validatePorts(c, st)
+	validateCompute(c, st)
+	validateContract(c, st)
+	validatePatterns(c, st)
+	st.JobTypes = append([]string(nil), sf.JobTypes...)
+	buildVariants(c, st, sf)
+	st.fieldIndex = make(map[string]int, len(st.Fields))
+	for i, f := range st.Fields {
+		st.fieldIndex[f.Name] = i
+	}
+	for _, v := range st.variants {
+		v.fieldIndex = st.fieldIndex
+	}
+	return st
+}
+
+// overlay merges fields by name: later ones replace earlier ones in place.
+func overlay(base, top []ConfigField) []ConfigField {
+	out := append([]ConfigField(nil), base...)
+	pos := map[string]int{}
+	for i, f := range out {
+		pos[f.Name] = i
+	}
+	for _, f := range top {
+		if j, ok := pos[f.Name]; ok {
+			out[j] = f
+			continue
+		}
+		pos[f.Name] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
+// verbDefaults are the per-verb compute and contract defaults (doc.go).
+type verbDefaults struct {
+	imageScope, framework                                    string
+	instanceType, largeType, smallType, useLarge, count, vol string
+	fwVersion, pyVersion, entryPoint, sourceDir, maxRuntime  string
+}
+
+var perVerb = map[Verb]verbDefaults{
+	VerbProcessing: {imageScope: "training", largeType: "processing_instance_type_large", smallType: "processing_instance_type_small",
+		useLarge: "use_large_processing_instance", count: "processing_instance_count", vol: "processing_volume_size",
+		entryPoint: "processing_entry_point", sourceDir: "effective_source_dir", maxRuntime: "max_runtime_seconds"},
+	VerbTraining: {imageScope: "training", instanceType: "training_instance_type", count: "training_instance_count", vol: "training_volume_size",
+		fwVersion: "framework_version", pyVersion: "py_version", entryPoint: "training_entry_point", sourceDir: "effective_source_dir", maxRuntime: "max_runtime_seconds"},
+	VerbTuning: {imageScope: "training", instanceType: "training_instance_type", count: "training_instance_count", vol: "training_volume_size",
+		fwVersion: "framework_version", pyVersion: "py_version", entryPoint: "training_entry_point", sourceDir: "effective_source_dir", maxRuntime: "max_runtime_seconds"},
+	VerbCreateModel: {imageScope: "inference", instanceType: "instance_type", fwVersion: "framework_version", pyVersion: "py_version",
+		entryPoint: "entry_point", sourceDir: "effective_source_dir"},
+	VerbTransform:     {instanceType: "transform_instance_type", count: "transform_instance_count", framework: "none"},
+	VerbRegisterModel: {imageScope: "inference", instanceType: "inference_instance_type", fwVersion: "framework_version", pyVersion: "py_version"},
+}
+
+// sdkFramework is the image framework of each SDK class.
+var sdkFramework = map[string]string{
+	"XGBoost": "xgboost", "XGBoostModel": "xgboost", "PyTorch": "pytorch", "PyTorchModel": "pytorch",
+	"SKLearn": "sklearn", "SKLearnModel": "sklearn",
+}
+
+// applyDefaults fills compute, contract, port and naming defaults.
+func applyDefaults(st *Step) {
+	has := func(name string) bool {
+		for _, f := range st.Fields {
+			if f.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	set := func(dst *string, v string) {
+		if *dst == "" && v != "" && has(v) {
+			*dst = v
+		}
+	}
+	d := perVerb[st.Verb]
+	cp := &st.Compute
+	switch cp.Kind {
+	case "sklearn":
+		if cp.Framework == "" {
+			cp.Framework = "sklearn"
+		}
+		set(&cp.FrameworkVersionField, "processing_framework_version")
+	case "xgboost":
+		if cp.Framework == "" {
+			cp.Framework = "xgboost"
+		}
+	case "framework":
+		if cp.SDKClass == "SKLearn" {
+			if cp.Framework == "" {
+				cp.Framework = "sklearn"
+			}
+			set(&cp.FrameworkVersionField, "processing_framework_version")
+		} else {
+			if cp.Framework == "" {
+				cp.Framework = sdkFramework[cp.SDKClass]
+			}
+			set(&cp.FrameworkVersionField, "framework_version")
+			set(&cp.PyVersionField, "py_version")
+		}
+	case "estimator", "tuner", "model":
+		if cp.Framework == "" {
+			cp.Framework = sdkFramework[cp.SDKClass]
+		}
+	}
+	if cp.Framework == "" && d.framework != "" {
+		cp.Framework = d.framework
+	}
+	if cp.Framework != "none" {
+		set(&cp.FrameworkVersionField, d.fwVersion)
+		set(&cp.PyVersionField, d.pyVersion)
+		set(&cp.ImageURIField, "image_uri")
+		if cp.ImageScope == "" {
+			cp.ImageScope = d.imageScope
+		}
+	}
+	if cp.InstanceTypeField == "" {
+		set(&cp.LargeInstanceTypeField, d.largeType)
+		set(&cp.SmallInstanceTypeField, d.smallType)
+		set(&cp.UseLargeInstanceField, d.useLarge)
+		set(&cp.InstanceTypeField, d.instanceType)
+	}
+	set(&cp.InstanceCountField, d.count)
+	set(&cp.VolumeSizeField, d.vol)
+	set(&cp.MaxRuntimeField, d.maxRuntime)
+
+	ct := &st.Contract
+	if ct.EntryPoint != "" {
+		set(&ct.EntryPointField, d.entryPoint)
+	}
+	if ct.EntryPoint != "" || st.Verb == VerbCreateModel {
+		set(&ct.SourceDirField, d.sourceDir)
+	}
+	ct.RequiredEnv = nil
+	ct.OptionalEnv = map[string]string{}
+	for i := range ct.Env {
+		e := &ct.Env[i]
+		if e.Field == "" && has(strings.ToLower(e.Name)) {
+			e.Field = strings.ToLower(e.Name)
+		}
+		if !e.Required && e.Default == "" && e.Field != "" {
+			if f, ok := fieldByName(st.Fields, e.Field); ok && f.Default != nil {
+				e.Default = EnvValue(f.Default)
+			}
+		}
+		if e.Required {
+			ct.RequiredEnv = append(ct.RequiredEnv, e.Name)
+		} else {
+			ct.OptionalEnv[e.Name] = e.Default
+		}
+	}
+	if ct.JobArguments == nil {
+		ct.JobArguments = []JobArgument{}
+	}
+	if ct.RequiredEnv == nil {
+		ct.RequiredEnv = []string{}
+	}
+	if st.Verb == VerbProcessing && st.Patterns.StepAssembly == "" {
+		st.Patterns.StepAssembly = "code"
+	}
+	for i := range st.Inputs {
+		if st.Inputs[i].DataType == "" {
+			st.Inputs[i].DataType = "S3Uri"
+		}
+		if st.Inputs[i].CompatibleSources == nil {
+			st.Inputs[i].CompatibleSources = []string{}
+		}
+		if st.Inputs[i].SemanticKeywords == nil {
+			st.Inputs[i].SemanticKeywords = []string{}
+		}
+	}
+	for i := range st.Outputs {
+		if st.Verb == VerbProcessing && st.Outputs[i].PropertyPath == "" && st.Outputs[i].LogicalName != "" {
+			st.Outputs[i].PropertyPath = ProcessingPropertyPath(st.Outputs[i].LogicalName)
+		}
+		if st.Outputs[i].DataType == "" {
+			st.Outputs[i].DataType = "S3Uri"
+		}
+		if st.Outputs[i].Aliases == nil {
+			st.Outputs[i].Aliases = []string{}
+		}
+	}
+	if st.Inputs == nil {
+		st.Inputs = []InputPort{}
+	}
+	if st.Outputs == nil {
+		st.Outputs = []OutputPort{}
+	}
+	if st.ConfigClass == "" && st.Type != "" {
+		st.ConfigClass = string(st.Type) + "Config"
+	}
+	if st.BuilderName == "" && st.Type != "" {
+		st.BuilderName = string(st.Type) + "StepBuilder"
+	}
+}

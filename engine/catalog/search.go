@@ -1,0 +1,357 @@
+package catalog
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// Match is one search result.
+type Match struct {
+	Step   *Step
+	Type   StepType
+	Score  float64 // 0..1, rounded to 3 decimals; 1 = exact name
+	Reason string  // exact_match | alias_match | token_match | substring_match | keyword_match | fuzzy_match
+}
+
+// Match reasons.
+const (
+	ReasonExact     = "exact_match"     // the query is the step name (case/separator-insensitive)
+	ReasonAlias     = "alias_match"     // the query is one of the step's aliases
+	ReasonToken     = "token_match"     // every query word starts or equals a word of the name
+	ReasonSubstring = "substring_match" // the query is part of the name
+	ReasonKeyword   = "keyword_match"   // query words match the step's keywords, verb or framework
+	ReasonFuzzy     = "fuzzy_match"     // close spelling (edit distance) or partial word matches
+)
+
+// minSearchScore is the lowest score Search reports.
+const minSearchScore = 0.4
+
+// QueryAbbreviations expand query words before matching (each word is
+// matched both as written and expanded).
+var QueryAbbreviations = map[string]string{
+	"xgb": "xgboost", "lgbm": "lightgbm", "lgb": "lightgbm", "gbm": "lightgbm", "torch": "pytorch", "pt": "pytorch",
+	"calib": "calibration", "cal": "calibration", "preproc": "preprocessing", "prep": "preprocessing",
+	"preprocess": "preprocessing", "reg": "registration", "register": "registration", "pkg": "package",
+	"hpo": "tuning", "tune": "tuning", "evaluation": "eval", "evaluate": "eval", "infer": "inference",
+	"predict": "inference", "impute": "imputation", "metrics": "metrics", "sample": "sampling",
+	"load": "loading", "data": "data", "sql": "sql", "bt": "batch", "xform": "transform",
+}
+
+// searchEntry holds the precomputed keys of one step.
+type searchEntry struct {
+	step       *Step
+	key        string   // canonical key of the name
+	nameTokens []string // words of the name (snake parts)
+	aliasKeys  []string
+	kwTokens   []string // keywords, verb, framework, alias words (deduplicated)
+	jobTypes   map[string]bool
+}
+
+func buildIndex(steps []*Step) []searchEntry {
+	out := make([]searchEntry, len(steps))
+	for i, s := range steps {
+		e := searchEntry{step: s, key: CanonicalKey(string(s.Type)), jobTypes: map[string]bool{}}
+		e.nameTokens = strings.Split(CanonicalToSnake(s.Type), "_")
+		seen := map[string]bool{}
+		for _, t := range e.nameTokens {
+			seen[t] = true
+		}
+		addKW := func(w string) {
+			for _, t := range tokenize(w) {
+				if !seen[t] {
+					seen[t] = true
+					e.kwTokens = append(e.kwTokens, t)
+				}
+			}
+		}
+		for _, a := range s.Aliases {
+			e.aliasKeys = append(e.aliasKeys, CanonicalKey(a))
+			addKW(a)
+		}
+		for _, k := range s.Keywords {
+			addKW(k)
+		}
+		addKW(string(s.Verb))
+		if s.Framework != "" {
+			addKW(s.Framework)
+		}
+		for _, j := range s.JobTypes {
+			e.jobTypes[j] = true
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// tokenize splits text into lowercase words at separators and camel-case
+// boundaries (compound acronyms kept whole).
+func tokenize(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		for _, t := range strings.Split(CanonicalToSnake(StepType(f)), "_") {
+			if t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// queryToken is one query word with its expansion.
+type queryToken struct{ word, expanded string }
+
+// Search finds steps by a free-text query: words, abbreviations (xgb ->
+// xgboost), substrings of the name and near spellings, scored 0..1 with a
+// reason. Results are sorted by score, then name. An empty query returns
+// nothing.
+func (c *Catalog) Search(query string) []Match {
+	return c.SearchJobType(query, "")
+}
+
+// SearchJobType is Search restricted to steps that declare the job type
+// (no restriction when jobType is empty).
+func (c *Catalog) SearchJobType(query, jobType string) []Match {
+	words := tokenize(query)
+	qkey := CanonicalKey(query)
+	if qkey == "" {
+		return nil
+	}
+	q := make([]queryToken, len(words))
+	for i, w := range words {
+		q[i] = queryToken{word: w, expanded: QueryAbbreviations[w]}
+	}
+	jobType = strings.ToLower(strings.TrimSpace(jobType))
+	var out []Match
+	for i := range c.index {
+		e := &c.index[i]
+		if jobType != "" && !e.jobTypes[jobType] {
+			continue
+		}
+		score, reason := e.score(qkey, q)
+		if score >= minSearchScore {
+			out = append(out, Match{Step: e.step, Type: e.step.Type, Score: math.Round(score*1000) / 1000, Reason: reason})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Type < out[j].Type
+	})
+	return out
+}
+
+// score rates one step against a query.
+func (e *searchEntry) score(qkey string, q []queryToken) (float64, string) {
+	if qkey == e.key {
+		return 1, ReasonExact
+	}
+	for _, a := range e.aliasKeys {
+		if qkey == a {
+			return 0.95, ReasonAlias
+		}
+	}
+	best, reason := 0.0, ""
+	if len(q) > 0 {
+		total, nameHits, allName := 0.0, 0, true
+		matched := make([]bool, len(e.nameTokens))
+		kwOnly := true
+		for _, t := range q {
+			ns, ni := bestToken(t, e.nameTokens)
+			ks, _ := bestToken(t, e.kwTokens)
+			ks *= 0.6
+			if ns >= ks && ns > 0 {
+				total += ns
+				if ni >= 0 && !matched[ni] {
+					matched[ni] = true
+					nameHits++
+				}
+				kwOnly = false
+			} else {
+				total += ks
+			}
+			if ns < 0.9 {
+				allName = false
+			}
+		}
+		coverage := total / float64(len(q))
+		nameCov := float64(nameHits) / float64(len(e.nameTokens))
+		s := 0.9 * coverage * (0.75 + 0.25*nameCov)
+		if s > best {
+			best = s
+			switch {
+			case allName:
+				reason = ReasonToken
+			case kwOnly:
+				reason = ReasonKeyword
+			default:
+				reason = ReasonFuzzy
+			}
+		}
+	}
+	if len(qkey) >= 3 && strings.Contains(e.key, qkey) {
+		s := 0.7 + 0.15*float64(len(qkey))/float64(len(e.key))
+		if s > best {
+			best, reason = s, ReasonSubstring
+		}
+	}
+	return best, reason
+}
+
+// bestToken returns the best word score of a query token against words,
+// and the index of that word (-1 when nothing matched).
+func bestToken(t queryToken, words []string) (float64, int) {
+	best, idx := 0.0, -1
+	for i, w := range words {
+		s := wordScore(t.word, w)
+		if t.expanded != "" {
+			if x := wordScore(t.expanded, w); x > s {
+				s = x
+			}
+		}
+		if s > best {
+			best, idx = s, i
+			if s == 1 {
+				break
+			}
+		}
+	}
+	return best, idx
+}
+
+// wordScore compares one query word with one step word.
+func wordScore(q, w string) float64 {
+	switch {
+	case q == w:
+		return 1
+	case len(q) >= 3 && strings.HasPrefix(w, q):
+		return 0.9
+	case len(q) == 2 && strings.HasPrefix(w, q):
+		return 0.6
+	case len(w) >= 3 && strings.HasPrefix(q, w):
+		return 0.8
+	case len(q) >= 3 && strings.Contains(w, q):
+		return 0.7
+	}
+	lq, lw := len(q), len(w)
+	if lq >= 4 && lw >= 4 && absInt(lq-lw) <= 2 {
+		k := 1
+		if lq >= 6 {
+			k = 2
+		}
+		if d := levenshtein(q, w, k); d <= k {
+			if d == 1 {
+				return 0.75
+			}
+			return 0.6
+		}
+	}
+	return 0
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// levenshtein returns the edit distance of a and b, or k+1 as soon as it
+// is known to exceed k.
+func levenshtein(a, b string, k int) int {
+	if absInt(len(a)-len(b)) > k {
+		return k + 1
+	}
+	var prevBuf, curBuf [64]int
+	if len(b)+1 > len(prevBuf) {
+		return k + 1
+	}
+	prev, cur := prevBuf[:len(b)+1], curBuf[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := prev[j-1] + cost
+			if x := prev[j] + 1; x < v {
+				v = x
+			}
+			if x := cur[j-1] + 1; x < v {
+				v = x
+			}
+			cur[j] = v
+			if v < rowMin {
+				rowMin = v
+			}
+		}
+		if rowMin > k {
+			return k + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Closest returns up to n step types closest to a name that is not in the
+// catalog, best first: search hits and names within a small edit distance
+// of it. It is meant for "did you mean" suggestions.
+func (c *Catalog) Closest(name string, n int) []StepType {
+	if n <= 0 {
+		return nil
+	}
+	key := CanonicalKey(name)
+	if key == "" {
+		return nil
+	}
+	scores := map[StepType]float64{}
+	for _, m := range c.Search(name) {
+		scores[m.Type] = m.Score
+	}
+	for i := range c.index {
+		e := &c.index[i]
+		longest := len(key)
+		if len(e.key) > longest {
+			longest = len(e.key)
+		}
+		k := longest / 2
+		if d := levenshtein(key, e.key, k); d <= k {
+			sim := 1 - float64(d)/float64(longest)
+			if sim > scores[e.step.Type] {
+				scores[e.step.Type] = sim
+			}
+		}
+	}
+	type cand struct {
+		t StepType
+		s float64
+	}
+	var cs []cand
+	for t, s := range scores {
+		if s >= 0.5 {
+			cs = append(cs, cand{t, s})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].s != cs[j].s {
+			return cs[i].s > cs[j].s
+		}
+		return cs[i].t < cs[j].t
+	})
+	if len(cs) > n {
+		cs = cs[:n]
+	}
+	out := make([]StepType, len(cs))
+	for i, x := range cs {
+		out[i] = x.t
+	}
+	return out
+}

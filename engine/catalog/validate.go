@@ -1,0 +1,865 @@
+package catalog
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+var (
+	reStepName    = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	reFieldName   = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	rePortName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+	reEnvName     = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	reJobType     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	reChannel     = regexp.MustCompile(`^[A-Za-z0-9.\-_]{1,64}$`)
+	rePropPath    = regexp.MustCompile(`^properties(\.[A-Za-z][A-Za-z0-9]*(\[('[^'\]]+'|[0-9]+)\])*)+$`)
+	reScript      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.py$`)
+	reDataType    = map[string]bool{"S3Uri": true, "String": true}
+	validKinds    = map[NodeKind]bool{NodeSource: true, NodeInternal: true, NodeSink: true}
+	validTiers    = map[FieldTier]bool{TierEssential: true, TierSystem: true, TierDerived: true}
+	validTypes    = map[FieldType]bool{FieldString: true, FieldInt: true, FieldFloat: true, FieldBool: true, FieldList: true, FieldMap: true, FieldAny: true}
+	validDepTypes = func() map[DependencyType]bool {
+		m := map[DependencyType]bool{}
+		for _, d := range DependencyTypes {
+			m[d] = true
+		}
+		return m
+	}()
+	validVerbs = func() map[Verb]bool {
+		m := map[Verb]bool{}
+		for _, v := range Verbs {
+			m[v] = true
+		}
+		return m
+	}()
+)
+
+// Container path roots per verb (doc.go, "Container paths").
+var (
+	processingInputRoot  = "/opt/ml/processing/input"
+	processingOutputRoot = "/opt/ml/processing/output"
+	processingCodeDir    = "/opt/ml/processing/input/code"
+	trainingDataRoot     = "/opt/ml/input/data"
+	trainingInputRoots   = []string{"/opt/ml/input/data", "/opt/ml/input/config", "/opt/ml/code"}
+	trainingOutputRoots  = []string{"/opt/ml/model", "/opt/ml/output/data", "/opt/ml/checkpoints"}
+)
+
+// InputRoots returns the container path roots an input port of the verb
+// may use (nil: the verb has no container, ports carry no path).
+func InputRoots(v Verb) []string {
+	switch v {
+	case VerbProcessing:
+		return []string{processingInputRoot}
+	case VerbTraining, VerbTuning:
+		return trainingInputRoots
+	}
+	return nil
+}
+
+// OutputRoots returns the container path roots an output port of the verb
+// may use (nil: no container).
+func OutputRoots(v Verb) []string {
+	switch v {
+	case VerbProcessing:
+		return []string{processingOutputRoot}
+	case VerbTraining, VerbTuning:
+		return trainingOutputRoots
+	}
+	return nil
+}
+
+// propertyRoots lists, per verb, the first segment a property path may
+// name (fields of the Describe* response of the verb's job).
+var propertyRoots = map[Verb][]string{
+	VerbProcessing:    {"ProcessingOutputConfig"},
+	VerbTraining:      {"ModelArtifacts", "OutputDataConfig", "CheckpointConfig", "TrainingJobName", "TrainingJobArn", "FinalMetricDataList"},
+	VerbTuning:        {"BestTrainingJob", "HyperParameterTuningJobName", "HyperParameterTuningJobArn", "TrainingJobSummaries"},
+	VerbCreateModel:   {"ModelName", "ModelArn"},
+	VerbTransform:     {"TransformOutput", "TransformJobName", "TransformJobArn"},
+	VerbRegisterModel: {"ModelPackageArn", "ModelPackageName", "ModelPackageGroupName"},
+}
+
+// ProcessingPropertyPath is the property path of a Processing output.
+func ProcessingPropertyPath(output string) string {
+	return "properties.ProcessingOutputConfig.Outputs['" + output + "'].S3Output.S3Uri"
+}
+
+// computeKinds lists the compute kinds allowed per verb.
+var computeKinds = map[Verb][]string{
+	VerbProcessing:    {"sklearn", "xgboost", "framework", "script"},
+	VerbTraining:      {"estimator"},
+	VerbTuning:        {"tuner"},
+	VerbCreateModel:   {"model"},
+	VerbTransform:     {"transformer"},
+	VerbRegisterModel: {"model_package"},
+}
+
+var sdkClasses = map[string][]string{
+	"framework": {"SKLearn", "PyTorch", "XGBoost"},
+	"estimator": {"XGBoost", "PyTorch", "SKLearn"},
+	"tuner":     {"XGBoost", "PyTorch", "SKLearn"},
+	"model":     {"XGBoostModel", "PyTorchModel", "SKLearnModel"},
+}
+
+var imageFrameworks = map[string]bool{"sklearn": true, "xgboost": true, "pytorch": true, "none": true}
+
+// Frameworks lists the values of Step.Framework (the model framework a step
+// belongs to, for search and filtering).
+var Frameworks = []string{"generic", "lightgbm", "pytorch", "sklearn", "xgboost"}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// underRoot reports whether p equals root or lies below it.
+func underRoot(p, root string) bool {
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if underRoot(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func joinOr(list []string) string {
+	switch len(list) {
+	case 0:
+		return ""
+	case 1:
+		return list[0]
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
+}
+
+// validateHeader checks the step's top-level keys.
+func validateHeader(c *collector, file string, sf *StepFile, st *Step) {
+	switch {
+	case st.Type == "":
+		c.add("step", "is required")
+	case !reStepName.MatchString(string(st.Type)):
+		c.add("step", "%q is not a PascalCase step name (^[A-Z][A-Za-z0-9]*$)", st.Type)
+	default:
+		stem := strings.TrimSuffix(filepath.Base(file), StepFileSuffix)
+		if stem != string(st.Type) && stem != CanonicalToSnake(st.Type) {
+			c.add("step", "is %q but the file is named %s; name the file %s%s (or %s%s)", st.Type, filepath.Base(file), st.Type, StepFileSuffix, CanonicalToSnake(st.Type), StepFileSuffix)
+		}
+	}
+	if !strings.HasSuffix(file, StepFileSuffix) {
+		c.add("", "step files must be named <StepType>%s", StepFileSuffix)
+	}
+	if !validVerbs[st.Verb] {
+		c.add("verb", "%q is not a verb (one of %s)", st.Verb, verbList())
+	}
+	if !validKinds[st.Kind] {
+		c.add("kind", "%q is not a node kind (source, internal or sink)", st.Kind)
+	}
+	if st.Description == "" {
+		c.add("description", "is required")
+	}
+	if st.Framework != "" && !contains(Frameworks, st.Framework) {
+		c.add("framework", "%q is not one of %s", st.Framework, strings.Join(Frameworks, ", "))
+	}
+	if st.ConfigClass != "" && !reStepName.MatchString(st.ConfigClass) {
+		c.add("config_class", "%q is not a PascalCase class name", st.ConfigClass)
+	}
+	if st.BuilderName != "" && !reStepName.MatchString(st.BuilderName) {
+		c.add("builder", "%q is not a PascalCase class name", st.BuilderName)
+	}
+	for i, a := range sf.Aliases {
+		if !reStepName.MatchString(a) {
+			c.add(fmt.Sprintf("aliases[%d]", i), "%q is not a PascalCase step name", a)
+		}
+		if a == string(st.Type) {
+			c.add(fmt.Sprintf("aliases[%d]", i), "an alias cannot repeat the step name")
+		}
+	}
+	for i, k := range sf.Keywords {
+		if strings.TrimSpace(k) == "" {
+			c.add(fmt.Sprintf("keywords[%d]", i), "is empty")
+		}
+	}
+	seen := map[string]bool{}
+	for i, j := range sf.JobTypes {
+		p := fmt.Sprintf("job_types[%d]", i)
+		if !reJobType.MatchString(j) {
+			c.add(p, "%q is not a job type (lowercase letters, digits, _)", j)
+		}
+		if seen[j] {
+			c.add(p, "job type %q is listed twice", j)
+		}
+		seen[j] = true
+	}
+}
+
+func verbList() string {
+	s := make([]string, len(Verbs))
+	for i, v := range Verbs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// validateFields checks the fields declared in a file (source) after
+// merging, plus derivation references against all fields. decls maps
+// error paths back to the file's fields list.
+func validateFields(c *collector, fields []ConfigField, source string, decls []FieldDecl) {
+	declIdx := map[string]int{}
+	for i, d := range decls {
+		declIdx[d.Name] = i
+	}
+	byName := map[string]*ConfigField{}
+	for i := range fields {
+		byName[fields[i].Name] = &fields[i]
+	}
+	for i := range fields {
+		f := &fields[i]
+		if f.Source != source {
+			continue
+		}
+		p := fmt.Sprintf("fields[%d]", declIdx[f.Name])
+		if !reFieldName.MatchString(f.Name) {
+			c.add(p+".name", "%q is not a snake_case field name", f.Name)
+		}
+		if !validTypes[f.Type] {
+			c.add(p+".type", "%q is not a field type (string, int, float, bool, list, map, any)", f.Type)
+			continue
+		}
+		if !validTiers[f.Tier] {
+			c.add(p+".tier", "%q is not a tier (essential, system, derived)", f.Tier)
+		}
+		if f.Description == "" {
+			c.add(p+".description", "is required")
+		}
+		switch f.Tier {
+		case TierEssential:
+			if f.Default != nil {
+				c.add(p+".default", "an essential field has no default (make it system to give one)")
+			}
+			if f.Derivation != "" {
+				c.add(p+".derive", "an essential field is not derived")
+			}
+		case TierDerived:
+			if f.Derivation == "" {
+				c.add(p+".derive", "a derived field needs a derive template")
+			}
+			if f.Default != nil {
+				c.add(p+".default", "a derived field has no default; its derive template computes it")
+			}
+		case TierSystem:
+			if f.Default != nil && f.Derivation != "" {
+				c.add(p+".derive", "give a default or a derive template, not both")
+			}
+		}
+		if (f.Min != nil || f.Max != nil) && f.Type != FieldInt && f.Type != FieldFloat {
+			c.add(p+".min", "min/max apply to int and float fields only")
+		}
+		if f.Min != nil && f.Max != nil && *f.Min > *f.Max {
+			c.add(p+".max", "max %v is below min %v", *f.Max, *f.Min)
+		}
+		var re *regexp.Regexp
+		if f.Pattern != "" {
+			if f.Type != FieldString {
+				c.add(p+".pattern", "pattern applies to string fields only")
+			} else if r, err := regexp.Compile(f.Pattern); err != nil {
+				c.add(p+".pattern", "%v", err)
+			} else {
+				re = r
+			}
+		}
+		for j, a := range f.Allowed {
+			if msg := checkType(f.Type, a); msg != "" {
+				c.add(fmt.Sprintf("%s.allowed[%d]", p, j), "%s", msg)
+			}
+		}
+		if f.Default != nil {
+			if msg := checkValue(f, re, f.Default); msg != "" {
+				c.add(p+".default", "%s", msg)
+			}
+		}
+		if f.Derivation != "" {
+			refs, err := templateRefs(f.Derivation)
+			if err != nil {
+				c.add(p+".derive", "%v", err)
+			}
+			for _, r := range refs {
+				if _, ok := byName[r]; !ok {
+					c.add(p+".derive", "template reads unknown field %q", r)
+				}
+			}
+		}
+	}
+	// Derivation cycles among all fields.
+	state := map[string]int{}
+	var visit func(string, []string) bool
+	visit = func(n string, stack []string) bool {
+		switch state[n] {
+		case 1:
+			return false
+		case 2:
+			return true
+		}
+		state[n] = 1
+		f := byName[n]
+		if f != nil && f.Derivation != "" {
+			refs, _ := templateRefs(f.Derivation)
+			for _, r := range refs {
+				if !visit(r, append(stack, n)) {
+					if f.Source == source {
+						c.add(fmt.Sprintf("fields[%d].derive", declIdx[n]), "derive templates form a cycle through %q", r)
+					}
+					state[n] = 2
+					return true
+				}
+			}
+		}
+		state[n] = 2
+		return true
+	}
+	for _, f := range fields {
+		visit(f.Name, nil)
+	}
+}
+
+// checkType returns "" when v has type t.
+func checkType(t FieldType, v any) string {
+	switch t {
+	case FieldString:
+		if _, ok := v.(string); !ok {
+			return fmt.Sprintf("%v is not a string (quote it)", v)
+		}
+	case FieldInt:
+		switch x := v.(type) {
+		case int:
+		case float64:
+			if x != math.Trunc(x) {
+				return fmt.Sprintf("%v is not an integer", v)
+			}
+		default:
+			return fmt.Sprintf("%v is not an integer", v)
+		}
+	case FieldFloat:
+		switch v.(type) {
+		case int, float64:
+		default:
+			return fmt.Sprintf("%v is not a number", v)
+		}
+	case FieldBool:
+		if _, ok := v.(bool); !ok {
+			return fmt.Sprintf("%v is not a boolean", v)
+		}
+	case FieldList:
+		if _, ok := v.([]any); !ok {
+			return fmt.Sprintf("%v is not a list", v)
+		}
+	case FieldMap:
+		if _, ok := v.(map[string]any); !ok {
+			return fmt.Sprintf("%v is not a mapping", v)
+		}
+	}
+	return ""
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// checkValue checks a value against a field's type, allowed values,
+// bounds and pattern; "" means valid.
+func checkValue(f *ConfigField, re *regexp.Regexp, v any) string {
+	if msg := checkType(f.Type, v); msg != "" {
+		return msg
+	}
+	if len(f.Allowed) > 0 {
+		ok := false
+		for _, a := range f.Allowed {
+			if equalValue(a, v) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fmt.Sprintf("%v is not one of the allowed values %v", v, f.Allowed)
+		}
+	}
+	if n, ok := toFloat(v); ok {
+		if f.Min != nil && n < *f.Min {
+			return fmt.Sprintf("%v is below the minimum %v", v, *f.Min)
+		}
+		if f.Max != nil && n > *f.Max {
+			return fmt.Sprintf("%v is above the maximum %v", v, *f.Max)
+		}
+	}
+	if s, ok := v.(string); ok && re != nil && !re.MatchString(s) {
+		return fmt.Sprintf("%q does not match the pattern %s", s, f.Pattern)
+	}
+	return ""
+}
+
+func equalValue(a, b any) bool {
+	if x, ok := toFloat(a); ok {
+		y, ok := toFloat(b)
+		return ok && x == y
+	}
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+// CheckValue validates a config value for the field: type, allowed values,
+// min/max and pattern. It returns "" when the value is acceptable, else a
+// short reason. Numbers decoded from JSON (float64) are accepted for int
+// fields when whole.
+func (f *ConfigField) CheckValue(v any) string {
+	var re *regexp.Regexp
+	if f.Pattern != "" {
+		re, _ = regexp.Compile(f.Pattern)
+	}
+	return checkValue(f, re, normalizeYAML(v))
+}
+
+// validatePorts checks inputs and outputs against the verb's rules.
+func validatePorts(c *collector, st *Step) {
+	inRoots, outRoots := InputRoots(st.Verb), OutputRoots(st.Verb)
+	training := st.Verb == VerbTraining || st.Verb == VerbTuning
+	names := map[string]int{}
+	paths := map[string]int{}
+	channels := map[string]string{}
+	for i := range st.Inputs {
+		in := &st.Inputs[i]
+		p := fmt.Sprintf("inputs[%d]", i)
+		if !rePortName.MatchString(in.LogicalName) {
+			c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", in.LogicalName)
+		} else if j, dup := names[in.LogicalName]; dup {
+			c.add(p+".name", "input %q is declared twice (also inputs[%d])", in.LogicalName, j)
+		}
+		names[in.LogicalName] = i
+		if !validDepTypes[in.Type] {
+			c.add(p+".type", "%q is not a dependency type (%s)", in.Type, depTypeList())
+		}
+		if !reDataType[in.DataType] {
+			c.add(p+".data_type", "%q is not S3Uri or String", in.DataType)
+		}
+		if strings.TrimSpace(in.Description) == "" {
+			c.add(p+".description", "is required")
+		}
+		switch {
+		case inRoots == nil:
+			if in.ContainerPath != "" {
+				c.add(p+".path", "must be empty: a %s step has no container to mount inputs in", st.Verb)
+			}
+		case in.ContainerPath == "":
+			c.add(p+".path", "is required for a %s step (under %s)", st.Verb, joinOr(inRoots))
+		case !underAny(in.ContainerPath, inRoots) || (st.Verb == VerbProcessing && in.ContainerPath == processingInputRoot):
+			if st.Verb == VerbProcessing {
+				c.add(p+".path", "must start with %s/ for a Processing step", processingInputRoot)
+			} else if in.Type == DepTrainingData || len(in.Channels) > 0 {
+				c.add(p+".path", "must start with %s for a %s step", trainingDataRoot, st.Verb)
+			} else {
+				c.add(p+".path", "must start with %s for a %s step", joinOr(inRoots), st.Verb)
+			}
+		case len(in.Channels) > 0 && in.ContainerPath != trainingDataRoot && training:
+			c.add(p+".path", "must be %s for an input with channels (each channel lands in %s/<channel>)", trainingDataRoot, trainingDataRoot)
+		case st.Verb == VerbProcessing && underRoot(in.ContainerPath, processingCodeDir):
+			c.add(p+".path", "%s is reserved for the step's script", processingCodeDir)
+		case st.Verb == VerbProcessing:
+			for q, j := range paths {
+				if q == in.ContainerPath || underRoot(q, in.ContainerPath) || underRoot(in.ContainerPath, q) {
+					c.add(p+".path", "%s overlaps inputs[%d].path %s; each input needs its own directory", in.ContainerPath, j, q)
+				}
+			}
+			paths[in.ContainerPath] = i
+		}
+		if len(in.Channels) > 0 && !training {
+			c.add(p+".channels", "channels apply to Training and Tuning inputs only")
+		}
+		if training {
+			for _, ch := range in.TrainingChannels() {
+				if !reChannel.MatchString(ch) {
+					c.add(p+".channels", "%q is not a SageMaker channel name", ch)
+				}
+				if other, dup := channels[ch]; dup {
+					c.add(p+".channels", "channel %q is also fed by input %q", ch, other)
+				}
+				channels[ch] = in.LogicalName
+			}
+		}
+		for j, s := range in.CompatibleSources {
+			if !reStepName.MatchString(s) {
+				c.add(fmt.Sprintf("%s.compatible_sources[%d]", p, j), "%q is not a step name", s)
+			}
+		}
+		if in.ConfigSource != "" {
+			if _, ok := fieldByName(st.Fields, in.ConfigSource); !ok {
+				c.add(p+".config_source", "names unknown config field %q", in.ConfigSource)
+			}
+		}
+		if st.Kind == NodeSource && in.ConfigSource == "" {
+			c.add(p, "a source step takes no inputs from other steps; give the input a config_source or make the step internal")
+		}
+	}
+	outNames := map[string]int{}
+	outPaths := map[string]int{}
+	for i := range st.Outputs {
+		out := &st.Outputs[i]
+		p := fmt.Sprintf("outputs[%d]", i)
+		if !rePortName.MatchString(out.LogicalName) {
+			c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", out.LogicalName)
+		} else if j, dup := outNames[out.LogicalName]; dup {
+			c.add(p+".name", "output %q is declared twice (also outputs[%d])", out.LogicalName, j)
+		}
+		outNames[out.LogicalName] = i
+		if !validDepTypes[out.Type] {
+			c.add(p+".type", "%q is not a dependency type (%s)", out.Type, depTypeList())
+		}
+		if !reDataType[out.DataType] {
+			c.add(p+".data_type", "%q is not S3Uri or String", out.DataType)
+		}
+		if strings.TrimSpace(out.Description) == "" {
+			c.add(p+".description", "is required")
+		}
+		switch {
+		case outRoots == nil:
+			if out.ContainerPath != "" {
+				c.add(p+".path", "must be empty: a %s step has no container", st.Verb)
+			}
+		case out.ContainerPath == "" && (st.Verb == VerbProcessing || out.Type != DepCustomProperty):
+			c.add(p+".path", "is required for a %s step (under %s)", st.Verb, joinOr(outRoots))
+		case out.ContainerPath == "":
+			// a job property (custom_property) of a Training/Tuning step: no container file
+		case !underAny(out.ContainerPath, outRoots):
+			c.add(p+".path", "must start with %s for a %s step", joinOr(outRoots), st.Verb)
+		default:
+			if st.Verb == VerbProcessing {
+				for q, j := range outPaths {
+					if q == out.ContainerPath || underRoot(q, out.ContainerPath) || underRoot(out.ContainerPath, q) {
+						c.add(p+".path", "%s overlaps outputs[%d].path %s; each output needs its own directory", out.ContainerPath, j, q)
+					}
+				}
+			}
+			outPaths[out.ContainerPath] = i
+		}
+		switch {
+		case out.PropertyPath == "":
+			c.add(p+".property_path", "is required")
+		case !rePropPath.MatchString(out.PropertyPath):
+			c.add(p+".property_path", "%q is not a property path (properties.<Field>[.<Field>|['key']|[n]]...)", out.PropertyPath)
+		case st.Verb == VerbProcessing:
+			if want := ProcessingPropertyPath(out.LogicalName); out.PropertyPath != want {
+				c.add(p+".property_path", "must be %s for a Processing output named %q", want, out.LogicalName)
+			}
+		default:
+			root := strings.SplitN(strings.TrimPrefix(out.PropertyPath, "properties."), ".", 2)[0]
+			if i := strings.IndexByte(root, '['); i >= 0 {
+				root = root[:i]
+			}
+			if !contains(propertyRoots[st.Verb], root) {
+				c.add(p+".property_path", "%q is not a property of a %s step (one of %s)", root, st.Verb, strings.Join(propertyRoots[st.Verb], ", "))
+			}
+		}
+		for j, seg := range out.URIJoin {
+			if strings.TrimSpace(seg) == "" || strings.Contains(seg, "/") {
+				c.add(fmt.Sprintf("%s.uri_join[%d]", p, j), "must be one non-empty path segment")
+			}
+		}
+	}
+	for i := range st.Outputs {
+		for j, a := range st.Outputs[i].Aliases {
+			if k, ok := outNames[a]; ok && k != i {
+				c.add(fmt.Sprintf("outputs[%d].aliases[%d]", i, j), "%q is the name of outputs[%d]; an alias may not shadow another output", a, k)
+			}
+		}
+	}
+	if st.Kind == NodeSink && len(st.Outputs) > 0 {
+		c.add("outputs", "a sink step has no outputs")
+	}
+	if st.Kind == NodeSink && len(st.Inputs) == 0 {
+		c.add("inputs", "a sink step needs at least one input")
+	}
+	if st.Kind != NodeSink && len(st.Outputs) == 0 {
+		c.add("outputs", "a %s step needs at least one output (or make it a sink)", st.Kind)
+	}
+	if training && len(channels) == 0 && len(st.Inputs) > 0 {
+		c.add("inputs", "a %s step needs at least one input that becomes a training channel", st.Verb)
+	}
+}
+
+func depTypeList() string {
+	s := make([]string, len(DependencyTypes))
+	for i, d := range DependencyTypes {
+		s[i] = string(d)
+	}
+	return strings.Join(s, ", ")
+}
+
+func fieldByName(fields []ConfigField, name string) (*ConfigField, bool) {
+	for i := range fields {
+		if fields[i].Name == name {
+			return &fields[i], true
+		}
+	}
+	return nil, false
+}
+
+// validateCompute checks the compute block after defaults.
+func validateCompute(c *collector, st *Step) {
+	cp := st.Compute
+	kinds := computeKinds[st.Verb]
+	if cp.Kind == "" {
+		c.add("compute.kind", "is required (%s for a %s step)", joinOr(kinds), st.Verb)
+	} else if kinds != nil && !contains(kinds, cp.Kind) {
+		c.add("compute.kind", "%q is not a compute kind for a %s step (%s)", cp.Kind, st.Verb, joinOr(kinds))
+	}
+	if classes, needs := sdkClasses[cp.Kind]; needs {
+		if cp.SDKClass == "" {
+			c.add("compute.sdk_class", "is required for kind %s (%s)", cp.Kind, joinOr(classes))
+		} else if !contains(classes, cp.SDKClass) {
+			c.add("compute.sdk_class", "%q is not one of %s", cp.SDKClass, joinOr(classes))
+		}
+	} else if cp.SDKClass != "" && cp.Kind != "" {
+		c.add("compute.sdk_class", "applies to kinds framework, estimator, tuner and model only")
+	}
+	if cp.Framework == "" && cp.FrameworkField == "" {
+		c.add("compute.framework", "is required (sklearn, xgboost, pytorch or none)")
+	} else if cp.Framework != "" && !imageFrameworks[cp.Framework] {
+		c.add("compute.framework", "%q is not an image framework (sklearn, xgboost, pytorch or none)", cp.Framework)
+	}
+	if cp.ImageScope != "" && cp.ImageScope != "training" && cp.ImageScope != "inference" {
+		c.add("compute.image_scope", "%q is not training or inference", cp.ImageScope)
+	}
+	refs := []struct{ path, name string }{
+		{"compute.framework_field", cp.FrameworkField},
+		{"compute.framework_version_field", cp.FrameworkVersionField},
+		{"compute.py_version_field", cp.PyVersionField},
+		{"compute.image_uri_field", cp.ImageURIField},
+		{"compute.instance_type_field", cp.InstanceTypeField},
+		{"compute.large_instance_type_field", cp.LargeInstanceTypeField},
+		{"compute.small_instance_type_field", cp.SmallInstanceTypeField},
+		{"compute.use_large_instance_field", cp.UseLargeInstanceField},
+		{"compute.instance_count_field", cp.InstanceCountField},
+		{"compute.volume_size_field", cp.VolumeSizeField},
+		{"compute.max_runtime_field", cp.MaxRuntimeField},
+	}
+	for _, r := range refs {
+		if r.name == "" {
+			continue
+		}
+		if _, ok := fieldByName(st.Fields, r.name); !ok {
+			c.add(r.path, "names unknown config field %q", r.name)
+		}
+	}
+	if cp.Framework != "none" && cp.Framework != "" && cp.FrameworkVersionField == "" && cp.FrameworkVersionDefault == "" {
+		c.add("compute.framework_version_field", "is required for framework %s (name the config field holding the version)", cp.Framework)
+	}
+	switch st.Verb {
+	case VerbProcessing:
+		if cp.InstanceTypeField == "" && (cp.LargeInstanceTypeField == "" || cp.SmallInstanceTypeField == "" || cp.UseLargeInstanceField == "") {
+			c.add("compute.instance_type_field", "a Processing step needs instance_type_field or the large/small/use_large trio")
+		}
+		if cp.InstanceCountField == "" || cp.VolumeSizeField == "" {
+			c.add("compute.instance_count_field", "a Processing step needs instance_count_field and volume_size_field (the processing field set has them)")
+		}
+	case VerbTraining, VerbTuning, VerbTransform:
+		if cp.InstanceTypeField == "" || cp.InstanceCountField == "" {
+			c.add("compute.instance_type_field", "a %s step needs instance_type_field and instance_count_field", st.Verb)
+		}
+	case VerbCreateModel:
+		if cp.InstanceTypeField == "" {
+			c.add("compute.instance_type_field", "a CreateModel step needs instance_type_field (the image depends on it)")
+		}
+	}
+}
+
+// validateContract checks entry point, env vars and job arguments.
+func validateContract(c *collector, st *Step) {
+	ct := &st.Contract
+	needsScript := st.Verb == VerbProcessing || st.Verb == VerbTraining || st.Verb == VerbTuning
+	switch {
+	case ct.EntryPoint == "" && needsScript:
+		c.add("contract.entry_point", "is required for a %s step", st.Verb)
+	case ct.EntryPoint != "" && !reScript.MatchString(ct.EntryPoint):
+		c.add("contract.entry_point", "%q must be a relative .py file name", ct.EntryPoint)
+	case ct.EntryPoint != "" && (st.Verb == VerbTransform || st.Verb == VerbRegisterModel):
+		c.add("contract.entry_point", "a %s step runs no script of its own", st.Verb)
+	}
+	if ct.EntryPoint != "" {
+		if ct.EntryPointField == "" {
+			c.add("contract.entry_point_field", "is required (the config field that holds the entry point)")
+		} else if f, ok := fieldByName(st.Fields, ct.EntryPointField); !ok {
+			c.add("contract.entry_point_field", "names unknown config field %q", ct.EntryPointField)
+		} else if f.Default != nil && f.Default != ct.EntryPoint {
+			c.add("contract.entry_point", "is %q but config field %s defaults to %v; they must agree", ct.EntryPoint, f.Name, f.Default)
+		}
+	}
+	if ct.SourceDirField != "" {
+		if _, ok := fieldByName(st.Fields, ct.SourceDirField); !ok {
+			c.add("contract.source_dir_field", "names unknown config field %q", ct.SourceDirField)
+		}
+	}
+	seen := map[string]int{}
+	for i, e := range ct.Env {
+		p := fmt.Sprintf("contract.env[%d]", i)
+		if !reEnvName.MatchString(e.Name) {
+			c.add(p+".name", "%q is not an environment variable name (^[A-Z_][A-Z0-9_]*$)", e.Name)
+		}
+		if j, dup := seen[e.Name]; dup {
+			c.add(p+".name", "%s is declared twice (also contract.env[%d])", e.Name, j)
+		}
+		seen[e.Name] = i
+		if len(e.Default) > 256 {
+			c.add(p+".default", "is longer than 256 characters (the SageMaker limit for an environment value)")
+		}
+		if e.Required && e.Default != "" {
+			c.add(p+".default", "a required variable has no default; its value comes from field %q", e.Field)
+		}
+		switch {
+		case e.Field == "" && e.Required:
+			c.add(p+".field", "required variable %s has no config field: add field %q to the step or name one with field:", e.Name, strings.ToLower(e.Name))
+		case e.Field != "":
+			if f, ok := fieldByName(st.Fields, e.Field); !ok {
+				c.add(p+".field", "names unknown config field %q", e.Field)
+			} else if !e.Required && f.Default != nil && e.Default != EnvValue(f.Default) {
+				c.add(p+".default", "%q disagrees with the default %v of field %s; drop one of them", e.Default, f.Default, f.Name)
+			} else if e.Required && f.Tier == TierSystem && f.Default == nil && f.Derivation == "" {
+				c.add(p+".field", "required variable %s reads field %q, which may be unset (make it essential or give it a default)", e.Name, e.Field)
+			}
+		}
+	}
+	for i, a := range ct.JobArguments {
+		p := fmt.Sprintf("contract.job_arguments[%d]", i)
+		if !strings.HasPrefix(a.Flag, "--") || len(a.Flag) < 3 {
+			c.add(p+".flag", "%q must look like --name", a.Flag)
+		}
+		if a.Source == "" {
+			c.add(p+".source", "is required (a config field name)")
+		} else if _, ok := fieldByName(st.Fields, a.Source); !ok {
+			c.add(p+".source", "names unknown config field %q", a.Source)
+		}
+	}
+	if (st.Verb == VerbTraining || st.Verb == VerbTuning) && len(ct.JobArguments) > 0 {
+		c.add("contract.job_arguments", "a %s step passes no command-line arguments (use hyperparameters or env)", st.Verb)
+	}
+}
+
+// validatePatterns checks the patterns block.
+func validatePatterns(c *collector, st *Step) {
+	p := st.Patterns
+	if p.StepAssembly != "" {
+		if st.Verb != VerbProcessing {
+			c.add("patterns.step_assembly", "applies to Processing steps only")
+		} else if p.StepAssembly != "code" && p.StepAssembly != "step_args" {
+			c.add("patterns.step_assembly", "%q is not code or step_args", p.StepAssembly)
+		}
+	}
+	if st.Contract.SourceDir && st.Verb == VerbProcessing && p.StepAssembly != "step_args" {
+		c.add("contract.source_dir", "uploading the source directory needs patterns.step_assembly: step_args")
+	}
+	for i, k := range p.DirectInputKeys {
+		if !hasInput(st, k) {
+			c.add(fmt.Sprintf("patterns.direct_input_keys[%d]", i), "%q is not an input of the step", k)
+		}
+	}
+	if p.OutputPathToken != "" && !regexp.MustCompile(`^[A-Za-z0-9_\-]+$`).MatchString(p.OutputPathToken) {
+		c.add("patterns.output_path_token", "%q must be one path segment", p.OutputPathToken)
+	}
+	if p.NameSuffixField != "" {
+		if _, ok := fieldByName(st.Fields, p.NameSuffixField); !ok {
+			c.add("patterns.name_suffix_field", "names unknown config field %q", p.NameSuffixField)
+		}
+	}
+}
+
+func hasInput(st *Step, name string) bool {
+	for _, in := range st.Inputs {
+		if in.LogicalName == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOutput(st *Step, name string) bool {
+	for _, o := range st.Outputs {
+		if o.LogicalName == name {
+			return true
+		}
+	}
+	return false
+}
+
+// crossCheck validates what needs the whole catalog: compatible sources
+// name real steps or generic tokens; aliases do not clash. only selects the
+// steps to check (all for the embedded catalog, the workspace steps for an
+// extended one).
+func (cat *Catalog) crossCheck(only func(*Step) bool) LoadErrors {
+	var errs LoadErrors
+	aliasOwner := map[string]StepType{}
+	for _, s := range cat.sorted {
+		for _, a := range s.Aliases {
+			aliasOwner[a] = s.Type
+		}
+	}
+	for _, s := range cat.sorted {
+		if !only(s) {
+			continue
+		}
+		c := &collector{file: fileLabel(s)}
+		for i, a := range s.Aliases {
+			if _, clash := cat.steps[StepType(a)]; clash {
+				c.add(fmt.Sprintf("aliases[%d]", i), "%q is the name of another step", a)
+			} else if o := aliasOwner[a]; o != s.Type {
+				c.add(fmt.Sprintf("aliases[%d]", i), "%q is also an alias of %s", a, o)
+			}
+		}
+		check := func(p, src string) {
+			if _, ok := cat.steps[StepType(src)]; ok {
+				return
+			}
+			if _, ok := GenericSources[src]; ok {
+				return
+			}
+			msg := fmt.Sprintf("%q is neither a step in the catalog nor a generic source (%s)", src, strings.Join(GenericSourceNames(), ", "))
+			if k, ok := cat.byKey[CanonicalKey(src)]; ok {
+				msg += fmt.Sprintf("; did you mean %s?", k)
+			}
+			c.add(p, "%s", msg)
+		}
+		for i, in := range s.Inputs {
+			for j, src := range in.CompatibleSources {
+				check(fmt.Sprintf("inputs[%d].compatible_sources[%d]", i, j), src)
+			}
+		}
+		for _, jt := range sortedKeys(s.Variants) {
+			v := s.Variants[jt]
+			for _, name := range sortedKeys(v.Inputs) {
+				for j, src := range v.Inputs[name].CompatibleSources {
+					check(fmt.Sprintf("variants.%s.inputs.%s.compatible_sources[%d]", jt, name, j), src)
+				}
+			}
+		}
+		errs = append(errs, c.errs...)
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].File < errs[j].File })
+	return errs
+}
+
+// fileLabel is the file name used in messages about a loaded step.
+func fileLabel(s *Step) string {
+	return strings.TrimPrefix(s.Source, "embedded:")
+}
