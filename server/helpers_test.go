@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -18,6 +20,13 @@ import (
 )
 
 const testVersion = "9.8.7-test"
+
+// TestMain keeps the default logger (used by the registry and by
+// demo.noisy) off the test output.
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
 
 type echoArgs struct {
 	Msg string `json:"msg" jsonschema:"required" jsonschema_description:"Text to echo."`
