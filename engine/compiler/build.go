@@ -1,0 +1,658 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/sagemaker"
+)
+
+// ImageResolver returns the container image URI of a framework version
+// (sagemaker.ImageURI by default; tests may pin their own).
+type ImageResolver func(framework, version, region, pyVersion, instanceType, scope string) (string, error)
+
+// Binding says where one input of a step gets its data.
+type Binding struct {
+	Input        string  `json:"input"`
+	Source       string  `json:"source"`                  // "dependency", "config" or "manual"
+	Provider     string  `json:"provider,omitempty"`      // DAG node of the provider
+	ProviderStep string  `json:"provider_step,omitempty"` // its SageMaker step name
+	Output       string  `json:"output,omitempty"`        // the provider's output port
+	Score        float64 `json:"score,omitempty"`         // compatibility score of the match
+	Reference    string  `json:"reference"`               // the value as text: a Get path, a Join, an S3 URI
+	Value        any     `json:"-"`                       // the value in the definition
+}
+
+// Binding sources.
+const (
+	SourceDependency = "dependency"
+	SourceConfig     = "config"
+	SourceManual     = "manual"
+)
+
+// nodePlan is everything the builder of one step needs.
+type nodePlan struct {
+	Node       string
+	ConfigKey  string
+	Step       *catalog.Step // job-type variant applied
+	JobType    string
+	Name       catalog.SageMakerStepName
+	Values     Values
+	Bound      map[string]*Binding // bound inputs by logical name (dependency or manual)
+	Parents    []string            // SageMaker names of the DAG parents, in edge order
+	Confidence float64
+	Method     string
+	Builder    string
+}
+
+// buildEnv is what every builder of one compile shares.
+type buildEnv struct {
+	prefix       any    // where outputs go: {"Get": "Parameters.EXECUTION_S3_PREFIX"}
+	roleOverride string // role given to the compile, wins over config
+	baseDir      string // relative source directories are resolved against it
+	images       ImageResolver
+	artifacts    *artifactSet
+	warnings     []string
+	byNode       map[string]*nodePlan
+}
+
+func (e *buildEnv) warnf(format string, args ...any) {
+	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
+}
+
+// builderName is the builder a verb is built by (for reports).
+func builderName(v catalog.Verb) string {
+	switch v {
+	case catalog.VerbProcessing:
+		return "ProcessingStepBuilder"
+	case catalog.VerbTraining:
+		return "TrainingStepBuilder"
+	case catalog.VerbCreateModel:
+		return "CreateModelStepBuilder"
+	case catalog.VerbTransform:
+		return "TransformStepBuilder"
+	case catalog.VerbRegisterModel:
+		return "RegisterModelStepBuilder"
+	case catalog.VerbTuning:
+		return "TuningStepBuilder"
+	}
+	return ""
+}
+
+// HasBuilder reports whether the compiler can build steps of verb v.
+func HasBuilder(v catalog.Verb) bool { return builderName(v) != "" }
+
+// build builds the definition step of one node.
+func (e *buildEnv) build(p *nodePlan) (Step, error) {
+	var (
+		args any
+		typ  string
+		err  error
+	)
+	switch p.Step.Verb {
+	case catalog.VerbProcessing:
+		typ = StepTypeProcessing
+		args, err = e.buildProcessing(p)
+	case catalog.VerbTraining:
+		typ = StepTypeTraining
+		args, err = e.buildTraining(p)
+	case catalog.VerbCreateModel:
+		typ = StepTypeModel
+		args, err = e.buildModel(p)
+	case catalog.VerbTransform:
+		typ = StepTypeTransform
+		args, err = e.buildTransform(p)
+	case catalog.VerbRegisterModel:
+		typ = StepTypeRegisterModel
+		args, err = e.buildRegisterModel(p)
+	case catalog.VerbTuning:
+		typ = StepTypeTuning
+		args, err = e.buildTuning(p)
+	default:
+		return Step{}, &UnknownStepError{Node: p.Node, StepType: string(p.Step.Type), Reason: fmt.Sprintf("no builder for SageMaker step type %q", p.Step.Verb)}
+	}
+	if err != nil {
+		return Step{}, e.wrap(p, err)
+	}
+	st := Step{Name: string(p.Name), Type: typ, Arguments: args}
+	if len(p.Parents) > 0 {
+		st.DependsOn = append([]string(nil), p.Parents...)
+	}
+	cache, err := e.cacheConfig(p)
+	if err != nil {
+		return Step{}, e.wrap(p, err)
+	}
+	st.CacheConfig = cache
+	return st, nil
+}
+
+// wrap turns a builder error into a *StepBuildError (typed errors pass).
+func (e *buildEnv) wrap(p *nodePlan, err error) error {
+	var (
+		ub *UnboundInputError
+		sb *StepBuildError
+		fe *fieldError
+	)
+	switch {
+	case errors.As(err, &ub), errors.As(err, &sb):
+		return err
+	case errors.As(err, &fe):
+		return &StepBuildError{Node: p.Node, StepName: string(p.Name), Field: fe.field, Err: err}
+	}
+	return &StepBuildError{Node: p.Node, StepName: string(p.Name), Err: err}
+}
+
+// cacheConfig returns the step's CacheConfig when its config enables
+// caching. Caching is off for CreateModel and RegisterModel steps, which
+// SageMaker does not cache.
+func (e *buildEnv) cacheConfig(p *nodePlan) (*CacheConfig, error) {
+	switch p.Step.Verb {
+	case catalog.VerbCreateModel, catalog.VerbRegisterModel:
+		return nil, nil
+	}
+	on, err := p.Values.boolean("enable_caching", false)
+	if err != nil || !on {
+		return nil, err
+	}
+	exp, err := p.Values.str("cache_expire_after", "P30D")
+	if err != nil {
+		return nil, err
+	}
+	return &CacheConfig{Enabled: true, ExpireAfter: exp}, nil
+}
+
+// --- values every builder reads ---
+
+// regionCodes maps the original's region codes to AWS regions.
+var regionCodes = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": "us-west-2"}
+
+var awsRegionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d$`)
+
+// awsRegion returns the AWS region of a node's config: aws_region, else
+// the region code (NA, EU, FE) mapped, else region when it already is an
+// AWS region.
+func (p *nodePlan) awsRegion() (string, error) {
+	if r, _ := p.Values.str("aws_region", ""); r != "" {
+		return r, nil
+	}
+	code, err := p.Values.str("region", "")
+	if err != nil {
+		return "", err
+	}
+	if r, ok := regionCodes[strings.ToUpper(code)]; ok {
+		return r, nil
+	}
+	if awsRegionRE.MatchString(code) {
+		return code, nil
+	}
+	if code == "" {
+		return "", &fieldError{"region", "no region: set region (NA, EU or FE) or aws_region"}
+	}
+	return "", &fieldError{"region", fmt.Sprintf("unknown region %q: want NA, EU, FE or an AWS region such as us-east-1", code)}
+}
+
+var roleARNRE = regexp.MustCompile(`^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
+
+// role returns the execution role: the compile's override, else config role.
+func (e *buildEnv) role(p *nodePlan) (string, error) {
+	r := e.roleOverride
+	if r == "" {
+		var err error
+		if r, err = p.Values.str("role", ""); err != nil {
+			return "", err
+		}
+	}
+	if r == "" {
+		return "", &fieldError{"role", "no execution role: set config field role or pass a role"}
+	}
+	if !roleARNRE.MatchString(r) {
+		return "", &fieldError{"role", fmt.Sprintf("role %q is not an IAM role ARN (arn:aws:iam::<12 digits>:role/<name>)", r)}
+	}
+	return r, nil
+}
+
+// Framework defaults used when neither the config nor the step file gives
+// a version.
+var defaultFrameworkVersion = map[string]string{
+	"sklearn": "1.2-1", "xgboost": "1.7-1", "pytorch": "2.1.0", "lightgbm": "2.1.0", "lightgbmmt": "2.1.0",
+}
+
+// scope returns the image scope of a step: the step file's, else by verb.
+func imageScope(p *nodePlan) string {
+	if s := p.Step.Compute.ImageScope; s != "" {
+		return s
+	}
+	switch p.Step.Verb {
+	case catalog.VerbCreateModel, catalog.VerbRegisterModel, catalog.VerbTransform:
+		return sagemaker.ScopeInference
+	}
+	return sagemaker.ScopeTraining
+}
+
+// image returns the container image of a step: the config's image URI
+// field when set, else the framework image for the config's version, in
+// the step's locked region or the config's region.
+func (e *buildEnv) image(p *nodePlan, instanceType string) (string, error) {
+	c := p.Step.Compute
+	imgField := firstNonEmpty(c.ImageURIField, "image_uri")
+	if s, err := p.Values.str(imgField, ""); err != nil {
+		return "", err
+	} else if s != "" {
+		return s, nil
+	}
+	fw := c.Framework
+	if c.FrameworkField != "" {
+		v, err := p.Values.str(c.FrameworkField, "")
+		if err != nil {
+			return "", err
+		}
+		if v != "" {
+			fw = v
+		}
+	}
+	fw = strings.ToLower(fw)
+	if fw == "" || fw == "none" {
+		return "", &fieldError{imgField, fmt.Sprintf("step type %s has no framework image: set config field %s", p.Step.Type, imgField)}
+	}
+	// Only the fields the step file names are read: the base field
+	// framework_version (2.1.0) means nothing to a scikit-learn processor.
+	verField, pyField := c.FrameworkVersionField, c.PyVersionField
+	version, err := p.Values.str(verField, "")
+	if err != nil {
+		return "", err
+	}
+	if version == "" {
+		version = firstNonEmpty(c.FrameworkVersionDefault, defaultFrameworkVersion[fw])
+	}
+	py, err := p.Values.str(pyField, "")
+	if err != nil {
+		return "", err
+	}
+	region := c.LockedRegion
+	if region == "" {
+		if region, err = p.awsRegion(); err != nil {
+			return "", err
+		}
+	}
+	uri, err := e.images(fw, version, region, py, instanceType, imageScope(p))
+	if err != nil {
+		var ie *sagemaker.ImageError
+		field := ""
+		if errors.As(err, &ie) {
+			switch ie.Field {
+			case "version":
+				field = verField
+			case "py_version":
+				field = pyField
+			case "instance_type":
+				field = p.instanceTypeField()
+			case "region":
+				field = "region"
+			case "framework":
+				field = c.FrameworkField
+			}
+		}
+		return "", &fieldError{field, fmt.Sprintf("no %s image: %v", fw, err)}
+	}
+	return uri, nil
+}
+
+// instanceTypeField names the field the step's instance type comes from.
+func (p *nodePlan) instanceTypeField() string {
+	c := p.Step.Compute
+	if c.InstanceTypeField != "" {
+		return c.InstanceTypeField
+	}
+	if c.UseLargeInstanceField != "" {
+		if large, _ := p.Values.boolean(c.UseLargeInstanceField, false); large {
+			return c.LargeInstanceTypeField
+		}
+	}
+	return c.SmallInstanceTypeField
+}
+
+// instanceType returns the instance type of a step: the step's fixed
+// instance-type field, or the large or small one as its use-large flag
+// says, else def.
+func (p *nodePlan) instanceType(def string) (string, error) {
+	c := p.Step.Compute
+	if c.InstanceTypeField == "" && c.UseLargeInstanceField != "" {
+		if _, err := p.Values.boolean(c.UseLargeInstanceField, false); err != nil {
+			return "", err
+		}
+	}
+	s, err := p.Values.str(p.instanceTypeField(), "")
+	if err != nil || s != "" {
+		return s, err
+	}
+	return def, nil
+}
+
+func (p *nodePlan) instanceCount(def int) (int, error) {
+	return p.firstInt(def, 1, 0, p.Step.Compute.InstanceCountField)
+}
+
+func (p *nodePlan) volumeSize(def int) (int, error) {
+	return p.firstInt(def, 1, 16384, p.Step.Compute.VolumeSizeField)
+}
+
+// firstInt reads the first set field of fields, checked against [min, max]
+// (max 0 = unbounded).
+func (p *nodePlan) firstInt(def, min, max int, fields ...string) (int, error) {
+	for _, f := range fields {
+		if !p.Values.has(f) {
+			continue
+		}
+		n, err := p.Values.integer(f, def)
+		if err != nil {
+			return 0, err
+		}
+		if n < min || (max > 0 && n > max) {
+			return 0, &fieldError{f, fmt.Sprintf("%d is out of range [%d, %d]", n, min, max)}
+		}
+		return n, nil
+	}
+	return def, nil
+}
+
+// maxRuntime returns the step's max runtime field, clamped to limit (a
+// larger value is cut to the limit with a warning), or def when unset.
+func (e *buildEnv) maxRuntime(p *nodePlan, def, limit int) (int, bool, error) {
+	f := p.Step.Compute.MaxRuntimeField
+	if !p.Values.has(f) {
+		return def, false, nil
+	}
+	rt, err := p.firstInt(def, 1, 0, f)
+	if err != nil {
+		return 0, false, err
+	}
+	if rt > limit {
+		e.warnf("step %s: %s %d exceeds the SageMaker limit %d for this job; using the limit", p.Name, f, rt, limit)
+		rt = limit
+	}
+	return rt, true, nil
+}
+
+// environment returns the container environment of a step: each variable
+// the contract declares, from its config field, else (optional ones) its
+// default; a required variable without a value is an error. The config's
+// env map, when there is one, is applied on top.
+func (p *nodePlan) environment() (map[string]string, error) {
+	env := map[string]string{}
+	for _, ev := range p.Step.Contract.Env {
+		if ev.Field != "" {
+			if x, ok := p.Values.lookup(ev.Field); ok {
+				if s := FormatValue(x); s != "" || !ev.Required {
+					env[ev.Name] = s
+					continue
+				}
+			}
+		}
+		if ev.Required {
+			field := firstNonEmpty(ev.Field, strings.ToLower(ev.Name))
+			return nil, &fieldError{field, fmt.Sprintf("required environment variable %s has no value: set config field %s", ev.Name, field)}
+		}
+		env[ev.Name] = ev.Default
+	}
+	extra, err := p.Values.object("env")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(extra) {
+		env[k] = FormatValue(extra[k])
+	}
+	return env, nil
+}
+
+// jobArguments returns the script arguments: each declared (flag, source)
+// whose source field is set, then the config's extra script arguments.
+func (p *nodePlan) jobArguments() ([]string, error) {
+	var args []string
+	for _, ja := range p.Step.Contract.JobArguments {
+		x, ok := p.Values.lookup(ja.Source)
+		if !ok && ja.Source == "job_type" && p.JobType != "" {
+			x, ok = p.JobType, true
+		}
+		if !ok {
+			continue
+		}
+		s := FormatValue(x)
+		if s == "" {
+			continue
+		}
+		args = append(args, ja.Flag, s)
+	}
+	extra, err := p.Values.strList("processing_script_arguments")
+	if err != nil {
+		return nil, err
+	}
+	return append(args, extra...), nil
+}
+
+// trainingOutputPath is where a training or tuning job writes its model
+// artefacts (reference §7.4): Join("/", prefix, snake(step type)).
+func (e *buildEnv) trainingOutputPath(p *nodePlan) any {
+	return JoinOn("/", e.prefix, catalog.CanonicalToSnake(p.Step.Type))
+}
+
+// outputDestination is where an output port of a step is written
+// (reference §7.4): Join("/", prefix, lower(step type), [job type],
+// logical name); a step file's output_path_token sends every output to
+// Join("/", prefix, token) instead.
+//
+// The step file's include_job_type_in_path is deliberately not consulted,
+// as in the original's assembler: without the job type, two nodes of one
+// step type with different job types (DummyDataLoading_training and
+// DummyDataLoading_calibration) would write to the same S3 prefix.
+func (e *buildEnv) outputDestination(p *nodePlan, logical string) any {
+	if tok := p.Step.Patterns.OutputPathToken; tok != "" {
+		return JoinOn("/", e.prefix, tok)
+	}
+	vals := []any{e.prefix, strings.ToLower(string(p.Step.Type))}
+	if p.JobType != "" {
+		vals = append(vals, p.JobType)
+	}
+	return JoinOn("/", append(vals, logical)...)
+}
+
+// input returns the binding of an input port: the dependency or manual
+// binding, else the config field the port is sourced from.
+//
+// A config field skip_<logical name> set to true drops the input (the
+// original's skip_hyperparameters_s3_uri: the script reads its
+// hyperparameters from its source directory instead).
+func (e *buildEnv) input(p *nodePlan, port catalog.InputPort) (*Binding, error) {
+	if skip, err := p.Values.boolean("skip_"+port.LogicalName, false); err != nil {
+		return nil, err
+	} else if skip {
+		if b, ok := p.Bound[port.LogicalName]; ok && b.Source == SourceDependency {
+			e.warnf("step %s: input %s is bound to %s.%s but skip_%s is true; the input is not mounted", p.Name, port.LogicalName, b.Provider, b.Output, port.LogicalName)
+		}
+		return nil, nil
+	}
+	if port.ConfigSource != "" {
+		if b, err := e.configInput(p, port); b != nil || err != nil {
+			return b, err
+		}
+	}
+	if b, ok := p.Bound[port.LogicalName]; ok {
+		return b, nil
+	}
+	if port.Required {
+		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: unboundHint(port)}
+	}
+	return nil, nil
+}
+
+func unboundHint(port catalog.InputPort) string {
+	if port.ConfigSource != "" {
+		return fmt.Sprintf("connect an upstream step that produces it, or set config field %s", port.ConfigSource)
+	}
+	if len(port.CompatibleSources) > 0 {
+		return fmt.Sprintf("add an edge from a step that produces it (compatible sources: %s)", strings.Join(port.CompatibleSources, ", "))
+	}
+	return "add an edge from a step that produces it"
+}
+
+// configInput binds a config-sourced port: an S3 URI is used as is; a
+// local path is uploaded (a directory under a prefix, a file as is).
+func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, error) {
+	src, err := p.Values.str(port.ConfigSource, "")
+	if err != nil || src == "" {
+		return nil, err
+	}
+	b := &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: src, Value: src}
+	if strings.HasPrefix(src, "s3://") || strings.HasPrefix(src, "https://") {
+		return b, nil
+	}
+	local, err := e.resolveConfigPath(p, src)
+	if err != nil {
+		return nil, err
+	}
+	kind := KindDirectory
+	if !strings.HasSuffix(src, "/") && path.Ext(src) != "" {
+		kind = KindFile
+	}
+	uri, a, err := e.artifacts.add(string(p.Name), kind, local, filepath.Base(local))
+	if err != nil {
+		return nil, err
+	}
+	if a.Missing {
+		e.warnf("step %s: input %s comes from config field %s = %q, which does not exist locally; upload will refuse until it does", p.Name, port.LogicalName, port.ConfigSource, src)
+	}
+	b.Reference, b.Value = uri, uri
+	return b, nil
+}
+
+// resolveConfigPath resolves a local path a config field names: relative
+// to the step's source directory when it exists there, else relative to
+// the base directory.
+func (e *buildEnv) resolveConfigPath(p *nodePlan, rel string) (string, error) {
+	if filepath.IsAbs(rel) {
+		return filepath.Clean(rel), nil
+	}
+	dir, set, err := e.sourceDir(p)
+	if err != nil {
+		return "", err
+	}
+	if set {
+		cand := filepath.Join(dir, filepath.FromSlash(rel))
+		if _, err := os.Stat(cand); err == nil {
+			return cand, nil
+		}
+	}
+	return e.resolveLocal(p, rel), nil
+}
+
+// resolveLocal resolves a local path of a config against the compile's
+// base directory.
+func (e *buildEnv) resolveLocal(p *nodePlan, rel string) string {
+	if filepath.IsAbs(rel) {
+		return filepath.Clean(rel)
+	}
+	return filepath.Join(e.baseDir, filepath.FromSlash(rel))
+}
+
+// sourceDir returns the local source directory of a step's code: the
+// contract's source-dir field, else processing_source_dir (processing
+// steps) or source_dir, resolved against the base directory ("" = the base
+// directory itself).
+func (e *buildEnv) sourceDir(p *nodePlan) (dir string, set bool, err error) {
+	fields := []string{p.Step.Contract.SourceDirField}
+	if p.Step.Verb == catalog.VerbProcessing {
+		fields = append(fields, "processing_source_dir")
+	}
+	fields = append(fields, "source_dir")
+	d, f, err := p.Values.firstStr("", fields...)
+	if err != nil {
+		return "", false, err
+	}
+	if strings.HasPrefix(d, "s3://") {
+		return "", false, &fieldError{f, fmt.Sprintf("source directory %q is in S3; the compiler uploads local code only", d)}
+	}
+	return e.resolveLocal(p, d), d != "", nil
+}
+
+// entryPoint returns the script of a step: the contract's entry-point
+// field, else its declared entry point.
+func (p *nodePlan) entryPoint() (string, string, error) {
+	f := firstNonEmpty(p.Step.Contract.EntryPointField, "entry_point")
+	ep, err := p.Values.str(f, "")
+	if err != nil {
+		return "", f, err
+	}
+	if ep == "" {
+		ep = p.Step.Contract.EntryPoint
+	}
+	if filepath.IsAbs(ep) || strings.HasPrefix(filepath.Clean(ep), "..") {
+		return "", f, &fieldError{f, fmt.Sprintf("entry point %q must be a path relative to the source directory", ep)}
+	}
+	return filepath.ToSlash(ep), f, nil
+}
+
+// sourceTarball records a sourcedir.tar.gz of a step's code (the source
+// directory when there is one, else the script alone) and returns its URI.
+func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (string, error) {
+	local := dir
+	if !useDir {
+		local = filepath.Join(dir, filepath.FromSlash(entry))
+	}
+	uri, a, err := e.artifacts.add(string(p.Name), KindSourceTarball, local, "sourcedir.tar.gz")
+	if err != nil {
+		return "", err
+	}
+	if a.Missing {
+		e.warnf("step %s: code %s does not exist; the definition refers to %s, and upload will refuse until the code exists", p.Name, local, uri)
+	} else if useDir && !containsString(a.Files, entry) {
+		e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
+	}
+	return uri, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var envKeyRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// checkEnv enforces SageMaker's limits on a job's environment: at most 100
+// entries, keys [a-zA-Z_][a-zA-Z0-9_]* of at most 256 characters, values of
+// at most maxValue characters.
+func checkEnv(p *nodePlan, env map[string]string, maxValue int) error {
+	if len(env) > 100 {
+		return fmt.Errorf("%d environment variables; SageMaker allows 100", len(env))
+	}
+	for _, k := range sortedKeys(env) {
+		if len(k) > 256 || !envKeyRE.MatchString(k) {
+			return &fieldError{"env", fmt.Sprintf("environment variable name %q is not allowed ([a-zA-Z_][a-zA-Z0-9_]*, at most 256 characters)", k)}
+		}
+		if len(env[k]) > maxValue {
+			field := "env"
+			if ev, ok := p.Step.Contract.EnvVar(k); ok && ev.Field != "" {
+				field = ev.Field
+			}
+			return &fieldError{field, fmt.Sprintf("environment variable %s is %d characters long; a %s job allows %d", k, len(env[k]), p.Step.Verb, maxValue)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,314 @@
+package compiler
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+// findPort returns the first input port of the step matching pred.
+func findPort(s *catalog.Step, pred func(catalog.InputPort) bool) (catalog.InputPort, bool) {
+	for _, port := range s.Inputs {
+		if pred(port) {
+			return port, true
+		}
+	}
+	return catalog.InputPort{}, false
+}
+
+func isModelArtifactsPort(port catalog.InputPort) bool {
+	return port.Type == catalog.DepModelArtifacts
+}
+
+// inferenceEnv returns the model container environment of a framework
+// model: the script and its packed code when the config names an entry
+// point, the region, and the contract's variables.
+func (e *buildEnv) inferenceEnv(p *nodePlan) (map[string]string, error) {
+	env, err := p.environment()
+	if err != nil {
+		return nil, err
+	}
+	entry, _, err := p.entryPoint()
+	if err != nil {
+		return nil, err
+	}
+	if entry == "" {
+		return env, nil
+	}
+	region, err := p.awsRegion()
+	if err != nil {
+		return nil, err
+	}
+	dir, useDir, err := e.sourceDir(p)
+	if err != nil {
+		return nil, err
+	}
+	code, err := e.sourceTarball(p, dir, entry, useDir)
+	if err != nil {
+		return nil, err
+	}
+	if !useDir {
+		entry = path.Base(entry)
+	}
+	env["SAGEMAKER_PROGRAM"] = entry
+	env["SAGEMAKER_SUBMIT_DIRECTORY"] = code
+	env["SAGEMAKER_CONTAINER_LOG_LEVEL"] = "20"
+	env["SAGEMAKER_REGION"] = region
+	return env, nil
+}
+
+// buildModel builds a CreateModel-shaped step (Type "Model"): the framework
+// inference image, the model artefacts of the bound model input, the
+// inference script packed as the submit directory. No cache config.
+func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
+	port, ok := findPort(p.Step, isModelArtifactsPort)
+	if !ok {
+		return nil, fmt.Errorf("step type %s declares no model_artifacts input for the model data", p.Step.Type)
+	}
+	b, err := e.input(p, port)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model needs its artefacts: add an edge from a training step"}
+	}
+	itype, err := p.instanceType("ml.m5.large")
+	if err != nil {
+		return nil, err
+	}
+	image, err := e.image(p, itype)
+	if err != nil {
+		return nil, err
+	}
+	role, err := e.role(p)
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.inferenceEnv(p)
+	if err != nil {
+		return nil, err
+	}
+	return &ModelArguments{
+		ExecutionRoleArn: role,
+		PrimaryContainer: ContainerDefinition{Image: image, Environment: env, ModelDataUrl: b.Value},
+	}, nil
+}
+
+// buildTransform builds a CreateTransformJob-shaped step: the model name
+// from the bound model input, the data from the other bound input, the
+// output under the execution prefix, and the record handling of the
+// config (reference case 8 defaults: text/csv, Line, $[1:], $[-1], Input).
+func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
+	var modelPort, dataPort *catalog.InputPort
+	for i := range p.Step.Inputs {
+		port := &p.Step.Inputs[i]
+		isModel := port.LogicalName == "model_name" ||
+			(port.Type == catalog.DepCustomProperty && strings.Contains(strings.ToLower(port.LogicalName), "model"))
+		switch {
+		case isModel && modelPort == nil:
+			modelPort = port
+		case !isModel && dataPort == nil:
+			dataPort = port
+		}
+	}
+	if modelPort == nil || dataPort == nil {
+		return nil, fmt.Errorf("step type %s needs a model_name input and a data input", p.Step.Type)
+	}
+	mb, err := e.input(p, *modelPort)
+	if err != nil {
+		return nil, err
+	}
+	db, err := e.input(p, *dataPort)
+	if err != nil {
+		return nil, err
+	}
+	if mb == nil {
+		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: modelPort.LogicalName, Detail: "a transform needs a model: add an edge from a model step"}
+	}
+	if db == nil {
+		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: dataPort.LogicalName, Detail: "a transform needs input data"}
+	}
+	itype, err := p.instanceType("ml.m5.large")
+	if err != nil {
+		return nil, err
+	}
+	count, err := p.instanceCount(1)
+	if err != nil {
+		return nil, err
+	}
+	strs := map[string]string{}
+	for _, f := range []struct{ field, def string }{
+		{"content_type", "text/csv"}, {"split_type", "Line"}, {"accept", "text/csv"}, {"assemble_with", "Line"},
+		{"input_filter", "$[1:]"}, {"output_filter", "$[-1]"}, {"join_source", "Input"},
+	} {
+		s, err := p.Values.str(f.field, f.def)
+		if err != nil {
+			return nil, err
+		}
+		strs[f.field] = s
+	}
+	for field, allowed := range map[string][]string{
+		"split_type": {"None", "Line", "RecordIO", "TFRecord"}, "assemble_with": {"None", "Line"}, "join_source": {"Input", "None"},
+	} {
+		if !containsString(allowed, strs[field]) {
+			return nil, &fieldError{field, fmt.Sprintf("%s %q: want one of %s", field, strs[field], strings.Join(allowed, ", "))}
+		}
+	}
+	outName := "transform_output"
+	if len(p.Step.Outputs) > 0 {
+		outName = p.Step.Outputs[0].LogicalName
+	}
+	args := &TransformArguments{
+		ModelName: mb.Value,
+		TransformInput: TransformInput{
+			DataSource:  TransformDataSource{S3DataSource: TransformS3DataSource{S3DataType: "S3Prefix", S3Uri: db.Value}},
+			ContentType: strs["content_type"],
+			SplitType:   strs["split_type"],
+		},
+		TransformOutput: TransformOutput{
+			S3OutputPath: e.outputDestination(p, outName),
+			Accept:       strs["accept"],
+			AssembleWith: strs["assemble_with"],
+		},
+		TransformResources: TransformResources{InstanceCount: count, InstanceType: itype},
+	}
+	if strs["input_filter"] != "" || strs["output_filter"] != "" || strs["join_source"] != "None" {
+		args.DataProcessing = &DataProcessing{InputFilter: strs["input_filter"], OutputFilter: strs["output_filter"], JoinSource: strs["join_source"]}
+	}
+	env, err := p.environment()
+	if err != nil {
+		return nil, err
+	}
+	args.Environment = nonEmpty(env)
+	return args, nil
+}
+
+var modelPackageGroupRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
+
+var approvalStatuses = []string{"Approved", "Rejected", "PendingManualApproval"}
+
+// buildRegisterModel builds a CreateModelPackage-shaped step: the bound
+// model artefacts served by the framework inference image, registered in
+// the config's model package group.
+func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, error) {
+	port, ok := findPort(p.Step, isModelArtifactsPort)
+	if !ok {
+		return nil, fmt.Errorf("step type %s declares no model_artifacts input for the model", p.Step.Type)
+	}
+	var model, payload *Binding
+	for _, in := range p.Step.Inputs {
+		b, err := e.input(p, in)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case b == nil:
+		case in.LogicalName == port.LogicalName:
+			model = b
+		case in.Type == catalog.DepPayloadSamples && payload == nil:
+			payload = b
+		default:
+			e.warnf("step %s: input %s is bound but a model package has no place for it; it only orders the steps", p.Name, in.LogicalName)
+		}
+	}
+	if model == nil {
+		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model package needs model artefacts"}
+	}
+	itype, err := p.instanceType("ml.m5.large")
+	if err != nil {
+		return nil, err
+	}
+	image, err := e.image(p, itype)
+	if err != nil {
+		return nil, err
+	}
+	group, err := modelPackageGroup(p)
+	if err != nil {
+		return nil, err
+	}
+	status, err := p.Values.str("model_approval_status", "PendingManualApproval")
+	if err != nil {
+		return nil, err
+	}
+	if !containsString(approvalStatuses, status) {
+		return nil, &fieldError{"model_approval_status", fmt.Sprintf("model_approval_status %q: want one of %s", status, strings.Join(approvalStatuses, ", "))}
+	}
+	desc, _, err := p.Values.firstStr("", "model_package_description", "pipeline_description")
+	if err != nil {
+		return nil, err
+	}
+	contentTypes, err := listOr(p.Values, []string{"text/csv"}, "source_model_inference_content_types", "supported_content_types", "content_types")
+	if err != nil {
+		return nil, err
+	}
+	responseTypes, err := listOr(p.Values, []string{"application/json"}, "source_model_inference_response_types", "supported_response_types", "response_types")
+	if err != nil {
+		return nil, err
+	}
+	realtime, err := listOr(p.Values, []string{itype}, "supported_realtime_inference_instance_types", "supported_realtime_instance_types")
+	if err != nil {
+		return nil, err
+	}
+	transform, err := listOr(p.Values, []string{itype}, "supported_transform_instance_types")
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.inferenceEnv(p)
+	if err != nil {
+		return nil, err
+	}
+	args := &RegisterModelArguments{
+		ModelPackageGroupName:   group,
+		ModelPackageDescription: desc,
+		InferenceSpecification: InferenceSpecification{
+			Containers:                              []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: model.Value}},
+			SupportedContentTypes:                   contentTypes,
+			SupportedResponseMIMETypes:              responseTypes,
+			SupportedRealtimeInferenceInstanceTypes: realtime,
+			SupportedTransformInstanceTypes:         transform,
+		},
+		ModelApprovalStatus: status,
+	}
+	if payload != nil {
+		args.SamplePayloadUrl = payload.Value
+	}
+	return args, nil
+}
+
+// modelPackageGroup returns model_package_group_name, else one derived
+// from the config's pipeline name (sanitized, at most 63 characters).
+func modelPackageGroup(p *nodePlan) (string, error) {
+	g, f, err := p.Values.firstStr("", "model_package_group_name", "pipeline_name")
+	if err != nil {
+		return "", err
+	}
+	if f == "pipeline_name" || f == "" {
+		if g == "" {
+			g = string(p.Step.Type)
+		}
+		g = SanitizePipelineName(g + "-models")
+		if len(g) > 63 {
+			g = strings.TrimRight(g[:63], "-")
+		}
+		return g, nil
+	}
+	if !modelPackageGroupRE.MatchString(g) && !strings.HasPrefix(g, "arn:") {
+		return "", &fieldError{"model_package_group_name", fmt.Sprintf("model package group %q: 1-63 letters, digits and hyphens, not starting or ending with a hyphen", g)}
+	}
+	return g, nil
+}
+
+func listOr(v Values, def []string, fields ...string) ([]string, error) {
+	for _, f := range fields {
+		if v.has(f) {
+			l, err := v.strList(f)
+			if err != nil || len(l) > 0 {
+				return l, err
+			}
+		}
+	}
+	return def, nil
+}

@@ -1,0 +1,146 @@
+package compiler
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Container paths of the code of a processing job.
+const (
+	processingCodeDir = "/opt/ml/processing/input/code"
+	// maxProcessingRuntime is the API's limit for processing jobs.
+	maxProcessingRuntime = 432000
+)
+
+// buildProcessing builds a CreateProcessingJob-shaped step: the script is
+// uploaded (alone, or with its whole source directory when the contract
+// says so) and mounted at /opt/ml/processing/input/code; inputs are bound
+// ports in declaration order followed by the code input; every output port
+// is written under the execution prefix.
+func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
+	itype, err := p.instanceType("ml.m5.2xlarge")
+	if err != nil {
+		return nil, err
+	}
+	count, err := p.instanceCount(1)
+	if err != nil {
+		return nil, err
+	}
+	volume, err := p.volumeSize(500)
+	if err != nil {
+		return nil, err
+	}
+	image, err := e.image(p, itype)
+	if err != nil {
+		return nil, err
+	}
+	role, err := e.role(p)
+	if err != nil {
+		return nil, err
+	}
+	args := &ProcessingArguments{
+		ProcessingResources: ProcessingResources{ClusterConfig: ClusterConfig{InstanceType: itype, InstanceCount: count, VolumeSizeInGB: volume}},
+		AppSpecification:    AppSpecification{ImageUri: image},
+		RoleArn:             role,
+	}
+
+	for _, port := range p.Step.Inputs {
+		b, err := e.input(p, port)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			continue
+		}
+		if port.ContainerPath == "" {
+			return nil, fmt.Errorf("input %s has no container path in step type %s", port.LogicalName, p.Step.Type)
+		}
+		args.ProcessingInputs = append(args.ProcessingInputs, processingInput(port.LogicalName, b.Value, port.ContainerPath))
+	}
+
+	entry, entryField, err := p.entryPoint()
+	if err != nil {
+		return nil, err
+	}
+	if entry == "" {
+		return nil, &fieldError{entryField, fmt.Sprintf("step type %s has no script: set config field %s", p.Step.Type, entryField)}
+	}
+	dir, _, err := e.sourceDir(p)
+	if err != nil {
+		return nil, err
+	}
+	var codeURI string
+	var a *Artifact
+	if p.Step.Contract.SourceDir {
+		codeURI, a, err = e.artifacts.add(string(p.Name), KindDirectory, dir, "")
+		if err == nil && !a.Missing && !containsString(a.Files, entry) {
+			e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
+		}
+	} else {
+		local := filepath.Join(dir, filepath.FromSlash(entry))
+		codeURI, a, err = e.artifacts.add(string(p.Name), KindFile, local, path.Base(entry))
+		entry = path.Base(entry)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.Missing {
+		e.warnf("step %s: script %s does not exist; the definition refers to %s, and upload will refuse until it exists", p.Name, a.LocalPath, codeURI)
+	}
+	args.ProcessingInputs = append(args.ProcessingInputs, processingInput("code", codeURI, processingCodeDir))
+	args.AppSpecification.ContainerEntrypoint = []string{"python3", processingCodeDir + "/" + entry}
+	if args.AppSpecification.ContainerArguments, err = p.jobArguments(); err != nil {
+		return nil, err
+	}
+
+	var outs []ProcessingOutput
+	for _, port := range p.Step.Outputs {
+		if port.ContainerPath == "" {
+			return nil, fmt.Errorf("output %s has no container path in step type %s", port.LogicalName, p.Step.Type)
+		}
+		outs = append(outs, ProcessingOutput{
+			OutputName: port.LogicalName,
+			S3Output: ProcessingS3Output{
+				S3Uri:        e.outputDestination(p, port.LogicalName),
+				LocalPath:    port.ContainerPath,
+				S3UploadMode: "EndOfJob",
+			},
+		})
+	}
+	if len(outs) > 0 {
+		args.ProcessingOutputConfig = &ProcessingOutputConfig{Outputs: outs}
+	}
+
+	env, err := p.environment()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEnv(p, env, 256); err != nil {
+		return nil, err
+	}
+	if len(env) > 0 {
+		args.Environment = env
+	}
+	if rt, set, err := e.maxRuntime(p, 0, maxProcessingRuntime); err != nil {
+		return nil, err
+	} else if set {
+		args.StoppingCondition = &StoppingCondition{MaxRuntimeInSeconds: rt}
+	}
+	return args, nil
+}
+
+func processingInput(name string, uri any, local string) ProcessingInput {
+	return ProcessingInput{
+		InputName: name,
+		S3Input: ProcessingS3{
+			S3Uri:                  uri,
+			LocalPath:              strings.TrimSuffix(local, "/"),
+			S3DataType:             "S3Prefix",
+			S3InputMode:            "File",
+			S3DataDistributionType: "FullyReplicated",
+			S3CompressionType:      "None",
+		},
+	}
+}

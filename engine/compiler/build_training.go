@@ -1,0 +1,382 @@
+package compiler
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+const (
+	defaultTrainingRuntime = 86400   // the SDK's default MaxRuntimeInSeconds
+	maxTrainingRuntime     = 2419200 // the API's limit (28 days)
+)
+
+var channelNameRE = regexp.MustCompile(`^[A-Za-z0-9.\-_]{1,64}$`)
+
+// trainingJob is what a training step and a tuning step share.
+type trainingJob struct {
+	spec      AlgorithmSpecification
+	output    OutputDataConfig
+	resources ResourceConfig
+	stopping  StoppingCondition
+	role      string
+	channels  []Channel
+	hyper     map[string]string // framework keys + user hyperparameters, JSON-encoded
+	env       map[string]string
+}
+
+// buildTraining builds a CreateTrainingJob-shaped step (reference §7.5):
+// framework script mode, the code packed into sourcedir.tar.gz, channels
+// from the bound inputs (an input with declared channels fans out into
+// <uri>/<channel>/), model artefacts under <prefix>/<snake step type>.
+func (e *buildEnv) buildTraining(p *nodePlan) (*TrainingArguments, error) {
+	j, err := e.trainingJob(p)
+	if err != nil {
+		return nil, err
+	}
+	return &TrainingArguments{
+		AlgorithmSpecification: j.spec,
+		OutputDataConfig:       j.output,
+		StoppingCondition:      j.stopping,
+		ResourceConfig:         j.resources,
+		RoleArn:                j.role,
+		InputDataConfig:        j.channels,
+		HyperParameters:        j.hyper,
+		Environment:            nonEmpty(j.env),
+	}, nil
+}
+
+func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
+	itype, err := p.instanceType("ml.m5.4xlarge")
+	if err != nil {
+		return nil, err
+	}
+	count, err := p.instanceCount(1)
+	if err != nil {
+		return nil, err
+	}
+	volume, err := p.volumeSize(30)
+	if err != nil {
+		return nil, err
+	}
+	image, err := e.image(p, itype)
+	if err != nil {
+		return nil, err
+	}
+	role, err := e.role(p)
+	if err != nil {
+		return nil, err
+	}
+	region, err := p.awsRegion()
+	if err != nil {
+		return nil, err
+	}
+	runtime, _, err := e.maxRuntime(p, defaultTrainingRuntime, maxTrainingRuntime)
+	if err != nil {
+		return nil, err
+	}
+	j := &trainingJob{
+		spec:      AlgorithmSpecification{TrainingInputMode: "File", TrainingImage: image},
+		output:    OutputDataConfig{S3OutputPath: e.trainingOutputPath(p)},
+		resources: ResourceConfig{VolumeSizeInGB: volume, InstanceCount: count, InstanceType: itype},
+		stopping:  StoppingCondition{MaxRuntimeInSeconds: runtime},
+		role:      role,
+	}
+
+	seen := map[string]string{}
+	addChannel := func(name string, uri any, port string) error {
+		if !channelNameRE.MatchString(name) {
+			return fmt.Errorf("input %s: channel name %q is not a legal channel name", port, name)
+		}
+		if other, dup := seen[name]; dup {
+			return fmt.Errorf("inputs %s and %s both feed training channel %q", other, port, name)
+		}
+		seen[name] = port
+		j.channels = append(j.channels, Channel{
+			DataSource:  DataSource{S3DataSource: S3DataSource{S3DataType: "S3Prefix", S3Uri: uri, S3DataDistributionType: "FullyReplicated"}},
+			ChannelName: name,
+		})
+		return nil
+	}
+	for i := range p.Step.Inputs {
+		port := &p.Step.Inputs[i]
+		b, err := e.input(p, *port)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			continue
+		}
+		chans := port.TrainingChannels()
+		if len(chans) > 1 || len(port.Channels) > 0 {
+			// fan-out: <uri>/<channel>/ per channel
+			for _, ch := range chans {
+				if err := addChannel(ch, JoinOn("/", b.Value, ch+"/"), port.LogicalName); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err := addChannel(chans[0], b.Value, port.LogicalName); err != nil {
+			return nil, err
+		}
+	}
+	if len(j.channels) == 0 {
+		return nil, fmt.Errorf("no training channels: none of the inputs of %s is bound", p.Step.Type)
+	}
+
+	entry, entryField, err := p.entryPoint()
+	if err != nil {
+		return nil, err
+	}
+	if entry == "" {
+		return nil, &fieldError{entryField, fmt.Sprintf("step type %s has no training script: set config field %s", p.Step.Type, entryField)}
+	}
+	dir, dirSet, err := e.sourceDir(p)
+	if err != nil {
+		return nil, err
+	}
+	useDir := dirSet || p.Step.Contract.SourceDir
+	code, err := e.sourceTarball(p, dir, entry, useDir)
+	if err != nil {
+		return nil, err
+	}
+	program := entry
+	if !useDir {
+		program = path.Base(entry)
+	}
+	j.hyper = map[string]string{
+		"sagemaker_program":             strconv.Quote(program),
+		"sagemaker_submit_directory":    strconv.Quote(code),
+		"sagemaker_container_log_level": "20",
+		"sagemaker_region":              strconv.Quote(region),
+	}
+	hp, err := p.Values.object("hyperparameters")
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range hp {
+		if strings.HasPrefix(k, "__") { // serialisation markers such as __model_type__
+			continue
+		}
+		if _, reserved := j.hyper[k]; reserved {
+			return nil, &fieldError{"hyperparameters." + k, fmt.Sprintf("hyperparameter %s is set by the compiler", k)}
+		}
+		j.hyper[k] = jsonEncodeValue(v)
+	}
+	if len(j.hyper) > 100 {
+		return nil, &fieldError{"hyperparameters", fmt.Sprintf("%d hyperparameters; SageMaker allows 100", len(j.hyper))}
+	}
+	for k, v := range j.hyper {
+		if len(v) > 2500 {
+			return nil, &fieldError{"hyperparameters." + k, fmt.Sprintf("the value is %d characters long; SageMaker allows 2500", len(v))}
+		}
+	}
+	if j.env, err = p.environment(); err != nil {
+		return nil, err
+	}
+	if err := checkEnv(p, j.env, 512); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// buildTuning builds a CreateHyperParameterTuningJob-shaped step: the
+// training job of the step, repeated over the config's search space
+// (reference §7.5: Bayesian strategy, Maximize, 20 jobs, 1 in parallel,
+// early stopping off, each overridable by config).
+func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
+	j, err := e.trainingJob(p)
+	if err != nil {
+		return nil, err
+	}
+	metric, err := p.Values.str("objective_metric_name", "")
+	if err != nil {
+		return nil, err
+	}
+	if metric == "" {
+		return nil, &fieldError{"objective_metric_name", "a tuning step needs objective_metric_name"}
+	}
+	objType, err := p.Values.str("objective_type", "Maximize")
+	if err != nil {
+		return nil, err
+	}
+	if objType != "Maximize" && objType != "Minimize" {
+		return nil, &fieldError{"objective_type", fmt.Sprintf("objective_type %q: want Maximize or Minimize", objType)}
+	}
+	strategy, err := p.Values.str("tuning_strategy", "Bayesian")
+	if err != nil {
+		return nil, err
+	}
+	switch strategy {
+	case "Bayesian", "Random", "Hyperband", "Grid":
+	default:
+		return nil, &fieldError{"tuning_strategy", fmt.Sprintf("tuning_strategy %q: want Bayesian, Random, Hyperband or Grid", strategy)}
+	}
+	maxJobs, err := p.firstInt(20, 1, 0, "max_jobs")
+	if err != nil {
+		return nil, err
+	}
+	maxPar, err := p.firstInt(1, 1, 0, "max_parallel_jobs")
+	if err != nil {
+		return nil, err
+	}
+	early, err := p.Values.str("early_stopping_type", "Off")
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := parameterRanges(p.Values)
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := metricDefinitions(p.Values)
+	if err != nil {
+		return nil, err
+	}
+	spec := j.spec
+	spec.MetricDefinitions = metrics
+	found := false
+	for _, m := range metrics {
+		found = found || m.Name == metric
+	}
+	if !found {
+		return nil, &fieldError{"metric_definitions", fmt.Sprintf("the objective metric %s has no metric definition (Name, Regex): a framework image needs one to find it in the log", metric)}
+	}
+	// tuned hyperparameters must not also be static
+	static := map[string]string{}
+	for k, v := range j.hyper {
+		static[k] = v
+	}
+	for _, r := range ranges.ContinuousParameterRanges {
+		delete(static, r.Name)
+	}
+	for _, r := range ranges.IntegerParameterRanges {
+		delete(static, r.Name)
+	}
+	for _, r := range ranges.CategoricalParameterRanges {
+		delete(static, r.Name)
+	}
+	return &TuningArguments{
+		HyperParameterTuningJobConfig: TuningJobConfig{
+			Strategy:                         strategy,
+			HyperParameterTuningJobObjective: TuningObjective{Type: objType, MetricName: metric},
+			ResourceLimits:                   ResourceLimits{MaxNumberOfTrainingJobs: maxJobs, MaxParallelTrainingJobs: maxPar},
+			ParameterRanges:                  ranges,
+			TrainingJobEarlyStoppingType:     early,
+		},
+		TrainingJobDefinition: TrainingJobDefinition{
+			AlgorithmSpecification: spec,
+			RoleArn:                j.role,
+			OutputDataConfig:       j.output,
+			ResourceConfig:         j.resources,
+			StoppingCondition:      j.stopping,
+			StaticHyperParameters:  static,
+			InputDataConfig:        j.channels,
+			Environment:            nonEmpty(j.env),
+		},
+	}, nil
+}
+
+// parameterRanges reads the config's search_space:
+// {"continuous": {"eta": [0.01, 0.3]}, "integer": {"max_depth": [3, 10]},
+// "categorical": {"booster": ["gbtree", "dart"]}}.
+func parameterRanges(v Values) (ParameterRanges, error) {
+	var r ParameterRanges
+	ss, err := v.object("search_space")
+	if err != nil {
+		return r, err
+	}
+	if len(ss) == 0 {
+		return r, &fieldError{"search_space", "a tuning step needs a search_space with continuous, integer or categorical ranges"}
+	}
+	for _, kind := range sortedKeys(ss) {
+		group, ok := ss[kind].(map[string]any)
+		if !ok {
+			return r, &fieldError{"search_space." + kind, "want an object of name -> range"}
+		}
+		for _, name := range sortedKeys(group) {
+			field := "search_space." + kind + "." + name
+			list, ok := group[name].([]any)
+			if !ok || len(list) == 0 {
+				return r, &fieldError{field, "want a list: [min, max] or categorical values"}
+			}
+			switch kind {
+			case "continuous", "integer":
+				if len(list) != 2 {
+					return r, &fieldError{field, "want [min, max]"}
+				}
+				lo, hi := FormatValue(list[0]), FormatValue(list[1])
+				if _, err := strconv.ParseFloat(lo, 64); err != nil {
+					return r, &fieldError{field, fmt.Sprintf("min %q is not a number", lo)}
+				}
+				if _, err := strconv.ParseFloat(hi, 64); err != nil {
+					return r, &fieldError{field, fmt.Sprintf("max %q is not a number", hi)}
+				}
+				if kind == "continuous" {
+					r.ContinuousParameterRanges = append(r.ContinuousParameterRanges, ContinuousRange{Name: name, MinValue: lo, MaxValue: hi, ScalingType: "Auto"})
+				} else {
+					r.IntegerParameterRanges = append(r.IntegerParameterRanges, IntegerRange{Name: name, MinValue: lo, MaxValue: hi, ScalingType: "Auto"})
+				}
+			case "categorical":
+				vals := make([]string, len(list))
+				for i, x := range list {
+					vals[i] = FormatValue(x)
+				}
+				r.CategoricalParameterRanges = append(r.CategoricalParameterRanges, CategoricalRange{Name: name, Values: vals})
+			default:
+				return r, &fieldError{"search_space." + kind, "want continuous, integer or categorical"}
+			}
+		}
+	}
+	return r, nil
+}
+
+// metricDefinitions reads metric_definitions: a list of {Name, Regex} (or
+// {name, regex}) objects, or an object name -> regex.
+func metricDefinitions(v Values) ([]MetricDefinition, error) {
+	x, ok := v.lookup("metric_definitions")
+	if !ok {
+		return nil, nil
+	}
+	var out []MetricDefinition
+	switch t := x.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(t) {
+			out = append(out, MetricDefinition{Name: k, Regex: FormatValue(t[k])})
+		}
+	case []any:
+		for i, e := range t {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return nil, &fieldError{"metric_definitions", fmt.Sprintf("item %d: want {Name, Regex}", i)}
+			}
+			name := FormatValue(firstOf(m, "Name", "name"))
+			re := FormatValue(firstOf(m, "Regex", "regex"))
+			if name == "" || re == "" {
+				return nil, &fieldError{"metric_definitions", fmt.Sprintf("item %d: want {Name, Regex}", i)}
+			}
+			out = append(out, MetricDefinition{Name: name, Regex: re})
+		}
+	default:
+		return nil, &fieldError{"metric_definitions", "want a list of {Name, Regex} or an object name -> regex"}
+	}
+	return out, nil
+}
+
+func firstOf(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return nil
+}

@@ -1,0 +1,615 @@
+package compiler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/sagemaker"
+)
+
+// Input is what a compile needs: a DAG and its configs, plus optional
+// overrides. Exactly one of ConfigFile and Configs is used (Configs wins).
+type Input struct {
+	DAG        *dag.PipelineDAG
+	ConfigFile string      // a config.json in the original's format
+	Configs    *config.Set // configs already loaded or built in memory
+
+	Catalog *catalog.Catalog // nil: catalog.Default()
+	Schema  *config.Schema   // nil: the schema of Catalog
+
+	PipelineName string // overrides the generated name; must be valid
+	Role         string // overrides the config's role
+	// BaseDir is where relative source directories and scripts are
+	// resolved; default: the config file's directory (its parent when that
+	// directory is named pipeline_config or pipeline_configs), else the
+	// working directory.
+	BaseDir string
+	Images  ImageResolver // nil: sagemaker.ImageURI
+	// FirstOnTie resolves a node with tied config candidates to the first
+	// one, as the original does, instead of failing as ambiguous.
+	FirstOnTie bool
+}
+
+// Result is a compiled pipeline.
+type Result struct {
+	PipelineName string
+	Role         string // the execution role: the override, else the first config's role
+	Description  string // the first config's pipeline_description
+	Definition   *Definition
+	Manifest     Manifest // local code the definition refers to, to upload first
+	Report       *Report
+	Warnings     []string
+}
+
+// JSON returns the definition as compact JSON, the PipelineDefinition
+// string CreatePipeline takes.
+func (r *Result) JSON() ([]byte, error) { return r.Definition.Marshal(false) }
+
+// Marshal encodes the definition: compact, or indented with two spaces
+// and a trailing newline. HTML characters are not escaped.
+func (d *Definition) Marshal(indent bool) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	if !indent {
+		b = bytes.TrimRight(b, "\n")
+	}
+	return b, nil
+}
+
+// Report says how each DAG node was compiled.
+type Report struct {
+	PipelineName  string       `json:"pipeline_name"`
+	ConfigFile    string       `json:"config_file,omitempty"`
+	DAGNodes      int          `json:"dag_nodes"`
+	DAGEdges      int          `json:"dag_edges"`
+	Nodes         []NodeReport `json:"nodes"` // in step (topological) order
+	AvgConfidence float64      `json:"avg_confidence"`
+}
+
+// NodeReport is how one node was compiled: which config it took, which
+// step type and builder, and where each input comes from.
+type NodeReport struct {
+	Node        string     `json:"node"`
+	ConfigKey   string     `json:"config_key"`
+	ConfigClass string     `json:"config_class"`
+	StepType    string     `json:"step_type"`
+	JobType     string     `json:"job_type,omitempty"`
+	StepName    string     `json:"sagemaker_step_name"`
+	Verb        string     `json:"sagemaker_step_type"`
+	Builder     string     `json:"builder"`
+	Confidence  float64    `json:"confidence"`
+	Method      string     `json:"method"`
+	Inputs      []*Binding `json:"inputs"`
+	Unbound     []Unbound  `json:"unbound,omitempty"`
+	DependsOn   []string   `json:"depends_on"`
+}
+
+// Unbound is an input of a step that nothing feeds.
+type Unbound struct {
+	Input    string `json:"input"`
+	Required bool   `json:"required"`
+	Reason   string `json:"reason"`
+}
+
+// plan is the resolved, not yet built, pipeline.
+type plan struct {
+	in       Input
+	dag      *dag.PipelineDAG
+	order    []string
+	set      *config.Set
+	cat      *catalog.Catalog
+	nodes    map[string]*nodePlan
+	unbound  map[string][]deps.Unbound
+	first    *config.Config
+	warnings []string
+}
+
+// Compile compiles a DAG and its configs into a SageMaker pipeline
+// definition. Errors are typed: *FileError (config file missing or
+// unreadable), *config.ValidationError or *config.UnknownClassError (bad
+// config), ErrEmptyDAG, *CycleError, *InvalidDAGError, *MissingConfigError,
+// *config.DuplicateStepNameError, *UnknownStepError, *UnboundInputsError,
+// *StepBuildError and *InvalidPipelineNameError.
+func Compile(ctx context.Context, in Input) (*Result, error) {
+	pl, err := prepare(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return pl.build(ctx, nil)
+}
+
+// prepare loads the configs, orders the DAG, resolves node configs and
+// steps, and resolves dependencies.
+func prepare(ctx context.Context, in Input) (*plan, error) {
+	set, err := loadConfigs(in)
+	if err != nil {
+		return nil, err
+	}
+	d := in.DAG
+	if d == nil || d.NodeCount() == 0 {
+		return nil, ErrEmptyDAG
+	}
+	order, err := topoOrder(d)
+	if err != nil {
+		return nil, err
+	}
+	cat := in.Catalog
+	if cat == nil {
+		if cat, err = catalog.Default(); err != nil {
+			return nil, fmt.Errorf("load the step catalog: %w", err)
+		}
+	}
+	nodes := d.Nodes()
+	names := make([]catalog.NodeName, len(nodes))
+	for i, n := range nodes {
+		names[i] = catalog.NodeName(n)
+	}
+	res, err := set.Resolve(names, config.ResolveOptions{FirstOnTie: in.FirstOnTie})
+	if err != nil {
+		var re *config.ResolutionError
+		if errors.As(err, &re) {
+			me := &MissingConfigError{Err: err}
+			for _, n := range re.Nodes() {
+				me.Nodes = append(me.Nodes, string(n))
+			}
+			for _, k := range re.Available {
+				me.Available = append(me.Available, string(k))
+			}
+			return nil, me
+		}
+		return nil, err
+	}
+	pl := &plan{in: in, dag: d, order: order, set: set, cat: cat, nodes: make(map[string]*nodePlan, len(nodes))}
+	for _, r := range res {
+		np, err := newNodePlan(cat, r)
+		if err != nil {
+			return nil, err
+		}
+		pl.nodes[np.Node] = np
+	}
+	if cs := set.Configs(); len(cs) > 0 {
+		pl.first = cs[0]
+	}
+	if err := pl.checkStepNames(); err != nil {
+		return nil, err
+	}
+	if err := pl.resolveDeps(ctx); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// loadConfigs returns the input's config set, loading the file if needed.
+func loadConfigs(in Input) (*config.Set, error) {
+	if in.Configs != nil {
+		return in.Configs, nil
+	}
+	if in.ConfigFile == "" {
+		return nil, ErrNoConfig
+	}
+	st, err := os.Stat(in.ConfigFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &FileError{Path: in.ConfigFile, What: "config file", Missing: true, Err: err}
+		}
+		return nil, &FileError{Path: in.ConfigFile, What: "config file", Err: err}
+	}
+	if st.IsDir() {
+		return nil, &FileError{Path: in.ConfigFile, What: "config file", Err: errors.New("is a directory")}
+	}
+	schema := in.Schema
+	if schema == nil {
+		if in.Catalog != nil {
+			schema, err = config.FromCatalog(in.Catalog)
+		} else {
+			schema, err = config.Default()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	set, err := config.Load(schema, in.ConfigFile)
+	if err != nil {
+		var fe *config.FormatError
+		if errors.As(err, &fe) {
+			return nil, &FileError{Path: in.ConfigFile, What: "config file", Err: err}
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, &FileError{Path: in.ConfigFile, What: "config file", Err: err}
+		}
+		return nil, err
+	}
+	return set, nil
+}
+
+// InvalidDAGError is returned when a DAG cannot be ordered for a reason
+// other than a cycle: an edge from a node that is not declared.
+type InvalidDAGError struct {
+	Reason string
+	Nodes  []string
+}
+
+func (e *InvalidDAGError) Error() string {
+	return fmt.Sprintf("invalid DAG: %s: %s", e.Reason, strings.Join(e.Nodes, ", "))
+}
+
+// topoOrder returns the DAG's topological order or a *CycleError /
+// *InvalidDAGError.
+func topoOrder(d *dag.PipelineDAG) ([]string, error) {
+	order, err := d.TopologicalSort()
+	if err == nil {
+		return order, nil
+	}
+	if cycles, _ := d.Cycles(1); len(cycles) > 0 {
+		return nil, &CycleError{Nodes: cycles[0]}
+	}
+	if und := d.UndeclaredEndpoints(); len(und) > 0 {
+		return nil, &InvalidDAGError{Reason: "edges name nodes that are not declared", Nodes: und}
+	}
+	var se *dag.SortError
+	if errors.As(err, &se) {
+		return nil, &CycleError{Nodes: se.Unplaced, Err: err}
+	}
+	return nil, &CycleError{Err: err}
+}
+
+// newNodePlan turns a node's resolution into the builder's input.
+func newNodePlan(cat *catalog.Catalog, r config.Resolution) (*nodePlan, error) {
+	c := r.Config
+	st, ok := cat.Step(c.StepType())
+	if !ok {
+		return nil, &UnknownStepError{Node: string(r.Node), StepType: string(c.StepType()), Reason: "not in the step catalog"}
+	}
+	if !HasBuilder(st.Verb) {
+		return nil, &UnknownStepError{Node: string(r.Node), StepType: string(st.Type), Reason: fmt.Sprintf("no builder for SageMaker step type %q", st.Verb)}
+	}
+	jt := c.JobType()
+	view := st.ForJobType(jt)
+	suffix := ""
+	if f := view.Patterns.NameSuffixField; f != "" {
+		suffix = c.String(f)
+	}
+	vals := make(Values, len(c.Values)+len(c.Derived))
+	for k, v := range c.Derived {
+		vals[k] = v
+	}
+	for k, v := range c.Values {
+		if v != nil || vals[k] == nil {
+			vals[k] = v
+		}
+	}
+	return &nodePlan{
+		Node:       string(r.Node),
+		ConfigKey:  string(c.Key),
+		Step:       view,
+		JobType:    jt,
+		Name:       view.SageMakerName(jt, suffix),
+		Values:     vals,
+		Bound:      map[string]*Binding{},
+		Confidence: r.Confidence,
+		Method:     r.Method,
+		Builder:    builderName(st.Verb),
+	}, nil
+}
+
+// checkStepNames checks that step names are legal and unique.
+func (pl *plan) checkStepNames() error {
+	seen := map[catalog.SageMakerStepName]string{}
+	for _, n := range pl.order {
+		np := pl.nodes[n]
+		if !IsValidStepName(string(np.Name)) {
+			return &StepBuildError{Node: n, StepName: string(np.Name), Err: fmt.Errorf("step name %q is not a legal SageMaker step name (1-64 letters, digits, - and _)", np.Name)}
+		}
+		if other, dup := seen[np.Name]; dup {
+			return &config.DuplicateStepNameError{Collisions: []config.StepNameCollision{{
+				StepName: string(np.Name), Nodes: []catalog.NodeName{catalog.NodeName(other), catalog.NodeName(n)},
+				Keys: []catalog.ConfigKey{catalog.ConfigKey(pl.nodes[other].ConfigKey), catalog.ConfigKey(np.ConfigKey)},
+			}}}
+		}
+		seen[np.Name] = n
+	}
+	return nil
+}
+
+// resolveDeps binds each node's inputs to upstream outputs.
+func (pl *plan) resolveDeps(ctx context.Context) error {
+	res, err := deps.Resolve(ctx, pl.dag, func(node string) (*catalog.Step, error) {
+		if np, ok := pl.nodes[node]; ok {
+			return np.Step, nil
+		}
+		return nil, fmt.Errorf("node %s has no config", node)
+	})
+	var ue *deps.UnresolvedError
+	if err != nil && !errors.As(err, &ue) {
+		return err
+	}
+	pl.unbound = map[string][]deps.Unbound{}
+	for _, c := range res.Consumers {
+		np := pl.nodes[c.Node]
+		for _, p := range c.Parents {
+			np.Parents = append(np.Parents, string(pl.nodes[p].Name))
+		}
+		for _, b := range c.Bindings {
+			prov := pl.nodes[b.Provider]
+			np.Bound[b.Input] = pl.bindingFor(b.Input, prov, b.Output, b.PropertyPath, b.Score)
+		}
+		pl.unbound[c.Node] = c.Unbound
+	}
+	return nil
+}
+
+// bindingFor is the binding of an input to a provider's output: a Get of
+// the output's property, or, for an output with uri_join (a tuning step's
+// best model), Join("/", provider output path, Get, parts...).
+func (pl *plan) bindingFor(input string, prov *nodePlan, output, propertyPath string, score float64) *Binding {
+	var val any = StepProperty(prov.Name, propertyPath)
+	if out, ok := prov.Step.Output(output); ok && len(out.URIJoin) > 0 {
+		vals := []any{JoinOn("/", pl.prefix(), catalog.CanonicalToSnake(prov.Step.Type)), val}
+		for _, s := range out.URIJoin {
+			vals = append(vals, s)
+		}
+		val = JoinOn("/", vals...)
+	}
+	return &Binding{
+		Input: input, Source: SourceDependency, Provider: prov.Node, ProviderStep: string(prov.Name),
+		Output: output, Score: score, Reference: ExprString(val), Value: val,
+	}
+}
+
+func (pl *plan) prefix() any { return Param(ParamExecutionS3Prefix) }
+
+// baseDir is where relative code paths are resolved.
+func (pl *plan) baseDir() string {
+	if pl.in.BaseDir != "" {
+		return pl.in.BaseDir
+	}
+	if pl.in.ConfigFile != "" {
+		dir := filepath.Dir(pl.in.ConfigFile)
+		switch filepath.Base(dir) {
+		case "pipeline_config", "pipeline_configs":
+			dir = filepath.Dir(dir)
+		}
+		return dir
+	}
+	return "."
+}
+
+// firstString reads a value of the first config (the one the original
+// takes the pipeline name from).
+func (pl *plan) firstString(field string) string {
+	if pl.first == nil {
+		return ""
+	}
+	return pl.first.String(field)
+}
+
+// pipelineName is the override, else the generated name of the first
+// config's pipeline_name and pipeline_version.
+func (pl *plan) pipelineName(override string) (string, error) {
+	if override != "" {
+		if err := ValidatePipelineName(override); err != nil {
+			return "", err
+		}
+		return override, nil
+	}
+	base := pl.firstString("pipeline_name")
+	if base == "" {
+		return "", &InvalidPipelineNameError{Name: "", Reason: "the config has no pipeline_name (it derives from author, service_name, model_class and region); pass a pipeline name"}
+	}
+	name := GeneratePipelineName(base, pl.firstString("pipeline_version"))
+	if err := ValidatePipelineName(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// codeBase is the S3 prefix code is uploaded under.
+func (pl *plan) codeBase() (string, error) {
+	loc := pl.firstString("pipeline_s3_loc")
+	if loc == "" {
+		b := pl.firstString("bucket")
+		if b == "" {
+			return "", &StepBuildError{Node: pl.order[0], StepName: string(pl.nodes[pl.order[0]].Name), Field: "bucket",
+				Err: errors.New("no S3 location for code: set bucket (pipeline_s3_loc derives from it)")}
+		}
+		loc = "s3://" + b + "/MODS/" + pl.firstString("pipeline_name")
+	}
+	if !strings.HasPrefix(loc, "s3://") {
+		return "", &StepBuildError{Node: pl.order[0], StepName: string(pl.nodes[pl.order[0]].Name), Field: "pipeline_s3_loc",
+			Err: fmt.Errorf("pipeline_s3_loc %q is not an s3:// URI", loc)}
+	}
+	return strings.TrimSuffix(loc, "/") + "/code", nil
+}
+
+// parameters are the definition's pipeline parameters: the four defaults,
+// the execution prefix defaulting to the config's pipeline_s3_loc.
+func (pl *plan) parameters() []Parameter {
+	params := []Parameter{
+		{Name: ParamExecutionS3Prefix, Type: "String"},
+		{Name: ParamKMSKey, Type: "String"},
+		{Name: ParamSecurityGroupID, Type: "String"},
+		{Name: ParamVPCSubnet, Type: "String"},
+	}
+	if loc := pl.firstString("pipeline_s3_loc"); loc != "" {
+		params[0].DefaultValue = loc
+	}
+	return params
+}
+
+// build builds every step in topological order and fails on the first
+// problem (unbound required inputs are collected and reported together).
+func (pl *plan) build(ctx context.Context, only map[string]bool) (*Result, error) {
+	res, nodeErrs, err := pl.assemble(ctx, only)
+	if err != nil {
+		return nil, err
+	}
+	var unbound []*UnboundInputError
+	var firstErr error
+	for _, n := range pl.order {
+		e, ok := nodeErrs[n]
+		if !ok {
+			continue
+		}
+		var ub *UnboundInputError
+		if errors.As(e, &ub) {
+			unbound = append(unbound, ub)
+		} else if firstErr == nil {
+			firstErr = e
+		}
+	}
+	if len(unbound) > 0 {
+		return nil, &UnboundInputsError{Inputs: unbound}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return res, nil
+}
+
+// assemble builds every step it can, in topological order. A step that
+// fails is left out of the definition and its error is returned by node;
+// err is a failure of the whole compile (name, code location, context).
+func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result, nodeErrs map[string]error, err error) {
+	name, err := pl.pipelineName(pl.in.PipelineName)
+	if err != nil {
+		return nil, nil, err
+	}
+	base, err := pl.codeBase()
+	if err != nil {
+		return nil, nil, err
+	}
+	images := pl.in.Images
+	if images == nil {
+		images = sagemaker.ImageURI
+	}
+	env := &buildEnv{
+		prefix:       pl.prefix(),
+		roleOverride: pl.in.Role,
+		baseDir:      pl.baseDir(),
+		images:       images,
+		artifacts:    newArtifactSet(),
+	}
+	env.artifacts.codeBase = base
+	def := &Definition{
+		Version:                  DefinitionVersion,
+		Metadata:                 map[string]string{},
+		Parameters:               pl.parameters(),
+		PipelineExperimentConfig: DefaultExperimentConfig(),
+		Steps:                    make([]Step, 0, len(pl.order)),
+	}
+	report := &Report{PipelineName: name, ConfigFile: pl.in.ConfigFile, DAGNodes: pl.dag.NodeCount(), DAGEdges: pl.dag.EdgeCount()}
+	nodeErrs = map[string]error{}
+	var conf float64
+	for i, n := range pl.order {
+		if i%128 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		if only != nil && !only[n] {
+			continue
+		}
+		np := pl.nodes[n]
+		st, err := env.build(np)
+		if err != nil {
+			var ub *UnboundInputError
+			if errors.As(err, &ub) {
+				pl.explainUnbound(ub)
+			}
+			nodeErrs[n] = err
+			continue
+		}
+		def.Steps = append(def.Steps, st)
+		report.Nodes = append(report.Nodes, pl.nodeReport(np, st))
+		conf += np.Confidence
+	}
+	if len(report.Nodes) > 0 {
+		report.AvgConfidence = conf / float64(len(report.Nodes))
+	}
+	role := pl.in.Role
+	if role == "" {
+		role = pl.firstString("role")
+	}
+	return &Result{
+		PipelineName: name,
+		Role:         role,
+		Description:  pl.firstString("pipeline_description"),
+		Definition:   def,
+		Manifest:     env.artifacts.manifest(),
+		Report:       report,
+		Warnings:     append(pl.warnings, env.warnings...),
+	}, nodeErrs, nil
+}
+
+// explainUnbound adds the resolver's best rejected candidate to an
+// unbound-input error.
+func (pl *plan) explainUnbound(ub *UnboundInputError) {
+	for _, u := range pl.unbound[ub.Node] {
+		if u.Input != ub.Input || u.Best == nil {
+			continue
+		}
+		ub.Candidate = u.Best.Provider + "." + u.Best.Output
+		ub.Score = u.Best.Score
+		ub.Detail = u.Why()
+		if u.Best.Reason == deps.RejectBelowThreshold {
+			ub.Candidate = "" // Why says it
+		}
+		if u.Best.Reason == deps.RejectOutputTaken {
+			ub.Candidate = ""
+		}
+	}
+}
+
+func (pl *plan) nodeReport(np *nodePlan, st Step) NodeReport {
+	r := NodeReport{
+		Node: np.Node, ConfigKey: np.ConfigKey, StepType: string(np.Step.Type), JobType: np.JobType,
+		StepName: string(np.Name), Verb: string(np.Step.Verb), Builder: np.Builder,
+		Confidence: np.Confidence, Method: np.Method, Inputs: []*Binding{}, DependsOn: st.DependsOn,
+	}
+	if c, ok := pl.set.Config(catalog.ConfigKey(np.ConfigKey)); ok {
+		r.ConfigClass = c.Class.Name
+	}
+	if r.DependsOn == nil {
+		r.DependsOn = []string{}
+	}
+	for _, port := range np.Step.Inputs {
+		if b, ok := np.Bound[port.LogicalName]; ok {
+			r.Inputs = append(r.Inputs, b)
+			continue
+		}
+		if port.ConfigSource != "" {
+			if v, ok := np.Values.lookup(port.ConfigSource); ok && FormatValue(v) != "" {
+				r.Inputs = append(r.Inputs, &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: FormatValue(v)})
+				continue
+			}
+		}
+		reason := "no upstream step provides it"
+		for _, u := range pl.unbound[np.Node] {
+			if u.Input == port.LogicalName {
+				reason = u.Why()
+			}
+		}
+		r.Unbound = append(r.Unbound, Unbound{Input: port.LogicalName, Required: port.Required, Reason: reason})
+	}
+	return r
+}

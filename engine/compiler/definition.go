@@ -1,0 +1,377 @@
+package compiler
+
+// This file is the model of a SageMaker Pipelines definition. Struct field
+// order is the key order the SageMaker Python SDK writes, so the JSON the
+// compiler emits reads like an SDK definition. A field typed `any` holds a
+// literal or a pipeline expression (Get, Join).
+
+// DefinitionVersion is the only definition version SageMaker accepts.
+const DefinitionVersion = "2020-12-01"
+
+// The default pipeline parameters (reference §7.1): the execution S3 prefix
+// every output is written under, and the KMS key, security group and subnet
+// a step may use.
+const (
+	ParamExecutionS3Prefix = "EXECUTION_S3_PREFIX"
+	ParamKMSKey            = "KMS_ENCRYPTION_KEY_PARAM"
+	ParamSecurityGroupID   = "SECURITY_GROUP_ID"
+	ParamVPCSubnet         = "VPC_SUBNET"
+)
+
+// Step type strings of the definition (note that CreateModel is "Model").
+const (
+	StepTypeProcessing    = "Processing"
+	StepTypeTraining      = "Training"
+	StepTypeModel         = "Model"
+	StepTypeTransform     = "Transform"
+	StepTypeRegisterModel = "RegisterModel"
+	StepTypeTuning        = "Tuning"
+)
+
+// Definition is a whole pipeline definition: the PipelineDefinition string
+// of CreatePipeline, before it is marshalled.
+type Definition struct {
+	Version                  string            `json:"Version"`
+	Metadata                 map[string]string `json:"Metadata"`
+	Parameters               []Parameter       `json:"Parameters"`
+	PipelineExperimentConfig *ExperimentConfig `json:"PipelineExperimentConfig"`
+	Steps                    []Step            `json:"Steps"`
+}
+
+// Parameter is a pipeline parameter. Type is String, Integer, Float or
+// Boolean; DefaultValue, when set, has the matching JSON type.
+type Parameter struct {
+	Name         string `json:"Name"`
+	Type         string `json:"Type"`
+	DefaultValue any    `json:"DefaultValue,omitempty"`
+}
+
+// ExperimentConfig is the pipeline experiment configuration; the SDK's
+// default names the experiment after the pipeline and the trial after the
+// execution.
+type ExperimentConfig struct {
+	ExperimentName any `json:"ExperimentName"`
+	TrialName      any `json:"TrialName"`
+}
+
+// DefaultExperimentConfig returns the SDK's default experiment config.
+func DefaultExperimentConfig() *ExperimentConfig {
+	return &ExperimentConfig{
+		ExperimentName: ExecutionVar("PipelineName"),
+		TrialName:      ExecutionVar("PipelineExecutionId"),
+	}
+}
+
+// Step is one step of the definition. Arguments is one of the *Arguments
+// types of this file, shaped like the matching SageMaker API request.
+type Step struct {
+	Name        string       `json:"Name"`
+	Type        string       `json:"Type"`
+	Arguments   any          `json:"Arguments"`
+	DependsOn   []string     `json:"DependsOn,omitempty"`
+	CacheConfig *CacheConfig `json:"CacheConfig,omitempty"`
+}
+
+// CacheConfig turns step caching on for a step.
+type CacheConfig struct {
+	Enabled     bool   `json:"Enabled"`
+	ExpireAfter string `json:"ExpireAfter"`
+}
+
+// --- Processing (CreateProcessingJob) ---
+
+// ProcessingArguments mirrors CreateProcessingJob without ProcessingJobName.
+type ProcessingArguments struct {
+	ProcessingResources    ProcessingResources     `json:"ProcessingResources"`
+	AppSpecification       AppSpecification        `json:"AppSpecification"`
+	RoleArn                string                  `json:"RoleArn"`
+	ProcessingInputs       []ProcessingInput       `json:"ProcessingInputs,omitempty"`
+	ProcessingOutputConfig *ProcessingOutputConfig `json:"ProcessingOutputConfig,omitempty"`
+	Environment            map[string]string       `json:"Environment,omitempty"`
+	StoppingCondition      *StoppingCondition      `json:"StoppingCondition,omitempty"`
+}
+
+// ProcessingResources wraps the cluster of a processing job.
+type ProcessingResources struct {
+	ClusterConfig ClusterConfig `json:"ClusterConfig"`
+}
+
+// ClusterConfig is the instance type, count and volume of a processing job.
+type ClusterConfig struct {
+	InstanceType   any `json:"InstanceType"`
+	InstanceCount  any `json:"InstanceCount"`
+	VolumeSizeInGB any `json:"VolumeSizeInGB"`
+	VolumeKmsKeyId any `json:"VolumeKmsKeyId,omitempty"`
+}
+
+// AppSpecification is the container of a processing job.
+type AppSpecification struct {
+	ImageUri            string   `json:"ImageUri"`
+	ContainerEntrypoint []string `json:"ContainerEntrypoint,omitempty"`
+	ContainerArguments  []string `json:"ContainerArguments,omitempty"`
+}
+
+// ProcessingInput is one S3 input of a processing job.
+type ProcessingInput struct {
+	InputName  string       `json:"InputName"`
+	AppManaged bool         `json:"AppManaged"`
+	S3Input    ProcessingS3 `json:"S3Input"`
+}
+
+// ProcessingS3 is the S3 side of a processing input.
+type ProcessingS3 struct {
+	S3Uri                  any    `json:"S3Uri"`
+	LocalPath              string `json:"LocalPath"`
+	S3DataType             string `json:"S3DataType"`
+	S3InputMode            string `json:"S3InputMode"`
+	S3DataDistributionType string `json:"S3DataDistributionType"`
+	S3CompressionType      string `json:"S3CompressionType"`
+}
+
+// ProcessingOutputConfig lists the outputs of a processing job.
+type ProcessingOutputConfig struct {
+	Outputs []ProcessingOutput `json:"Outputs"`
+}
+
+// ProcessingOutput is one S3 output of a processing job.
+type ProcessingOutput struct {
+	OutputName string             `json:"OutputName"`
+	AppManaged bool               `json:"AppManaged"`
+	S3Output   ProcessingS3Output `json:"S3Output"`
+}
+
+// ProcessingS3Output is where a processing output is uploaded.
+type ProcessingS3Output struct {
+	S3Uri        any    `json:"S3Uri"`
+	LocalPath    string `json:"LocalPath"`
+	S3UploadMode string `json:"S3UploadMode"`
+}
+
+// StoppingCondition bounds the run time of a job.
+type StoppingCondition struct {
+	MaxRuntimeInSeconds any `json:"MaxRuntimeInSeconds"`
+}
+
+// --- Training (CreateTrainingJob) ---
+
+// TrainingArguments mirrors CreateTrainingJob without TrainingJobName.
+type TrainingArguments struct {
+	AlgorithmSpecification AlgorithmSpecification `json:"AlgorithmSpecification"`
+	OutputDataConfig       OutputDataConfig       `json:"OutputDataConfig"`
+	StoppingCondition      StoppingCondition      `json:"StoppingCondition"`
+	ResourceConfig         ResourceConfig         `json:"ResourceConfig"`
+	RoleArn                string                 `json:"RoleArn"`
+	InputDataConfig        []Channel              `json:"InputDataConfig"`
+	HyperParameters        map[string]string      `json:"HyperParameters,omitempty"`
+	Environment            map[string]string      `json:"Environment,omitempty"`
+}
+
+// AlgorithmSpecification is the training image and input mode. Metric
+// definitions are set for tuning jobs.
+type AlgorithmSpecification struct {
+	TrainingInputMode string             `json:"TrainingInputMode"`
+	TrainingImage     string             `json:"TrainingImage"`
+	MetricDefinitions []MetricDefinition `json:"MetricDefinitions,omitempty"`
+}
+
+// MetricDefinition names a metric and the regular expression that finds it
+// in the training log.
+type MetricDefinition struct {
+	Name  string `json:"Name"`
+	Regex string `json:"Regex"`
+}
+
+// OutputDataConfig is where the model artefacts of a training job go.
+type OutputDataConfig struct {
+	S3OutputPath any `json:"S3OutputPath"`
+}
+
+// ResourceConfig is the compute of a training job.
+type ResourceConfig struct {
+	VolumeSizeInGB any `json:"VolumeSizeInGB"`
+	InstanceCount  any `json:"InstanceCount"`
+	InstanceType   any `json:"InstanceType"`
+}
+
+// Channel is one training input channel.
+type Channel struct {
+	DataSource  DataSource `json:"DataSource"`
+	ContentType string     `json:"ContentType,omitempty"`
+	InputMode   string     `json:"InputMode,omitempty"`
+	ChannelName string     `json:"ChannelName"`
+}
+
+// DataSource wraps the S3 source of a channel.
+type DataSource struct {
+	S3DataSource S3DataSource `json:"S3DataSource"`
+}
+
+// S3DataSource is the S3 location of a channel.
+type S3DataSource struct {
+	S3DataType             string `json:"S3DataType"`
+	S3Uri                  any    `json:"S3Uri"`
+	S3DataDistributionType string `json:"S3DataDistributionType"`
+}
+
+// --- CreateModel ---
+
+// ModelArguments mirrors CreateModel without ModelName.
+type ModelArguments struct {
+	ExecutionRoleArn string              `json:"ExecutionRoleArn"`
+	PrimaryContainer ContainerDefinition `json:"PrimaryContainer"`
+}
+
+// ContainerDefinition is a model container.
+type ContainerDefinition struct {
+	Image        string            `json:"Image"`
+	Environment  map[string]string `json:"Environment"`
+	ModelDataUrl any               `json:"ModelDataUrl"`
+}
+
+// --- Transform (CreateTransformJob) ---
+
+// TransformArguments mirrors CreateTransformJob without TransformJobName.
+type TransformArguments struct {
+	ModelName          any                `json:"ModelName"`
+	TransformInput     TransformInput     `json:"TransformInput"`
+	TransformOutput    TransformOutput    `json:"TransformOutput"`
+	TransformResources TransformResources `json:"TransformResources"`
+	DataProcessing     *DataProcessing    `json:"DataProcessing,omitempty"`
+	Environment        map[string]string  `json:"Environment,omitempty"`
+}
+
+// TransformInput is the data a transform job reads.
+type TransformInput struct {
+	DataSource  TransformDataSource `json:"DataSource"`
+	ContentType string              `json:"ContentType,omitempty"`
+	SplitType   string              `json:"SplitType,omitempty"`
+}
+
+// TransformDataSource wraps the S3 source of a transform job.
+type TransformDataSource struct {
+	S3DataSource TransformS3DataSource `json:"S3DataSource"`
+}
+
+// TransformS3DataSource is the S3 location a transform job reads.
+type TransformS3DataSource struct {
+	S3DataType string `json:"S3DataType"`
+	S3Uri      any    `json:"S3Uri"`
+}
+
+// TransformOutput is where a transform job writes.
+type TransformOutput struct {
+	S3OutputPath any    `json:"S3OutputPath"`
+	Accept       string `json:"Accept,omitempty"`
+	AssembleWith string `json:"AssembleWith,omitempty"`
+}
+
+// TransformResources is the compute of a transform job.
+type TransformResources struct {
+	InstanceCount any `json:"InstanceCount"`
+	InstanceType  any `json:"InstanceType"`
+}
+
+// DataProcessing filters and joins the records of a transform job.
+type DataProcessing struct {
+	InputFilter  string `json:"InputFilter,omitempty"`
+	OutputFilter string `json:"OutputFilter,omitempty"`
+	JoinSource   string `json:"JoinSource,omitempty"`
+}
+
+// --- RegisterModel (CreateModelPackage) ---
+
+// RegisterModelArguments mirrors CreateModelPackage.
+type RegisterModelArguments struct {
+	ModelPackageGroupName   string                 `json:"ModelPackageGroupName"`
+	ModelPackageDescription string                 `json:"ModelPackageDescription,omitempty"`
+	InferenceSpecification  InferenceSpecification `json:"InferenceSpecification"`
+	ModelApprovalStatus     any                    `json:"ModelApprovalStatus"`
+	SamplePayloadUrl        any                    `json:"SamplePayloadUrl,omitempty"`
+}
+
+// InferenceSpecification describes how a registered model is served.
+type InferenceSpecification struct {
+	Containers                              []PackageContainer `json:"Containers"`
+	SupportedContentTypes                   []string           `json:"SupportedContentTypes"`
+	SupportedResponseMIMETypes              []string           `json:"SupportedResponseMIMETypes"`
+	SupportedRealtimeInferenceInstanceTypes []string           `json:"SupportedRealtimeInferenceInstanceTypes,omitempty"`
+	SupportedTransformInstanceTypes         []string           `json:"SupportedTransformInstanceTypes,omitempty"`
+}
+
+// PackageContainer is a container of a model package.
+type PackageContainer struct {
+	Image        string            `json:"Image"`
+	Environment  map[string]string `json:"Environment,omitempty"`
+	ModelDataUrl any               `json:"ModelDataUrl"`
+}
+
+// --- Tuning (CreateHyperParameterTuningJob) ---
+
+// TuningArguments mirrors CreateHyperParameterTuningJob without the job name.
+type TuningArguments struct {
+	HyperParameterTuningJobConfig TuningJobConfig       `json:"HyperParameterTuningJobConfig"`
+	TrainingJobDefinition         TrainingJobDefinition `json:"TrainingJobDefinition"`
+}
+
+// TuningJobConfig is the search: strategy, objective, limits and ranges.
+type TuningJobConfig struct {
+	Strategy                         string          `json:"Strategy"`
+	HyperParameterTuningJobObjective TuningObjective `json:"HyperParameterTuningJobObjective"`
+	ResourceLimits                   ResourceLimits  `json:"ResourceLimits"`
+	ParameterRanges                  ParameterRanges `json:"ParameterRanges"`
+	TrainingJobEarlyStoppingType     string          `json:"TrainingJobEarlyStoppingType"`
+}
+
+// TuningObjective is the metric a tuning job optimises.
+type TuningObjective struct {
+	Type       string `json:"Type"`
+	MetricName string `json:"MetricName"`
+}
+
+// ResourceLimits bounds the number of training jobs of a tuning job.
+type ResourceLimits struct {
+	MaxNumberOfTrainingJobs int `json:"MaxNumberOfTrainingJobs"`
+	MaxParallelTrainingJobs int `json:"MaxParallelTrainingJobs"`
+}
+
+// ParameterRanges is the search space of a tuning job.
+type ParameterRanges struct {
+	ContinuousParameterRanges  []ContinuousRange  `json:"ContinuousParameterRanges,omitempty"`
+	IntegerParameterRanges     []IntegerRange     `json:"IntegerParameterRanges,omitempty"`
+	CategoricalParameterRanges []CategoricalRange `json:"CategoricalParameterRanges,omitempty"`
+}
+
+// ContinuousRange is a real-valued hyperparameter range (bounds as strings,
+// as the API wants them).
+type ContinuousRange struct {
+	Name        string `json:"Name"`
+	MinValue    string `json:"MinValue"`
+	MaxValue    string `json:"MaxValue"`
+	ScalingType string `json:"ScalingType"`
+}
+
+// IntegerRange is an integer hyperparameter range.
+type IntegerRange struct {
+	Name        string `json:"Name"`
+	MinValue    string `json:"MinValue"`
+	MaxValue    string `json:"MaxValue"`
+	ScalingType string `json:"ScalingType"`
+}
+
+// CategoricalRange is a set of values for one hyperparameter.
+type CategoricalRange struct {
+	Name   string   `json:"Name"`
+	Values []string `json:"Values"`
+}
+
+// TrainingJobDefinition is the training job a tuning job repeats.
+type TrainingJobDefinition struct {
+	AlgorithmSpecification AlgorithmSpecification `json:"AlgorithmSpecification"`
+	RoleArn                string                 `json:"RoleArn"`
+	OutputDataConfig       OutputDataConfig       `json:"OutputDataConfig"`
+	ResourceConfig         ResourceConfig         `json:"ResourceConfig"`
+	StoppingCondition      StoppingCondition      `json:"StoppingCondition"`
+	StaticHyperParameters  map[string]string      `json:"StaticHyperParameters,omitempty"`
+	InputDataConfig        []Channel              `json:"InputDataConfig"`
+	Environment            map[string]string      `json:"Environment,omitempty"`
+}

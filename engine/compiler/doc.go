@@ -1,0 +1,93 @@
+// Package compiler turns a pipeline DAG and its config.json into an Amazon
+// SageMaker Pipelines definition: the JSON document CreatePipeline takes,
+// shaped as the SageMaker Python SDK writes it.
+//
+// # Flow
+//
+// [Compile] loads the configs (engine/config), orders the DAG (Kahn, FIFO in
+// node order: engine/dag), picks a config for every node (exact key,
+// metadata, case-insensitive, base name, scored fallbacks), takes each
+// node's step type from the catalog in its job-type view (engine/catalog),
+// binds every input to an upstream output (engine/deps: scored candidates
+// along DAG edges, greedy assignment), and builds one step per node in
+// topological order with the builder of its SageMaker verb:
+//
+//	Processing    -> CreateProcessingJob arguments    (Type "Processing")
+//	Training      -> CreateTrainingJob arguments      (Type "Training")
+//	CreateModel   -> CreateModel arguments            (Type "Model")
+//	Transform     -> CreateTransformJob arguments     (Type "Transform")
+//	RegisterModel -> CreateModelPackage arguments     (Type "RegisterModel")
+//	Tuning        -> CreateHyperParameterTuningJob    (Type "Tuning")
+//
+// The [Definition] has Version 2020-12-01, empty Metadata, the parameters
+// EXECUTION_S3_PREFIX, KMS_ENCRYPTION_KEY_PARAM, SECURITY_GROUP_ID and
+// VPC_SUBNET, the SDK's default PipelineExperimentConfig and the steps.
+// Job names are omitted (SageMaker names jobs at execution time). A bound
+// input is a property reference with the provider's SageMaker step name,
+// {"Get": "Steps.<name>.<property path without 'properties.'>"}; an output
+// destination is {"Std:Join": {"On": "/", "Values": [{"Get":
+// "Parameters.EXECUTION_S3_PREFIX"}, "<lowercase step type>", "<job type>",
+// "<output>"]}} (training and tuning jobs write under
+// <prefix>/<snake_case step type>). DependsOn lists every DAG parent.
+//
+// # Code and images
+//
+// A step's script, or its whole source directory, is local code the
+// definition refers to by an S3 URI under <pipeline_s3_loc>/code/<hash>/,
+// where the hash is the SHA-256 of the content: changed code gets a new URI,
+// so SageMaker's step cache never reuses a run of old code. The [Manifest]
+// lists each artifact (local path, S3 URI, SHA-256, size); upload is
+// [Manifest.Materialize] (it packs sourcedir.tar.gz for training jobs and
+// model containers) followed by sagemaker.Upsert. Compiling never writes
+// anything. Container images come from sagemaker.ImageURI (the SDK's image
+// tables) for the step's framework, the config's framework version, Python
+// version, region and instance type; a config image_uri replaces the lookup.
+//
+// # Other entry points
+//
+// [Validate] checks everything Compile checks but reports every problem
+// (missing configs, unknown builders, config errors, unbound required
+// inputs, DAG problems) instead of stopping at the first. [PreviewResolution]
+// shows node -> config -> builder with confidence. [CompileSingleNode]
+// builds one config's step alone with manual S3 inputs. Names:
+// [GeneratePipelineName], [SanitizePipelineName], [ValidatePipelineName].
+//
+// # Errors
+//
+// Every failure is typed so callers can map it: [*FileError] (a file is
+// missing or unreadable), [ErrNoConfig], [ErrEmptyDAG], [*CycleError],
+// [*InvalidDAGError], [*MissingConfigError], [*UnknownStepError],
+// [*UnboundInputsError] (every unbound required input, each with the best
+// rejected candidate), [*StepBuildError] (the config field at fault),
+// [*InvalidPipelineNameError], [*NodeNotFoundError], [*ManualInputError];
+// bad configs surface as engine/config's *ValidationError and
+// *DuplicateStepNameError.
+//
+// # Where this differs from the original on purpose
+//
+//   - Required inputs: an unbound required input is a compile error found
+//     by Validate as well (the original's validation missed it).
+//   - No second resolver pass ("Path B", reference §5.5): an optional input
+//     is not re-bound to an output another input already took, so
+//     XGBoostTraining gets train/val/test channels but no duplicate
+//     model_artifacts_input channel.
+//   - CacheConfig is emitted only when the config enables caching (the
+//     original wrote {"Enabled": false} on every processing and training
+//     step); it never appears on Model and RegisterModel steps.
+//   - EXECUTION_S3_PREFIX defaults to the config's pipeline_s3_loc, so an
+//     execution started without parameters writes under the config's
+//     location instead of a bare relative path.
+//   - max_runtime_seconds (the step's max-runtime field) sets the job's
+//     StoppingCondition, cut to the API's limit with a warning.
+//   - A processing step whose contract ships its source directory gets
+//     the directory as an S3 prefix mounted at
+//     /opt/ml/processing/input/code and runs "python3 <entry point>"; the
+//     original's FrameworkProcessor packed a tarball and a runproc.sh.
+//   - A required environment variable without a config value, or a value
+//     longer than SageMaker allows, is a compile error.
+//   - Model registration is a native RegisterModel step (CreateModelPackage)
+//     rather than the original's SDK-delegated processing job.
+//   - The step file's include_job_type_in_path is not consulted for output
+//     destinations, exactly as in the original's assembler (two job types of
+//     one step would otherwise write to the same prefix).
+package compiler

@@ -1,0 +1,177 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrEmptyDAG is returned when the DAG has no nodes.
+var ErrEmptyDAG = errors.New("the DAG has no nodes")
+
+// ErrNoConfig is returned when a compile gets neither a config file nor
+// config values.
+var ErrNoConfig = errors.New("no config: pass a config file or config values")
+
+// FileError is returned when an input file cannot be read or parsed.
+type FileError struct {
+	Path    string
+	What    string // "config file", "DAG file", "script"
+	Missing bool   // the file does not exist
+	Err     error
+}
+
+func (e *FileError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("%s %s does not exist", e.What, e.Path)
+	}
+	return fmt.Sprintf("cannot read %s %s: %v", e.What, e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// CycleError is returned when the DAG has a cycle (no topological order).
+type CycleError struct {
+	Nodes []string // nodes left after every acyclic node was ordered, or a cycle path
+	Err   error
+}
+
+func (e *CycleError) Error() string {
+	msg := "the DAG has a cycle"
+	if len(e.Nodes) > 0 {
+		msg += " among nodes " + strings.Join(e.Nodes, ", ")
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *CycleError) Unwrap() error { return e.Err }
+
+// MissingConfigError is returned when DAG nodes resolve to no config.
+type MissingConfigError struct {
+	Nodes     []string // the unresolved nodes, in DAG order
+	Available []string // config keys the file holds
+	Err       error    // the resolver's own error, if any
+}
+
+func (e *MissingConfigError) Error() string {
+	msg := fmt.Sprintf("no config for DAG node(s) %s", strings.Join(e.Nodes, ", "))
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	} else if len(e.Available) > 0 {
+		msg += fmt.Sprintf(" (config keys: %s)", strings.Join(e.Available, ", "))
+	}
+	return msg
+}
+
+func (e *MissingConfigError) Unwrap() error { return e.Err }
+
+// UnknownStepError is returned when a node's config names a step type the
+// catalog does not know, or a step whose verb has no builder.
+type UnknownStepError struct {
+	Node     string
+	StepType string
+	Reason   string
+}
+
+func (e *UnknownStepError) Error() string {
+	return fmt.Sprintf("node %s: step type %q: %s", e.Node, e.StepType, e.Reason)
+}
+
+// UnboundInputError is returned when a required input of a step is bound
+// neither to an upstream output nor to a config value.
+type UnboundInputError struct {
+	Node      string
+	StepName  string // SageMaker step name
+	Input     string // logical name
+	Candidate string // best rejected candidate "Provider.output", if any
+	Score     float64
+	Detail    string
+}
+
+func (e *UnboundInputError) Error() string {
+	msg := fmt.Sprintf("step %s (node %s): required input %q is not bound to any upstream output", e.StepName, e.Node, e.Input)
+	if e.Candidate != "" {
+		msg += fmt.Sprintf(" (best candidate %s scored %.4f, below the 0.5 threshold)", e.Candidate, e.Score)
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// UnboundInputsError groups every unbound required input of a compile.
+type UnboundInputsError struct {
+	Inputs []*UnboundInputError
+}
+
+func (e *UnboundInputsError) Error() string {
+	if len(e.Inputs) == 1 {
+		return e.Inputs[0].Error()
+	}
+	parts := make([]string, len(e.Inputs))
+	for i, u := range e.Inputs {
+		parts[i] = u.Error()
+	}
+	return fmt.Sprintf("%d required inputs are not bound: %s", len(e.Inputs), strings.Join(parts, "; "))
+}
+
+// InvalidPipelineNameError is returned when a pipeline name breaks the
+// SageMaker naming rule.
+type InvalidPipelineNameError struct {
+	Name       string
+	Reason     string
+	Suggestion string // a sanitized name, when one exists
+}
+
+func (e *InvalidPipelineNameError) Error() string {
+	msg := fmt.Sprintf("invalid pipeline name %q: %s", e.Name, e.Reason)
+	if e.Suggestion != "" && e.Suggestion != e.Name {
+		msg += fmt.Sprintf(" (sanitized: %q)", e.Suggestion)
+	}
+	return msg
+}
+
+// StepBuildError is returned when one step cannot be built: a config value
+// is missing or malformed, an image cannot be found, and so on.
+type StepBuildError struct {
+	Node     string
+	StepName string
+	Field    string // the config field at fault, if one is
+	Err      error
+}
+
+func (e *StepBuildError) Error() string {
+	msg := fmt.Sprintf("step %s (node %s)", e.StepName, e.Node)
+	if e.Field != "" {
+		msg += fmt.Sprintf(", config field %q", e.Field)
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+func (e *StepBuildError) Unwrap() error { return e.Err }
+
+// NodeNotFoundError is returned by single-node compiles when the target is
+// not a node of the DAG or a config key.
+type NodeNotFoundError struct {
+	Node      string
+	Available []string
+}
+
+func (e *NodeNotFoundError) Error() string {
+	return fmt.Sprintf("node %q not found (available: %s)", e.Node, strings.Join(e.Available, ", "))
+}
+
+// ManualInputError is returned by single-node compiles for a manual input
+// that is not a valid S3 URI or names no input of the step.
+type ManualInputError struct {
+	Input  string
+	Value  string
+	Reason string
+}
+
+func (e *ManualInputError) Error() string {
+	return fmt.Sprintf("manual input %q = %q: %s", e.Input, e.Value, e.Reason)
+}

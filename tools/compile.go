@@ -1,0 +1,474 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
+		registry.New("compile.validate", registry.Spec{
+			Description: "Checks that every DAG node resolves to a config, a step type and a builder, that configs match node names, that every step builds, and that every required input of every step is bound to an upstream output or a config value. Reports all problems at once.",
+			When:        "before compiling, after writing or changing a DAG or its config.json",
+			Examples: []string{
+				`compile.validate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
+				`compile.validate {"dag": {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]]}, "config_file": "examples/simple-training/config.json"}  # inline DAG`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, compileValidate),
+		registry.New("compile.preview", registry.Spec{
+			Description: "Shows, without building anything, which config each DAG node resolves to, with what confidence and method, which builder and SageMaker step name it gets, ambiguous nodes and renaming recommendations.",
+			When:        "a node may resolve to the wrong config, or before writing configs for a new DAG",
+			Examples:    []string{`compile.preview {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json"}`},
+			Tags:        []string{registry.PhasePlanner, registry.PhaseValidator},
+		}, compilePreview),
+		registry.New("compile.definition", registry.Spec{
+			Description: "Compiles a DAG and its config.json into the SageMaker Pipelines definition and returns it as a JSON object, with the upload manifest of the local code it refers to (local path, S3 URI, SHA-256). Read-only: it never uploads or deploys.",
+			When:        "you want to see, check or deploy-by-other-means the pipeline definition",
+			Examples: []string{
+				`compile.definition {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
+				`compile.definition {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "pipeline_name": "my-training-pipeline"}  # explicit name`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, compileDefinition),
+		registry.New("compile.with_report", registry.Spec{
+			Description: "Compiles a DAG and reports, per node, the config key and class, step type, builder, SageMaker step name, resolution confidence and where every input comes from (provider, output, score). Never deploys.",
+			When:        "you need to explain or debug how a DAG was wired and compiled",
+			Examples:    []string{`compile.with_report {"dag_file": "examples/pytorch-batch-transform/dag.json", "config_file": "examples/pytorch-batch-transform/config.json"}`},
+			Tags:        []string{registry.PhaseProgrammer},
+		}, compileWithReport),
+		registry.New("compile.single_node", registry.Spec{
+			Description: "Compiles one config's step as an isolated one-step pipeline whose inputs are S3 URIs you give; its outputs go where they would in the whole pipeline. Returns the definition; never deploys.",
+			When:        "you want to run or debug one step on existing data without its upstream steps",
+			Examples: []string{
+				`compile.single_node {"config_file": "examples/simple-training/config.json", "target_node": "TabularPreprocessing_training", "manual_inputs": {"DATA": "s3://example-bucket/raw/train/"}}`,
+				`compile.single_node {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "target_node": "XGBoostTraining", "manual_inputs": {"input_path": "s3://example-bucket/processed/"}}`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, compileSingleNode),
+		registry.New("compile.name", registry.Spec{
+			Description: "Pipeline-name helper: generates \"<base>-<version>-pipeline\" sanitized (the compiler's rule) and/or sanitizes a name into a legal SageMaker pipeline name, and says whether each result is valid.",
+			When:        "you need a legal pipeline name or want to check one",
+			Examples: []string{
+				`compile.name {"base": "alice-AtoZ-xgboost-NA", "version": "1.3.1"}  # alice-AtoZ-xgboost-NA-1-3-1-pipeline`,
+				`compile.name {"sanitize": "my_pipe.v2__x-"}  # my-pipe-v2-x`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, compileName),
+		registry.New("compile.dag", registry.Spec{
+			Description: "Compiles a DAG and, with upsert true, deploys it: uploads the step code to S3, then creates the SageMaker pipeline or updates it when it exists, and merges tags. AWS credentials, region and endpoints come from the standard AWS configuration. Without upsert it only builds.",
+			When:        "the definition is right (compile.validate passes) and you want the pipeline in SageMaker",
+			Examples: []string{
+				`compile.dag {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # build only`,
+				`compile.dag {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "upsert": true, "tags": {"team": "ml"}}  # deploy`,
+			},
+			Tags:        []string{registry.PhaseProgrammer},
+			Destructive: true,
+			Network:     true,
+		}, compileDAG),
+	)
+}
+
+// compileArgs are the arguments every DAG-compiling tool shares.
+type compileArgs struct {
+	DAG        map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
+	DAGFile    string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format). Give this or dag, not both."`
+	ConfigFile string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format). Relative script and source directories resolve against its directory."`
+	Role       string         `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
+}
+
+type namedCompileArgs struct {
+	compileArgs
+	PipelineName string `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default: <config pipeline_name>-<pipeline_version>-pipeline, sanitized."`
+}
+
+type dagCompileArgs struct {
+	namedCompileArgs
+	Upsert bool              `json:"upsert,omitempty" jsonschema:"default=false" jsonschema_description:"Deploy: upload the code and create or update the pipeline in SageMaker."`
+	Tags   map[string]string `json:"tags,omitempty" jsonschema_description:"Tags to merge onto the pipeline (upsert only)."`
+}
+
+type singleNodeArgs struct {
+	DAG            map[string]any    `json:"dag,omitempty" jsonschema_description:"Optional DAG; when given, target_node must be one of its nodes."`
+	DAGFile        string            `json:"dag_file,omitempty" jsonschema_description:"Optional DAG file; when given, target_node must be one of its nodes."`
+	ConfigFile     string            `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json."`
+	TargetNode     string            `json:"target_node" jsonschema:"required,minLength=1" jsonschema_description:"Exact config key of the step to build, e.g. TabularPreprocessing_training."`
+	ManualInputs   map[string]string `json:"manual_inputs" jsonschema:"required" jsonschema_description:"Input logical name -> s3:// URI for each input the step should read."`
+	PipelineName   string            `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default <target_node>-isolated."`
+	ValidateInputs *bool             `json:"validate_inputs,omitempty" jsonschema:"default=true" jsonschema_description:"Check every manual input is an s3://bucket/key URI."`
+	Role           string            `json:"role,omitempty" jsonschema_description:"IAM role ARN; overrides the config's role."`
+}
+
+type nameArgs struct {
+	Base     string `json:"base,omitempty" jsonschema_description:"Base name, e.g. the config's pipeline_name alice-AtoZ-xgboost-NA."`
+	Version  string `json:"version,omitempty" jsonschema:"default=1.0" jsonschema_description:"Pipeline version appended to base."`
+	Sanitize string `json:"sanitize,omitempty" jsonschema_description:"A name to turn into a legal pipeline name."`
+}
+
+// compileInput checks the config file, then loads the DAG (the original's
+// order: a missing config file is reported before DAG problems).
+func compileInput(a compileArgs) (compiler.Input, error) {
+	if err := checkConfigFile(a.ConfigFile); err != nil {
+		return compiler.Input{}, err
+	}
+	d, err := loadDAGArg(a.DAG, a.DAGFile)
+	if err != nil {
+		return compiler.Input{}, err
+	}
+	return compiler.Input{DAG: d, ConfigFile: a.ConfigFile, Role: strings.TrimSpace(a.Role)}, nil
+}
+
+func checkConfigFile(path string) error {
+	if strings.TrimSpace(path) == "" {
+		return envelope.InvalidInput("config_file must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return envelope.NotFound("config file not found: %s", path).WithDetails("config_file", path).
+				WithRemedy("check the path, or write a config.json for the DAG", "config.template", "config.requirements")
+		}
+		return envelope.InvalidInput("cannot read config file %s: %v", path, err).WithDetails("config_file", path)
+	}
+	if st.IsDir() {
+		return envelope.InvalidInput("config_file %s is a directory", path).WithDetails("config_file", path)
+	}
+	return nil
+}
+
+func compileValidate(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
+	in, err := compileInput(a)
+	if err != nil {
+		return nil, err
+	}
+	v, err := compiler.Validate(ctx, in)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	res := envelope.OK(v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid)
+	if v.IsValid {
+		return res.WithNextSteps(
+			envelope.NextStep{Tool: "compile.definition", When: "validation passed", Why: "build the definition and inspect it", ArgsHint: hint(a)},
+			envelope.NextStep{Tool: "compile.dag", When: "you are ready to deploy", Why: "upload the code and create or update the pipeline", ArgsHint: hint(a)},
+		), nil
+	}
+	return res.WithNextSteps(
+		envelope.NextStep{Tool: "compile.preview", When: "nodes resolve to missing or wrong configs", Why: "see each node's config, confidence and candidates", ArgsHint: hint(a)},
+		envelope.NextStep{Tool: "validate.deps_resolve", When: "dependency_issues lists unbound inputs", Why: "see which upstream outputs each input could take and their scores"},
+		envelope.NextStep{Tool: "catalog.search", When: "a step type is unknown", Why: "find the right step name"},
+	), nil
+}
+
+func hint(a compileArgs) map[string]any {
+	h := map[string]any{"config_file": a.ConfigFile}
+	if a.DAGFile != "" {
+		h["dag_file"] = a.DAGFile
+	} else if a.DAG != nil {
+		h["dag"] = a.DAG
+	}
+	return h
+}
+
+func compilePreview(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
+	in, err := compileInput(a)
+	if err != nil {
+		return nil, err
+	}
+	p, err := compiler.PreviewResolution(ctx, in)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	return envelope.OK(p).WithWarnings(p.Recommendations...).WithMeta("node_count", in.DAG.NodeCount()), nil
+}
+
+// definitionData is the definition as a JSON object plus its manifest.
+func definitionData(res *compiler.Result) (map[string]any, error) {
+	b, err := res.JSON()
+	if err != nil {
+		return nil, err
+	}
+	var def map[string]any
+	if err := json.Unmarshal(b, &def); err != nil {
+		return nil, err
+	}
+	steps := make([]string, len(res.Definition.Steps))
+	for i, s := range res.Definition.Steps {
+		steps[i] = s.Name
+	}
+	manifest := res.Manifest
+	if manifest == nil {
+		manifest = compiler.Manifest{}
+	}
+	return map[string]any{
+		"pipeline_name":    res.PipelineName,
+		"step_count":       len(steps),
+		"steps":            steps,
+		"definition":       def,
+		"definition_bytes": len(b),
+		"upload_manifest":  manifest,
+	}, nil
+}
+
+func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
+	in, err := compileInput(a.compileArgs)
+	if err != nil {
+		return nil, err
+	}
+	in.PipelineName = strings.TrimSpace(a.PipelineName)
+	res, err := compiler.Compile(ctx, in)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	data, err := definitionData(res)
+	if err != nil {
+		return nil, err
+	}
+	out := envelope.OK(data).WithWarnings(res.Warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps))
+	if missing := res.Manifest.MissingFiles(); len(missing) > 0 {
+		out = out.WithMeta("missing_files", missing)
+	}
+	return out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "the definition is what you want", Why: "deploy it (upsert: true)", ArgsHint: hint(a.compileArgs)}), nil
+}
+
+func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
+	in, err := compileInput(a.compileArgs)
+	if err != nil {
+		return nil, err
+	}
+	in.PipelineName = strings.TrimSpace(a.PipelineName)
+	res, err := compiler.Compile(ctx, in)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	r := res.Report
+	steps := make([]string, len(r.Nodes))
+	details := make(map[string]any, len(r.Nodes))
+	var warnings []string
+	for i, n := range r.Nodes {
+		steps[i] = n.Node
+		details[n.Node] = map[string]any{
+			"config_key": n.ConfigKey, "config_type": n.ConfigClass, "builder_type": n.Builder, "confidence": n.Confidence,
+			"method": n.Method, "step_type": n.StepType, "sagemaker_step_name": n.StepName, "sagemaker_step_type": n.Verb,
+		}
+		if n.Confidence < compiler.LowConfidence {
+			warnings = append(warnings, fmt.Sprintf("node %s resolved with low confidence %.2f", n.Node, n.Confidence))
+		}
+	}
+	warnings = append(warnings, res.Warnings...)
+	data := map[string]any{
+		"pipeline_name":      res.PipelineName,
+		"steps":              steps,
+		"resolution_details": details,
+		"avg_confidence":     r.AvgConfidence,
+		"warnings":           nonNilStrings(warnings),
+		"metadata":           map[string]any{"dag_nodes": r.DAGNodes, "dag_edges": r.DAGEdges, "config_path": a.ConfigFile},
+		"step_count":         len(steps),
+		"nodes":              r.Nodes,
+		"summary":            fmt.Sprintf("Compiled %d steps into pipeline %s (average confidence %.2f)", len(steps), res.PipelineName, r.AvgConfidence),
+	}
+	return envelope.OK(data).WithWarnings(warnings...).WithMeta("step_count", len(steps)), nil
+}
+
+func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolResult, error) {
+	if err := checkConfigFile(a.ConfigFile); err != nil {
+		return nil, err
+	}
+	target := strings.TrimSpace(a.TargetNode)
+	if target == "" {
+		return nil, envelope.InvalidInput("target_node must not be blank")
+	}
+	var d *dag.PipelineDAG
+	if a.DAG != nil || strings.TrimSpace(a.DAGFile) != "" {
+		var err error
+		if d, err = loadDAGArg(a.DAG, a.DAGFile); err != nil {
+			return nil, err
+		}
+	}
+	validate := a.ValidateInputs == nil || *a.ValidateInputs
+	res, err := compiler.CompileSingleNode(ctx, compiler.SingleNodeInput{
+		Input:          compiler.Input{DAG: d, ConfigFile: a.ConfigFile, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)},
+		Target:         target,
+		ManualInputs:   a.ManualInputs,
+		ValidateInputs: validate,
+	})
+	if err != nil {
+		return nil, compileError(err)
+	}
+	data, err := definitionData(res)
+	if err != nil {
+		return nil, err
+	}
+	data["target_node"] = target
+	return envelope.OK(data).
+		WithWarnings(append(res.Warnings, "build only: nothing was uploaded or deployed; deploy the definition with your own tooling or compile.dag")...).
+		WithMeta("target_node", target), nil
+}
+
+func compileName(_ context.Context, a nameArgs) (*envelope.ToolResult, error) {
+	base, san := strings.TrimSpace(a.Base), a.Sanitize
+	if base == "" && san == "" {
+		return nil, envelope.InvalidInput("provide base (to generate a name) and/or sanitize (to clean one)").
+			WithRemedy(`call compile.name {"base": "<pipeline_name>", "version": "<pipeline_version>"}`, "compile.name")
+	}
+	data := map[string]any{}
+	if base != "" {
+		g := compiler.GeneratePipelineName(base, a.Version)
+		data["generated"] = g
+		data["generated_is_valid"] = compiler.IsValidPipelineName(g)
+	}
+	if san != "" {
+		s := compiler.SanitizePipelineName(san)
+		data["sanitized"] = s
+		data["sanitized_is_valid"] = compiler.IsValidPipelineName(s)
+	}
+	return envelope.OK(data), nil
+}
+
+func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, error) {
+	in, err := compileInput(a.compileArgs)
+	if err != nil {
+		return nil, err
+	}
+	in.PipelineName = strings.TrimSpace(a.PipelineName)
+	res, err := compiler.Compile(ctx, in)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	data := map[string]any{"pipeline_name": res.PipelineName, "step_count": len(res.Definition.Steps), "upserted": false}
+	if !a.Upsert {
+		return envelope.OK(data).WithWarnings(append(res.Warnings,
+			"build only: the pipeline was compiled but not deployed; pass upsert: true to upload the code and create or update it in SageMaker")...).
+			WithMeta("upserted", false).
+			WithNextSteps(envelope.NextStep{Tool: "compile.definition", When: "you want to inspect the definition", Why: "returns the definition JSON and the upload manifest", ArgsHint: hint(a.compileArgs)}), nil
+	}
+	if res.Role == "" {
+		return nil, envelope.InvalidInput("upsert needs an IAM role: set role in the config or pass role").WithRemedy("pass role: arn:aws:iam::<account>:role/<name>")
+	}
+	defJSON, err := res.JSON()
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "cursus-upload-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	manifest, err := res.Manifest.Materialize(work)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	out, err := sagemaker.Upsert(ctx, sagemaker.UpsertInput{
+		PipelineName:   res.PipelineName,
+		DefinitionJSON: string(defJSON),
+		RoleARN:        res.Role,
+		Description:    res.Description,
+		Tags:           a.Tags,
+		Manifest:       manifest,
+	})
+	if err != nil {
+		return nil, compileError(err)
+	}
+	data["upserted"] = true
+	data["pipeline_arn"] = out.PipelineARN
+	data["created"] = out.Created
+	data["uploaded"] = nonNilStrings(out.Uploaded)
+	data["skipped"] = nonNilStrings(out.Skipped)
+	return envelope.OK(data).WithWarnings(res.Warnings...).WithMeta("upserted", true), nil
+}
+
+// compileError maps engine errors onto envelope codes.
+func compileError(err error) error {
+	var (
+		te   *envelope.ToolError
+		fe   *compiler.FileError
+		ce   *compiler.CycleError
+		de   *compiler.InvalidDAGError
+		me   *compiler.MissingConfigError
+		ue   *compiler.UnboundInputsError
+		se   *compiler.StepBuildError
+		ke   *compiler.UnknownStepError
+		ne   *compiler.InvalidPipelineNameError
+		nfe  *compiler.NodeNotFoundError
+		mie  *compiler.ManualInputError
+		cve  *config.ValidationError
+		cue  *config.UnknownClassError
+		dup  *config.DuplicateStepNameError
+		upe  *sagemaker.UpsertError
+		uie  *sagemaker.InputError
+		imgE *sagemaker.ImageError
+	)
+	switch {
+	case errors.As(err, &te):
+		return te
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return envelope.Errorf(envelope.CodeCancelled, "compile cancelled: %v", err)
+	case errors.As(err, &upe):
+		return envelope.Errorf(envelope.CodeUpsertFailed, "%s", upe.Error()).
+			WithDetails("aws_error_code", upe.Code, "operation", upe.Op, "target", upe.Target, "uploaded", nonNilStrings(upe.Uploaded), "aws_message", upe.Message).
+			WithRemedy("check AWS credentials, region, the role and the bucket; the AWS error code says which", "compile.definition")
+	case errors.As(err, &uie):
+		return envelope.InvalidInput("%s (nothing was uploaded or created)", uie.Error()).WithDetails("field", uie.Field)
+	case errors.As(err, &fe):
+		if fe.Missing {
+			return envelope.NotFound("%s (nothing was uploaded or created)", fe.Error()).WithDetails("path", fe.Path).
+				WithRemedy("create the file or fix the path; compile.definition lists every code file in upload_manifest", "compile.definition")
+		}
+		return envelope.InvalidInput("%s", fe.Error()).WithDetails("path", fe.Path)
+	case errors.Is(err, compiler.ErrEmptyDAG), errors.Is(err, compiler.ErrNoConfig):
+		return envelope.InvalidInput("%v", err)
+	case errors.As(err, &ce):
+		return envelope.InvalidInput("%s", ce.Error()).WithDetails("cycle", nonNilStrings(ce.Nodes)).
+			WithRemedy("remove an edge of the cycle", "dag.validate_integrity", "dag.render")
+	case errors.As(err, &de):
+		return envelope.InvalidInput("%s", de.Error()).WithDetails("nodes", de.Nodes).
+			WithRemedy("declare the nodes or fix the misspelled edge endpoints", "dag.validate_integrity")
+	case errors.As(err, &me):
+		return envelope.InvalidInput("%s", me.Error()).WithDetails("missing_nodes", me.Nodes, "config_keys", nonNilStrings(me.Available)).
+			WithRemedy("add a config for each node (its key is the node name) or rename the nodes to config keys", "compile.preview", "config.requirements", "config.template")
+	case errors.As(err, &ue):
+		items := make([]map[string]any, len(ue.Inputs))
+		for i, u := range ue.Inputs {
+			items[i] = map[string]any{"node": u.Node, "step": u.StepName, "input": u.Input, "detail": u.Detail}
+		}
+		return envelope.InvalidInput("%s", ue.Error()).WithDetails("unbound_inputs", items).
+			WithRemedy("add an edge from a step that produces each input, or set the config field the input can come from", "validate.deps_resolve", "steps.io", "compile.validate")
+	case errors.As(err, &se):
+		return envelope.InvalidInput("%s", se.Error()).WithDetails("node", se.Node, "step", se.StepName, "field", se.Field).
+			WithRemedy("fix the config field named in the error", "compile.validate", "catalog.config_fields")
+	case errors.As(err, &ke):
+		return envelope.NotFound("%s", ke.Error()).WithDetails("node", ke.Node, "step_type", ke.StepType).
+			WithRemedy("use a step type the catalog has", "catalog.search", "catalog.list_steps")
+	case errors.As(err, &ne):
+		return envelope.InvalidInput("%s", ne.Error()).WithDetails("pipeline_name", ne.Name, "sanitized", ne.Suggestion).
+			WithRemedy("use a legal name: letters, digits and inner hyphens", "compile.name")
+	case errors.As(err, &nfe):
+		return envelope.NotFound("%s", nfe.Error()).WithDetails("target_node", nfe.Node, "available", nfe.Available).
+			WithRemedy("target_node must be an exact config key (and a DAG node when a DAG is given)", "config.load")
+	case errors.As(err, &mie):
+		return envelope.InvalidInput("%s", mie.Error()).WithDetails("input", mie.Input, "value", mie.Value).
+			WithRemedy("name inputs by their logical names and give s3://bucket/key URIs", "steps.io")
+	case errors.As(err, &cve):
+		return envelope.InvalidInput("%s", cve.Error()).WithDetails("errors", cve.Errors).
+			WithRemedy("fix the listed config fields", "config.field_info", "config.requirements")
+	case errors.As(err, &cue):
+		return envelope.InvalidInput("%s", cue.Error()).WithRemedy("use config classes the catalog knows", "catalog.list_steps")
+	case errors.As(err, &dup):
+		return envelope.InvalidInput("%s", dup.Error()).WithDetails("collisions", dup.Collisions).
+			WithRemedy("give the colliding configs different job types", "compile.preview")
+	case errors.As(err, &imgE):
+		return envelope.InvalidInput("%s", imgE.Error()).WithDetails("field", imgE.Field, "supported", imgE.Supported)
+	}
+	return err
+}
