@@ -144,9 +144,13 @@ func (c *Class) newConfig(key catalog.ConfigKey, input map[string]any) (*Config,
 		}
 		cfg.Values[f.Name] = v
 	}
+	var derived0 map[string]any // derived values before dynamic defaults, computed when needed
 	for _, f := range c.Fields {
 		if f.Tier != catalog.TierDerived && cfg.Values[f.Name] == nil && f.Derivation != "" && !hasPending(bad, f.Name) {
-			cfg.Values[f.Name] = c.dynamicDefault(f, cfg.Values)
+			if derived0 == nil {
+				derived0 = c.computeDerived(cfg.Values)
+			}
+			cfg.Values[f.Name] = c.dynamicDefault(f, cfg.Values, derived0)
 		}
 	}
 	for name, raw := range input {
@@ -230,11 +234,8 @@ func (c *Class) checkConstraints(f catalog.ConfigField, v any) (FieldError, bool
 	fe := FieldError{Field: f.Name, Value: v}
 	if len(f.Allowed) > 0 {
 		items := []any{v}
-		if list, ok := v.([]string); ok {
-			items = items[:0]
-			for _, s := range list {
-				items = append(items, s)
-			}
+		if list, ok := v.([]any); ok {
+			items = list
 		}
 		for _, it := range items {
 			if !allowed(f.Allowed, it) {

@@ -129,6 +129,12 @@ func TestDefaultsAndDerivedValues(t *testing.T) {
 	if got := c2.String("current_date"); got != time.Now().Format("2006-01-02") {
 		t.Errorf("current_date %q", got)
 	}
+	// Dynamic defaults may read derived values; a given value wins.
+	reg := mustConfig(t, s, "Registration", map[string]any{"model_owner": "o", "model_domain": "d", "model_objective": "m",
+		"framework": "xgboost", "inference_entry_point": "inference.py", "model_package_group_name": "my-group"})
+	if reg.String("model_package_description") != "Demo xgboost Model NA" || reg.String("model_package_group_name") != "my-group" {
+		t.Errorf("registration dynamic defaults: %q, %q", reg.String("model_package_description"), reg.String("model_package_group_name"))
+	}
 	// A derived field without a value to derive from is absent, not "".
 	v = baseValues()
 	delete(v, "source_dir")
@@ -149,7 +155,7 @@ func TestValidationListsEveryProblem(t *testing.T) {
 	values["max_runtime_seconds"] = 10
 	values["training_instance_type"] = "ml.t2.micro" // not allowed
 	values["training_instance_count"] = "two"        // wrong type
-	values["subnets"] = []any{"subnet-1", 7}         // wrong item type
+	values["subnets"] = "subnet-1"                   // wrong type: not an array
 	// training_entry_point missing
 	_, err := s.NewConfig("XGBoostTraining", "XGBoostTraining_training", values)
 	var ve *ValidationError
@@ -218,8 +224,11 @@ func TestCoerce(t *testing.T) {
 		{catalog.FieldInt, "3", nil, true},
 		{catalog.FieldFloat, 3, 3.0, false},
 		{catalog.FieldBool, "true", nil, true},
-		{catalog.FieldList, []any{"a", "b"}, []string{"a", "b"}, false},
-		{catalog.FieldList, map[string]any{"__type_info__": "list", "value": []any{"a"}}, []string{"a"}, false},
+		{catalog.FieldList, []any{"a", "b"}, []any{"a", "b"}, false},
+		{catalog.FieldList, []string{"a", "b"}, []any{"a", "b"}, false},
+		{catalog.FieldList, []any{0, 1}, []any{int64(0), int64(1)}, false},
+		{catalog.FieldList, map[string]any{"__type_info__": "list", "value": []any{"a"}}, []any{"a"}, false},
+		{catalog.FieldList, "a", nil, true},
 		{catalog.FieldMap, []any{}, nil, true},
 		{catalog.FieldAny, []any{1, 2.5}, []any{int64(1), 2.5}, false},
 		{catalog.FieldString, nil, nil, false},

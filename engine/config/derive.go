@@ -31,14 +31,19 @@ func derivationOf(f catalog.ConfigField) string {
 }
 
 // dynamicDefault computes the default of a non-derived field declared with a
-// `derive:` template and no static default (e.g. current_date = "{today}").
-// It returns nil when the template cannot be rendered yet.
-func (c *Class) dynamicDefault(f catalog.ConfigField, values map[string]any) any {
+// `derive:` template and no static default (e.g. current_date = "{today}",
+// model_package_description = "{pipeline_description}"); the template may
+// read values and derived values. It returns nil when the template cannot be
+// rendered.
+func (c *Class) dynamicDefault(f catalog.ConfigField, values, derived map[string]any) any {
 	if f.Derivation == "" {
 		return nil
 	}
 	s, err := catalog.ExpandDerivation(f.Derivation, func(name string) (any, bool) {
-		v, ok := values[name]
+		if v, ok := values[name]; ok && v != nil {
+			return v, true
+		}
+		v, ok := derived[name]
 		return v, ok && v != nil
 	})
 	if err != nil {

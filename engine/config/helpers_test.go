@@ -113,6 +113,8 @@ func testSteps() []*catalog.Step {
 		step("Payload", true, ess("expected_tps", catalog.FieldInt), ess("max_latency_in_millisecond", catalog.FieldInt),
 			sys("processing_entry_point", catalog.FieldString, "payload.py")),
 		step("Registration", false, ess("model_owner", catalog.FieldString), ess("model_domain", catalog.FieldString),
+			catalog.ConfigField{Name: "model_package_description", Type: catalog.FieldString, Tier: catalog.TierSystem, Derivation: "{pipeline_description}"},
+			catalog.ConfigField{Name: "model_package_group_name", Type: catalog.FieldString, Tier: catalog.TierSystem, Derivation: "{service_name}-{model_class}-{region}"},
 			ess("model_objective", catalog.FieldString), ess("framework", catalog.FieldString), ess("inference_entry_point", catalog.FieldString),
 			sys("inference_instance_type", catalog.FieldString, "ml.m5.large")),
 		step("XGBoostModel", false, sys("instance_type", catalog.FieldString, "ml.m5.large"), sys("entry_point", catalog.FieldString, "inference.py")),

@@ -32,7 +32,8 @@ func (c *Config) serialized() map[string]any {
 	return out
 }
 
-// File is the decoded structure of a config.json in the original's format.
+// File is the structure of a config.json in the original's format. Values
+// are as written (numbers as json.Number when parsed).
 type File struct {
 	Configuration struct {
 		Shared   map[string]any            `json:"shared"`
@@ -89,18 +90,7 @@ func layout(configs []*Config, createdAt string, skeleton bool) *File {
 func Marshal(s *Set) ([]byte, error) { return encodeFile(s.ToFile()) }
 
 func encodeFile(f *File) ([]byte, error) {
-	specific := make(map[string]any, len(f.Configuration.Specific))
-	for k, v := range f.Configuration.Specific {
-		specific[k] = toJSON(map[string]any(v))
-	}
-	doc := map[string]any{
-		"configuration": map[string]any{"shared": toJSON(f.Configuration.Shared), "specific": specific},
-		"metadata": map[string]any{
-			"config_types":  f.Metadata.ConfigTypes,
-			"created_at":    f.Metadata.CreatedAt,
-			"field_sources": f.Metadata.FieldSources,
-		},
-	}
+	doc := f.Document()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -109,6 +99,27 @@ func encodeFile(f *File) ([]byte, error) {
 		return nil, fmt.Errorf("encode config.json: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// Document returns the file as a JSON-ready map ({"configuration":
+// {"shared", "specific"}, "metadata": {...}}); floats are json.Number in
+// Python form so integral floats keep their ".0".
+func (f *File) Document() map[string]any {
+	specific := make(map[string]any, len(f.Configuration.Specific))
+	for k, v := range f.Configuration.Specific {
+		specific[k] = toJSON(normalize(map[string]any(v)))
+	}
+	meta := map[string]any{
+		"config_types": f.Metadata.ConfigTypes,
+		"created_at":   f.Metadata.CreatedAt,
+	}
+	if f.Metadata.FieldSources != nil {
+		meta["field_sources"] = f.Metadata.FieldSources
+	}
+	return map[string]any{
+		"configuration": map[string]any{"shared": toJSON(normalize(f.Configuration.Shared)), "specific": specific},
+		"metadata":      meta,
+	}
 }
 
 // Save writes a set to path atomically (temp file in the same directory,
@@ -148,6 +159,18 @@ func Load(schema *Schema, path string) (*Set, error) {
 // (every unknown class listed; no set returned) or *ValidationError (every
 // bad field; the set is returned as well so callers can still inspect it).
 func Unmarshal(schema *Schema, data []byte) (*Set, error) {
+	f, err := ParseFile(data)
+	if err != nil {
+		return nil, err
+	}
+	return schema.FromFile(f)
+}
+
+// ParseFile decodes the structure of a config.json (wrapped or direct form)
+// without typing the values: shared, specific and metadata as written, with
+// config_types taken from each specific entry's __model_type__ when the
+// metadata has none. Errors are *FormatError.
+func ParseFile(data []byte) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var root any
@@ -171,13 +194,16 @@ func Unmarshal(schema *Schema, data []byte) (*Set, error) {
 			return nil, &FormatError{Msg: "metadata is not an object"}
 		}
 	}
-	shared := map[string]any{}
+	f := &File{}
+	f.Configuration.Shared = map[string]any{}
 	if v, present := body["shared"]; present && v != nil {
-		if shared, ok = v.(map[string]any); !ok {
+		m, ok := v.(map[string]any)
+		if !ok {
 			return nil, &FormatError{Msg: "configuration.shared is not an object"}
 		}
+		f.Configuration.Shared = m
 	}
-	specific := map[string]map[string]any{}
+	f.Configuration.Specific = map[string]map[string]any{}
 	if v, present := body["specific"]; present && v != nil {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -188,11 +214,10 @@ func Unmarshal(schema *Schema, data []byte) (*Set, error) {
 			if !ok {
 				return nil, &FormatError{Msg: fmt.Sprintf("configuration.specific.%s is not an object", k)}
 			}
-			specific[k] = em
+			f.Configuration.Specific[k] = em
 		}
 	}
-	types := map[string]string{}
-	var warnings []string
+	f.Metadata.ConfigTypes = map[string]string{}
 	if ct, present := meta["config_types"]; present && ct != nil {
 		m, ok := ct.(map[string]any)
 		if !ok {
@@ -203,24 +228,44 @@ func Unmarshal(schema *Schema, data []byte) (*Set, error) {
 			if !ok {
 				return nil, &FormatError{Msg: fmt.Sprintf("metadata.config_types.%s is not a string", k)}
 			}
-			types[k] = name
-		}
-		for _, k := range sortedKeys(specific) {
-			if _, listed := types[k]; !listed {
-				warnings = append(warnings, fmt.Sprintf("specific.%s has no entry in metadata.config_types and is ignored", k))
-			}
+			f.Metadata.ConfigTypes[k] = name
 		}
 	} else {
-		for k, e := range specific {
+		for k, e := range f.Configuration.Specific {
 			name, ok := e[ModelTypeKey].(string)
 			if !ok {
 				return nil, &FormatError{Msg: fmt.Sprintf("no metadata.config_types and specific.%s has no %s", k, ModelTypeKey)}
 			}
-			types[k] = name
+			f.Metadata.ConfigTypes[k] = name
 		}
 	}
-	if len(types) == 0 {
+	if len(f.Metadata.ConfigTypes) == 0 {
 		return nil, &FormatError{Msg: "no configs: metadata.config_types and configuration.specific are empty"}
+	}
+	f.Metadata.CreatedAt, _ = meta["created_at"].(string)
+	if fs, ok := meta["field_sources"].(map[string]any); ok {
+		f.Metadata.FieldSources = map[string][]string{}
+		for k, v := range fs {
+			list, _ := v.([]any)
+			for _, e := range list {
+				if s, ok := e.(string); ok {
+					f.Metadata.FieldSources[k] = append(f.Metadata.FieldSources[k], s)
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// FromFile types and validates the configs of a parsed config.json; see
+// Unmarshal for the rules and errors.
+func (schema *Schema) FromFile(f *File) (*Set, error) {
+	shared, specific, types := f.Configuration.Shared, f.Configuration.Specific, f.Metadata.ConfigTypes
+	var warnings []string
+	for _, k := range sortedKeys(specific) {
+		if _, listed := types[k]; !listed {
+			warnings = append(warnings, fmt.Sprintf("specific.%s has no entry in metadata.config_types and is ignored", k))
+		}
 	}
 	unknown := map[string]string{}
 	for k, name := range types {
@@ -254,7 +299,7 @@ func Unmarshal(schema *Schema, data []byte) (*Set, error) {
 		return nil, err
 	}
 	set.MetadataConfigTypes = types
-	set.CreatedAt, _ = meta["created_at"].(string)
+	set.CreatedAt = f.Metadata.CreatedAt
 	set.Warnings = warnings
 	if len(problems) > 0 {
 		return set, &ValidationError{Errors: problems}

@@ -14,9 +14,12 @@ import (
 
 // Typed values. Every value held by a Config is one of:
 //
-//	nil, string, int64, float64, bool, []string  (declared scalar/list fields)
-//	map[string]any, []any                          (map/any fields and extras; nested
-//	                                               numbers are int64 or float64)
+//	nil, string, int64, float64, bool   (scalar fields)
+//	[]any                               (list fields: JSON arrays, usually of strings)
+//	map[string]any                      (map fields)
+//	any of the above                    (any fields and extras)
+//
+// Nested numbers are int64 (written without fraction or exponent) or float64.
 //
 // normalize turns decoded JSON (json.Number or float64) and Go literals into
 // that form; coerce checks and converts a value for a declared field type.
@@ -146,7 +149,7 @@ func typeLabel(t catalog.FieldType) string {
 	case catalog.FieldBool:
 		return "a boolean"
 	case catalog.FieldList:
-		return "an array of strings"
+		return "an array"
 	case catalog.FieldMap:
 		return "an object"
 	}
@@ -199,15 +202,10 @@ func coerce(t catalog.FieldType, v any) (any, string) {
 		if !ok {
 			return bad()
 		}
-		out := make([]string, len(arr))
-		for i, e := range arr {
-			s, ok := e.(string)
-			if !ok {
-				return nil, fmt.Sprintf("expected an array of strings, item %d is %s", i, jsonKind(e))
-			}
-			out[i] = s
+		if !isJSONValue(arr) {
+			return nil, "not a JSON array"
 		}
-		return out, ""
+		return arr, ""
 	case catalog.FieldMap:
 		if m, ok := v.(map[string]any); ok {
 			return m, ""
