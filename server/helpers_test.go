@@ -25,7 +25,9 @@ const testVersion = "9.8.7-test"
 // demo.noisy) off the test output.
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	os.Exit(m.Run())
+	code := m.Run()
+	cleanupBin()
+	os.Exit(code)
 }
 
 type echoArgs struct {
