@@ -199,10 +199,8 @@ func definitionData(res *compiler.Result) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var def map[string]any
-	if err := json.Unmarshal(b, &def); err != nil {
-		return nil, err
-	}
+	// RawMessage keeps the SDK's key order (a map would sort the keys).
+	def := json.RawMessage(b)
 	steps := make([]string, len(res.Definition.Steps))
 	for i, s := range res.Definition.Steps {
 		steps[i] = s.Name
