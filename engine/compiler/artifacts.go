@@ -27,6 +27,10 @@ const (
 	// KindSourceTarball is a local directory (or a single script) packed
 	// into sourcedir.tar.gz, as training jobs and model containers expect.
 	KindSourceTarball = "source_tarball"
+	// KindGenerated is a file the compiler writes from a config value (an
+	// object or list given to a config-sourced input, as JSON); LocalPath
+	// names the config field it comes from.
+	KindGenerated = "generated"
 )
 
 // Artifact is one entry of the upload manifest: local code the definition
@@ -44,6 +48,7 @@ type Artifact struct {
 	Files     []string `json:"files,omitempty"` // for directories and tarballs: relative paths, sorted
 	Missing   bool     `json:"missing,omitempty"`
 	Steps     []string `json:"steps"` // SageMaker steps that use it
+	Content   []byte   `json:"-"`     // KindGenerated: the bytes to upload
 }
 
 // Manifest is the ordered upload manifest of a compile.
@@ -85,6 +90,16 @@ func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
 				}
 				out = append(out, it)
 			}
+		case KindGenerated:
+			dst := filepath.Join(workDir, fmt.Sprintf("generated-%03d-%s", i, path.Base(a.S3URI)))
+			if err := os.WriteFile(dst, a.Content, 0o644); err != nil {
+				return nil, err
+			}
+			it, err := sagemaker.NewUploadItem(dst, a.S3URI)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, it)
 		case KindSourceTarball:
 			dst := filepath.Join(workDir, fmt.Sprintf("sourcedir-%03d-%s.tar.gz", i, shortHash(a.SHA256)))
 			if err := writeTarball(dst, a); err != nil {
@@ -276,6 +291,25 @@ func (s *artifactSet) add(step, kind, local, name string) (string, *Artifact, er
 	s.byKey[key] = a
 	s.order = append(s.order, key)
 	return uri, a, nil
+}
+
+// addGenerated records generated content (named name, e.g.
+// "data_sources_spec.json") under a content-addressed URI.
+func (s *artifactSet) addGenerated(step, source, name string, content []byte) string {
+	sum := sha256.Sum256(content)
+	hexSum := hex.EncodeToString(sum[:])
+	key := KindGenerated + "\x00" + hexSum + "\x00" + name
+	if a, ok := s.byKey[key]; ok {
+		if a.Steps[len(a.Steps)-1] != step {
+			a.Steps = append(a.Steps, step)
+		}
+		return a.S3URI
+	}
+	a := &Artifact{Kind: KindGenerated, LocalPath: source, SHA256: hexSum, Size: int64(len(content)),
+		S3URI: s.codeBase + "/" + shortHash(hexSum) + "/" + name, Steps: []string{step}, Content: content}
+	s.byKey[key] = a
+	s.order = append(s.order, key)
+	return a.S3URI
 }
 
 // manifest returns the artifacts in the order they were first used.

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,23 +67,10 @@ func (e *buildEnv) warnf(format string, args ...any) {
 	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
 }
 
-// builderName is the builder a verb is built by (for reports).
+// builderName is the builder a verb is built by ("" when none).
 func builderName(v catalog.Verb) string {
-	switch v {
-	case catalog.VerbProcessing:
-		return "ProcessingStepBuilder"
-	case catalog.VerbTraining:
-		return "TrainingStepBuilder"
-	case catalog.VerbCreateModel:
-		return "CreateModelStepBuilder"
-	case catalog.VerbTransform:
-		return "TransformStepBuilder"
-	case catalog.VerbRegisterModel:
-		return "RegisterModelStepBuilder"
-	case catalog.VerbTuning:
-		return "TuningStepBuilder"
-	}
-	return ""
+	b, _ := Builder(v)
+	return b.Name
 }
 
 // HasBuilder reports whether the compiler can build steps of verb v.
@@ -478,6 +466,9 @@ func (e *buildEnv) input(p *nodePlan, port catalog.InputPort) (*Binding, error) 
 	}
 	if port.ConfigSource != "" {
 		if b, err := e.configInput(p, port); b != nil || err != nil {
+			if b != nil {
+				p.Bound[port.LogicalName] = b // for the report
+			}
 			return b, err
 		}
 	}
@@ -502,7 +493,22 @@ func unboundHint(port catalog.InputPort) string {
 
 // configInput binds a config-sourced port: an S3 URI is used as is; a
 // local path is uploaded (a directory under a prefix, a file as is).
+//
+// An object or list value is written as JSON to <field>.json, uploaded and
+// mounted: the way to hand a job a structured request too long for an
+// environment variable (SageMaker caps processing values at 256 characters).
 func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, error) {
+	if x, ok := p.Values.lookup(port.ConfigSource); ok {
+		switch x.(type) {
+		case map[string]any, []any:
+			content, err := json.MarshalIndent(x, "", "  ")
+			if err != nil {
+				return nil, &fieldError{port.ConfigSource, err.Error()}
+			}
+			uri := e.artifacts.addGenerated(string(p.Name), "config:"+p.ConfigKey+"."+port.ConfigSource, port.ConfigSource+".json", append(content, '\n'))
+			return &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: uri, Value: uri}, nil
+		}
+	}
 	src, err := p.Values.str(port.ConfigSource, "")
 	if err != nil || src == "" {
 		return nil, err

@@ -286,9 +286,10 @@ func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 	}, nil
 }
 
-// parameterRanges reads the config's search_space:
-// {"continuous": {"eta": [0.01, 0.3]}, "integer": {"max_depth": [3, 10]},
-// "categorical": {"booster": ["gbtree", "dart"]}}.
+// parameterRanges reads the config's search_space, by kind (continuous,
+// integer, categorical), each either a list of objects
+// ([{name, min, max, scaling}], [{name, values}]) or an object
+// (name -> [min, max], name -> [values]).
 func parameterRanges(v Values) (ParameterRanges, error) {
 	var r ParameterRanges
 	ss, err := v.object("search_space")
@@ -299,41 +300,89 @@ func parameterRanges(v Values) (ParameterRanges, error) {
 		return r, &fieldError{"search_space", "a tuning step needs a search_space with continuous, integer or categorical ranges"}
 	}
 	for _, kind := range sortedKeys(ss) {
-		group, ok := ss[kind].(map[string]any)
-		if !ok {
-			return r, &fieldError{"search_space." + kind, "want an object of name -> range"}
+		if kind != "continuous" && kind != "integer" && kind != "categorical" {
+			return r, &fieldError{"search_space." + kind, "want continuous, integer or categorical"}
 		}
-		for _, name := range sortedKeys(group) {
-			field := "search_space." + kind + "." + name
-			list, ok := group[name].([]any)
-			if !ok || len(list) == 0 {
-				return r, &fieldError{field, "want a list: [min, max] or categorical values"}
+		type item struct {
+			name    string
+			vals    []any
+			scaling string
+		}
+		var items []item
+		switch g := ss[kind].(type) {
+		case map[string]any:
+			for _, name := range sortedKeys(g) {
+				list, ok := g[name].([]any)
+				if !ok {
+					return r, &fieldError{"search_space." + kind + "." + name, "want a list: [min, max] or categorical values"}
+				}
+				items = append(items, item{name: name, vals: list})
+			}
+		case []any:
+			for i, e := range g {
+				m, ok := e.(map[string]any)
+				field := fmt.Sprintf("search_space.%s[%d]", kind, i)
+				if !ok {
+					return r, &fieldError{field, "want an object {name, min, max} or {name, values}"}
+				}
+				name := FormatValue(m["name"])
+				if name == "" {
+					return r, &fieldError{field, "missing name"}
+				}
+				it := item{name: name, scaling: FormatValue(m["scaling"])}
+				if kind == "categorical" {
+					list, ok := m["values"].([]any)
+					if !ok {
+						return r, &fieldError{field, "a categorical range needs values: [...]"}
+					}
+					it.vals = list
+				} else {
+					if m["min"] == nil || m["max"] == nil {
+						return r, &fieldError{field, "a range needs min and max"}
+					}
+					it.vals = []any{m["min"], m["max"]}
+				}
+				items = append(items, it)
+			}
+		default:
+			return r, &fieldError{"search_space." + kind, "want a list of ranges or an object name -> range"}
+		}
+		for _, it := range items {
+			field := "search_space." + kind + "." + it.name
+			if len(it.vals) == 0 {
+				return r, &fieldError{field, "empty range"}
+			}
+			scaling := it.scaling
+			if scaling == "" {
+				scaling = "Auto"
+			}
+			switch scaling {
+			case "Auto", "Linear", "Logarithmic", "ReverseLogarithmic":
+			default:
+				return r, &fieldError{field, fmt.Sprintf("scaling %q: want Auto, Linear, Logarithmic or ReverseLogarithmic", scaling)}
 			}
 			switch kind {
 			case "continuous", "integer":
-				if len(list) != 2 {
+				if len(it.vals) != 2 {
 					return r, &fieldError{field, "want [min, max]"}
 				}
-				lo, hi := FormatValue(list[0]), FormatValue(list[1])
-				if _, err := strconv.ParseFloat(lo, 64); err != nil {
-					return r, &fieldError{field, fmt.Sprintf("min %q is not a number", lo)}
-				}
-				if _, err := strconv.ParseFloat(hi, 64); err != nil {
-					return r, &fieldError{field, fmt.Sprintf("max %q is not a number", hi)}
+				lo, hi := FormatValue(it.vals[0]), FormatValue(it.vals[1])
+				l, err1 := strconv.ParseFloat(lo, 64)
+				h, err2 := strconv.ParseFloat(hi, 64)
+				if err1 != nil || err2 != nil || l > h {
+					return r, &fieldError{field, fmt.Sprintf("[%s, %s] is not a numeric range with min <= max", lo, hi)}
 				}
 				if kind == "continuous" {
-					r.ContinuousParameterRanges = append(r.ContinuousParameterRanges, ContinuousRange{Name: name, MinValue: lo, MaxValue: hi, ScalingType: "Auto"})
+					r.ContinuousParameterRanges = append(r.ContinuousParameterRanges, ContinuousRange{Name: it.name, MinValue: lo, MaxValue: hi, ScalingType: scaling})
 				} else {
-					r.IntegerParameterRanges = append(r.IntegerParameterRanges, IntegerRange{Name: name, MinValue: lo, MaxValue: hi, ScalingType: "Auto"})
+					r.IntegerParameterRanges = append(r.IntegerParameterRanges, IntegerRange{Name: it.name, MinValue: lo, MaxValue: hi, ScalingType: scaling})
 				}
 			case "categorical":
-				vals := make([]string, len(list))
-				for i, x := range list {
+				vals := make([]string, len(it.vals))
+				for i, x := range it.vals {
 					vals[i] = FormatValue(x)
 				}
-				r.CategoricalParameterRanges = append(r.CategoricalParameterRanges, CategoricalRange{Name: name, Values: vals})
-			default:
-				return r, &fieldError{"search_space." + kind, "want continuous, integer or categorical"}
+				r.CategoricalParameterRanges = append(r.CategoricalParameterRanges, CategoricalRange{Name: it.name, Values: vals})
 			}
 		}
 	}

@@ -597,12 +597,6 @@ func (pl *plan) nodeReport(np *nodePlan, st Step) NodeReport {
 			r.Inputs = append(r.Inputs, b)
 			continue
 		}
-		if port.ConfigSource != "" {
-			if v, ok := np.Values.lookup(port.ConfigSource); ok && FormatValue(v) != "" {
-				r.Inputs = append(r.Inputs, &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: FormatValue(v)})
-				continue
-			}
-		}
 		reason := "no upstream step provides it"
 		for _, u := range pl.unbound[np.Node] {
 			if u.Input == port.LogicalName {
