@@ -1,0 +1,580 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	const twoStep = `"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]`
+	const threeStep = `"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]`
+	addNamespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
+		registry.New("dag.construct", registry.Spec{
+			Description: "Builds a pipeline DAG from nodes and [src, dst] edges and returns it in the serialized DAG format (version, created_at, metadata, dag{nodes, edges}, statistics), the round-trippable form the other DAG tools accept. A cycle is reported as a warning, not an error.",
+			When:        "you have step names and their dependency edges and want the serialized DAG with its statistics",
+			Examples: []string{
+				`dag.construct {` + twoStep + `}  # minimal two-step DAG`,
+				`dag.construct {` + threeStep + `, "metadata": {"pipeline": "xgboost-training"}}  # with metadata`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, dagConstruct),
+		registry.New("dag.validate_integrity", registry.Spec{
+			Description: "Checks a DAG's integrity: cycles (each with its path), dangling edges, edge endpoints not declared in nodes (likely typos), isolated nodes, and nodes whose step type the step catalog does not know. Returns is_valid and the issues by category.",
+			When:        "before compiling or resolving a DAG, or after editing its nodes or edges",
+			Examples: []string{
+				`dag.validate_integrity {` + twoStep + `}  # is_valid true`,
+				`dag.validate_integrity {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTrainng"]]}  # typo: undeclared_edge_nodes`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, dagValidateIntegrity),
+		registry.New("dag.resolve_plan", registry.Spec{
+			Description: "Computes the execution plan of a DAG: the topological execution order (the compiled pipeline's step order: Kahn, first-in-first-out, node order breaking ties), each step's parents, and a data-flow map of which parent output feeds which input (from the dependency resolver, for nodes the step catalog knows). A cycle is invalid_input.",
+			When:        "you need the order steps will run in and what feeds what before compiling",
+			Examples: []string{
+				`dag.resolve_plan {` + threeStep + `}  # order + data flow`,
+				`dag.resolve_plan {"nodes": ["a", "b", "c"], "edges": [["a", "c"], ["b", "c"]]}  # generic node names`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, dagResolvePlan),
+		registry.New("dag.dependencies", registry.Spec{
+			Description: "Lists the immediate parents (dependencies: must run before) and children (dependents: run after) of one node of a DAG.",
+			When:        "you need the direct neighbours of one step in a DAG",
+			Examples: []string{
+				`dag.dependencies {"step": "XGBoostTraining", ` + twoStep + `}  # dependencies = [TabularPreprocessing_training]`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, dagDependencies),
+		registry.New("dag.serialize", registry.Spec{
+			Description: "Serializes a DAG to JSON in the original engine's file format (version 1.0.0). With path it checks the DAG (it must sort, have a node and no dangling edge) and writes the file atomically, confined to the project root; without path it returns the JSON text.",
+			When:        "you want to save a DAG to a file for later tools (dag_file arguments) or get its JSON text",
+			Examples: []string{
+				`dag.serialize {` + twoStep + `}  # JSON returned inline`,
+				`dag.serialize {` + twoStep + `, "path": "dags/xgb.json", "metadata": {"author": "me"}}  # writes the file`,
+			},
+			Tags:   []string{registry.PhasePlanner},
+			Writes: true,
+		}, dagSerialize),
+		registry.New("dag.deserialize", registry.Spec{
+			Description: "Loads a DAG file (written by dag.serialize, by the original engine, or a pipeline-catalog DAG file) and returns its nodes, edges, stored statistics, metadata and creation time.",
+			When:        "you have a DAG JSON file and want its contents",
+			Examples:    []string{`dag.deserialize {"path": "dags/xgb.json"}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, dagDeserialize),
+		registry.New("dag.render", registry.Spec{
+			Description: "Draws a DAG as Mermaid flowchart text. When the step catalog knows the nodes, each edge is labelled with the ports it binds (provider output -> consumer input, from the dependency resolver); nodes with a required input left unbound, unknown steps and undeclared edge endpoints are marked.",
+			When:        "you or a person want to look at a DAG and see what each edge carries",
+			Examples: []string{
+				`dag.render {` + threeStep + `}  # Mermaid text with port labels`,
+				`dag.render {"dag_file": "dags/xgb.json", "direction": "LR"}  # from a file, left to right`,
+				`dag.render {"nodes": ["a", "b"], "edges": [["a", "b"]], "show_ports": false}  # topology only`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, dagRender),
+	)
+}
+
+type dagInlineArgs struct {
+	Nodes []string   `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]. The order decides ties in the execution order."`
+	Edges [][]string `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst. Endpoints are NOT added to nodes, so a misspelled endpoint shows up as undeclared_edge_nodes."`
+}
+
+type dagConstructArgs struct {
+	Nodes    []string       `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]. The order decides ties in the execution order."`
+	Edges    [][]string     `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst. Endpoints are NOT added to nodes, so a misspelled endpoint shows up as undeclared_edge_nodes."`
+	Metadata map[string]any `json:"metadata,omitempty" jsonschema_description:"Free-form metadata embedded in the serialized DAG."`
+}
+
+type dagDependenciesArgs struct {
+	Step  string     `json:"step" jsonschema:"required" jsonschema_description:"The node to inspect; must be one of nodes."`
+	Nodes []string   `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]."`
+	Edges [][]string `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst."`
+}
+
+type dagSerializeArgs struct {
+	Nodes    []string       `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]."`
+	Edges    [][]string     `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst."`
+	Metadata map[string]any `json:"metadata,omitempty" jsonschema_description:"Free-form metadata embedded in the file."`
+	Path     string         `json:"path,omitempty" jsonschema_description:"File to write (relative paths are taken from the project root). Omit to get the JSON inline."`
+	Pretty   bool           `json:"pretty,omitempty" jsonschema:"default=true" jsonschema_description:"Indent the JSON by two spaces."`
+}
+
+type dagDeserializeArgs struct {
+	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file to read."`
+}
+
+type dagRenderArgs struct {
+	Nodes     []string       `json:"nodes,omitempty" jsonschema_description:"DAG node names in order (or give dag or dag_file instead)."`
+	Edges     [][]string     `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs, with nodes."`
+	DAG       map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}."`
+	DAGFile   string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file."`
+	Direction string         `json:"direction,omitempty" jsonschema:"enum=TD,enum=LR,enum=BT,enum=RL,default=TD" jsonschema_description:"Flowchart direction: TD top-down (default), LR left-right, BT, RL."`
+	ShowPorts bool           `json:"show_ports,omitempty" jsonschema:"default=true" jsonschema_description:"Label edges with the ports they bind (needs nodes the step catalog knows)."`
+}
+
+// dagCatalog returns the embedded step catalog, or nil and a warning when
+// it cannot be loaded (tools then skip catalog-driven checks).
+func dagCatalog() (*catalog.Catalog, string) {
+	c, err := catalog.Default()
+	if err != nil {
+		return nil, fmt.Sprintf("step catalog unavailable (%v): catalog checks skipped", err)
+	}
+	return c, ""
+}
+
+func dagAppendIf(w []string, s string) []string {
+	if s != "" {
+		return append(w, s)
+	}
+	return w
+}
+
+func dagConstruct(_ context.Context, a dagConstructArgs) (*envelope.ToolResult, error) {
+	d, err := dagInline(a.Nodes, a.Edges)
+	if err != nil {
+		return nil, err
+	}
+	f := dag.NewFile(d, a.Metadata, time.Now())
+	w := dagWarnings(d)
+	if cs, _ := d.Cycles(1); len(cs) > 0 {
+		w = append(w, fmt.Sprintf("DAG contains a cycle (%s) — it is not a valid pipeline topology", strings.Join(cs[0], " -> ")))
+	} else if f.Statistics.HasCycles {
+		w = append(w, "DAG does not sort: a node waits on an edge from an undeclared node — it is not a valid pipeline topology")
+	}
+	return envelope.OK(f).WithWarnings(w...).
+		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()).
+		WithNextSteps(envelope.NextStep{Tool: "dag.validate_integrity", When: "before using the DAG", Why: "checks cycles, typos in edges and unknown step types",
+			ArgsHint: map[string]any{"nodes": d.Nodes(), "edges": d.EdgePairs()}}), nil
+}
+
+func dagValidateIntegrity(_ context.Context, a dagInlineArgs) (*envelope.ToolResult, error) {
+	d, err := dagInline(a.Nodes, a.Edges)
+	if err != nil {
+		return nil, err
+	}
+	return dagIntegrityResult(d), nil
+}
+
+func dagIntegrityResult(d *dag.PipelineDAG) *envelope.ToolResult {
+	cat, warn := dagCatalog()
+	var opts dag.ValidateOptions
+	if cat != nil {
+		opts.StepKnown = func(n string) bool { _, _, ok := cat.ResolveNode(catalog.NodeName(n)); return ok }
+	}
+	issues := d.Validate(opts)
+	data := map[string]any{
+		"is_valid":         issues.Valid(),
+		"issues":           issues,
+		"issue_categories": issues.Categories(),
+		"node_count":       d.NodeCount(),
+		"edge_count":       d.EdgeCount(),
+	}
+	if cat != nil && len(issues[dag.CategoryMissing]) > 0 {
+		// Closest is a fuzzy search over the catalog: suggest for the first
+		// few unknown nodes only, so a huge DAG of unknown names stays fast.
+		const maxSuggested = 20
+		sugg := map[string][]string{}
+		for _, n := range d.Nodes() {
+			if len(sugg) == maxSuggested {
+				break
+			}
+			if !opts.StepKnown(n) {
+				sugg[n] = dagStepNames(cat.Closest(n, 3))
+			}
+		}
+		data["missing_step_suggestions"] = sugg
+	}
+	res := envelope.OK(data).WithWarnings(dagAppendIf(dagWarnings(d), warn)...)
+	if issues.Valid() {
+		return res.WithNextSteps(
+			envelope.NextStep{Tool: "validate.deps_resolve", When: "next", Why: "checks that every required input finds an upstream output along the edges",
+				ArgsHint: map[string]any{"dag": map[string]any{"nodes": d.Nodes(), "edges": d.EdgePairs()}}},
+			envelope.NextStep{Tool: "dag.render", When: "to look at the wiring", Why: "draws the DAG with the ports each edge binds"})
+	}
+	res = res.WithNextSteps(envelope.NextStep{Tool: "dag.render", When: "to see the problem", Why: "draws the DAG, undeclared endpoints and unknown steps marked"})
+	if _, ok := issues[dag.CategoryMissing]; ok {
+		res = res.WithNextSteps(envelope.NextStep{Tool: "catalog.search", When: "a node's step type is unknown", Why: "finds the step type you meant"})
+	}
+	return res
+}
+
+func dagStepNames(ts []catalog.StepType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
+}
+
+// dagPortResolution resolves the nodes the catalog knows along the DAG's
+// edges, without failing on unknown nodes: it returns per-node consumers
+// (only for known nodes) and the unknown nodes in order.
+func dagPortResolution(ctx context.Context, d *dag.PipelineDAG, cat *catalog.Catalog) (map[string]*deps.Consumer, []string, error) {
+	steps := map[string]*catalog.Step{}
+	var unknown []string
+	lookup := deps.CatalogLookup(cat)
+	for _, n := range d.Nodes() {
+		if s, err := lookup(n); err == nil {
+			steps[n] = s
+		} else {
+			unknown = append(unknown, n)
+		}
+	}
+	r := deps.NewResolver()
+	out := make(map[string]*deps.Consumer, len(steps))
+	for i, n := range d.Nodes() {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		s, ok := steps[n]
+		if !ok {
+			continue
+		}
+		var parents []deps.Node
+		for _, p := range d.DeclaredParents(n) {
+			parents = append(parents, deps.Node{Name: p, Step: steps[p]}) // nil step: an unknown parent offers nothing
+		}
+		c := r.ResolveConsumer(deps.Node{Name: n, Step: s}, parents)
+		out[n] = &c
+	}
+	return out, unknown, nil
+}
+
+func dagResolvePlan(ctx context.Context, a dagInlineArgs) (*envelope.ToolResult, error) {
+	d, err := dagInline(a.Nodes, a.Edges)
+	if err != nil {
+		return nil, err
+	}
+	order, err := d.TopologicalSort()
+	if err != nil {
+		var se *dag.SortError
+		details := map[string]any{}
+		if errors.As(err, &se) {
+			details["unplaced_nodes"] = se.Unplaced
+		}
+		cycles, _ := d.Cycles(10)
+		if len(cycles) > 0 {
+			details["cycles"] = cycles
+		}
+		if u := d.UndeclaredEndpoints(); len(u) > 0 {
+			details["undeclared_edge_nodes"] = u
+		}
+		msg := "Pipeline contains cycles"
+		if len(cycles) == 0 {
+			msg = "Pipeline cannot be ordered: some nodes wait on edges from undeclared nodes"
+		}
+		return nil, envelope.InvalidInput("%s (%v)", msg, err).WithDetailsMap(details).
+			WithRemedy("break the cycle or declare the missing nodes; dag.validate_integrity lists every problem", "dag.validate_integrity", "dag.render")
+	}
+	warnings := dagWarnings(d)
+	stepConfigs := make(map[string]map[string]any, len(order))
+	dependencies := make(map[string][]string, len(order))
+	for _, n := range order {
+		stepConfigs[n] = map[string]any{}
+		dependencies[n] = append([]string{}, d.Parents(n)...)
+	}
+	flow := make(map[string]map[string]string, len(order))
+	cat, warn := dagCatalog()
+	warnings = dagAppendIf(warnings, warn)
+	var consumers map[string]*deps.Consumer
+	if cat != nil {
+		var unknown []string
+		consumers, unknown, err = dagPortResolution(ctx, d, cat)
+		if err != nil {
+			return nil, err
+		}
+		if len(unknown) > 0 {
+			warnings = append(warnings, fmt.Sprintf("no catalog step for %s: their data flow is listed per parent only", strings.Join(unknown, ", ")))
+		}
+	}
+	for _, n := range order {
+		m := map[string]string{}
+		if c, ok := consumers[n]; ok {
+			for _, b := range c.Bindings {
+				m[b.Input] = b.Provider + ":" + b.Output
+			}
+			for _, u := range c.Unbound {
+				if u.Missing() {
+					warnings = append(warnings, fmt.Sprintf("%s: required input '%s' is not bound: %s", n, u.Input, u.Why()))
+				}
+			}
+		} else {
+			for i, p := range d.Parents(n) { // the original's generic fallback
+				m[fmt.Sprintf("input_%d", i)] = p + ":output"
+			}
+		}
+		flow[n] = m
+	}
+	return envelope.OK(map[string]any{
+		"execution_order": order,
+		"step_configs":    stepConfigs,
+		"dependencies":    dependencies,
+		"data_flow_map":   flow,
+	}).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
+}
+
+func dagDependencies(_ context.Context, a dagDependenciesArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Step) == "" {
+		return nil, envelope.InvalidInput("'step' must be a non-empty string")
+	}
+	d, err := dagInline(a.Nodes, a.Edges)
+	if err != nil {
+		return nil, err
+	}
+	if !d.HasNode(a.Step) {
+		return nil, envelope.NotFound("step '%s' is not a node in the DAG", a.Step).
+			WithDetails("available_nodes", d.Nodes()).
+			WithRemedy("use one of the DAG's nodes (details.available_nodes)")
+	}
+	parents, children := d.Parents(a.Step), d.Children(a.Step)
+	if parents == nil {
+		parents = []string{}
+	}
+	if children == nil {
+		children = []string{}
+	}
+	return envelope.OK(map[string]any{
+		"step":         a.Step,
+		"dependencies": parents,
+		"dependents":   children,
+	}).WithWarnings(dagWarnings(d)...), nil
+}
+
+func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult, error) {
+	d, err := dagInline(a.Nodes, a.Edges)
+	if err != nil {
+		return nil, err
+	}
+	counts := func(m map[string]any) map[string]any {
+		m["node_count"], m["edge_count"] = d.NodeCount(), d.EdgeCount()
+		return m
+	}
+	if a.Path == "" {
+		b, err := dag.NewFile(d, a.Metadata, time.Now()).Encode(a.Pretty)
+		if err != nil {
+			return nil, err
+		}
+		return envelope.OK(counts(map[string]any{"json": string(b)})).WithWarnings(dagWarnings(d)...), nil
+	}
+	path, err := registry.ResolveWritePath(ctx, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := dag.WriteFile(path, d, a.Metadata, a.Pretty); err != nil {
+		var we *dag.WriteCheckError
+		if errors.As(err, &we) {
+			return nil, envelope.InvalidInput("cannot serialize DAG: %s", we.Reason).WithDetails("path", a.Path).
+				WithRemedy("fix the DAG first; dag.validate_integrity lists its problems", "dag.validate_integrity")
+		}
+		return nil, envelope.Errorf(envelope.CodeToolError, "cannot write %s: %v", path, err).WithDetails("path", path)
+	}
+	return envelope.OK(counts(map[string]any{"path": path})).WithWarnings(dagWarnings(d)...).
+		WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the DAG is ready for configs", Why: "pass the file as dag_file", ArgsHint: map[string]any{"dag_file": path}}), nil
+}
+
+func dagDeserialize(_ context.Context, a dagDeserializeArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Path) == "" {
+		return nil, envelope.InvalidInput("'path' must be a non-empty string")
+	}
+	d, info, err := dag.ReadFile(a.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, envelope.NotFound("File not found: %s", a.Path).WithDetails("path", a.Path).
+				WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
+		}
+		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("path", a.Path)
+	}
+	data := map[string]any{
+		"nodes":      d.Nodes(),
+		"edges":      d.EdgePairs(),
+		"stats":      info.Statistics,
+		"metadata":   info.Metadata,
+		"created_at": info.CreatedAt,
+		"version":    info.Version,
+	}
+	if info.Description != "" {
+		data["description"] = info.Description
+	}
+	return envelope.OK(data).WithWarnings(dagWarnings(d)...).
+		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()), nil
+}
+
+func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, error) {
+	sources := 0
+	if a.Nodes != nil || a.Edges != nil {
+		sources++
+	}
+	if a.DAG != nil {
+		sources++
+	}
+	if a.DAGFile != "" {
+		sources++
+	}
+	var d *dag.PipelineDAG
+	var err error
+	switch {
+	case sources > 1:
+		return nil, envelope.InvalidInput("give the DAG once: nodes/edges, dag or dag_file")
+	case a.Nodes != nil || a.Edges != nil:
+		if len(a.Nodes) == 0 {
+			return nil, envelope.InvalidInput("'nodes' must be a non-empty list of node names")
+		}
+		d, err = dagInline(a.Nodes, a.Edges)
+	default:
+		d, err = loadDAGArg(a.DAG, a.DAGFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	warnings := dagWarnings(d)
+	var consumers map[string]*deps.Consumer
+	var unknown []string
+	catOK := false
+	if a.ShowPorts {
+		cat, warn := dagCatalog()
+		warnings = dagAppendIf(warnings, warn)
+		if cat != nil {
+			catOK = true
+			consumers, unknown, err = dagPortResolution(ctx, d, cat)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	text, edges, unresolved := dagMermaid(d, a.Direction, consumers, unknown, catOK)
+	return envelope.OK(map[string]any{
+		"format":            "mermaid",
+		"mermaid":           text,
+		"node_count":        d.NodeCount(),
+		"edge_count":        d.EdgeCount(),
+		"edges":             edges,
+		"unknown_steps":     dagStrings(unknown),
+		"unresolved_inputs": unresolved,
+		"undeclared_nodes":  dagStrings(d.UndeclaredEndpoints()),
+		"ports_shown":       catOK,
+	}).WithWarnings(warnings...), nil
+}
+
+func dagStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// dagRenderedEdge is one edge of dag.render's data with the ports it binds.
+type dagRenderedEdge struct {
+	From  string         `json:"from"`
+	To    string         `json:"to"`
+	Ports []dagBoundPort `json:"ports"`
+}
+
+type dagBoundPort struct {
+	Output string  `json:"output"`
+	Input  string  `json:"input"`
+	Score  float64 `json:"score"`
+}
+
+// dagMermaid draws the flowchart. Node ids are n<i> in node order (u<i> for
+// undeclared endpoints) so any node name is safe; names are quoted labels.
+func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps.Consumer, unknown []string, ports bool) (string, []dagRenderedEdge, []string) {
+	if direction == "" {
+		direction = "TD"
+	}
+	ids := map[string]string{}
+	var b strings.Builder
+	fmt.Fprintf(&b, "flowchart %s\n", direction)
+	unknownSet := map[string]bool{}
+	for _, u := range unknown {
+		unknownSet[u] = true
+	}
+	var unresolved []string
+	var warnNodes, unknownNodes, undeclaredNodes []string
+	for i, n := range d.Nodes() {
+		id := fmt.Sprintf("n%d", i)
+		ids[n] = id
+		fmt.Fprintf(&b, "    %s[\"%s\"]\n", id, dagMermaidText(n))
+		if c, ok := consumers[n]; ok {
+			for _, u := range c.Unbound {
+				if u.Missing() {
+					unresolved = append(unresolved, n+"."+u.Input)
+					if len(warnNodes) == 0 || warnNodes[len(warnNodes)-1] != id {
+						warnNodes = append(warnNodes, id)
+					}
+				}
+			}
+		}
+		if unknownSet[n] {
+			unknownNodes = append(unknownNodes, id)
+		}
+	}
+	for i, n := range d.UndeclaredEndpoints() {
+		id := fmt.Sprintf("u%d", i)
+		ids[n] = id
+		fmt.Fprintf(&b, "    %s[\"%s (not declared)\"]\n", id, dagMermaidText(n))
+		undeclaredNodes = append(undeclaredNodes, id)
+	}
+	edges := make([]dagRenderedEdge, 0, d.EdgeCount())
+	for _, e := range d.Edges() {
+		re := dagRenderedEdge{From: e.From, To: e.To, Ports: []dagBoundPort{}}
+		if c, ok := consumers[e.To]; ok {
+			for _, bd := range c.Bindings {
+				if bd.Provider == e.From {
+					re.Ports = append(re.Ports, dagBoundPort{Output: bd.Output, Input: bd.Input, Score: bd.Score})
+				}
+			}
+		}
+		edges = append(edges, re)
+		label := ""
+		if len(re.Ports) > 0 {
+			parts := make([]string, len(re.Ports))
+			for i, p := range re.Ports {
+				if p.Output == p.Input {
+					parts[i] = p.Output
+				} else {
+					parts[i] = p.Output + " → " + p.Input
+				}
+			}
+			label = strings.Join(parts, "; ")
+		} else if ports && consumers[e.To] != nil && consumers[e.From] != nil {
+			label = "(no port bound)"
+		}
+		if label != "" {
+			fmt.Fprintf(&b, "    %s -->|\"%s\"| %s\n", ids[e.From], dagMermaidText(label), ids[e.To])
+		} else {
+			fmt.Fprintf(&b, "    %s --> %s\n", ids[e.From], ids[e.To])
+		}
+	}
+	classes := []struct {
+		name, style string
+		ids         []string
+	}{
+		{"unresolved", "fill:#fff3cd,stroke:#d39e00", warnNodes},
+		{"unknown", "fill:#f8d7da,stroke:#c82333", unknownNodes},
+		{"undeclared", "fill:#eeeeee,stroke:#888888,stroke-dasharray: 5 5", undeclaredNodes},
+	}
+	for _, c := range classes {
+		if len(c.ids) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "    classDef %s %s\n", c.name, c.style)
+		fmt.Fprintf(&b, "    class %s %s\n", strings.Join(c.ids, ","), c.name)
+	}
+	return b.String(), edges, dagStrings(unresolved)
+}
+
+// dagMermaidText escapes a label for a quoted Mermaid string.
+func dagMermaidText(s string) string {
+	return strings.NewReplacer(`"`, "#quot;", "\n", " ").Replace(s)
+}

@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/envelope"
+)
+
+// loadDAGArg is the shared DAG resolver of every tool that accepts
+// `dag` (inline object) or `dag_file` (path), with the original's rules:
+// exactly one of the two (both or neither: invalid_input); a dag_file that
+// does not exist is not_found and one that cannot be read as a DAG file is
+// invalid_input; an inline DAG may be flat {"nodes", "edges"} or wrapped
+// {"dag": {"nodes", "edges"}} (the body is dag.dag when that is an object);
+// nodes must be a non-empty list of non-empty strings and each edge a pair
+// of non-empty strings (invalid_input naming the offending element).
+func loadDAGArg(dagArg map[string]any, dagFile string) (*dag.PipelineDAG, error) {
+	hasFile := strings.TrimSpace(dagFile) != ""
+	switch {
+	case dagArg != nil && hasFile:
+		return nil, envelope.InvalidInput("provide either 'dag' (inline JSON) or 'dag_file' (path), not both").
+			WithRemedy("pass the DAG once: inline as dag, or as a file path in dag_file")
+	case dagArg == nil && !hasFile:
+		return nil, envelope.InvalidInput("must provide one of 'dag' (inline JSON) or 'dag_file' (path)").
+			WithRemedy("pass dag: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or dag_file: a path written by dag.serialize", "dag.construct", "pipeline_catalog.load_dag")
+	case hasFile:
+		d, _, err := dag.ReadFile(dagFile)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, envelope.NotFound("dag_file not found: %s", dagFile).WithDetails("dag_file", dagFile).
+					WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
+			}
+			return nil, envelope.InvalidInput("failed to load DAG from '%s': %v", dagFile, err).WithDetails("dag_file", dagFile)
+		}
+		return d, nil
+	}
+	body := dagArg
+	if inner, ok := dagArg["dag"].(map[string]any); ok {
+		body = inner
+	}
+	rawNodes, ok := body["nodes"].([]any)
+	if !ok || len(rawNodes) == 0 {
+		return nil, envelope.InvalidInput("'dag.nodes' must be a non-empty list of step names").WithDetails("got", dagArgKind(body["nodes"]))
+	}
+	nodes := make([]string, len(rawNodes))
+	for i, n := range rawNodes {
+		s, ok := n.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil, envelope.InvalidInput("dag.nodes[%d] must be a non-empty string, got %s", i, dagArgKind(n)).WithDetails("index", i)
+		}
+		nodes[i] = s
+	}
+	var pairs [][]string
+	if raw, present := body["edges"]; present && raw != nil {
+		list, ok := raw.([]any)
+		if !ok {
+			return nil, envelope.InvalidInput("'dag.edges' must be a list of [src, dst] pairs, got %s", dagArgKind(raw))
+		}
+		pairs = make([][]string, len(list))
+		for i, e := range list {
+			pair, ok := e.([]any)
+			if !ok {
+				return nil, envelope.InvalidInput("dag.edges[%d] must be a [src, dst] pair of non-empty strings, got %s", i, dagArgKind(e)).WithDetails("index", i)
+			}
+			strs := make([]string, len(pair))
+			for j, x := range pair {
+				strs[j], _ = x.(string) // a non-string stays "" and is refused below
+			}
+			pairs[i] = strs
+		}
+	}
+	edges, err := dagCheckEdges(pairs, "dag.edges")
+	if err != nil {
+		return nil, err
+	}
+	return dag.New(nodes, edges), nil
+}
+
+// dagInline builds the DAG of the dag.* tools' top-level nodes and edges
+// arguments, checking that nodes are non-empty strings and each edge has
+// exactly two non-empty strings.
+func dagInline(nodes []string, edges [][]string) (*dag.PipelineDAG, error) {
+	for i, n := range nodes {
+		if strings.TrimSpace(n) == "" {
+			return nil, envelope.InvalidInput("nodes[%d] must be a non-empty string", i).WithDetails("index", i)
+		}
+	}
+	es, err := dagCheckEdges(edges, "edges")
+	if err != nil {
+		return nil, err
+	}
+	return dag.New(nodes, es), nil
+}
+
+func dagCheckEdges(pairs [][]string, field string) ([]dag.Edge, error) {
+	out := make([]dag.Edge, 0, len(pairs))
+	for i, p := range pairs {
+		if len(p) != 2 || strings.TrimSpace(p[0]) == "" || strings.TrimSpace(p[1]) == "" {
+			return nil, envelope.InvalidInput("%s[%d] must be a [src, dst] pair of two non-empty strings, got %s", field, i, dagArgKind(p)).
+				WithDetails("index", i, "got", p)
+		}
+		out = append(out, dag.Edge{From: p[0], To: p[1]})
+	}
+	return out, nil
+}
+
+// dagWarnings reports what the DAG ignored or left dangling: repeated nodes
+// and edges, and edge endpoints that are not declared nodes.
+func dagWarnings(d *dag.PipelineDAG) []string {
+	var w []string
+	dn, de := d.Duplicates()
+	if len(dn) > 0 {
+		w = append(w, fmt.Sprintf("ignored repeated node(s): %s", strings.Join(dn, ", ")))
+	}
+	if len(de) > 0 {
+		s := make([]string, len(de))
+		for i, e := range de {
+			s[i] = e.String()
+		}
+		w = append(w, fmt.Sprintf("ignored repeated edge(s): %s", strings.Join(s, "; ")))
+	}
+	if u := d.UndeclaredEndpoints(); len(u) > 0 {
+		w = append(w, fmt.Sprintf("edge endpoint(s) not declared in nodes: %s (a typo? see dag.validate_integrity)", strings.Join(u, ", ")))
+	}
+	return w
+}
+
+// dagArgKind renders a value for an error message: short JSON, or its kind.
+func dagArgKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		return fmt.Sprintf("a list of %d element(s)", len(x))
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%v", x)
+	}
+}
