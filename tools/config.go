@@ -1,0 +1,391 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}`
+
+func init() {
+	addNamespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
+		registry.New("config.requirements", registry.Spec{
+			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps).",
+			When:        "you have a DAG and need to know which config values to collect before writing config.json",
+			Examples: []string{
+				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
+				`config.requirements {"dag": {"dag": {"nodes": ["DummyDataLoading_training", "XGBoostTraining"], "edges": []}}}  # the serialized form works too`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, configRequirements),
+		registry.New("config.field_info", registry.Spec{
+			Description: "All fields of one config class (or step type): name, type, description, required, default, tier, allowed values, bounds, and the derived fields with their templates; categorized splits them into required and optional.",
+			When:        "you need the exact fields, defaults and legal values of one step's config",
+			Examples: []string{
+				`config.field_info {"config_class": "XGBoostTrainingConfig"}`,
+				`config.field_info {"config_class": "TabularPreprocessing", "categorized": true}  # a step name works too`,
+				`config.field_info {"config_class": "BasePipelineConfig"}  # the base fields every step has`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, configFieldInfo),
+		registry.New("config.load", registry.Spec{
+			Description: "Summarizes a saved config.json (the original's shared/specific/metadata format): shared fields, each config key with its class and fields, and whether every value is valid against the config classes.",
+			When:        "you have a config.json and want to know what it configures before compiling",
+			Examples:    []string{`config.load {"path": "examples/xgboost-end-to-end/config.json"}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, configLoad),
+		registry.New("config.merge_save", registry.Spec{
+			Description: "Builds and writes config.json for a DAG from base values (shared by every step) and per-node values: types them, fills defaults and derived fields (pipeline name, S3 locations, AWS region), validates every field, checks each node resolves to its own config, and writes the original's format atomically. Invalid values are refused in one invalid_input listing every bad field by path with its allowed values.",
+			When:        "you have collected the config values (see config.template) and want a config.json to compile with",
+			Examples: []string{
+				`config.merge_save {"dag": {"nodes": ["DummyDataLoading_training", "XGBoostTraining"], "edges": [["DummyDataLoading_training", "XGBoostTraining"]]}, "base": {"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole", "region": "NA", "service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}, "steps": {"DummyDataLoading_training": {"data_source": "s3://example-bucket/raw/train/"}, "XGBoostTraining": {"training_entry_point": "xgboost_training.py"}}, "output_file": "pipeline_config/config.json"}`,
+			},
+			Tags:   []string{registry.PhaseProgrammer},
+			Writes: true,
+		}, configMergeSave),
+		registry.New("config.template", registry.Spec{
+			Description: "A complete config skeleton for a DAG: the config.json layout with every default filled and every essential field null, the same values shaped as config.merge_save arguments (base and per-node steps), and essential_fields listing each blank by path so an agent fills blanks instead of guessing field names.",
+			When:        "you are about to write config values for a DAG and want every field name and default in place",
+			Examples:    []string{`config.template {"dag": ` + exampleDAG + `}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, configTemplate),
+	)
+}
+
+type configDAGArgs struct {
+	DAG map[string]any `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}."`
+}
+
+type fieldInfoArgs struct {
+	ConfigClass string `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig, BasePipelineConfig, ProcessingStepConfigBase) or step type (XGBoostTraining)."`
+	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
+}
+
+type loadArgs struct {
+	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+}
+
+// jsonObject is a free-form JSON object argument decoded with numbers kept
+// exact, so 4 stays an integer and 4.0 a float in the written config.json
+// (the registry's default decoding would turn both into float64).
+type jsonObject map[string]any
+
+// UnmarshalJSON decodes the object with json.Number numbers.
+func (o *jsonObject) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return err
+	}
+	*o = m
+	return nil
+}
+
+type mergeSaveArgs struct {
+	DAG        map[string]any        `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline {\"nodes\", \"edges\"} or wrapped {\"dag\": {...}}; every node gets a config."`
+	Base       jsonObject            `json:"base" jsonschema:"required" jsonschema_description:"Values applied to every config whose class declares them: author, bucket, role, region, service_name, pipeline_version, project_root_folder, and any base or processing field (see config.requirements)."`
+	Steps      map[string]jsonObject `json:"steps,omitempty" jsonschema_description:"Per-node values keyed by DAG node name; they win over base. A node <StepType>_<job_type> gets job_type from its name unless given."`
+	OutputFile string                `json:"output_file" jsonschema:"required,minLength=1" jsonschema_description:"Where to write config.json (confined to the project root when one is set); an existing file is replaced."`
+}
+
+// configSchema returns the config schema of the embedded step catalog.
+func configSchema() (*config.Schema, error) {
+	s, err := config.Default()
+	if err != nil {
+		return nil, envelope.Errorf(envelope.CodeInternalError, "cannot load the step catalog's config classes: %v", err).
+			WithDetails("exception", err.Error())
+	}
+	return s, nil
+}
+
+func dagNodes(dagArg map[string]any) ([]catalog.NodeName, []string, error) {
+	d, err := loadDAGArg(dagArg, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	names := d.Nodes()
+	out := make([]catalog.NodeName, len(names))
+	for i, n := range names {
+		out[i] = catalog.NodeName(n)
+	}
+	return out, dagWarnings(d), nil
+}
+
+func pendingWarnings(pending []catalog.NodeName) []string {
+	if len(pending) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d node(s) have no config class: %v; name nodes <StepType>[_<job_type>] with a step type from catalog.list_steps", len(pending), pending)}
+}
+
+func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
+	nodes, warns, err := dagNodes(a.DAG)
+	if err != nil {
+		return nil, err
+	}
+	s, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	r := s.Requirements(nodes)
+	data := map[string]any{
+		"base_config_requirements":            r.Base,
+		"base_processing_config_requirements": r.BaseProcessing,
+		"needs_processing_config":             r.NeedsProcessing,
+		"config_class_map":                    r.ConfigClassMap,
+		"step_requirements":                   r.Steps,
+		"pending_steps":                       r.Pending,
+		"job_types":                           r.JobTypes,
+	}
+	res := envelope.OK(data).
+		WithMeta("node_count", len(nodes)).
+		WithMeta("mapped_count", len(r.ConfigClassMap)).
+		WithWarnings(append(warns, pendingWarnings(r.Pending)...)...).
+		WithNextSteps(
+			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: map[string]any{"dag": a.DAG}},
+			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: map[string]any{"dag": a.DAG, "base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}},
+		)
+	return res, nil
+}
+
+func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.ToolResult, error) {
+	name := strings.TrimSpace(a.ConfigClass)
+	if name == "" {
+		return nil, envelope.InvalidInput("config_class must be a non-empty class or step name")
+	}
+	s, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	c, ok := s.LookupClass(name)
+	if !ok {
+		return nil, envelope.NotFound("unknown config class %q", name).
+			WithDetails("config_class", name, "available", s.ClassNames()).
+			WithRemedy("use a class name from meta.details.available, or a step type from catalog.list_steps", "catalog.list_steps", "catalog.search")
+	}
+	reqs := c.Requirements()
+	derived := c.DerivedFields()
+	data := map[string]any{"config_class": c.Name, "step_type": c.StepType, "processing": c.Processing}
+	if a.Categorized {
+		required, optional := []config.Requirement{}, []config.Requirement{}
+		byTier := map[string][]string{string(catalog.TierEssential): {}, string(catalog.TierSystem): {}, string(catalog.TierDerived): {}}
+		for _, r := range reqs {
+			if r.Required {
+				required = append(required, r)
+			} else {
+				optional = append(optional, r)
+			}
+			byTier[r.Tier] = append(byTier[r.Tier], r.Name)
+		}
+		for _, r := range derived {
+			byTier[r.Tier] = append(byTier[r.Tier], r.Name)
+		}
+		data["required"], data["optional"], data["derived"], data["by_tier"] = required, optional, nonNilReqs(derived), byTier
+	} else {
+		data["requirements"], data["derived"] = nonNilReqs(reqs), nonNilReqs(derived)
+	}
+	return envelope.OK(data).WithMeta("field_count", len(reqs)+len(derived)), nil
+}
+
+func nonNilReqs(r []config.Requirement) []config.Requirement {
+	if r == nil {
+		return []config.Requirement{}
+	}
+	return r
+}
+
+// readPath resolves a path to read: relative paths are taken from the
+// project root when one is in force, else from the working directory.
+func readPath(ctx context.Context, p string) string {
+	if !filepath.IsAbs(p) {
+		if root := registry.ProjectRoot(ctx); root != "" {
+			return filepath.Join(root, p)
+		}
+	}
+	return p
+}
+
+func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Path) == "" {
+		return nil, envelope.InvalidInput("path must be a non-empty string")
+	}
+	p := readPath(ctx, a.Path)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, envelope.NotFound("config file not found: %s", a.Path).WithDetails("path", a.Path).
+				WithRemedy("check the path, or write one with config.merge_save", "config.merge_save", "config.template")
+		}
+		return nil, envelope.InvalidInput("cannot read %s: %v", a.Path, err).WithDetails("path", a.Path)
+	}
+	f, err := config.ParseFile(b)
+	if err != nil {
+		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).WithDetails("path", a.Path).
+			WithRemedy("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template")
+	}
+	s, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	set, err := s.FromFile(f)
+	var ve *config.ValidationError
+	var uce *config.UnknownClassError
+	switch {
+	case errors.As(err, &uce):
+		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).
+			WithDetails("path", a.Path, "unknown_classes", uce.Classes, "available", uce.Available).
+			WithRemedy("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps")
+	case err != nil && !errors.As(err, &ve):
+		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).WithDetails("path", a.Path)
+	}
+	sharedFields := sortedMapKeys(f.Configuration.Shared)
+	steps := map[string]any{}
+	for _, key := range sortedMapKeys(f.Metadata.ConfigTypes) {
+		var fields []string
+		for name := range f.Configuration.Specific[key] {
+			if name != config.ModelTypeKey {
+				fields = append(fields, name)
+			}
+		}
+		sort.Strings(fields)
+		if fields == nil {
+			fields = []string{}
+		}
+		steps[key] = map[string]any{"config_class": f.Metadata.ConfigTypes[key], "field_count": len(fields), "fields": fields}
+	}
+	data := map[string]any{
+		"path":               a.Path,
+		"shared_field_count": len(sharedFields),
+		"shared_fields":      sharedFields,
+		"step_count":         len(steps),
+		"steps":              steps,
+		"created_at":         f.Metadata.CreatedAt,
+		"valid":              ve == nil,
+	}
+	var warnings []string
+	if set != nil {
+		warnings = append(warnings, set.Warnings...)
+	}
+	if ve != nil {
+		data["errors"] = ve.Errors
+		warnings = append(warnings, fmt.Sprintf("%d invalid value(s); see data.errors", len(ve.Errors)))
+	}
+	res := envelope.OK(data).WithMeta("step_count", len(steps)).WithWarnings(warnings...)
+	if ve == nil {
+		res = res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "to check the DAG against this config", Why: "every node must resolve to a config and a builder",
+			ArgsHint: map[string]any{"config_file": a.Path, "dag_file": "<path of the DAG file>"}})
+	} else {
+		res = res.WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "to rewrite the file with corrected values", Why: "it validates every field before writing"})
+	}
+	return res, nil
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult, error) {
+	nodes, warns, err := dagNodes(a.DAG)
+	if err != nil {
+		return nil, err
+	}
+	path, err := registry.ResolveWritePath(ctx, a.OutputFile)
+	if err != nil {
+		return nil, err
+	}
+	s, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	steps := make(map[string]map[string]any, len(a.Steps))
+	for n, v := range a.Steps {
+		steps[n] = v
+	}
+	set, err := s.Build(config.BuildInput{Nodes: nodes, Base: a.Base, Steps: steps})
+	if err != nil {
+		var ve *config.ValidationError
+		if errors.As(err, &ve) {
+			paths := ve.Paths()
+			return nil, envelope.InvalidInput("%d invalid config value(s): %s", len(ve.Errors), strings.Join(paths, ", ")).
+				WithDetails("errors", ve.Errors, "error_count", len(ve.Errors)).
+				WithRemedy("fix every field listed in meta.details.errors (path, message, allowed values) and call again; config.template lists every field with its default", "config.template", "config.field_info")
+		}
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, envelope.Errorf(envelope.CodeCancelled, "cancelled before writing %s: %v", a.OutputFile, err)
+	}
+	if err := config.Save(set, path); err != nil {
+		return nil, envelope.Errorf(envelope.CodeToolError, "cannot write %s: %v", a.OutputFile, err).WithDetails("path", path)
+	}
+	keys := set.Keys()
+	data := map[string]any{
+		"path":          path,
+		"config_count":  set.Len(),
+		"config_keys":   keys,
+		"config_types":  set.ConfigTypes(),
+		"shared_fields": sortedMapKeys(set.Shared()),
+		"created_at":    set.CreatedAt,
+	}
+	return envelope.OK(data).
+		WithMeta("config_count", set.Len()).
+		WithWarnings(append(warns, set.Warnings...)...).
+		WithNextSteps(
+			envelope.NextStep{Tool: "config.load", When: "to review what was written", Why: "summarizes shared and per-step fields", ArgsHint: map[string]any{"path": path}},
+			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "checks every node resolves to a config and a builder", ArgsHint: map[string]any{"dag": a.DAG, "config_file": path}},
+		), nil
+}
+
+func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
+	nodes, warns, err := dagNodes(a.DAG)
+	if err != nil {
+		return nil, err
+	}
+	s, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	t := s.Template(nodes)
+	steps := map[string]any{}
+	for n, v := range t.Steps {
+		steps[string(n)] = v
+	}
+	essential := t.EssentialFields
+	if essential == nil {
+		essential = []string{}
+	}
+	data := map[string]any{
+		"config":           t.File.Document(),
+		"merge_save_args":  map[string]any{"base": t.Base, "steps": steps},
+		"essential_fields": essential,
+		"config_class_map": t.ConfigClassMap,
+		"config_keys":      t.ConfigKeys,
+		"pending_steps":    t.Pending,
+	}
+	return envelope.OK(data).
+		WithMeta("node_count", len(nodes)).
+		WithMeta("essential_count", len(essential)).
+		WithWarnings(append(warns, t.Warnings...)...).
+		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
+			Why:      "validates the values and writes config.json",
+			ArgsHint: map[string]any{"dag": a.DAG, "base": "<merge_save_args.base, filled>", "steps": "<merge_save_args.steps, filled>", "output_file": "pipeline_config/config.json"}}), nil
+}

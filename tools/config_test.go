@@ -1,0 +1,307 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
+)
+
+const exampleDir = "../examples/xgboost-end-to-end"
+
+// configCall runs a tool through the real registry and returns the
+// envelope as clients see it (decoded from its wire JSON).
+func configCall(t *testing.T, ctx context.Context, name string, args any) map[string]any {
+	t.Helper()
+	res := tools.Registry().Call(ctx, name, args)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatalf("%s: envelope does not encode: %v", name, err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func exampleDAG(t *testing.T) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(exampleDir, "dag.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func wantOK(t *testing.T, env map[string]any) map[string]any {
+	t.Helper()
+	if env["ok"] != true {
+		t.Fatalf("%v: %v (%v) %v", env["meta"].(map[string]any)["tool"], env["error"], env["code"], env["meta"])
+	}
+	return env["data"].(map[string]any)
+}
+
+func wantCode(t *testing.T, env map[string]any, code string) map[string]any {
+	t.Helper()
+	if env["ok"] != false || env["code"] != code {
+		t.Fatalf("want %s, got ok=%v code=%v error=%v", code, env["ok"], env["code"], env["error"])
+	}
+	details, _ := env["meta"].(map[string]any)["details"].(map[string]any)
+	return details
+}
+
+func TestConfigRequirementsForTheExample(t *testing.T) {
+	ctx := context.Background()
+	d := wantOK(t, configCall(t, ctx, "config.requirements", map[string]any{"dag": exampleDAG(t)}))
+	if p := d["pending_steps"].([]any); len(p) != 0 {
+		t.Errorf("pending %v", p)
+	}
+	if len(d["base_config_requirements"].([]any)) != 19 || len(d["base_processing_config_requirements"].([]any)) != 10 {
+		t.Errorf("base %d processing %d", len(d["base_config_requirements"].([]any)), len(d["base_processing_config_requirements"].([]any)))
+	}
+	if d["needs_processing_config"] != true {
+		t.Error("needs_processing_config")
+	}
+	cm := d["config_class_map"].(map[string]any)
+	if len(cm) != 10 || cm["XGBoostModelEval_calibration"] != "XGBoostModelEvalConfig" || cm["Registration"] != "RegistrationConfig" {
+		t.Errorf("config_class_map %v", cm)
+	}
+	tab := d["step_requirements"].(map[string]any)["TabularPreprocessing_training"].([]any)
+	first := tab[0].(map[string]any)
+	if first["name"] != "job_type" || first["required"] != true || first["tier"] != "essential" {
+		t.Errorf("TabularPreprocessing requirements start with %v", first)
+	}
+	for _, k := range []string{"name", "type", "description", "required", "default", "tier", "allowed_values"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("requirement lacks %s: %v", k, first)
+		}
+	}
+	// Flat form, and an unknown node is pending with a warning.
+	env := configCall(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{"XGBoostTraining", "mystery_step"}}})
+	d = wantOK(t, env)
+	if p := d["pending_steps"].([]any); len(p) != 1 || p[0] != "mystery_step" {
+		t.Errorf("pending %v", p)
+	}
+	if w, _ := env["warnings"].([]any); len(w) == 0 || !strings.Contains(w[0].(string), "mystery_step") {
+		t.Errorf("warnings %v", env["warnings"])
+	}
+	if m := env["meta"].(map[string]any); m["node_count"] != 2.0 || m["mapped_count"] != 1.0 {
+		t.Errorf("meta %v", m)
+	}
+	wantCode(t, configCall(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{}}}), "invalid_input")
+	wantCode(t, configCall(t, ctx, "config.requirements", map[string]any{}), "invalid_input")
+}
+
+func TestConfigFieldInfo(t *testing.T) {
+	ctx := context.Background()
+	d := wantOK(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "XGBoostTrainingConfig"}))
+	if d["config_class"] != "XGBoostTrainingConfig" || d["step_type"] != "XGBoostTraining" {
+		t.Errorf("data %v", d)
+	}
+	var names []string
+	for _, r := range d["requirements"].([]any) {
+		names = append(names, r.(map[string]any)["name"].(string))
+	}
+	if !slices.Contains(names, "author") || !slices.Contains(names, "training_instance_type") || slices.Contains(names, "pipeline_name") {
+		t.Errorf("requirements %v", names)
+	}
+	var derived []string
+	for _, r := range d["derived"].([]any) {
+		derived = append(derived, r.(map[string]any)["name"].(string))
+	}
+	if !slices.Contains(derived, "pipeline_name") || !slices.Contains(derived, "hyperparameter_file") {
+		t.Errorf("derived %v", derived)
+	}
+
+	d = wantOK(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "TabularPreprocessing", "categorized": true}))
+	if d["config_class"] != "TabularPreprocessingConfig" {
+		t.Errorf("step name not resolved: %v", d["config_class"])
+	}
+	var required []string
+	for _, r := range d["required"].([]any) {
+		required = append(required, r.(map[string]any)["name"].(string))
+	}
+	for _, want := range []string{"author", "bucket", "role", "region", "service_name", "pipeline_version", "project_root_folder", "job_type"} {
+		if !slices.Contains(required, want) {
+			t.Errorf("required lacks %s: %v", want, required)
+		}
+	}
+	if len(d["optional"].([]any)) == 0 || len(d["by_tier"].(map[string]any)["derived"].([]any)) == 0 {
+		t.Errorf("optional / by_tier: %v", d["by_tier"])
+	}
+
+	details := wantCode(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "NoSuchConfig"}), "not_found")
+	if av, _ := details["available"].([]any); !slices.Contains(av, any("BasePipelineConfig")) || !slices.Contains(av, any("XGBoostTrainingConfig")) {
+		t.Errorf("available %v", details["available"])
+	}
+	wantCode(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "   "}), "invalid_input")
+}
+
+func TestConfigLoad(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(exampleDir, "config.json")
+	env := configCall(t, ctx, "config.load", map[string]any{"path": path})
+	d := wantOK(t, env)
+	if d["step_count"] != 10.0 || d["valid"] != true || d["path"] != path {
+		t.Errorf("summary %v", d)
+	}
+	shared := d["shared_fields"].([]any)
+	if d["shared_field_count"] != float64(len(shared)) || !slices.Contains(shared, any("author")) {
+		t.Errorf("shared %v", shared)
+	}
+	xgb := d["steps"].(map[string]any)["XGBoostTraining"].(map[string]any)
+	if xgb["config_class"] != "XGBoostTrainingConfig" || !slices.Contains(xgb["fields"].([]any), any("training_entry_point")) ||
+		slices.Contains(xgb["fields"].([]any), any("__model_type__")) {
+		t.Errorf("XGBoostTraining summary %v", xgb)
+	}
+
+	details := wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": "/nonexistent/config.json"}), "not_found")
+	if details["path"] != "/nonexistent/config.json" {
+		t.Errorf("details %v", details)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"configuration": {"shared": {}, "specific": []}}`), 0o644)
+	wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": bad}), "invalid_input")
+	unknown := filepath.Join(dir, "unknown.json")
+	os.WriteFile(unknown, []byte(`{"configuration": {"specific": {"A": {}}}, "metadata": {"config_types": {"A": "NoSuchConfig"}}}`), 0o644)
+	details = wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": unknown}), "invalid_input")
+	if details["unknown_classes"].(map[string]any)["A"] != "NoSuchConfig" {
+		t.Errorf("details %v", details)
+	}
+	// A structurally fine file with bad values is summarized and flagged.
+	invalid := filepath.Join(dir, "invalid.json")
+	os.WriteFile(invalid, []byte(`{"configuration": {"shared": {"region": "XX"}, "specific": {"Package": {}}}, "metadata": {"config_types": {"Package": "PackageConfig"}}}`), 0o644)
+	d = wantOK(t, configCall(t, ctx, "config.load", map[string]any{"path": invalid}))
+	if d["valid"] != false || len(d["errors"].([]any)) < 7 {
+		t.Errorf("invalid file: valid=%v errors=%v", d["valid"], d["errors"])
+	}
+}
+
+// fill returns merge_save arguments from a template, with every essential
+// blank filled.
+func fill(t *testing.T, tpl map[string]any, dagArg map[string]any, out string) map[string]any {
+	t.Helper()
+	args := tpl["merge_save_args"].(map[string]any)
+	base := args["base"].(map[string]any)
+	steps := args["steps"].(map[string]any)
+	values := map[string]any{
+		"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R", "region": "NA",
+		"service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo",
+		"data_sources_spec": map[string]any{"data_sources": []any{}}, "transform_spec": map[string]any{"transform_sql": "SELECT 1"},
+		"output_spec": map[string]any{"output_format": "CSV"}, "id_name": "id", "label_name": "y", "label_field": "y",
+		"expected_tps": 2, "max_latency_in_millisecond": 500, "model_owner": "o", "model_domain": "d",
+		"model_objective": "m", "framework": "xgboost", "framework_version": "1.7-1",
+	}
+	for _, p := range tpl["essential_fields"].([]any) {
+		where, field, _ := strings.Cut(p.(string), ".")
+		v, ok := values[field]
+		if !ok {
+			t.Fatalf("no test value for essential field %s", p)
+		}
+		if where == "base" {
+			base[field] = v
+		} else {
+			steps[where].(map[string]any)[field] = v
+		}
+	}
+	return map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": out}
+}
+
+func TestConfigTemplateMergeSaveLoad(t *testing.T) {
+	root := t.TempDir()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	dagArg := exampleDAG(t)
+	env := configCall(t, ctx, "config.template", map[string]any{"dag": dagArg})
+	tpl := wantOK(t, env)
+	ess := tpl["essential_fields"].([]any)
+	for _, p := range []string{"base.author", "base.region", "XGBoostModelEval_calibration.id_name", "Payload.expected_tps", "Registration.framework"} {
+		if !slices.Contains(ess, any(p)) {
+			t.Errorf("essential_fields lacks %s: %v", p, ess)
+		}
+	}
+	if slices.Contains(ess, any("TabularPreprocessing_training.job_type")) {
+		t.Error("job_type from the node name listed as blank")
+	}
+	cfg := tpl["config"].(map[string]any)
+	if sh := cfg["configuration"].(map[string]any)["shared"].(map[string]any); sh["author"] != nil || sh["model_class"] != "xgboost" {
+		t.Errorf("skeleton shared %v", sh)
+	}
+	if len(cfg["metadata"].(map[string]any)["config_types"].(map[string]any)) != 10 || len(tpl["pending_steps"].([]any)) != 0 {
+		t.Errorf("skeleton metadata %v", cfg["metadata"])
+	}
+
+	args := fill(t, tpl, dagArg, "pipeline_config/config.json")
+	d := wantOK(t, configCall(t, ctx, "config.merge_save", args))
+	want := filepath.Join(root, "pipeline_config", "config.json")
+	if d["path"] != want || d["config_count"] != 10.0 {
+		t.Errorf("merge_save data %v", d)
+	}
+	d = wantOK(t, configCall(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}))
+	if d["valid"] != true || d["step_count"] != 10.0 {
+		t.Errorf("load after save %v", d)
+	}
+	b, _ := os.ReadFile(want)
+	if !strings.Contains(string(b), `"expected_tps": 2,`) {
+		t.Error("integer written as a float")
+	}
+}
+
+func TestConfigMergeSaveRefusals(t *testing.T) {
+	root := t.TempDir()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	dagArg := map[string]any{"nodes": []any{"TabularPreprocessing_training", "XGBoostTraining"}, "edges": []any{[]any{"TabularPreprocessing_training", "XGBoostTraining"}}}
+	base := map[string]any{"author": "alice", "bucket": "example-bucket", "role": "r", "region": "APAC",
+		"service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}
+	steps := map[string]any{
+		"XGBoostTraining":               map[string]any{"training_instance_count": "two", "training_entry_point": "train.py"},
+		"TabularPreprocessing_training": map[string]any{"output_format": "XLSX"},
+	}
+	delete(base, "role")
+	details := wantCode(t, configCall(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "c.json"}), "invalid_input")
+	byPath := map[string]map[string]any{}
+	for _, e := range details["errors"].([]any) {
+		m := e.(map[string]any)
+		byPath[m["path"].(string)] = m
+	}
+	for path, kind := range map[string]string{"base.role": "missing", "base.region": "allowed",
+		"XGBoostTraining.training_instance_count": "type", "TabularPreprocessing_training.output_format": "allowed"} {
+		if e, ok := byPath[path]; !ok || e["kind"] != kind {
+			t.Errorf("%s: %v (all: %v)", path, e, details["errors"])
+		}
+	}
+	if len(byPath) != 4 || details["error_count"] != 4.0 {
+		t.Errorf("errors %v", details["errors"])
+	}
+	if al := byPath["TabularPreprocessing_training.output_format"]["allowed"].([]any); len(al) != 3 {
+		t.Errorf("allowed %v", al)
+	}
+	if _, err := os.Stat(filepath.Join(root, "c.json")); !os.IsNotExist(err) {
+		t.Error("file written despite invalid values")
+	}
+
+	base["role"], base["region"] = "r", "NA"
+	steps = map[string]any{"XGBoostTraining": map[string]any{"training_entry_point": "train.py"}}
+	ok := map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "../outside.json"}
+	wantCode(t, configCall(t, ctx, "config.merge_save", ok), "invalid_input")
+	ok["output_file"] = "inside.json"
+	gated := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
+	wantCode(t, configCall(t, gated, "config.merge_save", ok), "tool_disabled")
+	wantOK(t, configCall(t, ctx, "config.merge_save", ok))
+	ok["steps"] = map[string]any{"NotANode": map[string]any{}}
+	details = wantCode(t, configCall(t, ctx, "config.merge_save", ok), "invalid_input")
+	if e := details["errors"].([]any)[0].(map[string]any); e["path"] != "NotANode" || e["kind"] != "unknown_node" {
+		t.Errorf("unknown node: %v", e)
+	}
+}
