@@ -1,0 +1,215 @@
+// Package pipelinestest makes example configurations for DAGs, the way a
+// user would: it asks config for the template of a DAG (config.Template),
+// fills every essential field with a plausible example value and builds the
+// config set. Tests use it to prove that a DAG compiles; it also shows what
+// a filled config looks like.
+package pipelinestest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
+)
+
+// RoleARN is the example IAM role of the filled configs.
+const RoleARN = "arn:aws:iam::123456789012:role/SageMakerExecutionRole"
+
+// known are example values of well-known essential fields, by name.
+var known = map[string]any{
+	"author":                     "alice",
+	"bucket":                     "example-bucket",
+	"role":                       RoleARN,
+	"region":                     "NA",
+	"service_name":               "Demo",
+	"pipeline_version":           "1.0.0",
+	"project_root_folder":        "demo",
+	"data_source":                "s3://example-bucket/raw/data/",
+	"pretrained_model_path":      "s3://example-bucket/models/pretrained/",
+	"label_name":                 "label",
+	"label_field":                "label",
+	"id_name":                    "id",
+	"id_field":                   "id",
+	"model_name":                 "demo-model",
+	"model_owner":                "team-demo",
+	"model_domain":               "demo",
+	"model_objective":            "binary risk score",
+	"expected_tps":               10,
+	"max_latency_in_millisecond": 800,
+	"athena_database":            "demo_db",
+	"athena_query":               "SELECT * FROM events",
+	"cluster_id":                 "demo-cluster",
+	"db_name":                    "dev",
+	"cluster_endpoint":           "demo-cluster.abc123.us-east-1.redshift.amazonaws.com",
+	"query":                      "SELECT * FROM events",
+	"redshift_role_arn":          RoleARN,
+	"currency_conversion_vars":   []any{"amount"},
+	"currency_conversion_dict":   map[string]any{"USD": 1.0, "EUR": 1.1},
+	"data_sources_spec": map[string]any{
+		"start_date": "2025-01-01T00:00:00", "end_date": "2025-04-17T00:00:00",
+		"data_sources": []any{map[string]any{"data_source_name": "RAW_MDS", "data_source_type": "MDS"}},
+	},
+	"transform_spec": map[string]any{"transform_sql": "SELECT * FROM RAW_MDS"},
+	"output_spec":    map[string]any{"output_schema": []any{"objectId", "label"}, "output_format": "CSV"},
+}
+
+// framework picks the registered-model framework of a DAG from its nodes.
+func framework(nodes []catalog.NodeName) (fw, version string) {
+	for _, n := range nodes {
+		l := strings.ToLower(string(n))
+		if strings.Contains(l, "pytorch") || strings.Contains(l, "lightgbm") {
+			return "pytorch", "2.1.0"
+		}
+	}
+	return "xgboost", "1.7-1"
+}
+
+// Value returns an example value for an essential field: a well-known
+// name's value, else the first allowed value, else a value of the field's
+// type within its bounds. The value always passes the field's CheckValue;
+// ok is false when no such value is found.
+func Value(f catalog.ConfigField, nodes []catalog.NodeName) (any, bool) {
+	var cands []any
+	if v, ok := known[f.Name]; ok {
+		cands = append(cands, v)
+	}
+	switch f.Name {
+	case "framework":
+		fw, _ := framework(nodes)
+		cands = append([]any{fw}, cands...)
+	case "framework_version":
+		_, v := framework(nodes)
+		cands = append([]any{v}, cands...)
+	}
+	cands = append(cands, f.Allowed...)
+	switch f.Type {
+	case catalog.FieldInt:
+		n := 1.0
+		if f.Min != nil && *f.Min > n {
+			n = *f.Min
+		}
+		cands = append(cands, int(n))
+	case catalog.FieldFloat:
+		x := 0.5
+		if f.Min != nil && *f.Min > x {
+			x = *f.Min
+		}
+		if f.Max != nil && *f.Max < x {
+			x = *f.Max
+		}
+		cands = append(cands, x)
+	case catalog.FieldBool:
+		cands = append(cands, false)
+	case catalog.FieldList:
+		cands = append(cands, []any{"example"})
+	case catalog.FieldMap:
+		cands = append(cands, map[string]any{"example": "value"})
+	default:
+		cands = append(cands, "example", "s3://example-bucket/example/", RoleARN, "example.py", "ml.m5.large", "1.0.0")
+	}
+	for _, c := range cands {
+		if f.CheckValue(c) == "" {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// Filled is a filled template.
+type Filled struct {
+	Base  map[string]any
+	Steps map[string]map[string]any
+}
+
+// Fill returns the template of a DAG's nodes with every essential field
+// set to an example value (Value) and null fields left out. It fails, naming
+// every field, when some essential field gets no valid value.
+func Fill(schema *config.Schema, nodes []catalog.NodeName) (*Filled, error) {
+	tpl := schema.Template(nodes)
+	if len(tpl.Pending) > 0 {
+		return nil, fmt.Errorf("nodes without a config class: %v", tpl.Pending)
+	}
+	out := &Filled{Base: map[string]any{}, Steps: map[string]map[string]any{}}
+	for k, v := range tpl.Base {
+		if v != nil {
+			out.Base[k] = v
+		}
+	}
+	for n, vals := range tpl.Steps {
+		m := map[string]any{}
+		for k, v := range vals {
+			if v != nil {
+				m[k] = v
+			}
+		}
+		out.Steps[string(n)] = m
+	}
+	var missing []string
+	for _, path := range tpl.EssentialFields {
+		owner, field, ok := strings.Cut(path, ".")
+		if !ok {
+			continue
+		}
+		f, found := fieldOf(schema, tpl, owner, field)
+		if !found {
+			missing = append(missing, path+" (no declaration found)")
+			continue
+		}
+		v, ok := Value(f, nodes)
+		if !ok {
+			missing = append(missing, path+" (no example value passes its checks)")
+			continue
+		}
+		if owner == "base" {
+			out.Base[field] = v
+		} else {
+			if out.Steps[owner] == nil {
+				out.Steps[owner] = map[string]any{}
+			}
+			out.Steps[owner][field] = v
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("cannot fill essential fields: %s", strings.Join(missing, "; "))
+	}
+	return out, nil
+}
+
+// fieldOf finds the declaration of an essential field of the template.
+func fieldOf(schema *config.Schema, tpl *config.Template, owner, field string) (catalog.ConfigField, bool) {
+	if owner == "base" {
+		for _, f := range schema.BaseFields() {
+			if f.Name == field {
+				return f, true
+			}
+		}
+		for _, f := range schema.ProcessingFields() {
+			if f.Name == field {
+				return f, true
+			}
+		}
+		return catalog.ConfigField{}, false
+	}
+	cls, ok := schema.Class(tpl.ConfigClassMap[catalog.NodeName(owner)])
+	if !ok {
+		return catalog.ConfigField{}, false
+	}
+	return cls.Field(field)
+}
+
+// Configs fills the template of a DAG's nodes (Fill) and builds the config
+// set (config.Schema.Build), as a user's config.merge_save would.
+func Configs(schema *config.Schema, nodes []string) (*config.Set, error) {
+	names := make([]catalog.NodeName, len(nodes))
+	for i, n := range nodes {
+		names[i] = catalog.NodeName(n)
+	}
+	f, err := Fill(schema, names)
+	if err != nil {
+		return nil, err
+	}
+	return schema.Build(config.BuildInput{Nodes: names, Base: f.Base, Steps: f.Steps})
+}
