@@ -1,6 +1,9 @@
 package config
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -36,5 +39,54 @@ func TestDefaultSchema(t *testing.T) {
 	}
 	if again, _ := Default(); again != s {
 		t.Error("Default built twice")
+	}
+}
+
+// TestOriginalFileWithTheCatalog loads the hand-written original-format file
+// with the real catalog's classes and resolves its DAG nodes.
+func TestOriginalFileWithTheCatalog(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Load(s, "testdata/original_config.json")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	res, err := set.Resolve([]catalog.NodeName{"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining",
+		"CradleDataLoading_calibration", "TabularPreprocessing_calibration"}, ResolveOptions{})
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	if res[2].Config.String("hyperparameter_file") != "s3://example-bucket/MODS/alice-Demo-xgboost-NA_1.0.0/hyperparameters/NA_hyperparameters.json" {
+		t.Errorf("hyperparameter_file %q", res[2].Config.String("hyperparameter_file"))
+	}
+}
+
+// TestExampleRoundTripsByteForByte: the example config.json was written by
+// config.merge_save; loading and writing it again gives the same bytes.
+func TestExampleRoundTripsByteForByte(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "..", "examples", "xgboost-end-to-end", "config.json")
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Unmarshal(s, want)
+	if err != nil {
+		t.Fatalf("Unmarshal: %v", err)
+	}
+	if len(set.Warnings) > 0 {
+		t.Errorf("warnings %v", set.Warnings)
+	}
+	got, err := Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("re-written example differs from the file")
 	}
 }

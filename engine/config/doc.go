@@ -53,13 +53,23 @@
 //
 // # Derive templates
 //
-// A derived field's `derive:` template is literal text with placeholders:
-// `{field}` (null if the value is null or empty), `{field|aws_region}`
-// (NA->us-east-1, EU->eu-west-1, FE->us-west-2), `{field|lower}`,
-// `{field|upper}`, `{a,b}` (first non-empty) and `{flag?a:b}` (a when the bool
-// flag is true, else b). Derived fields may reference derived fields. A
-// derived field without a template uses a built-in one for the original's
-// well-known names (aws_region, pipeline_name, pipeline_description,
-// pipeline_s3_loc, effective_source_dir, effective_instance_type, script_path,
-// hyperparameter_file).
+// Derived fields are rendered with the catalog's template syntax
+// (catalog.ExpandDerivation): `{field}`, `{region|aws_region}` (NA->us-east-1,
+// EU->eu-west-1, FE->us-west-2), `{a|or:b}`, `{flag|if:a:b}`, `|lower`,
+// `|upper`, `{today}`. Derived fields may reference derived fields; a
+// placeholder without value leaves the derived field null. A derived field
+// declared without a template uses the original's rule for its well-known
+// name (aws_region, pipeline_name, pipeline_description, pipeline_s3_loc,
+// effective_source_dir, effective_instance_type, script_path,
+// hyperparameter_file). A system field with a template and no static default
+// (current_date = "{today}", model_package_description =
+// "{pipeline_description}") gets the rendered template as its default, which
+// is then stored like any value.
+//
+// # Value types
+//
+// Values are typed by the declarations: string, int64, float64, bool, []any
+// (list), map[string]any (map), any JSON value (any). Numbers inside lists,
+// maps and extra fields are int64 when written without fraction or exponent,
+// else float64; integral floats are written back with ".0".
 package config
