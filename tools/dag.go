@@ -183,17 +183,21 @@ func dagIntegrityResult(d *dag.PipelineDAG) *envelope.ToolResult {
 		// few unknown nodes only, so a huge DAG of unknown names stays fast.
 		const maxSuggested = 20
 		sugg := map[string][]string{}
+		tried := 0
 		for _, n := range d.Nodes() {
-			if len(sugg) == maxSuggested {
+			if tried == maxSuggested {
 				break
 			}
 			if !opts.StepKnown(n) {
-				sugg[n] = dagStepNames(cat.Closest(n, 3))
+				tried++
+				if c := cat.Closest(n, 3); len(c) > 0 {
+					sugg[n] = dagStepNames(c)
+				}
 			}
 		}
 		data["missing_step_suggestions"] = sugg
 	}
-	res := envelope.OK(data).WithWarnings(dagAppendIf(dagWarnings(d), warn)...)
+	res := envelope.OK(data).WithWarnings(dagAppendIf(dagDuplicateWarnings(d), warn)...)
 	if issues.Valid() {
 		return res.WithNextSteps(
 			envelope.NextStep{Tool: "validate.deps_resolve", When: "next", Why: "checks that every required input finds an upstream output along the edges",

@@ -126,8 +126,10 @@ func TestDAGValidateIntegrity(t *testing.T) {
 	if !reflect.DeepEqual(issues["cycles"], []any{"Cycle detected: a -> b -> c"}) || len(issues["missing_steps"].([]any)) != 4 {
 		t.Errorf("case 9c issues %v", issues)
 	}
-	if _, ok := d["missing_step_suggestions"].(map[string]any)["a"]; !ok {
-		t.Errorf("no suggestions for unknown node a: %v", d["missing_step_suggestions"])
+	// A misspelled node gets suggestions.
+	d = dagOK(t, dagCall(t, ctx, "dag.validate_integrity", map[string]any{"nodes": []any{"XGBoostTrainng"}}))
+	if s, _ := json.Marshal(d["missing_step_suggestions"]); !strings.Contains(string(s), `"XGBoostTrainng":["XGBoostTraining"`) {
+		t.Errorf("suggestions %s", s)
 	}
 	// A typo in an edge endpoint is named.
 	d = dagOK(t, dagCall(t, ctx, "dag.validate_integrity", map[string]any{

@@ -111,6 +111,15 @@ func dagCheckEdges(pairs [][]string, field string) ([]dag.Edge, error) {
 // dagWarnings reports what the DAG ignored or left dangling: repeated nodes
 // and edges, and edge endpoints that are not declared nodes.
 func dagWarnings(d *dag.PipelineDAG) []string {
+	w := dagDuplicateWarnings(d)
+	if u := d.UndeclaredEndpoints(); len(u) > 0 {
+		w = append(w, fmt.Sprintf("edge endpoint(s) not declared in nodes: %s (a typo? see dag.validate_integrity)", strings.Join(u, ", ")))
+	}
+	return w
+}
+
+// dagDuplicateWarnings reports the repeated nodes and edges the DAG ignored.
+func dagDuplicateWarnings(d *dag.PipelineDAG) []string {
 	var w []string
 	dn, de := d.Duplicates()
 	if len(dn) > 0 {
@@ -122,9 +131,6 @@ func dagWarnings(d *dag.PipelineDAG) []string {
 			s[i] = e.String()
 		}
 		w = append(w, fmt.Sprintf("ignored repeated edge(s): %s", strings.Join(s, "; ")))
-	}
-	if u := d.UndeclaredEndpoints(); len(u) > 0 {
-		w = append(w, fmt.Sprintf("edge endpoint(s) not declared in nodes: %s (a typo? see dag.validate_integrity)", strings.Join(u, ", ")))
 	}
 	return w
 }
