@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // maxFrame is the largest JSON-RPC line ServeStdio accepts (the SDK's
@@ -107,15 +105,51 @@ func (f *frameFilter) check(frame []byte) {
 		f.buf = append(append(f.buf[:0], frame...), '\n')
 		return
 	}
-	if _, err := jsonrpc.DecodeMessage(frame); err != nil {
+	if reason := invalidMessage(frame); reason != "" {
 		var probe struct {
 			ID json.RawMessage `json:"id"`
 		}
 		_ = json.Unmarshal(frame, &probe)
-		f.reject(-32600, "Invalid Request: "+err.Error(), probe.ID)
+		f.reject(-32600, "Invalid Request: "+reason, probe.ID)
 		return
 	}
 	f.buf = append(append(f.buf[:0], frame...), '\n')
+}
+
+// invalidMessage says why a JSON value is not a message the SDK would
+// decode (the rules of its jsonrpc.DecodeMessage), or "" when it is one.
+// It uses a cheap probe rather than DecodeMessage, which allocates heavily.
+func invalidMessage(frame []byte) string {
+	if frame[0] != '{' {
+		return "a message must be a JSON object"
+	}
+	var probe struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      any             `json:"id"`
+		Method  json.RawMessage `json:"method"`
+	}
+	if err := json.Unmarshal(frame, &probe); err != nil {
+		return err.Error()
+	}
+	if probe.JSONRPC != "2.0" {
+		return fmt.Sprintf("jsonrpc must be \"2.0\", got %q", probe.JSONRPC)
+	}
+	switch probe.ID.(type) {
+	case nil, string, float64:
+	default:
+		return "id must be a string, a number or null"
+	}
+	if len(probe.Method) > 0 {
+		var m string
+		if err := json.Unmarshal(probe.Method, &m); err != nil {
+			return "method must be a string"
+		}
+		return ""
+	}
+	if probe.ID == nil {
+		return "a message needs a method, or an id when it is a response"
+	}
+	return ""
 }
 
 // reject writes a JSON-RPC error response with the given id (null when absent or unusable).

@@ -108,7 +108,7 @@ type rawStdio struct {
 	done  chan error
 }
 
-func startStdio(t *testing.T, ctx context.Context, reg *registry.Registry, opts server.Options) *rawStdio {
+func startStdio(t testing.TB, ctx context.Context, reg *registry.Registry, opts server.Options) *rawStdio {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -135,7 +135,7 @@ func startStdio(t *testing.T, ctx context.Context, reg *registry.Registry, opts 
 	return r
 }
 
-func (r *rawStdio) send(t *testing.T, lines ...string) {
+func (r *rawStdio) send(t testing.TB, lines ...string) {
 	t.Helper()
 	for _, l := range lines {
 		if _, err := io.WriteString(r.in, l+"\n"); err != nil {

@@ -1,0 +1,155 @@
+package server_test
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cursus-go/cursus/server"
+	"github.com/cursus-go/cursus/tools"
+)
+
+func reportRate(b *testing.B) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
+func benchList(b *testing.B, cs *mcp.ClientSession) {
+	ctx := testCtx(b)
+	n := 0
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(res.Tools)
+	}
+	reportRate(b)
+	b.ReportMetric(float64(n), "tools")
+}
+
+func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args any) {
+	ctx := testCtx(b)
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+	reportRate(b)
+}
+
+// BenchmarkListToolsInMemory: tools/list of the real registry (default
+// policy) over the in-memory transport.
+func BenchmarkListToolsInMemory(b *testing.B) {
+	benchList(b, connect(b, newServer(b, tools.Registry(), server.Options{}), ""))
+}
+
+// BenchmarkCallInMemory: a small tools/call round trip (demo.echo) over the
+// in-memory transport.
+func BenchmarkCallInMemory(b *testing.B) {
+	cs := connect(b, newServer(b, testRegistry(b), server.Options{}), "")
+	benchCall(b, cs, "demo__echo", map[string]any{"msg": "hi", "n": 1})
+}
+
+// BenchmarkCallInMemoryParallel: the same call from parallel goroutines on
+// one session.
+func BenchmarkCallInMemoryParallel(b *testing.B) {
+	cs := connect(b, newServer(b, testRegistry(b), server.Options{}), "")
+	ctx := testCtx(b)
+	params := &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"msg": "hi"}}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+				b.Errorf("%v %v", err, res)
+				return
+			}
+		}
+	})
+	reportRate(b)
+}
+
+// benchRaw measures the server alone: ServeStdio in process over pipes,
+// one pre-encoded request line written and one response line read per
+// iteration, no client-side decoding.
+func benchRaw(b *testing.B, r *rawStdio, request string) {
+	r.send(b, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	<-r.lines
+	line := request + "\n"
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := io.WriteString(r.in, line); err != nil {
+			b.Fatal(err)
+		}
+		if resp := <-r.lines; !strings.Contains(resp, `"result"`) || strings.Contains(resp, `"isError":true`) {
+			b.Fatalf("answer: %.300s", resp)
+		}
+	}
+	reportRate(b)
+}
+
+// BenchmarkListToolsRawStdio: tools/list of the real registry, server side only.
+func BenchmarkListToolsRawStdio(b *testing.B) {
+	benchRaw(b, startStdio(b, testCtx(b), tools.Registry(), server.Options{}), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+}
+
+// BenchmarkCallRawStdio: a small tools/call (demo.echo), server side only.
+func BenchmarkCallRawStdio(b *testing.B) {
+	benchRaw(b, startStdio(b, testCtx(b), testRegistry(b), server.Options{}),
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"demo__echo","arguments":{"msg":"hi","n":1}}}`)
+}
+
+// BenchmarkListToolsStdio: tools/list against a real `cursus mcp serve`
+// subprocess over stdio.
+func BenchmarkListToolsStdio(b *testing.B) {
+	cs, _ := subprocessSession(b, serveEnv())
+	benchList(b, cs)
+}
+
+// BenchmarkCallStdio: a small tools/call round trip
+// (tools__describe_tool) against a real `cursus mcp serve` subprocess.
+func BenchmarkCallStdio(b *testing.B) {
+	cs, _ := subprocessSession(b, serveEnv())
+	benchCall(b, cs, "tools__describe_tool", map[string]any{"name": "tools.by_phase"})
+}
+
+// BenchmarkStartToFirstAnswer: from starting `cursus mcp serve` to reading
+// its initialize response (ns/op); the shutdown is not timed.
+func BenchmarkStartToFirstAnswer(b *testing.B) {
+	cursusBin(b) // build outside the timed loop
+	env := serveEnv()
+	b.ResetTimer()
+	for b.Loop() {
+		cmd := serveCmd(b, env)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.WriteString(stdin, initLine+"\n"); err != nil {
+			b.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || !strings.Contains(line, `"serverInfo"`) {
+			b.Fatalf("initialize: %q %v", line, err)
+		}
+		b.StopTimer()
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
