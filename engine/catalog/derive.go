@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,8 +45,27 @@ type tmplPart struct {
 	filters []tmplFilter
 }
 
-// parseTemplate splits a derivation template into parts.
+// parsedTemplates memoises parseTemplate (templates repeat across steps).
+var parsedTemplates sync.Map // string -> parsedTemplate
+
+type parsedTemplate struct {
+	parts []tmplPart
+	err   error
+}
+
+// parseTemplate splits a derivation template into parts. The result is
+// shared: callers must not modify it.
 func parseTemplate(t string) ([]tmplPart, error) {
+	if v, ok := parsedTemplates.Load(t); ok {
+		p := v.(parsedTemplate)
+		return p.parts, p.err
+	}
+	parts, err := parseTemplateUncached(t)
+	parsedTemplates.Store(t, parsedTemplate{parts, err})
+	return parts, err
+}
+
+func parseTemplateUncached(t string) ([]tmplPart, error) {
 	var parts []tmplPart
 	for len(t) > 0 {
 		open := strings.IndexByte(t, '{')

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 //go:embed steps/*.step.yaml fieldsets/*.yaml
@@ -40,7 +42,7 @@ type Catalog struct {
 	names      []StepType
 	fieldSets  map[string]*FieldSet
 	byKey      map[string]StepType // canonical key of names and aliases
-	index      []searchEntry
+	index      searchIndex
 	workspaces []string
 }
 
@@ -159,7 +161,7 @@ func loadEmbedded() (*Catalog, error) {
 	if err != nil {
 		return nil, &FileError{File: "steps", Message: err.Error()}
 	}
-	steps := map[StepType]*Step{}
+	jobs := make([]parseJob, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
 		data, err := fs.ReadFile(embedded, path.Join("steps", name))
@@ -167,15 +169,19 @@ func loadEmbedded() (*Catalog, error) {
 			errs = append(errs, &FileError{File: name, Message: err.Error()})
 			continue
 		}
-		st, ferrs := parseStep(name, data, sets)
-		errs = append(errs, ferrs...)
+		jobs = append(jobs, parseJob{file: name, data: data})
+	}
+	parseAll(jobs, sets)
+	steps := map[StepType]*Step{}
+	for _, j := range jobs {
+		errs = append(errs, j.errs...)
+		st := j.step
 		if st == nil {
 			continue
 		}
-		st.Source = "embedded:" + name
-		st.WorkspaceID = CoreWorkspace
+		st.setOrigin("embedded:"+j.file, CoreWorkspace, "")
 		if prev, dup := steps[st.Type]; dup {
-			errs = append(errs, &FileError{File: name, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
+			errs = append(errs, &FileError{File: j.file, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
 			continue
 		}
 		steps[st.Type] = st
@@ -200,29 +206,31 @@ func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
 	added := map[*Step]bool{}
 	for i, d := range dirs {
 		wsID := filepath.Base(d)
+		jobs := make([]parseJob, 0, len(files[i]))
 		for _, f := range files[i] {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				errs = append(errs, &FileError{File: f, Message: err.Error()})
 				continue
 			}
-			st, ferrs := parseStep(f, data, base.fieldSets)
-			errs = append(errs, ferrs...)
+			jobs = append(jobs, parseJob{file: f, data: data})
+		}
+		parseAll(jobs, base.fieldSets)
+		for _, j := range jobs {
+			errs = append(errs, j.errs...)
+			st := j.step
 			if st == nil {
 				continue
 			}
-			st.Source = f
-			st.WorkspaceID = wsID
+			overrides := ""
 			if prev, ok := steps[st.Type]; ok {
 				if added[prev] && prev.WorkspaceID == wsID {
-					errs = append(errs, &FileError{File: f, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
+					errs = append(errs, &FileError{File: j.file, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
 					continue
 				}
-				st.Overrides = prev.Source
-				for _, v := range st.variants {
-					v.Overrides = prev.Source
-				}
+				overrides = prev.Source
 			}
+			st.setOrigin(j.file, wsID, overrides)
 			steps[st.Type] = st
 			added[st] = true
 		}
@@ -472,6 +480,54 @@ var defaultFieldSets = map[Verb]string{
 	VerbCreateModel:   "model",
 	VerbTransform:     "base",
 	VerbRegisterModel: "base",
+}
+
+// setOrigin records where the step came from, on the step and its
+// job-type views.
+func (s *Step) setOrigin(source, workspace, overrides string) {
+	s.Source, s.WorkspaceID, s.Overrides = source, workspace, overrides
+	for _, v := range s.variants {
+		v.Source, v.WorkspaceID, v.Overrides = source, workspace, overrides
+	}
+}
+
+// parseJob is one step file to parse; parseAll fills step and errs.
+type parseJob struct {
+	file string
+	data []byte
+	step *Step
+	errs LoadErrors
+}
+
+// parseAll parses the jobs on up to GOMAXPROCS goroutines. Results stay in
+// job order, so errors are reported deterministically.
+func parseAll(jobs []parseJob, sets map[string]*FieldSet) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(jobs) {
+		workers = len(jobs)
+	}
+	if workers <= 1 {
+		for i := range jobs {
+			jobs[i].step, jobs[i].errs = parseStep(jobs[i].file, jobs[i].data, sets)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				jobs[i].step, jobs[i].errs = parseStep(jobs[i].file, jobs[i].data, sets)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // parseStep decodes, resolves and validates one step file.

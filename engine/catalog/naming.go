@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -23,11 +22,6 @@ var snakeToAcronym = func() map[string]string {
 // when resolving a file-style name (ResolveFileName).
 var JobTypeSuffixes = []string{"training", "validation", "testing", "calibration", "inference", "evaluation", "batch", "export", "scoring"}
 
-var (
-	reCapRun   = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
-	reLowerCap = regexp.MustCompile(`([a-z\d])([A-Z])`)
-)
-
 // CanonicalToSnake converts a canonical step type to its snake_case form,
 // keeping compound acronyms whole: XGBoostTraining -> xgboost_training,
 // PyTorchModelEval -> pytorch_model_eval, LightGBMMTTraining ->
@@ -35,12 +29,33 @@ var (
 func CanonicalToSnake(t StepType) string {
 	s := string(t)
 	for _, a := range CompoundAcronyms {
-		s = strings.ReplaceAll(s, a, a[:1]+strings.ToLower(a[1:]))
+		if strings.Contains(s, a) {
+			s = strings.ReplaceAll(s, a, a[:1]+strings.ToLower(a[1:]))
+		}
 	}
-	s = reCapRun.ReplaceAllString(s, "${1}_${2}")
-	s = reLowerCap.ReplaceAllString(s, "${1}_${2}")
-	return strings.ToLower(s)
+	// An underscore goes before an upper-case letter that follows a lower-case
+	// letter or digit, or that ends a run of capitals and starts a word
+	// (ABCWord -> abc_word).
+	b := make([]byte, 0, len(s)+4)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUpper(c) && i > 0 {
+			p := s[i-1]
+			if isLower(p) || isDigit(p) || (isUpper(p) && i+1 < len(s) && isLower(s[i+1])) {
+				b = append(b, '_')
+			}
+		}
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // SnakeToCanonical converts snake_case parts back to PascalCase, using the
 // compound-acronym table first (xgboost_training -> XGBoostTraining). It

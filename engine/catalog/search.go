@@ -38,30 +38,47 @@ var QueryAbbreviations = map[string]string{
 	"load": "loading", "data": "data", "sql": "sql", "bt": "batch", "xform": "transform",
 }
 
-// searchEntry holds the precomputed keys of one step.
+// searchEntry holds the precomputed keys of one step. Words are ids into
+// the catalog's search vocabulary, so a query scores each distinct word
+// once, not once per step.
 type searchEntry struct {
-	step       *Step
-	key        string   // canonical key of the name
-	nameTokens []string // words of the name (snake parts)
-	aliasKeys  []string
-	kwTokens   []string // keywords, verb, framework, alias words (deduplicated)
-	jobTypes   map[string]bool
+	step      *Step
+	key       string // canonical key of the name
+	nameIDs   []int  // words of the name (snake parts)
+	aliasKeys []string
+	kwIDs     []int // keywords, verb, framework, alias words (deduplicated, not in the name)
+	jobTypes  map[string]bool
 }
 
-func buildIndex(steps []*Step) []searchEntry {
-	out := make([]searchEntry, len(steps))
+// searchIndex is the precomputed search data of a catalog.
+type searchIndex struct {
+	entries []searchEntry
+	vocab   []string
+}
+
+func buildIndex(steps []*Step) searchIndex {
+	idx := searchIndex{entries: make([]searchEntry, len(steps))}
+	ids := map[string]int{}
+	id := func(w string) int {
+		if i, ok := ids[w]; ok {
+			return i
+		}
+		ids[w] = len(idx.vocab)
+		idx.vocab = append(idx.vocab, w)
+		return ids[w]
+	}
 	for i, s := range steps {
 		e := searchEntry{step: s, key: CanonicalKey(string(s.Type)), jobTypes: map[string]bool{}}
-		e.nameTokens = strings.Split(CanonicalToSnake(s.Type), "_")
 		seen := map[string]bool{}
-		for _, t := range e.nameTokens {
+		for _, t := range strings.Split(CanonicalToSnake(s.Type), "_") {
+			e.nameIDs = append(e.nameIDs, id(t))
 			seen[t] = true
 		}
 		addKW := func(w string) {
 			for _, t := range tokenize(w) {
 				if !seen[t] {
 					seen[t] = true
-					e.kwTokens = append(e.kwTokens, t)
+					e.kwIDs = append(e.kwIDs, id(t))
 				}
 			}
 		}
@@ -79,9 +96,9 @@ func buildIndex(steps []*Step) []searchEntry {
 		for _, j := range s.JobTypes {
 			e.jobTypes[j] = true
 		}
-		out[i] = e
+		idx.entries[i] = e
 	}
-	return out
+	return idx
 }
 
 // tokenize splits text into lowercase words at separators and camel-case
@@ -124,13 +141,28 @@ func (c *Catalog) SearchJobType(query, jobType string) []Match {
 		q[i] = queryToken{word: w, expanded: QueryAbbreviations[w]}
 	}
 	jobType = strings.ToLower(strings.TrimSpace(jobType))
+	// Score every query word against every vocabulary word once.
+	vocab := c.index.vocab
+	scores := make([]float64, len(q)*len(vocab))
+	for i, t := range q {
+		row := scores[i*len(vocab) : (i+1)*len(vocab)]
+		for j, w := range vocab {
+			sc := wordScore(t.word, w)
+			if t.expanded != "" && sc < 1 {
+				if x := wordScore(t.expanded, w); x > sc {
+					sc = x
+				}
+			}
+			row[j] = sc
+		}
+	}
 	var out []Match
-	for i := range c.index {
-		e := &c.index[i]
+	for i := range c.index.entries {
+		e := &c.index.entries[i]
 		if jobType != "" && !e.jobTypes[jobType] {
 			continue
 		}
-		score, reason := e.score(qkey, q)
+		score, reason := e.score(qkey, scores, len(q), len(vocab))
 		if score >= minSearchScore {
 			out = append(out, Match{Step: e.step, Type: e.step.Type, Score: math.Round(score*1000) / 1000, Reason: reason})
 		}
@@ -144,8 +176,9 @@ func (c *Catalog) SearchJobType(query, jobType string) []Match {
 	return out
 }
 
-// score rates one step against a query.
-func (e *searchEntry) score(qkey string, q []queryToken) (float64, string) {
+// score rates one step against a query; scores holds, per query word, the
+// word scores against the vocabulary.
+func (e *searchEntry) score(qkey string, scores []float64, nq, nv int) (float64, string) {
 	if qkey == e.key {
 		return 1, ReasonExact
 	}
@@ -155,18 +188,28 @@ func (e *searchEntry) score(qkey string, q []queryToken) (float64, string) {
 		}
 	}
 	best, reason := 0.0, ""
-	if len(q) > 0 {
-		total, nameHits, allName := 0.0, 0, true
-		matched := make([]bool, len(e.nameTokens))
-		kwOnly := true
-		for _, t := range q {
-			ns, ni := bestToken(t, e.nameTokens)
-			ks, _ := bestToken(t, e.kwTokens)
+	if nq > 0 {
+		total, nameHits, allName, kwOnly := 0.0, 0, true, true
+		var matched uint64 // bit per name word (names have few words)
+		for i := 0; i < nq; i++ {
+			row := scores[i*nv : (i+1)*nv]
+			ns, ni := 0.0, -1
+			for k, id := range e.nameIDs {
+				if row[id] > ns {
+					ns, ni = row[id], k
+				}
+			}
+			ks := 0.0
+			for _, id := range e.kwIDs {
+				if row[id] > ks {
+					ks = row[id]
+				}
+			}
 			ks *= 0.6
 			if ns >= ks && ns > 0 {
 				total += ns
-				if ni >= 0 && !matched[ni] {
-					matched[ni] = true
+				if ni < 64 && matched&(1<<ni) == 0 {
+					matched |= 1 << ni
 					nameHits++
 				}
 				kwOnly = false
@@ -177,8 +220,8 @@ func (e *searchEntry) score(qkey string, q []queryToken) (float64, string) {
 				allName = false
 			}
 		}
-		coverage := total / float64(len(q))
-		nameCov := float64(nameHits) / float64(len(e.nameTokens))
+		coverage := total / float64(nq)
+		nameCov := float64(nameHits) / float64(len(e.nameIDs))
 		s := 0.9 * coverage * (0.75 + 0.25*nameCov)
 		if s > best {
 			best = s
@@ -199,27 +242,6 @@ func (e *searchEntry) score(qkey string, q []queryToken) (float64, string) {
 		}
 	}
 	return best, reason
-}
-
-// bestToken returns the best word score of a query token against words,
-// and the index of that word (-1 when nothing matched).
-func bestToken(t queryToken, words []string) (float64, int) {
-	best, idx := 0.0, -1
-	for i, w := range words {
-		s := wordScore(t.word, w)
-		if t.expanded != "" {
-			if x := wordScore(t.expanded, w); x > s {
-				s = x
-			}
-		}
-		if s > best {
-			best, idx = s, i
-			if s == 1 {
-				break
-			}
-		}
-	}
-	return best, idx
 }
 
 // wordScore compares one query word with one step word.
@@ -316,8 +338,8 @@ func (c *Catalog) Closest(name string, n int) []StepType {
 	for _, m := range c.Search(name) {
 		scores[m.Type] = m.Score
 	}
-	for i := range c.index {
-		e := &c.index[i]
+	for i := range c.index.entries {
+		e := &c.index.entries[i]
 		longest := len(key)
 		if len(e.key) > longest {
 			longest = len(e.key)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 var (
@@ -17,6 +18,7 @@ var (
 	reJobType     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	reChannel     = regexp.MustCompile(`^[A-Za-z0-9.\-_]{1,64}$`)
 	rePropPath    = regexp.MustCompile(`^properties(\.[A-Za-z][A-Za-z0-9]*(\[('[^'\]]+'|[0-9]+)\])*)+$`)
+	reToken       = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
 	reScript      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.py$`)
 	reDataType    = map[string]bool{"S3Uri": true, "String": true}
 	validKinds    = map[NodeKind]bool{NodeSource: true, NodeInternal: true, NodeSink: true}
@@ -273,7 +275,7 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 		if f.Pattern != "" {
 			if f.Type != FieldString {
 				c.add(p+".pattern", "pattern applies to string fields only")
-			} else if r, err := regexp.Compile(f.Pattern); err != nil {
+			} else if r, err := compilePattern(f.Pattern); err != nil {
 				c.add(p+".pattern", "%v", err)
 			} else {
 				re = r
@@ -331,6 +333,25 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 	for _, f := range fields {
 		visit(f.Name, nil)
 	}
+}
+
+var compiledPatterns sync.Map // pattern -> *regexp.Regexp or error
+
+// compilePattern compiles a field pattern once.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	if v, ok := compiledPatterns.Load(p); ok {
+		if re, ok := v.(*regexp.Regexp); ok {
+			return re, nil
+		}
+		return nil, v.(error)
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		compiledPatterns.Store(p, err)
+		return nil, err
+	}
+	compiledPatterns.Store(p, re)
+	return re, nil
 }
 
 // checkType returns "" when v has type t.
@@ -429,7 +450,7 @@ func equalValue(a, b any) bool {
 func (f *ConfigField) CheckValue(v any) string {
 	var re *regexp.Regexp
 	if f.Pattern != "" {
-		re, _ = regexp.Compile(f.Pattern)
+		re, _ = compilePattern(f.Pattern)
 	}
 	return checkValue(f, re, normalizeYAML(v))
 }
@@ -775,7 +796,7 @@ func validatePatterns(c *collector, st *Step) {
 			c.add(fmt.Sprintf("patterns.direct_input_keys[%d]", i), "%q is not an input of the step", k)
 		}
 	}
-	if p.OutputPathToken != "" && !regexp.MustCompile(`^[A-Za-z0-9_\-]+$`).MatchString(p.OutputPathToken) {
+	if p.OutputPathToken != "" && !reToken.MatchString(p.OutputPathToken) {
 		c.add("patterns.output_path_token", "%q must be one path segment", p.OutputPathToken)
 	}
 	if p.NameSuffixField != "" {
@@ -837,6 +858,8 @@ func (cat *Catalog) crossCheck(only func(*Step) bool) LoadErrors {
 			msg := fmt.Sprintf("%q is neither a step in the catalog nor a generic source (%s)", src, strings.Join(GenericSourceNames(), ", "))
 			if k, ok := cat.byKey[CanonicalKey(src)]; ok {
 				msg += fmt.Sprintf("; did you mean %s?", k)
+			} else if near := cat.Closest(src, 1); len(near) > 0 {
+				msg += fmt.Sprintf("; did you mean %s?", near[0])
 			}
 			c.add(p, "%s", msg)
 		}
