@@ -197,7 +197,6 @@ func firstDiff(a, b []byte) string {
 	return ""
 }
 
-
 // TestExamples compiles every example pipeline: the definition and the
 // upload manifest match their golden files, the definition passes every
 // structural check, and compiling twice gives identical bytes.
