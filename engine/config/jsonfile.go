@@ -259,7 +259,7 @@ func ParseFile(data []byte) (*File, error) {
 
 // FromFile types and validates the configs of a parsed config.json; see
 // Unmarshal for the rules and errors.
-func (schema *Schema) FromFile(f *File) (*Set, error) {
+func (sc *Schema) FromFile(f *File) (*Set, error) {
 	shared, specific, types := f.Configuration.Shared, f.Configuration.Specific, f.Metadata.ConfigTypes
 	var warnings []string
 	for _, k := range sortedKeys(specific) {
@@ -269,17 +269,17 @@ func (schema *Schema) FromFile(f *File) (*Set, error) {
 	}
 	unknown := map[string]string{}
 	for k, name := range types {
-		if _, ok := schema.Class(name); !ok {
+		if _, ok := sc.Class(name); !ok {
 			unknown[k] = name
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &UnknownClassError{Classes: unknown, Available: schema.ClassNames()}
+		return nil, &UnknownClassError{Classes: unknown, Available: sc.ClassNames()}
 	}
 	var configs []*Config
 	var problems []FieldError
 	for _, key := range sortedKeys(types) {
-		class, _ := schema.Class(types[key])
+		class, _ := sc.Class(types[key])
 		merged := make(map[string]any, len(shared)+len(specific[key]))
 		for name, v := range shared {
 			if class.HasField(name) {
