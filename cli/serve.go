@@ -60,8 +60,11 @@ func mcpServe(c *cli.Context) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
-	// The registry and the tools log through the default logger: keep it on stderr.
+	// The registry and the tools log through the default logger: keep it on
+	// stderr while serving.
+	prev := slog.Default()
 	slog.SetDefault(logger)
+	defer slog.SetDefault(prev)
 
 	policy, err := servePolicy(c)
 	if err != nil {
