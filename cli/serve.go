@@ -70,6 +70,11 @@ func mcpServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if filepath.Dir(policy.ProjectRoot) == policy.ProjectRoot && (policy.AllowDestructive || policy.AllowScriptExec) {
+		// Some hosts start servers in "/": that root confines nothing.
+		logger.Warn("file writes are confined to the filesystem root, which confines nothing; pass --project-root or set "+registry.EnvProjectRoot,
+			"project_root", policy.ProjectRoot)
+	}
 	opts := server.Options{
 		Policy:       policy,
 		Namespaces:   c.StringSlice("namespaces"),
