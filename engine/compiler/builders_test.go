@@ -1,0 +1,447 @@
+package compiler_test
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
+)
+
+func init() {
+	stepConfigs["XGBoostTuning"] = struct {
+		class string
+		vals  map[string]any
+	}{"XGBoostTuningConfig", map[string]any{
+		"search_space": map[string]any{
+			"continuous":  []any{map[string]any{"name": "eta", "min": 0.01, "max": 0.3}},
+			"integer":     []any{map[string]any{"name": "max_depth", "min": 3, "max": 10, "scaling": "Linear"}},
+			"categorical": []any{map[string]any{"name": "booster", "values": []any{"gbtree", "dart"}}},
+		},
+		"hyperparameters": map[string]any{"num_round": 100, "eta": 0.1},
+		"max_jobs":        10, "max_parallel_jobs": 2,
+	}}
+}
+
+// Tuning: a CreateHyperParameterTuningJob step whose best model feeds a
+// model step through Join(output path, best job, output/model.tar.gz).
+func TestTuning(t *testing.T) {
+	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTuning", "XGBoostModel"}
+	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTuning"}, {"XGBoostTuning", "XGBoostModel"}}
+	_, steps := mustCompileCase(t, nodes, edges, nil)
+	tu := steps["XGBoostTuning"]
+	if tu["Type"] != "Tuning" {
+		t.Fatalf("type %v", tu["Type"])
+	}
+	cfg := at(t, tu, "Arguments", "HyperParameterTuningJobConfig")
+	eq(t, "strategy", at(t, cfg, "Strategy"), "Bayesian")
+	eq(t, "objective", at(t, cfg, "HyperParameterTuningJobObjective"), map[string]string{"Type": "Maximize", "MetricName": "validation:auc"})
+	eq(t, "limits", at(t, cfg, "ResourceLimits"), map[string]int{"MaxNumberOfTrainingJobs": 10, "MaxParallelTrainingJobs": 2})
+	eq(t, "ranges", at(t, cfg, "ParameterRanges"), compiler.ParameterRanges{
+		ContinuousParameterRanges:  []compiler.ContinuousRange{{Name: "eta", MinValue: "0.01", MaxValue: "0.3", ScalingType: "Auto"}},
+		IntegerParameterRanges:     []compiler.IntegerRange{{Name: "max_depth", MinValue: "3", MaxValue: "10", ScalingType: "Linear"}},
+		CategoricalParameterRanges: []compiler.CategoricalRange{{Name: "booster", Values: []string{"gbtree", "dart"}}},
+	})
+	def := at(t, tu, "Arguments", "TrainingJobDefinition")
+	eq(t, "metric definitions", at(t, def, "AlgorithmSpecification", "MetricDefinitions"), []compiler.MetricDefinition{{Name: "validation:auc", Regex: `validation auc: ([0-9\.]+)`}})
+	static := at(t, def, "StaticHyperParameters").(map[string]any)
+	if _, tuned := static["eta"]; tuned {
+		t.Error("a tuned hyperparameter must not also be static")
+	}
+	if static["num_round"] != "100" {
+		t.Errorf("static num_round = %v", static["num_round"])
+	}
+	eq(t, "channels", len(at(t, def, "InputDataConfig").([]any)), 3)
+	eq(t, "best model", at(t, steps["XGBoostModel"], "Arguments", "PrimaryContainer", "ModelDataUrl"),
+		compiler.JoinOn("/", compiler.JoinOn("/", prefix, "xgboost_tuning"), compiler.Get{Get: "Steps.XGBoostTuning.BestTrainingJob.TrainingJobName"}, "output", "model.tar.gz"))
+}
+
+func TestBuildersTable(t *testing.T) {
+	bs := compiler.Builders()
+	if len(bs) != len(catalog.Verbs) {
+		t.Fatalf("%d builders for %d verbs", len(bs), len(catalog.Verbs))
+	}
+	for i, v := range catalog.Verbs {
+		if bs[i].Verb != v || !compiler.HasBuilder(v) || bs[i].Name == "" || bs[i].DefinitionType == "" || len(bs[i].Knobs) == 0 {
+			t.Errorf("builder %d: %+v", i, bs[i])
+		}
+	}
+	bs[0].Knobs[0].Name = "changed"
+	if compiler.Builders()[0].Knobs[0].Name == "changed" {
+		t.Error("Builders returns shared slices")
+	}
+	if compiler.HasBuilder("Lambda") {
+		t.Error("no Lambda builder")
+	}
+}
+
+func TestSingleNode(t *testing.T) {
+	ctx := context.Background()
+	cfgFile := filepath.Join(examplesDir, "simple-training", "config.json")
+	in := compiler.SingleNodeInput{Input: compiler.Input{ConfigFile: cfgFile}, Target: "TabularPreprocessing_training",
+		ManualInputs: map[string]string{"DATA": "s3://example-bucket/raw/train/"}, ValidateInputs: true}
+	res, err := compiler.CompileSingleNode(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PipelineName != "TabularPreprocessing-training-isolated" || len(res.Definition.Steps) != 1 {
+		t.Fatalf("name %s, %d steps", res.PipelineName, len(res.Definition.Steps))
+	}
+	st := res.Definition.Steps[0]
+	args := st.Arguments.(*compiler.ProcessingArguments)
+	if st.DependsOn != nil || args.ProcessingInputs[0].InputName != "DATA" || args.ProcessingInputs[0].S3Input.S3Uri != "s3://example-bucket/raw/train/" {
+		t.Errorf("step %+v", st)
+	}
+	b, _ := res.JSON()
+	checkDefinition(t, "single node", b)
+
+	for _, c := range []struct {
+		name   string
+		mod    func(*compiler.SingleNodeInput)
+		target any
+	}{
+		{"unknown target", func(s *compiler.SingleNodeInput) { s.Target = "Nope" }, new(*compiler.NodeNotFoundError)},
+		{"bad URI", func(s *compiler.SingleNodeInput) { s.ManualInputs = map[string]string{"DATA": "/local/path"} }, new(*compiler.ManualInputError)},
+		{"unknown input", func(s *compiler.SingleNodeInput) { s.ManualInputs = map[string]string{"DATAX": "s3://b/k"} }, new(*compiler.ManualInputError)},
+		{"required input not given", func(s *compiler.SingleNodeInput) { s.ManualInputs = map[string]string{"SIGNATURE": "s3://example-bucket/sig/x"} }, new(*compiler.UnboundInputsError)},
+		{"target not in the DAG", func(s *compiler.SingleNodeInput) { s.DAG = newDAG([]string{"XGBoostTraining"}, nil) }, new(*compiler.NodeNotFoundError)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := in
+			x.ManualInputs = map[string]string{"DATA": "s3://example-bucket/raw/train/"}
+			c.mod(&x)
+			_, err := compiler.CompileSingleNode(ctx, x)
+			if err == nil || !errors.As(err, c.target) {
+				t.Errorf("got %T %v", err, err)
+			}
+		})
+	}
+	// without validation a non-S3 value passes through
+	x := in
+	x.ManualInputs, x.ValidateInputs = map[string]string{"DATA": "https://example.com/data"}, false
+	if _, err := compiler.CompileSingleNode(ctx, x); err != nil {
+		t.Errorf("validate_inputs false: %v", err)
+	}
+}
+
+func TestPreviewAndValidate(t *testing.T) {
+	ctx := context.Background()
+	cfgFile := filepath.Join(examplesDir, "simple-training", "config.json")
+	d := newDAG([]string{"DummyDataLoading_training", "preprocess_training", "XGBoostTraining", "packaging"},
+		[][2]string{{"DummyDataLoading_training", "preprocess_training"}, {"preprocess_training", "XGBoostTraining"}})
+	p, err := compiler.PreviewResolution(ctx, compiler.Input{DAG: d, ConfigFile: cfgFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NodeConfigMap["packaging"] != "UNRESOLVED" || p.NodeConfigMap["XGBoostTraining"] != "XGBoostTrainingConfig" {
+		t.Errorf("node_config_map %v", p.NodeConfigMap)
+	}
+	if p.ConfigBuilderMap["XGBoostTrainingConfig"] == "" || p.ConfigBuilderMap["XGBoostTrainingConfig"] == "UNKNOWN" {
+		t.Errorf("config_builder_map %v (the original's UNKNOWN bug is fixed)", p.ConfigBuilderMap)
+	}
+	if p.NodeConfigMap["preprocess_training"] != "TabularPreprocessingConfig" || p.ResolutionConfidence["preprocess_training"] >= 1 {
+		t.Errorf("preprocess_training resolves by score: %v %v", p.NodeConfigMap["preprocess_training"], p.ResolutionConfidence["preprocess_training"])
+	}
+	if p.NodeStepNames["XGBoostTraining"] != "XGBoostTraining" {
+		t.Errorf("step names %v", p.NodeStepNames)
+	}
+	joined := strings.Join(p.Recommendations, "\n")
+	if !strings.Contains(joined, "packaging") {
+		t.Errorf("recommendations %v", p.Recommendations)
+	}
+
+	v, err := compiler.Validate(ctx, compiler.Input{DAG: d, ConfigFile: cfgFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.IsValid || len(v.MissingConfigs) != 1 || v.MissingConfigs[0] != "packaging" || !strings.HasPrefix(v.Summary, "Validation failed") {
+		t.Errorf("validate %+v", v)
+	}
+	ok, err := compiler.Validate(ctx, compiler.Input{DAG: newDAG(threeNodes[1:], threeEdges[1:]), ConfigFile: cfgFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok.IsValid {
+		t.Errorf("TabularPreprocessing without a loader: DATA is unbound, yet %+v", ok)
+	}
+	ex, err := compiler.Validate(ctx, compiler.Input{DAG: compileDAGFile(t, "simple-training"), ConfigFile: cfgFile})
+	if err != nil || !ex.IsValid {
+		t.Errorf("the example validates: %+v %v", ex, err)
+	}
+	cyc, err := compiler.Validate(ctx, compiler.Input{DAG: newDAG([]string{"XGBoostTraining", "DummyDataLoading_training"},
+		[][2]string{{"XGBoostTraining", "DummyDataLoading_training"}, {"DummyDataLoading_training", "XGBoostTraining"}}), ConfigFile: cfgFile})
+	if err != nil || cyc.IsValid || len(cyc.DAGIssues) != 1 {
+		t.Errorf("cycle: %+v %v", cyc, err)
+	}
+}
+
+func compileDAGFile(t *testing.T, example string) *dag.PipelineDAG {
+	t.Helper()
+	d, _, err := dag.ReadFile(filepath.Join(examplesDir, example, "dag.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// copyExample copies an example to a temp dir so its scripts can change.
+func copyExample(t *testing.T, name string) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join(examplesDir, name)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// The upload manifest: content-addressed URIs, deterministic tarballs,
+// hashes that match the bytes, and a refusal to upload missing code.
+func TestManifest(t *testing.T) {
+	dir := copyExample(t, "simple-training")
+	res := compileExample(t, dir)
+	if len(res.Manifest) != 3 {
+		t.Fatalf("manifest %+v", res.Manifest)
+	}
+	work := t.TempDir()
+	items, err := res.Manifest.Materialize(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 3 {
+		t.Fatalf("items %+v", items)
+	}
+	for i, it := range items {
+		if it.S3URI != res.Manifest[i].S3URI {
+			t.Errorf("item %d uri %s != %s", i, it.S3URI, res.Manifest[i].S3URI)
+		}
+		b, err := os.ReadFile(it.LocalPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) != it.SHA256 || int64(len(b)) != it.Size {
+			t.Errorf("item %d: hash/size do not match the file", i)
+		}
+		if res.Manifest[i].Kind == compiler.KindFile && it.SHA256 != res.Manifest[i].SHA256 {
+			t.Errorf("file item %d: manifest hash %s, file %s", i, res.Manifest[i].SHA256, it.SHA256)
+		}
+	}
+	// the tarball holds the source directory, sorted
+	tb := items[2]
+	if !strings.HasSuffix(tb.S3URI, "/sourcedir.tar.gz") {
+		t.Fatalf("third item %s", tb.S3URI)
+	}
+	names := tarNames(t, tb.LocalPath)
+	if !sort.StringsAreSorted(names) || strings.Join(names, ",") != "dummy_data_loading.py,tabular_preprocessing.py,xgboost_training.py" {
+		t.Errorf("tarball entries %v", names)
+	}
+	again, err := res.Manifest.Materialize(t.TempDir())
+	if err != nil || again[2].SHA256 != tb.SHA256 {
+		t.Errorf("tarballs are not reproducible: %v", err)
+	}
+
+	// changing a script changes its URI (and the tarball's), nothing else
+	if err := os.WriteFile(filepath.Join(dir, "scripts", "tabular_preprocessing.py"), []byte("print('v2')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res2 := compileExample(t, dir)
+	if res2.Manifest[0].S3URI != res.Manifest[0].S3URI || res2.Manifest[1].S3URI == res.Manifest[1].S3URI || res2.Manifest[2].S3URI == res.Manifest[2].S3URI {
+		t.Errorf("content addressing: before %v after %v", res.Manifest, res2.Manifest)
+	}
+
+	// a missing script: compile warns, upload refuses
+	if err := os.Remove(filepath.Join(dir, "scripts", "dummy_data_loading.py")); err != nil {
+		t.Fatal(err)
+	}
+	res3 := compileExample(t, dir)
+	if len(res3.Manifest.MissingFiles()) != 1 || len(res3.Warnings) == 0 {
+		t.Errorf("missing file: manifest %v warnings %v", res3.Manifest, res3.Warnings)
+	}
+	var fe *compiler.FileError
+	if _, err := res3.Manifest.Materialize(t.TempDir()); !errors.As(err, &fe) || !fe.Missing {
+		t.Errorf("Materialize with a missing file: %v", err)
+	}
+}
+
+func tarNames(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return names
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+	}
+}
+
+// A config-sourced input: a local directory is uploaded file by file under
+// a prefix; an object value becomes a generated JSON file. The second uses
+// a workspace step file, which also shows user steps compile.
+func TestConfigSourcedInputs(t *testing.T) {
+	dir := copyExample(t, "simple-training")
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(filepath.Join(data, "part"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.csv", "part/b.csv", ".hidden"} {
+		if err := os.WriteFile(filepath.Join(data, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := configSet(t, []string{"DummyDataLoading_training"}, map[string]any{"data_source": "data", "source_dir": "scripts"})
+	res, err := compiler.Compile(context.Background(), compiler.Input{DAG: newDAG([]string{"DummyDataLoading_training"}, nil), Configs: set, BaseDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirArt *compiler.Artifact
+	for i := range res.Manifest {
+		if res.Manifest[i].Kind == compiler.KindDirectory {
+			dirArt = &res.Manifest[i]
+		}
+	}
+	if dirArt == nil || strings.Join(dirArt.Files, ",") != "a.csv,part/b.csv" || !strings.HasSuffix(dirArt.S3URI, "/") {
+		t.Fatalf("directory artifact %+v", dirArt)
+	}
+	args := res.Definition.Steps[0].Arguments.(*compiler.ProcessingArguments)
+	if args.ProcessingInputs[0].S3Input.S3Uri != dirArt.S3URI {
+		t.Errorf("INPUT_DATA %v, want %s", args.ProcessingInputs[0].S3Input.S3Uri, dirArt.S3URI)
+	}
+	items, err := res.Manifest.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, it := range items {
+		if strings.HasPrefix(it.S3URI, dirArt.S3URI) {
+			uris = append(uris, strings.TrimPrefix(it.S3URI, dirArt.S3URI))
+		}
+	}
+	if strings.Join(uris, ",") != "a.csv,part/b.csv" {
+		t.Errorf("directory upload items %v", uris)
+	}
+
+	// generated JSON from an object value, through a workspace step
+	ws := t.TempDir()
+	step := `step: RequestRunner
+verb: Processing
+kind: source
+description: Runs a request given as a JSON object in config.
+compute:
+  kind: sklearn
+contract:
+  entry_point: run_request.py
+inputs:
+  - name: request
+    type: custom_property
+    path: /opt/ml/processing/input/request
+    required: true
+    config_source: request
+    compatible_sources: [UserProvided]
+    description: The request, written to request.json.
+outputs:
+  - name: result
+    type: processing_output
+    path: /opt/ml/processing/output/result
+    description: The result.
+fields:
+  - {name: processing_entry_point, default: run_request.py}
+  - {name: request, type: map, tier: essential, description: "The request."}
+`
+	if err := os.WriteFile(filepath.Join(ws, "RequestRunner.step.yaml"), []byte(step), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Load(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := config.FromCatalog(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := baseValues()
+	vals["request"] = map[string]any{"query": "SELECT 1", "long": strings.Repeat("x", 400)}
+	c, err := schema.NewConfig("RequestRunnerConfig", "RequestRunner", vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set2, err := config.NewSet(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	if err := os.WriteFile(filepath.Join(base, "run_request.py"), []byte("print('run')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res2, err := compiler.Compile(context.Background(), compiler.Input{DAG: newDAG([]string{"RequestRunner"}, nil), Configs: set2, Catalog: cat, BaseDir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gen *compiler.Artifact
+	for i := range res2.Manifest {
+		if res2.Manifest[i].Kind == compiler.KindGenerated {
+			gen = &res2.Manifest[i]
+		}
+	}
+	if gen == nil || !strings.HasSuffix(gen.S3URI, "/request.json") || gen.LocalPath != "config:RequestRunner.request" {
+		t.Fatalf("generated artifact %+v", gen)
+	}
+	in := res2.Definition.Steps[0].Arguments.(*compiler.ProcessingArguments).ProcessingInputs[0]
+	if in.InputName != "request" || in.S3Input.S3Uri != gen.S3URI || in.S3Input.LocalPath != "/opt/ml/processing/input/request" {
+		t.Errorf("request input %+v", in)
+	}
+	items2, err := res2.Manifest.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items2 {
+		if it.S3URI == gen.S3URI {
+			b, _ := os.ReadFile(it.LocalPath)
+			if !strings.Contains(string(b), `"query": "SELECT 1"`) || it.SHA256 != gen.SHA256 {
+				t.Errorf("generated file %s", b)
+			}
+		}
+	}
+	b, _ := res2.JSON()
+	checkDefinition(t, "workspace step", b)
+}
