@@ -115,7 +115,9 @@ func TestSingleNode(t *testing.T) {
 		{"unknown target", func(s *compiler.SingleNodeInput) { s.Target = "Nope" }, new(*compiler.NodeNotFoundError)},
 		{"bad URI", func(s *compiler.SingleNodeInput) { s.ManualInputs = map[string]string{"DATA": "/local/path"} }, new(*compiler.ManualInputError)},
 		{"unknown input", func(s *compiler.SingleNodeInput) { s.ManualInputs = map[string]string{"DATAX": "s3://b/k"} }, new(*compiler.ManualInputError)},
-		{"required input not given", func(s *compiler.SingleNodeInput) { s.ManualInputs = map[string]string{"SIGNATURE": "s3://example-bucket/sig/x"} }, new(*compiler.UnboundInputsError)},
+		{"required input not given", func(s *compiler.SingleNodeInput) {
+			s.ManualInputs = map[string]string{"SIGNATURE": "s3://example-bucket/sig/x"}
+		}, new(*compiler.UnboundInputsError)},
 		{"target not in the DAG", func(s *compiler.SingleNodeInput) { s.DAG = newDAG([]string{"XGBoostTraining"}, nil) }, new(*compiler.NodeNotFoundError)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
