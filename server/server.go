@@ -180,7 +180,7 @@ func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 
 	m := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Cursus", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions(opts.Policy, len(gated) > 0),
-		Logger:       log,
+		Logger:       slog.New(quietCancel{log.Handler()}),
 		// The tool set is fixed at build time: no list_changed notifications.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 	})
@@ -210,6 +210,31 @@ func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 		log.Warn("no tool is listed: the selection and the policy leave nothing")
 	}
 	return m, nil
+}
+
+// quietCancel lowers the SDK's "server run cancelled" record from error to
+// info: a cancelled run is the normal way a server stops (SIGINT, SIGTERM).
+type quietCancel struct{ slog.Handler }
+
+// Handle implements slog.Handler.
+func (q quietCancel) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelError && r.Message == "server run cancelled" {
+		if !q.Handler.Enabled(ctx, slog.LevelInfo) {
+			return nil
+		}
+		r.Level = slog.LevelInfo
+	}
+	return q.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (q quietCancel) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietCancel{q.Handler.WithAttrs(as)}
+}
+
+// WithGroup implements slog.Handler.
+func (q quietCancel) WithGroup(name string) slog.Handler {
+	return quietCancel{q.Handler.WithGroup(name)}
 }
 
 // annotations converts the hints exporters.Annotations derives from the

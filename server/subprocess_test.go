@@ -370,6 +370,9 @@ func TestSubprocessExits(t *testing.T) {
 				t.Fatalf("no exit 10s after %s", how)
 			}
 			stdin.Close()
+			if strings.Contains(stderr.String(), "level=ERROR") {
+				t.Fatalf("a normal stop logged an error:\n%s", stderr.String())
+			}
 		})
 	}
 }
