@@ -52,7 +52,12 @@ var known = map[string]any{
 		"data_sources": []any{map[string]any{"data_source_name": "RAW_MDS", "data_source_type": "MDS"}},
 	},
 	"transform_spec": map[string]any{"transform_sql": "SELECT * FROM RAW_MDS"},
-	"output_spec":    map[string]any{"output_schema": []any{"objectId", "label"}, "output_format": "CSV"},
+	"strata_column":  "label",
+	"search_space": map[string]any{
+		"continuous": []any{map[string]any{"name": "eta", "min": 0.05, "max": 0.5, "scaling": "Logarithmic"}},
+		"integer":    []any{map[string]any{"name": "max_depth", "min": 3, "max": 10}},
+	},
+	"output_spec": map[string]any{"output_schema": []any{"objectId", "label"}, "output_format": "CSV"},
 }
 
 // framework picks the registered-model framework of a DAG from its nodes.

@@ -1,0 +1,405 @@
+package pipelines
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Request is what Recommend ranks DAGs for. Nil pointers take the
+// original's defaults (labels: true, GPU: true).
+type Request struct {
+	DataType     string // text | tabular | mixed | "" (unknown)
+	HasLabels    *bool
+	NeedsLLM     bool
+	MultiTask    bool
+	Incremental  bool
+	Framework    string // a framework, or "" / "any"
+	GPUAvailable *bool
+	// Need is free text ("calibration and registration") matched against
+	// each DAG's features, node names and texts.
+	Need string
+	// MaxResults bounds the recommendations (default 5).
+	MaxResults int
+}
+
+// Recommendation is one ranked DAG.
+type Recommendation struct {
+	DagID           string   `json:"dag_id"`
+	Score           float64  `json:"score"`
+	Framework       string   `json:"framework"`
+	Complexity      string   `json:"complexity"`
+	Description     string   `json:"description"` // at most 100 characters, as the original
+	NodeCount       int      `json:"node_count"`
+	Cost            Cost     `json:"cost"`
+	WhenToUse       string   `json:"when_to_use"`
+	Differentiators []string `json:"differentiators"`
+	Features        []string `json:"features"`
+	Reasons         []string `json:"reasons"`
+	NeedMatch       float64  `json:"need_match,omitempty"` // share of the need's terms the DAG matches, 0..1
+}
+
+// Ranking is the result of Recommend.
+type Ranking struct {
+	TotalMatches    int              `json:"total_matches"` // DAGs above the score floor
+	Recommendations []Recommendation `json:"recommendations"`
+	NeedTerms       []string         `json:"need_terms,omitempty"` // the need as matched
+	Excluded        map[string]int   `json:"excluded,omitempty"`   // why DAGs were dropped: reason -> count
+}
+
+// MinRecommendScore is the floor of Recommend (the original's 0.2).
+const MinRecommendScore = 0.2
+
+// Recommend ranks the DAGs for an agent's request (the original's
+// recommend_for_agent, plus the free-text need). See the package doc.
+func (c *Catalog) Recommend(r Request) *Ranking {
+	max := r.MaxResults
+	if max <= 0 {
+		max = 5
+	}
+	hasLabels := r.HasLabels == nil || *r.HasLabels
+	gpu := r.GPUAvailable == nil || *r.GPUAvailable
+	fw := strings.ToLower(strings.TrimSpace(r.Framework))
+	if fw == "any" {
+		fw = ""
+	}
+	dataType := strings.ToLower(strings.TrimSpace(r.DataType))
+	terms := NeedTerms(r.Need)
+	out := &Ranking{Recommendations: []Recommendation{}, NeedTerms: terms, Excluded: map[string]int{}}
+	type scored struct {
+		rec   Recommendation
+		entry *Entry
+	}
+	var all []scored
+	for _, e := range c.entries {
+		if fw != "" && e.Framework != fw {
+			out.Excluded["framework is not "+fw]++
+			continue
+		}
+		if dataType == "text" && !e.InputRequirements.TextSupport {
+			out.Excluded["no text support"]++
+			continue
+		}
+		if !gpu && e.Constraints.RequiresGPU {
+			out.Excluded["needs a GPU"]++
+			continue
+		}
+		score := 1.0
+		var reasons []string
+		if fw != "" {
+			reasons = append(reasons, "framework "+fw+" (required)")
+		}
+		if dataType != "" {
+			if slices.Contains(e.InputRequirements.DataTypes, dataType) || dataType == "mixed" {
+				reasons = append(reasons, dataType+" data fits")
+			}
+			if dataType == "text" {
+				reasons = append(reasons, "supports text input")
+			}
+		}
+		mul := func(f float64, why string) {
+			score *= f
+			reasons = append(reasons, fmt.Sprintf("x%g: %s", f, why))
+		}
+		if dataType == "tabular" && e.Framework == "pytorch" && !r.NeedsLLM {
+			mul(0.5, "tabular data without an LLM suits tree models better than PyTorch")
+		}
+		switch {
+		case r.MultiTask && !e.InputRequirements.MultiTask:
+			mul(0.3, "multi-task wanted but the DAG trains one task")
+		case !r.MultiTask && e.InputRequirements.MultiTask:
+			mul(0.5, "the DAG is multi-task but one task was asked for")
+		}
+		switch {
+		case r.NeedsLLM && !e.InputRequirements.RequiresLLM:
+			mul(0.3, "an LLM was asked for but the DAG uses none")
+		case !r.NeedsLLM && e.InputRequirements.RequiresLLM:
+			mul(0.6, "the DAG calls an LLM that was not asked for")
+		}
+		if r.Incremental {
+			if strings.Contains(e.TaskType, "incremental") {
+				mul(1.5, "incremental training")
+			} else {
+				mul(0.4, "incremental training wanted but the DAG retrains from scratch")
+			}
+		}
+		if !hasLabels && !r.NeedsLLM && e.HasFeature("training") {
+			mul(0.3, "the DAG trains a supervised model but the data has no labels")
+		}
+		if score > 1 {
+			score = 1
+		}
+		rec := Recommendation{DagID: e.ID, Framework: e.Framework, Complexity: e.Complexity, Description: truncate(e.Description, 100),
+			NodeCount: len(e.Nodes), Cost: e.Cost, WhenToUse: e.AgentContext.WhenToUse,
+			Differentiators: slices.Clone(e.AgentContext.Differentiators), Features: slices.Clone(e.Features)}
+		if len(terms) > 0 {
+			m, why := e.needMatch(terms)
+			rec.NeedMatch = round3(m)
+			reasons = append(reasons, why...)
+			f := 0.4 + 0.6*m
+			score *= f
+			if m < 1 {
+				reasons = append(reasons, fmt.Sprintf("x%.2f: the DAG matches %.0f%% of the need", f, m*100))
+			}
+		}
+		rec.Score = round3(score)
+		if rec.Score <= MinRecommendScore {
+			out.Excluded["score at or below 0.2"]++
+			continue
+		}
+		if len(reasons) == 0 {
+			reasons = append(reasons, "no preference given: every DAG fits; the smallest comes first")
+		}
+		rec.Reasons = reasons
+		all = append(all, scored{rec, e})
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i].rec, all[j].rec
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.NeedMatch != b.NeedMatch {
+			return a.NeedMatch > b.NeedMatch
+		}
+		if a.NodeCount != b.NodeCount {
+			return a.NodeCount < b.NodeCount
+		}
+		return a.DagID < b.DagID
+	})
+	out.TotalMatches = len(all)
+	for i := 0; i < len(all) && i < max; i++ {
+		out.Recommendations = append(out.Recommendations, all[i].rec)
+	}
+	if len(out.Excluded) == 0 {
+		out.Excluded = nil
+	}
+	return out
+}
+
+// needSynonyms map the words of a need to a canonical term.
+var needSynonyms = map[string]string{
+	"calibrate": "calibration", "calibrated": "calibration", "calibrating": "calibration", "calib": "calibration",
+	"register": "registration", "registered": "registration", "registry": "registration", "registering": "registration", "mims": "registration",
+	"eval": "evaluation", "evaluate": "evaluation", "evaluating": "evaluation", "evaluated": "evaluation", "validation": "evaluation", "assess": "evaluation",
+	"package": "packaging", "packaged": "packaging", "bundle": "packaging",
+	"tune": "tuning", "tuned": "tuning", "hpo": "tuning", "hyperparameter": "tuning", "hyperparameters": "tuning", "search": "tuning",
+	"batch": "batch_inference", "transform": "batch_inference", "offline": "batch_inference", "scoring": "batch_inference", "score": "batch_inference",
+	"impute": "imputation", "missing": "imputation", "nulls": "imputation",
+	"risk": "risk_table_mapping", "categorical": "risk_table_mapping",
+	"select": "feature_selection", "selection": "feature_selection",
+	"sample": "stratified_sampling", "sampling": "stratified_sampling", "stratified": "stratified_sampling", "imbalanced": "stratified_sampling",
+	"currency": "currency_conversion", "exchange": "currency_conversion",
+	"percentile": "percentile_calibration", "percentiles": "percentile_calibration", "rank": "percentile_calibration",
+	"wiki": "documentation", "docs": "documentation", "document": "documentation",
+	"metric": "metrics", "plots": "metrics", "auc": "metrics",
+	"payloads": "payload", "loadtest": "payload",
+	"train": "training", "trained": "training", "fit": "training",
+	"xgb": "xgboost", "lgbm": "lightgbm", "lgb": "lightgbm", "torch": "pytorch",
+	"preprocess": "preprocessing", "preprocessed": "preprocessing", "clean": "preprocessing",
+	"predict": "inference", "predictions": "inference",
+	"load": "data_loading", "loading": "data_loading", "ingest": "data_loading",
+	"endpoint": "model_creation", "deployable": "packaging",
+}
+
+var needStopwords = map[string]bool{"a": true, "an": true, "and": true, "the": true, "with": true, "for": true, "of": true, "to": true,
+	"in": true, "on": true, "my": true, "i": true, "need": true, "want": true, "pipeline": true, "dag": true, "plus": true, "then": true,
+	"that": true, "it": true, "is": true, "be": true, "using": true, "use": true, "data": true, "steps": true, "step": true, "also": true, "or": true}
+
+// NeedTerms splits a free-text need into canonical terms: words lowered,
+// stop words dropped, synonyms mapped (calibrate -> calibration, hpo ->
+// tuning), duplicates removed, in order.
+func NeedTerms(need string) []string {
+	var out []string
+	for _, w := range splitWords(need) {
+		if needStopwords[w] || len(w) < 2 {
+			continue
+		}
+		if s, ok := needSynonyms[w]; ok {
+			w = s
+		}
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// stem is the part of a term matched inside names: "calibration" ->
+// "calibrat", "registration" -> "registr"; a feature term matches the
+// feature itself as well.
+func stem(term string) string {
+	if i := strings.IndexByte(term, '_'); i > 0 {
+		term = term[:i]
+	}
+	for _, suf := range []string{"ation", "ing", "ion", "s"} {
+		if len(term)-len(suf) >= 5 && strings.HasSuffix(term, suf) {
+			return term[:len(term)-len(suf)]
+		}
+	}
+	return term
+}
+
+// needMatch scores how well the DAG matches the need terms (0..1) and says
+// where each term matched: a feature, the framework or a node name counts
+// fully, the title, description or advice half.
+func (e *Entry) needMatch(terms []string) (float64, []string) {
+	var total float64
+	var reasons []string
+	lowerNodes := make([]string, len(e.Nodes))
+	for i, n := range e.Nodes {
+		lowerNodes[i] = strings.ToLower(n)
+	}
+	text := strings.ToLower(e.Title + " " + e.Description + " " + e.AgentContext.WhenToUse + " " + strings.Join(e.AgentContext.Differentiators, " "))
+	for _, t := range terms {
+		st := stem(t)
+		var where []string
+		if e.HasFeature(t) {
+			where = append(where, "feature "+t)
+		} else {
+			for _, f := range e.Features {
+				if strings.Contains(f, st) {
+					where = append(where, "feature "+f)
+					break
+				}
+			}
+		}
+		if e.Framework == t {
+			where = append(where, "framework "+t)
+		}
+		var nodes []string
+		for i, n := range lowerNodes {
+			if strings.Contains(strings.ReplaceAll(n, "_", ""), strings.ReplaceAll(st, "_", "")) {
+				nodes = append(nodes, e.Nodes[i])
+			}
+		}
+		if len(nodes) > 0 {
+			where = append(where, "node "+strings.Join(nodes, ", "))
+		}
+		switch {
+		case len(where) > 0:
+			total++
+			reasons = append(reasons, fmt.Sprintf("need %q: %s", t, strings.Join(where, "; ")))
+		case strings.Contains(text, st):
+			total += 0.5
+			reasons = append(reasons, fmt.Sprintf("need %q: mentioned in the description only", t))
+		default:
+			reasons = append(reasons, fmt.Sprintf("need %q: not covered", t))
+		}
+	}
+	return total / float64(len(terms)), reasons
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// complexityLevel orders complexities for partial credit (the original's
+// four levels; "advanced" has no DAG here but keeps the distances).
+var complexityLevel = map[string]int{"simple": 0, "standard": 1, "advanced": 2, "comprehensive": 3}
+
+// Match is one result of Score.
+type Match struct {
+	DagID     string  `json:"dag_id"`
+	Score     float64 `json:"score"`
+	Reasoning string  `json:"reasoning"`
+}
+
+// Query is what Score and AutoSelect rank DAGs for.
+type Query struct {
+	Framework  string
+	Features   []string
+	TaskType   string
+	Complexity string
+}
+
+// Score ranks every DAG with the original's recommend_dag formula (see the
+// package doc) and returns those above 0.2, best first, ties in id order.
+func (c *Catalog) Score(q Query) []Match {
+	fw := strings.ToLower(strings.TrimSpace(q.Framework))
+	if fw == "any" {
+		fw = ""
+	}
+	task := strings.ToLower(strings.TrimSpace(q.TaskType))
+	cx := strings.ToLower(strings.TrimSpace(q.Complexity))
+	var feats []string
+	for _, f := range q.Features {
+		if f = strings.ToLower(strings.TrimSpace(f)); f != "" && !slices.Contains(feats, f) {
+			feats = append(feats, f)
+		}
+	}
+	var out []Match
+	for _, e := range c.entries {
+		var s float64
+		var why []string
+		if len(feats) == 0 {
+			s += 0.5
+		} else {
+			var hit []string
+			for _, f := range feats {
+				if e.HasFeature(f) {
+					hit = append(hit, f)
+				}
+			}
+			s += 0.5 * float64(len(hit)) / float64(len(feats))
+			if len(hit) > 0 {
+				why = append(why, "features "+strings.Join(hit, ", "))
+			}
+		}
+		switch {
+		case fw == "":
+			s += 0.25
+		case e.Framework == fw:
+			s += 0.25
+			why = append(why, "framework "+fw)
+		case strings.Contains(e.ID, fw):
+			s += 0.1
+			why = append(why, "id mentions "+fw)
+		}
+		switch {
+		case task == "":
+			s += 0.15
+		case strings.Contains(e.TaskType, task) || strings.Contains(task, e.TaskType):
+			s += 0.15
+			why = append(why, "task type "+e.TaskType)
+		case strings.Contains(e.ID, task):
+			s += 0.07
+			why = append(why, "id mentions "+task)
+		}
+		if cx == "" {
+			s += 0.1
+		} else if want, ok := complexityLevel[cx]; ok {
+			d := math.Abs(float64(want - complexityLevel[e.Complexity]))
+			s += 0.1 * math.Max(0, 1-0.33*d)
+			if d == 0 {
+				why = append(why, "complexity "+cx)
+			}
+		}
+		s = round3(s)
+		if s > 0.2 {
+			out = append(out, Match{DagID: e.ID, Score: s, Reasoning: strings.Join(why, "; ")})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}
+
+// DefaultMinScore is AutoSelect's default threshold (the original's 0.6).
+const DefaultMinScore = 0.6
+
+// AutoSelect returns the best DAG of Score when its score reaches minScore,
+// else ok=false.
+func (c *Catalog) AutoSelect(q Query, minScore float64) (Match, bool) {
+	ms := c.Score(q)
+	if len(ms) == 0 || ms[0].Score < minScore {
+		return Match{}, false
+	}
+	return ms[0], true
+}
