@@ -35,18 +35,22 @@ func TestEveryEmbeddedDAGLoads(t *testing.T) {
 	}
 	// coverage the issue asks for
 	need := map[string]func(e *Entry) bool{
-		"xgboost":                         func(e *Entry) bool { return e.Framework == "xgboost" },
-		"lightgbm":                        func(e *Entry) bool { return e.Framework == "lightgbm" },
-		"pytorch":                         func(e *Entry) bool { return e.Framework == "pytorch" },
-		"simple":                          func(e *Entry) bool { return e.Complexity == "simple" },
-		"standard":                        func(e *Entry) bool { return e.Complexity == "standard" },
-		"comprehensive":                   func(e *Entry) bool { return e.Complexity == "comprehensive" },
-		"training only":                   func(e *Entry) bool { return e.HasFeature("training") && !e.HasFeature("evaluation") && len(e.Nodes) <= 3 },
-		"training + evaluation":           func(e *Entry) bool { return e.HasFeature("evaluation") && !e.HasFeature("calibration") },
-		"calibration+packaging+registrat": func(e *Entry) bool { return e.HasFeature("calibration") && e.HasFeature("packaging") && e.HasFeature("registration") },
-		"batch inference":                 func(e *Entry) bool { return e.HasFeature("batch_inference") },
-		"tuning":                          func(e *Entry) bool { return e.HasFeature("tuning") },
-		"preprocessing variants":          func(e *Entry) bool { return e.HasFeature("imputation") || e.HasFeature("feature_selection") },
+		"xgboost":       func(e *Entry) bool { return e.Framework == "xgboost" },
+		"lightgbm":      func(e *Entry) bool { return e.Framework == "lightgbm" },
+		"pytorch":       func(e *Entry) bool { return e.Framework == "pytorch" },
+		"simple":        func(e *Entry) bool { return e.Complexity == "simple" },
+		"standard":      func(e *Entry) bool { return e.Complexity == "standard" },
+		"comprehensive": func(e *Entry) bool { return e.Complexity == "comprehensive" },
+		"training only": func(e *Entry) bool {
+			return e.HasFeature("training") && !e.HasFeature("evaluation") && len(e.Nodes) <= 3
+		},
+		"training + evaluation": func(e *Entry) bool { return e.HasFeature("evaluation") && !e.HasFeature("calibration") },
+		"calibration+packaging+registrat": func(e *Entry) bool {
+			return e.HasFeature("calibration") && e.HasFeature("packaging") && e.HasFeature("registration")
+		},
+		"batch inference":        func(e *Entry) bool { return e.HasFeature("batch_inference") },
+		"tuning":                 func(e *Entry) bool { return e.HasFeature("tuning") },
+		"preprocessing variants": func(e *Entry) bool { return e.HasFeature("imputation") || e.HasFeature("feature_selection") },
 	}
 	for what, ok := range need {
 		found := false
