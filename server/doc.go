@@ -16,11 +16,12 @@
 // policy (registry.WithPolicy). The result carries the envelope JSON once as
 // a text content block and once as structuredContent; isError is true
 // exactly when the envelope's ok is false. A tool failure is never a
-// JSON-RPC error. Names the server does not list (a gated tool, a tool left
-// out by the selection, a deprecated tool, a dotted name, an unknown name)
-// still reach the registry and are answered with an envelope: a closed gate
-// answers tool_disabled naming the variable that opens it, an unknown name
-// answers unknown_tool.
+// JSON-RPC error. Names the server does not list are answered with an
+// envelope too (the SDK alone would answer a JSON-RPC error): a tool whose
+// gate is closed answers the registry's tool_disabled naming the variable
+// that opens it; a tool the selection options leave out answers
+// tool_disabled with meta.details.reason "not_selected"; an unknown name
+// answers unknown_tool; a deprecated tool and a dotted name run.
 //
 // Safety: with the zero Policy, tools that are destructive, write files or
 // execute code are neither listed nor callable; the selection options
