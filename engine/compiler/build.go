@@ -639,7 +639,21 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-var envKeyRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+// isEnvKey reports whether k matches [a-zA-Z_][a-zA-Z0-9_]* (a hand loop:
+// this runs for every variable of every step).
+func isEnvKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}
 
 // checkEnv enforces SageMaker's limits on a job's environment: at most 100
 // entries, keys [a-zA-Z_][a-zA-Z0-9_]* of at most 256 characters, values of
@@ -649,7 +663,7 @@ func checkEnv(p *nodePlan, env map[string]string, maxValue int) error {
 		return fmt.Errorf("%d environment variables; SageMaker allows 100", len(env))
 	}
 	for _, k := range sortedKeys(env) {
-		if len(k) > 256 || !envKeyRE.MatchString(k) {
+		if len(k) > 256 || !isEnvKey(k) {
 			return &fieldError{"env", fmt.Sprintf("environment variable name %q is not allowed ([a-zA-Z_][a-zA-Z0-9_]*, at most 256 characters)", k)}
 		}
 		if len(env[k]) > maxValue {

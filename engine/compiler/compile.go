@@ -289,15 +289,7 @@ func newNodePlan(cat *catalog.Catalog, r config.Resolution) (*nodePlan, error) {
 	if f := view.Patterns.NameSuffixField; f != "" {
 		suffix = c.String(f)
 	}
-	vals := make(Values, len(c.Values)+len(c.Derived))
-	for k, v := range c.Derived {
-		vals[k] = v
-	}
-	for k, v := range c.Values {
-		if v != nil || vals[k] == nil {
-			vals[k] = v
-		}
-	}
+	vals := NewValues(c.Values, c.Derived)
 	return &nodePlan{
 		Node:       string(r.Node),
 		ConfigKey:  string(c.Key),

@@ -104,12 +104,22 @@ func TestExpressions(t *testing.T) {
 }
 
 func TestValues(t *testing.T) {
-	v := Values{"s": "x", "n": int64(3), "f": 0.7, "b": true, "l": []any{"a", int64(1)}, "m": map[string]any{"k": "v", "eta": 0.3}, "z": nil, "bad": []any{map[string]any{}}}
+	v := NewValues(map[string]any{"s": "x", "n": int64(3), "f": 0.7, "b": true, "l": []any{"a", int64(1)}, "m": map[string]any{"k": "v", "eta": 0.3}, "z": nil, "bad": []any{map[string]any{}}},
+		map[string]any{"s": "derived", "d": "only derived", "z": "derived z"})
+	if s, _ := v.str("s", ""); s != "x" {
+		t.Errorf("primary wins: %q", s)
+	}
+	if s, _ := v.str("d", ""); s != "only derived" {
+		t.Errorf("fallback: %q", s)
+	}
 	if s, _ := v.str("n", ""); s != "3" {
 		t.Errorf("str(n) = %q", s)
 	}
-	if s, _ := v.str("z", "def"); s != "def" {
-		t.Errorf("null field should give the default, got %q", s)
+	if s, _ := v.str("z", "def"); s != "derived z" {
+		t.Errorf("a null primary value falls back, got %q", s)
+	}
+	if s, _ := v.str("nope", "def"); s != "def" {
+		t.Errorf("an unset field gives the default, got %q", s)
 	}
 	if _, err := v.str("m", ""); err == nil {
 		t.Error("an object is not a string")

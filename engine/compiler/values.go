@@ -12,31 +12,40 @@ import (
 )
 
 // Values is the resolved config of one DAG node: field name -> JSON value
-// (string, float64 or int, bool, []any, map[string]any, nil). Shared and
-// step-specific fields are merged, derived fields included.
-type Values map[string]any
+// (string, float64 or int64, bool, []any, map[string]any, nil). It reads
+// the config's own values first and its derived values second, without
+// copying either.
+type Values struct {
+	primary, fallback map[string]any
+}
+
+// NewValues returns the values of primary, falling back to fallback for
+// fields primary does not set (or sets to null).
+func NewValues(primary, fallback map[string]any) Values {
+	return Values{primary: primary, fallback: fallback}
+}
 
 // has reports whether field is set to a non-null value.
 func (v Values) has(field string) bool {
-	if field == "" {
-		return false
-	}
-	x, ok := v[field]
-	return ok && x != nil
+	_, ok := v.lookup(field)
+	return ok
 }
 
-// lookup returns a field's value; a dotted name ("hyperparameters.eta")
-// descends into objects.
+// lookup returns a field's non-null value; a dotted name
+// ("hyperparameters.eta") descends into objects.
 func (v Values) lookup(field string) (any, bool) {
 	if field == "" {
 		return nil, false
 	}
-	if x, ok := v[field]; ok {
-		return x, x != nil
+	if x := v.primary[field]; x != nil {
+		return x, true
+	}
+	if x := v.fallback[field]; x != nil {
+		return x, true
 	}
 	if i := strings.IndexByte(field, '.'); i > 0 {
-		if m, ok := v[field[:i]].(map[string]any); ok {
-			return Values(m).lookup(field[i+1:])
+		if m, ok := v.primary[field[:i]].(map[string]any); ok {
+			return Values{primary: m}.lookup(field[i+1:])
 		}
 	}
 	return nil, false
