@@ -1,0 +1,553 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("catalog", "Step catalog: list, search and inspect the step types the engine knows (names, verbs, ports, config fields, builders), including steps from workspace directories.",
+		registry.New("catalog.list_steps", registry.Spec{
+			Description: "Lists the step types the catalog knows, sorted by name: every embedded step plus the *.step.yaml files of any workspace_dirs. Optional filters narrow the list to one workspace, one declared job type or one SageMaker step type.",
+			When:        "first look at which steps exist before planning a DAG or looking one up",
+			Examples: []string{
+				`catalog.list_steps {}  # every step type`,
+				`catalog.list_steps {"job_type": "calibration"}  # steps that declare a calibration job type`,
+				`catalog.list_steps {"sagemaker_step_type": "Training"}  # training steps only`,
+				`catalog.list_steps {"workspace_dirs": ["my_steps"], "workspace_id": "my_steps"}  # only the steps of a workspace directory`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, catalogListSteps),
+		registry.New("catalog.search", registry.Spec{
+			Description: "Fuzzy search over step names: words, abbreviations (xgb -> xgboost, lgbm -> lightgbm), substrings and near spellings, also matching aliases and keywords. Returns scored matches (1.0 = exact name) with the reason of each match, best first.",
+			When:        "you only know part of a step name, or a description of what it does, and need the exact step type",
+			Examples: []string{
+				`catalog.search {"query": "xgb train"}  # XGBoostTraining first`,
+				`catalog.search {"query": "preprocess"}  # TabularPreprocessing and friends`,
+				`catalog.search {"query": "eval", "job_type": "calibration"}  # only steps that declare a calibration job type`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, catalogSearch),
+		registry.New("catalog.step_info", registry.Spec{
+			Description: "Naming and component metadata of one step type: SageMaker step type (verb), config class, builder name, framework, node type, declared job types, aliases, the components its interface provides and where it was loaded from.",
+			When:        "you know a step's name and want its config class, builder, verb and framework",
+			Examples: []string{
+				`catalog.step_info {"step_name": "XGBoostTraining"}  # one step`,
+				`catalog.step_info {"step_name": "TabularPreprocessing", "job_type": "training"}  # with a job type`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, catalogStepInfo),
+		registry.New("catalog.step_spec", registry.Spec{
+			Description: "A step's ports as the dependency resolver sees them: each dependency (logical name, dependency type, required, compatible sources, semantic keywords, data type) and each output (logical name, output type, property path, aliases), with counts. A job_type resolves that variant (e.g. an input becomes required).",
+			When:        "before wiring a step into a DAG, to see what it consumes and produces",
+			Examples: []string{
+				`catalog.step_spec {"step_name": "XGBoostTraining"}  # ports of the training step`,
+				`catalog.step_spec {"step_name": "RiskTableMapping", "job_type": "validation"}  # variant: model_artifacts_input required`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, catalogStepSpec),
+		registry.New("catalog.config_fields", registry.Spec{
+			Description: "The config fields of a step's config class: name, type, required, default, tier (essential: the user must supply it; system: has a default; derived: computed), allowed values, bounds and description, shared field sets first.",
+			When:        "you are writing or checking a step's config and need its fields, defaults and allowed values",
+			Examples: []string{
+				`catalog.config_fields {"step_name": "XGBoostTraining"}  # every field`,
+				`catalog.config_fields {"step_name": "TabularPreprocessing", "tier": "essential"}  # only what the user must supply`,
+			},
+			Tags: []string{registry.PhasePlanner, registry.PhaseProgrammer},
+		}, catalogConfigFields),
+		registry.New("catalog.resolve_step", registry.Spec{
+			Description: "Resolves a loosely written step name to its canonical step type and class names: an exact name, an alias (MIMSPackaging), a DAG node name with a job-type suffix (TabularPreprocessing_training) or a file-style name (model_evaluation_xgb). Says which rule matched.",
+			When:        "you have a node name, file name or legacy name and need the canonical step type",
+			Examples: []string{
+				`catalog.resolve_step {"step_name": "model_evaluation_xgb"}  # -> XGBoostModelEval (file_name)`,
+				`catalog.resolve_step {"step_name": "TabularPreprocessing_training"}  # -> TabularPreprocessing + job type`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, catalogResolveStep),
+		registry.New("catalog.list_builders", registry.Spec{
+			Description: "Lists the builder name of every step type (the compiler builds each step from its interface; the name is <Step>StepBuilder unless the interface says otherwise), optionally only for one SageMaker step type.",
+			When:        "you need builder names, e.g. to read a compile report or to find the steps built as one SageMaker step type",
+			Examples: []string{
+				`catalog.list_builders {}  # every builder`,
+				`catalog.list_builders {"sagemaker_step_type": "Processing"}  # Processing builders only`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, catalogListBuilders),
+	)
+}
+
+// loadCatalog returns the embedded catalog, or the catalog extended with the
+// workspace directories. A directory or file problem is invalid_input with
+// every problem (file, line, field, message) in details.
+func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
+	var resolved []string
+	root := registry.ProjectRoot(ctx)
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return nil, envelope.InvalidInput("workspace_dirs entries must be non-empty paths").WithDetails("workspace_dirs", dirs)
+		}
+		if root != "" && !filepath.IsAbs(d) {
+			d = filepath.Join(root, d)
+		}
+		resolved = append(resolved, d)
+	}
+	cat, err := catalog.Load(resolved...)
+	if err == nil {
+		return cat, nil
+	}
+	problems := catalog.Problems(err)
+	if len(problems) == 0 {
+		return nil, err
+	}
+	list := make([]map[string]any, len(problems))
+	for i, p := range problems {
+		m := map[string]any{"file": p.File, "message": p.Message}
+		if p.Field != "" {
+			m["field"] = p.Field
+		}
+		if p.Line > 0 {
+			m["line"] = p.Line
+		}
+		list[i] = m
+	}
+	return nil, envelope.InvalidInput("cannot load the step catalog: %v", err).
+		WithDetails("workspace_dirs", dirs, "problems", list).
+		WithRemedy("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules")
+}
+
+// findStep resolves a step name (exact, alias, case/separator-insensitive or
+// node name with a job-type suffix) and applies the job type. The job type
+// argument wins over a suffix found in the name.
+func findStep(cat *catalog.Catalog, name, jobType string) (*catalog.Step, string, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, "", envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", name)
+	}
+	s, suffix, err := cat.Lookup(name)
+	if err != nil {
+		var nf *catalog.NotFoundError
+		if errors.As(err, &nf) {
+			return nil, "", stepNotFound(name, nf.Suggestions)
+		}
+		return nil, "", err
+	}
+	jt := strings.TrimSpace(jobType)
+	if jt == "" {
+		jt = suffix
+	}
+	return s.ForJobType(jt), jt, nil
+}
+
+// stepNotFound is the not_found error of an unknown step, with close
+// matches and a remedy.
+func stepNotFound(name string, close []catalog.StepType) *envelope.ToolError {
+	names := make([]string, len(close))
+	for i, c := range close {
+		names[i] = string(c)
+	}
+	msg := "unknown step type %q"
+	args := []any{name}
+	if len(names) > 0 {
+		msg += "; did you mean %s?"
+		args = append(args, strings.Join(names, ", "))
+	}
+	return envelope.Errorf(envelope.CodeNotFound, msg, args...).
+		WithDetails("step_name", name, "close_matches", names).
+		WithRemedy("use one of close_matches, search the catalog with part of the name, or list every step type (abstract names such as Base or Processing are not steps)", "catalog.search", "catalog.list_steps")
+}
+
+// --- catalog.list_steps ---
+
+type listStepsArgs struct {
+	WorkspaceID       string   `json:"workspace_id,omitempty" jsonschema_description:"Only steps of this workspace: core for embedded steps, else the base name of a workspace directory."`
+	JobType           string   `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type (training, validation, testing, calibration, ...)."`
+	SageMakerStepType string   `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only steps of this SageMaker step type."`
+	WorkspaceDirs     []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
+func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResult, error) {
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	jt := strings.ToLower(strings.TrimSpace(a.JobType))
+	ws := strings.TrimSpace(a.WorkspaceID)
+	steps := []string{}
+	for _, s := range cat.Steps() {
+		if ws != "" && s.WorkspaceID != ws {
+			continue
+		}
+		if jt != "" && !catContains(s.JobTypes, jt) {
+			continue
+		}
+		if a.SageMakerStepType != "" && string(s.Verb) != a.SageMakerStepType {
+			continue
+		}
+		steps = append(steps, string(s.Type))
+	}
+	res := envelope.OK(map[string]any{"steps": steps, "count": len(steps)}).
+		WithMeta("workspace_id", catNilIfEmpty(ws)).
+		WithMeta("job_type", catNilIfEmpty(jt))
+	if a.SageMakerStepType != "" {
+		res.SetMeta("sagemaker_step_type", a.SageMakerStepType)
+	}
+	if len(steps) == 0 {
+		res.WithWarnings("no step type matches the filters")
+	}
+	return res.WithNextSteps(
+		envelope.NextStep{Tool: "catalog.step_info", When: "a listed step looks right", Why: "see its verb, config class and framework", ArgsHint: map[string]any{"step_name": "<one of steps>"}},
+		envelope.NextStep{Tool: "steps.io", When: "you are about to wire a step", Why: "see its ports, container paths and training channels", ArgsHint: map[string]any{"step_name": "<one of steps>"}},
+	), nil
+}
+
+// --- catalog.search ---
+
+type catSearchArgs struct {
+	Query         string   `json:"query" jsonschema:"required" jsonschema_description:"Part of a step name or words describing it, e.g. 'xgb train', 'preprocess', 'risk table'."`
+	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
+func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Query) == "" {
+		return nil, envelope.InvalidInput("query must be a non-empty string").WithDetails("query", a.Query)
+	}
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	found := cat.SearchJobType(a.Query, a.JobType)
+	matches := make([]map[string]any, len(found))
+	for i, m := range found {
+		matches[i] = map[string]any{
+			"step_name":            string(m.Type),
+			"workspace_id":         m.Step.WorkspaceID,
+			"score":                m.Score,
+			"match_reason":         m.Reason,
+			"components_available": m.Step.Components(),
+			"sagemaker_step_type":  string(m.Step.Verb),
+			"description":          m.Step.Description,
+		}
+	}
+	res := envelope.OK(map[string]any{"matches": matches, "count": len(matches)}).WithMeta("query", a.Query)
+	if a.JobType != "" {
+		res.SetMeta("job_type", a.JobType)
+	}
+	if len(matches) == 0 {
+		return res.WithWarnings("no step matches the query").WithNextSteps(
+			envelope.NextStep{Tool: "catalog.list_steps", When: "the search found nothing", Why: "see every step type", ArgsHint: map[string]any{}},
+		), nil
+	}
+	return res.WithNextSteps(
+		envelope.NextStep{Tool: "catalog.step_info", When: "the first match is the step you meant", Why: "see its verb, config class and framework", ArgsHint: map[string]any{"step_name": matches[0]["step_name"]}},
+	), nil
+}
+
+// --- catalog.step_info ---
+
+type catStepArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
+	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type (training, validation, testing, calibration, ...); selects the step's variant when it has one."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
+func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	s, jt, err := findStep(cat, a.StepName, a.JobType)
+	if err != nil {
+		return nil, err
+	}
+	jobTypes := append([]string{}, s.JobTypes...)
+	var script any
+	if s.Contract.EntryPoint != "" {
+		script = s.Contract.EntryPoint
+	}
+	data := map[string]any{
+		"step_name":    string(s.Type),
+		"workspace_id": s.WorkspaceID,
+		"registry_data": map[string]any{
+			"config_class":        s.ConfigClass,
+			"builder_step_name":   s.BuilderName,
+			"spec_type":           string(s.Type),
+			"sagemaker_step_type": string(s.Verb),
+			"description":         s.Description,
+			"job_types":           jobTypes,
+		},
+		"config_class":         s.ConfigClass,
+		"builder_step_name":    s.BuilderName,
+		"sagemaker_step_type":  string(s.Verb),
+		"description":          s.Description,
+		"components_available": s.Components(),
+		"file_components":      map[string]any{"interface": s.Source, "script": script},
+		"framework":            catNilIfEmpty(s.Framework),
+		"node_type":            string(s.Kind),
+		"job_types":            jobTypes,
+		"job_type":             catNilIfEmpty(jt),
+		"has_variant":          s.IsVariant(),
+		"aliases":              append([]string{}, s.Aliases...),
+		"field_sets":           s.FieldSets,
+		"sagemaker_step_name":  string(catalog.SageMakerName(s.Type, jt)),
+		"config_key":           string(catalog.ConfigKeyFor(s.Type, jt)),
+	}
+	if s.Overrides != "" {
+		data["overrides"] = s.Overrides
+	}
+	res := envelope.OK(data).WithMeta("step_name", a.StepName)
+	if s.Framework == "" {
+		res.WithWarnings("the step's interface names no framework")
+	}
+	if jt != "" && len(s.Variants) > 0 && !s.IsVariant() {
+		res.WithWarnings("the step has no variant for job type " + jt + "; its base definition applies")
+	}
+	return res.WithNextSteps(
+		envelope.NextStep{Tool: "steps.io", When: "you will wire this step", Why: "see its ports, container paths and channels", ArgsHint: map[string]any{"step_name": string(s.Type)}},
+		envelope.NextStep{Tool: "catalog.config_fields", When: "you will write its config", Why: "see the fields, tiers and defaults", ArgsHint: map[string]any{"step_name": string(s.Type)}},
+	), nil
+}
+
+// --- catalog.step_spec ---
+
+func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	s, jt, err := findStep(cat, a.StepName, a.JobType)
+	if err != nil {
+		return nil, err
+	}
+	deps := make([]map[string]any, len(s.Inputs))
+	for i, in := range s.Inputs {
+		d := map[string]any{
+			"logical_name":       in.LogicalName,
+			"dependency_type":    string(in.Type),
+			"required":           in.Required,
+			"compatible_sources": in.CompatibleSources,
+			"semantic_keywords":  in.SemanticKeywords,
+			"data_type":          in.DataType,
+			"description":        in.Description,
+		}
+		if len(in.Aliases) > 0 {
+			d["aliases"] = in.Aliases
+		}
+		if in.ConfigSource != "" {
+			d["config_source"] = in.ConfigSource
+		}
+		deps[i] = d
+	}
+	outs := make([]map[string]any, len(s.Outputs))
+	for i, o := range s.Outputs {
+		outs[i] = map[string]any{
+			"logical_name":      o.LogicalName,
+			"output_type":       string(o.Type),
+			"property_path":     o.PropertyPath,
+			"aliases":           o.Aliases,
+			"semantic_keywords": catNonNil(o.SemanticKeywords),
+			"data_type":         o.DataType,
+			"description":       o.Description,
+		}
+	}
+	data := map[string]any{
+		"step_type":        string(s.Type),
+		"node_type":        string(s.Kind),
+		"job_type":         catNilIfEmpty(jt),
+		"dependencies":     deps,
+		"outputs":          outs,
+		"dependency_count": len(deps),
+		"output_count":     len(outs),
+	}
+	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
+		envelope.NextStep{Tool: "steps.io", When: "you need container paths or training channels", Why: "the spec lists ports; steps.io adds where each lands in the container", ArgsHint: map[string]any{"step_name": string(s.Type)}},
+		envelope.NextStep{Tool: "validate.deps_resolve", When: "you want to see what would feed these ports in a DAG", Why: "runs the dependency resolver", ArgsHint: map[string]any{"step_names": []string{"<upstream step>", string(s.Type)}}},
+	), nil
+}
+
+// --- catalog.config_fields ---
+
+type configFieldsArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining."`
+	Tier          string   `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier: essential (user must supply), system (has a default), derived (computed)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
+func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.ToolResult, error) {
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := findStep(cat, a.StepName, "")
+	if err != nil {
+		return nil, err
+	}
+	fields := []map[string]any{}
+	tiers := map[string]int{}
+	for _, f := range s.Fields {
+		tiers[string(f.Tier)]++
+		if a.Tier != "" && string(f.Tier) != a.Tier {
+			continue
+		}
+		m := map[string]any{
+			"name":        f.Name,
+			"type":        string(f.Type),
+			"required":    f.Required(),
+			"default":     f.Default,
+			"tier":        string(f.Tier),
+			"description": f.Description,
+			"source":      f.Source,
+		}
+		if len(f.Allowed) > 0 {
+			m["allowed_values"] = f.Allowed
+		}
+		if f.Min != nil {
+			m["min"] = *f.Min
+		}
+		if f.Max != nil {
+			m["max"] = *f.Max
+		}
+		if f.Pattern != "" {
+			m["pattern"] = f.Pattern
+		}
+		if f.Derivation != "" {
+			m["derivation"] = f.Derivation
+		}
+		fields = append(fields, m)
+	}
+	data := map[string]any{
+		"step_name":    string(s.Type),
+		"config_class": s.ConfigClass,
+		"field_sets":   s.FieldSets,
+		"fields":       fields,
+		"count":        len(fields),
+		"tier_counts":  tiers,
+	}
+	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
+		envelope.NextStep{Tool: "config.requirements", When: "you are filling a config for a whole DAG", Why: "lists what every node of the DAG needs", ArgsHint: map[string]any{"dag": map[string]any{"nodes": []string{string(s.Type)}, "edges": [][]string{}}}},
+	), nil
+}
+
+// --- catalog.resolve_step ---
+
+type resolveStepArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"A canonical name, alias, DAG node name (TabularPreprocessing_training) or file-style name (model_evaluation_xgb)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
+func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolResult, error) {
+	name := strings.TrimSpace(a.StepName)
+	if name == "" {
+		return nil, envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", a.StepName)
+	}
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		s       *catalog.Step
+		source  string
+		jobType string
+	)
+	if x, ok := cat.Step(catalog.StepType(name)); ok {
+		s, source = x, "canonical"
+	} else if t, jt, ok := cat.ResolveNode(catalog.NodeName(name)); ok {
+		s, jobType = catStep(cat, t), jt
+		source = "node_name"
+		if jt == "" {
+			source = "alias"
+			if catalog.CanonicalKey(name) == catalog.CanonicalKey(string(t)) {
+				source = "canonical_key"
+			}
+		}
+	} else if t, ok := cat.ResolveFileName(name); ok {
+		s, source = catStep(cat, t), "file_name"
+	}
+	if s == nil {
+		e := stepNotFound(name, cat.Closest(name, 5))
+		names := make([]string, 0, cat.Len())
+		for _, n := range cat.Names() {
+			names = append(names, string(n))
+		}
+		e.WithDetails("available", names)
+		return nil, e
+	}
+	data := map[string]any{
+		"input":               a.StepName,
+		"canonical_name":      string(s.Type),
+		"config_class":        s.ConfigClass,
+		"builder_class":       s.BuilderName,
+		"spec_type":           string(s.Type),
+		"sagemaker_step_type": string(s.Verb),
+		"source":              source,
+		"job_type":            catNilIfEmpty(jobType),
+		"snake_name":          catalog.CanonicalToSnake(s.Type),
+	}
+	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
+		envelope.NextStep{Tool: "catalog.step_info", When: "you want the step's metadata", Why: "verb, framework, components", ArgsHint: map[string]any{"step_name": string(s.Type)}},
+	), nil
+}
+
+func catStep(cat *catalog.Catalog, t catalog.StepType) *catalog.Step {
+	s, _ := cat.Step(t)
+	return s
+}
+
+// --- catalog.list_builders ---
+
+type listBuildersArgs struct {
+	SageMakerStepType string   `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only builders of steps with this SageMaker step type."`
+	WorkspaceDirs     []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
+func catalogListBuilders(ctx context.Context, a listBuildersArgs) (*envelope.ToolResult, error) {
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	builders := []map[string]any{}
+	for _, s := range cat.Steps() {
+		if a.SageMakerStepType != "" && string(s.Verb) != a.SageMakerStepType {
+			continue
+		}
+		builders = append(builders, map[string]any{
+			"step_name":           string(s.Type),
+			"builder_class":       s.BuilderName,
+			"sagemaker_step_type": string(s.Verb),
+		})
+	}
+	sort.SliceStable(builders, func(i, j int) bool { return builders[i]["step_name"].(string) < builders[j]["step_name"].(string) })
+	return envelope.OK(map[string]any{"builders": builders, "count": len(builders)}).
+		WithMeta("sagemaker_step_type", catNilIfEmpty(a.SageMakerStepType)), nil
+}
+
+// --- helpers ---
+
+func catNilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func catContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func catNonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
