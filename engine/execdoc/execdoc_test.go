@@ -156,7 +156,7 @@ func TestValidateAgainstDAGSteps(t *testing.T) {
 		"XGBoostTraining": {"STEP_TYPE": "TRAINING_STEP", "STEP_CONFIG": {}},
 		"Registration-NA": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}},
 		"XGBoostTrainin": {"STEP_TYPE": "TRAINING_STEP", "STEP_CONFIG": {}}}}`)
-	r := Validate(doc, Options{Steps: []string{"XGBoostTraining", "Registration-NA", "Package"}, NeedConfig: []string{"Registration-NA"}})
+	r := Validate(doc, Options{Steps: []string{"XGBoostTraining", "Registration-NA", "Package"}, NeedConfig: []string{"Registration-NA", "Package"}})
 	want := []string{"warning:empty_config", "error:unknown_step", "warning:missing_step"}
 	if r.Valid || !reflect.DeepEqual(kinds(r), want) {
 		t.Fatalf("kinds %v want %v: %+v", kinds(r), want, r.Issues)
@@ -423,5 +423,35 @@ func BenchmarkGenerate(b *testing.B) {
 		if _, err := Generate(ctx, GenerateInput{DAG: d, Configs: set}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestExpectedSteps(t *testing.T) {
+	d, set := e2e(t)
+	cat := testCatalog(t)
+	ctx := context.Background()
+	withCfg, err := ExpectedSteps(ctx, d, cat, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"CradleDataLoading-Training", "TabularPreprocessing-Training", "XGBoostTraining", "Package", "Payload", "Registration-NA"}
+	if !reflect.DeepEqual(withCfg.Steps, want) || !reflect.DeepEqual(withCfg.NeedConfig, []string{"CradleDataLoading-Training", "Registration-NA"}) {
+		t.Fatalf("with configs: %+v", withCfg)
+	}
+	// without configs, the region suffix is taken from the document's key
+	doc := decode(t, `{"PIPELINE_STEP_CONFIGS": {"Registration-EU": {"STEP_CONFIG": {}}}}`)
+	noCfg, err := ExpectedSteps(ctx, d, cat, nil, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if noCfg.Steps[5] != "Registration-EU" || len(noCfg.Warnings) != 0 {
+		t.Fatalf("without configs: %+v", noCfg)
+	}
+	r := Validate(doc, Options{Steps: noCfg.Steps, NeedConfig: noCfg.NeedConfig})
+	if !r.Valid || !reflect.DeepEqual(kinds(r), []string{"warning:missing_step_type", "warning:empty_config", "warning:missing_step"}) || r.Issues[2].Step != "CradleDataLoading-Training" {
+		t.Fatalf("validate against the DAG: %+v", r.Issues)
+	}
+	if _, err := ExpectedSteps(ctx, dag.New(nil, nil), cat, nil, nil); err == nil {
+		t.Fatal("empty DAG")
 	}
 }

@@ -90,7 +90,7 @@ func Merge(base, additional any) (map[string]any, *MergeStats, error) {
 // structuralKinds are the issue kinds that make a document unusable by
 // Merge and Generate (the original's validity rule, plus step entries that
 // are not objects).
-var structuralKinds = map[string]bool{KindNotObject: true, KindMissingSteps: true, KindWrongType: true, KindBadStep: true}
+var structuralKinds = map[string]bool{KindNotObject: true, KindMissingKey: true, KindWrongType: true, KindBadStep: true}
 
 // structuralErrors returns the structural errors of a document.
 func structuralErrors(doc any) []Issue {

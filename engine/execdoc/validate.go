@@ -20,7 +20,7 @@ const (
 // Issue kinds.
 const (
 	KindNotObject     = "not_object"        // the document is not a JSON object
-	KindMissingSteps  = "missing_key"       // no PIPELINE_STEP_CONFIGS
+	KindMissingKey    = "missing_key"       // no PIPELINE_STEP_CONFIGS
 	KindWrongType     = "wrong_type"        // a top-level key of the wrong type
 	KindEmpty         = "empty_document"    // PIPELINE_STEP_CONFIGS has no step
 	KindBadStep       = "bad_step"          // a step entry that is not an object
@@ -31,7 +31,7 @@ const (
 	KindEmptyConfig   = "empty_config"      // STEP_CONFIG empty for a step that needs runtime configuration
 	KindUnknownStep   = "unknown_step"      // a step the DAG does not produce
 	KindUnknownType   = "unknown_step_type" // a step name that names no step type of the catalog
-	KindMissingStep   = "missing_step"      // a step of the DAG absent from the document
+	KindMissingStep   = "missing_step"      // a step of the DAG that takes runtime configuration, absent from the document
 	KindUnknownKey    = "unknown_key"       // a key the format does not define
 )
 
@@ -49,11 +49,12 @@ type Issue struct {
 type Options struct {
 	// Steps are the step names the document is meant for (the SageMaker
 	// step names of a DAG). When set, a document step not among them is an
-	// unknown_step error and a step missing from the document a
-	// missing_step warning.
+	// unknown_step error.
 	Steps []string
-	// NeedConfig are steps whose STEP_CONFIG should not be empty (steps a
-	// helper of Generate fills); an empty one is an empty_config warning.
+	// NeedConfig are steps that take runtime configuration (steps a helper
+	// of Generate fills): a missing entry is a missing_step warning, an
+	// empty STEP_CONFIG an empty_config warning. Other steps may be left
+	// out of a document.
 	NeedConfig []string
 	// Catalog, when set and Steps is not, warns about step names whose
 	// type part (before the first "-") names no step type.
@@ -106,7 +107,7 @@ func Validate(doc any, opts Options) *Report {
 	}
 	raw, ok := m[KeyStepConfigs]
 	if !ok {
-		add(SeverityError, KindMissingSteps, KeyStepConfigs, "", "missing "+KeyStepConfigs+" (an object keyed by SageMaker step name)")
+		add(SeverityError, KindMissingKey, KeyStepConfigs, "", "missing "+KeyStepConfigs+" (an object keyed by SageMaker step name)")
 		return r
 	}
 	steps, ok := raw.(map[string]any)
@@ -170,9 +171,9 @@ func Validate(doc any, opts Options) *Report {
 			}
 		}
 	}
-	for _, s := range opts.Steps {
+	for _, s := range opts.NeedConfig {
 		if _, ok := steps[s]; !ok {
-			add(SeverityWarning, KindMissingStep, KeyStepConfigs+"."+s, s, fmt.Sprintf("step %q of the DAG has no entry", s))
+			add(SeverityWarning, KindMissingStep, KeyStepConfigs+"."+s, s, fmt.Sprintf("step %q of the DAG takes runtime configuration but has no entry", s))
 		}
 	}
 	return r
