@@ -1,0 +1,530 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/cursus-go/cursus/engine/compiler/compilertest"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/tools"
+)
+
+const compileExampleRoot = "../examples"
+
+func compileExampleArgs(name string) map[string]any {
+	return map[string]any{
+		"dag_file":    filepath.Join(compileExampleRoot, name, "dag.json"),
+		"config_file": filepath.Join(compileExampleRoot, name, "config.json"),
+	}
+}
+
+// call runs a tool through the registry and returns its envelope decoded
+// from the wire form, as a client sees it.
+func compileCall(t *testing.T, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res := tools.Registry().Call(context.Background(), name, args)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func compileOK(t *testing.T, env map[string]any) map[string]any {
+	t.Helper()
+	if env["ok"] != true {
+		t.Fatalf("not ok: %v (%v)", env["error"], env["code"])
+	}
+	return env["data"].(map[string]any)
+}
+
+func compileCode(t *testing.T, env map[string]any, code envelope.Code) {
+	t.Helper()
+	if env["ok"] != false || env["code"] != string(code) {
+		t.Fatalf("want %s, got ok=%v code=%v error=%v", code, env["ok"], env["code"], env["error"])
+	}
+	if env["error"] == "" {
+		t.Error("failure without a message")
+	}
+}
+
+func compileExampleNames(t *testing.T) []string {
+	dirs, _ := filepath.Glob(filepath.Join(compileExampleRoot, "*", "dag.json"))
+	var out []string
+	for _, d := range dirs {
+		out = append(out, filepath.Base(filepath.Dir(d)))
+	}
+	if len(out) < 3 {
+		t.Fatalf("want at least 3 example pipelines, found %v", out)
+	}
+	return out
+}
+
+// compile.definition returns the definition as a JSON object (valid under
+// both schemas and the SDK check) and the upload manifest, for every example.
+func TestCompileDefinitionTool(t *testing.T) {
+	for _, ex := range compileExampleNames(t) {
+		t.Run(ex, func(t *testing.T) {
+			data := compileOK(t, compileCall(t, "compile.definition", compileExampleArgs(ex)))
+			def, ok := data["definition"].(map[string]any)
+			if !ok || def["Version"] != "2020-12-01" {
+				t.Fatalf("definition %T", data["definition"])
+			}
+			b, _ := json.Marshal(def)
+			for _, v := range []string{compilertest.Strict, compilertest.Relaxed} {
+				if errs, err := compilertest.ValidateSchema(v, b); err != nil || len(errs) > 0 {
+					t.Errorf("%s schema: %v %v", v, err, errs)
+				}
+			}
+			for _, err := range compilertest.CheckSDK(b) {
+				t.Error(err)
+			}
+			steps := def["Steps"].([]any)
+			if int(data["step_count"].(float64)) != len(steps) || len(steps) == 0 {
+				t.Errorf("step_count %v, %d steps", data["step_count"], len(steps))
+			}
+			m, ok := data["upload_manifest"].([]any)
+			if !ok || len(m) == 0 {
+				t.Fatalf("upload_manifest %v", data["upload_manifest"])
+			}
+			for _, it := range m {
+				a := it.(map[string]any)
+				if a["local_path"] == "" || !strings.HasPrefix(a["s3_uri"].(string), "s3://") {
+					t.Errorf("manifest item %v", a)
+				}
+			}
+		})
+	}
+	// the definition keeps the SDK's key order
+	res := tools.Registry().Call(context.Background(), "compile.definition", compileExampleArgs("simple-training"))
+	b, _ := json.Marshal(res)
+	if i, j := strings.Index(string(b), `"Version"`), strings.Index(string(b), `"Steps"`); i < 0 || j < i {
+		t.Error("definition keys are not in SDK order")
+	}
+}
+
+func TestCompileNameTool(t *testing.T) {
+	data := compileOK(t, compileCall(t, "compile.name", map[string]any{"base": "alice-AtoZ-xgboost-NA", "version": "1.3.1"}))
+	if data["generated"] != "alice-AtoZ-xgboost-NA-1-3-1-pipeline" || data["generated_is_valid"] != true {
+		t.Errorf("generated %v", data)
+	}
+	data = compileOK(t, compileCall(t, "compile.name", map[string]any{"sanitize": "my_pipe.v2__x-"}))
+	if data["sanitized"] != "my-pipe-v2-x" || data["sanitized_is_valid"] != true || data["generated"] != nil {
+		t.Errorf("sanitized %v", data)
+	}
+	data = compileOK(t, compileCall(t, "compile.name", map[string]any{"base": "demo"}))
+	if data["generated"] != "demo-1-0-pipeline" {
+		t.Errorf("default version: %v", data)
+	}
+	compileCode(t, compileCall(t, "compile.name", map[string]any{}), envelope.CodeInvalidInput)
+}
+
+func TestCompileValidatePreviewReport(t *testing.T) {
+	env := compileCall(t, "compile.validate", compileExampleArgs("xgboost-end-to-end"))
+	data := compileOK(t, env)
+	if data["is_valid"] != true {
+		t.Fatalf("validate: %v", data)
+	}
+	if ns, _ := env["next_steps"].([]any); len(ns) == 0 || ns[0].(map[string]any)["tool"] != "compile.definition" {
+		t.Errorf("next_steps %v", env["next_steps"])
+	}
+	args := compileExampleArgs("simple-training")
+	delete(args, "dag_file")
+	args["dag"] = map[string]any{"nodes": []any{"TabularPreprocessing_training", "XGBoostTraining"}, "edges": []any{[]any{"TabularPreprocessing_training", "XGBoostTraining"}}}
+	data = compileOK(t, compileCall(t, "compile.validate", args))
+	if data["is_valid"] != false || len(data["dependency_issues"].([]any)) != 1 {
+		t.Errorf("preprocessing without a loader should report DATA unbound: %v", data)
+	}
+
+	data = compileOK(t, compileCall(t, "compile.preview", compileExampleArgs("simple-training")))
+	if m := data["config_builder_map"].(map[string]any); m["XGBoostTrainingConfig"] == "UNKNOWN" || m["XGBoostTrainingConfig"] == nil {
+		t.Errorf("config_builder_map %v", m)
+	}
+
+	data = compileOK(t, compileCall(t, "compile.with_report", compileExampleArgs("pytorch-batch-transform")))
+	if data["step_count"].(float64) != 7 || data["pipeline_name"] != "alice-Demo-pytorch-NA-1-0-0-pipeline" {
+		t.Errorf("report %v", data)
+	}
+	det := data["resolution_details"].(map[string]any)["BatchTransform_calibration"].(map[string]any)
+	if det["builder_type"] != "TransformStepBuilder" || det["config_type"] != "BatchTransformStepConfig" || det["confidence"].(float64) != 1 {
+		t.Errorf("resolution detail %v", det)
+	}
+	var found bool
+	for _, n := range data["nodes"].([]any) {
+		nm := n.(map[string]any)
+		if nm["node"] != "BatchTransform_calibration" {
+			continue
+		}
+		for _, in := range nm["inputs"].([]any) {
+			b := in.(map[string]any)
+			if b["input"] == "model_name" && b["provider"] == "PyTorchModel" && b["output"] == "model_name" && b["score"].(float64) > 0.5 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Error("the report does not show BatchTransform.model_name <- PyTorchModel.model_name with its score")
+	}
+
+	data = compileOK(t, compileCall(t, "compile.single_node", map[string]any{
+		"config_file": filepath.Join(compileExampleRoot, "simple-training", "config.json"), "target_node": "XGBoostTraining",
+		"manual_inputs": map[string]any{"input_path": "s3://example-bucket/processed/"}}))
+	if data["pipeline_name"] != "XGBoostTraining-isolated" || data["step_count"].(float64) != 1 {
+		t.Errorf("single node %v", data)
+	}
+}
+
+// badInputs are calls that must fail with a clear code; with upsert on,
+// none may reach AWS.
+func compileBadInputs(t *testing.T) []struct {
+	name string
+	args map[string]any
+	code envelope.Code
+	says string
+} {
+	tmp := t.TempDir()
+	garbage := filepath.Join(tmp, "config.json")
+	if err := os.WriteFile(garbage, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noScripts := filepath.Join(tmp, "noscripts")
+	if err := os.MkdirAll(noScripts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(compileExampleRoot, "simple-training", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(noScripts, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := func(mod func(map[string]any)) map[string]any {
+		a := compileExampleArgs("simple-training")
+		mod(a)
+		return a
+	}
+	return []struct {
+		name string
+		args map[string]any
+		code envelope.Code
+		says string
+	}{
+		{"cycle", st(func(a map[string]any) {
+			delete(a, "dag_file")
+			a["dag"] = map[string]any{"nodes": []any{"TabularPreprocessing_training", "XGBoostTraining"},
+				"edges": []any{[]any{"TabularPreprocessing_training", "XGBoostTraining"}, []any{"XGBoostTraining", "TabularPreprocessing_training"}}}
+		}), envelope.CodeInvalidInput, "cycle"},
+		{"missing config file", st(func(a map[string]any) { a["config_file"] = "/nonexistent.json" }), envelope.CodeNotFound, "/nonexistent.json"},
+		{"unreadable config file", st(func(a map[string]any) { a["config_file"] = garbage }), envelope.CodeInvalidInput, "config.json"},
+		{"missing DAG file", st(func(a map[string]any) { a["dag_file"] = "/nonexistent-dag.json" }), envelope.CodeNotFound, "nonexistent-dag.json"},
+		{"both dag and dag_file", st(func(a map[string]any) { a["dag"] = map[string]any{"nodes": []any{"x"}} }), envelope.CodeInvalidInput, "not both"},
+		{"node without config", st(func(a map[string]any) {
+			delete(a, "dag_file")
+			a["dag"] = map[string]any{"nodes": []any{"DummyDataLoading_training", "packaging"}}
+		}), envelope.CodeInvalidInput, "packaging"},
+		{"unbound required input", st(func(a map[string]any) {
+			delete(a, "dag_file")
+			a["dag"] = map[string]any{"nodes": []any{"XGBoostTraining"}}
+		}), envelope.CodeInvalidInput, "input_path"},
+		{"invalid pipeline name", st(func(a map[string]any) { a["pipeline_name"] = "bad_name!" }), envelope.CodeInvalidInput, "invalid pipeline name"},
+		{"code missing locally", map[string]any{"dag_file": filepath.Join(compileExampleRoot, "simple-training", "dag.json"), "config_file": filepath.Join(noScripts, "config.json")},
+			envelope.CodeNotFound, "does not exist"},
+	}
+}
+
+// countingAWS is an AWS stand-in that counts requests and answers each with
+// an AWS error.
+type countingAWS struct {
+	srv   *httptest.Server
+	calls atomic.Int64
+}
+
+func newCountingAWS(t *testing.T, status int, code, msg string) *countingAWS {
+	c := &countingAWS{}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.calls.Add(1)
+		io.Copy(io.Discard, r.Body)
+		if strings.HasPrefix(r.Header.Get("X-Amz-Target"), "SageMaker.") {
+			w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+			w.Header().Set("X-Amzn-Errortype", code)
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"__type":%q,"message":%q}`, code, msg)
+			return
+		}
+		// S3 (REST-XML)
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(status)
+		if r.Method == http.MethodHead {
+			return
+		}
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>%s</Message></Error>`, code, msg)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+func compileAWSEnv(t *testing.T, endpoint string) {
+	t.Helper()
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "",
+		"AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1", "AWS_PROFILE": "",
+		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none"),
+		"AWS_EC2_METADATA_DISABLED": "true", "AWS_ENDPOINT_URL": endpoint, "AWS_ENDPOINT_URL_SAGEMAKER": "",
+		"AWS_ENDPOINT_URL_S3": "", "AWS_MAX_ATTEMPTS": "1", "AWS_RETRY_MODE": "standard",
+	} {
+		t.Setenv(k, v)
+	}
+}
+
+// Bad inputs fail with a clear code, and with upsert: true nothing is
+// uploaded or created: the AWS stand-in sees no request.
+func TestCompileBadInputs(t *testing.T) {
+	aws := newCountingAWS(t, 500, "InternalFailure", "should not be called")
+	compileAWSEnv(t, aws.srv.URL)
+	for _, c := range compileBadInputs(t) {
+		for _, tool := range []string{"compile.definition", "compile.dag"} {
+			args := map[string]any{}
+			for k, v := range c.args {
+				args[k] = v
+			}
+			if tool == "compile.dag" {
+				args["upsert"] = true
+			} else if c.name == "code missing locally" {
+				continue // compile.definition only warns about missing code
+			}
+			t.Run(c.name+"/"+tool, func(t *testing.T) {
+				env := compileCall(t, tool, args)
+				compileCode(t, env, c.code)
+				if !strings.Contains(fmt.Sprint(env["error"]), c.says) {
+					t.Errorf("error %q should mention %q", env["error"], c.says)
+				}
+			})
+		}
+	}
+	if n := aws.calls.Load(); n != 0 {
+		t.Errorf("%d AWS requests were made for bad inputs; want none", n)
+	}
+	// the missing-code case compiles in compile.definition, with a warning
+	// and the file flagged in the manifest
+	for _, c := range compileBadInputs(t) {
+		if c.name != "code missing locally" {
+			continue
+		}
+		env := compileCall(t, "compile.definition", c.args)
+		compileOK(t, env)
+		if w, _ := env["warnings"].([]any); len(w) == 0 {
+			t.Error("no warning about the missing scripts")
+		}
+	}
+}
+
+// An AWS error comes back as upsert_failed with the AWS error code.
+func TestCompileDAGUpsertError(t *testing.T) {
+	aws := newCountingAWS(t, 403, "AccessDenied", "Access Denied")
+	compileAWSEnv(t, aws.srv.URL)
+	args := compileExampleArgs("simple-training")
+	args["upsert"] = true
+	env := compileCall(t, "compile.dag", args)
+	compileCode(t, env, envelope.CodeUpsertFailed)
+	det := env["meta"].(map[string]any)["details"].(map[string]any)
+	if det["aws_error_code"] != "AccessDenied" || !strings.HasPrefix(det["operation"].(string), "s3:") {
+		t.Errorf("details %v", det)
+	}
+	if aws.calls.Load() == 0 {
+		t.Error("the stand-in saw no request")
+	}
+
+	// a SageMaker-side error: uploads succeed (moto-less stand-in answers
+	// S3 with 200), CreatePipeline fails with ResourceLimitExceeded
+	var sagemakerCalls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		target := r.Header.Get("X-Amz-Target")
+		switch {
+		case target == "SageMaker.DescribePipeline":
+			sagemakerCalls.Add(1)
+			w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+			w.WriteHeader(400)
+			fmt.Fprint(w, `{"__type":"ResourceNotFound","message":"Pipeline does not exist"}`)
+		case strings.HasPrefix(target, "SageMaker."):
+			sagemakerCalls.Add(1)
+			w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+			w.WriteHeader(400)
+			fmt.Fprint(w, `{"__type":"ResourceLimitExceeded","message":"too many pipelines"}`)
+		case r.Method == http.MethodHead:
+			w.WriteHeader(404)
+		default:
+			w.Header().Set("ETag", `"x"`)
+			w.WriteHeader(200)
+		}
+	}))
+	defer srv.Close()
+	compileAWSEnv(t, srv.URL)
+	env = compileCall(t, "compile.dag", args)
+	compileCode(t, env, envelope.CodeUpsertFailed)
+	det = env["meta"].(map[string]any)["details"].(map[string]any)
+	if det["aws_error_code"] != "ResourceLimitExceeded" || det["operation"] != "sagemaker:CreatePipeline" || len(det["uploaded"].([]any)) != 3 {
+		t.Errorf("details %v", det)
+	}
+}
+
+func TestCompileDAGBuildOnly(t *testing.T) {
+	env := compileCall(t, "compile.dag", compileExampleArgs("xgboost-end-to-end"))
+	data := compileOK(t, env)
+	if data["upserted"] != false || data["pipeline_name"] != "alice-AtoZ-xgboost-NA-1-3-1-pipeline" || data["step_count"].(float64) != 10 {
+		t.Errorf("data %v", data)
+	}
+	w, _ := env["warnings"].([]any)
+	if len(w) == 0 || !strings.Contains(fmt.Sprint(w), "build only") {
+		t.Errorf("warnings %v", w)
+	}
+}
+
+// --- moto_server end to end ---
+
+// startMoto starts moto_server on a free 127.0.0.1 port in its own process
+// group and stops that group (by its id) when the test ends. It skips the
+// test when moto_server is not installed.
+func startMotoServer(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		t.Skip("moto_server not on PATH; skipping the end-to-end upsert test")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out strings.Builder
+	var mu sync.Mutex
+	cmd.Stdout = motoWriter(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-done
+		}
+	})
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(endpoint + "/moto-api/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return endpoint
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Fatalf("moto_server did not start: %s", out.String())
+	return ""
+}
+
+type motoWriter func([]byte) (int, error)
+
+func (f motoWriter) Write(p []byte) (int, error) { return f(p) }
+
+// compile.dag with upsert against moto_server: the first run uploads the
+// code and creates the pipeline, the second updates it, and the definition
+// read back is the one compile.definition returns.
+func TestCompileDAGUpsertMoto(t *testing.T) {
+	endpoint := startMotoServer(t)
+	compileAWSEnv(t, endpoint)
+	ctx := context.Background()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("testing", "testing", "")}
+	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(endpoint); o.UsePathStyle = true })
+	if _, err := s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("example-bucket")}); err != nil {
+		t.Fatal(err)
+	}
+	args := compileExampleArgs("pytorch-batch-transform")
+	args["upsert"] = true
+	args["tags"] = map[string]any{"team": "ml"}
+	data := compileOK(t, compileCall(t, "compile.dag", args))
+	if data["upserted"] != true || data["created"] != true || !strings.HasSuffix(data["pipeline_arn"].(string), "pipeline/alice-Demo-pytorch-NA-1-0-0-pipeline") {
+		t.Fatalf("first upsert %v", data)
+	}
+	uploaded := data["uploaded"].([]any)
+	if len(uploaded) != 3 {
+		t.Errorf("uploaded %v", uploaded)
+	}
+	data = compileOK(t, compileCall(t, "compile.dag", args))
+	if data["created"] != false || len(data["skipped"].([]any)) != 3 || len(data["uploaded"].([]any)) != 0 {
+		t.Errorf("second upsert should update and skip unchanged code: %v", data)
+	}
+	smc := sm.NewFromConfig(cfg, func(o *sm.Options) { o.BaseEndpoint = aws.String(endpoint) })
+	got, err := smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String("alice-Demo-pytorch-NA-1-0-0-pipeline")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := compileOK(t, compileCall(t, "compile.definition", compileExampleArgs("pytorch-batch-transform")))["definition"]
+	want, _ := json.Marshal(def)
+	var a, b any
+	if err := json.Unmarshal([]byte(aws.ToString(got.PipelineDefinition)), &a); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(want, &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("definition read back differs:\n got  %.300s\n want %.300s", aws.ToString(got.PipelineDefinition), want)
+	}
+	// every uploaded object is in S3
+	for _, u := range uploaded {
+		key := strings.TrimPrefix(u.(string), "s3://example-bucket/")
+		if _, err := s3c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("example-bucket"), Key: aws.String(key)}); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	tags, err := smc.ListTags(ctx, &sm.ListTagsInput{ResourceArn: got.PipelineArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var team string
+	for _, tg := range tags.Tags {
+		if aws.ToString(tg.Key) == "team" {
+			team = aws.ToString(tg.Value)
+		}
+	}
+	if team != "ml" {
+		t.Errorf("tags %v", tags.Tags)
+	}
+}
