@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 	"github.com/cursus-go/cursus/tools"
 )
@@ -151,5 +152,17 @@ func BenchmarkStartToFirstAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+	}
+}
+
+// BenchmarkNewServer: building the server from the real registry (part of
+// the start-up time; the registry itself is built once before the loop).
+func BenchmarkNewServer(b *testing.B) {
+	reg := tools.Registry()
+	opts := server.Options{Policy: registry.Policy{AllowDestructive: true, AllowScriptExec: true}}
+	for b.Loop() {
+		if _, err := server.New(reg, opts); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
