@@ -15,7 +15,10 @@ import (
 
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/pipelines"
+	"github.com/cursus-go/cursus/engine/pipelines/pipelinestest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -239,6 +242,42 @@ func TestExamples(t *testing.T) {
 			if bytes.Contains(compact, []byte("\n")) {
 				t.Error("compact JSON has newlines")
 			}
+		})
+	}
+}
+
+// TestPipelineCatalogDAGs compiles every DAG of the shared pipeline
+// catalog (engine/pipelines) with a config made the way a user makes one
+// (the template of its nodes, every essential field filled) and holds each
+// definition to the same checks as the examples: both schemas, the SDK
+// request types, references.
+func TestPipelineCatalogDAGs(t *testing.T) {
+	cat, err := pipelines.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := config.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Len() == 0 {
+		t.Fatal("the pipeline catalog is empty")
+	}
+	for _, e := range cat.Entries() {
+		t.Run(e.ID, func(t *testing.T) {
+			set, err := pipelinestest.Configs(schema, e.Nodes)
+			if err != nil {
+				t.Fatalf("config: %v", err)
+			}
+			res, err := compiler.Compile(context.Background(), compiler.Input{DAG: e.DAG(), Configs: set, BaseDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			b, err := res.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDefinition(t, e.ID, b)
 		})
 	}
 }
