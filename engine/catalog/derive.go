@@ -128,11 +128,13 @@ func filterNames() []string {
 }
 
 // templateRefs lists the field names a template reads (without "today").
+// The result is shared: callers must not modify it.
 func templateRefs(t string) ([]string, error) {
-	parts, err := parseTemplate(t)
-	if err != nil {
-		return nil, err
+	if v, ok := templateRefCache.Load(t); ok {
+		r := v.(parsedRefs)
+		return r.refs, r.err
 	}
+	parts, err := parseTemplate(t)
 	var out []string
 	for _, p := range parts {
 		if p.field == "" {
@@ -145,7 +147,15 @@ func templateRefs(t string) ([]string, error) {
 			out = append(out, f.args...)
 		}
 	}
-	return out, nil
+	templateRefCache.Store(t, parsedRefs{out, err})
+	return out, err
+}
+
+var templateRefCache sync.Map // template -> parsedRefs
+
+type parsedRefs struct {
+	refs []string
+	err  error
 }
 
 // ExpandDerivation renders a derivation template. lookup returns a field's

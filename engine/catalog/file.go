@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,63 +15,72 @@ import (
 // StepFile is the decoded form of one *.step.yaml file, before field sets,
 // per-verb defaults and validation are applied. See doc.go for the format.
 type StepFile struct {
-	Step        string                 `yaml:"step"`
-	Verb        Verb                   `yaml:"verb"`
-	Kind        NodeKind               `yaml:"kind"`
-	Description string                 `yaml:"description"`
-	Framework   string                 `yaml:"framework,omitempty"`
-	ConfigClass string                 `yaml:"config_class,omitempty"`
-	Builder     string                 `yaml:"builder,omitempty"`
-	Aliases     []string               `yaml:"aliases,omitempty"`
-	Keywords    []string               `yaml:"keywords,omitempty"`
-	FieldSets   []string               `yaml:"field_sets,omitempty"`
-	JobTypes    []string               `yaml:"job_types,omitempty"`
-	Patterns    Patterns               `yaml:"patterns,omitempty"`
-	Compute     Compute                `yaml:"compute"`
-	Contract    Contract               `yaml:"contract,omitempty"`
-	Inputs      []InputPort            `yaml:"inputs,omitempty"`
-	Outputs     []OutputPort           `yaml:"outputs,omitempty"`
-	Fields      []FieldDecl            `yaml:"fields,omitempty"`
-	Variants    map[string]VariantDecl `yaml:"variants,omitempty"`
+	Step        string                 `yaml:"step" json:"step"`
+	Verb        Verb                   `yaml:"verb" json:"verb"`
+	Kind        NodeKind               `yaml:"kind" json:"kind"`
+	Description string                 `yaml:"description" json:"description"`
+	Framework   string                 `yaml:"framework,omitempty" json:"framework,omitempty"`
+	ConfigClass string                 `yaml:"config_class,omitempty" json:"config_class,omitempty"`
+	Builder     string                 `yaml:"builder,omitempty" json:"builder,omitempty"`
+	Aliases     []string               `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	Keywords    []string               `yaml:"keywords,omitempty" json:"keywords,omitempty"`
+	FieldSets   []string               `yaml:"field_sets,omitempty" json:"field_sets,omitempty"`
+	JobTypes    []string               `yaml:"job_types,omitempty" json:"job_types,omitempty"`
+	Patterns    Patterns               `yaml:"patterns,omitempty" json:"patterns"`
+	Compute     Compute                `yaml:"compute" json:"compute"`
+	Contract    Contract               `yaml:"contract,omitempty" json:"contract"`
+	Inputs      []InputPort            `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	Outputs     []OutputPort           `yaml:"outputs,omitempty" json:"outputs,omitempty"`
+	Fields      []FieldDecl            `yaml:"fields,omitempty" json:"fields,omitempty"`
+	Variants    map[string]VariantDecl `yaml:"variants,omitempty" json:"variants,omitempty"`
 }
 
 // VariantDecl is a job-type variant as written in a step file.
 type VariantDecl struct {
-	Description string                     `yaml:"description,omitempty"`
-	Inputs      map[string]InputPortPatch  `yaml:"inputs,omitempty"`
-	Outputs     map[string]OutputPortPatch `yaml:"outputs,omitempty"`
-	EnvDefaults map[string]string          `yaml:"env_defaults,omitempty"`
+	Description string                     `yaml:"description,omitempty" json:"description,omitempty"`
+	Inputs      map[string]InputPortPatch  `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	Outputs     map[string]OutputPortPatch `yaml:"outputs,omitempty" json:"outputs,omitempty"`
+	EnvDefaults map[string]string          `yaml:"env_defaults,omitempty" json:"env_defaults,omitempty"`
 }
 
 // FieldSetFile is the decoded form of one fieldsets/*.yaml file.
 type FieldSetFile struct {
-	Name        string      `yaml:"name"`
-	Extends     string      `yaml:"extends,omitempty"`
-	Description string      `yaml:"description"`
-	Fields      []FieldDecl `yaml:"fields"`
+	Name        string      `yaml:"name" json:"name"`
+	Extends     string      `yaml:"extends,omitempty" json:"extends,omitempty"`
+	Description string      `yaml:"description" json:"description"`
+	Fields      []FieldDecl `yaml:"fields" json:"fields"`
 }
 
 // FieldDecl is a config field as written in a file. Attributes left out of
 // a declaration that overrides an inherited field keep the inherited value;
 // Default distinguishes "absent" from an explicit null.
 type FieldDecl struct {
-	Name        string    `yaml:"name"`
-	Type        FieldType `yaml:"type,omitempty"`
-	Tier        FieldTier `yaml:"tier,omitempty"`
-	Default     yaml.Node `yaml:"default,omitempty"`
-	Allowed     []any     `yaml:"allowed,omitempty"`
-	Min         *float64  `yaml:"min,omitempty"`
-	Max         *float64  `yaml:"max,omitempty"`
-	Pattern     string    `yaml:"pattern,omitempty"`
-	Derive      string    `yaml:"derive,omitempty"`
-	Description string    `yaml:"description,omitempty"`
+	Name        string    `yaml:"name" json:"name"`
+	Type        FieldType `yaml:"type,omitempty" json:"type,omitempty"`
+	Tier        FieldTier `yaml:"tier,omitempty" json:"tier,omitempty"`
+	Default     yaml.Node `yaml:"default,omitempty" json:"-"`
+	Allowed     []any     `yaml:"allowed,omitempty" json:"-"`
+	Min         *float64  `yaml:"min,omitempty" json:"min,omitempty"`
+	Max         *float64  `yaml:"max,omitempty" json:"max,omitempty"`
+	Pattern     string    `yaml:"pattern,omitempty" json:"pattern,omitempty"`
+	Derive      string    `yaml:"derive,omitempty" json:"derive,omitempty"`
+	Description string    `yaml:"description,omitempty" json:"description,omitempty"`
+
+	// SnapDefault and SnapAllowed carry Default and Allowed in the snapshot
+	// (snapshot.go), written with their types preserved; they are empty in
+	// a declaration decoded from YAML.
+	SnapDefault json.RawMessage `yaml:"-" json:"default,omitempty"`
+	SnapAllowed json.RawMessage `yaml:"-" json:"allowed,omitempty"`
 }
 
 // hasDefault reports whether the declaration wrote a default key.
-func (d *FieldDecl) hasDefault() bool { return d.Default.Kind != 0 }
+func (d *FieldDecl) hasDefault() bool { return len(d.SnapDefault) > 0 || d.Default.Kind != 0 }
 
 // defaultValue decodes the declared default into plain Go values.
 func (d *FieldDecl) defaultValue() (any, error) {
+	if len(d.SnapDefault) > 0 {
+		return readTyped(d.SnapDefault)
+	}
 	if !d.hasDefault() {
 		return nil, nil
 	}
@@ -79,6 +89,45 @@ func (d *FieldDecl) defaultValue() (any, error) {
 		return nil, err
 	}
 	return normalizeYAML(v), nil
+}
+
+// allowedValues returns the declared allowed values.
+func (d *FieldDecl) allowedValues() ([]any, error) {
+	if len(d.SnapAllowed) > 0 {
+		v, err := readTyped(d.SnapAllowed)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("allowed is not a list")
+		}
+		return l, nil
+	}
+	return normalizeList(d.Allowed), nil
+}
+
+// toSnapshot fills SnapDefault and SnapAllowed from the YAML values.
+func (d *FieldDecl) toSnapshot() error {
+	if d.hasDefault() {
+		v, err := d.defaultValue()
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := writeTyped(&b, v); err != nil {
+			return fmt.Errorf("field %s default: %w", d.Name, err)
+		}
+		d.SnapDefault = b.Bytes()
+	}
+	if d.Allowed != nil {
+		var b bytes.Buffer
+		if err := writeTyped(&b, normalizeList(d.Allowed)); err != nil {
+			return fmt.Errorf("field %s allowed: %w", d.Name, err)
+		}
+		d.SnapAllowed = b.Bytes()
+	}
+	return nil
 }
 
 // normalizeYAML turns yaml.v3's decoded values into JSON-shaped values:

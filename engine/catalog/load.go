@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -149,27 +150,51 @@ func fingerprint(dirs []string) (string, [][]string, error) {
 	return b.String(), files, nil
 }
 
-// loadEmbedded parses, resolves and validates the embedded files.
-func loadEmbedded() (*Catalog, error) {
-	var errs LoadErrors
-	sets, serrs := loadFieldSets(embedded, "fieldsets")
+// loadEmbedded parses, resolves and validates the embedded files. The
+// decoding of the YAML is taken from the snapshot when the snapshot was
+// made from exactly these bytes (see snapshot.go); everything after
+// decoding (field sets, defaults, validation) runs either way.
+func loadEmbedded() (*Catalog, error) { return loadEmbeddedWith(true) }
+
+func loadEmbeddedWith(useSnapshot bool) (*Catalog, error) {
+	setFiles, errs := readFiles(embedded, "fieldsets", ".yaml")
+	stepFiles, serrs := readFiles(embedded, "steps", StepFileSuffix)
 	errs = append(errs, serrs...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	entries, err := fs.ReadDir(embedded, "steps")
-	if err != nil {
-		return nil, &FileError{File: "steps", Message: err.Error()}
+	var (
+		decodedSets []decodedFieldSet
+		jobs        = make([]parseJob, len(stepFiles))
+	)
+	for i, r := range stepFiles {
+		jobs[i] = parseJob{file: r.name, data: r.data}
 	}
-	jobs := make([]parseJob, 0, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		data, err := fs.ReadFile(embedded, path.Join("steps", name))
-		if err != nil {
-			errs = append(errs, &FileError{File: name, Message: err.Error()})
-			continue
+	snap := (*snapshot)(nil)
+	if useSnapshot {
+		snap = currentSnapshot(setFiles, stepFiles)
+	}
+	if snap != nil {
+		for _, fs := range snap.FieldSets {
+			decodedSets = append(decodedSets, decodedFieldSet{fs.File, fs.Set})
 		}
-		jobs = append(jobs, parseJob{file: name, data: data})
+		for i := range jobs {
+			jobs[i].raw = snap.Steps[i].Step
+		}
+	} else {
+		for _, r := range setFiles {
+			var f FieldSetFile
+			if err := decodeStrict(r.name, r.data, &f); err != nil {
+				errs = append(errs, Problems(err)...)
+				continue
+			}
+			decodedSets = append(decodedSets, decodedFieldSet{r.name, &f})
+		}
+	}
+	sets, serrs2 := resolveFieldSets(decodedSets)
+	errs = append(errs, serrs2...)
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	parseAll(jobs, sets)
 	steps := map[StepType]*Step{}
@@ -270,30 +295,67 @@ func newCatalog(steps map[StepType]*Step, sets map[string]*FieldSet, dirs []stri
 	return c
 }
 
-// loadFieldSets parses every *.yaml in dir of fsys and resolves extends.
-func loadFieldSets(fsys fs.FS, dir string) (map[string]*FieldSet, LoadErrors) {
-	var errs LoadErrors
+// rawFile is one embedded or workspace file: its name and bytes.
+type rawFile struct {
+	name string
+	data []byte
+}
+
+// readFiles reads the files of dir in fsys whose names end in suffix,
+// sorted by name.
+func readFiles(fsys fs.FS, dir, suffix string) ([]rawFile, LoadErrors) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, LoadErrors{{File: dir, Message: err.Error()}}
 	}
-	files := map[string]*FieldSetFile{}
-	fileOf := map[string]string{}
+	var out []rawFile
+	var errs LoadErrors
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".yaml") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), suffix) {
 			continue
 		}
-		name := e.Name()
-		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
-			errs = append(errs, &FileError{File: name, Message: err.Error()})
+			errs = append(errs, &FileError{File: e.Name(), Message: err.Error()})
 			continue
 		}
+		out = append(out, rawFile{e.Name(), data})
+	}
+	return out, errs
+}
+
+// decodedFieldSet is a field-set file decoded from YAML or the snapshot.
+type decodedFieldSet struct {
+	file string
+	set  *FieldSetFile
+}
+
+// loadFieldSets parses every *.yaml in dir of fsys and resolves extends.
+func loadFieldSets(fsys fs.FS, dir string) (map[string]*FieldSet, LoadErrors) {
+	raw, errs := readFiles(fsys, dir, ".yaml")
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	var decoded []decodedFieldSet
+	for _, r := range raw {
 		var f FieldSetFile
-		if err := decodeStrict(name, data, &f); err != nil {
+		if err := decodeStrict(r.name, r.data, &f); err != nil {
 			errs = append(errs, Problems(err)...)
 			continue
 		}
+		decoded = append(decoded, decodedFieldSet{r.name, &f})
+	}
+	sets, rerrs := resolveFieldSets(decoded)
+	return sets, append(errs, rerrs...)
+}
+
+// resolveFieldSets checks decoded field-set files and resolves extends.
+func resolveFieldSets(decoded []decodedFieldSet) (map[string]*FieldSet, LoadErrors) {
+	var errs LoadErrors
+	files := map[string]*FieldSetFile{}
+	fileOf := map[string]string{}
+	for _, d := range decoded {
+		name, f := d.file, d.set
 		c := &collector{file: name}
 		if f.Name == "" {
 			c.add("name", "is required")
@@ -307,7 +369,7 @@ func loadFieldSets(fsys fs.FS, dir string) (map[string]*FieldSet, LoadErrors) {
 			errs = append(errs, c.errs...)
 			continue
 		}
-		files[f.Name] = &f
+		files[f.Name] = f
 		fileOf[f.Name] = name
 	}
 	sets := map[string]*FieldSet{}
@@ -390,7 +452,7 @@ func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, sourc
 	}
 	seen := map[string]int{}
 	for i, d := range decls {
-		p := fmt.Sprintf("fields[%d]", i)
+		p := fieldPath(i)
 		if d.Name == "" {
 			c.add(p+".name", "is required")
 			continue
@@ -425,8 +487,12 @@ func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, sourc
 			case d.hasDefault() || f.Tier == TierEssential:
 				f.Derivation = "" // an explicit default replaces a dynamic one
 			}
-			if d.Allowed != nil {
-				f.Allowed = normalizeList(d.Allowed)
+			if d.Allowed != nil || len(d.SnapAllowed) > 0 {
+				al, err := d.allowedValues()
+				if err != nil {
+					c.add(p+".allowed", "%v", err)
+				}
+				f.Allowed = al
 			}
 			if d.Min != nil {
 				f.Min = d.Min
@@ -444,8 +510,12 @@ func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, sourc
 			out[j] = f
 			continue
 		}
+		al, err := d.allowedValues()
+		if err != nil {
+			c.add(p+".allowed", "%v", err)
+		}
 		f := ConfigField{
-			Name: d.Name, Type: d.Type, Tier: d.Tier, Default: def, Allowed: normalizeList(d.Allowed),
+			Name: d.Name, Type: d.Type, Tier: d.Tier, Default: def, Allowed: al,
 			Min: d.Min, Max: d.Max, Pattern: d.Pattern, Derivation: d.Derive,
 			Description: strings.TrimSpace(d.Description), Source: source,
 		}
@@ -472,6 +542,23 @@ func normalizeList(in []any) []any {
 	return out
 }
 
+// fieldPath is "fields[i]" (precomputed for small i: it is built for every
+// declaration, not only for errors).
+func fieldPath(i int) string {
+	if i < len(fieldPaths) {
+		return fieldPaths[i]
+	}
+	return fmt.Sprintf("fields[%d]", i)
+}
+
+var fieldPaths = func() []string {
+	out := make([]string, 64)
+	for i := range out {
+		out[i] = fmt.Sprintf("fields[%d]", i)
+	}
+	return out
+}()
+
 // defaultFieldSets are used when a step file names none.
 var defaultFieldSets = map[Verb]string{
 	VerbProcessing:    "processing",
@@ -494,9 +581,29 @@ func (s *Step) setOrigin(source, workspace, overrides string) {
 // parseJob is one step file to parse; parseAll fills step and errs.
 type parseJob struct {
 	file string
-	data []byte
+	data []byte          // YAML
+	raw  json.RawMessage // the snapshot's decoding of data, when current
 	step *Step
 	errs LoadErrors
+}
+
+// run decodes (from the snapshot when it has the file) and builds the step.
+func (j *parseJob) run(sets map[string]*FieldSet) {
+	if len(j.raw) > 0 {
+		var sf StepFile
+		if err := json.Unmarshal(j.raw, &sf); err == nil {
+			c := &collector{file: j.file}
+			st := buildStep(c, j.file, &sf, sets)
+			if len(c.errs) > 0 {
+				j.step, j.errs = nil, c.errs
+			} else {
+				j.step, j.errs = st, nil
+			}
+			return
+		}
+		// A snapshot that does not decode is ignored: parse the YAML.
+	}
+	j.step, j.errs = parseStep(j.file, j.data, sets)
 }
 
 // parseAll parses the jobs on up to GOMAXPROCS goroutines. Results stay in
@@ -508,7 +615,7 @@ func parseAll(jobs []parseJob, sets map[string]*FieldSet) {
 	}
 	if workers <= 1 {
 		for i := range jobs {
-			jobs[i].step, jobs[i].errs = parseStep(jobs[i].file, jobs[i].data, sets)
+			jobs[i].run(sets)
 		}
 		return
 	}
@@ -523,7 +630,7 @@ func parseAll(jobs []parseJob, sets map[string]*FieldSet) {
 				if i >= len(jobs) {
 					return
 				}
-				jobs[i].step, jobs[i].errs = parseStep(jobs[i].file, jobs[i].data, sets)
+				jobs[i].run(sets)
 			}
 		}()
 	}
@@ -593,12 +700,17 @@ func buildStep(c *collector, file string, sf *StepFile, sets map[string]*FieldSe
 			st.FieldSets = append(st.FieldSets, link)
 		}
 	}
-	// Merge the chain's fields in order (later sets override earlier ones).
-	for _, n := range st.FieldSets {
-		own := sets[n].Fields
-		// A set's resolved Fields already include its parents; merge them
-		// by name so a set listed twice through different chains is stable.
-		inherited = overlay(inherited, own)
+	// A set's resolved Fields already include its parents, so one named set
+	// is its own field list; several are merged in order (later sets
+	// override earlier ones by name).
+	if len(names) == 1 && len(c.errs) == 0 {
+		inherited = sets[names[0]].Fields
+	} else {
+		for _, n := range names {
+			if fs, ok := sets[n]; ok {
+				inherited = overlay(inherited, fs.Fields)
+			}
+		}
 	}
 	st.Fields = mergeFields(c, inherited, sf.Fields, "step")
 	applyDefaults(st)

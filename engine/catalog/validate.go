@@ -231,7 +231,7 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 		if f.Source != source {
 			continue
 		}
-		p := fmt.Sprintf("fields[%d]", declIdx[f.Name])
+		p := fieldPath(declIdx[f.Name])
 		if !reFieldName.MatchString(f.Name) {
 			c.add(p+".name", "%q is not a snake_case field name", f.Name)
 		}
@@ -303,10 +303,11 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 			}
 		}
 	}
-	// Derivation cycles among all fields.
+	// Derivation cycles among all fields (only derived or dynamically
+	// defaulted fields can be part of one).
 	state := map[string]int{}
-	var visit func(string, []string) bool
-	visit = func(n string, stack []string) bool {
+	var visit func(string) bool
+	visit = func(n string) bool {
 		switch state[n] {
 		case 1:
 			return false
@@ -318,9 +319,9 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 		if f != nil && f.Derivation != "" {
 			refs, _ := templateRefs(f.Derivation)
 			for _, r := range refs {
-				if !visit(r, append(stack, n)) {
+				if !visit(r) {
 					if f.Source == source {
-						c.add(fmt.Sprintf("fields[%d].derive", declIdx[n]), "derive templates form a cycle through %q", r)
+						c.add(fieldPath(declIdx[n])+".derive", "derive templates form a cycle through %q", r)
 					}
 					state[n] = 2
 					return true
@@ -331,7 +332,9 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 		return true
 	}
 	for _, f := range fields {
-		visit(f.Name, nil)
+		if f.Derivation != "" {
+			visit(f.Name)
+		}
 	}
 }
 
