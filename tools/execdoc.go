@@ -1,0 +1,289 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/execdoc"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("execdoc", "Execution documents: the PIPELINE_STEP_CONFIGS document a pipeline run starts with, keyed by SageMaker step name; template, fill, validate and merge.",
+		registry.New("execdoc.template", registry.Spec{
+			Description: "Builds an empty execution document: from step names (each {\"STEP_TYPE\": [\"PROCESSING_STEP\"], \"STEP_CONFIG\": {}}), or from a DAG (keys are the SageMaker step names its nodes give, STEP_TYPE names each step's verb and type).",
+			When:        "you need a skeleton execution document to fill by hand or with execdoc.generate",
+			Examples: []string{
+				`execdoc.template {"step_names": ["CradleDataLoading-Training", "Registration-NA"]}`,
+				`execdoc.template {"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]}}  # from a DAG`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, execdocTemplate),
+		registry.New("execdoc.generate", registry.Spec{
+			Description: "Fills an execution document from a DAG and its config.json: each node is resolved to its config as a compile would, and the steps that take runtime configuration are filled (data-loading requests as camelCase objects; registration settings with the inference image and the Payload step's load-test targets). Without execution_document the template is built from the DAG's SageMaker step names.",
+			When:        "you have a DAG and a config.json and need the execution document to start a run",
+			Examples: []string{
+				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_path": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,
+				`execdoc.generate {"dag": {"nodes": ["CradleDataLoading_training"], "edges": []}, "config_path": "pipeline_config/config.json", "execution_document": {"PIPELINE_STEP_CONFIGS": {"CradleDataLoading-Training": {"STEP_TYPE": ["WORKFLOW_INPUT", "CradleDataLoadingStep"], "STEP_CONFIG": {}}}}}  # fill a given document`,
+			},
+			Tags:    []string{registry.PhaseProgrammer},
+			Network: true,
+		}, execdocGenerate),
+		registry.New("execdoc.validate", registry.Spec{
+			Description: "Checks an execution document and lists every problem with a severity, kind and path: structure (PIPELINE_STEP_CONFIGS object, each step an object with STEP_TYPE and an object STEP_CONFIG), and with a DAG (and config) steps the DAG does not have and steps that take runtime configuration but are missing or empty. Always succeeds; data.valid says whether any problem is an error.",
+			When:        "before starting a run with an execution document, or after editing one",
+			Examples: []string{
+				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {"XGBoostTraining": {"STEP_TYPE": "TRAINING_STEP", "STEP_CONFIG": {}}}}}`,
+				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {}}, "dag_file": "examples/xgboost-end-to-end/dag.json", "config_path": "examples/xgboost-end-to-end/config.json"}  # against a DAG`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, execdocValidate),
+		registry.New("execdoc.merge", registry.Spec{
+			Description: "Merges two execution documents, additional_doc winning: for a step in both, STEP_CONFIG objects are merged key by key and other keys replaced; new steps are added; PIPELINE_ADDITIONAL_PARAMS are merged. Both must be structurally valid. Returns the merged document.",
+			When:        "you have a generated document and overrides for some steps (or two partial documents) to combine",
+			Examples: []string{
+				`execdoc.merge {"base_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {"x": 1}}}}, "additional_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_CONFIG": {"y": 2}}, "B": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}}}}`,
+			},
+			Tags: []string{registry.PhaseProgrammer},
+		}, execdocMerge),
+	)
+}
+
+type execdocTemplateArgs struct {
+	StepNames []string       `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
+	DAG       map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or wrapped {\"dag\": {...}}) to build the template from."`
+	DAGFile   string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize format) to build the template from."`
+}
+
+type execdocGenerateArgs struct {
+	ConfigPath        string         `json:"config_path" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative paths resolve against project_root, or the directory of anchor_file)."`
+	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"Path of the DAG file (give this or dag)."`
+	DAG               map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
+	ExecutionDocument map[string]any `json:"execution_document,omitempty" jsonschema_description:"Document to fill (keyed by SageMaker step names); omitted: built from the DAG."`
+	Role              string         `json:"role,omitempty" jsonschema_description:"IAM role ARN recorded in the registration settings instead of the config's role."`
+	ProjectRoot       string         `json:"project_root,omitempty" jsonschema_description:"Directory that relative config_path and dag_file resolve against."`
+	AnchorFile        string         `json:"anchor_file,omitempty" jsonschema_description:"A file of the project; its directory is the project root when project_root is not given."`
+}
+
+type execdocValidateArgs struct {
+	ExecutionDocument any            `json:"execution_document" jsonschema:"required" jsonschema_description:"The document to check (any JSON value; a non-object is reported as an issue)."`
+	DAG               map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG the document is for: enables unknown-step and missing-step checks."`
+	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"DAG file the document is for (instead of dag)."`
+	ConfigPath        string         `json:"config_path,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
+}
+
+type execdocMergeArgs struct {
+	BaseDoc       map[string]any `json:"base_doc" jsonschema:"required" jsonschema_description:"The document to start from."`
+	AdditionalDoc map[string]any `json:"additional_doc" jsonschema:"required" jsonschema_description:"The document whose steps and settings win."`
+}
+
+func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.ToolResult, error) {
+	hasDAG := a.DAG != nil || strings.TrimSpace(a.DAGFile) != ""
+	switch {
+	case a.StepNames != nil && hasDAG:
+		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
+	case a.StepNames == nil && !hasDAG:
+		return nil, envelope.InvalidInput("give step_names (a list of SageMaker step names) or a DAG (dag / dag_file)").
+			WithRemedy("pass step_names, or the DAG the document is for", "pipeline_catalog.load_dag", "dag.construct")
+	}
+	if !hasDAG {
+		doc, err := execdoc.Template(a.StepNames)
+		if err != nil {
+			return nil, execdocError(err)
+		}
+		return envelope.OK(doc).WithMeta("step_count", len(execdoc.StepNames(doc))).WithNextSteps(execdocNextAfterTemplate()...), nil
+	}
+	d, err := loadDAGArg(a.DAG, a.DAGFile)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	res, err := execdoc.TemplateFromDAG(d, cat)
+	if err != nil {
+		return nil, execdocError(err)
+	}
+	return envelope.OK(res.Document).
+		WithMeta("step_count", len(res.Steps)).WithMeta("node_count", d.NodeCount()).WithMeta("steps", res.Steps).
+		WithWarnings(append(dagWarnings(d), res.Warnings...)...).
+		WithNextSteps(execdocNextAfterTemplate()...), nil
+}
+
+func execdocNextAfterTemplate() []envelope.NextStep {
+	return []envelope.NextStep{
+		{Tool: "execdoc.generate", When: "you have the DAG's config.json", Why: "fill the data-loading and registration steps from the configs", ArgsHint: map[string]any{"dag_file": "<dag file>", "config_path": "<config.json>"}},
+		{Tool: "execdoc.validate", When: "after filling the document by hand", Why: "list structural problems and missing configurations"},
+	}
+}
+
+// projectPath resolves a relative path against the project root given to a
+// tool (project_root, else the directory of anchor_file), else the
+// registry's project root, else the working directory.
+func projectPath(ctx context.Context, root, anchor, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if root = strings.TrimSpace(root); root == "" && strings.TrimSpace(anchor) != "" {
+		root = filepath.Dir(anchor)
+	}
+	if root != "" {
+		return filepath.Join(root, p)
+	}
+	return readPath(ctx, p)
+}
+
+// loadConfigSet reads a config.json into a config set, mapping errors.
+func loadConfigSet(path, arg string) (*config.Set, error) {
+	if err := checkConfigFile(path); err != nil {
+		var te *envelope.ToolError
+		if errors.As(err, &te) {
+			te.Details = map[string]any{arg: path}
+		}
+		return nil, err
+	}
+	schema, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	set, err := config.Load(schema, path)
+	if err != nil {
+		var fe *config.FormatError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, envelope.NotFound("config file not found: %s", path).WithDetails(arg, path)
+		case errors.As(err, &fe):
+			return nil, envelope.InvalidInput("cannot read %s as a config.json: %v", path, err).WithDetails(arg, path).
+				WithRemedy("write the file with config.merge_save", "config.merge_save", "config.load")
+		}
+		return nil, compileError(err)
+	}
+	return set, nil
+}
+
+func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.ConfigPath) == "" {
+		return nil, envelope.InvalidInput("config_path must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
+	}
+	if a.Role != "" && !strings.HasPrefix(strings.TrimSpace(a.Role), "arn:") {
+		return nil, envelope.InvalidInput("role must be an IAM role ARN (arn:aws:iam::<account>:role/<name>), got %q", a.Role)
+	}
+	cfgPath := projectPath(ctx, a.ProjectRoot, a.AnchorFile, a.ConfigPath)
+	set, err := loadConfigSet(cfgPath, "config_path")
+	if err != nil {
+		return nil, err
+	}
+	dagFile := a.DAGFile
+	if strings.TrimSpace(dagFile) != "" {
+		dagFile = projectPath(ctx, a.ProjectRoot, a.AnchorFile, dagFile)
+	}
+	d, err := loadDAGArg(a.DAG, dagFile)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	res, err := execdoc.Generate(ctx, execdoc.GenerateInput{DAG: d, Configs: set, Catalog: cat, Document: a.ExecutionDocument, Role: strings.TrimSpace(a.Role)})
+	if err != nil {
+		return nil, execdocError(err)
+	}
+	names := make([]string, 0, set.Len())
+	for _, k := range set.Keys() {
+		names = append(names, string(k))
+	}
+	warns := append(dagWarnings(d), res.Warnings...)
+	warns = append(warns, set.Warnings...)
+	return envelope.OK(res.Document).
+		WithMeta("node_count", d.NodeCount()).
+		WithMeta("config_count", set.Len()).
+		WithMeta("config_names", names).
+		WithMeta("step_count", len(res.Steps)).
+		WithMeta("steps_with_config", res.StepsWithConfig()).
+		WithMeta("auto_template", res.AutoTemplate).
+		WithMeta("filled_steps", res.Steps).
+		WithWarnings(warns...).
+		WithNextSteps(envelope.NextStep{Tool: "execdoc.validate", When: "before starting the run", Why: "check the filled document against the DAG",
+			ArgsHint: map[string]any{"execution_document": "<data>", "config_path": a.ConfigPath}},
+			envelope.NextStep{Tool: "execdoc.merge", When: "you have overrides for some steps", Why: "combine them with the generated document",
+				ArgsHint: map[string]any{"base_doc": "<data>", "additional_doc": map[string]any{execdoc.KeyStepConfigs: map[string]any{}}}}), nil
+}
+
+func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.ToolResult, error) {
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	opts := execdoc.Options{Catalog: cat}
+	var warns []string
+	hasDAG := a.DAG != nil || strings.TrimSpace(a.DAGFile) != ""
+	if strings.TrimSpace(a.ConfigPath) != "" && !hasDAG {
+		return nil, envelope.InvalidInput("config_path needs the DAG the document is for (dag or dag_file)")
+	}
+	if hasDAG {
+		d, err := loadDAGArg(a.DAG, a.DAGFile)
+		if err != nil {
+			return nil, err
+		}
+		var set *config.Set
+		if strings.TrimSpace(a.ConfigPath) != "" {
+			if set, err = loadConfigSet(readPath(ctx, a.ConfigPath), "config_path"); err != nil {
+				return nil, err
+			}
+		}
+		doc, _ := a.ExecutionDocument.(map[string]any)
+		exp, err := execdoc.ExpectedSteps(ctx, d, cat, set, doc)
+		if err != nil {
+			return nil, execdocError(err)
+		}
+		opts = execdoc.Options{Steps: exp.Steps, NeedConfig: exp.NeedConfig}
+		warns = append(dagWarnings(d), exp.Warnings...)
+	}
+	r := execdoc.Validate(a.ExecutionDocument, opts)
+	res := envelope.OK(r).WithMeta("valid", r.Valid).WithMeta("issue_count", len(r.Issues)).WithWarnings(warns...)
+	if !r.Valid {
+		res.WithNextSteps(envelope.NextStep{Tool: "execdoc.template", When: "the structure is wrong", Why: "start from a well-formed skeleton"},
+			envelope.NextStep{Tool: "execdoc.generate", When: "configurations are missing", Why: "fill them from the DAG's config.json"})
+	}
+	return res, nil
+}
+
+func execdocMerge(ctx context.Context, a execdocMergeArgs) (*envelope.ToolResult, error) {
+	doc, stats, err := execdoc.Merge(a.BaseDoc, a.AdditionalDoc)
+	if err != nil {
+		return nil, execdocError(err)
+	}
+	return envelope.OK(doc).
+		WithMeta("step_count", len(execdoc.StepNames(doc))).
+		WithMeta("added", stats.Added).
+		WithMeta("updated", stats.Updated), nil
+}
+
+// execdocError maps execdoc (and compiler) errors onto envelope codes.
+func execdocError(err error) error {
+	var (
+		ie  *execdoc.InputError
+		ide *execdoc.InvalidDocumentError
+	)
+	switch {
+	case errors.As(err, &ie):
+		return envelope.InvalidInput("%s", ie.Error()).WithDetails("field", ie.Field)
+	case errors.As(err, &ide):
+		issues := make([]map[string]any, len(ide.Issues))
+		for i, is := range ide.Issues {
+			issues[i] = map[string]any{"path": is.Path, "kind": is.Kind, "message": is.Message}
+		}
+		return envelope.InvalidInput("%s", ide.Error()).WithDetails("argument", ide.Arg, "issues", issues).
+			WithRemedy(fmt.Sprintf("make %s an object with a %s object of step entries", ide.Arg, execdoc.KeyStepConfigs), "execdoc.validate", "execdoc.template")
+	}
+	return compileError(err)
+}
