@@ -676,3 +676,38 @@ func checkEnv(p *nodePlan, env map[string]string, maxValue int) error {
 	}
 	return nil
 }
+
+// network returns the VPC config and network isolation the config asks
+// for: subnets and security_group_ids (both or neither) and
+// enable_network_isolation.
+func (p *nodePlan) network() (*VpcConfig, *bool, error) {
+	subnets, err := p.Values.strList("subnets")
+	if err != nil {
+		return nil, nil, err
+	}
+	groups, err := p.Values.strList("security_group_ids")
+	if err != nil {
+		return nil, nil, err
+	}
+	var vpc *VpcConfig
+	switch {
+	case len(subnets) > 0 && len(groups) > 0:
+		if len(subnets) > 16 || len(groups) > 5 {
+			return nil, nil, &fieldError{"subnets", fmt.Sprintf("%d subnets and %d security groups; SageMaker allows 16 and 5", len(subnets), len(groups))}
+		}
+		vpc = &VpcConfig{SecurityGroupIds: groups, Subnets: subnets}
+	case len(subnets) > 0:
+		return nil, nil, &fieldError{"security_group_ids", "subnets are set but security_group_ids is not: a VPC config needs both"}
+	case len(groups) > 0:
+		return nil, nil, &fieldError{"subnets", "security_group_ids are set but subnets is not: a VPC config needs both"}
+	}
+	var iso *bool
+	if p.Values.has("enable_network_isolation") {
+		b, err := p.Values.boolean("enable_network_isolation", false)
+		if err != nil {
+			return nil, nil, err
+		}
+		iso = &b
+	}
+	return vpc, iso, nil
+}

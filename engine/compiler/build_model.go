@@ -91,9 +91,15 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	if err != nil {
 		return nil, err
 	}
+	vpc, iso, err := p.network()
+	if err != nil {
+		return nil, err
+	}
 	return &ModelArguments{
-		ExecutionRoleArn: role,
-		PrimaryContainer: ContainerDefinition{Image: image, Environment: env, ModelDataUrl: b.Value},
+		ExecutionRoleArn:       role,
+		PrimaryContainer:       ContainerDefinition{Image: image, Environment: env, ModelDataUrl: b.Value},
+		VpcConfig:              vpc,
+		EnableNetworkIsolation: iso,
 	}, nil
 }
 

@@ -123,6 +123,13 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	if len(env) > 0 {
 		args.Environment = env
 	}
+	vpc, iso, err := p.network()
+	if err != nil {
+		return nil, err
+	}
+	if vpc != nil || iso != nil {
+		args.NetworkConfig = &NetworkConfig{EnableNetworkIsolation: iso != nil && *iso, VpcConfig: vpc}
+	}
 	if rt, set, err := e.maxRuntime(p, 0, maxProcessingRuntime); err != nil {
 		return nil, err
 	} else if set {

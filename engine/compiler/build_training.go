@@ -25,6 +25,8 @@ type trainingJob struct {
 	channels  []Channel
 	hyper     map[string]string // framework keys + user hyperparameters, JSON-encoded
 	env       map[string]string
+	vpc       *VpcConfig
+	isolation *bool
 }
 
 // buildTraining builds a CreateTrainingJob-shaped step (reference §7.5):
@@ -45,6 +47,8 @@ func (e *buildEnv) buildTraining(p *nodePlan) (*TrainingArguments, error) {
 		InputDataConfig:        j.channels,
 		HyperParameters:        j.hyper,
 		Environment:            nonEmpty(j.env),
+		VpcConfig:              j.vpc,
+		EnableNetworkIsolation: j.isolation,
 	}, nil
 }
 
@@ -180,6 +184,9 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	if err := checkEnv(p, j.env, 512); err != nil {
 		return nil, err
 	}
+	if j.vpc, j.isolation, err = p.network(); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
@@ -282,6 +289,8 @@ func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 			StaticHyperParameters:  static,
 			InputDataConfig:        j.channels,
 			Environment:            nonEmpty(j.env),
+			VpcConfig:              j.vpc,
+			EnableNetworkIsolation: j.isolation,
 		},
 	}, nil
 }

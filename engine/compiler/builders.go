@@ -33,6 +33,12 @@ var commonKnobs = []Knob{
 	{Name: "contract.env", Source: "contract", Type: "list", Doc: "Environment variables and the config fields they read; a required one without a value is an error."},
 }
 
+var networkKnobs = []Knob{
+	{Name: "subnets", Source: "config", Type: "list", Doc: "VPC subnets (with security_group_ids): NetworkConfig.VpcConfig of processing jobs, VpcConfig of training jobs and models."},
+	{Name: "security_group_ids", Source: "config", Type: "list", Doc: "VPC security groups (with subnets)."},
+	{Name: "enable_network_isolation", Source: "config", Type: "bool", Doc: "Run the container without network access."},
+}
+
 var imageKnobs = []Knob{
 	{Name: "compute.framework", Source: "compute", Type: "string", Doc: "Image framework (sklearn, xgboost, pytorch); compute.framework_field may name a config field that overrides it."},
 	{Name: "compute.framework_version_field", Source: "compute", Type: "string", Doc: "Config field with the framework version (else compute.framework_version_default)."},
@@ -56,7 +62,7 @@ var codeKnobs = []Knob{
 var builders = []BuilderInfo{
 	{Verb: catalog.VerbProcessing, Name: "ProcessingStepBuilder", DefinitionType: StepTypeProcessing, APIRequest: "CreateProcessingJob",
 		Assemblies: []string{"code", "step_args"},
-		Knobs: cat(commonKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
+		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "contract.source_dir", Source: "contract", Type: "bool", Default: false, Doc: "Upload the whole source directory (an S3 prefix mounted at /opt/ml/processing/input/code) instead of the script alone."},
 			{Name: "contract.job_arguments", Source: "contract", Type: "list", Doc: "Script arguments (flag, config field)."},
 			{Name: "processing_script_arguments", Source: "config", Type: "list", Doc: "Extra script arguments appended after the declared ones."},
@@ -64,12 +70,12 @@ var builders = []BuilderInfo{
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input."},
 		})},
 	{Verb: catalog.VerbTraining, Name: "TrainingStepBuilder", DefinitionType: StepTypeTraining, APIRequest: "CreateTrainingJob",
-		Knobs: cat(commonKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
+		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "hyperparameters", Source: "config", Type: "map", Doc: "Hyperparameters, each JSON-encoded as framework estimators do."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input (skip_hyperparameters_s3_uri)."},
 		})},
 	{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",
-		Knobs: cat(commonKnobs, imageKnobs, codeKnobs[:2])},
+		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, codeKnobs[:2])},
 	{Verb: catalog.VerbTransform, Name: "TransformStepBuilder", DefinitionType: StepTypeTransform, APIRequest: "CreateTransformJob",
 		Knobs: cat(commonKnobs, cachingKnobs, []Knob{
 			{Name: "content_type", Source: "config", Type: "string", Default: "text/csv", Doc: "TransformInput.ContentType."},
@@ -92,7 +98,7 @@ var builders = []BuilderInfo{
 			{Name: "patterns.name_suffix_field", Source: "patterns", Type: "string", Doc: "Config field appended to the step name (Registration-NA)."},
 		})},
 	{Verb: catalog.VerbTuning, Name: "TuningStepBuilder", DefinitionType: StepTypeTuning, APIRequest: "CreateHyperParameterTuningJob",
-		Knobs: cat(commonKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
+		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "objective_metric_name", Source: "config", Type: "string", Doc: "Metric to optimise (needs a metric definition)."},
 			{Name: "objective_type", Source: "config", Type: "string", Default: "Maximize", Doc: "Maximize or Minimize."},
 			{Name: "search_space", Source: "config", Type: "map", Doc: "{continuous|integer: {name: [min, max]} or [{name, min, max}], categorical: {name: [values]} or [{name, values}]}."},

@@ -447,3 +447,31 @@ fields:
 	b, _ := res2.JSON()
 	checkDefinition(t, "workspace step", b)
 }
+
+// The base network fields reach every job that has a network: processing
+// NetworkConfig, training and model VpcConfig + EnableNetworkIsolation.
+func TestNetworkConfig(t *testing.T) {
+	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel"}
+	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"}, {"XGBoostTraining", "XGBoostModel"}}
+	net := map[string]any{"subnets": []any{"subnet-1", "subnet-2"}, "security_group_ids": []any{"sg-1"}, "enable_network_isolation": true}
+	_, steps := mustCompileCase(t, nodes, edges, func(in *compiler.Input) { in.Configs = configSet(t, nodes, net) })
+	vpc := map[string]any{"SecurityGroupIds": []any{"sg-1"}, "Subnets": []any{"subnet-1", "subnet-2"}}
+	eq(t, "processing", at(t, steps["TabularPreprocessing-Training"], "Arguments", "NetworkConfig"), map[string]any{"EnableNetworkIsolation": true, "VpcConfig": vpc})
+	for _, s := range []string{"XGBoostTraining", "XGBoostModel"} {
+		eq(t, s+" vpc", at(t, steps[s], "Arguments", "VpcConfig"), vpc)
+		eq(t, s+" isolation", at(t, steps[s], "Arguments", "EnableNetworkIsolation"), true)
+	}
+	// no network fields: no network keys at all
+	_, plain := mustCompileCase(t, nodes, edges, nil)
+	if at(t, plain["TabularPreprocessing-Training"], "Arguments").(map[string]any)["NetworkConfig"] != nil ||
+		at(t, plain["XGBoostTraining"], "Arguments").(map[string]any)["VpcConfig"] != nil {
+		t.Error("network keys without network config")
+	}
+	_, err := compileCase(t, nodes, edges, func(in *compiler.Input) {
+		in.Configs = configSet(t, nodes, map[string]any{"subnets": []any{"subnet-1"}})
+	})
+	var se *compiler.StepBuildError
+	if !errors.As(err, &se) || se.Field != "security_group_ids" {
+		t.Errorf("subnets without security groups: %v", err)
+	}
+}

@@ -88,7 +88,20 @@ type ProcessingArguments struct {
 	ProcessingInputs       []ProcessingInput       `json:"ProcessingInputs,omitempty"`
 	ProcessingOutputConfig *ProcessingOutputConfig `json:"ProcessingOutputConfig,omitempty"`
 	Environment            map[string]string       `json:"Environment,omitempty"`
+	NetworkConfig          *NetworkConfig          `json:"NetworkConfig,omitempty"`
 	StoppingCondition      *StoppingCondition      `json:"StoppingCondition,omitempty"`
+}
+
+// NetworkConfig is the network of a processing job.
+type NetworkConfig struct {
+	EnableNetworkIsolation bool       `json:"EnableNetworkIsolation"`
+	VpcConfig              *VpcConfig `json:"VpcConfig,omitempty"`
+}
+
+// VpcConfig is the VPC a job runs in.
+type VpcConfig struct {
+	SecurityGroupIds []string `json:"SecurityGroupIds"`
+	Subnets          []string `json:"Subnets"`
 }
 
 // ProcessingResources wraps the cluster of a processing job.
@@ -164,6 +177,8 @@ type TrainingArguments struct {
 	InputDataConfig        []Channel              `json:"InputDataConfig"`
 	HyperParameters        map[string]string      `json:"HyperParameters,omitempty"`
 	Environment            map[string]string      `json:"Environment,omitempty"`
+	VpcConfig              *VpcConfig             `json:"VpcConfig,omitempty"`
+	EnableNetworkIsolation *bool                  `json:"EnableNetworkIsolation,omitempty"`
 }
 
 // AlgorithmSpecification is the training image and input mode. Metric
@@ -217,8 +232,10 @@ type S3DataSource struct {
 
 // ModelArguments mirrors CreateModel without ModelName.
 type ModelArguments struct {
-	ExecutionRoleArn string              `json:"ExecutionRoleArn"`
-	PrimaryContainer ContainerDefinition `json:"PrimaryContainer"`
+	ExecutionRoleArn       string              `json:"ExecutionRoleArn"`
+	PrimaryContainer       ContainerDefinition `json:"PrimaryContainer"`
+	VpcConfig              *VpcConfig          `json:"VpcConfig,omitempty"`
+	EnableNetworkIsolation *bool               `json:"EnableNetworkIsolation,omitempty"`
 }
 
 // ContainerDefinition is a model container.
@@ -374,4 +391,6 @@ type TrainingJobDefinition struct {
 	StaticHyperParameters  map[string]string      `json:"StaticHyperParameters,omitempty"`
 	InputDataConfig        []Channel              `json:"InputDataConfig"`
 	Environment            map[string]string      `json:"Environment,omitempty"`
+	VpcConfig              *VpcConfig             `json:"VpcConfig,omitempty"`
+	EnableNetworkIsolation *bool                  `json:"EnableNetworkIsolation,omitempty"`
 }

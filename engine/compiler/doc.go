@@ -42,6 +42,8 @@
 // anything. Container images come from sagemaker.ImageURI (the SDK's image
 // tables) for the step's framework, the config's framework version, Python
 // version, region and instance type; a config image_uri replaces the lookup.
+// The config's subnets, security_group_ids and enable_network_isolation
+// become the jobs' NetworkConfig / VpcConfig.
 //
 // # Other entry points
 //
