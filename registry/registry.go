@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -61,14 +62,15 @@ type ToolDef struct {
 	// Name is the canonical dotted name ("compile.dag").
 	Name string
 
-	schema   map[string]any
-	wire     string
-	argsType string
-	invoke   func(ctx context.Context, raw []byte) (*envelope.ToolResult, error)
-	prepare  func() (*argSchema, error)
-	once     sync.Once
-	compiled *argSchema
-	prepErr  error
+	schemaOnce sync.Once
+	schema     map[string]any
+	argType    reflect.Type
+	wire       string
+	invoke     func(ctx context.Context, raw []byte) (*envelope.ToolResult, error)
+	prepare    func() (*argSchema, error)
+	once       sync.Once
+	compiled   *argSchema
+	prepErr    error
 }
 
 // Namespace is the text before the first dot of the name.
@@ -84,7 +86,19 @@ func (t *ToolDef) WireName() string { return t.wire }
 
 // Schema returns the tool's JSON Schema for its arguments: root type object,
 // no $ref or $schema, additionalProperties false. Do not modify it.
-func (t *ToolDef) Schema() map[string]any { return t.schema }
+// The schema is reflected on first use, so a process that only lists names
+// (cursus mcp list-tools) never pays for reflection; the registry tests
+// reflect every tool's schema, so a bad argument struct cannot ship.
+func (t *ToolDef) Schema() map[string]any {
+	t.schemaOnce.Do(func() {
+		s, err := reflectSchema(t.argType)
+		if err != nil {
+			panic(fmt.Sprintf("registry: tool %q: %v", t.Name, err))
+		}
+		t.schema = s
+	})
+	return t.schema
+}
 
 // Gated reports whether any gate applies to the tool, and which variable opens it.
 func (t *ToolDef) Gated() (bool, string) {
@@ -176,8 +190,8 @@ func Build(nss []Namespace) (*Registry, error) {
 			errs = append(errs, fmt.Sprintf("tool %q registered twice", t.Name))
 			return
 		}
-		if t.schema == nil {
-			errs = append(errs, fmt.Sprintf("tool %q: no schema (build it with registry.New)", t.Name))
+		if t.argType == nil {
+			errs = append(errs, fmt.Sprintf("tool %q: not built with registry.New", t.Name))
 			return
 		}
 		r.byName[t.Name] = t

@@ -31,20 +31,17 @@ var reflector = &jsonschema.Reflector{
 // reflected into the tool's JSON Schema (struct tags: `json` for names,
 // `jsonschema:"required"` for required keys, `jsonschema:"enum=a,enum=b"`,
 // `jsonschema:"default=..."`, `jsonschema_description:"..."`). The schema is
-// compiled for validation on the first call. New panics on a schema that
-// cannot be reflected, which is a programming error caught by tests.
+// reflected when first asked for and compiled for validation on the first
+// call. A struct that cannot be reflected into an object schema panics on
+// that first use, a programming error the registry tests catch.
 func New[A any](name string, spec Spec, handler func(ctx context.Context, args A) (*envelope.ToolResult, error)) *ToolDef {
 	var zero A
 	typ := reflect.TypeOf(zero)
 	if typ == nil || typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("registry.New(%q): the argument type must be a struct, got %v", name, typ))
 	}
-	schema, err := reflectSchema(typ)
-	if err != nil {
-		panic(fmt.Sprintf("registry.New(%q): %v", name, err))
-	}
-	t := &ToolDef{Spec: spec, Name: name, schema: schema, wire: WireName(name), argsType: typ.String()}
-	t.prepare = func() (*argSchema, error) { return compileSchema(schema) }
+	t := &ToolDef{Spec: spec, Name: name, argType: typ, wire: WireName(name)}
+	t.prepare = func() (*argSchema, error) { return compileSchema(t.Schema()) }
 	t.invoke = func(ctx context.Context, raw []byte) (*envelope.ToolResult, error) {
 		var args A
 		if d := t.compiled.defaults; d != nil {
