@@ -34,6 +34,10 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 			Remedy: &envelope.Remedy{SuggestedTools: unknownToolRemedy, FixAction: unknownToolFix},
 		}
 	}
+	var (
+		observer CallObserver
+		raw      []byte
+	)
 	defer func() {
 		if p := recover(); p != nil {
 			slog.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
@@ -45,6 +49,9 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		}
 		res.SetMeta("tool", t.Name)
 		res.SetMeta("duration_ms", float64(time.Since(start).Microseconds())/1000)
+		if observer != nil {
+			observe(ctx, observer, t, raw, res)
+		}
 	}()
 	if p := PolicyFrom(ctx); p != nil {
 		if allowed, env := p.Allows(t); !allowed {
@@ -58,6 +65,7 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		if allowed, terr := s.Allows(t); !allowed {
 			return envelope.FromError(terr)
 		}
+		observer, _ = s.(CallObserver)
 	}
 	if err := ctx.Err(); err != nil {
 		return envelope.Fail("call cancelled: "+err.Error(), envelope.CodeCancelled)

@@ -200,11 +200,17 @@ func FromContext(ctx context.Context) *Registry {
 }
 
 // Call calls another tool from inside a handler, through the registry the
-// handler was called by (same policy and scope).
+// handler was called by, under the same policy. The caller's Scope does not
+// apply to the nested call: a scope restricts which tools a session may
+// call directly, not which tools a tool composes (the policy's gates still
+// apply), and nested calls are not observed.
 func Call(ctx context.Context, name string, args any) *envelope.ToolResult {
 	r := FromContext(ctx)
 	if r == nil {
 		return envelope.Fail("registry.Call: no registry in context", envelope.CodeInternalError)
+	}
+	if ScopeFrom(ctx) != nil {
+		ctx = context.WithValue(ctx, scopeKey, nil)
 	}
 	return r.Call(ctx, name, args)
 }
