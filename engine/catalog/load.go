@@ -228,7 +228,7 @@ func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
 	for k, v := range base.steps {
 		steps[k] = v
 	}
-	added := map[*Step]bool{}
+	added := map[*Step]string{} // workspace step -> its directory
 	for i, d := range dirs {
 		wsID := filepath.Base(d)
 		jobs := make([]parseJob, 0, len(files[i]))
@@ -249,7 +249,7 @@ func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
 			}
 			overrides := ""
 			if prev, ok := steps[st.Type]; ok {
-				if added[prev] && prev.WorkspaceID == wsID {
+				if added[prev] == d {
 					errs = append(errs, &FileError{File: j.file, Field: "step", Message: fmt.Sprintf("step %q is already declared by %s", st.Type, prev.Source)})
 					continue
 				}
@@ -257,14 +257,14 @@ func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
 			}
 			st.setOrigin(j.file, wsID, overrides)
 			steps[st.Type] = st
-			added[st] = true
+			added[st] = d
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	cat := newCatalog(steps, base.fieldSets, dirs)
-	if errs := cat.crossCheck(func(s *Step) bool { return added[s] }); len(errs) > 0 {
+	if errs := cat.crossCheck(func(s *Step) bool { return added[s] != "" }); len(errs) > 0 {
 		return nil, errs
 	}
 	return cat, nil
@@ -640,20 +640,16 @@ func parseAll(jobs []parseJob, sets map[string]*FieldSet) {
 // parseStep decodes, resolves and validates one step file.
 func parseStep(file string, data []byte, sets map[string]*FieldSet) (*Step, LoadErrors) {
 	var sf StepFile
-	if err := decodeStrict(displayName(file), data, &sf); err != nil {
+	if err := decodeStrict(file, data, &sf); err != nil {
 		return nil, Problems(err)
 	}
-	c := &collector{file: displayName(file)}
+	c := &collector{file: file}
 	st := buildStep(c, file, &sf, sets)
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
 	return st, nil
 }
-
-// displayName is the name used in error messages: the base name for
-// embedded files, the path as given for workspace files.
-func displayName(file string) string { return file }
 
 // buildStep turns a decoded file into a *Step, filling defaults and
 // validating everything that can be checked without the other steps.

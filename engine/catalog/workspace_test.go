@@ -114,6 +114,32 @@ func TestWorkspaceOverridesEmbeddedStep(t *testing.T) {
 	}
 }
 
+func TestWorkspaceLaterDirectoryOverrides(t *testing.T) {
+	// Two directories with the same base name: the later one wins.
+	a := filepath.Join(t.TempDir(), "steps")
+	b := filepath.Join(t.TempDir(), "steps")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, a, "DedupRows.step.yaml", validExtraStep("DedupRows"))
+	writeFile(t, b, "DedupRows.step.yaml", strings.Replace(validExtraStep("DedupRows"), "Drop duplicate rows", "Second version", 1))
+	c, err := Load(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustStep(t, c, "DedupRows")
+	if !strings.HasPrefix(s.Description, "Second version") || s.Overrides != filepath.Join(a, "DedupRows.step.yaml") {
+		t.Errorf("later directory should win: %q overrides %q", s.Description, s.Overrides)
+	}
+	// The same step twice in one directory is an error.
+	writeFile(t, a, "dedup_rows.step.yaml", validExtraStep("DedupRows"))
+	if _, err := Load(a); err == nil || !strings.Contains(err.Error(), "already declared") {
+		t.Errorf("duplicate in one directory: %v", err)
+	}
+}
+
 func TestWorkspaceReloadsChangedFiles(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "DedupRows.step.yaml", validExtraStep("DedupRows"))
