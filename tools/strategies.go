@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/strategies"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("strategies", "Strategy library: how the compiler builds each kind of step (one builder per SageMaker verb, Processing assemblies), with each strategy's knobs and the routing from a step type to its strategy.",
+		registry.New("strategies.list_axes", registry.Spec{
+			Description: "Lists the strategy axes (sagemaker_step_type, step_assembly) with the number of strategies on each and what each routes on.",
+			When:        "first look at the strategy library",
+			Examples:    []string{`strategies.list_axes {}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, strategiesListAxes),
+		registry.New("strategies.list", registry.Spec{
+			Description: "Lists the strategies, sorted by axis and name, each with its verb, compiler builder (handler), definition step type, API request, preset knobs, knobs and the catalog step types routed to it; optionally one axis only.",
+			When:        "you want to see every way the compiler builds steps",
+			Examples:    []string{`strategies.list {}`, `strategies.list {"axis": "step_assembly"}  # Processing assemblies only`},
+			Tags:        []string{registry.PhasePlanner},
+		}, strategiesList),
+		registry.New("strategies.show", registry.Spec{
+			Description: "One strategy by name (case-insensitive), optionally on one axis: its verb, compiler builder, definition step type, API request, knobs, preset knobs and routed step types.",
+			When:        "you know a strategy's name and want its details",
+			Examples:    []string{`strategies.show {"name": "Training"}`, `strategies.show {"name": "code", "axis": "step_assembly"}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, strategiesShow),
+		registry.New("strategies.knobs", registry.Spec{
+			Description: "The knobs of one strategy: every setting its builder reads besides the step's ports (step-file patterns, contract and compute entries, config fields), with type, default, whether it is required and what it does.",
+			When:        "you are writing a step file or a config and want to know what the builder honours",
+			Examples:    []string{`strategies.knobs {"axis": "sagemaker_step_type", "name": "Tuning"}`, `strategies.knobs {"axis": "step_assembly", "name": "code"}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, strategiesKnobs),
+		registry.New("strategies.for_step_type", registry.Spec{
+			Description: "Routes a step to its strategy: Processing goes to (step_assembly, the given assembly or code), any other verb to (sagemaker_step_type, verb). A catalog step type or DAG node name may be given instead of a verb (its verb and step file's assembly are used). Types without a builder are not found.",
+			When:        "you want to know which builder and knobs apply to a step type",
+			Examples: []string{
+				`strategies.for_step_type {"sagemaker_step_type": "Processing"}  # -> step_assembly/code`,
+				`strategies.for_step_type {"sagemaker_step_type": "Processing", "step_assembly": "step_args"}`,
+				`strategies.for_step_type {"sagemaker_step_type": "XGBoostTraining"}  # a catalog step type`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, strategiesForStepType),
+	)
+}
+
+type strategiesAxisArgs struct {
+	Axis string `json:"axis,omitempty" jsonschema:"enum=sagemaker_step_type,enum=step_assembly" jsonschema_description:"Only strategies on this axis."`
+}
+
+type strategiesShowArgs struct {
+	Name string `json:"name" jsonschema:"required,minLength=1" jsonschema_description:"Strategy name, e.g. Training, Tuning, code, step_args."`
+	Axis string `json:"axis,omitempty" jsonschema:"enum=sagemaker_step_type,enum=step_assembly" jsonschema_description:"Axis to look on (needed when a name exists on both)."`
+}
+
+type strategiesKnobsArgs struct {
+	Axis string `json:"axis" jsonschema:"required,enum=sagemaker_step_type,enum=step_assembly" jsonschema_description:"Axis of the strategy."`
+	Name string `json:"name" jsonschema:"required,minLength=1" jsonschema_description:"Strategy name on that axis."`
+}
+
+type strategiesForArgs struct {
+	SageMakerStepType string `json:"sagemaker_step_type" jsonschema:"required,minLength=1" jsonschema_description:"A SageMaker verb (Processing, Training, CreateModel, Transform, RegisterModel, Tuning), or a catalog step type / DAG node name."`
+	StepAssembly      string `json:"step_assembly,omitempty" jsonschema_description:"For Processing: code (default) or step_args."`
+}
+
+func strategyLibrary() (*strategies.Library, error) {
+	l, err := strategies.Default()
+	if err != nil {
+		return nil, envelope.Errorf(envelope.CodeInternalError, "cannot build the strategy library: %v", err).WithDetails("exception", err.Error())
+	}
+	return l, nil
+}
+
+// strategiesError maps library errors onto envelope codes.
+func strategiesError(err error) error {
+	var (
+		nf  *strategies.NotFoundError
+		amb *strategies.AmbiguousError
+		ax  *strategies.AxisError
+	)
+	switch {
+	case errors.As(err, &nf):
+		return envelope.NotFound("%s", nf.Error()).WithDetails("name", nf.What, "axis", nf.Axis, "available", nonNilStrings(nf.Available)).
+			WithRemedy("pick a strategy from strategies.list (names in meta.details.available)", "strategies.list", "strategies.list_axes")
+	case errors.As(err, &amb):
+		return envelope.InvalidInput("%s", amb.Error()).WithDetails("name", amb.Name, "axes", amb.Axes).
+			WithRemedy("pass axis to choose one", "strategies.list_axes")
+	case errors.As(err, &ax):
+		return envelope.InvalidInput("%s", ax.Error()).WithDetails("axes", strategies.Axes).
+			WithRemedy("use one of meta.details.axes", "strategies.list_axes")
+	}
+	return err
+}
+
+func strategiesListAxes(ctx context.Context, _ struct{}) (*envelope.ToolResult, error) {
+	l, err := strategyLibrary()
+	if err != nil {
+		return nil, err
+	}
+	axes := l.ListAxes()
+	return envelope.OK(map[string]any{"count": len(axes), "axes": axes}).WithNextSteps(
+		envelope.NextStep{Tool: "strategies.list", When: "to see the strategies of an axis", Why: "each with its builder and knobs", ArgsHint: map[string]any{"axis": strategies.AxisSageMakerStepType}},
+	), nil
+}
+
+func strategiesList(ctx context.Context, a strategiesAxisArgs) (*envelope.ToolResult, error) {
+	l, err := strategyLibrary()
+	if err != nil {
+		return nil, err
+	}
+	list, err := l.List(a.Axis)
+	if err != nil {
+		return nil, strategiesError(err)
+	}
+	if list == nil {
+		list = []*strategies.Strategy{}
+	}
+	var axis any
+	if a.Axis != "" {
+		axis = a.Axis
+	}
+	return envelope.OK(map[string]any{"axis": axis, "count": len(list), "strategies": list}).WithMeta("count", len(list)), nil
+}
+
+func strategiesShow(ctx context.Context, a strategiesShowArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Name) == "" {
+		return nil, envelope.InvalidInput("name must be a non-empty strategy name").WithRemedy("see strategies.list", "strategies.list")
+	}
+	l, err := strategyLibrary()
+	if err != nil {
+		return nil, err
+	}
+	s, err := l.Show(a.Name, a.Axis)
+	if err != nil {
+		return nil, strategiesError(err)
+	}
+	return envelope.OK(s).WithMeta("axis", s.Axis).WithMeta("name", s.Name).WithNextSteps(
+		envelope.NextStep{Tool: "strategies.knobs", When: "to configure steps built this way", Why: "what the builder reads", ArgsHint: map[string]any{"axis": s.Axis, "name": s.Name}},
+	), nil
+}
+
+func strategiesKnobs(ctx context.Context, a strategiesKnobsArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Name) == "" {
+		return nil, envelope.InvalidInput("name must be a non-empty strategy name")
+	}
+	l, err := strategyLibrary()
+	if err != nil {
+		return nil, err
+	}
+	knobs, s, err := l.Knobs(a.Axis, a.Name)
+	if err != nil {
+		return nil, strategiesError(err)
+	}
+	return envelope.OK(map[string]any{"axis": s.Axis, "name": s.Name, "count": len(knobs), "knobs": knobs, "preset_knobs": s.PresetKnobs}).
+		WithMeta("count", len(knobs)), nil
+}
+
+func strategiesForStepType(ctx context.Context, a strategiesForArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.SageMakerStepType) == "" {
+		return nil, envelope.InvalidInput("sagemaker_step_type must be a non-empty verb or step type")
+	}
+	l, err := strategyLibrary()
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.ForStepType(a.SageMakerStepType, a.StepAssembly)
+	if err != nil {
+		return nil, strategiesError(err)
+	}
+	res := envelope.OK(r).WithMeta("resolved_axis", r.ResolvedAxis).WithMeta("resolved_name", r.ResolvedName)
+	for _, n := range r.Notes {
+		if strings.Contains(n, "ignored") {
+			res.WithWarnings(n)
+		}
+	}
+	return res.WithNextSteps(
+		envelope.NextStep{Tool: "strategies.knobs", When: "to see what the builder reads", Why: "knobs of the routed strategy", ArgsHint: map[string]any{"axis": r.ResolvedAxis, "name": r.ResolvedName}},
+	), nil
+}
