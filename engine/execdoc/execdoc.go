@@ -53,6 +53,7 @@ type InputError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
 
 // Template returns an empty document with one entry per step name, each

@@ -9,6 +9,7 @@ type InvalidDocumentError struct {
 	Issues []Issue // the error-severity issues
 }
 
+// Error implements error.
 func (e *InvalidDocumentError) Error() string {
 	msg := fmt.Sprintf("%s is not a valid execution document", e.Arg)
 	if len(e.Issues) > 0 {

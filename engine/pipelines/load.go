@@ -46,6 +46,7 @@ type FileError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *FileError) Error() string {
 	if e.Field == "" {
 		return e.File + ": " + e.Message
@@ -56,6 +57,7 @@ func (e *FileError) Error() string {
 // LoadErrors lists every problem found while loading a catalog.
 type LoadErrors []*FileError
 
+// Error implements error.
 func (l LoadErrors) Error() string {
 	msgs := make([]string, len(l))
 	for i, e := range l {
@@ -227,6 +229,7 @@ type NotFoundError struct {
 	Suggestions []string
 }
 
+// Error implements error.
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("unknown DAG id %q", e.ID)
 	if len(e.Suggestions) > 0 {

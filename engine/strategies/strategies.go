@@ -235,6 +235,7 @@ type NotFoundError struct {
 	Available []string // "axis/name" of every strategy, or the axis's names
 }
 
+// Error implements error.
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("no strategy %q", e.What)
 	if e.Axis != "" {
@@ -252,6 +253,7 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 // AxisError reports an unknown axis.
 type AxisError struct{ Axis string }
 
+// Error implements error.
 func (e *AxisError) Error() string {
 	return fmt.Sprintf("unknown axis %q: want one of %s", e.Axis, strings.Join(Axes, ", "))
 }
@@ -262,6 +264,7 @@ type AmbiguousError struct {
 	Axes []string
 }
 
+// Error implements error.
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("strategy %q exists on several axes (%s); pass axis", e.Name, strings.Join(e.Axes, ", "))
 }
