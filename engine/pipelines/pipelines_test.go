@@ -424,3 +424,17 @@ func BenchmarkAutoSelect(b *testing.B) {
 		c.AutoSelect(Query{Framework: "xgboost", Features: []string{"training", "calibration"}}, DefaultMinScore)
 	}
 }
+
+func TestNeedMatchesStepTypesNotJobTypes(t *testing.T) {
+	c := mustDefault(t)
+	r := c.Recommend(Request{Framework: "xgboost", Need: "calibration", MaxResults: 50})
+	for _, rec := range r.Recommendations {
+		e, _ := c.Get(rec.DagID)
+		if !e.HasFeature("calibration") && rec.NeedMatch == 1 {
+			t.Errorf("%s matched \"calibration\" through a node's job type: %v", rec.DagID, rec.Reasons)
+		}
+	}
+	if r.Recommendations[0].DagID != "xgboost_training_with_calibration" {
+		t.Fatalf("the smallest DAG that calibrates should come first: %+v", r.Recommendations[0])
+	}
+}

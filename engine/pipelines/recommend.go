@@ -247,9 +247,13 @@ func stem(term string) string {
 func (e *Entry) needMatch(terms []string) (float64, []string) {
 	var total float64
 	var reasons []string
-	lowerNodes := make([]string, len(e.Nodes))
+	// a node matches by its step type: the job-type suffix of
+	// XGBoostModelEval_calibration says which data split it reads, not
+	// that it calibrates
+	lowerTypes := make([]string, len(e.Nodes))
 	for i, n := range e.Nodes {
-		lowerNodes[i] = strings.ToLower(n)
+		t, _, _ := strings.Cut(n, "_")
+		lowerTypes[i] = strings.ToLower(t)
 	}
 	text := strings.ToLower(e.Title + " " + e.Description + " " + e.AgentContext.WhenToUse + " " + strings.Join(e.AgentContext.Differentiators, " "))
 	for _, t := range terms {
@@ -269,8 +273,8 @@ func (e *Entry) needMatch(terms []string) (float64, []string) {
 			where = append(where, "framework "+t)
 		}
 		var nodes []string
-		for i, n := range lowerNodes {
-			if strings.Contains(strings.ReplaceAll(n, "_", ""), strings.ReplaceAll(st, "_", "")) {
+		for i, n := range lowerTypes {
+			if strings.Contains(n, st) {
 				nodes = append(nodes, e.Nodes[i])
 			}
 		}
