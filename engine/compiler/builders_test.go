@@ -475,3 +475,35 @@ func TestNetworkConfig(t *testing.T) {
 		t.Errorf("subnets without security groups: %v", err)
 	}
 }
+
+// A config.json with bad values: Compile fails with the config layer's
+// error; Validate lists the fields among its config errors and goes on.
+func TestValidateBadConfigValues(t *testing.T) {
+	dir := copyExample(t, "simple-training")
+	path := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), `"label_name": "label"`, `"label_name": "label", "train_ratio": 7`, 1)
+	if bad == string(b) {
+		t.Fatal("could not edit the config")
+	}
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := compileDAGFile(t, "simple-training")
+	_, err = compiler.Compile(context.Background(), compiler.Input{DAG: d, ConfigFile: path})
+	var ve *config.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("compile: want *config.ValidationError, got %T %v", err, err)
+	}
+	v, err := compiler.Validate(context.Background(), compiler.Input{DAG: d, ConfigFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := strings.Join(v.ConfigErrors["TabularPreprocessing_training"], "\n")
+	if v.IsValid || !strings.Contains(msgs, "train_ratio") {
+		t.Errorf("validate: %+v", v)
+	}
+}

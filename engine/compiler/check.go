@@ -44,7 +44,8 @@ func (v *ValidationResult) addConfigError(node, msg string) {
 // file cannot be read, the DAG is empty) are returned as errors.
 func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 	set, err := loadConfigs(in)
-	if err != nil {
+	var badFields *config.ValidationError
+	if err != nil && !(errors.As(err, &badFields) && set != nil) {
 		return nil, err
 	}
 	d := in.DAG
@@ -60,6 +61,12 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 	v := &ValidationResult{MissingConfigs: []string{}, UnresolvableBuilders: []string{}, ConfigErrors: map[string][]string{},
 		DependencyIssues: []string{}, DAGIssues: []string{}, Warnings: []string{}}
 
+	if badFields != nil {
+		for _, fe := range badFields.Errors {
+			key, _, _ := strings.Cut(fe.Path, ".")
+			v.addConfigError(key, fe.String())
+		}
+	}
 	order, orderErr := topoOrder(d)
 	if orderErr != nil {
 		v.DAGIssues = append(v.DAGIssues, orderErr.Error())

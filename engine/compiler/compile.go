@@ -228,6 +228,9 @@ func loadConfigs(in Input) (*config.Set, error) {
 		}
 	}
 	set, err := config.Load(schema, in.ConfigFile)
+	if ve := (*config.ValidationError)(nil); errors.As(err, &ve) && set != nil {
+		return set, err // Validate reports the fields and goes on
+	}
 	if err != nil {
 		var fe *config.FormatError
 		if errors.As(err, &fe) {
