@@ -1,0 +1,147 @@
+package validation
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+func TestEveryEmbeddedStepAligns(t *testing.T) {
+	cat := defaultCatalog(t)
+	rep, err := Align(context.Background(), AlignOptions{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TotalSteps != cat.Len() {
+		t.Fatalf("total %d, want %d", rep.TotalSteps, cat.Len())
+	}
+	for _, c := range rep.CriticalIssues {
+		t.Errorf("%s level %d: %s", c.StepName, c.Level, c.Message)
+	}
+	if rep.FailedSteps != 0 || rep.PassRate != 1 {
+		t.Fatalf("failed %d, pass rate %v", rep.FailedSteps, rep.PassRate)
+	}
+	total := 0
+	for _, tb := range rep.StepTypeBreakdown {
+		total += tb.Total
+	}
+	if total != rep.TotalSteps {
+		t.Errorf("breakdown totals %d, want %d", total, rep.TotalSteps)
+	}
+	// No script ships with the catalog: level 1 is NO_SCRIPT for script steps.
+	for _, s := range rep.Steps {
+		if l1, ok := s.Levels["level_1"]; ok && l1.Status != StatusNoScript {
+			t.Errorf("%s level 1 = %s, want NO_SCRIPT", s.StepName, l1.Status)
+		}
+		if _, ok := s.Levels["level_1"]; ok != HasScriptVerb(catalog.Verb(s.SageMakerStepType)) {
+			t.Errorf("%s: level 1 enabled %v for %s", s.StepName, ok, s.SageMakerStepType)
+		}
+	}
+}
+
+// HasScriptVerb reports whether level 1 is enabled for the verb.
+func HasScriptVerb(v catalog.Verb) bool { return EnabledLevels(v)[0] == LevelScriptContract }
+
+func TestAlignSubsetAndUnknown(t *testing.T) {
+	cat := defaultCatalog(t)
+	rep, err := Align(context.Background(), AlignOptions{Catalog: cat, Steps: []catalog.StepType{"xgboost_training", "TabularPreprocessing_training"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TotalSteps != 2 || rep.Steps[0].StepName != "XGBoostTraining" || rep.Steps[1].StepName != "TabularPreprocessing" {
+		t.Fatalf("subset: %d steps %v", rep.TotalSteps, rep.Steps)
+	}
+	_, err = Align(context.Background(), AlignOptions{Catalog: cat, Steps: []catalog.StepType{"NoSuchStepXyz"}})
+	var ue *UnknownStepsError
+	if !errors.As(err, &ue) || !errors.Is(err, catalog.ErrUnknownStep) || ue.Names[0] != "NoSuchStepXyz" {
+		t.Fatalf("unknown: %v", err)
+	}
+}
+
+func TestAlignLevelFailures(t *testing.T) {
+	// Level 3: a required input nothing in the catalog provides.
+	orphan := strings.NewReplacer(
+		"step: DemoScoring", "step: DemoOrphan",
+		"demo_scoring.py", "demo_orphan.py",
+		"name: input_data", "name: quantum_flux_tensor",
+		"type: processing_output\n    path: /opt/ml/processing/input/data", "type: hyperparameters\n    path: /opt/ml/processing/input/data",
+		"compatible_sources: [TabularPreprocessing]", "compatible_sources: [UserProvided]",
+		"keywords: [processed, data]", "keywords: [zzz]",
+	).Replace(customStep)
+	// Level 4: an essential field no placeholder can satisfy breaks the dry build.
+	unbuildable := strings.NewReplacer("step: DemoScoring", "step: DemoUnbuildable", "demo_scoring.py", "demo_unbuildable.py").Replace(customStep) +
+		"  - {name: secret_code, type: string, tier: essential, pattern: \"^zz[0-9]{9}q$\", description: \"Impossible to guess.\"}\n"
+	ws := workspace(t, map[string]string{
+		"DemoScoring.step.yaml": customStep, "DemoOrphan.step.yaml": orphan, "DemoUnbuildable.step.yaml": unbuildable,
+	})
+	cat, err := LoadCatalog([]string{ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Align(context.Background(), AlignOptions{Catalog: cat, Steps: []catalog.StepType{"DemoScoring", "DemoOrphan", "DemoUnbuildable"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*StepAlignment{}
+	for _, s := range rep.Steps {
+		byName[s.StepName] = s
+	}
+	if !byName["DemoScoring"].Passed() {
+		t.Errorf("DemoScoring fails: %+v", byName["DemoScoring"].Issues())
+	}
+	if l3 := byName["DemoOrphan"].Levels["level_3"]; l3.Status != StatusFailed || l3.Issues[0].Severity != SeverityCritical || l3.Issues[0].Category != CatDependencyResolution {
+		t.Errorf("orphan level 3: %+v", l3)
+	}
+	if l4 := byName["DemoUnbuildable"].Levels["level_4"]; l4.Status != StatusFailed || l4.Issues[0].Category != CatBuild {
+		t.Errorf("unbuildable level 4: %+v", l4)
+	}
+	if rep.FailedSteps != 2 || rep.PassedSteps != 1 || rep.PassRate != 0.3333 {
+		t.Errorf("counts: passed %d failed %d rate %v", rep.PassedSteps, rep.FailedSteps, rep.PassRate)
+	}
+	if rep.LevelSummary["level_3"].Failed != 1 || rep.LevelSummary["level_4"].Failed != 1 {
+		t.Errorf("level summary: %+v %+v", rep.LevelSummary["level_3"], rep.LevelSummary["level_4"])
+	}
+}
+
+func TestAlignLevel1WithScripts(t *testing.T) {
+	needPython(t)
+	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep})
+	scripts := t.TempDir()
+	writeFile(t, filepath.Join(scripts, "demo_scoring.py"), goodDemoScript)
+	writeFile(t, filepath.Join(scripts, "tabular_preprocessing.py"), "import os\nprint(os.environ['NOT_DECLARED'])\n")
+	cat, err := LoadCatalog([]string{ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Align(context.Background(), AlignOptions{Catalog: cat, Steps: []catalog.StepType{"DemoScoring", "TabularPreprocessing"}, ScriptDirs: []string{scripts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ScriptsChecked != 2 {
+		t.Fatalf("scripts checked %d", rep.ScriptsChecked)
+	}
+	if l1 := rep.Steps[0].Levels["level_1"]; l1.Status != StatusPassed || l1.Script == "" {
+		t.Errorf("good script: %+v", l1)
+	}
+	if l1 := rep.Steps[1].Levels["level_1"]; l1.Status != StatusFailed {
+		t.Errorf("bad script: %+v", l1)
+	}
+}
+
+func TestFieldsRead(t *testing.T) {
+	cat := defaultCatalog(t)
+	st := step(t, cat, "TabularPreprocessing")
+	got := map[string]bool{}
+	for _, f := range FieldsRead(st) {
+		got[f.Field] = true
+	}
+	for _, want := range []string{"job_type", "processing_entry_point", "role", "region", "label_name"} {
+		if !got[want] {
+			t.Errorf("FieldsRead misses %s: %v", want, FieldsRead(st))
+		}
+	}
+}

@@ -1,0 +1,70 @@
+// Package validation checks step types and their scripts before they are
+// compiled or run: the step-interface gate, the alignment levels, the
+// builder dry run and local script execution.
+//
+// # Step interfaces
+//
+// CheckInterfaces loads the catalog (embedded steps plus workspace
+// directories) and reports, per step file, every problem the loader found
+// (schema and invariants: errors name the file and the field) and the
+// registry-parity checks that need the loaded catalog: the step's config
+// class exists in the config schema, its names round-trip (node name,
+// file name, snake_case), a builder exists for its verb and a requested
+// job type matches a declared variant or job type.
+//
+// # Alignment levels
+//
+// Align checks each step at four boundaries and reports a result per step
+// and level with pass rates:
+//
+//   - level 1, script <-> contract: the step's script (found on disk in the
+//     script directories; a step without one is reported NO_SCRIPT, not
+//     failed) reads exactly the container paths and environment variables
+//     its contract declares and parses exactly its job arguments. The script
+//     is parsed, never run, by python3's ast module (analyzer.py, embedded
+//     and passed with python3 -c); without python3 the level is SKIPPED with
+//     the reason.
+//   - level 2, contract <-> ports: every port of a container verb has a
+//     container path under the verb's roots, paths are distinct, env vars and
+//     job arguments read declared config fields.
+//   - level 3, ports <-> dependencies: every required input (of the base
+//     step and of each job-type variant) that is not supplied from config has
+//     at least one step in the catalog whose output scores above the
+//     resolver's threshold (deps.Threshold).
+//   - level 4, builder <-> config: every config field the step file names
+//     for the builder (compute, entry point, source dir, env vars, job
+//     arguments, config-sourced inputs, name suffix) is declared by the
+//     step's config class, and the builder builds the step from a default
+//     config (a dry run through compiler.CompileSingleNode), so a field the
+//     builder reads but the config lacks or mistypes fails here.
+//
+// Levels per verb: Processing, Training and Tuning run all four; CreateModel,
+// Transform and RegisterModel run 2-4 (they run no script of their own).
+//
+// # Builder test
+//
+// TestBuilder builds one step from a default config (placeholder values
+// for essential fields, see PlaceholderValue) and scores three components:
+// alignment (weight 2), integration (1.5: the definition fragment has an
+// input per port, an output per output port, the declared environment
+// and job arguments) and step creation (1: the builder returns a step of
+// the right type and name). The score is 0-100 with the original's ratings.
+//
+// # Running scripts
+//
+// RunScripts runs a DAG's step scripts locally with python3, in
+// topological order, in a fresh directory under a workspace. Container
+// paths are mapped by rewriting the script's string constants: runner.py
+// parses the script and replaces every string constant (and f-string
+// literal part) that starts with /opt/ml by the same path under a per-node
+// local root (<run>/<node>/root/opt/ml/...), then executes the rewritten
+// module as __main__ with the step's job arguments in sys.argv and its
+// environment variables (from the config) in os.environ. Before a node
+// runs, the output folder of each upstream output bound to one of its
+// inputs (by dependency resolution, or by logical name when resolution is
+// off) is copied to the input's local path; inputs nothing feeds take the
+// folders given in InputData. Each node's outputs are its output ports'
+// local folders after the run. Unlike the original, scripts are not
+// imported to call main() and no packages are pip-installed: a script must
+// run with what python3 has.
+package validation

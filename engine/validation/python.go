@@ -1,0 +1,165 @@
+package validation
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+//go:embed analyzer.py
+var analyzerSource string
+
+// EnvPython names an environment variable that, when set, is the Python
+// interpreter to use instead of python3 on PATH.
+const EnvPython = "CURSUS_PYTHON"
+
+// ErrNoPython is returned (wrapped) when no Python 3 interpreter is found.
+var ErrNoPython = errors.New("python3 not found")
+
+// PythonInfo describes the interpreter script analysis and execution use.
+type PythonInfo struct {
+	Path      string `json:"path,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"` // why it is unavailable
+}
+
+var (
+	pyOnce sync.Once
+	pyInfo PythonInfo
+)
+
+// Python finds the Python 3 interpreter ($CURSUS_PYTHON, else python3 on
+// PATH) once and returns what it found.
+func Python() PythonInfo {
+	pyOnce.Do(func() { pyInfo = findPython() })
+	return pyInfo
+}
+
+func findPython() PythonInfo {
+	cand := strings.TrimSpace(os.Getenv(EnvPython))
+	if cand == "" {
+		cand = "python3"
+	}
+	path, err := exec.LookPath(cand)
+	if err != nil {
+		return PythonInfo{Reason: fmt.Sprintf("%s is not on PATH (set %s to a Python 3 interpreter)", cand, EnvPython)}
+	}
+	out, err := exec.Command(path, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])").Output()
+	if err != nil {
+		return PythonInfo{Path: path, Reason: fmt.Sprintf("%s does not run: %v", path, err)}
+	}
+	v := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(v, "3.") {
+		return PythonInfo{Path: path, Version: v, Reason: fmt.Sprintf("%s is Python %s; Python 3 is needed", path, v)}
+	}
+	return PythonInfo{Path: path, Version: v, Available: true}
+}
+
+func requirePython() (string, error) {
+	p := Python()
+	if !p.Available {
+		return "", fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
+	}
+	return p.Path, nil
+}
+
+// ScriptAnalysis is what the static analysis found in one script.
+type ScriptAnalysis struct {
+	Path string `json:"path"`
+	// OK is false when the script could not be read or parsed; ErrorKind is
+	// then "read" or "syntax" and Error says why.
+	OK             bool        `json:"ok"`
+	ErrorKind      string      `json:"error_kind,omitempty"`
+	Error          string      `json:"error,omitempty"`
+	ContainerPaths []StringRef `json:"container_paths"` // string constants (folded) that contain /opt/ml
+	EnvReads       []EnvRead   `json:"env_reads"`
+	EnvWrites      []NameRef   `json:"env_writes"`
+	Argparse       []ArgFlag   `json:"argparse"`
+	InputKeys      []NameRef   `json:"input_keys"`    // keys used on main's input_paths
+	OutputKeys     []NameRef   `json:"output_keys"`   // keys used on main's output_paths
+	JobArgAttrs    []NameRef   `json:"job_arg_attrs"` // attributes read from main's job_args
+	HasMain        bool        `json:"has_main"`
+	MainParams     []string    `json:"main_params"`
+	Functions      []string    `json:"functions"`
+	Imports        []string    `json:"imports"`
+}
+
+// StringRef is a string value found at a line.
+type StringRef struct {
+	Value string `json:"value"`
+	Line  int    `json:"line"`
+}
+
+// NameRef is a name used at a line.
+type NameRef struct {
+	Name string `json:"name"`
+	Line int    `json:"line"`
+}
+
+// EnvRead is one read of an environment variable.
+type EnvRead struct {
+	Name       string `json:"name"`
+	Line       int    `json:"line"`
+	Kind       string `json:"kind"` // subscript, get, setdefault, membership, environ_vars
+	HasDefault bool   `json:"has_default"`
+}
+
+// ArgFlag is one argparse add_argument call with option flags.
+type ArgFlag struct {
+	Flags    []string `json:"flags"`
+	Dest     string   `json:"dest"`
+	Required bool     `json:"required"`
+	Line     int      `json:"line"`
+}
+
+// AnalyzeScripts parses the scripts with python3's ast module (one
+// interpreter for all of them) and returns one analysis per path, in
+// order. A script that cannot be read or parsed yields an analysis with OK
+// false, not an error; the error is for a missing interpreter or a failed
+// run (errors.Is(err, ErrNoPython) for the former).
+func AnalyzeScripts(ctx context.Context, paths ...string) ([]ScriptAnalysis, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	py, err := requirePython()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"-I", "-c", analyzerSource}, paths...)
+	cmd := exec.CommandContext(ctx, py, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("script analyzer failed: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	out := make([]ScriptAnalysis, 0, len(paths))
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var a ScriptAnalysis
+		if err := json.Unmarshal(line, &a); err != nil {
+			return nil, fmt.Errorf("script analyzer printed unreadable output: %v", err)
+		}
+		out = append(out, a)
+	}
+	if len(out) != len(paths) {
+		return nil, fmt.Errorf("script analyzer returned %d results for %d scripts", len(out), len(paths))
+	}
+	return out, nil
+}

@@ -1,0 +1,679 @@
+package validation
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+//go:embed runner.py
+var runnerSource string
+
+// DefaultScriptTimeout bounds one script's run when RunOptions.Timeout is 0.
+const DefaultScriptTimeout = 5 * time.Minute
+
+// RunOptions describes a local run of a DAG's scripts.
+type RunOptions struct {
+	Catalog    *catalog.Catalog // nil: catalog.Default()
+	DAG        *dag.PipelineDAG
+	ConfigPath string      // config.json with a config for every node
+	Configs    *config.Set // alternatively, configs already loaded (wins)
+	// Workspace is the directory a fresh run directory (run-*) is created
+	// in; it is created when missing.
+	Workspace string
+	// UseDependencyResolution binds inputs to upstream outputs with the
+	// dependency resolver (deps.Resolve); otherwise an input takes the
+	// output of a parent whose logical name or an alias equals its name.
+	UseDependencyResolution bool
+	// ScriptDirs are searched for entry points before the config's source
+	// directory (relative to the config file's project folder).
+	ScriptDirs []string
+	// InputData gives local data for inputs nothing upstream feeds:
+	// node -> logical input -> file or directory.
+	InputData map[string]map[string]string
+	// Timeout bounds each script (DefaultScriptTimeout when 0).
+	Timeout time.Duration
+}
+
+// ScriptResult is the outcome of one node.
+type ScriptResult struct {
+	Node          string            `json:"node"`
+	StepType      string            `json:"step_type"`
+	Status        string            `json:"status"` // success | failed | skipped
+	Success       bool              `json:"success"`
+	Script        string            `json:"script,omitempty"`
+	Args          []string          `json:"args"`
+	EnvVars       []string          `json:"env_vars"` // names set for the script (values come from the config)
+	Inputs        map[string]string `json:"inputs"`   // logical input -> where its data came from
+	Outputs       map[string]string `json:"outputs"`  // logical output -> local folder
+	OutputFiles   []string          `json:"output_files"`
+	ErrorMessage  string            `json:"error_message,omitempty"`
+	ExitCode      int               `json:"exit_code"`
+	ExecutionTime float64           `json:"execution_time"` // seconds
+	Stdout        string            `json:"stdout_tail,omitempty"`
+	Stderr        string            `json:"stderr_tail,omitempty"`
+	Warnings      []string          `json:"warnings"`
+}
+
+// Script statuses.
+const (
+	RunSuccess = "success"
+	RunFailed  = "failed"
+	RunSkipped = "skipped"
+)
+
+// Message is one hand-over of data from an output to an input.
+type Message struct {
+	From   string  `json:"from_node"`
+	Output string  `json:"from_output"`
+	To     string  `json:"to_node"`
+	Input  string  `json:"to_input"`
+	Score  float64 `json:"score,omitempty"`
+	Path   string  `json:"path"`
+}
+
+// RunReport is the outcome of RunScripts.
+type RunReport struct {
+	PipelineSuccess       bool                     `json:"pipeline_success"`
+	ExecutionOrder        []string                 `json:"execution_order"`
+	TotalScripts          int                      `json:"total_scripts"`
+	SuccessfulScripts     int                      `json:"successful_scripts"`
+	ScriptResults         map[string]*ScriptResult `json:"script_results"`
+	ExecutionSummary      map[string]any           `json:"execution_summary"`
+	MessagePassingHistory []Message                `json:"message_passing_history"`
+	RunDir                string                   `json:"run_dir"`
+	Warnings              []string                 `json:"warnings"`
+}
+
+// RunScripts runs the scripts of a DAG's nodes with python3 in
+// topological order, each in its own local container root under a fresh
+// run directory of opts.Workspace (see the package doc for how container
+// paths are mapped). A node that fails stops the nodes that depend on it
+// (they are skipped); the others still run. Cancelling ctx kills the
+// running script and returns ctx's error. Errors are returned for inputs
+// that prevent any run: no python3 (wraps ErrNoPython), a cyclic DAG,
+// unreadable configs, nodes without a config.
+func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
+	py, err := requirePython()
+	if err != nil {
+		return nil, err
+	}
+	cat := opts.Catalog
+	if cat == nil {
+		if cat, err = catalog.Default(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.DAG == nil || opts.DAG.NodeCount() == 0 {
+		return nil, errors.New("the DAG has no nodes")
+	}
+	order, err := opts.DAG.TopologicalSort()
+	if err != nil {
+		return nil, err
+	}
+	set := opts.Configs
+	if set == nil {
+		schema, err := SchemaFor(cat)
+		if err != nil {
+			return nil, err
+		}
+		if set, err = config.Load(schema, opts.ConfigPath); err != nil {
+			return nil, err
+		}
+	}
+	nodes := opts.DAG.Nodes()
+	names := make([]catalog.NodeName, len(nodes))
+	for i, n := range nodes {
+		names[i] = catalog.NodeName(n)
+	}
+	resolved, err := set.Resolve(names, config.ResolveOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cfgs := map[string]*config.Config{}
+	views := map[string]*catalog.Step{}
+	for _, r := range resolved {
+		st, ok := cat.Step(r.Config.StepType())
+		if !ok {
+			return nil, fmt.Errorf("node %s: step type %s of config %s is not in the catalog", r.Node, r.Config.StepType(), r.Config.Key)
+		}
+		cfgs[string(r.Node)] = r.Config
+		views[string(r.Node)] = st.ForJobType(r.Config.JobType())
+	}
+
+	if err := os.MkdirAll(opts.Workspace, 0o755); err != nil {
+		return nil, err
+	}
+	runDir, err := os.MkdirTemp(opts.Workspace, "run-")
+	if err != nil {
+		return nil, err
+	}
+	rep := &RunReport{ExecutionOrder: order, ScriptResults: map[string]*ScriptResult{}, MessagePassingHistory: []Message{},
+		RunDir: runDir, Warnings: []string{}}
+
+	// Bindings: consumer -> input -> (provider, output, score).
+	type bind struct {
+		provider, output string
+		score            float64
+	}
+	bindings := map[string]map[string]bind{}
+	if opts.UseDependencyResolution {
+		res, err := deps.NewResolver().Resolve(ctx, opts.DAG, func(node string) (*catalog.Step, error) { return views[node], nil })
+		var ue *deps.UnresolvedError
+		if err != nil && !errors.As(err, &ue) {
+			return nil, err
+		}
+		for _, c := range res.Consumers {
+			m := map[string]bind{}
+			for _, b := range c.Bindings {
+				m[b.Input] = bind{b.Provider, b.Output, b.Score}
+			}
+			bindings[c.Node] = m
+		}
+	} else {
+		for _, n := range nodes {
+			m := map[string]bind{}
+			for _, in := range views[n].Inputs {
+				for _, p := range opts.DAG.DeclaredParents(n) {
+					if o := matchByName(views[p], &in); o != "" {
+						m[in.LogicalName] = bind{provider: p, output: o}
+						break
+					}
+				}
+			}
+			bindings[n] = m
+		}
+	}
+
+	baseDir := configBaseDir(opts.ConfigPath)
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultScriptTimeout
+	}
+	failed := map[string]string{} // node -> why it has no outputs
+	start := time.Now()
+	for _, n := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		st, cfg := views[n], cfgs[n]
+		r := &ScriptResult{Node: n, StepType: string(st.Type), Args: []string{}, EnvVars: []string{}, Inputs: map[string]string{},
+			Outputs: map[string]string{}, OutputFiles: []string{}, Warnings: []string{}}
+		rep.ScriptResults[n] = r
+		root := filepath.Join(runDir, safeName(n), "root")
+		work := filepath.Join(runDir, safeName(n), "work")
+		for _, o := range st.Outputs {
+			if o.ContainerPath != "" {
+				r.Outputs[o.LogicalName] = localPath(root, o.ContainerPath)
+			}
+		}
+		if !HasScript(st) {
+			r.Status = RunSkipped
+			r.ErrorMessage = fmt.Sprintf("%s is a %s step: it runs no script of its own", st.Type, st.Verb)
+			failed[n] = r.ErrorMessage
+			continue
+		}
+		rep.TotalScripts++
+		// Upstream failures stop the node.
+		var blocked []string
+		for in, b := range bindings[n] {
+			if why, bad := failed[b.provider]; bad {
+				if p, ok := st.Input(in); ok && p.Required {
+					blocked = append(blocked, fmt.Sprintf("%s (input %s: %s)", b.provider, in, why))
+				}
+			}
+		}
+		if len(blocked) > 0 {
+			sort.Strings(blocked)
+			r.Status = RunSkipped
+			r.ErrorMessage = "upstream step did not produce its outputs: " + strings.Join(blocked, "; ")
+			failed[n] = "skipped"
+			continue
+		}
+		if err := prepareNode(root, work, st, r); err != nil {
+			return nil, err
+		}
+		if err := writeHyperparameters(root, st, cfg); err != nil {
+			return nil, fmt.Errorf("node %s: %w", n, err)
+		}
+		// Inputs.
+		for _, in := range st.Inputs {
+			if in.ContainerPath == "" {
+				continue
+			}
+			dst := localPath(root, in.ContainerPath)
+			if b, ok := bindings[n][in.LogicalName]; ok {
+				src := rep.ScriptResults[b.provider].Outputs[b.output]
+				if src == "" {
+					r.Warnings = append(r.Warnings, fmt.Sprintf("input %s is bound to %s.%s, which has no local folder", in.LogicalName, b.provider, b.output))
+					continue
+				}
+				if err := copyInto(src, dst); err != nil {
+					return nil, fmt.Errorf("node %s: copy %s.%s to input %s: %w", n, b.provider, b.output, in.LogicalName, err)
+				}
+				r.Inputs[in.LogicalName] = b.provider + "." + b.output
+				rep.MessagePassingHistory = append(rep.MessagePassingHistory, Message{From: b.provider, Output: b.output, To: n, Input: in.LogicalName, Score: round4(b.score), Path: src})
+				continue
+			}
+			if src, ok := opts.InputData[n][in.LogicalName]; ok {
+				if err := copyInto(src, dst); err != nil {
+					return nil, fmt.Errorf("node %s: input data for %s: %w", n, in.LogicalName, err)
+				}
+				r.Inputs[in.LogicalName] = src
+				continue
+			}
+			if in.Required {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("required input %s is fed by nothing: no upstream output is bound and input_data gives no path; the script sees an empty folder", in.LogicalName))
+			}
+		}
+		for in := range opts.InputData[n] {
+			if _, ok := st.Input(in); !ok {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("input_data names %s, which is not an input of %s", in, st.Type))
+			}
+		}
+		// Script, environment, arguments.
+		script, tried := locateScript(st, cfg, opts.ScriptDirs, baseDir)
+		if script == "" {
+			r.Status = RunFailed
+			r.ErrorMessage = fmt.Sprintf("script %s not found (tried %s)", st.Contract.EntryPoint, strings.Join(tried, ", "))
+			failed[n] = "no script"
+			continue
+		}
+		r.Script = script
+		env, args, problems := scriptEnvArgs(st, cfg, root)
+		for k := range env {
+			r.EnvVars = append(r.EnvVars, k)
+		}
+		sort.Strings(r.EnvVars)
+		r.Args = args
+		if len(problems) > 0 {
+			r.Status = RunFailed
+			r.ErrorMessage = strings.Join(problems, "; ")
+			failed[n] = "bad config"
+			continue
+		}
+		if err := runOne(ctx, py, script, root, work, env, args, timeout, r); err != nil {
+			return nil, err
+		}
+		if !r.Success {
+			failed[n] = "script failed"
+		}
+		r.OutputFiles = listOutputs(r.Outputs)
+	}
+	for _, r := range rep.ScriptResults {
+		if r.Success {
+			rep.SuccessfulScripts++
+		}
+	}
+	rep.PipelineSuccess = rep.TotalScripts > 0 && rep.SuccessfulScripts == rep.TotalScripts
+	counts := map[string]int{RunSuccess: 0, RunFailed: 0, RunSkipped: 0}
+	var total float64
+	for _, r := range rep.ScriptResults {
+		counts[r.Status]++
+		total += r.ExecutionTime
+	}
+	rep.ExecutionSummary = map[string]any{
+		"total_nodes": len(order), "total_scripts": rep.TotalScripts, "successful": counts[RunSuccess], "failed": counts[RunFailed],
+		"skipped": counts[RunSkipped], "script_time_seconds": round4(total), "wall_time_seconds": round4(time.Since(start).Seconds()),
+		"python": Python().Version,
+	}
+	if rep.TotalScripts == 0 {
+		rep.Warnings = append(rep.Warnings, "no node of the DAG runs a script")
+	}
+	return rep, nil
+}
+
+// matchByName returns the output of a provider whose logical name or an
+// alias equals the input's name (or one of the input's aliases).
+func matchByName(p *catalog.Step, in *catalog.InputPort) string {
+	names := append([]string{in.LogicalName}, in.Aliases...)
+	for _, n := range names {
+		if o, ok := p.OutputByAlias(n); ok {
+			return o.LogicalName
+		}
+	}
+	return ""
+}
+
+// configBaseDir is where relative source directories are resolved: the
+// config file's directory, or its parent when that is named
+// pipeline_config(s) (the compiler's rule).
+func configBaseDir(configPath string) string {
+	if configPath == "" {
+		wd, _ := os.Getwd()
+		return wd
+	}
+	dir := filepath.Dir(configPath)
+	if b := filepath.Base(dir); b == "pipeline_config" || b == "pipeline_configs" {
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+func safeName(n string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, n)
+}
+
+// localPath maps a container path to its place under a node's root.
+func localPath(root, containerPath string) string {
+	return filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(path.Clean(containerPath), "/")))
+}
+
+// isFilePath reports whether a container path names a file (its last
+// segment has an extension), e.g. .../hyperparameters.json.
+func isFilePath(p string) bool {
+	return path.Ext(path.Base(p)) != ""
+}
+
+func prepareNode(root, work string, st *catalog.Step, r *ScriptResult) error {
+	for _, d := range []string{root, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	for _, o := range st.Outputs {
+		if o.ContainerPath != "" {
+			if err := os.MkdirAll(localPath(root, o.ContainerPath), 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	for _, in := range st.Inputs {
+		if in.ContainerPath == "" {
+			continue
+		}
+		d := localPath(root, in.ContainerPath)
+		if isFilePath(in.ContainerPath) {
+			d = filepath.Dir(d)
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeHyperparameters writes a Training or Tuning node's hyperparameters
+// config field where SageMaker puts them, /opt/ml/input/config/
+// hyperparameters.json (every value a string, as SageMaker writes them).
+func writeHyperparameters(root string, st *catalog.Step, cfg *config.Config) error {
+	if st.Verb != catalog.VerbTraining && st.Verb != catalog.VerbTuning {
+		return nil
+	}
+	hp := map[string]string{}
+	if v, ok := cfg.Get("hyperparameters"); ok {
+		if m, ok := v.(map[string]any); ok {
+			for k, x := range m {
+				hp[k] = catalog.EnvValue(x)
+			}
+		}
+	}
+	return fsutil.WriteJSONAtomic(localPath(root, "/opt/ml/input/config/hyperparameters.json"), hp)
+}
+
+// locateScript finds a node's script: the config's entry point in the
+// explicit script dirs, then in the config's source directory.
+func locateScript(st *catalog.Step, cfg *config.Config, dirs []string, baseDir string) (string, []string) {
+	entry := st.Contract.EntryPoint
+	if f := st.Contract.EntryPointField; f != "" {
+		if v := cfg.String(f); v != "" {
+			entry = v
+		}
+	}
+	search := append([]string(nil), dirs...)
+	for _, f := range []string{st.Contract.SourceDirField, "effective_source_dir", "source_dir"} {
+		if f == "" {
+			continue
+		}
+		if v := cfg.String(f); v != "" && !strings.HasPrefix(v, "s3://") {
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(baseDir, v)
+			}
+			search = append(search, v)
+			break
+		}
+	}
+	var tried []string
+	for _, d := range search {
+		p := filepath.Join(d, filepath.FromSlash(entry))
+		tried = append(tried, p)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, tried
+		}
+	}
+	return "", tried
+}
+
+// scriptEnvArgs computes the environment and arguments the compiler would
+// give the container, with container paths in values rebased under root.
+func scriptEnvArgs(st *catalog.Step, cfg *config.Config, root string) (map[string]string, []string, []string) {
+	env := map[string]string{}
+	var problems []string
+	rebase := func(v string) string {
+		if v == "/opt/ml" || strings.HasPrefix(v, "/opt/ml/") {
+			return filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(v, "/")))
+		}
+		return v
+	}
+	for _, e := range st.Contract.Env {
+		val, set := "", false
+		if e.Field != "" {
+			if v, ok := cfg.Get(e.Field); ok && v != nil {
+				val, set = catalog.EnvValue(v), true
+			}
+		}
+		if !set && !e.Required {
+			val, set = e.Default, true
+		}
+		if !set || (e.Required && val == "") {
+			problems = append(problems, fmt.Sprintf("required environment variable %s has no value: set config field %s", e.Name, e.Field))
+			continue
+		}
+		env[e.Name] = rebase(val)
+	}
+	if extra, ok := cfg.Get("env"); ok {
+		if m, ok := extra.(map[string]any); ok {
+			for k, v := range m {
+				env[k] = rebase(catalog.EnvValue(v))
+			}
+		}
+	}
+	var args []string
+	for _, ja := range st.Contract.JobArguments {
+		v, ok := cfg.Get(ja.Source)
+		if !ok || v == nil || catalog.EnvValue(v) == "" {
+			problems = append(problems, fmt.Sprintf("job argument %s has no value: set config field %s", ja.Flag, ja.Source))
+			continue
+		}
+		args = append(args, ja.Flag, rebase(catalog.EnvValue(v)))
+	}
+	if extra, ok := cfg.Get("processing_script_arguments"); ok {
+		if l, ok := extra.([]any); ok {
+			for _, v := range l {
+				args = append(args, rebase(catalog.EnvValue(v)))
+			}
+		}
+	}
+	if args == nil {
+		args = []string{}
+	}
+	return env, args, problems
+}
+
+// tail keeps the last n bytes of a log.
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// runOne runs one script and fills the result.
+func runOne(ctx context.Context, py, script, root, work string, env map[string]string, args []string, timeout time.Duration, r *ScriptResult) error {
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmdArgs := append([]string{"-I", "-c", runnerSource, script, root}, args...)
+	cmd := exec.CommandContext(sctx, py, cmdArgs...)
+	cmd.Dir = work
+	cmd.Env = scriptEnviron(env, work)
+	setProcessGroup(cmd)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	began := time.Now()
+	err := cmd.Run()
+	r.ExecutionTime = round4(time.Since(began).Seconds())
+	r.Stdout, r.Stderr = tail(stdout.Bytes(), 4096), tail(stderr.Bytes(), 4096)
+	_ = fsutil.WriteFileAtomic(filepath.Join(filepath.Dir(work), "stdout.log"), stdout.Bytes(), 0o644)
+	_ = fsutil.WriteFileAtomic(filepath.Join(filepath.Dir(work), "stderr.log"), stderr.Bytes(), 0o644)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		r.Status, r.Success = RunSuccess, true
+		return nil
+	}
+	r.Status = RunFailed
+	var ee *exec.ExitError
+	switch {
+	case sctx.Err() == context.DeadlineExceeded:
+		r.ExitCode = -1
+		r.ErrorMessage = fmt.Sprintf("timed out after %s", timeout)
+	case errors.As(err, &ee):
+		r.ExitCode = ee.ExitCode()
+		r.ErrorMessage = lastLine(stderr.String())
+		if r.ErrorMessage == "" {
+			r.ErrorMessage = fmt.Sprintf("exit status %d", r.ExitCode)
+		}
+	default:
+		return fmt.Errorf("run %s: %w", script, err)
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// scriptEnviron is the environment of a script: a minimal base (PATH,
+// LANG, HOME and TMPDIR pointing into the node's work folder) and the step's
+// variables. Nothing else of the caller's environment (credentials
+// included) reaches the script.
+func scriptEnviron(env map[string]string, work string) []string {
+	out := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "TMPDIR=" + work, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"}
+	if l := os.Getenv("LANG"); l != "" {
+		out = append(out, "LANG="+l)
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// copyInto copies a file or a directory tree to dst. A directory source
+// whose destination is a file path (an input like hyperparameters.json)
+// copies the file of the same name, or the only file it holds.
+func copyInto(src, dst string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		if isFilePath(dst) {
+			return copyFile(src, dst)
+		}
+		return copyFile(src, filepath.Join(dst, filepath.Base(src)))
+	}
+	if isFilePath(dst) {
+		if _, err := os.Stat(filepath.Join(src, filepath.Base(dst))); err == nil {
+			return copyFile(filepath.Join(src, filepath.Base(dst)), dst)
+		}
+		var files []string
+		_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) == 1 {
+			return copyFile(files[0], dst)
+		}
+		return fmt.Errorf("%s names a file but %s holds %d files", dst, src, len(files))
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // links are not followed out of the data
+		}
+		return copyFile(p, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(dst, data, 0o644)
+}
+
+// listOutputs lists the files of each output folder as
+// "<output>/<relative path>", sorted.
+func listOutputs(outputs map[string]string) []string {
+	out := []string{}
+	for name, dir := range outputs {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err == nil {
+				out = append(out, name+"/"+filepath.ToSlash(rel))
+			}
+			return nil
+		})
+	}
+	sort.Strings(out)
+	return out
+}
