@@ -20,7 +20,6 @@ if __name__ == "__main__":
     main({"input_data": IN}, {"scores": OUT}, {"LABEL_FIELD": os.environ.get("LABEL_FIELD", "label")}, p.parse_args())
 `
 
-
 func TestAnalyzeScriptsExtractsEverything(t *testing.T) {
 	needPython(t)
 	dir := t.TempDir()
