@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -191,7 +190,7 @@ func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResul
 		}
 		steps = append(steps, string(s.Type))
 	}
-	res := envelope.OK(map[string]any{"steps": steps, "count": len(steps)}).
+	res := envelope.OK(listStepsData{Steps: steps, Count: len(steps)}).
 		WithMeta("workspace_id", catNilIfEmpty(ws)).
 		WithMeta("job_type", catNilIfEmpty(jt))
 	if a.SageMakerStepType != "" {
@@ -223,19 +222,19 @@ func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, 
 		return nil, err
 	}
 	found := cat.SearchJobType(a.Query, a.JobType)
-	matches := make([]map[string]any, len(found))
+	matches := make([]searchMatch, len(found))
 	for i, m := range found {
-		matches[i] = map[string]any{
-			"step_name":            string(m.Type),
-			"workspace_id":         m.Step.WorkspaceID,
-			"score":                m.Score,
-			"match_reason":         m.Reason,
-			"components_available": m.Step.Components(),
-			"sagemaker_step_type":  string(m.Step.Verb),
-			"description":          m.Step.Description,
+		matches[i] = searchMatch{
+			StepName:            string(m.Type),
+			WorkspaceID:         m.Step.WorkspaceID,
+			Score:               m.Score,
+			MatchReason:         m.Reason,
+			ComponentsAvailable: m.Step.Components(),
+			SageMakerStepType:   string(m.Step.Verb),
+			Description:         m.Step.Description,
 		}
 	}
-	res := envelope.OK(map[string]any{"matches": matches, "count": len(matches)}).WithMeta("query", a.Query)
+	res := envelope.OK(searchData{Matches: matches, Count: len(matches)}).WithMeta("query", a.Query)
 	if a.JobType != "" {
 		res.SetMeta("job_type", a.JobType)
 	}
@@ -245,7 +244,7 @@ func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, 
 		), nil
 	}
 	return res.WithNextSteps(
-		envelope.NextStep{Tool: "catalog.step_info", When: "the first match is the step you meant", Why: "see its verb, config class and framework", ArgsHint: map[string]any{"step_name": matches[0]["step_name"]}},
+		envelope.NextStep{Tool: "catalog.step_info", When: "the first match is the step you meant", Why: "see its verb, config class and framework", ArgsHint: map[string]any{"step_name": matches[0].StepName}},
 	), nil
 }
 
@@ -271,35 +270,33 @@ func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 	if s.Contract.EntryPoint != "" {
 		script = s.Contract.EntryPoint
 	}
-	data := map[string]any{
-		"step_name":    string(s.Type),
-		"workspace_id": s.WorkspaceID,
-		"registry_data": map[string]any{
-			"config_class":        s.ConfigClass,
-			"builder_step_name":   s.BuilderName,
-			"spec_type":           string(s.Type),
-			"sagemaker_step_type": string(s.Verb),
-			"description":         s.Description,
-			"job_types":           jobTypes,
+	data := stepInfoData{
+		StepName:    string(s.Type),
+		WorkspaceID: s.WorkspaceID,
+		RegistryData: registryData{
+			ConfigClass:       s.ConfigClass,
+			BuilderStepName:   s.BuilderName,
+			SpecType:          string(s.Type),
+			SageMakerStepType: string(s.Verb),
+			Description:       s.Description,
+			JobTypes:          jobTypes,
 		},
-		"config_class":         s.ConfigClass,
-		"builder_step_name":    s.BuilderName,
-		"sagemaker_step_type":  string(s.Verb),
-		"description":          s.Description,
-		"components_available": s.Components(),
-		"file_components":      map[string]any{"interface": s.Source, "script": script},
-		"framework":            catNilIfEmpty(s.Framework),
-		"node_type":            string(s.Kind),
-		"job_types":            jobTypes,
-		"job_type":             catNilIfEmpty(jt),
-		"has_variant":          s.IsVariant(),
-		"aliases":              append([]string{}, s.Aliases...),
-		"field_sets":           s.FieldSets,
-		"sagemaker_step_name":  string(catalog.SageMakerName(s.Type, jt)),
-		"config_key":           string(catalog.ConfigKeyFor(s.Type, jt)),
-	}
-	if s.Overrides != "" {
-		data["overrides"] = s.Overrides
+		ConfigClass:         s.ConfigClass,
+		BuilderStepName:     s.BuilderName,
+		SageMakerStepType:   string(s.Verb),
+		Description:         s.Description,
+		ComponentsAvailable: s.Components(),
+		FileComponents:      map[string]any{"interface": s.Source, "script": script},
+		Framework:           catNilIfEmpty(s.Framework),
+		NodeType:            string(s.Kind),
+		JobTypes:            jobTypes,
+		JobType:             catNilIfEmpty(jt),
+		HasVariant:          s.IsVariant(),
+		Aliases:             append([]string{}, s.Aliases...),
+		FieldSets:           s.FieldSets,
+		SageMakerStepName:   string(catalog.SageMakerName(s.Type, jt)),
+		ConfigKey:           string(catalog.ConfigKeyFor(s.Type, jt)),
+		Overrides:           s.Overrides,
 	}
 	res := envelope.OK(data).WithMeta("step_name", a.StepName)
 	if s.Framework == "" {
@@ -325,45 +322,40 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 	if err != nil {
 		return nil, err
 	}
-	deps := make([]map[string]any, len(s.Inputs))
+	deps := make([]specDependency, len(s.Inputs))
 	for i, in := range s.Inputs {
-		d := map[string]any{
-			"logical_name":       in.LogicalName,
-			"dependency_type":    string(in.Type),
-			"required":           in.Required,
-			"compatible_sources": in.CompatibleSources,
-			"semantic_keywords":  in.SemanticKeywords,
-			"data_type":          in.DataType,
-			"description":        in.Description,
+		deps[i] = specDependency{
+			LogicalName:       in.LogicalName,
+			DependencyType:    string(in.Type),
+			Required:          in.Required,
+			CompatibleSources: in.CompatibleSources,
+			SemanticKeywords:  in.SemanticKeywords,
+			DataType:          in.DataType,
+			Description:       in.Description,
+			Aliases:           in.Aliases,
+			ConfigSource:      in.ConfigSource,
 		}
-		if len(in.Aliases) > 0 {
-			d["aliases"] = in.Aliases
-		}
-		if in.ConfigSource != "" {
-			d["config_source"] = in.ConfigSource
-		}
-		deps[i] = d
 	}
-	outs := make([]map[string]any, len(s.Outputs))
+	outs := make([]specOutput, len(s.Outputs))
 	for i, o := range s.Outputs {
-		outs[i] = map[string]any{
-			"logical_name":      o.LogicalName,
-			"output_type":       string(o.Type),
-			"property_path":     o.PropertyPath,
-			"aliases":           o.Aliases,
-			"semantic_keywords": catNonNil(o.SemanticKeywords),
-			"data_type":         o.DataType,
-			"description":       o.Description,
+		outs[i] = specOutput{
+			LogicalName:      o.LogicalName,
+			OutputType:       string(o.Type),
+			PropertyPath:     o.PropertyPath,
+			Aliases:          o.Aliases,
+			SemanticKeywords: catNonNil(o.SemanticKeywords),
+			DataType:         o.DataType,
+			Description:      o.Description,
 		}
 	}
-	data := map[string]any{
-		"step_type":        string(s.Type),
-		"node_type":        string(s.Kind),
-		"job_type":         catNilIfEmpty(jt),
-		"dependencies":     deps,
-		"outputs":          outs,
-		"dependency_count": len(deps),
-		"output_count":     len(outs),
+	data := stepSpecData{
+		StepType:        string(s.Type),
+		NodeType:        string(s.Kind),
+		JobType:         catNilIfEmpty(jt),
+		Dependencies:    deps,
+		Outputs:         outs,
+		DependencyCount: len(deps),
+		OutputCount:     len(outs),
 	}
 	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "steps.io", When: "you need container paths or training channels", Why: "the spec lists ports; steps.io adds where each lands in the container", ArgsHint: map[string]any{"step_name": string(s.Type)}},
@@ -388,46 +380,35 @@ func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Too
 	if err != nil {
 		return nil, err
 	}
-	fields := []map[string]any{}
+	fields := []configFieldOut{}
 	tiers := map[string]int{}
 	for _, f := range s.Fields {
 		tiers[string(f.Tier)]++
 		if a.Tier != "" && string(f.Tier) != a.Tier {
 			continue
 		}
-		m := map[string]any{
-			"name":        f.Name,
-			"type":        string(f.Type),
-			"required":    f.Required(),
-			"default":     f.Default,
-			"tier":        string(f.Tier),
-			"description": f.Description,
-			"source":      f.Source,
-		}
-		if len(f.Allowed) > 0 {
-			m["allowed_values"] = f.Allowed
-		}
-		if f.Min != nil {
-			m["min"] = *f.Min
-		}
-		if f.Max != nil {
-			m["max"] = *f.Max
-		}
-		if f.Pattern != "" {
-			m["pattern"] = f.Pattern
-		}
-		if f.Derivation != "" {
-			m["derivation"] = f.Derivation
-		}
-		fields = append(fields, m)
+		fields = append(fields, configFieldOut{
+			Name:        f.Name,
+			Type:        string(f.Type),
+			Required:    f.Required(),
+			Default:     f.Default,
+			Tier:        string(f.Tier),
+			Description: f.Description,
+			Allowed:     f.Allowed,
+			Min:         f.Min,
+			Max:         f.Max,
+			Pattern:     f.Pattern,
+			Derivation:  f.Derivation,
+			Source:      f.Source,
+		})
 	}
-	data := map[string]any{
-		"step_name":    string(s.Type),
-		"config_class": s.ConfigClass,
-		"field_sets":   s.FieldSets,
-		"fields":       fields,
-		"count":        len(fields),
-		"tier_counts":  tiers,
+	data := configFieldsData{
+		StepName:    string(s.Type),
+		ConfigClass: s.ConfigClass,
+		FieldSets:   s.FieldSets,
+		Fields:      fields,
+		Count:       len(fields),
+		TierCounts:  tiers,
 	}
 	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "config.requirements", When: "you are filling a config for a whole DAG", Why: "lists what every node of the DAG needs", ArgsHint: map[string]any{"dag": map[string]any{"nodes": []string{string(s.Type)}, "edges": [][]string{}}}},
@@ -478,16 +459,16 @@ func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolR
 		e.WithDetails("available", names)
 		return nil, e
 	}
-	data := map[string]any{
-		"input":               a.StepName,
-		"canonical_name":      string(s.Type),
-		"config_class":        s.ConfigClass,
-		"builder_class":       s.BuilderName,
-		"spec_type":           string(s.Type),
-		"sagemaker_step_type": string(s.Verb),
-		"source":              source,
-		"job_type":            catNilIfEmpty(jobType),
-		"snake_name":          catalog.CanonicalToSnake(s.Type),
+	data := resolveStepData{
+		Input:             a.StepName,
+		CanonicalName:     string(s.Type),
+		ConfigClass:       s.ConfigClass,
+		BuilderClass:      s.BuilderName,
+		SpecType:          string(s.Type),
+		SageMakerStepType: string(s.Verb),
+		Source:            source,
+		JobType:           catNilIfEmpty(jobType),
+		SnakeName:         catalog.CanonicalToSnake(s.Type),
 	}
 	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "catalog.step_info", When: "you want the step's metadata", Why: "verb, framework, components", ArgsHint: map[string]any{"step_name": string(s.Type)}},
@@ -511,20 +492,147 @@ func catalogListBuilders(ctx context.Context, a listBuildersArgs) (*envelope.Too
 	if err != nil {
 		return nil, err
 	}
-	builders := []map[string]any{}
-	for _, s := range cat.Steps() {
+	builders := []builderOut{}
+	for _, s := range cat.Steps() { // sorted by step type
 		if a.SageMakerStepType != "" && string(s.Verb) != a.SageMakerStepType {
 			continue
 		}
-		builders = append(builders, map[string]any{
-			"step_name":           string(s.Type),
-			"builder_class":       s.BuilderName,
-			"sagemaker_step_type": string(s.Verb),
-		})
+		builders = append(builders, builderOut{StepName: string(s.Type), BuilderClass: s.BuilderName, SageMakerStepType: string(s.Verb)})
 	}
-	sort.SliceStable(builders, func(i, j int) bool { return builders[i]["step_name"].(string) < builders[j]["step_name"].(string) })
-	return envelope.OK(map[string]any{"builders": builders, "count": len(builders)}).
+	return envelope.OK(listBuildersData{Builders: builders, Count: len(builders)}).
 		WithMeta("sagemaker_step_type", catNilIfEmpty(a.SageMakerStepType)), nil
+}
+
+// --- data shapes (field order is the wire order) ---
+
+type listStepsData struct {
+	Steps []string `json:"steps"`
+	Count int      `json:"count"`
+}
+
+type searchMatch struct {
+	StepName            string   `json:"step_name"`
+	WorkspaceID         string   `json:"workspace_id"`
+	Score               float64  `json:"score"`
+	MatchReason         string   `json:"match_reason"`
+	ComponentsAvailable []string `json:"components_available"`
+	SageMakerStepType   string   `json:"sagemaker_step_type"`
+	Description         string   `json:"description"`
+}
+
+type searchData struct {
+	Matches []searchMatch `json:"matches"`
+	Count   int           `json:"count"`
+}
+
+type registryData struct {
+	ConfigClass       string   `json:"config_class"`
+	BuilderStepName   string   `json:"builder_step_name"`
+	SpecType          string   `json:"spec_type"`
+	SageMakerStepType string   `json:"sagemaker_step_type"`
+	Description       string   `json:"description"`
+	JobTypes          []string `json:"job_types"`
+}
+
+type stepInfoData struct {
+	StepName            string         `json:"step_name"`
+	WorkspaceID         string         `json:"workspace_id"`
+	RegistryData        registryData   `json:"registry_data"`
+	ConfigClass         string         `json:"config_class"`
+	BuilderStepName     string         `json:"builder_step_name"`
+	SageMakerStepType   string         `json:"sagemaker_step_type"`
+	Description         string         `json:"description"`
+	ComponentsAvailable []string       `json:"components_available"`
+	FileComponents      map[string]any `json:"file_components"`
+	Framework           any            `json:"framework"`
+	NodeType            string         `json:"node_type"`
+	JobTypes            []string       `json:"job_types"`
+	JobType             any            `json:"job_type"`
+	HasVariant          bool           `json:"has_variant"`
+	Aliases             []string       `json:"aliases"`
+	FieldSets           []string       `json:"field_sets"`
+	SageMakerStepName   string         `json:"sagemaker_step_name"`
+	ConfigKey           string         `json:"config_key"`
+	Overrides           string         `json:"overrides,omitempty"`
+}
+
+type specDependency struct {
+	LogicalName       string   `json:"logical_name"`
+	DependencyType    string   `json:"dependency_type"`
+	Required          bool     `json:"required"`
+	CompatibleSources []string `json:"compatible_sources"`
+	SemanticKeywords  []string `json:"semantic_keywords"`
+	DataType          string   `json:"data_type"`
+	Description       string   `json:"description"`
+	Aliases           []string `json:"aliases,omitempty"`
+	ConfigSource      string   `json:"config_source,omitempty"`
+}
+
+type specOutput struct {
+	LogicalName      string   `json:"logical_name"`
+	OutputType       string   `json:"output_type"`
+	PropertyPath     string   `json:"property_path"`
+	Aliases          []string `json:"aliases"`
+	SemanticKeywords []string `json:"semantic_keywords"`
+	DataType         string   `json:"data_type"`
+	Description      string   `json:"description"`
+}
+
+type stepSpecData struct {
+	StepType        string           `json:"step_type"`
+	NodeType        string           `json:"node_type"`
+	JobType         any              `json:"job_type"`
+	Dependencies    []specDependency `json:"dependencies"`
+	Outputs         []specOutput     `json:"outputs"`
+	DependencyCount int              `json:"dependency_count"`
+	OutputCount     int              `json:"output_count"`
+}
+
+type configFieldOut struct {
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	Required    bool     `json:"required"`
+	Default     any      `json:"default"`
+	Tier        string   `json:"tier"`
+	Description string   `json:"description"`
+	Allowed     []any    `json:"allowed_values,omitempty"`
+	Min         *float64 `json:"min,omitempty"`
+	Max         *float64 `json:"max,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Derivation  string   `json:"derivation,omitempty"`
+	Source      string   `json:"source"`
+}
+
+type configFieldsData struct {
+	StepName    string           `json:"step_name"`
+	ConfigClass string           `json:"config_class"`
+	FieldSets   []string         `json:"field_sets"`
+	Fields      []configFieldOut `json:"fields"`
+	Count       int              `json:"count"`
+	TierCounts  map[string]int   `json:"tier_counts"`
+}
+
+type resolveStepData struct {
+	Input             string `json:"input"`
+	CanonicalName     string `json:"canonical_name"`
+	ConfigClass       string `json:"config_class"`
+	BuilderClass      string `json:"builder_class"`
+	SpecType          string `json:"spec_type"`
+	SageMakerStepType string `json:"sagemaker_step_type"`
+	Source            string `json:"source"`
+	JobType           any    `json:"job_type"`
+	SnakeName         string `json:"snake_name"`
+}
+
+type builderOut struct {
+	StepName          string `json:"step_name"`
+	BuilderClass      string `json:"builder_class"`
+	SageMakerStepType string `json:"sagemaker_step_type"`
+}
+
+type listBuildersData struct {
+	Builders []builderOut `json:"builders"`
+	Count    int          `json:"count"`
 }
 
 // --- helpers ---

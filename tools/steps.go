@@ -46,58 +46,86 @@ func stepsIO(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs := make([]map[string]any, len(s.Inputs))
+	inputs := make([]ioInput, len(s.Inputs))
 	for i := range s.Inputs {
 		in := &s.Inputs[i]
-		m := map[string]any{
-			"logical_name":       in.LogicalName,
-			"container_path":     catNilIfEmpty(in.ContainerPath),
-			"required":           in.Required,
-			"type":               string(in.Type),
-			"compatible_sources": in.CompatibleSources,
-			"semantic_keywords":  in.SemanticKeywords,
-			"data_type":          in.DataType,
-			"description":        in.Description,
+		inputs[i] = ioInput{
+			LogicalName:       in.LogicalName,
+			ContainerPath:     catNilIfEmpty(in.ContainerPath),
+			Required:          in.Required,
+			Type:              string(in.Type),
+			CompatibleSources: in.CompatibleSources,
+			SemanticKeywords:  in.SemanticKeywords,
+			Channels:          s.Channels(in),
+			ConfigSource:      in.ConfigSource,
+			DataType:          in.DataType,
+			Description:       in.Description,
 		}
-		if ch := s.Channels(in); ch != nil {
-			m["channels"] = ch
-		}
-		if in.ConfigSource != "" {
-			m["config_source"] = in.ConfigSource
-		}
-		inputs[i] = m
 	}
-	outputs := make([]map[string]any, len(s.Outputs))
+	outputs := make([]ioOutput, len(s.Outputs))
 	for i, o := range s.Outputs {
-		m := map[string]any{
-			"logical_name":   o.LogicalName,
-			"container_path": catNilIfEmpty(o.ContainerPath),
-			"property_path":  o.PropertyPath,
-			"type":           string(o.Type),
-			"aliases":        o.Aliases,
-			"data_type":      o.DataType,
-			"description":    o.Description,
+		outputs[i] = ioOutput{
+			LogicalName:   o.LogicalName,
+			ContainerPath: catNilIfEmpty(o.ContainerPath),
+			PropertyPath:  o.PropertyPath,
+			Type:          string(o.Type),
+			Aliases:       o.Aliases,
+			DataType:      o.DataType,
+			URIJoin:       o.URIJoin,
+			Description:   o.Description,
 		}
-		if len(o.URIJoin) > 0 {
-			m["uri_join"] = o.URIJoin
-		}
-		outputs[i] = m
 	}
-	data := map[string]any{
-		"step_name":           a.StepName,
-		"step_type":           string(s.Type),
-		"sagemaker_step_type": string(s.Verb),
-		"job_type":            catNilIfEmpty(jt),
-		"sagemaker_step_name": string(catalog.SageMakerName(s.Type, jt)),
-		"inputs":              inputs,
-		"outputs":             outputs,
-		"dependency_count":    len(inputs),
-		"output_count":        len(outputs),
+	data := ioData{
+		StepName:          a.StepName,
+		StepType:          string(s.Type),
+		SageMakerStepType: string(s.Verb),
+		JobType:           catNilIfEmpty(jt),
+		SageMakerStepName: string(catalog.SageMakerName(s.Type, jt)),
+		Inputs:            inputs,
+		Outputs:           outputs,
+		DependencyCount:   len(inputs),
+		OutputCount:       len(outputs),
 	}
 	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "steps.patterns", When: "you also want to know how the step is built", Why: "compute, env vars and job arguments", ArgsHint: map[string]any{"step_name": string(s.Type)}},
 		envelope.NextStep{Tool: "catalog.config_fields", When: "you will write the step's config", Why: "fields, tiers and defaults", ArgsHint: map[string]any{"step_name": string(s.Type)}},
 	), nil
+}
+
+type ioInput struct {
+	LogicalName       string   `json:"logical_name"`
+	ContainerPath     any      `json:"container_path"` // null: the verb has no container of ours
+	Required          bool     `json:"required"`
+	Type              string   `json:"type"`
+	CompatibleSources []string `json:"compatible_sources"`
+	SemanticKeywords  []string `json:"semantic_keywords"`
+	Channels          []string `json:"channels,omitempty"` // Training and Tuning only
+	ConfigSource      string   `json:"config_source,omitempty"`
+	DataType          string   `json:"data_type"`
+	Description       string   `json:"description"`
+}
+
+type ioOutput struct {
+	LogicalName   string   `json:"logical_name"`
+	ContainerPath any      `json:"container_path"`
+	PropertyPath  string   `json:"property_path"`
+	Type          string   `json:"type"`
+	Aliases       []string `json:"aliases"`
+	DataType      string   `json:"data_type"`
+	URIJoin       []string `json:"uri_join,omitempty"`
+	Description   string   `json:"description"`
+}
+
+type ioData struct {
+	StepName          string     `json:"step_name"`
+	StepType          string     `json:"step_type"`
+	SageMakerStepType string     `json:"sagemaker_step_type"`
+	JobType           any        `json:"job_type"`
+	SageMakerStepName string     `json:"sagemaker_step_name"`
+	Inputs            []ioInput  `json:"inputs"`
+	Outputs           []ioOutput `json:"outputs"`
+	DependencyCount   int        `json:"dependency_count"`
+	OutputCount       int        `json:"output_count"`
 }
 
 // --- steps.patterns ---
