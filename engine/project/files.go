@@ -1,0 +1,147 @@
+package project
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+// customStepYAML is the step file of the project's custom step: a
+// Processing step that takes the preprocessed splits and writes them with
+// the project's features, between TabularPreprocessing and training.
+func customStepYAML(name string, custom catalog.StepType) []byte {
+	snake := catalog.CanonicalToSnake(custom)
+	entry := snake + ".py"
+	var b strings.Builder
+	fmt.Fprintf(&b, `# Custom step of project %[1]s, scaffolded by cursus project.init.
+# This file IS the step's registration: validate it with
+#   validate.step_interface {"step_name": "%[2]s", "workspace_dirs": ["<project>/steps"]}
+# and keep scripts/%[3]s in step with its contract (author.check_script).
+step: %[2]s
+verb: Processing
+kind: internal
+description: >
+  Project-specific feature engineering for %[1]s: reads the preprocessed train/val/test (or
+  single job-type) folders and writes them with the project's features added. Scaffolded by
+  project.init; edit this file and scripts/%[3]s together.
+framework: generic
+keywords: [features, feature engineering, %[4]s]
+job_types: [training, calibration]
+compute:
+  kind: sklearn
+contract:
+  entry_point: %[3]s
+  job_arguments:
+    - {flag: --job_type, source: job_type}
+  env:
+    - {name: LABEL_FIELD, field: label_name, description: "Label column; passed through untouched."}
+    - {name: FEATURE_PREFIX, field: feature_prefix, description: "Prefix of the columns the step adds."}
+inputs:
+  - name: input_data
+    type: processing_output
+    path: /opt/ml/processing/input/data
+    required: true
+    compatible_sources: [TabularPreprocessing]
+    keywords: [processed, data, features, training, calibration]
+    description: The preprocessed data (train/, val/, test/ for the training job, else one folder).
+outputs:
+  - name: processed_data
+    type: processing_output
+    path: /opt/ml/processing/output
+    aliases: [input_path, training_data, model_input_data, features]
+    keywords: [processed, features, engineered, training_data]
+    description: The data with the project's features, in the same folder layout as the input.
+fields:
+  - {name: processing_entry_point, default: %[3]s}
+  - {name: job_type, type: string, tier: essential, pattern: "^[a-z][a-z0-9_]*$", description: "Split this step handles: training (train/val/test folders) or calibration."}
+  - {name: label_name, type: string, tier: system, default: label, description: "Label column."}
+  - {name: feature_prefix, type: string, tier: system, default: fe_, description: "Prefix of the engineered columns."}
+`, name, custom, entry, strings.ToLower(name))
+	return []byte(b.String())
+}
+
+func readme(r *Result, fw Framework, custom *catalog.Step) []byte {
+	var b strings.Builder
+	ws := StepsDir
+	fmt.Fprintf(&b, "# %s\n\n", r.Project)
+	fmt.Fprintf(&b, "A %s pipeline project scaffolded by `cursus project.init`. It compiles to an Amazon SageMaker\n", fw.Name)
+	b.WriteString("Pipelines definition with the cursus tools; every value still to decide is listed in\n")
+	fmt.Fprintf(&b, "[%s](%s).\n\n", LedgerFile, LedgerFile)
+	b.WriteString("## Pipeline\n\n```mermaid\nflowchart LR\n")
+	for _, e := range r.Edges {
+		fmt.Fprintf(&b, "  %s --> %s\n", e[0], e[1])
+	}
+	b.WriteString("```\n\n")
+	fmt.Fprintf(&b, "`%s` is this project's own step (declared in `%s/%s%s`); the others come from the cursus catalog.\n\n", custom.Type, ws, custom.Type, catalog.StepFileSuffix)
+	b.WriteString("## Layout\n\n")
+	rows := [][2]string{
+		{ReadmeFile, "this file"},
+		{LedgerFile, "action items: placeholders to replace, TODOs to do"},
+		{ws + "/", "workspace directory of custom step files: pass it as `workspace_dirs`"},
+		{ScriptsDir + "/", "the step scripts (the config's `source_dir`); skeletons that match their contracts"},
+		{DAGFile, "the pipeline DAG"},
+		{ConfigFile, "the config of every node (placeholders marked `replace-me`)"},
+		{SampleData, "40 rows of synthetic data for local script runs"},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(&b, "- `%s`: %s\n", row[0], row[1])
+	}
+	b.WriteString("\n## Check it\n\nEach line is a cursus tool call (`cursus mcp call <tool> '<json>'`), run from the project root's parent:\n\n```\n")
+	p := r.TargetPath
+	wsAbs := r.WorkspaceDir
+	fmt.Fprintf(&b, "validate.step_interface {\"step_name\": %q, \"workspace_dirs\": [%q]}\n", custom.Type, wsAbs)
+	fmt.Fprintf(&b, "validate.alignment {\"workspace_dirs\": [%q], \"script_dirs\": [%q]}\n", wsAbs, r.ScriptsDir)
+	fmt.Fprintf(&b, "author.preflight_step {\"step_name\": %q, \"workspace_dirs\": [%q]}\n", custom.Type, wsAbs)
+	fmt.Fprintf(&b, "compile.validate {\"dag_file\": %q, \"config_file\": %q, \"workspace_dirs\": [%q]}\n", r.DAGFile, r.ConfigFile, wsAbs)
+	fmt.Fprintf(&b, "validate.run_scripts {\"nodes\": [...], \"edges\": [...], \"config_path\": %q, \"workspace_dirs\": [%q], \"input_data\": {\"DummyDataLoading_training\": {\"INPUT_DATA\": %q}, \"DummyDataLoading_calibration\": {\"INPUT_DATA\": %q}}}\n", r.ConfigFile, wsAbs, r.SampleData, r.SampleData)
+	fmt.Fprintf(&b, "compile.dag {\"dag_file\": %q, \"config_file\": %q, \"workspace_dirs\": [%q]}\n", r.DAGFile, r.ConfigFile, wsAbs)
+	b.WriteString("```\n\n")
+	fmt.Fprintf(&b, "`project.bring_up {\"name\": ..., \"framework\": %q}` lists the whole sequence from an empty folder to a deployed pipeline.\n", fw.Name)
+	_ = p
+	return []byte(b.String())
+}
+
+func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Action items: %s\n\n", r.Project)
+	b.WriteString("Tick each item when done. The project compiles and its scripts run as scaffolded; these items\n")
+	b.WriteString("turn it into the real pipeline.\n\n")
+	b.WriteString("## Replace placeholder config values\n\n")
+	fmt.Fprintf(&b, "`%s` holds placeholder-but-valid values so the project validates and compiles; none of them\n", ConfigFile)
+	b.WriteString("points at a real resource. Replace each (edit the file, or regenerate it with `config.merge_save`):\n\n")
+	keys := make([]string, 0, len(r.Placeholders))
+	for k := range r.Placeholders {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "- [ ] `%s` = `%v`\n", k, r.Placeholders[k])
+	}
+	b.WriteString("- [ ] `label_name` / `id_name` (and the `hyperparameters` of the training node): the real label and id columns\n\n")
+	b.WriteString("## Write the step logic\n\n")
+	fmt.Fprintf(&b, "- [ ] `%s/%s`: replace the skeleton's `transform()` with the feature engineering; keep the declared paths and variables (run `author.check_script` after each change)\n", ScriptsDir, custom.Contract.EntryPoint)
+	fmt.Fprintf(&b, "- [ ] `%s/%s%s`: add the environment variables, fields and ports the script needs\n", StepsDir, custom.Type, catalog.StepFileSuffix)
+	var scripts []string
+	for _, f := range r.FilesWritten {
+		if strings.HasPrefix(f, ScriptsDir+"/") && !strings.HasSuffix(f, custom.Contract.EntryPoint) {
+			scripts = append(scripts, f)
+		}
+	}
+	for _, f := range scripts {
+		fmt.Fprintf(&b, "- [ ] `%s`: replace the skeleton with the real script of that catalog step\n", f)
+	}
+	b.WriteString("\n## Verify\n\n")
+	b.WriteString("- [ ] `validate.step_interface` and `author.preflight_step` pass on the custom step\n")
+	b.WriteString("- [ ] `validate.alignment` passes with the project's workspace and scripts\n")
+	b.WriteString("- [ ] `validate.run_scripts` runs every script on the sample data (then on a real sample)\n")
+	b.WriteString("- [ ] `compile.validate`, then `compile.preview`, then `compile.dag` (build only), then `compile.dag` with `upsert` and a real role\n\n")
+	b.WriteString("## Already done by the scaffold\n\n")
+	fmt.Fprintf(&b, "- [x] default %s DAG (%d nodes, %d edges) in `%s`\n", fw.Name, len(r.Nodes), len(r.Edges), DAGFile)
+	fmt.Fprintf(&b, "- [x] custom step `%s` declared in `%s/`\n", custom.Type, StepsDir)
+	fmt.Fprintf(&b, "- [x] script skeletons for every script step in `%s/`\n", ScriptsDir)
+	fmt.Fprintf(&b, "- [x] `%s` from the config template (%s) with defaults filled\n", ConfigFile, r.ConfigSource)
+	fmt.Fprintf(&b, "- [x] sample data in `%s`\n", SampleData)
+	return []byte(b.String())
+}

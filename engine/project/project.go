@@ -1,0 +1,585 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+// Framework is one project flavour: which catalog steps train and evaluate.
+type Framework struct {
+	Name       string           `json:"name"`
+	Training   catalog.StepType `json:"training_step"`
+	Evaluation catalog.StepType `json:"evaluation_step"`
+	ModelClass string           `json:"model_class"`
+}
+
+// Frameworks lists the frameworks Init scaffolds, by name.
+var Frameworks = map[string]Framework{
+	"xgboost":  {Name: "xgboost", Training: "XGBoostTraining", Evaluation: "XGBoostModelEval", ModelClass: "xgboost"},
+	"pytorch":  {Name: "pytorch", Training: "PyTorchTraining", Evaluation: "PyTorchModelEval", ModelClass: "pytorch"},
+	"lightgbm": {Name: "lightgbm", Training: "LightGBMTraining", Evaluation: "LightGBMModelEval", ModelClass: "lightgbm"},
+}
+
+// FrameworkNames returns the framework names, sorted.
+func FrameworkNames() []string {
+	out := make([]string, 0, len(Frameworks))
+	for k := range Frameworks {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Layout: the paths of a project, relative to its directory.
+const (
+	StepsDir   = "steps"
+	ScriptsDir = "scripts"
+	ConfigDir  = "pipeline_config"
+	DAGFile    = "pipeline_config/dag.json"
+	ConfigFile = "pipeline_config/config.json"
+	SampleData = "data/sample.csv"
+	ReadmeFile = "README.md"
+	LedgerFile = "ACTION_ITEMS.md"
+)
+
+// Typed errors of Init.
+var (
+	// ErrInvalidName is returned (wrapped) for a name Init refuses.
+	ErrInvalidName = errors.New("invalid project name")
+	// ErrUnknownFramework is returned (wrapped) for a framework Init does not scaffold.
+	ErrUnknownFramework = errors.New("unknown framework")
+)
+
+// ExistsError reports a target directory that already exists.
+type ExistsError struct{ Path string }
+
+// Error implements error.
+func (e *ExistsError) Error() string { return "project directory already exists: " + e.Path }
+
+var reName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// CheckName validates a project name: a bare name (no path separator, not
+// "." or ".."), starting with a letter, of letters, digits, '_' and '-', at
+// most 64 characters (so the custom step's PascalCase name is valid).
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
+	case name == "." || name == "..":
+		return fmt.Errorf("%w: %q is not a name", ErrInvalidName, name)
+	case strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, filepath.Separator):
+		return fmt.Errorf("%w: %q contains a path separator; give a bare name", ErrInvalidName, name)
+	case len(name) > 64:
+		return fmt.Errorf("%w: %q is longer than 64 characters", ErrInvalidName, name)
+	case !reName.MatchString(name):
+		return fmt.Errorf("%w: %q must start with a letter and hold only letters, digits, '_' and '-'", ErrInvalidName, name)
+	}
+	return nil
+}
+
+// PascalName is the name in PascalCase: split on '_' and '-', each part's
+// first letter upper-cased (the original's pipeline-class rule).
+func PascalName(name string) string {
+	var b strings.Builder
+	for _, p := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' }) {
+		b.WriteString(strings.ToUpper(p[:1]) + p[1:])
+	}
+	return b.String()
+}
+
+// DirName is the project directory name, <name>_<framework>.
+func DirName(name, framework string) string { return name + "_" + framework }
+
+// CustomStepName is the project's custom step type, <Pascal name>FeatureEngineering.
+func CustomStepName(name string) catalog.StepType {
+	return catalog.StepType(PascalName(name) + "FeatureEngineering")
+}
+
+// TemplateFunc returns the config template of a DAG: values shaped like
+// config.merge_save's base and per-node steps, essential field paths still
+// blank ("base.<field>", "<node>.<field>") and nodes without a config class.
+// tools/project.go supplies one that calls the config.template tool. A nil
+// template (and nil error) falls back to the engine's own.
+type TemplateFunc func(ctx context.Context, nodes []string, edges [][]string) (*Template, error)
+
+// Template is what a TemplateFunc returns.
+type Template struct {
+	Base      map[string]any
+	Steps     map[string]map[string]any
+	Essential []string
+	Pending   []string
+	Source    string // where it came from, e.g. "config.template"
+}
+
+// InitOptions describes a scaffold.
+type InitOptions struct {
+	Name      string
+	Framework string
+	// Parent is the directory the project directory is created in
+	// (absolute, already confined by the caller).
+	Parent    string
+	Overwrite bool
+	// Template supplies the config template (nil: the engine's own,
+	// config.Schema.Template over the embedded catalog).
+	Template TemplateFunc
+	// Now stamps the files (time.Now when nil).
+	Now func() time.Time
+}
+
+// Result describes a written project.
+type Result struct {
+	Project      string                       `json:"project"`
+	Framework    string                       `json:"framework"`
+	TargetPath   string                       `json:"target_path"`
+	WorkspaceDir string                       `json:"workspace_dir"`
+	ScriptsDir   string                       `json:"scripts_dir"`
+	DAGFile      string                       `json:"dag_file"`
+	ConfigFile   string                       `json:"config_file"`
+	SampleData   string                       `json:"sample_data"`
+	CustomSteps  []string                     `json:"custom_steps"`
+	Nodes        []string                     `json:"nodes"`
+	Edges        [][]string                   `json:"edges"`
+	FilesWritten []string                     `json:"files_written"`
+	Placeholders map[string]any               `json:"placeholders"` // config path -> placeholder value to replace
+	ConfigSource string                       `json:"config_source"`
+	InputData    map[string]map[string]string `json:"input_data"` // validate.run_scripts input_data for the sample
+	Replaced     bool                         `json:"replaced"`
+}
+
+// DefaultDAG returns the nodes and edges of a framework's default DAG with
+// the custom step.
+func DefaultDAG(fw Framework, custom catalog.StepType) ([]string, [][]string) {
+	c := string(custom)
+	train, eval := string(fw.Training), string(fw.Evaluation)+"_calibration"
+	nodes := []string{
+		"DummyDataLoading_training", "TabularPreprocessing_training", c + "_training", train,
+		"DummyDataLoading_calibration", "TabularPreprocessing_calibration", c + "_calibration", eval,
+	}
+	edges := [][]string{
+		{"DummyDataLoading_training", "TabularPreprocessing_training"},
+		{"TabularPreprocessing_training", c + "_training"},
+		{c + "_training", train},
+		{"DummyDataLoading_calibration", "TabularPreprocessing_calibration"},
+		{"TabularPreprocessing_calibration", c + "_calibration"},
+		{c + "_calibration", eval},
+		{train, eval},
+	}
+	return nodes, edges
+}
+
+// Init scaffolds a project (see the package doc). Errors: ErrInvalidName
+// and ErrUnknownFramework (wrapped), *ExistsError, and anything the
+// catalog, config or file system reports; on error nothing is left behind.
+func Init(ctx context.Context, opts InitOptions) (*Result, error) {
+	name := strings.TrimSpace(opts.Name)
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	fwName := strings.ToLower(strings.TrimSpace(opts.Framework))
+	fw, ok := Frameworks[fwName]
+	if !ok {
+		return nil, fmt.Errorf("%w %q: choose one of %s", ErrUnknownFramework, opts.Framework, strings.Join(FrameworkNames(), ", "))
+	}
+	if !filepath.IsAbs(opts.Parent) {
+		return nil, fmt.Errorf("project parent %q is not an absolute path", opts.Parent)
+	}
+	dirName := DirName(name, fw.Name)
+	target := filepath.Join(opts.Parent, dirName)
+	exists := false
+	if _, err := os.Lstat(target); err == nil {
+		exists = true
+		if !opts.Overwrite {
+			return nil, &ExistsError{Path: target}
+		}
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	files, res, err := render(ctx, name, fw, target, opts.Template, now())
+	if err != nil {
+		return nil, err
+	}
+	if err := writeTree(opts.Parent, target, files, exists); err != nil {
+		return nil, err
+	}
+	res.Replaced = exists
+	return res, nil
+}
+
+// render builds every file of the project in memory.
+func render(ctx context.Context, name string, fw Framework, target string, tmplFn TemplateFunc, now time.Time) (map[string][]byte, *Result, error) {
+	base, err := catalog.Default()
+	if err != nil {
+		return nil, nil, fmt.Errorf("load the step catalog: %w", err)
+	}
+	custom := CustomStepName(name)
+	if _, clash := base.Step(custom); clash {
+		return nil, nil, fmt.Errorf("%w: the custom step name %s of project %q is a catalog step; choose another name", ErrInvalidName, custom, name)
+	}
+	for _, t := range []catalog.StepType{fw.Training, fw.Evaluation, "DummyDataLoading", "TabularPreprocessing"} {
+		if _, ok := base.Step(t); !ok {
+			return nil, nil, fmt.Errorf("the catalog has no %s step, which the %s project needs", t, fw.Name)
+		}
+	}
+	files := map[string][]byte{}
+	stepFile := filepath.ToSlash(filepath.Join(StepsDir, string(custom)+catalog.StepFileSuffix))
+	yml := customStepYAML(name, custom)
+	files[stepFile] = yml
+	st, err := catalog.ParseStepFile(string(custom)+catalog.StepFileSuffix, yml)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the scaffolded step file does not load: %w", err)
+	}
+	cat, err := withStep(string(custom)+catalog.StepFileSuffix, yml)
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes, edges := DefaultDAG(fw, custom)
+
+	// Scripts for every script step of the DAG.
+	seen := map[string]catalog.StepType{}
+	for _, n := range nodes {
+		t, _, ok := cat.ResolveNode(catalog.NodeName(n))
+		if !ok {
+			return nil, nil, fmt.Errorf("node %s resolves to no step", n)
+		}
+		s, _ := cat.Step(t)
+		if !validation.HasScript(s) {
+			continue
+		}
+		entry := s.Contract.EntryPoint
+		if prev, dup := seen[entry]; dup {
+			if prev != t {
+				return nil, nil, fmt.Errorf("steps %s and %s share entry point %s", prev, t, entry)
+			}
+			continue
+		}
+		seen[entry] = t
+		b, err := ScriptSkeleton(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		files[ScriptsDir+"/"+entry] = b
+	}
+
+	// DAG file.
+	d, err := dag.FromPairs(nodes, edges)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := map[string]any{"project": DirName(name, fw.Name), "framework": fw.Name, "generated_by": "cursus project.init",
+		"custom_steps": []string{string(custom)}, "workspace_dirs": []string{StepsDir}}
+	db, err := dag.NewFile(d, meta, now).Encode(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	files[DAGFile] = append(db, '\n')
+
+	// Config.
+	cfg, placeholders, source, err := projectConfig(ctx, cat, name, fw, nodes, edges, tmplFn)
+	if err != nil {
+		return nil, nil, err
+	}
+	files[ConfigFile] = cfg
+	files[SampleData] = sampleCSV()
+
+	res := &Result{
+		Project: DirName(name, fw.Name), Framework: fw.Name, TargetPath: target,
+		WorkspaceDir: filepath.Join(target, StepsDir), ScriptsDir: filepath.Join(target, ScriptsDir),
+		DAGFile: filepath.Join(target, filepath.FromSlash(DAGFile)), ConfigFile: filepath.Join(target, filepath.FromSlash(ConfigFile)),
+		SampleData: filepath.Join(target, filepath.FromSlash(SampleData)), CustomSteps: []string{string(custom)},
+		Nodes: nodes, Edges: edges, Placeholders: placeholders, ConfigSource: source,
+		InputData: map[string]map[string]string{
+			"DummyDataLoading_training":    {"INPUT_DATA": filepath.Join(target, filepath.FromSlash(SampleData))},
+			"DummyDataLoading_calibration": {"INPUT_DATA": filepath.Join(target, filepath.FromSlash(SampleData))},
+		},
+	}
+	files[ReadmeFile] = readme(res, fw, st)
+	files[LedgerFile] = ledger(res, fw, st)
+	for p := range files {
+		res.FilesWritten = append(res.FilesWritten, p)
+	}
+	sort.Strings(res.FilesWritten)
+	return files, res, nil
+}
+
+// withStep returns a catalog of base plus one step, by writing the step to
+// a temporary workspace directory (the catalog's only way to add steps).
+func withStep(file string, yml []byte) (*catalog.Catalog, error) {
+	dir, err := os.MkdirTemp("", "cursus-scaffold-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, file), yml, 0o644); err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the scaffolded step does not load with the catalog: %w", err)
+	}
+	return cat, nil
+}
+
+// projectConfig builds config.json: the template's values, project values
+// (source dir, model class, data sources, label and id columns,
+// hyperparameters), placeholders for the remaining essential fields, and
+// the whole set validated by the config schema of the project's catalog.
+func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Framework, nodes []string, edges [][]string, tmplFn TemplateFunc) ([]byte, map[string]any, string, error) {
+	schema, err := validation.SchemaFor(cat)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var t *Template
+	if tmplFn != nil {
+		if t, err = tmplFn(ctx, nodes, edges); err != nil {
+			return nil, nil, "", fmt.Errorf("config template: %w", err)
+		}
+	}
+	if t == nil {
+		t = engineTemplate(schema, nodes)
+	}
+	base := map[string]any{}
+	for k, v := range t.Base {
+		base[k] = v
+	}
+	steps := map[string]map[string]any{}
+	for n, vals := range t.Steps {
+		m := map[string]any{}
+		for k, v := range vals {
+			m[k] = v
+		}
+		steps[n] = m
+	}
+	// Nodes the template could not map (the custom step, unknown to a
+	// template built from the embedded catalog) take their own fields.
+	for _, n := range nodes {
+		if _, ok := steps[n]; ok {
+			continue
+		}
+		tt, suffix, ok := cat.ResolveNode(catalog.NodeName(n))
+		if !ok {
+			return nil, nil, "", fmt.Errorf("node %s resolves to no step", n)
+		}
+		class, ok := schema.ClassForStep(tt)
+		if !ok {
+			return nil, nil, "", fmt.Errorf("node %s: no config class for %s", n, tt)
+		}
+		m := map[string]any{}
+		for _, f := range class.Fields {
+			if f.Tier == catalog.TierDerived || schema.IsBaseField(f.Name) || (class.Processing && schema.IsProcessingField(f.Name)) {
+				continue
+			}
+			m[f.Name] = f.Default
+		}
+		if suffix != "" && class.HasField("job_type") {
+			m["job_type"] = suffix
+		}
+		steps[n] = m
+	}
+	// Project values.
+	base["project_root_folder"] = DirName(name, fw.Name)
+	base["source_dir"] = ScriptsDir
+	base["model_class"] = fw.ModelClass
+	for _, n := range nodes {
+		tt, suffix, _ := cat.ResolveNode(catalog.NodeName(n))
+		class, _ := schema.ClassForStep(tt)
+		m := steps[n]
+		set := func(field string, v any) {
+			if class != nil && class.HasField(field) && m[field] == nil {
+				m[field] = v
+			}
+		}
+		if tt == "DummyDataLoading" {
+			jt := suffix
+			if jt == "" {
+				jt = "training"
+			}
+			set("data_source", "s3://replace-me-bucket/data/"+jt+"/")
+		}
+		set("label_name", "label")
+		set("id_name", "id")
+		if class != nil && class.HasField("hyperparameters") && m["hyperparameters"] == nil {
+			m["hyperparameters"] = map[string]any{"label_name": "label", "id_name": "id", "tab_field_list": []any{"f1", "f2"}}
+		}
+	}
+	// Placeholders for every essential field still blank.
+	placeholders := map[string]any{}
+	for k, v := range base {
+		if v != nil {
+			continue
+		}
+		f, ok := baseField(schema, k)
+		if !ok || f.Tier != catalog.TierEssential {
+			continue
+		}
+		pv, _ := validation.PlaceholderValue(f, nil)
+		base[k] = pv
+		placeholders["base."+k] = pv
+	}
+	for _, n := range nodes {
+		tt, _, _ := cat.ResolveNode(catalog.NodeName(n))
+		class, _ := schema.ClassForStep(tt)
+		st, _ := cat.Step(tt)
+		m := steps[n]
+		for _, f := range class.Fields {
+			if f.Tier != catalog.TierEssential || f.Default != nil {
+				continue
+			}
+			if v, ok := m[f.Name]; ok && v != nil {
+				continue
+			}
+			if v, ok := base[f.Name]; ok && v != nil {
+				continue
+			}
+			pv, _ := validation.PlaceholderValue(f, st.JobTypes)
+			m[f.Name] = pv
+			placeholders[n+"."+f.Name] = pv
+		}
+		for k, v := range m {
+			if validation.IsPlaceholder(v) {
+				placeholders[n+"."+k] = v
+			}
+		}
+	}
+	for k, v := range base {
+		if validation.IsPlaceholder(v) {
+			placeholders["base."+k] = v
+		}
+	}
+	names := make([]catalog.NodeName, len(nodes))
+	for i, n := range nodes {
+		names[i] = catalog.NodeName(n)
+	}
+	// Drop nulls so the schema applies defaults and derivations.
+	clean := func(m map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			if v != nil {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	cleanSteps := map[string]map[string]any{}
+	for n, m := range steps {
+		cleanSteps[n] = clean(m)
+	}
+	set, err := schema.Build(config.BuildInput{Nodes: names, Base: clean(base), Steps: cleanSteps})
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("the scaffolded config does not validate: %w", err)
+	}
+	b, err := config.Marshal(set)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return b, placeholders, t.Source, nil
+}
+
+func baseField(schema *config.Schema, name string) (catalog.ConfigField, bool) {
+	for _, f := range append(schema.BaseFields(), schema.ProcessingFields()...) {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return catalog.ConfigField{}, false
+}
+
+// engineTemplate is the template when no TemplateFunc is given.
+func engineTemplate(schema *config.Schema, nodes []string) *Template {
+	names := make([]catalog.NodeName, len(nodes))
+	for i, n := range nodes {
+		names[i] = catalog.NodeName(n)
+	}
+	tp := schema.Template(names)
+	t := &Template{Base: tp.Base, Steps: map[string]map[string]any{}, Essential: tp.EssentialFields, Source: "engine/config.Schema.Template"}
+	for n, v := range tp.Steps {
+		t.Steps[string(n)] = v
+	}
+	for _, p := range tp.Pending {
+		t.Pending = append(t.Pending, string(p))
+	}
+	return t
+}
+
+// sampleCSV is 40 rows of deterministic synthetic data.
+func sampleCSV() []byte {
+	var b strings.Builder
+	b.WriteString("id,f1,f2,label\n")
+	for i := 1; i <= 40; i++ {
+		f1 := float64((i*37)%100) / 10
+		f2 := float64((i*53)%100) / 10
+		label := 0
+		if f1+f2 > 10 {
+			label = 1
+		}
+		fmt.Fprintf(&b, "%d,%.1f,%.1f,%d\n", i, f1, f2, label)
+	}
+	return []byte(b.String())
+}
+
+// writeTree writes files under a temporary directory in parent, then
+// renames it to target; an existing target (replace true) is moved aside
+// first and removed after the swap.
+func writeTree(parent, target string, files map[string][]byte, replace bool) error {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(target)+".tmp-")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	for rel, data := range files {
+		p := filepath.Join(tmp, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(rel, ".py") {
+			mode = 0o755
+		}
+		if err := fsutil.WriteFileAtomic(p, data, mode); err != nil {
+			return err
+		}
+	}
+	var old string
+	if replace {
+		old = tmp + ".old"
+		if err := os.Rename(target, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		if old != "" {
+			_ = os.Rename(old, target)
+		}
+		return err
+	}
+	ok = true
+	if old != "" {
+		_ = os.RemoveAll(old)
+	}
+	return nil
+}
