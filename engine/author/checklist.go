@@ -1,0 +1,144 @@
+package author
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
+)
+
+// ChecklistStep is one step of the authoring checklist.
+type ChecklistStep struct {
+	Order    int            `json:"order"`
+	Phase    string         `json:"phase"` // resolve, author, validate, preflight, integrate
+	Action   string         `json:"action"`
+	Tool     string         `json:"tool"`
+	ArgsHint map[string]any `json:"args_hint"`
+}
+
+// Checklist is the ordered procedure to add a step type for one verb.
+type Checklist struct {
+	SageMakerStepType string                `json:"sagemaker_step_type"`
+	StepAssembly      string                `json:"step_assembly,omitempty"`
+	Routable          bool                  `json:"routable"`
+	BoundHandler      *compiler.BuilderInfo `json:"bound_handler"`
+	ExemplarStep      string                `json:"exemplar_step"`
+	Steps             []ChecklistStep       `json:"steps"`
+}
+
+// UnknownVerbError reports a SageMaker step type outside the closed set.
+type UnknownVerbError struct {
+	Verb  string
+	Valid []string
+}
+
+// Error implements error.
+func (e *UnknownVerbError) Error() string {
+	return fmt.Sprintf("unknown sagemaker_step_type %q (valid: %s)", e.Verb, strings.Join(e.Valid, ", "))
+}
+
+// BadAssemblyError reports a step_assembly the verb's builder does not take.
+type BadAssemblyError struct {
+	Verb, Assembly string
+	Valid          []string
+}
+
+// Error implements error.
+func (e *BadAssemblyError) Error() string {
+	if len(e.Valid) == 0 {
+		return fmt.Sprintf("step_assembly applies to Processing steps only, not %s", e.Verb)
+	}
+	return fmt.Sprintf("step_assembly %q is not one of %s for %s", e.Assembly, strings.Join(e.Valid, ", "), e.Verb)
+}
+
+// preferredExemplars are the original's exemplars per verb.
+var preferredExemplars = map[catalog.Verb][]catalog.StepType{
+	catalog.VerbProcessing:    {"TabularPreprocessing"},
+	catalog.VerbTraining:      {"XGBoostTraining"},
+	catalog.VerbCreateModel:   {"XGBoostModel"},
+	catalog.VerbTransform:     {"BatchTransform"},
+	catalog.VerbRegisterModel: {"Registration"},
+	catalog.VerbTuning:        {"XGBoostTuning"},
+}
+
+// Exemplar returns the catalog step to copy for a verb (and assembly): the
+// original's choice when the catalog has it, else the first step of that
+// verb (and assembly) by name; "" when the catalog has none.
+func Exemplar(cat *catalog.Catalog, v catalog.Verb, assembly string) string {
+	fits := func(s *catalog.Step) bool {
+		return s.Verb == v && (assembly == "" || s.Patterns.StepAssembly == assembly)
+	}
+	for _, t := range preferredExemplars[v] {
+		if s, ok := cat.Step(t); ok && fits(s) {
+			return string(t)
+		}
+	}
+	for _, s := range cat.Steps() {
+		if fits(s) {
+			return string(s.Type)
+		}
+	}
+	return ""
+}
+
+// NewChecklist returns the checklist for a verb. assembly applies to
+// Processing only ("" = the default, code).
+func NewChecklist(cat *catalog.Catalog, verb, assembly string) (*Checklist, error) {
+	var v catalog.Verb
+	for _, x := range catalog.Verbs {
+		if string(x) == verb {
+			v = x
+		}
+	}
+	if v == "" {
+		return nil, &UnknownVerbError{Verb: verb, Valid: verbs()}
+	}
+	b, routable := compiler.Builder(v)
+	if assembly != "" {
+		ok := false
+		for _, a := range b.Assemblies {
+			ok = ok || a == assembly
+		}
+		if !ok {
+			return nil, &BadAssemblyError{Verb: verb, Assembly: assembly, Valid: b.Assemblies}
+		}
+	} else if v == catalog.VerbProcessing {
+		assembly = "code"
+	}
+	cl := &Checklist{SageMakerStepType: verb, StepAssembly: assembly, Routable: routable}
+	if routable {
+		bb := b
+		cl.BoundHandler = &bb
+	}
+	cl.ExemplarStep = Exemplar(cat, v, assembly)
+	if cl.ExemplarStep == "" {
+		cl.ExemplarStep = Exemplar(cat, v, "")
+	}
+	name := "<NewStep>"
+	ws := "<workspace dir>"
+	steps := []struct {
+		phase, action, tool string
+		args                map[string]any
+	}{
+		{"resolve", "Confirm the verb routes to a builder and read its knobs", "strategies.for_step_type",
+			map[string]any{"sagemaker_step_type": verb, "step_assembly": assembly}},
+		{"resolve", "Read the naming rules and pick a PascalCase name that no catalog step uses", "author.rules", map[string]any{"topic": "naming"}},
+		{"author", "Study the exemplar's ports, construction patterns and config fields", "steps.io / steps.patterns / catalog.config_fields",
+			map[string]any{"step_name": cl.ExemplarStep}},
+		{"author", "Write the step file " + ws + "/" + name + catalog.StepFileSuffix + " (ports with container paths, contract env vars and job arguments, fields) and its script scripts/<snake_name>.py with main(input_paths, output_paths, environ_vars, job_args)", "(your Write tool)",
+			map[string]any{"path": ws + "/" + name + catalog.StepFileSuffix}},
+		{"validate", "Validate the step file: schema, invariants, registry parity", "validate.step_interface",
+			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}},
+		{"validate", "Check the script against the contract in both directions", "author.check_script",
+			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}},
+		{"preflight", "Prove the step is constructible: interface, parity, builder routability, resolvable ports", "author.preflight_step",
+			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}},
+		{"integrate", "Add the step to a DAG and config, then validate and compile", "compile.validate",
+			map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}},
+	}
+	for i, s := range steps {
+		cl.Steps = append(cl.Steps, ChecklistStep{Order: i + 1, Phase: s.phase, Action: s.action, Tool: s.tool, ArgsHint: s.args})
+	}
+	return cl, nil
+}
