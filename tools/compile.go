@@ -233,7 +233,11 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 	if err != nil {
 		return nil, err
 	}
-	out := envelope.OK(data).WithWarnings(res.Warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps))
+	warnings := res.Warnings
+	if n := data["definition_bytes"].(int); n > sagemaker.MaxDefinitionBytes {
+		warnings = append(warnings, fmt.Sprintf("the definition is %d bytes; CreatePipeline accepts at most %d, so it cannot be deployed inline", n, sagemaker.MaxDefinitionBytes))
+	}
+	out := envelope.OK(data).WithWarnings(warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps))
 	if missing := res.Manifest.MissingFiles(); len(missing) > 0 {
 		out = out.WithMeta("missing_files", missing)
 	}
