@@ -87,6 +87,8 @@ type compileArgs struct {
 	DAGFile    string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format). Give this or dag, not both."`
 	ConfigFile string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format). Relative script and source directories resolve against its directory."`
 	Role       string         `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
+	// WorkspaceDirs extends the step catalog (a project's own steps).
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 type namedCompileArgs struct {
@@ -109,6 +111,7 @@ type singleNodeArgs struct {
 	PipelineName   string            `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default <target_node>-isolated."`
 	ValidateInputs *bool             `json:"validate_inputs,omitempty" jsonschema:"default=true" jsonschema_description:"Check every manual input is an s3://bucket/key URI."`
 	Role           string            `json:"role,omitempty" jsonschema_description:"IAM role ARN; overrides the config's role."`
+	WorkspaceDirs  []string          `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 type nameArgs struct {
@@ -119,7 +122,7 @@ type nameArgs struct {
 
 // compileInput checks the config file, then loads the DAG (the original's
 // order: a missing config file is reported before DAG problems).
-func compileInput(a compileArgs) (compiler.Input, error) {
+func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
 	if err := checkConfigFile(a.ConfigFile); err != nil {
 		return compiler.Input{}, err
 	}
@@ -127,7 +130,13 @@ func compileInput(a compileArgs) (compiler.Input, error) {
 	if err != nil {
 		return compiler.Input{}, err
 	}
-	return compiler.Input{DAG: d, ConfigFile: a.ConfigFile, Role: strings.TrimSpace(a.Role)}, nil
+	in := compiler.Input{DAG: d, ConfigFile: a.ConfigFile, Role: strings.TrimSpace(a.Role)}
+	if len(a.WorkspaceDirs) > 0 {
+		if in.Catalog, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
+			return compiler.Input{}, err
+		}
+	}
+	return in, nil
 }
 
 func checkConfigFile(path string) error {
@@ -149,7 +158,7 @@ func checkConfigFile(path string) error {
 }
 
 func compileValidate(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(a)
+	in, err := compileInput(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +191,7 @@ func hint(a compileArgs) map[string]any {
 }
 
 func compilePreview(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(a)
+	in, err := compileInput(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +229,7 @@ func definitionData(res *compiler.Result) (map[string]any, error) {
 }
 
 func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(a.compileArgs)
+	in, err := compileInput(ctx, a.compileArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +254,7 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 }
 
 func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(a.compileArgs)
+	in, err := compileInput(ctx, a.compileArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -299,8 +308,15 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 		}
 	}
 	validate := a.ValidateInputs == nil || *a.ValidateInputs
+	in := compiler.Input{DAG: d, ConfigFile: a.ConfigFile, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)}
+	if len(a.WorkspaceDirs) > 0 {
+		var err error
+		if in.Catalog, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
+			return nil, err
+		}
+	}
 	res, err := compiler.CompileSingleNode(ctx, compiler.SingleNodeInput{
-		Input:          compiler.Input{DAG: d, ConfigFile: a.ConfigFile, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)},
+		Input:          in,
 		Target:         target,
 		ManualInputs:   a.ManualInputs,
 		ValidateInputs: validate,
@@ -339,7 +355,7 @@ func compileName(_ context.Context, a nameArgs) (*envelope.ToolResult, error) {
 }
 
 func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(a.compileArgs)
+	in, err := compileInput(ctx, a.compileArgs)
 	if err != nil {
 		return nil, err
 	}

@@ -528,3 +528,52 @@ func TestCompileDAGUpsertMoto(t *testing.T) {
 		t.Errorf("tags %v", tags.Tags)
 	}
 }
+
+// A project's own step (a workspace directory) compiles when the compile
+// tools get workspace_dirs, and is unknown without them.
+func TestCompileWorkspaceDirs(t *testing.T) {
+	ws := t.TempDir()
+	step := `step: EchoStep
+verb: Processing
+kind: source
+description: Writes what it is given, for the workspace test.
+compute:
+  kind: sklearn
+contract:
+  entry_point: echo.py
+outputs:
+  - name: echoed
+    type: processing_output
+    path: /opt/ml/processing/output/echoed
+    description: The echo.
+fields:
+  - {name: processing_entry_point, default: echo.py}
+`
+	if err := os.WriteFile(filepath.Join(ws, "EchoStep.step.yaml"), []byte(step), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "echo.py"), []byte("print('echo')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{"configuration": map[string]any{"shared": map[string]any{}, "specific": map[string]any{"EchoStep": map[string]any{
+		"__model_type__": "EchoStepConfig", "author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R",
+		"region": "NA", "service_name": "Echo", "pipeline_version": "1.0.0", "project_root_folder": "echo"}}},
+		"metadata": map[string]any{"config_types": map[string]any{"EchoStep": "EchoStepConfig"}}}
+	b, _ := json.Marshal(cfg)
+	cfgFile := filepath.Join(proj, "config.json")
+	if err := os.WriteFile(cfgFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"dag": map[string]any{"nodes": []any{"EchoStep"}}, "config_file": cfgFile, "workspace_dirs": []any{ws}}
+	data := compileOK(t, compileCall(t, "compile.validate", args))
+	if data["is_valid"] != true {
+		t.Fatalf("validate with the workspace: %v", data)
+	}
+	data = compileOK(t, compileCall(t, "compile.definition", args))
+	if data["steps"].([]any)[0] != "EchoStep" {
+		t.Errorf("steps %v", data["steps"])
+	}
+	delete(args, "workspace_dirs")
+	compileCode(t, compileCall(t, "compile.definition", args), envelope.CodeInvalidInput)
+}
