@@ -1,0 +1,315 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/author"
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("author", "Step-authoring guardrails: rules, the checklist for a new step type, config constraints, and the preflight gates a new step must pass before it compiles.",
+		registry.New("author.rules", registry.Spec{
+			Description: "The restriction set of one authoring topic, read from the live constants of the catalog, compiler and resolver: naming (PascalCase pattern, config class and file names, valid SageMaker step types), packaging (entry points, source dirs, container path roots), sdk_carveout (builders; no build-time SDK), reuse_class (reuse / variant / override / new, shared field sets) or closure (the step file is the registration, compatible sources, resolvability threshold).",
+			When:        "you are about to write or change a step file and need the rules it must follow",
+			Examples: []string{
+				`author.rules {"topic": "naming"}`,
+				`author.rules {"topic": "closure"}  # what makes a step resolvable and buildable`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, authorRules),
+		registry.New("author.checklist", registry.Spec{
+			Description: "The ordered procedure to add a step type for a SageMaker step type: resolve the builder, read the naming rules, study the exemplar step, write the step file and script, validate, check the script, preflight, integrate; each step names the tool to call and its arguments.",
+			When:        "you need a new step type and want the steps in order",
+			Examples: []string{
+				`author.checklist {"sagemaker_step_type": "Processing"}`,
+				`author.checklist {"sagemaker_step_type": "Processing", "step_assembly": "step_args"}`,
+				`author.checklist {"sagemaker_step_type": "Training"}`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, authorChecklist),
+		registry.New("author.config_constraints", registry.Spec{
+			Description: "A step's config fields with their legal values: every input field (type, tier, default, description), the derived fields, the required fields without a default and every field constrained by allowed values, bounds or a pattern.",
+			When:        "you are about to write config values for a step and want to know what is legal",
+			Examples:    []string{`author.config_constraints {"step_name": "TabularPreprocessing"}`},
+			Tags:        []string{registry.PhaseValidator},
+		}, authorConfigConstraints),
+		registry.New("author.preflight_config", registry.Spec{
+			Description: "Validates config values against a step's config class before writing them: unknown fields, derived fields, wrong types, values outside allowed values, bounds or patterns, and (unless partial) missing essential fields; fails with config_invalid listing each bad field.",
+			When:        "you have values for one step's config and want them checked before config.merge_save",
+			Examples: []string{
+				`author.preflight_config {"step_name": "TabularPreprocessing", "values": {"job_type": "training", "label_name": "is_fraud", "output_format": "CSV"}, "partial": true}`,
+				`author.preflight_config {"step_name": "XGBoostTraining", "values": {"training_instance_type": "ml.m5.4xlarge"}}  # also reports missing essentials`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, authorPreflightConfig),
+		registry.New("author.check_script", registry.Spec{
+			Description: "Checks a step's script against its contract in both directions (python3 ast analysis): container paths used vs declared, environment variables read vs declared, argparse flags vs job arguments, input_paths/output_paths keys vs ports. Blocking issues fail with script_check_failed; an unparsable script with script_analysis_error. A step without a script of its own, or whose script is not on disk, is skipped.",
+			When:        "you wrote or changed a step's script (or its contract) and want to know they agree",
+			Examples: []string{
+				`author.check_script {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}`,
+				`author.check_script {"step_name": "TabularPreprocessing", "script_path": "scripts/tabular_preprocessing.py"}`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, authorCheckScript),
+		registry.New("author.preflight_step", registry.Spec{
+			Description: "Offline constructibility proof for one step (or all): the gates interface (the step file validates), registry_parity (config class and names round-trip), builder_routability (the verb's builder builds it from a default config) and resolvable_ports (every required input has a provider above the resolver threshold). A failing gate fails with not_constructible naming it.",
+			When:        "before using a new or changed step in a DAG",
+			Examples: []string{
+				`author.preflight_step {"step_name": "TabularPreprocessing"}`,
+				`author.preflight_step {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}`,
+				`author.preflight_step {"all": true}`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, authorPreflightStep),
+	)
+}
+
+// --- author.rules ---
+
+type rulesArgs struct {
+	Topic string `json:"topic" jsonschema:"required,enum=naming,enum=packaging,enum=sdk_carveout,enum=reuse_class,enum=closure" jsonschema_description:"Rules topic."`
+}
+
+func authorRules(ctx context.Context, a rulesArgs) (*envelope.ToolResult, error) {
+	cat, err := loadCatalog(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := author.Rules(cat, a.Topic)
+	if err != nil {
+		return nil, envelope.InvalidInput("%v", err).WithDetails("topics", author.Topics)
+	}
+	return envelope.OK(map[string]any{"topic": a.Topic, "rules": rules}), nil
+}
+
+// --- author.checklist ---
+
+type checklistArgs struct {
+	SageMakerStepType string `json:"sagemaker_step_type" jsonschema:"required" jsonschema_description:"SageMaker step type of the new step: Processing, Training, CreateModel, Transform, RegisterModel or Tuning."`
+	StepAssembly      string `json:"step_assembly,omitempty" jsonschema_description:"Processing only: code (default) or step_args."`
+}
+
+// legacyStepTypes maps the original's SageMaker step types that are not
+// verbs here to the verb the engine models them with ("" = none).
+var legacyStepTypes = map[string]string{
+	"CradleDataLoading": "Processing", "RedshiftDataLoading": "Processing", "MimsModelRegistrationProcessing": "RegisterModel",
+	"Base": "", "Lambda": "", "Utility": "",
+}
+
+func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult, error) {
+	verb := strings.TrimSpace(a.SageMakerStepType)
+	cat, err := loadCatalog(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var warn string
+	if mapped, legacy := legacyStepTypes[verb]; legacy {
+		if mapped == "" {
+			return envelope.OK(map[string]any{"sagemaker_step_type": verb, "routable": false, "bound_handler": nil, "exemplar_step": nil, "steps": []any{}}).
+				WithWarnings(fmt.Sprintf("%s has no builder: the compiler cannot build such a step; choose one of %s", verb, strings.Join(authorVerbs(), ", "))), nil
+		}
+		warn = fmt.Sprintf("%s is not a SageMaker step type of this engine: such steps are %s steps here; the checklist is %s's", verb, mapped, mapped)
+		verb = mapped
+	}
+	cl, err := author.NewChecklist(cat, verb, strings.TrimSpace(a.StepAssembly))
+	if err != nil {
+		var ue *author.UnknownVerbError
+		var be *author.BadAssemblyError
+		switch {
+		case errors.As(err, &ue):
+			return nil, envelope.InvalidInput("%v", err).WithDetails("sagemaker_step_type", a.SageMakerStepType, "valid", ue.Valid).
+				WithRemedy("use one of the valid SageMaker step types", "strategies.list")
+		case errors.As(err, &be):
+			return nil, envelope.InvalidInput("%v", err).WithDetails("step_assembly", a.StepAssembly, "valid", vldStrings(be.Valid))
+		}
+		return nil, err
+	}
+	res := envelope.OK(cl)
+	if warn != "" {
+		res.WithWarnings(warn)
+	}
+	if cl.Routable {
+		res.WithNextSteps(envelope.NextStep{Tool: "strategies.for_step_type", When: "first step of the checklist", Why: "confirms the builder and its knobs",
+			ArgsHint: map[string]any{"sagemaker_step_type": cl.SageMakerStepType}})
+	}
+	return res, nil
+}
+
+func authorVerbs() []string {
+	out := make([]string, len(catalog.Verbs))
+	for i, v := range catalog.Verbs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// --- author.config_constraints ---
+
+type constraintsArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose config fields to list."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+}
+
+func authorConfigConstraints(ctx context.Context, a constraintsArgs) (*envelope.ToolResult, error) {
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := vldStep(cat, a.StepName)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := validation.SchemaFor(cat)
+	if err != nil {
+		return nil, err
+	}
+	c, err := author.ConfigConstraints(schema, st)
+	if err != nil {
+		return nil, envelope.NotFound("%v", err).WithDetails("step_name", a.StepName)
+	}
+	return envelope.OK(c).WithMeta("step_name", c.StepName).
+		WithNextSteps(envelope.NextStep{Tool: "author.preflight_config", When: "you have values for the step", Why: "checks them against these constraints",
+			ArgsHint: map[string]any{"step_name": c.StepName, "values": map[string]any{}}}), nil
+}
+
+// --- author.preflight_config ---
+
+type preflightConfigArgs struct {
+	StepName      string         `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose config class the values are for."`
+	Values        map[string]any `json:"values" jsonschema:"required" jsonschema_description:"Field values: {field: value}."`
+	Partial       bool           `json:"partial,omitempty" jsonschema_description:"Check only the given values (do not report missing essential fields)."`
+	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+}
+
+func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelope.ToolResult, error) {
+	if a.Values == nil {
+		return nil, envelope.InvalidInput("values must be a JSON object of field values")
+	}
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := vldStep(cat, a.StepName)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := validation.SchemaFor(cat)
+	if err != nil {
+		return nil, err
+	}
+	class, probs, err := author.PreflightConfig(schema, st, a.Values, a.Partial)
+	if err != nil {
+		return nil, envelope.NotFound("%v", err).WithDetails("step_name", a.StepName)
+	}
+	if len(probs) > 0 {
+		fields := make([]string, len(probs))
+		for i, p := range probs {
+			fields[i] = p.Field
+		}
+		return nil, envelope.Errorf(envelope.CodeConfigInvalid, "%d invalid config value(s) for %s: %s", len(probs), class, strings.Join(fields, ", ")).
+			WithDetails("step_name", string(st.Type), "config_class", class, "valid", false, "errors", probs).
+			WithRemedy("fix each field in meta.details.errors (allowed values are listed); author.config_constraints shows every field", "author.config_constraints")
+	}
+	return envelope.OK(map[string]any{"step_name": string(st.Type), "config_class": class, "valid": true, "partial": a.Partial}).
+		WithNextSteps(envelope.NextStep{Tool: "author.preflight_step", When: "the values are valid", Why: "checks the step itself can be built",
+			ArgsHint: map[string]any{"step_name": string(st.Type)}}), nil
+}
+
+// --- author.check_script ---
+
+type checkScriptArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose script to check."`
+	ScriptPath    string   `json:"script_path,omitempty" jsonschema_description:"The script to check (default: the step's entry point searched in script_dirs and next to workspace_dirs)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are searched in each, its scripts/ and its sibling scripts/."`
+	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the script."`
+}
+
+func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolResult, error) {
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := vldStep(cat, a.StepName)
+	if err != nil {
+		return nil, err
+	}
+	script := ""
+	if strings.TrimSpace(a.ScriptPath) != "" {
+		script = vldPath(ctx, a.ScriptPath)
+		if fi, err := os.Stat(script); err != nil || fi.IsDir() {
+			return nil, envelope.NotFound("script_path not found: %s", a.ScriptPath).WithDetails("script_path", a.ScriptPath).
+				WithRemedy("check the path, or omit script_path to search the script directories", "steps.io")
+		}
+	}
+	res, err := validation.CheckScript(ctx, st, script, validation.ScriptDirs(cat, sdirs...))
+	if err != nil {
+		var ae *validation.ScriptAnalysisError
+		switch {
+		case errors.As(err, &ae):
+			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "%v", err).WithDetails("step_name", string(st.Type), "script", ae.Path, "kind", ae.Kind, "reason", ae.Reason).
+				WithRemedy("fix the script so python3 can parse it (python3 -m py_compile <script>)", "steps.io")
+		case errors.Is(err, validation.ErrNoPython):
+			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "%v", err).WithDetails("step_name", string(st.Type)).
+				WithRemedy("install python3 or set "+validation.EnvPython, "validate.info")
+		}
+		return nil, err
+	}
+	if !res.Passed {
+		n := len(validation.Blocking(res.Issues))
+		return nil, envelope.Errorf(envelope.CodeScriptCheckFailed, "%s's script %s disagrees with its contract: %d blocking issue(s)", res.StepName, res.Script, n).
+			WithDetailsMap(map[string]any{"step_name": res.StepName, "status": res.Status, "sagemaker_step_type": res.SageMakerStepType,
+				"script": res.Script, "passed": false, "issues": res.Issues}).
+			WithRemedy("make the script read exactly the declared paths, env vars and arguments, or change the contract (steps.io shows it)", "steps.io", "author.config_constraints")
+	}
+	out := envelope.OK(res)
+	if res.Status == validation.ScriptSkipped {
+		out.WithWarnings("skipped: " + res.Reason)
+	}
+	return out, nil
+}
+
+// --- author.preflight_step ---
+
+type preflightStepArgs struct {
+	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to check (omit with all: true)."`
+	All           bool     `json:"all,omitempty" jsonschema_description:"Check every step."`
+	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type of the checks (variant and default config)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+}
+
+func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.StepName) == "" && !a.All {
+		return nil, envelope.InvalidInput("give step_name (a non-empty string) or all: true").WithDetails("step_name", a.StepName)
+	}
+	dirs, err := vldDirs(ctx, "workspace_dirs", a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := author.PreflightStep(ctx, author.PreflightOptions{StepName: a.StepName, All: a.All, JobType: a.JobType, WorkspaceDirs: dirs})
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, envelope.InvalidInput("cannot run the preflight: %v", err)
+	}
+	if !pf.Constructible {
+		return nil, envelope.Errorf(envelope.CodeNotConstructible, "%s is not constructible: gate(s) %s failed", pf.Scope, strings.Join(pf.FailedGates, ", ")).
+			WithDetailsMap(map[string]any{"step_name": pf.StepName, "scope": pf.Scope, "constructible": false, "failed_gates": pf.FailedGates, "gates": pf.Gates}).
+			WithRemedy("fix the first failing gate: interface and parity errors name the file and field; routability names the config field the builder rejects; ports name the input without a provider",
+				"validate.step_interface", "strategies.for_step_type", "author.rules", "validate.alignment")
+	}
+	return envelope.OK(pf).WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the step is constructible", Why: "use it in a DAG and check the pipeline compiles",
+		ArgsHint: map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}}), nil
+}

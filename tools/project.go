@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/project"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("project", "Project scaffolding: write a new pipeline project (custom step, scripts, DAG, config, ledger) and plan its bring-up from an empty folder to a compiled pipeline.",
+		registry.New("project.init", registry.Spec{
+			Description: "Scaffolds a new pipeline project into <target_dir>/<name>_<framework>/: a custom step file in steps/ (a workspace dir), script skeletons in scripts/ that match their contracts, pipeline_config/dag.json (the framework's default DAG), pipeline_config/config.json (from config.template plus placeholder-but-valid essential values), sample data, README.md and an ACTION_ITEMS.md ledger. The target must lie under the project root; everything is written to a temporary directory and renamed into place.",
+			When:        "starting a new pipeline project from an empty folder",
+			Examples: []string{
+				`project.init {"name": "demo", "framework": "xgboost"}  # projects/demo_xgboost`,
+				`project.init {"name": "fraud", "framework": "pytorch", "target_dir": "work", "overwrite": true}`,
+			},
+			Tags:        []string{registry.PhasePlanner},
+			Destructive: true,
+			Writes:      true,
+		}, projectInit),
+		registry.New("project.bring_up", registry.Spec{
+			Description: "Returns the ordered tool plan that takes an empty folder to a compiled pipeline for a project (scaffold, DAG, custom-step authoring gates, alignment, config, script run, compile, deploy), with argument hints and the gate each call must pass. It writes nothing.",
+			When:        "planning a new project end to end before calling project.init",
+			Examples: []string{
+				`project.bring_up {"name": "demo", "framework": "xgboost"}`,
+				`project.bring_up {"name": "demo", "framework": "lightgbm", "region": "EU", "dag_source": "manual"}`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, projectBringUp),
+	)
+}
+
+type projectInitArgs struct {
+	Name      string `json:"name" jsonschema:"required" jsonschema_description:"Project name: a bare name (letters, digits, _ and -, starting with a letter); the directory is <name>_<framework>."`
+	Framework string `json:"framework" jsonschema:"required,enum=xgboost,enum=pytorch,enum=lightgbm" jsonschema_description:"Model framework of the project."`
+	TargetDir string `json:"target_dir,omitempty" jsonschema:"default=projects" jsonschema_description:"Directory the project directory is created in, under the project root; no '..' components."`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"default=false" jsonschema_description:"Replace an existing project directory."`
+}
+
+// projTarget applies the confinement rules: a bare name, no ".." in
+// target_dir, the resolved target under the project root.
+func projTarget(ctx context.Context, name, framework, targetDir string) (string, error) {
+	name = strings.TrimSpace(name)
+	if err := project.CheckName(name); err != nil {
+		return "", envelope.InvalidInput("%v", err).WithDetails("got", name).
+			WithRemedy("give a bare project name such as demo or fraud_v2")
+	}
+	td := strings.TrimSpace(targetDir)
+	if td == "" {
+		td = "projects"
+	}
+	for _, part := range strings.FieldsFunc(td, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return "", envelope.InvalidInput("target_dir must not contain '..' components").WithDetails("got", targetDir).
+				WithRemedy("give a directory under the project root")
+		}
+	}
+	return registry.ResolveWritePath(ctx, filepath.Join(td, project.DirName(name, strings.ToLower(strings.TrimSpace(framework)))))
+}
+
+func projectInit(ctx context.Context, a projectInitArgs) (*envelope.ToolResult, error) {
+	target, err := projTarget(ctx, a.Name, a.Framework, a.TargetDir)
+	if err != nil {
+		return nil, err
+	}
+	var warns []string
+	tmpl := func(ctx context.Context, nodes []string, edges [][]string) (*project.Template, error) {
+		t, err := projTemplate(ctx, nodes, edges)
+		if err != nil {
+			warns = append(warns, "config.template was not usable ("+err.Error()+"); the engine's config template was used")
+			return nil, nil
+		}
+		return t, nil
+	}
+	res, err := project.Init(ctx, project.InitOptions{Name: strings.TrimSpace(a.Name), Framework: a.Framework, Parent: filepath.Dir(target),
+		Overwrite: a.Overwrite, Template: tmpl})
+	if err != nil {
+		var ee *project.ExistsError
+		switch {
+		case errors.As(err, &ee):
+			return nil, envelope.Errorf(envelope.CodeAlreadyExists, "%v", err).WithDetails("target_path", ee.Path).
+				WithRemedy("choose another name or target_dir, or call project.init again with overwrite: true", "project.init")
+		case errors.Is(err, project.ErrInvalidName), errors.Is(err, project.ErrUnknownFramework):
+			return nil, envelope.InvalidInput("%v", err).WithDetails("got", a.Name)
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			return nil, err
+		}
+		return nil, envelope.Errorf(envelope.CodeInternalError, "project.init failed, nothing was written: %v", err).WithDetails("target_path", target)
+	}
+	data := map[string]any{
+		"project": res.Project, "target_path": res.TargetPath, "framework": res.Framework, "custom_steps": res.CustomSteps,
+		"workspace_dir": res.WorkspaceDir, "scripts_dir": res.ScriptsDir, "dag_file": res.DAGFile, "config_file": res.ConfigFile,
+		"sample_data": res.SampleData, "nodes": res.Nodes, "edges": res.Edges, "files_written": res.FilesWritten,
+		"placeholders": res.Placeholders, "config_source": res.ConfigSource, "input_data": res.InputData, "replaced": res.Replaced, "ready": true,
+	}
+	ws := []string{res.WorkspaceDir}
+	out := envelope.OK(data).WithMeta("file_count", len(res.FilesWritten)).WithWarnings(warns...).
+		WithWarnings(fmt.Sprintf("config.json holds %d placeholder value(s) marked replace-me; %s lists them", len(res.Placeholders), project.LedgerFile)).
+		WithNextSteps(
+			envelope.NextStep{Tool: "validate.step_interface", When: "now", Why: "the custom step file validates", ArgsHint: map[string]any{"step_name": res.CustomSteps[0], "workspace_dirs": ws}},
+			envelope.NextStep{Tool: "author.preflight_step", When: "after editing the custom step", Why: "proves the step is constructible", ArgsHint: map[string]any{"step_name": res.CustomSteps[0], "workspace_dirs": ws}},
+			envelope.NextStep{Tool: "validate.alignment", When: "after editing scripts", Why: "scripts match their contracts", ArgsHint: map[string]any{"workspace_dirs": ws, "script_dirs": []string{res.ScriptsDir}}},
+			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "the DAG and config compile", ArgsHint: map[string]any{"dag_file": res.DAGFile, "config_file": res.ConfigFile, "workspace_dirs": ws}},
+			envelope.NextStep{Tool: "validate.run_scripts", When: "to run the scripts on the sample data", Why: "the data flows end to end",
+				ArgsHint: map[string]any{"nodes": res.Nodes, "edges": res.Edges, "config_path": res.ConfigFile, "workspace_dirs": ws, "input_data": res.InputData}},
+		)
+	return out, nil
+}
+
+// projTemplate calls config.template and reads its merge_save_args.
+func projTemplate(ctx context.Context, nodes []string, edges [][]string) (*project.Template, error) {
+	r := registry.Call(ctx, "config.template", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}})
+	if r == nil || !r.OK {
+		if r == nil {
+			return nil, errors.New("no result")
+		}
+		return nil, fmt.Errorf("%s: %s", r.Code, r.Error)
+	}
+	b, err := json.Marshal(r.Data)
+	if err != nil {
+		return nil, err
+	}
+	var d struct {
+		MergeSaveArgs struct {
+			Base  map[string]any            `json:"base"`
+			Steps map[string]map[string]any `json:"steps"`
+		} `json:"merge_save_args"`
+		Essential []string `json:"essential_fields"`
+		Pending   []string `json:"pending_steps"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("unexpected config.template data: %v", err)
+	}
+	if d.MergeSaveArgs.Base == nil {
+		return nil, errors.New("config.template returned no merge_save_args.base")
+	}
+	return &project.Template{Base: d.MergeSaveArgs.Base, Steps: d.MergeSaveArgs.Steps, Essential: d.Essential, Pending: d.Pending, Source: "config.template"}, nil
+}
+
+type bringUpArgs struct {
+	Name      string `json:"name" jsonschema:"required" jsonschema_description:"Project name (as for project.init)."`
+	Framework string `json:"framework" jsonschema:"required,enum=xgboost,enum=pytorch,enum=lightgbm" jsonschema_description:"Model framework."`
+	TargetDir string `json:"target_dir,omitempty" jsonschema:"default=projects" jsonschema_description:"Directory the project is created in."`
+	Region    string `json:"region,omitempty" jsonschema:"enum=NA,enum=EU,enum=FE,default=NA" jsonschema_description:"Region code of the pipeline."`
+	DAGSource string `json:"dag_source,omitempty" jsonschema:"enum=catalog,enum=manual,default=catalog" jsonschema_description:"Where the DAG comes from: the shared pipeline catalog or by hand."`
+}
+
+func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.ToolResult, error) {
+	name := strings.TrimSpace(a.Name)
+	td := strings.TrimSpace(a.TargetDir)
+	if td == "" {
+		td = "projects"
+	}
+	plan, err := project.BringUpPlan(project.BringUpOptions{Name: name, Framework: a.Framework, TargetDir: td, Region: a.Region, DAGSource: a.DAGSource})
+	if err != nil {
+		return nil, envelope.InvalidInput("%v", err).WithDetails("got", map[string]any{"name": a.Name, "framework": a.Framework, "dag_source": a.DAGSource})
+	}
+	data := map[string]any{
+		"workflow":    "cursus-new-project",
+		"args":        map[string]any{"name": name, "framework": a.Framework, "target_dir": td, "region": a.Region, "dag_source": a.DAGSource},
+		"project_dir": filepath.ToSlash(filepath.Join(td, project.DirName(name, a.Framework))),
+		"plan":        plan,
+		"note":        "Call the tools in order; stop at a failed gate and fix what it names. The guided workflow command that runs this plan is added by the workflows engine; this tool only plans.",
+	}
+	return envelope.OK(data).WithNextSteps(envelope.NextStep{Tool: "project.init", When: "to start", Why: "first call of the plan",
+		ArgsHint: map[string]any{"name": name, "framework": a.Framework, "target_dir": td}}), nil
+}

@@ -1,0 +1,539 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	addNamespace("validate", validateNamespaceDescription,
+		registry.New("validate.step_interface", registry.Spec{
+			Description: "Author-time gate for step-interface files (*.step.yaml): loads one step (or all) with the catalog loader and reports every schema and invariant problem by file and field, then registry parity (config class, name and node-name round trips, a builder for the verb) and the requested job type. Blocking errors fail with validation_failed and the full results in meta.details.",
+			When:        "you wrote or changed a step file (or want to check them all) before using the step in a DAG",
+			Examples: []string{
+				`validate.step_interface {"step_name": "TabularPreprocessing"}  # one embedded step`,
+				`validate.step_interface {"all": true}  # every step file`,
+				`validate.step_interface {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"], "job_type": "training"}  # a project's custom step`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, validateStepInterface),
+		registry.New("validate.alignment", registry.Spec{
+			Description: "Multi-level alignment report over all steps or the given ones: script <-> contract (the script on disk reads exactly the declared container paths and env vars and parses exactly the job arguments; python3 ast analysis; steps without a script on disk are NO_SCRIPT), contract <-> ports, ports <-> resolvable dependencies (every required input has a catalog provider above the resolver threshold) and builder <-> config fields (including a dry build from a default config). Returns pass rates per step, per level and per SageMaker step type.",
+			When:        "before compiling or after authoring steps or scripts, to see which steps are misaligned and at which level",
+			Examples: []string{
+				`validate.alignment {}  # every catalog step`,
+				`validate.alignment {"target_scripts": ["tabular_preprocessing", "XGBoostTraining"]}  # a subset, with detailed results`,
+				`validate.alignment {"workspace_dirs": ["projects/demo_xgboost/steps"], "script_dirs": ["projects/demo_xgboost/scripts"]}  # a project's steps and scripts`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, validateAlignment),
+		registry.New("validate.step", registry.Spec{
+			Description: "Every alignment level of one step, with each level's status and issues (severity, category, message, recommendation) and the overall status.",
+			When:        "validate.alignment flagged a step and you want all of its findings",
+			Examples: []string{
+				`validate.step {"step_name": "XGBoostTraining"}`,
+				`validate.step {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # scripts found next to the workspace`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, validateStep),
+		registry.New("validate.builder", registry.Spec{
+			Description: "Builder test of one step: builds its SageMaker definition fragment from a default config (defaults plus placeholder-but-valid essential values, an S3 URI per input) through the compiler, checks the fragment against the step's ports, environment and job arguments, and scores alignment (weight 2), integration (1.5) and step creation (1) into a 0-100 score with a rating.",
+			When:        "you authored or changed a step and want proof its builder produces a well-formed step",
+			Examples: []string{
+				`validate.builder {"step_name": "TabularPreprocessing"}`,
+				`validate.builder {"step_name": "XGBoostTraining", "enable_scoring": false}  # tests only`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, validateBuilder),
+		registry.New("validate.info", registry.Spec{
+			Description: "What the validation tools check: the alignment levels and which verbs run them, severities, the resolver threshold, builder score weights and ratings, and script testing (python3 found or not, how container paths are mapped).",
+			When:        "you want to know what validation can check on this machine before running it",
+			Examples:    []string{`validate.info {}`},
+			Tags:        []string{registry.PhaseValidator},
+		}, validateInfo),
+		registry.New("validate.run_scripts", registry.Spec{
+			Description: "Runs a DAG's step scripts locally with python3 in topological order, in a fresh run directory under test_workspace_dir: container paths in each script are rewritten to a per-node local root, each node's inputs are copied from the outputs bound to them by dependency resolution (input_data feeds the rest), environment variables and job arguments come from the config. Reports per script success, output files, error message and time; a failed node skips its dependants.",
+			When:        "the scripts exist and you want to see the pipeline's data flow run end to end on small data before compiling",
+			Examples: []string{
+				`validate.run_scripts {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]], "config_path": "pipeline_config/config.json", "input_data": {"DummyDataLoading_training": {"INPUT_DATA": "data/sample.csv"}}}`,
+				`validate.run_scripts {"nodes": ["TabularPreprocessing_training"], "config_path": "pipeline_config/config.json", "use_dependency_resolution": false, "test_workspace_dir": "tmp/script_runs"}`,
+			},
+			Tags:     []string{registry.PhaseValidator},
+			ExecCode: true,
+			Network:  true,
+		}, validateRunScripts),
+	)
+}
+
+// --- shared helpers ---
+
+// vldDirs resolves directory arguments: relative paths are taken from the
+// project root when one is set; each must be an existing directory.
+func vldDirs(ctx context.Context, field string, dirs []string) ([]string, error) {
+	root := registry.ProjectRoot(ctx)
+	var out []string
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return nil, envelope.InvalidInput("%s entries must be non-empty paths", field).WithDetails(field, dirs)
+		}
+		p := d
+		if root != "" && !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			return nil, envelope.NotFound("%s: %s is not an existing directory", field, d).WithDetails(field, dirs, "path", p).
+				WithRemedy("pass directories that exist (relative paths are taken from the project root)", "project.init")
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// vldPath resolves a file argument like vldDirs (without the existence check).
+func vldPath(ctx context.Context, p string) string {
+	if root := registry.ProjectRoot(ctx); root != "" && !filepath.IsAbs(p) {
+		return filepath.Join(root, p)
+	}
+	return p
+}
+
+// vldCatalog loads the catalog with workspace directories.
+func vldCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, []string, error) {
+	resolved, err := vldDirs(ctx, "workspace_dirs", dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := loadCatalog(ctx, resolved)
+	return cat, resolved, err
+}
+
+// vldStep finds a step by canonical, file-style or node name.
+func vldStep(cat *catalog.Catalog, name string) (*catalog.Step, string, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, "", envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", name)
+	}
+	st, jt, err := validation.LookupStep(cat, name)
+	if err != nil {
+		var nf *catalog.NotFoundError
+		if errors.As(err, &nf) {
+			return nil, "", stepNotFound(name, nf.Suggestions)
+		}
+		return nil, "", err
+	}
+	return st, jt, nil
+}
+
+func vldStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// --- validate.step_interface ---
+
+type stepInterfaceArgs struct {
+	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to validate (canonical name; file-style and node names are resolved). Omit with all: true."`
+	All           bool     `json:"all,omitempty" jsonschema_description:"Validate every step file (embedded and workspace)."`
+	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Validate the job-type view (training, calibration, ...): variant applied, job_type field checked."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root)."`
+}
+
+func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.ToolResult, error) {
+	name := strings.TrimSpace(a.StepName)
+	if name == "" && !a.All {
+		return nil, envelope.InvalidInput("give step_name (a non-empty string) or all: true").
+			WithDetails("step_name", a.StepName, "all", a.All).
+			WithRemedy("name one step, or pass all: true", "catalog.list_steps")
+	}
+	dirs, err := vldDirs(ctx, "workspace_dirs", a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := validation.CheckInterfaces(validation.InterfaceOptions{StepName: name, All: a.All, JobType: a.JobType, WorkspaceDirs: dirs})
+	if err != nil {
+		return nil, envelope.InvalidInput("cannot validate step interfaces: %v", err).WithDetails("workspace_dirs", a.WorkspaceDirs)
+	}
+	data := map[string]any{"validated": rep.Validated, "errors": rep.Errors, "warnings": rep.Warnings, "results": rep.Results}
+	if rep.Blocking() {
+		var bad []string
+		for _, r := range rep.Results {
+			if !r.OK {
+				bad = append(bad, r.Step)
+			}
+		}
+		return nil, envelope.Errorf(envelope.CodeValidationFailed, "step interface validation failed: %d error(s) in %s", rep.Errors, strings.Join(bad, ", ")).
+			WithDetailsMap(data).
+			WithRemedy("fix each error in meta.details.results (file and field are named); check the step's routing and config fields, and how its ports score against providers",
+				"strategies.for_step_type", "catalog.config_fields", "validate.deps_explain", "catalog.search")
+	}
+	res := envelope.OK(data).WithNextSteps(envelope.NextStep{Tool: "validate.alignment", When: "the step files are valid",
+		Why: "checks scripts, ports, dependencies and builder fields of the steps", ArgsHint: vldHint(name, a.WorkspaceDirs)})
+	if rep.Warnings > 0 {
+		res.WithWarnings(fmt.Sprintf("%d non-blocking warning(s) in %d result(s); see results[].warnings", rep.Warnings, rep.Validated))
+	}
+	return res, nil
+}
+
+func vldHint(step string, ws []string) map[string]any {
+	h := map[string]any{}
+	if step != "" {
+		h["target_scripts"] = []string{step}
+	}
+	if len(ws) > 0 {
+		h["workspace_dirs"] = ws
+	}
+	return h
+}
+
+// --- validate.alignment ---
+
+type alignmentArgs struct {
+	TargetScripts []string `json:"target_scripts,omitempty" jsonschema_description:"Steps to check, by step name, snake_case script name or entry point (tabular_preprocessing.py). Omit for every step."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are also searched in each, in its scripts/ and in its sibling scripts/."`
+	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for step scripts (by entry point file name)."`
+}
+
+func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.ToolResult, error) {
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
+	if err != nil {
+		return nil, err
+	}
+	var targets []catalog.StepType
+	for i, t := range a.TargetScripts {
+		name := strings.TrimSpace(t)
+		if name == "" {
+			return nil, envelope.InvalidInput("target_scripts[%d] must be a non-empty string", i).WithDetails("index", i)
+		}
+		st, _, err := vldStep(cat, strings.TrimSuffix(name, ".py"))
+		if err != nil {
+			return nil, err
+		}
+		targets = append(targets, st.Type)
+	}
+	rep, err := validation.Align(ctx, validation.AlignOptions{Catalog: cat, Steps: targets, ScriptDirs: sdirs})
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{
+		"total_steps": rep.TotalSteps, "passed_steps": rep.PassedSteps, "failed_steps": rep.FailedSteps,
+		"excluded_steps": rep.ExcludedSteps, "pass_rate": rep.PassRate, "step_type_breakdown": rep.StepTypeBreakdown,
+		"level_summary": rep.LevelSummary, "critical_issues": rep.CriticalIssues, "critical_issue_count": len(rep.CriticalIssues),
+		"scripts_checked": rep.ScriptsChecked, "script_dirs": rep.ScriptDirs, "python": rep.Python,
+	}
+	res := envelope.OK(data)
+	if len(targets) == 0 {
+		data["scope"] = "all_steps"
+		summary := map[string]any{}
+		for _, s := range rep.Steps {
+			lv := map[string]string{}
+			for k, l := range s.Levels {
+				lv[k] = l.Status
+			}
+			summary[s.StepName] = map[string]any{"overall_status": s.OverallStatus, "sagemaker_step_type": s.SageMakerStepType, "levels": lv}
+		}
+		data["step_results"] = summary
+	} else {
+		data["scope"] = "target_scripts"
+		data["target_scripts"] = a.TargetScripts
+		data["detailed_results"] = rep.Steps
+		res.WithMeta("tool_scope", "subset")
+	}
+	if !rep.Python.Available {
+		res.WithWarnings("script <-> contract level skipped: " + rep.Python.Reason)
+	}
+	var failed []string
+	for _, s := range rep.Steps {
+		if !s.Passed() {
+			failed = append(failed, s.StepName)
+		}
+	}
+	if len(failed) > 0 {
+		res.WithWarnings(fmt.Sprintf("%d step(s) fail alignment: %s", len(failed), strings.Join(failed, ", ")))
+		res.WithNextSteps(envelope.NextStep{Tool: "validate.step", When: "to see every finding of a failing step", Why: "lists each level's issues with recommendations",
+			ArgsHint: map[string]any{"step_name": failed[0], "workspace_dirs": vldStrings(a.WorkspaceDirs)}})
+	} else {
+		res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the steps align", Why: "checks a DAG and its config resolve and build",
+			ArgsHint: map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}})
+	}
+	return res, nil
+}
+
+// --- validate.step ---
+
+type validateStepArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step to validate (canonical, file-style or node name)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (scripts are searched next to them too)."`
+	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the step's script."`
+}
+
+func validateStep(ctx context.Context, a validateStepArgs) (*envelope.ToolResult, error) {
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := vldStep(cat, a.StepName)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := validation.Align(ctx, validation.AlignOptions{Catalog: cat, Steps: []catalog.StepType{st.Type}, ScriptDirs: sdirs})
+	if err != nil {
+		return nil, err
+	}
+	s := rep.Steps[0]
+	res := envelope.OK(s).WithMeta("step_name", s.StepName)
+	if !s.Passed() {
+		n := len(validation.Blocking(s.Issues()))
+		res.WithWarnings(fmt.Sprintf("%s fails alignment with %d blocking issue(s)", s.StepName, n))
+		res.WithNextSteps(envelope.NextStep{Tool: "author.check_script", When: "level 1 failed", Why: "shows the script/contract mismatches in both directions",
+			ArgsHint: map[string]any{"step_name": s.StepName}})
+	} else {
+		res.WithNextSteps(envelope.NextStep{Tool: "validate.builder", When: "the step aligns", Why: "builds and scores the step's definition fragment",
+			ArgsHint: map[string]any{"step_name": s.StepName}})
+	}
+	return res, nil
+}
+
+// --- validate.builder ---
+
+type builderArgs struct {
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose builder to test."`
+	EnableScoring *bool    `json:"enable_scoring,omitempty" jsonschema:"default=true" jsonschema_description:"Score the components into a 0-100 score with a rating."`
+	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type of the default config (default: the step's first declared job type)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+}
+
+func validateBuilder(ctx context.Context, a builderArgs) (*envelope.ToolResult, error) {
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	st, jt, err := vldStep(cat, a.StepName)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.JobType) != "" {
+		jt = strings.TrimSpace(a.JobType)
+	}
+	scoring := a.EnableScoring == nil || *a.EnableScoring
+	rep, err := validation.TestBuilder(ctx, cat, st, jt, scoring)
+	if err != nil {
+		return nil, err
+	}
+	res := envelope.OK(rep).WithMeta("step_name", rep.StepName)
+	if !rep.Build.Built {
+		res.WithWarnings("the step was not built from a default config: " + rep.Build.Error)
+	}
+	if len(rep.Build.Warnings) > 0 {
+		res.WithWarnings(rep.Build.Warnings...)
+	}
+	if rep.Score != nil {
+		res.WithMeta("score", rep.Score.Overall)
+	}
+	return res, nil
+}
+
+// --- validate.info ---
+
+type validateInfoArgs struct{}
+
+func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.ToolResult, error) {
+	var levels []map[string]any
+	for _, l := range []int{1, 2, 3, 4} {
+		levels = append(levels, map[string]any{"level": l, "validation_type": validation.LevelNames[l], "description": validation.LevelDescriptions[l]})
+	}
+	rulesets := map[string][]int{}
+	for _, v := range catalog.Verbs {
+		rulesets[string(v)] = validation.EnabledLevels(v)
+	}
+	var builders []string
+	for _, b := range compiler.Builders() {
+		builders = append(builders, b.Name)
+	}
+	py := validation.Python()
+	data := map[string]any{
+		"validation": map[string]any{
+			"levels":             levels,
+			"rulesets":           rulesets,
+			"statuses":           []string{validation.StatusPassed, validation.StatusFailed, validation.StatusSkipped, validation.StatusNoScript},
+			"severities":         []string{string(validation.SeverityCritical), string(validation.SeverityError), string(validation.SeverityWarning), string(validation.SeverityInfo)},
+			"blocking":           []string{string(validation.SeverityCritical), string(validation.SeverityError)},
+			"resolver_threshold": deps.Threshold,
+			"builders":           builders,
+			"builder_score": map[string]any{
+				"weights": map[string]float64{validation.ComponentAlignment: 2, validation.ComponentIntegration: 1.5, validation.ComponentCreation: 1},
+				"ratings": []map[string]any{{"min": 90, "rating": "Excellent"}, {"min": 80, "rating": "Good"}, {"min": 70, "rating": "Satisfactory"}, {"min": 60, "rating": "Needs Work"}, {"min": 0, "rating": "Poor"}},
+			},
+			"step_interface": "the catalog loader's schema and invariants, plus registry parity and job type",
+		},
+		"script_testing": map[string]any{
+			"python":            py,
+			"analysis":          "python3 -c <analyzer> parses scripts with the ast module (string constants folded through os.path.join, +, f-strings; os.environ / os.getenv reads; argparse flags); nothing is executed",
+			"execution":         "python3 -c <runner> rewrites every string constant under /opt/ml to a per-node local root and runs the script as __main__ with its job arguments and environment; inputs are copied from bound upstream outputs",
+			"gate_env_var":      registry.EnvAllowScriptExec,
+			"default_workspace": "test/integration/script_testing",
+			"package_install":   "none: scripts run with what python3 has (the original pip-installed imports)",
+		},
+	}
+	res := envelope.OK(data)
+	if !py.Available {
+		res.WithWarnings("python3 is not available: script analysis and execution are skipped (" + py.Reason + ")")
+	}
+	return res, nil
+}
+
+// --- validate.run_scripts ---
+
+type runScriptsArgs struct {
+	Nodes                   []string                     `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names (TabularPreprocessing_training, ...)."`
+	ConfigPath              string                       `json:"config_path" jsonschema:"required" jsonschema_description:"config.json with a config for every node (relative paths from the project root)."`
+	Edges                   [][]string                   `json:"edges,omitempty" jsonschema_description:"DAG edges as [src, dst] pairs."`
+	TestWorkspaceDir        string                       `json:"test_workspace_dir,omitempty" jsonschema:"default=test/integration/script_testing" jsonschema_description:"Directory a fresh run-* directory is created in (confined to the project root)."`
+	UseDependencyResolution *bool                        `json:"use_dependency_resolution,omitempty" jsonschema:"default=true" jsonschema_description:"Bind inputs to upstream outputs with the dependency resolver; false binds by equal logical names or aliases."`
+	WorkspaceDirs           []string                     `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (custom steps of the DAG)."`
+	ScriptDirs              []string                     `json:"script_dirs,omitempty" jsonschema_description:"Directories searched for entry points before the config's source directory."`
+	InputData               map[string]map[string]string `json:"input_data,omitempty" jsonschema_description:"Local data for inputs nothing upstream feeds: {node: {logical_input: file or directory}}."`
+	TimeoutSeconds          int                          `json:"timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=3600,default=300" jsonschema_description:"Time limit per script."`
+}
+
+func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolResult, error) {
+	if len(a.Nodes) == 0 {
+		return nil, envelope.InvalidInput("nodes must be a non-empty list of node names")
+	}
+	d, err := dagInline(a.Nodes, a.Edges)
+	if err != nil {
+		return nil, err
+	}
+	if u := d.UndeclaredEndpoints(); len(u) > 0 {
+		return nil, envelope.InvalidInput("edge endpoint(s) not declared in nodes: %s", strings.Join(u, ", ")).WithDetails("undeclared", u).
+			WithRemedy("declare every edge endpoint in nodes", "dag.validate_integrity")
+	}
+	if _, err := d.TopologicalSort(); err != nil {
+		return nil, envelope.InvalidInput("the DAG cannot be ordered: %v", err).WithRemedy("remove an edge of the cycle", "dag.validate_integrity")
+	}
+	if strings.TrimSpace(a.ConfigPath) == "" {
+		return nil, envelope.InvalidInput("config_path must be a non-empty path")
+	}
+	cfgPath := vldPath(ctx, a.ConfigPath)
+	if st, err := os.Stat(cfgPath); err != nil || st.IsDir() {
+		return nil, envelope.NotFound("config_path not found: %s", a.ConfigPath).WithDetails("config_path", a.ConfigPath).
+			WithRemedy("write a config.json first", "config.template", "config.merge_save", "project.init")
+	}
+	py := validation.Python()
+	if !py.Available {
+		return nil, envelope.Errorf(envelope.CodeToolError, "cannot run scripts: %s", py.Reason).WithDetails("python", py).
+			WithRemedy("install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info")
+	}
+	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
+	if err != nil {
+		return nil, err
+	}
+	wsArg := a.TestWorkspaceDir
+	if strings.TrimSpace(wsArg) == "" {
+		wsArg = "test/integration/script_testing"
+	}
+	ws, err := registry.ResolveWritePath(ctx, wsArg)
+	if err != nil {
+		return nil, err
+	}
+	input := map[string]map[string]string{}
+	for node, m := range a.InputData {
+		if !d.HasNode(node) {
+			return nil, envelope.InvalidInput("input_data names node %q, which is not in nodes", node).WithDetails("node", node, "nodes", a.Nodes)
+		}
+		input[node] = map[string]string{}
+		for in, p := range m {
+			lp := vldPath(ctx, p)
+			if _, err := os.Stat(lp); err != nil {
+				return nil, envelope.NotFound("input_data %s.%s: %s does not exist", node, in, p).WithDetails("node", node, "input", in, "path", p)
+			}
+			input[node][in] = lp
+		}
+	}
+	useDeps := a.UseDependencyResolution == nil || *a.UseDependencyResolution
+	timeout := time.Duration(a.TimeoutSeconds) * time.Second
+	rep, err := validation.RunScripts(ctx, validation.RunOptions{Catalog: cat, DAG: d, ConfigPath: cfgPath, Workspace: ws,
+		UseDependencyResolution: useDeps, ScriptDirs: sdirs, InputData: input, Timeout: timeout})
+	if err != nil {
+		return nil, vldRunError(err)
+	}
+	res := envelope.OK(rep).WithMeta("run_dir", rep.RunDir)
+	res.WithWarnings(rep.Warnings...)
+	var bad []string
+	for _, n := range rep.ExecutionOrder {
+		r := rep.ScriptResults[n]
+		if r.Status == validation.RunFailed || (r.Status == validation.RunSkipped && validation.HasScript(mustStep(cat, r.StepType))) {
+			bad = append(bad, fmt.Sprintf("%s: %s", n, r.ErrorMessage))
+		}
+		for _, w := range r.Warnings {
+			res.WithWarnings(n + ": " + w)
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		res.WithWarnings(fmt.Sprintf("%d of %d script(s) did not succeed: %s", len(bad), rep.TotalScripts, strings.Join(bad, "; ")))
+		res.WithNextSteps(envelope.NextStep{Tool: "author.check_script", When: "a script failed", Why: "checks the script against its contract"})
+	} else {
+		res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "every script ran", Why: "checks the DAG and config compile"})
+	}
+	return res, nil
+}
+
+func mustStep(cat *catalog.Catalog, t string) *catalog.Step {
+	if s, ok := cat.Step(catalog.StepType(t)); ok {
+		return s
+	}
+	return &catalog.Step{}
+}
+
+func vldRunError(err error) error {
+	var (
+		re  *config.ResolutionError
+		ve  *config.ValidationError
+		fe  *config.FormatError
+		ue  *config.UnknownClassError
+		se  *dag.SortError
+		dup *config.DuplicateStepNameError
+	)
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, validation.ErrNoPython):
+		return envelope.Errorf(envelope.CodeToolError, "%v", err).WithRemedy("install python3", "validate.info")
+	case errors.As(err, &re), errors.As(err, &dup):
+		return envelope.InvalidInput("%v", err).WithRemedy("add a config for each node (its key is the node name)", "config.template", "compile.preview")
+	case errors.As(err, &ve), errors.As(err, &fe), errors.As(err, &ue):
+		return envelope.InvalidInput("cannot load the config: %v", err).WithRemedy("fix the config file", "config.load")
+	case errors.As(err, &se):
+		return envelope.InvalidInput("%v", err)
+	}
+	return envelope.Errorf(envelope.CodeToolError, "script run failed: %v", err)
+}
