@@ -426,6 +426,7 @@ func compileError(err error) error {
 		upe  *sagemaker.UpsertError
 		uie  *sagemaker.InputError
 		imgE *sagemaker.ImageError
+		pe   *compiler.ParameterError
 	)
 	switch {
 	case errors.As(err, &te):
@@ -485,6 +486,9 @@ func compileError(err error) error {
 	case errors.As(err, &dup):
 		return envelope.InvalidInput("%s", dup.Error()).WithDetails("collisions", dup.Collisions).
 			WithRemedy("give the colliding configs different job types", "compile.preview")
+	case errors.As(err, &pe):
+		return envelope.InvalidInput("%s", pe.Error()).WithDetails("config_key", pe.ConfigKey).
+			WithRemedy("declare parameters as [{name, type (String|Integer|Float|Boolean), default_value}]")
 	case errors.As(err, &imgE):
 		return envelope.InvalidInput("%s", imgE.Error()).WithDetails("field", imgE.Field, "supported", imgE.Supported)
 	}

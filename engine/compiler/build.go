@@ -60,7 +60,7 @@ type buildEnv struct {
 	images       ImageResolver
 	artifacts    *artifactSet
 	warnings     []string
-	byNode       map[string]*nodePlan
+	params       map[string]Parameter // pipeline parameters the configs declare
 }
 
 func (e *buildEnv) warnf(format string, args ...any) {
@@ -512,6 +512,11 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 	src, err := p.Values.str(port.ConfigSource, "")
 	if err != nil || src == "" {
 		return nil, err
+	}
+	if ref, ok, err := e.paramRef(port.ConfigSource, src); err != nil {
+		return nil, err
+	} else if ok {
+		return &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: ref.Get, Value: ref}, nil
 	}
 	b := &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: src, Value: src}
 	if strings.HasPrefix(src, "s3://") || strings.HasPrefix(src, "https://") {

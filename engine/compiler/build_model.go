@@ -75,7 +75,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	if b == nil {
 		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model needs its artefacts: add an edge from a training step"}
 	}
-	itype, err := p.instanceType("ml.m5.large")
+	itype, _, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	if db == nil {
 		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: dataPort.LogicalName, Detail: "a transform needs input data"}
 	}
-	itype, err := p.instanceType("ml.m5.large")
+	_, itypeVal, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 			Accept:       strs["accept"],
 			AssembleWith: strs["assemble_with"],
 		},
-		TransformResources: TransformResources{InstanceCount: count, InstanceType: itype},
+		TransformResources: TransformResources{InstanceCount: count, InstanceType: itypeVal},
 	}
 	if strs["input_filter"] != "" || strs["output_filter"] != "" || strs["join_source"] != "None" {
 		args.DataProcessing = &DataProcessing{InputFilter: strs["input_filter"], OutputFilter: strs["output_filter"], JoinSource: strs["join_source"]}
@@ -223,7 +223,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	if model == nil {
 		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model package needs model artefacts"}
 	}
-	itype, err := p.instanceType("ml.m5.large")
+	itype, _, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {
 		return nil, err
 	}

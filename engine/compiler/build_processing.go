@@ -20,7 +20,7 @@ const (
 // ports in declaration order followed by the code input; every output port
 // is written under the execution prefix.
 func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
-	itype, err := p.instanceType("ml.m5.2xlarge")
+	itype, itypeVal, err := e.instanceType(p, "ml.m5.2xlarge")
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 		return nil, err
 	}
 	args := &ProcessingArguments{
-		ProcessingResources: ProcessingResources{ClusterConfig: ClusterConfig{InstanceType: itype, InstanceCount: count, VolumeSizeInGB: volume}},
+		ProcessingResources: ProcessingResources{ClusterConfig: ClusterConfig{InstanceType: itypeVal, InstanceCount: count, VolumeSizeInGB: volume}},
 		AppSpecification:    AppSpecification{ImageUri: image},
 		RoleArn:             role,
 	}

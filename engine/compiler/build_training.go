@@ -53,7 +53,7 @@ func (e *buildEnv) buildTraining(p *nodePlan) (*TrainingArguments, error) {
 }
 
 func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
-	itype, err := p.instanceType("ml.m5.4xlarge")
+	itype, itypeVal, err := e.instanceType(p, "ml.m5.4xlarge")
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	j := &trainingJob{
 		spec:      AlgorithmSpecification{TrainingInputMode: "File", TrainingImage: image},
 		output:    OutputDataConfig{S3OutputPath: e.trainingOutputPath(p)},
-		resources: ResourceConfig{VolumeSizeInGB: volume, InstanceCount: count, InstanceType: itype},
+		resources: ResourceConfig{VolumeSizeInGB: volume, InstanceCount: count, InstanceType: itypeVal},
 		stopping:  StoppingCondition{MaxRuntimeInSeconds: runtime},
 		role:      role,
 	}

@@ -507,3 +507,49 @@ func TestValidateBadConfigValues(t *testing.T) {
 		t.Errorf("validate: %+v", v)
 	}
 }
+
+// Pipeline parameters a config declares are added to the definition, and
+// a "{{Parameters.X}}" config value becomes a reference to X.
+func TestDeclaredParameters(t *testing.T) {
+	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "Package"}
+	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"}, {"XGBoostTraining", "Package"}}
+	params := []any{
+		map[string]any{"name": "InferenceScripts", "type": "String", "default_value": "s3://example-bucket/inference/"},
+		map[string]any{"name": "Threshold", "type": "Float", "default_value": 0.5},
+		map[string]any{"name": "Retries", "type": "Integer", "default_value": 3},
+		map[string]any{"name": "DryRun", "type": "Boolean", "default_value": false},
+	}
+	withParams := func(extra map[string]any) func(*compiler.Input) {
+		return func(in *compiler.Input) { in.Configs = configSet(t, nodes, extra) }
+	}
+	res, steps := mustCompileCase(t, nodes, edges, withParams(map[string]any{"pipeline_parameters": params, "inference_scripts_dir": "{{Parameters.InferenceScripts}}"}))
+	var names []string
+	for _, p := range res.Definition.Parameters {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "EXECUTION_S3_PREFIX,KMS_ENCRYPTION_KEY_PARAM,SECURITY_GROUP_ID,VPC_SUBNET,InferenceScripts,Threshold,Retries,DryRun" {
+		t.Errorf("parameters %v", names)
+	}
+	b, _ := res.JSON()
+	if !strings.Contains(string(b), `{"Name":"DryRun","Type":"Boolean","DefaultValue":false}`) || !strings.Contains(string(b), `{"Name":"Retries","Type":"Integer","DefaultValue":3}`) {
+		t.Errorf("typed defaults: %s", b[:400])
+	}
+	eq(t, "scripts input", at(t, steps["Package"], "Arguments", "ProcessingInputs", "InputName=inference_scripts_input", "S3Input", "S3Uri"),
+		compiler.Param("InferenceScripts"))
+
+	_, err := compileCase(t, nodes, edges, withParams(map[string]any{"inference_scripts_dir": "{{Parameters.Nope}}"}))
+	var se *compiler.StepBuildError
+	if !errors.As(err, &se) || se.Field != "inference_scripts_dir" || !strings.Contains(err.Error(), "Nope") {
+		t.Errorf("undeclared parameter: %v", err)
+	}
+	for _, bad := range []map[string]any{
+		{"name": "bad name!"}, {"name": "X", "type": "Int"}, {"name": "X", "type": "Integer", "default_value": 1.5},
+		{"name": "EXECUTION_S3_PREFIX"}, {"name": "X", "extra": 1},
+	} {
+		_, err := compileCase(t, nodes, edges, withParams(map[string]any{"pipeline_parameters": []any{bad}}))
+		var pe *compiler.ParameterError
+		if !errors.As(err, &pe) {
+			t.Errorf("%v: got %v", bad, err)
+		}
+	}
+}

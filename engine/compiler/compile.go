@@ -497,18 +497,26 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if images == nil {
 		images = sagemaker.ImageURI
 	}
+	declared, err := declaredParameters(pl.set)
+	if err != nil {
+		return nil, nil, err
+	}
 	env := &buildEnv{
 		prefix:       pl.prefix(),
 		roleOverride: pl.in.Role,
 		baseDir:      pl.baseDir(),
 		images:       images,
 		artifacts:    newArtifactSet(),
+		params:       make(map[string]Parameter, len(declared)),
+	}
+	for _, p := range declared {
+		env.params[p.Name] = p
 	}
 	env.artifacts.codeBase = base
 	def := &Definition{
 		Version:                  DefinitionVersion,
 		Metadata:                 map[string]string{},
-		Parameters:               pl.parameters(),
+		Parameters:               append(pl.parameters(), declared...),
 		PipelineExperimentConfig: DefaultExperimentConfig(),
 		Steps:                    make([]Step, 0, len(pl.order)),
 	}

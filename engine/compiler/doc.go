@@ -21,7 +21,9 @@
 //
 // The [Definition] has Version 2020-12-01, empty Metadata, the parameters
 // EXECUTION_S3_PREFIX, KMS_ENCRYPTION_KEY_PARAM, SECURITY_GROUP_ID and
-// VPC_SUBNET, the SDK's default PipelineExperimentConfig and the steps.
+// VPC_SUBNET, plus the parameters the configs declare in pipeline_parameters
+// (see params.go; a "{{Parameters.X}}" config value becomes a reference),
+// the SDK's default PipelineExperimentConfig and the steps.
 // Job names are omitted (SageMaker names jobs at execution time). A bound
 // input is a property reference with the provider's SageMaker step name,
 // {"Get": "Steps.<name>.<property path without 'properties.'>"}; an output
@@ -61,7 +63,8 @@
 // [*InvalidDAGError], [*MissingConfigError], [*UnknownStepError],
 // [*UnboundInputsError] (every unbound required input, each with the best
 // rejected candidate), [*StepBuildError] (the config field at fault),
-// [*InvalidPipelineNameError], [*NodeNotFoundError], [*ManualInputError];
+// [*InvalidPipelineNameError], [*NodeNotFoundError], [*ManualInputError],
+// [*ParameterError];
 // bad configs surface as engine/config's *ValidationError and
 // *DuplicateStepNameError.
 //
