@@ -460,6 +460,9 @@ func compileError(err error) error {
 		items := make([]map[string]any, len(ue.Inputs))
 		for i, u := range ue.Inputs {
 			items[i] = map[string]any{"node": u.Node, "step": u.StepName, "input": u.Input, "detail": u.Detail}
+			if u.Candidate != "" {
+				items[i]["best_candidate"], items[i]["score"] = u.Candidate, u.Score
+			}
 		}
 		return envelope.InvalidInput("%s", ue.Error()).WithDetails("unbound_inputs", items).
 			WithRemedy("add an edge from a step that produces each input, or set the config field the input can come from", "validate.deps_resolve", "steps.io", "compile.validate")

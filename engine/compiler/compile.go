@@ -568,17 +568,13 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 // unbound-input error.
 func (pl *plan) explainUnbound(ub *UnboundInputError) {
 	for _, u := range pl.unbound[ub.Node] {
-		if u.Input != ub.Input || u.Best == nil {
+		if u.Input != ub.Input {
 			continue
 		}
-		ub.Candidate = u.Best.Provider + "." + u.Best.Output
-		ub.Score = u.Best.Score
 		ub.Detail = u.Why()
-		if u.Best.Reason == deps.RejectBelowThreshold {
-			ub.Candidate = "" // Why says it
-		}
-		if u.Best.Reason == deps.RejectOutputTaken {
-			ub.Candidate = ""
+		if u.Best != nil {
+			ub.Candidate = u.Best.Provider + "." + u.Best.Output
+			ub.Score = u.Best.Score
 		}
 	}
 }

@@ -84,20 +84,20 @@ func (e *UnknownStepError) Error() string {
 // neither to an upstream output nor to a config value.
 type UnboundInputError struct {
 	Node      string
-	StepName  string // SageMaker step name
-	Input     string // logical name
-	Candidate string // best rejected candidate "Provider.output", if any
-	Score     float64
-	Detail    string
+	StepName  string  // SageMaker step name
+	Input     string  // logical name
+	Candidate string  // best rejected candidate "Provider.output", if any
+	Score     float64 // its score
+	Detail    string  // why nothing was bound, or how to fix it
 }
 
 func (e *UnboundInputError) Error() string {
 	msg := fmt.Sprintf("step %s (node %s): required input %q is not bound to any upstream output", e.StepName, e.Node, e.Input)
-	if e.Candidate != "" {
-		msg += fmt.Sprintf(" (best candidate %s scored %.4f, below the 0.5 threshold)", e.Candidate, e.Score)
-	}
-	if e.Detail != "" {
+	switch {
+	case e.Detail != "":
 		msg += ": " + e.Detail
+	case e.Candidate != "":
+		msg += fmt.Sprintf(": its best candidate %s scored %.4f", e.Candidate, e.Score)
 	}
 	return msg
 }
