@@ -11,8 +11,9 @@ import (
 // CallObserver is implemented by a Scope that wants to see the outcome of
 // the calls it allowed (the guided stages record some results as run
 // reports). ObserveCall runs after the call finished, with the arguments as
-// sent (JSON) and the final result (meta included); it must not modify the
-// result. Calls a tool makes through Call (nested calls) are not observed.
+// sent (JSON) and the final result (meta included). It may add meta keys
+// and warnings to the result (it runs last) but must not change its outcome.
+// Calls a tool makes through Call (nested calls) are not observed.
 type CallObserver interface {
 	ObserveCall(ctx context.Context, t *ToolDef, args []byte, res *envelope.ToolResult)
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -115,9 +114,13 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	}
 	all := r.List(ns)
 	selected := make([]*registry.ToolDef, 0, len(all))
+	sess := SessionFrom(ctx)
 	for _, t := range all {
 		if a.Phase != "" && !hasTag(t, a.Phase) {
 			continue
+		}
+		if sess != nil && !sess.Visible(t) {
+			continue // a guided session sees only its stage's tools
 		}
 		selected = append(selected, t)
 	}
@@ -158,6 +161,9 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	if a.Phase != "" {
 		data["filtered_phase"] = a.Phase
 	}
+	if sess != nil {
+		data["stage"] = sess.Stage()
+	}
 	helpNS := "<namespace>.help"
 	if ns != "" && ns != "tools" {
 		helpNS = ns + ".help"
@@ -167,39 +173,9 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 		envelope.NextStep{Tool: "tools.describe_tool", When: "you picked a tool and need its exact arguments", Why: "returns the full descriptor with the input schema", ArgsHint: map[string]any{"name": "<dotted tool name, e.g. compile.dag>"}},
 		envelope.NextStep{Tool: "tools.by_phase", When: "you know the kind of work (planner, validator, programmer)", Why: "narrows the list to that phase", ArgsHint: map[string]any{"phase": "planner"}},
 	)
-	if a.Format == "markdown" {
-		res.Data = helpMarkdown(data, selected)
-	}
+	// With format "markdown" the registry replaces data by its view
+	// (tools/format.go, package markdown).
 	return res, nil
-}
-
-func helpMarkdown(data map[string]any, selected []*registry.ToolDef) string {
-	var b strings.Builder
-	b.WriteString("# Cursus tools\n\n")
-	b.WriteString(overview)
-	fmt.Fprintf(&b, "\n\n%d of %d tools shown.\n\n## Phases\n\n", data["shown"], data["total_tools"])
-	phases := data["phases"].(map[string]any)
-	for _, p := range registry.Phases {
-		ph := phases[p].(map[string]any)
-		fmt.Fprintf(&b, "- **%s** (%d): %s\n", p, ph["count"], ph["description"])
-	}
-	cur := ""
-	for _, t := range selected {
-		if t.Namespace() != cur {
-			cur = t.Namespace()
-			fmt.Fprintf(&b, "\n## %s\n\n", cur)
-		}
-		flags := ""
-		if !t.ReadOnly() {
-			flags = " _(gated)_"
-		}
-		fmt.Fprintf(&b, "- `%s`%s: %s", t.Name, flags, t.Description)
-		if t.When != "" {
-			fmt.Fprintf(&b, " When: %s.", strings.TrimSuffix(t.When, "."))
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.ToolResult, error) {

@@ -55,7 +55,7 @@ func Namespaces() []registry.Namespace {
 // returns it with any build error.
 func Build() (*registry.Registry, error) {
 	buildOnce.Do(func() {
-		built, buildErr = registry.Build(Namespaces())
+		built, buildErr = registry.Build(withMarkdownViews(Namespaces()))
 	})
 	return built, buildErr
 }

@@ -1,0 +1,357 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/stages"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// workflowNamespaceDescription is the one description of the workflow
+// namespace; every file adding workflow.* tools passes it to addNamespace.
+const workflowNamespaceDescription = "Runs and guided stages: create a run folder, let the server pick the next stage from the run's artifacts (with its prompt, checklist, model tier and tools), complete stages, see a run's status, and run whole workflows."
+
+func init() {
+	addNamespace("workflow", workflowNamespaceDescription,
+		registry.New("workflow.new_run", registry.Spec{
+			Description: "Creates a run folder under the project root (runs/<run_id>/) that will hold the pipeline's dag.json, config.json, reports and pipeline.definition.json, and returns its id and the paths of its artifacts.",
+			When:        "at the start of a guided run, before workflow.start_stage",
+			Examples: []string{
+				`workflow.new_run {}  # a generated run id`,
+				`workflow.new_run {"run_id": "churn-xgb-1"}  # a chosen id`,
+			},
+			Tags:   []string{registry.PhasePlanner},
+			Writes: true,
+		}, workflowNewRun),
+		registry.New("workflow.start_stage", registry.Spec{
+			Description: "Inspects a run's artifacts, picks the next stage itself (plan, author_step, configure, validate or compile: the first whose completion test fails), makes it the session's active stage (its tools become the visible ones) and returns the stage's prompt, checklist, recommended model tier and visible tools in one payload.",
+			When:        "in the orchestrator stage, to hand the next part of a run to a worker",
+			Examples:    []string{`workflow.start_stage {"run_id": "churn-xgb-1"}`},
+			Tags:        []string{registry.PhasePlanner},
+		}, workflowStartStage),
+		registry.New("workflow.complete_stage", registry.Spec{
+			Description: "Ends the active stage of a run: runs the stage's completion test over the run's artifacts, records the stage as completed when it passes (otherwise lists what is missing), and returns the session to the orchestrator stage.",
+			When:        "the worker of a stage says it is done, or gives up",
+			Examples: []string{
+				`workflow.complete_stage {"run_id": "churn-xgb-1"}`,
+				`workflow.complete_stage {"run_id": "churn-xgb-1", "stage": "configure"}  # outside a guided session`,
+			},
+			Tags: []string{registry.PhaseValidator},
+		}, workflowCompleteStage),
+		registry.New("workflow.status", registry.Spec{
+			Description: "A run's state: its artifacts (with sizes and times), each stage's completion test with what is missing, the completion history, the active stage of this session and the next stage.",
+			When:        "to see where a run stands, or why a stage is not complete",
+			Examples: []string{
+				`workflow.status {"run_id": "churn-xgb-1"}`,
+				`workflow.status {"run_id": "churn-xgb-1", "format": "markdown"}  # a compact summary`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, workflowStatus),
+	)
+}
+
+type newRunArgs struct {
+	RunID string `json:"run_id,omitempty" jsonschema:"maxLength=64" jsonschema_description:"Run id (1-64 letters, digits, '.', '_' or '-'); generated when empty."`
+}
+
+type runArgs struct {
+	RunID string `json:"run_id" jsonschema:"required,minLength=1,maxLength=64" jsonschema_description:"The run id (workflow.new_run returns it)."`
+}
+
+type completeArgs struct {
+	RunID string `json:"run_id" jsonschema:"required,minLength=1,maxLength=64" jsonschema_description:"The run id."`
+	Stage string `json:"stage,omitempty" jsonschema:"enum=plan,enum=author_step,enum=configure,enum=validate,enum=compile" jsonschema_description:"The stage to complete; default: the session's active stage (required outside a guided session)."`
+}
+
+type statusArgs struct {
+	RunID  string `json:"run_id" jsonschema:"required,minLength=1,maxLength=64" jsonschema_description:"The run id."`
+	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
+}
+
+// projectRoot is where runs live: the policy's project root, else
+// CURSUS_MCP_PROJECT_ROOT, else the working directory.
+func projectRoot(ctx context.Context) (string, error) {
+	if r := registry.ProjectRoot(ctx); r != "" {
+		return filepath.Abs(r)
+	}
+	return os.Getwd()
+}
+
+// runError maps engine/stages errors onto envelope codes.
+func runError(err error, id string, root string) error {
+	var idErr *stages.RunIDError
+	switch {
+	case errors.As(err, &idErr):
+		return envelope.InvalidInput("%s", idErr.Error()).WithDetails("run_id", id).
+			WithRemedy("use 1-64 letters, digits, '.', '_' or '-', or omit run_id to get a generated one", "workflow.new_run")
+	case errors.Is(err, stages.ErrRunExists):
+		return envelope.Errorf(envelope.CodeAlreadyExists, "run %q already exists", id).WithDetails("run_id", id).
+			WithRemedy("continue it with workflow.start_stage, or pick another run_id", "workflow.start_stage", "workflow.status")
+	case errors.Is(err, stages.ErrRunNotFound):
+		runs, _ := stages.ListRuns(root)
+		return envelope.NotFound("no run %q under %s", id, filepath.Join(root, stages.RunsDir)).WithDetails("run_id", id, "runs", runs).
+			WithRemedy("create it with workflow.new_run, or use one of meta.details.runs", "workflow.new_run")
+	case errors.Is(err, stages.ErrUnknownStage):
+		return envelope.InvalidInput("%v", err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return envelope.Errorf(envelope.CodeCancelled, "cancelled: %v", err)
+	}
+	return err
+}
+
+func openRun(ctx context.Context, id string) (*stages.Run, string, error) {
+	root, err := projectRoot(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	id = strings.TrimSpace(id)
+	r, err := stages.OpenRun(root, id)
+	if err != nil {
+		return nil, root, runError(err, id, root)
+	}
+	return r, root, nil
+}
+
+// runPaths are the paths an agent passes to the tools of a run.
+func runPaths(r *stages.Run) map[string]any {
+	return map[string]any{
+		"run_dir": r.Dir, "dag_file": r.DAGPath(), "config_file": r.ConfigPath(),
+		"definition_file": r.DefinitionPath(), "reports_dir": r.ReportsPath(), "steps_dir": r.StepsPath(),
+	}
+}
+
+func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, error) {
+	root, err := projectRoot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := strings.TrimSpace(a.RunID)
+	if id == "" {
+		id = stages.NewRunID(time.Now())
+	}
+	dir, err := stages.RunPath(root, id)
+	if err != nil {
+		return nil, runError(err, id, root)
+	}
+	if _, err := registry.ResolveWritePath(ctx, dir); err != nil {
+		return nil, err
+	}
+	r, err := stages.CreateRun(root, id, time.Now())
+	if err != nil {
+		return nil, runError(err, id, root)
+	}
+	data := map[string]any{"run_id": r.ID, "artifacts": runPaths(r)}
+	return envelope.OK(data).WithMeta("run_id", r.ID).WithNextSteps(envelope.NextStep{
+		Tool: "workflow.start_stage", When: "now", Why: "the server picks the first stage (plan) and lists its tools",
+		ArgsHint: map[string]any{"run_id": r.ID},
+	}), nil
+}
+
+func workflowStartStage(ctx context.Context, a runArgs) (*envelope.ToolResult, error) {
+	run, _, err := openRun(ctx, a.RunID)
+	if err != nil {
+		return nil, err
+	}
+	sess := SessionFrom(ctx)
+	set := sessionStages(sess)
+	status, err := set.Inspect(ctx, run)
+	if err != nil {
+		return nil, runError(err, run.ID, run.Root)
+	}
+	if status.Done {
+		active := set.Hub()
+		if sess != nil {
+			sess.setStage(set.Hub(), run)
+			active = sess.Stage()
+		}
+		return envelope.OK(map[string]any{
+			"run_id": run.ID, "done": true, "stage": set.Hub(), "active_stage": active,
+			"message":   "every stage of the run is complete: the compiled definition is " + run.DefinitionPath(),
+			"artifacts": runPaths(run),
+		}).WithMeta("run_id", run.ID).WithNextSteps(envelope.NextStep{
+			Tool: "workflow.status", When: "to review the run", Why: "lists the artifacts and the completion history", ArgsHint: map[string]any{"run_id": run.ID},
+		}), nil
+	}
+	st, _ := set.Stage(status.Next)
+	var warnings []string
+	previous, active := set.Hub(), st.Name
+	var visible []string
+	if sess != nil {
+		previous, _ = sess.setStage(st.Name, run)
+		active = sess.Stage()
+		if sess.Pinned() && active != st.Name {
+			warnings = append(warnings, fmt.Sprintf("this session is pinned to stage %s (--stage); the run needs stage %s, whose tools stay hidden here", active, st.Name))
+		}
+		visible = sess.stageToolNames(st.Name)
+	} else {
+		visible = stageToolNames(ctx, set, st.Name)
+		warnings = append(warnings, "no guided session: the tool list is not scoped; use the tools named in data.tools")
+	}
+	ss, _ := status.Stage(st.Name)
+	checklist := make([]string, len(st.Checklist))
+	for i, c := range st.Checklist {
+		checklist[i] = stages.Expand(c, run)
+	}
+	data := map[string]any{
+		"run_id":         run.ID,
+		"stage":          st.Name,
+		"description":    st.Description,
+		"model_tier":     string(st.ModelTier),
+		"prompt":         stages.Expand(st.Prompt, run),
+		"checklist":      checklist,
+		"tools":          visible,
+		"missing":        nonNilStrings(ss.Missing),
+		"artifacts":      runPaths(run),
+		"active_stage":   active,
+		"previous_stage": previous,
+	}
+	if len(status.UnknownSteps) > 0 {
+		data["unknown_steps"] = status.UnknownSteps
+	}
+	return envelope.OK(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("stage", st.Name).
+		WithNextSteps(envelope.NextStep{
+			Tool: "workflow.complete_stage", When: "the stage's checklist is done", Why: "checks the stage's artifacts and returns to the orchestrator",
+			ArgsHint: map[string]any{"run_id": run.ID},
+		}), nil
+}
+
+func sessionStages(sess *Session) *stages.Set {
+	if sess != nil {
+		return sess.Stages()
+	}
+	set, err := stages.Default()
+	if err != nil {
+		panic(fmt.Sprintf("tools: embedded stages: %v", err)) // caught by the stages tests
+	}
+	return set
+}
+
+// stageToolNames lists a stage's tools without a session: every tool of
+// the registry visible in the stage and allowed by the caller's policy.
+func stageToolNames(ctx context.Context, set *stages.Set, stage string) []string {
+	r := registry.FromContext(ctx)
+	p := registry.PolicyFrom(ctx)
+	out := []string{}
+	for _, t := range r.List("") {
+		if !set.Visible(stage, t.Name) {
+			continue
+		}
+		if p != nil {
+			if ok, _ := p.Allows(t); !ok {
+				continue
+			}
+		}
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolResult, error) {
+	run, _, err := openRun(ctx, a.RunID)
+	if err != nil {
+		return nil, err
+	}
+	sess := SessionFrom(ctx)
+	set := sessionStages(sess)
+	stage := a.Stage
+	if sess != nil {
+		active := sess.Stage()
+		switch {
+		case stage == "" && active == set.Hub():
+			return nil, envelope.InvalidInput("no stage is active in this session: the orchestrator has nothing to complete").
+				WithDetails("active_stage", active).
+				WithRemedy("call workflow.start_stage to start the next stage, or name the stage to check", "workflow.start_stage", "workflow.status")
+		case stage == "":
+			stage = active
+		case stage != active && active != set.Hub():
+			return nil, envelope.InvalidInput("stage %q is not the active stage %q", stage, active).
+				WithDetails("active_stage", active).
+				WithRemedy("complete the active stage (omit stage)", "workflow.complete_stage")
+		}
+	} else if stage == "" {
+		return nil, envelope.InvalidInput("outside a guided session, name the stage to complete").
+			WithRemedy("pass stage (plan, author_step, configure, validate or compile); workflow.status shows the next one", "workflow.status")
+	}
+	checks, ok, err := set.Evaluate(ctx, run, stage)
+	if err != nil {
+		return nil, runError(err, run.ID, run.Root)
+	}
+	var warnings, missing []string
+	for _, c := range checks {
+		if !c.Passed {
+			missing = append(missing, c.Detail)
+		}
+	}
+	recorded := false
+	if ok {
+		p := registry.PolicyFrom(ctx)
+		if p == nil || p.AllowDestructive {
+			if err := run.MarkCompleted(stage, time.Now()); err != nil {
+				return nil, err
+			}
+			recorded = true
+		} else {
+			warnings = append(warnings, "the completion is not written to run.json: writes are disabled ("+registry.EnvEnableDestructive+"); the artifacts still show the stage complete")
+		}
+	} else {
+		warnings = append(warnings, fmt.Sprintf("stage %s is not complete: %s", stage, strings.Join(missing, "; ")))
+	}
+	active := set.Hub()
+	if sess != nil {
+		sess.setStage(set.Hub(), run)
+		active = sess.Stage()
+	}
+	status, err := set.Inspect(ctx, run)
+	if err != nil {
+		return nil, runError(err, run.ID, run.Root)
+	}
+	data := map[string]any{
+		"run_id": run.ID, "stage": stage, "completed": ok, "recorded": recorded, "checks": checks,
+		"missing": nonNilStrings(missing), "active_stage": active, "next_stage": status.Next, "done": status.Done,
+	}
+	res := envelope.OK(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("completed", ok)
+	if status.Done {
+		return res.WithNextSteps(envelope.NextStep{Tool: "workflow.status", When: "the run is complete", Why: "review its artifacts", ArgsHint: map[string]any{"run_id": run.ID}}), nil
+	}
+	why := "the server picks the next stage: " + status.Next
+	if !ok && status.Next == stage {
+		why = "the stage is not complete: starting it again hands it back with what is missing"
+	}
+	return res.WithNextSteps(envelope.NextStep{Tool: "workflow.start_stage", When: "now", Why: why, ArgsHint: map[string]any{"run_id": run.ID}}), nil
+}
+
+func workflowStatus(ctx context.Context, a statusArgs) (*envelope.ToolResult, error) {
+	run, _, err := openRun(ctx, a.RunID)
+	if err != nil {
+		return nil, err
+	}
+	sess := SessionFrom(ctx)
+	set := sessionStages(sess)
+	status, err := set.Inspect(ctx, run)
+	if err != nil {
+		return nil, runError(err, run.ID, run.Root)
+	}
+	data := map[string]any{
+		"run_id": status.RunID, "run_dir": status.Dir, "artifacts": status.Artifacts, "stages": status.Stages,
+		"completed": status.Completed, "next_stage": status.Next, "done": status.Done,
+	}
+	if len(status.UnknownSteps) > 0 {
+		data["unknown_steps"] = status.UnknownSteps
+	}
+	if sess != nil {
+		data["active_stage"] = sess.Stage()
+		data["pinned"] = sess.Pinned()
+	}
+	res := envelope.OK(data).WithMeta("run_id", run.ID).WithMeta("next_stage", status.Next)
+	if !status.Done {
+		res.WithNextSteps(envelope.NextStep{Tool: "workflow.start_stage", When: "to work on the next stage", Why: "next stage: " + status.Next, ArgsHint: map[string]any{"run_id": run.ID}})
+	}
+	return res, nil
+}
