@@ -1,0 +1,98 @@
+package cursus
+
+import (
+	"context"
+
+	"github.com/cursus-go/cursus/engine/stages"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
+)
+
+// SessionOptions configures NewSession.
+type SessionOptions struct {
+	// Stage pins the session to one stage ("plan", "compile", ...): it
+	// lists and calls only that stage's tools and never moves. Empty starts
+	// in "orchestrator" and follows workflow.start_stage and
+	// workflow.complete_stage.
+	Stage string
+	// Policy, when set, applies its gates and write confinement (as the MCP
+	// server does); nil is a trusted caller. Runs live under the policy's
+	// ProjectRoot, else CURSUS_MCP_PROJECT_ROOT, else the working directory.
+	Policy *registry.Policy
+}
+
+// Session is a guided session: the Go counterpart of one MCP session of
+// `cursus mcp serve --guided`. Its active stage decides which tools
+// ListTools returns and CallTool accepts; a tool outside the stage answers
+// tool_not_in_stage with a remedy naming the stages that offer it. While a
+// stage of a run is active, the results of the tools the stage records are
+// saved in the run folder. A Session is safe for concurrent use, and
+// sessions are independent of each other.
+type Session struct{ s *tools.Session }
+
+// NewSession starts a guided session. It fails on an unknown stage.
+func NewSession(opts SessionOptions) (*Session, error) {
+	s, err := tools.NewSession(tools.SessionOptions{Stage: opts.Stage, Policy: opts.Policy})
+	if err != nil {
+		return nil, err
+	}
+	return &Session{s: s}, nil
+}
+
+// CallTool calls a tool in the session (dotted or wire name; args as for
+// the package-level CallTool).
+func (s *Session) CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
+	return s.s.Call(ctx, name, args)
+}
+
+// ListTools lists the tools of the active stage (allowed by the session's
+// policy), sorted by name.
+func (s *Session) ListTools() []Tool {
+	defs := s.s.Tools()
+	out := make([]Tool, 0, len(defs))
+	for _, t := range defs {
+		out = append(out, toTool(t))
+	}
+	return out
+}
+
+// Stage returns the active stage.
+func (s *Session) Stage() string { return s.s.Stage() }
+
+// Pinned reports whether the session is pinned to one stage.
+func (s *Session) Pinned() bool { return s.s.Pinned() }
+
+// RunID returns the run the active stage works on ("" before
+// workflow.start_stage).
+func (s *Session) RunID() string { return s.s.RunID() }
+
+// OnStageChange registers fn to run after each change of the active stage.
+func (s *Session) OnStageChange(fn func(from, to string)) { s.s.OnStageChange(fn) }
+
+// Stage describes one guided stage.
+type Stage struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	ModelTier   string   `json:"model_tier"` // "strong" or "fast"
+	Tools       []string `json:"tools"`      // besides the tools.* and workflow.* tools, visible everywhere
+	Prompt      string   `json:"prompt"`     // with {run_id}, {dag_file}, ... placeholders
+	Checklist   []string `json:"checklist"`
+}
+
+// Stages returns the guided stages: the hub (orchestrator), then the
+// stages in the order workflow.start_stage walks them.
+func Stages() []Stage {
+	set, err := stages.Default()
+	if err != nil {
+		panic("cursus: embedded stages: " + err.Error()) // the engine/stages tests load them
+	}
+	var out []Stage
+	for _, st := range set.Stages() {
+		out = append(out, Stage{
+			Name: st.Name, Description: st.Description, ModelTier: string(st.ModelTier),
+			Tools: append([]string{}, st.Tools...), Prompt: st.Prompt, Checklist: append([]string{}, st.Checklist...),
+		})
+	}
+	return out
+}
