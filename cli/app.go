@@ -58,6 +58,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			mcpCommand(),
+			workflowCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",

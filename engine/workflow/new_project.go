@@ -1,0 +1,419 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// ChoiceFile is the answer file of new-project's seed phase:
+// runs/<id>/dag_choice.json, {"dag_id": "<catalog id>"} or
+// {"dag_file": "<path of a DAG file>"}.
+const ChoiceFile = "dag_choice.json"
+
+// DefinitionFile is the compiled definition in a run folder.
+const DefinitionFile = "pipeline.definition.json"
+
+// new-project variables.
+const (
+	varDAGID      = "dag_id"
+	varDefinition = "definition_file"
+)
+
+func newProject() *Workflow {
+	args := projectArgs()
+	args = append(args,
+		Arg{Name: "region", Type: "string", Default: "NA", Enum: []string{"NA", "EU", "FE"}, Description: "Region code of the pipeline (NA us-east-1, EU eu-west-1, FE us-west-2)."},
+		Arg{Name: "dag_source", Type: "string", Default: "catalog", Enum: []string{"catalog", "manual"}, Description: "catalog: seed the DAG from the shared pipeline catalog; manual: stop and let a person choose or write it."},
+		Arg{Name: "dag_id", Type: "string", Description: "A pipeline-catalog DAG id to use instead of the recommendation."},
+		Arg{Name: "need", Type: "string", Description: "What the pipeline must do, in words (e.g. \"calibration and registration\"), for the recommendation; when two DAGs fit it equally the run stops for a choice."},
+		Arg{Name: "data_type", Type: "string", Default: "tabular", Enum: []string{"tabular", "text", "mixed"}, Description: "Kind of input data, for the recommendation."},
+		Arg{Name: "values", Type: "object", Description: "Config values: {\"base\": {field: value}, \"steps\": {\"<node>\": {field: value}}}."},
+		Arg{Name: "placeholders", Type: "boolean", Default: true, Description: "Fill essential config values nobody gave with valid placeholders marked replace-me (listed in the outputs and the ledger) instead of stopping for them."},
+	)
+	phases := nested(initProject())
+	phases = append(phases,
+		Phase{
+			Name: "seed-dag", Title: "Seed the DAG", Stage: "plan",
+			Detail:   "dag_id, or the top pipeline_catalog.recommend match for the framework (and need), loaded with pipeline_catalog.load_dag and written to the project's pipeline_config/dag.json with dag.serialize.",
+			Gate:     "a catalog DAG (or a chosen DAG file) with at least one node is written to the project",
+			Tools:    []string{"pipeline_catalog.recommend", "pipeline_catalog.load_dag", "dag.deserialize", "dag.serialize"},
+			Judgment: "dag_source manual, no recommendation, or two DAGs that fit the need equally: choose one in runs/<id>/" + ChoiceFile,
+			Run:      phaseSeedDAG,
+		},
+		Phase{
+			Name: "gate-dag", Title: "Gate the DAG", Stage: "plan",
+			Detail: "dag.validate_integrity on the seeded DAG.",
+			Gate:   "the DAG is non-empty and dag.validate_integrity reports is_valid",
+			Tools:  []string{"dag.validate_integrity"},
+			Run:    phaseGateDAG,
+		},
+	)
+	phases = append(phases, nested(configurePipeline())...)
+	phases = append(phases,
+		Phase{
+			Name: "compile", Title: "Compile the definition", Stage: "compile",
+			Detail: "compile.definition on the run's dag.json and config.json; the definition is written to runs/<id>/" + DefinitionFile + ".",
+			Gate:   "compile.definition succeeds with one step per node",
+			Tools:  []string{"compile.definition"},
+			Run:    phaseCompile,
+		},
+		Phase{
+			Name: "publish", Title: "Publish to the project", Stage: "compile",
+			Detail: "Write the same values to the project's pipeline_config/config.json (config.merge_save, source_dir scripts) and check the project compiles on its own (compile.validate on its dag.json and config.json).",
+			Gate:   "the project's config.json is written and compile.validate on the project's files is valid",
+			Tools:  []string{"config.merge_save", "compile.validate"},
+			Run:    phasePublish,
+		},
+	)
+	return &Workflow{
+		Name: "new-project",
+		Description: "End-to-end bring-up from an empty folder: init-project (scaffold, ledger, verify), seed the DAG from the pipeline catalog, " +
+			"gate it, configure-pipeline (values, preflight, config.json, whole-graph checks) and compile.definition, writing the " +
+			"SageMaker definition to runs/<id>/" + DefinitionFile + ".",
+		Args:   args,
+		Phases: phases,
+		Result: newProjectOutputs,
+	}
+}
+
+func phaseSeedDAG(ctx context.Context, s *Step) error {
+	projDir := s.Vars().String(varProjectDir)
+	target := s.Vars().String(varProjectDAG)
+	choicePath := s.RunPath(ChoiceFile)
+	var choice struct {
+		DAGID   string `json:"dag_id"`
+		DAGFile string `json:"dag_file"`
+	}
+	hasChoice := false
+	if b, err := os.ReadFile(s.Abs(choicePath)); err == nil {
+		if err := json.Unmarshal(b, &choice); err != nil || (choice.DAGID == "" && choice.DAGFile == "") {
+			return &GateFailure{Code: "invalid_input", Message: fmt.Sprintf("%s must be {\"dag_id\": ...} or {\"dag_file\": ...}", choicePath)}
+		}
+		hasChoice = true
+		if err := s.Record(choicePath); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	dagID := s.ArgString("dag_id")
+	if hasChoice {
+		dagID = choice.DAGID
+	}
+	var d DAG
+	source := map[string]any{}
+	switch {
+	case hasChoice && choice.DAGFile != "":
+		loaded, err := loadDAGFile(ctx, s, choice.DAGFile)
+		if err != nil {
+			return err
+		}
+		d = loaded
+		source["source"] = choice.DAGFile
+	case dagID == "" && s.ArgString("dag_source") == "manual":
+		return &Judgment{
+			Reason: "dag_source is manual: the DAG is chosen by a person",
+			ActionItems: []string{
+				"pick a DAG: a pipeline-catalog id (pipeline_catalog.list, pipeline_catalog.get_dag), or write your own DAG file (dag.serialize), e.g. by editing " + target,
+				"write " + choicePath + " as {\"dag_id\": \"<id>\"} or {\"dag_file\": \"<path>\"}",
+				"resume the run; the DAG is gated by dag.validate_integrity",
+			},
+			ToolCalls: []ToolCall{
+				{Tool: "pipeline_catalog.list", Args: map[string]any{"framework": s.ArgString("framework")}, Why: "the catalog DAGs of the framework"},
+				{Tool: "dag.deserialize", Args: map[string]any{"path": target}, Why: "the project's scaffolded default DAG, a starting point"},
+				{Command: "cursus workflow run new-project --resume " + s.RunID(), Why: "continue once " + choicePath + " is written"},
+			},
+			Files: []string{choicePath},
+		}
+	default:
+		if dagID == "" {
+			args := map[string]any{"framework": s.ArgString("framework"), "data_type": s.ArgString("data_type"), "max_results": 5}
+			if need := s.ArgString("need"); need != "" {
+				args["need"] = need
+			}
+			resp, err := s.Require(ctx, "pipeline_catalog.recommend", args)
+			if err != nil {
+				return err
+			}
+			if err := s.Report("pipeline_catalog.recommend", args, resp); err != nil {
+				return err
+			}
+			var rec struct {
+				Recommendations []struct {
+					DagID     string  `json:"dag_id"`
+					Score     float64 `json:"score"`
+					NeedMatch float64 `json:"need_match"`
+				} `json:"recommendations"`
+			}
+			if err := resp.Decode(&rec); err != nil {
+				return Gate("pipeline_catalog.recommend", resp, "unexpected answer: %v", err)
+			}
+			if len(rec.Recommendations) == 0 {
+				return &Judgment{
+					Reason:      "the pipeline catalog has no DAG for these requirements",
+					ActionItems: []string{"choose a catalog DAG or write one, then write " + choicePath + " as {\"dag_id\": ...} or {\"dag_file\": ...}", "resume the run"},
+					ToolCalls: []ToolCall{
+						{Tool: "pipeline_catalog.list", Args: map[string]any{}, Why: "every catalog DAG"},
+						{Command: "cursus workflow run new-project --resume " + s.RunID(), Why: "continue once " + choicePath + " is written"},
+					},
+					Files: []string{choicePath},
+				}
+			}
+			top := rec.Recommendations[0]
+			if s.ArgString("need") != "" && len(rec.Recommendations) > 1 {
+				second := rec.Recommendations[1]
+				if second.Score == top.Score && second.NeedMatch == top.NeedMatch && top.NeedMatch < 1 {
+					return &Judgment{
+						Reason: fmt.Sprintf("two DAGs fit the need equally (score %.3g, need match %.3g): %s and %s", top.Score, top.NeedMatch, top.DagID, second.DagID),
+						ActionItems: []string{
+							"compare the two (pipeline_catalog.get_dag on each: nodes, cost, when to use)",
+							"write " + choicePath + " as {\"dag_id\": \"<the one you choose>\"}",
+							"resume the run",
+						},
+						ToolCalls: []ToolCall{
+							{Tool: "pipeline_catalog.get_dag", Args: map[string]any{"dag_id": top.DagID}, Why: "the first candidate"},
+							{Tool: "pipeline_catalog.get_dag", Args: map[string]any{"dag_id": second.DagID}, Why: "the second candidate"},
+							{Command: "cursus workflow run new-project --resume " + s.RunID(), Why: "continue once " + choicePath + " is written"},
+						},
+						Files: []string{choicePath},
+					}
+				}
+			}
+			dagID = top.DagID
+			s.Summary("recommended", dagID)
+		}
+		args := map[string]any{"dag_id": dagID}
+		resp, err := s.Require(ctx, "pipeline_catalog.load_dag", args)
+		if err != nil {
+			return err
+		}
+		if err := resp.Decode(&d); err != nil {
+			return Gate("pipeline_catalog.load_dag", resp, "unexpected answer: %v", err)
+		}
+		source["source"] = "pipeline_catalog"
+		source["dag_id"] = dagID
+		if err := s.Set(varDAGID, dagID); err != nil {
+			return err
+		}
+	}
+	if len(d.Nodes) == 0 {
+		return &GateFailure{Code: "gate_failed", Message: "the chosen DAG has no nodes"}
+	}
+	if err := saveDAG(ctx, s, d, target, source); err != nil {
+		return err
+	}
+	// What configure-pipeline needs to know about the project.
+	known := map[string]any{"base": map[string]any{
+		"project_root_folder": path.Base(projDir),
+		"region":              s.ArgString("region"),
+	}}
+	for _, e := range []error{
+		s.Set(varDAGFile, target), s.Set("known_values", known),
+		s.Set(varSourceDir, relFrom(s.RunPath(), s.Vars().String(varScriptsDir))),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	s.Summary("dag", source)
+	s.Summary("nodes", len(d.Nodes))
+	return nil
+}
+
+func phaseGateDAG(ctx context.Context, s *Step) error {
+	d, err := loadDAGFile(ctx, s, s.Vars().String(varDAGFile))
+	if err != nil {
+		return err
+	}
+	if len(d.Nodes) == 0 {
+		return &GateFailure{Tool: "dag.deserialize", Code: "gate_failed", Message: "the DAG is empty"}
+	}
+	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"]}
+	resp, err := s.Require(ctx, "dag.validate_integrity", args)
+	if err != nil {
+		return err
+	}
+	if err := s.Report("dag.validate_integrity", args, resp, "seed"); err != nil {
+		return err
+	}
+	var iv struct {
+		IsValid bool                `json:"is_valid"`
+		Issues  map[string][]string `json:"issues"`
+	}
+	if err := resp.Decode(&iv); err != nil {
+		return Gate("dag.validate_integrity", resp, "unexpected answer: %v", err)
+	}
+	if !iv.IsValid {
+		g := Gate("dag.validate_integrity", resp, "the seeded DAG has integrity issues: %s", strings.Join(sortedKeys(iv.Issues), ", "))
+		g.Remedy = "fix the DAG (or author missing step types with the author-step workflow), write " + s.RunPath(ChoiceFile) + " and resume"
+		return g
+	}
+	s.Summary("is_valid", true)
+	return nil
+}
+
+func phaseCompile(ctx context.Context, s *Step) error {
+	var d DAG
+	s.Vars().Get(varDAG, &d)
+	args := map[string]any{"dag_file": s.Vars().String(varRunDAG), "config_file": s.Vars().String(varConfigFile)}
+	resp, err := s.Require(ctx, "compile.definition", args)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Definition   json.RawMessage `json:"definition"`
+		PipelineName string          `json:"pipeline_name"`
+		StepCount    int             `json:"step_count"`
+		Manifest     []struct {
+			LocalPath string `json:"local_path"`
+			Missing   bool   `json:"missing"`
+		} `json:"upload_manifest"`
+	}
+	if err := resp.Decode(&out); err != nil {
+		return Gate("compile.definition", resp, "unexpected answer: %v", err)
+	}
+	var def struct {
+		Version string            `json:"Version"`
+		Steps   []json.RawMessage `json:"Steps"`
+	}
+	if err := json.Unmarshal(out.Definition, &def); err != nil || def.Version == "" {
+		return Gate("compile.definition", resp, "the answer holds no definition")
+	}
+	if len(def.Steps) != len(d.Nodes) {
+		return Gate("compile.definition", resp, "the definition has %d steps for %d nodes", len(def.Steps), len(d.Nodes))
+	}
+	pretty, err := indentJSON(out.Definition)
+	if err != nil {
+		return err
+	}
+	defPath := s.RunPath(DefinitionFile)
+	if err := s.WriteFile(defPath, pretty); err != nil {
+		return err
+	}
+	// The report keeps the envelope with the definition replaced by a
+	// pointer to the artifact (as the guided stages capture it).
+	if slim, err := captureField(resp.Envelope, "definition", DefinitionFile); err == nil {
+		resp.Envelope = slim
+	}
+	if err := s.Report("compile.definition", args, resp); err != nil {
+		return err
+	}
+	var missing []string
+	for _, a := range out.Manifest {
+		if a.Missing {
+			missing = append(missing, a.LocalPath)
+		}
+	}
+	for _, w := range resp.Warnings {
+		s.Warn("%s", w)
+	}
+	for _, e := range []error{s.Set(varDefinition, defPath), s.Set("pipeline_name", out.PipelineName), s.Set("step_count", out.StepCount), s.Set("missing_code", missing)} {
+		if e != nil {
+			return e
+		}
+	}
+	s.Summary("definition", defPath)
+	s.Summary("steps", len(def.Steps))
+	return nil
+}
+
+// indentJSON indents raw JSON, keeping its key order.
+func indentJSON(raw json.RawMessage) ([]byte, error) {
+	b, err := json.MarshalIndent(raw, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// captureField replaces data.<field> of an envelope by {"$artifact": file}.
+func captureField(env json.RawMessage, field, file string) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(env, &m); err != nil {
+		return nil, err
+	}
+	var data map[string]json.RawMessage
+	if err := json.Unmarshal(m["data"], &data); err != nil {
+		return nil, err
+	}
+	data[field], _ = json.Marshal(map[string]string{"$artifact": file})
+	m["data"], _ = json.Marshal(data)
+	return json.Marshal(m)
+}
+
+func phasePublish(ctx context.Context, s *Step) error {
+	var d DAG
+	var m MergeArgs
+	s.Vars().Get(varDAG, &d)
+	s.Vars().Get(varMergeArgs, &m)
+	projDAG := s.Vars().String(varDAGFile)
+	projCfg := s.Vars().String(varProjectConfig)
+	base := map[string]any{}
+	for k, v := range m.Base {
+		base[k] = v
+	}
+	// In the project, config.json sits in pipeline_config/ and code paths are
+	// taken from the project folder.
+	base["source_dir"] = "scripts"
+	steps := map[string]any{}
+	for n, v := range m.Steps {
+		steps[n] = v
+	}
+	args := map[string]any{"dag": d.object(), "base": base, "steps": steps, "output_file": projCfg}
+	if _, err := s.Require(ctx, "config.merge_save", args); err != nil {
+		return err
+	}
+	if err := s.Record(projCfg); err != nil {
+		return err
+	}
+	if err := s.Record(projDAG); err != nil {
+		return err
+	}
+	vargs := map[string]any{"dag_file": projDAG, "config_file": projCfg}
+	cv, err := s.Require(ctx, "compile.validate", vargs)
+	if err != nil {
+		return err
+	}
+	if err := s.Report("compile.validate", vargs, cv, "project"); err != nil {
+		return err
+	}
+	var vr struct {
+		IsValid bool   `json:"is_valid"`
+		Summary string `json:"summary"`
+	}
+	if err := cv.Decode(&vr); err != nil {
+		return Gate("compile.validate", cv, "unexpected answer: %v", err)
+	}
+	if !vr.IsValid {
+		return Gate("compile.validate", cv, "the project's own dag.json and config.json do not validate: %s", vr.Summary)
+	}
+	s.Summary("project_config", projCfg)
+	return nil
+}
+
+func newProjectOutputs(v Vars) map[string]any {
+	out := configureOutputs(v)
+	var missing, items []string
+	v.Get("missing_code", &missing)
+	v.Get("action_items", &items)
+	var steps int
+	v.Get("step_count", &steps)
+	out["project_dir"] = v.String(varProjectDir)
+	out["project_dag_file"] = v.String(varDAGFile)
+	out["project_config_file"] = v.String(varProjectConfig)
+	out["dag_id"] = v.String(varDAGID)
+	out["definition_file"] = v.String(varDefinition)
+	out["pipeline_name"] = v.String("pipeline_name")
+	out["step_count"] = steps
+	out["missing_code"] = missing
+	out["action_items"] = items
+	out["deploy"] = ToolCall{Tool: "compile.dag", Args: map[string]any{"dag_file": v.String(varDAGFile), "config_file": v.String(varProjectConfig), "upsert": true},
+		Why: "deploy once every placeholder has a real value and the scripts hold their logic"}
+	return out
+}

@@ -1,0 +1,163 @@
+package workflow
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+// StateFile is the name of the run state file in a run folder.
+const StateFile = "workflow.json"
+
+// RunsDir is the folder, under the project root, that holds the run folders.
+const RunsDir = "runs"
+
+// stateVersion is the version of the run state format.
+const stateVersion = 1
+
+// State is a run's state, kept in runs/<run_id>/workflow.json and rewritten
+// (atomically) before and after every tool call and at every phase
+// transition, so an interrupted run resumes where it was. Paths in it are
+// relative to the project root, with forward slashes.
+type State struct {
+	Version  int            `json:"version"`
+	RunID    string         `json:"run_id"`
+	Workflow string         `json:"workflow"`
+	Args     map[string]any `json:"args"`
+	Status   string         `json:"status"`
+	// StoppedAt, Reason, ActionItems, ToolCalls and Files describe a stop
+	// for judgment.
+	StoppedAt   string     `json:"stopped_at,omitempty"`
+	Reason      string     `json:"reason,omitempty"`
+	ActionItems []string   `json:"action_items,omitempty"`
+	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`
+	Files       []string   `json:"files,omitempty"`
+	// FailedAt, Envelope and Remedy describe a failed gate.
+	FailedAt   string          `json:"failed_at,omitempty"`
+	FailedTool string          `json:"failed_tool,omitempty"`
+	Envelope   json.RawMessage `json:"envelope,omitempty"`
+	Remedy     string          `json:"remedy,omitempty"`
+	Phases     []PhaseState    `json:"phases"`
+	Vars       Vars            `json:"vars"`
+	Outputs    map[string]any  `json:"outputs,omitempty"`
+}
+
+// PhaseState is the recorded outcome of one phase.
+type PhaseState struct {
+	Name      string         `json:"name"`
+	Status    string         `json:"status"`
+	Attempts  int            `json:"attempts"`
+	Message   string         `json:"message,omitempty"`
+	Calls     []CallRecord   `json:"calls,omitempty"`
+	Artifacts []Artifact     `json:"artifacts,omitempty"`
+	Summary   map[string]any `json:"summary,omitempty"`
+	Warnings  []string       `json:"warnings,omitempty"`
+}
+
+// CallRecord is one tool call a phase made. Status is "started" while the
+// call is in flight (a run killed mid-call shows it), then "done".
+type CallRecord struct {
+	Tool   string `json:"tool"`
+	Status string `json:"status"`
+	OK     bool   `json:"ok"`
+	Code   string `json:"code,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Artifact kinds.
+const (
+	// ArtifactOutput is a file a passed phase vouches for: on resume its
+	// hash must still match, or the phase runs again.
+	ArtifactOutput = "output"
+	// ArtifactHandoff is a file a phase creates for a later phase (or a
+	// person) to change, such as a script skeleton: only its existence is
+	// checked; the later phase's gate verifies its content.
+	ArtifactHandoff = "handoff"
+)
+
+// Artifact is a file a phase wrote or vouched for.
+type Artifact struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// Vars are the values phases hand to later phases (a project's folder, the
+// DAG file, the chosen DAG id), kept in the run state as JSON.
+type Vars map[string]json.RawMessage
+
+// Get decodes the variable into v and reports whether it was set.
+func (v Vars) Get(key string, into any) bool {
+	raw, ok := v[key]
+	if !ok {
+		return false
+	}
+	return json.Unmarshal(raw, into) == nil
+}
+
+// String returns a string variable, or "".
+func (v Vars) String(key string) string {
+	var s string
+	v.Get(key, &s)
+	return s
+}
+
+// Has reports whether the variable is set.
+func (v Vars) Has(key string) bool {
+	_, ok := v[key]
+	return ok
+}
+
+var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidRunID reports whether id can name a run folder: letters, digits,
+// '.', '_' and '-', starting with a letter or digit, at most 64 characters,
+// and not "..".
+func ValidRunID(id string) bool {
+	return runIDRE.MatchString(id) && !strings.Contains(id, "..")
+}
+
+// RunDir returns the folder of a run under the project root.
+func RunDir(root, runID string) string {
+	return filepath.Join(root, RunsDir, runID)
+}
+
+// LoadState reads a run's state. A missing run is ErrRunNotFound (wrapped in
+// a *RunError).
+func LoadState(root, runID string) (*State, error) {
+	if !ValidRunID(runID) {
+		return nil, &RunError{RunID: runID, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
+	}
+	b, err := os.ReadFile(filepath.Join(RunDir(root, runID), StateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("no %s under %s", StateFile, filepath.Join(RunsDir, runID)), Err: ErrRunNotFound}
+	}
+	if err != nil {
+		return nil, &RunError{RunID: runID, Msg: "cannot read the run state", Err: err}
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, &RunError{RunID: runID, Msg: "malformed " + StateFile, Err: err}
+	}
+	if st.Version != stateVersion {
+		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("run state version %d, this engine reads %d", st.Version, stateVersion)}
+	}
+	if st.RunID != runID {
+		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("the state names run %q", st.RunID)}
+	}
+	if st.Vars == nil {
+		st.Vars = Vars{}
+	}
+	return &st, nil
+}
+
+func saveState(root string, st *State) error {
+	return fsutil.WriteJSONAtomic(filepath.Join(RunDir(root, st.RunID), StateFile), st)
+}

@@ -1,0 +1,258 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// DAG is a pipeline DAG as the tools take it inline.
+type DAG struct {
+	Nodes []string   `json:"nodes"`
+	Edges [][]string `json:"edges"`
+}
+
+// object returns the DAG as a tool argument.
+func (d DAG) object() map[string]any {
+	edges := make([]any, 0, len(d.Edges))
+	for _, e := range d.Edges {
+		edges = append(edges, []any{e[0], e[1]})
+	}
+	nodes := make([]any, 0, len(d.Nodes))
+	for _, n := range d.Nodes {
+		nodes = append(nodes, n)
+	}
+	return map[string]any{"nodes": nodes, "edges": edges}
+}
+
+// dagFromValue reads a DAG from an inline argument: flat {nodes, edges} or
+// wrapped {dag: {nodes, edges}}.
+func dagFromValue(v any) (DAG, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return DAG{}, err
+	}
+	var wrapped struct {
+		DAG *DAG `json:"dag"`
+	}
+	if json.Unmarshal(b, &wrapped) == nil && wrapped.DAG != nil && len(wrapped.DAG.Nodes) > 0 {
+		return *wrapped.DAG, nil
+	}
+	var d DAG
+	if err := json.Unmarshal(b, &d); err != nil {
+		return DAG{}, fmt.Errorf("dag: %w", err)
+	}
+	return d, nil
+}
+
+// loadDAGFile reads a DAG file through dag.deserialize.
+func loadDAGFile(ctx context.Context, s *Step, path string) (DAG, error) {
+	resp, err := s.Require(ctx, "dag.deserialize", map[string]any{"path": path})
+	if err != nil {
+		return DAG{}, err
+	}
+	var d DAG
+	if err := resp.Decode(&d); err != nil {
+		return DAG{}, Gate("dag.deserialize", resp, "unexpected answer: %v", err)
+	}
+	return d, nil
+}
+
+// saveDAG writes a DAG file through dag.serialize and records it.
+func saveDAG(ctx context.Context, s *Step, d DAG, path string, metadata map[string]any) error {
+	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"], "path": path}
+	if metadata != nil {
+		args["metadata"] = metadata
+	}
+	if _, err := s.Require(ctx, "dag.serialize", args); err != nil {
+		return err
+	}
+	return s.Record(path)
+}
+
+// stringsOf converts a JSON array of strings.
+func stringsOf(v any) []string {
+	arr, _ := v.([]any)
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// relFrom returns target relative to the directory dir (both relative to
+// the project root), with forward slashes.
+func relFrom(dir, target string) string {
+	r, err := filepath.Rel(filepath.FromSlash(dir), filepath.FromSlash(target))
+	if err != nil {
+		return target
+	}
+	return filepath.ToSlash(r)
+}
+
+// mustJSON renders v compactly for messages and commands.
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Field is one config field as config.requirements reports it.
+type Field struct {
+	Name          string   `json:"name"`
+	Type          string   `json:"type"`
+	Description   string   `json:"description"`
+	Required      bool     `json:"required"`
+	Default       any      `json:"default"`
+	Tier          string   `json:"tier"`
+	AllowedValues []any    `json:"allowed_values"`
+	Pattern       string   `json:"pattern,omitempty"`
+	Min           *float64 `json:"min,omitempty"`
+	Max           *float64 `json:"max,omitempty"`
+}
+
+// PlaceholderMarker marks every placeholder string the workflows fill in
+// (the same marker project.init uses), so a grep finds what still needs a
+// real value.
+const PlaceholderMarker = "replace-me"
+
+// placeholderByName are placeholders for well-known essential fields.
+var placeholderByName = map[string]any{
+	"role":             "arn:aws:iam::123456789012:role/replace-me-sagemaker-execution-role",
+	"bucket":           "replace-me-bucket",
+	"author":           "replace-me",
+	"service_name":     "replace-me-service",
+	"pipeline_version": "0.1.0",
+	"label_name":       "label",
+	"id_name":          "id",
+	"data_source":      "s3://replace-me-bucket/data/",
+}
+
+// placeholder returns a value for an essential field that passes its
+// declaration (allowed values, pattern, bounds) and, for strings, carries
+// PlaceholderMarker. ok is false when no candidate passes.
+func placeholder(f Field) (any, bool) {
+	var cands []any
+	if v, ok := placeholderByName[f.Name]; ok {
+		cands = append(cands, v)
+	}
+	cands = append(cands, f.AllowedValues...)
+	switch f.Type {
+	case "int":
+		for _, n := range []float64{1, 0} {
+			cands = append(cands, bound(f, n, true))
+		}
+	case "float":
+		for _, n := range []float64{0.5, 1, 0} {
+			cands = append(cands, bound(f, n, false))
+		}
+	case "bool":
+		cands = append(cands, false, true)
+	case "list":
+		cands = append(cands, []any{PlaceholderMarker})
+	case "map":
+		cands = append(cands, map[string]any{})
+	default:
+		if strings.HasSuffix(f.Name, "_uri") || strings.HasSuffix(f.Name, "_source") || strings.HasSuffix(f.Name, "_location") || strings.HasSuffix(f.Name, "_path") {
+			cands = append(cands, "s3://replace-me-bucket/"+f.Name+"/")
+		}
+		cands = append(cands, PlaceholderMarker, "replace_me", "REPLACE_ME", "ReplaceMe")
+	}
+	for _, c := range cands {
+		if fieldAccepts(f, c) {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+func bound(f Field, n float64, integer bool) any {
+	if f.Min != nil && n < *f.Min {
+		n = *f.Min
+	}
+	if f.Max != nil && n > *f.Max {
+		n = *f.Max
+	}
+	if integer {
+		return int(math.Ceil(n))
+	}
+	return n
+}
+
+// fieldAccepts is a local pre-check of a candidate placeholder; the config
+// tools (author.preflight_config, config.merge_save) remain the gate.
+func fieldAccepts(f Field, v any) bool {
+	if len(f.AllowedValues) > 0 {
+		found := false
+		for _, a := range f.AllowedValues {
+			if fmt.Sprint(a) == fmt.Sprint(v) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		if f.Type != "" && f.Type != "string" && f.Type != "any" {
+			return false
+		}
+		if f.Pattern != "" {
+			re, err := regexp.Compile(f.Pattern)
+			if err == nil && !re.MatchString(x) {
+				return false
+			}
+		}
+	case int, float64:
+		if f.Type != "int" && f.Type != "float" && f.Type != "any" {
+			return false
+		}
+		n := 0.0
+		switch y := x.(type) {
+		case int:
+			n = float64(y)
+		case float64:
+			n = y
+		}
+		if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
+			return false
+		}
+	case bool:
+		return f.Type == "bool" || f.Type == "any"
+	case []any:
+		return f.Type == "list" || f.Type == "any"
+	case map[string]any:
+		return f.Type == "map" || f.Type == "any"
+	}
+	return true
+}
+
+// isPlaceholder reports whether a value is a placeholder string.
+func isPlaceholder(v any) bool {
+	s, ok := v.(string)
+	return ok && (strings.Contains(s, PlaceholderMarker) || strings.Contains(s, "replace_me") || strings.Contains(s, "REPLACE_ME") || strings.Contains(s, "ReplaceMe"))
+}

@@ -1,0 +1,266 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/workflow"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+func init() {
+	// The namespace description is tools/workflow.go's (the guided-stage tools).
+	addNamespace("workflow", workflowNamespaceDescription,
+		registry.New("workflow.run", registry.Spec{
+			Description: "Runs a workflow (new-project, configure-pipeline, author-step, init-project) as gated phases that call the other tools, " +
+				"keeping its DAG, config, reports and compiled definition in runs/<run_id>/ under the project root, or resumes a run at the first phase not passed. " +
+				"Done answers the workflow's outputs; a failed gate or a stop for judgment answers workflow_stopped with the run's result in meta.details " +
+				"(failed_at and the failing tool's envelope, or stopped_at, the reason, action items and the exact tool calls to make).",
+			When: "you want a whole procedure (a new project from an empty folder, a config for a DAG, a new step type) done with every gate enforced, or to continue a stopped run",
+			Examples: []string{
+				`workflow.run {"workflow": "new-project", "args": {"name": "demo", "framework": "xgboost"}}  # empty folder to a compiled definition`,
+				`workflow.run {"workflow": "configure-pipeline", "args": {"dag_file": "pipeline_config/dag.json", "values": {"base": {"author": "alice"}}}}`,
+				`workflow.run {"workflow": "author-step", "args": {"producer": "TabularPreprocessing_training", "consumer": "XGBoostTraining", "step_name": "OutlierClipping"}}`,
+				`workflow.run {"resume": "author-step-001"}  # after writing what the stop asked for`,
+			},
+			Tags:   []string{registry.PhaseProgrammer},
+			Writes: true,
+		}, workflowRun),
+		registry.New("workflow.describe", registry.Spec{
+			Description: "Describes the workflows as data: without a name, each workflow's name, description and phase count; with a name, its arguments, " +
+				"phases (title, detail, gate, tools, guided stage, judgment it may stop for), the tools it calls and what each outcome means, so a host can " +
+				"follow it step by step. With run_id, the state of one run instead.",
+			When: "before running a workflow, or to follow one phase by phase with the guided stages, or to inspect a run",
+			Examples: []string{
+				`workflow.describe {}  # every workflow`,
+				`workflow.describe {"name": "new-project"}`,
+				`workflow.describe {"run_id": "new-project-001"}  # a run's phases and outcome`,
+			},
+			Tags: []string{registry.PhasePlanner},
+		}, workflowDescribe),
+	)
+}
+
+type workflowRunArgs struct {
+	Workflow string         `json:"workflow,omitempty" jsonschema:"enum=new-project,enum=configure-pipeline,enum=author-step,enum=init-project" jsonschema_description:"Workflow to start (see workflow.describe). Omit when resuming."`
+	Args     map[string]any `json:"args,omitempty" jsonschema_description:"The workflow's arguments (workflow.describe lists them)."`
+	Resume   string         `json:"resume,omitempty" jsonschema_description:"Run id to resume (runs/<run_id>/): it continues at the first phase not passed, re-verifying the passed ones."`
+	RunID    string         `json:"run_id,omitempty" jsonschema_description:"Id of a new run (letters, digits, '.', '_' and '-'); default <workflow>-NNN."`
+}
+
+type workflowDescribeArgs struct {
+	Name  string `json:"name,omitempty" jsonschema_description:"Workflow to describe; omit to list every workflow."`
+	RunID string `json:"run_id,omitempty" jsonschema_description:"A run to report on (runs/<run_id>/workflow.json) instead of a workflow."`
+}
+
+// registryCaller lets a workflow call tools through the registry the
+// workflow.run call came through, with the caller's policy (gates, write
+// confinement). A guided-stage scope is not applied to the nested calls:
+// the workflow is the unit the stage allowed.
+type registryCaller struct{ r *registry.Registry }
+
+func (c registryCaller) CallTool(ctx context.Context, tool string, args any) workflow.Response {
+	res := c.r.Call(registry.WithScope(ctx, nil), tool, args)
+	b, err := json.Marshal(res)
+	if err != nil {
+		b, _ = json.Marshal(envelope.Fail(fmt.Sprintf("tool '%s' answered an envelope that is not JSON: %v", tool, err), envelope.CodeInternalError))
+	}
+	resp, err := workflow.ResponseFromEnvelope(b)
+	if err != nil {
+		return workflow.Response{Code: envelope.CodeInternalError, Error: err.Error(), Envelope: b}
+	}
+	return resp
+}
+
+// AcceptsArg reports whether the tool's schema declares the argument.
+func (c registryCaller) AcceptsArg(tool, arg string) bool {
+	t, ok := c.r.Get(tool)
+	if !ok {
+		return false
+	}
+	props, _ := t.Schema()["properties"].(map[string]any)
+	_, ok = props[arg]
+	return ok
+}
+
+// workflowRoot is the project root runs live under: the policy's or
+// CURSUS_MCP_PROJECT_ROOT, else the working directory.
+func workflowRoot(ctx context.Context) (string, error) {
+	if root := registry.ProjectRoot(ctx); root != "" {
+		return root, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", envelope.Errorf(envelope.CodeInternalError, "no project root: %v", err)
+	}
+	return wd, nil
+}
+
+func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, error) {
+	r := registry.FromContext(ctx)
+	if r == nil {
+		return nil, envelope.Errorf(envelope.CodeInternalError, "workflow.run: no registry in context")
+	}
+	resume := strings.TrimSpace(a.Resume)
+	if resume == "" && a.Workflow == "" {
+		return nil, envelope.InvalidInput("give workflow (to start a run) or resume (a run id)").
+			WithRemedy("call workflow.describe to see the workflows", "workflow.describe")
+	}
+	if resume != "" && (a.Args != nil || a.RunID != "") {
+		return nil, envelope.InvalidInput("resume continues a run with its recorded arguments: give neither args nor run_id with it").
+			WithDetails("resume", resume).
+			WithRemedy("write the answers the stop asked for into the run folder, then resume; or start a new run", "workflow.describe")
+	}
+	root, err := workflowRoot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := workflow.Options{Root: root, Caller: registryCaller{r}, RunID: a.RunID, Observer: workflow.ObserverFrom(ctx)}
+	var res *workflow.Result
+	if resume != "" {
+		if a.Workflow != "" {
+			if st, err := workflow.Status(root, resume); err == nil && st.Workflow != a.Workflow {
+				return nil, envelope.InvalidInput("run %s is a %s run, not %s", resume, st.Workflow, a.Workflow).WithDetails("run_id", resume, "workflow", st.Workflow)
+			}
+		}
+		res, err = workflow.Resume(ctx, resume, opts)
+	} else {
+		w, gerr := workflow.Get(a.Workflow)
+		if gerr != nil {
+			return nil, workflowError(gerr)
+		}
+		args := a.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		res, err = workflow.Start(ctx, w, args, opts)
+	}
+	if err != nil && res == nil {
+		return nil, workflowError(err)
+	}
+	if err != nil && errors.Is(err, workflow.ErrRunFinished) {
+		return envelope.OK(resultData(res)).WithWarnings("run " + res.RunID + " was already done; nothing ran"), nil
+	}
+	return workflowResult(res)
+}
+
+// workflowResult turns a run's result into the envelope: done is a success,
+// a failed gate or a stop is workflow_stopped, a cancellation cancelled;
+// the run's result is the data or meta.details.
+func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
+	data := resultData(res)
+	switch res.Status {
+	case workflow.StatusDone:
+		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...)
+		if def, _ := res.Outputs["definition_file"].(string); def != "" {
+			out = out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "after replacing every placeholder value and writing the scripts' logic",
+				Why: "deploy the pipeline (upsert)", ArgsHint: res.Outputs["deploy"]})
+		}
+		if cfg, _ := res.Outputs["config_file"].(string); cfg != "" {
+			out = out.WithNextSteps(envelope.NextStep{Tool: "compile.with_report", When: "to review how every node compiles",
+				Why: "per-node resolution and bindings", ArgsHint: map[string]any{"dag_file": res.Outputs["dag_file"], "config_file": cfg}})
+		}
+		return out, nil
+	case workflow.StatusStopped:
+		return nil, envelope.Errorf(envelope.CodeWorkflowStopped, "workflow %s stopped at phase %s for judgment: %s", res.Workflow, res.StoppedAt, res.Reason).
+			WithDetailsMap(data).
+			WithRemedy("do the action_items (the tool_calls are exact), write the files listed, then call workflow.run {\"resume\": \""+res.RunID+"\"}", "workflow.run", "workflow.describe")
+	case workflow.StatusCancelled:
+		return nil, envelope.Errorf(envelope.CodeCancelled, "workflow %s was cancelled: %s", res.Workflow, res.Reason).
+			WithDetailsMap(data).
+			WithRemedy("call workflow.run {\"resume\": \""+res.RunID+"\"} to continue without redoing the phases that passed", "workflow.run")
+	default:
+		msg := fmt.Sprintf("workflow %s failed the gate of phase %s: %s", res.Workflow, res.FailedAt, res.Reason)
+		fix := "fix what the envelope in meta.details.envelope names, then call workflow.run {\"resume\": \"" + res.RunID + "\"}"
+		if res.Remedy != "" {
+			fix = res.Remedy + "; then call workflow.run {\"resume\": \"" + res.RunID + "\"}"
+		}
+		tools := []string{"workflow.run"}
+		if res.FailedTool != "" {
+			tools = append([]string{res.FailedTool}, tools...)
+		}
+		return nil, envelope.Errorf(envelope.CodeWorkflowStopped, "%s", msg).WithDetailsMap(data).WithRemedy(fix, tools...)
+	}
+}
+
+// resultData is the run's result as a JSON object.
+func resultData(res *workflow.Result) map[string]any {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return map[string]any{"run_id": res.RunID, "status": res.Status}
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// workflowError maps the engine's typed errors to envelope codes.
+func workflowError(err error) error {
+	var ae *workflow.ArgsError
+	var uw *workflow.UnknownWorkflowError
+	var re *workflow.RunError
+	switch {
+	case errors.As(err, &ae):
+		return envelope.InvalidInput("%v", err).WithDetails("workflow", ae.Workflow, "errors", ae.Problems).
+			WithRemedy("fix the arguments; workflow.describe lists each workflow's arguments", "workflow.describe")
+	case errors.As(err, &uw):
+		return envelope.NotFound("%v", err).WithDetails("available", uw.Available).WithRemedy("call workflow.describe", "workflow.describe")
+	case errors.Is(err, workflow.ErrRunNotFound):
+		return envelope.NotFound("%v", err).WithRemedy("start a run with workflow.run {\"workflow\": ...}", "workflow.run")
+	case errors.Is(err, workflow.ErrRunBusy):
+		return envelope.Errorf(envelope.CodeToolError, "%v: another process is running it", err).WithRemedy("wait for it to end, then resume", "workflow.run")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &re):
+		return envelope.InvalidInput("%v", err).WithDetails("run_id", re.RunID)
+	}
+	return err
+}
+
+func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.ToolResult, error) {
+	if id := strings.TrimSpace(a.RunID); id != "" {
+		root, err := workflowRoot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := workflow.Status(root, id)
+		if err != nil {
+			return nil, workflowError(err)
+		}
+		return envelope.OK(resultData(res)).WithMeta("run_id", id), nil
+	}
+	name := strings.TrimSpace(a.Name)
+	if name == "" {
+		list := []map[string]any{}
+		for _, w := range workflow.List() {
+			d := w.Describe()
+			list = append(list, map[string]any{"name": d.Name, "description": d.Description, "phase_count": len(d.Phases), "composes": d.Composes,
+				"cli": "cursus workflow run " + d.Name + " --args '<json>'"})
+		}
+		return envelope.OK(map[string]any{"count": len(list), "workflows": list}).WithMeta("count", len(list)).
+			WithNextSteps(envelope.NextStep{Tool: "workflow.describe", When: "to see one workflow's phases", Why: "phases, gates, tools and arguments",
+				ArgsHint: map[string]any{"name": "new-project"}}), nil
+	}
+	w, err := workflow.Get(name)
+	if err != nil {
+		return nil, workflowError(err)
+	}
+	d := w.Describe()
+	data := resultDataOf(d)
+	data["cli"] = "cursus workflow run " + d.Name + " --args '<json>'"
+	return envelope.OK(data).WithMeta("phase_count", len(d.Phases)).
+		WithNextSteps(envelope.NextStep{Tool: "workflow.run", When: "to run it with every gate enforced", Why: "runs the phases in order in a run folder",
+			ArgsHint: map[string]any{"workflow": d.Name, "args": "<see data.args>"}}), nil
+}
+
+func resultDataOf(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
