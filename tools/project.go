@@ -100,7 +100,7 @@ func projectInit(ctx context.Context, a projectInitArgs) (*envelope.ToolResult, 
 		"project": res.Project, "target_path": res.TargetPath, "framework": res.Framework, "custom_steps": res.CustomSteps,
 		"workspace_dir": res.WorkspaceDir, "scripts_dir": res.ScriptsDir, "dag_file": res.DAGFile, "config_file": res.ConfigFile,
 		"sample_data": res.SampleData, "nodes": res.Nodes, "edges": res.Edges, "files_written": res.FilesWritten,
-		"placeholders": res.Placeholders, "config_source": res.ConfigSource, "input_data": res.InputData, "replaced": res.Replaced, "ready": true,
+		"placeholders": res.Placeholders, "choices": res.Choices, "config_source": res.ConfigSource, "input_data": res.InputData, "replaced": res.Replaced, "ready": true,
 	}
 	ws := []string{res.WorkspaceDir}
 	out := envelope.OK(data).WithMeta("file_count", len(res.FilesWritten)).WithWarnings(warns...).

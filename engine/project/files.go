@@ -1,6 +1,7 @@
 package project
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -66,7 +67,7 @@ func readme(r *Result, fw Framework, custom *catalog.Step) []byte {
 	var b strings.Builder
 	ws := StepsDir
 	fmt.Fprintf(&b, "# %s\n\n", r.Project)
-	fmt.Fprintf(&b, "A %s pipeline project scaffolded by `cursus project.init`. It compiles to an Amazon SageMaker\n", fw.Name)
+	fmt.Fprintf(&b, "A pipeline project for %s, scaffolded by `cursus project.init`. It compiles to an Amazon SageMaker\n", fw.Name)
 	b.WriteString("Pipelines definition with the cursus tools; every value still to decide is listed in\n")
 	fmt.Fprintf(&b, "[%s](%s).\n\n", LedgerFile, LedgerFile)
 	b.WriteString("## Pipeline\n\n```mermaid\nflowchart LR\n")
@@ -88,18 +89,19 @@ func readme(r *Result, fw Framework, custom *catalog.Step) []byte {
 	for _, row := range rows {
 		fmt.Fprintf(&b, "- `%s`: %s\n", row[0], row[1])
 	}
-	b.WriteString("\n## Check it\n\nEach line is a cursus tool call (`cursus mcp call <tool> '<json>'`), run from the project root's parent:\n\n```\n")
-	p := r.TargetPath
+	b.WriteString("\n## Check it\n\nEach line is a cursus tool call (`cursus mcp call <tool> '<json>'`); the paths are where the project was written:\n\n```\n")
 	wsAbs := r.WorkspaceDir
 	fmt.Fprintf(&b, "validate.step_interface {\"step_name\": %q, \"workspace_dirs\": [%q]}\n", custom.Type, wsAbs)
 	fmt.Fprintf(&b, "validate.alignment {\"workspace_dirs\": [%q], \"script_dirs\": [%q]}\n", wsAbs, r.ScriptsDir)
 	fmt.Fprintf(&b, "author.preflight_step {\"step_name\": %q, \"workspace_dirs\": [%q]}\n", custom.Type, wsAbs)
 	fmt.Fprintf(&b, "compile.validate {\"dag_file\": %q, \"config_file\": %q, \"workspace_dirs\": [%q]}\n", r.DAGFile, r.ConfigFile, wsAbs)
-	fmt.Fprintf(&b, "validate.run_scripts {\"nodes\": [...], \"edges\": [...], \"config_path\": %q, \"workspace_dirs\": [%q], \"input_data\": {\"DummyDataLoading_training\": {\"INPUT_DATA\": %q}, \"DummyDataLoading_calibration\": {\"INPUT_DATA\": %q}}}\n", r.ConfigFile, wsAbs, r.SampleData, r.SampleData)
+	nodes, _ := json.Marshal(r.Nodes)
+	edges, _ := json.Marshal(r.Edges)
+	input, _ := json.Marshal(r.InputData)
+	fmt.Fprintf(&b, "validate.run_scripts {\"nodes\": %s, \"edges\": %s, \"config_path\": %q, \"workspace_dirs\": [%q], \"input_data\": %s}\n", nodes, edges, r.ConfigFile, wsAbs, input)
 	fmt.Fprintf(&b, "compile.dag {\"dag_file\": %q, \"config_file\": %q, \"workspace_dirs\": [%q]}\n", r.DAGFile, r.ConfigFile, wsAbs)
 	b.WriteString("```\n\n")
 	fmt.Fprintf(&b, "`project.bring_up {\"name\": ..., \"framework\": %q}` lists the whole sequence from an empty folder to a deployed pipeline.\n", fw.Name)
-	_ = p
 	return []byte(b.String())
 }
 
@@ -111,13 +113,14 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 	b.WriteString("## Replace placeholder config values\n\n")
 	fmt.Fprintf(&b, "`%s` holds placeholder-but-valid values so the project validates and compiles; none of them\n", ConfigFile)
 	b.WriteString("points at a real resource. Replace each (edit the file, or regenerate it with `config.merge_save`):\n\n")
-	keys := make([]string, 0, len(r.Placeholders))
-	for k := range r.Placeholders {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(r.Placeholders) {
 		fmt.Fprintf(&b, "- [ ] `%s` = `%v`\n", k, r.Placeholders[k])
+	}
+	if len(r.Choices) > 0 {
+		b.WriteString("\nConfirm the essential values the scaffold chose:\n\n")
+		for _, k := range sortedKeys(r.Choices) {
+			fmt.Fprintf(&b, "- [ ] `%s` = `%v`\n", k, r.Choices[k])
+		}
 	}
 	b.WriteString("- [ ] `label_name` / `id_name` (and the `hyperparameters` of the training node): the real label and id columns\n\n")
 	b.WriteString("## Write the step logic\n\n")
@@ -144,4 +147,13 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 	fmt.Fprintf(&b, "- [x] `%s` from the config template (%s) with defaults filled\n", ConfigFile, r.ConfigSource)
 	fmt.Fprintf(&b, "- [x] sample data in `%s`\n", SampleData)
 	return []byte(b.String())
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -154,6 +154,7 @@ type Result struct {
 	Edges        [][]string                   `json:"edges"`
 	FilesWritten []string                     `json:"files_written"`
 	Placeholders map[string]any               `json:"placeholders"` // config path -> placeholder value to replace
+	Choices      map[string]any               `json:"choices"`      // config path -> essential value the scaffold chose (confirm it)
 	ConfigSource string                       `json:"config_source"`
 	InputData    map[string]map[string]string `json:"input_data"` // validate.run_scripts input_data for the sample
 	Replaced     bool                         `json:"replaced"`
@@ -289,7 +290,7 @@ func render(ctx context.Context, name string, fw Framework, target string, tmplF
 	files[DAGFile] = append(db, '\n')
 
 	// Config.
-	cfg, placeholders, source, err := projectConfig(ctx, cat, name, fw, nodes, edges, tmplFn)
+	cfg, filled, source, err := projectConfig(ctx, cat, name, fw, nodes, edges, tmplFn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -301,18 +302,26 @@ func render(ctx context.Context, name string, fw Framework, target string, tmplF
 		WorkspaceDir: filepath.Join(target, StepsDir), ScriptsDir: filepath.Join(target, ScriptsDir),
 		DAGFile: filepath.Join(target, filepath.FromSlash(DAGFile)), ConfigFile: filepath.Join(target, filepath.FromSlash(ConfigFile)),
 		SampleData: filepath.Join(target, filepath.FromSlash(SampleData)), CustomSteps: []string{string(custom)},
-		Nodes: nodes, Edges: edges, Placeholders: placeholders, ConfigSource: source,
+		Nodes: nodes, Edges: edges, Placeholders: map[string]any{}, Choices: map[string]any{}, ConfigSource: source,
 		InputData: map[string]map[string]string{
 			"DummyDataLoading_training":    {"INPUT_DATA": filepath.Join(target, filepath.FromSlash(SampleData))},
 			"DummyDataLoading_calibration": {"INPUT_DATA": filepath.Join(target, filepath.FromSlash(SampleData))},
 		},
 	}
-	files[ReadmeFile] = readme(res, fw, st)
-	files[LedgerFile] = ledger(res, fw, st)
 	for p := range files {
 		res.FilesWritten = append(res.FilesWritten, p)
 	}
+	res.FilesWritten = append(res.FilesWritten, ReadmeFile, LedgerFile)
 	sort.Strings(res.FilesWritten)
+	for k, v := range filled {
+		if validation.IsPlaceholder(v) {
+			res.Placeholders[k] = v
+		} else {
+			res.Choices[k] = v
+		}
+	}
+	files[ReadmeFile] = readme(res, fw, st)
+	files[LedgerFile] = ledger(res, fw, st)
 	return files, res, nil
 }
 
