@@ -114,6 +114,14 @@ func TestInitWritesAProjectThatValidatesAndCompiles(t *testing.T) {
 			if validation.Python().Available && ar.ScriptsChecked != 5 {
 				t.Errorf("scripts checked %d, want 5", ar.ScriptsChecked)
 			}
+			// validate.alignment over every step with the project's workspace passes too.
+			all, err := validation.Align(context.Background(), validation.AlignOptions{Catalog: cat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if all.FailedSteps != 0 || all.TotalSteps != cat.Len() {
+				t.Fatalf("alignment of every step: %d failed: %+v", all.FailedSteps, all.CriticalIssues)
+			}
 			// compile.validate holds and the pipeline compiles.
 			d, _, err := dag.ReadFile(res.DAGFile)
 			if err != nil {

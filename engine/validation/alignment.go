@@ -256,6 +256,14 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 							Recommendation: "fix the script so python3 can parse it"}}
 					} else {
 						lr.Issues = CheckScriptAnalysis(st, a)
+						if HasBlocking(lr.Issues) {
+							if owner := sharedOwner(cat, st, a); owner != "" {
+								lr.Status = StatusSkipped
+								lr.Reason = fmt.Sprintf("%s matches the contract of %s, which shares the entry point %s; it is that step's script", p, owner, st.Contract.EntryPoint)
+								lr.Issues = []Issue{{Severity: SeverityWarning, Category: CatContractField, Message: lr.Reason,
+									Recommendation: "give the steps the same contract or different entry points (see level 2)"}}
+							}
+						}
 					}
 				}
 			case LevelContractPorts:
@@ -477,6 +485,20 @@ func sharedEntryIssues(cat *catalog.Catalog, st *catalog.Step) []Issue {
 		}
 	}
 	return issues
+}
+
+// sharedOwner returns another step with the same entry point whose
+// contract the script matches without blocking issues ("" when none).
+func sharedOwner(cat *catalog.Catalog, st *catalog.Step, a *ScriptAnalysis) string {
+	for _, o := range cat.Steps() {
+		if o.Type == st.Type || !HasScript(o) || o.Contract.EntryPoint != st.Contract.EntryPoint {
+			continue
+		}
+		if !HasBlocking(CheckScriptAnalysis(o, a)) {
+			return string(o.Type)
+		}
+	}
+	return ""
 }
 
 func underAnyRoot(p string, roots []string) bool {

@@ -145,3 +145,32 @@ func TestFieldsRead(t *testing.T) {
 		}
 	}
 }
+
+func TestAlignSharedEntryPoint(t *testing.T) {
+	needPython(t)
+	// DemoScoring2 runs the same script as DemoScoring with another contract.
+	other := strings.NewReplacer("step: DemoScoring", "step: DemoScoringTwo", "name: LABEL_FIELD", "name: OTHER_FIELD").Replace(customStep)
+	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep, "DemoScoringTwo.step.yaml": other})
+	writeFile(t, filepath.Join(ws, "scripts", "demo_scoring.py"), goodDemoScript)
+	cat, err := LoadCatalog([]string{ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Align(context.Background(), AlignOptions{Catalog: cat, Steps: []catalog.StepType{"DemoScoring", "DemoScoringTwo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, two := rep.Steps[0], rep.Steps[1]
+	if one.Levels["level_1"].Status != StatusPassed || two.Levels["level_1"].Status != StatusSkipped || !strings.Contains(two.Levels["level_1"].Reason, "DemoScoring") {
+		t.Fatalf("level 1: %+v / %+v", one.Levels["level_1"], two.Levels["level_1"])
+	}
+	for _, s := range rep.Steps {
+		l2 := s.Levels["level_2"]
+		if l2.Status != StatusPassed || len(l2.Issues) == 0 || l2.Issues[0].Severity != SeverityWarning {
+			t.Errorf("%s level 2 should warn about the shared entry point: %+v", s.StepName, l2)
+		}
+	}
+	if rep.FailedSteps != 0 {
+		t.Errorf("failed %d", rep.FailedSteps)
+	}
+}
