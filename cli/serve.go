@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -30,7 +31,12 @@ to --project-root, else CURSUS_MCP_PROJECT_ROOT, else the directory the server s
 
 --namespaces and --tools narrow the listed tools (--tools adds single tools to the
 namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
-always win: naming a gated tool does not open its gate.`
+always win: naming a gated tool does not open its gate.
+
+--guided lists, per MCP session, only the tools of the session's active stage (orchestrator,
+plan, author_step, configure, validate, compile): workflow__start_stage moves the session to
+the stage a run needs and the server sends notifications/tools/list_changed. --stage NAME pins
+every session to one stage, for hosts that ignore list changes. See docs/guided-mode.md.`
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
@@ -44,6 +50,8 @@ func serveCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "namespaces", Usage: "list only the tools of these namespaces (comma-separated)"},
 			&cli.StringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
 			&cli.StringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
+			&cli.BoolFlag{Name: "guided", Usage: "list only the tools of each session's active stage; workflow__start_stage and workflow__complete_stage move between stages"},
+			&cli.StringFlag{Name: "stage", Usage: "pin every session to stage `NAME` (" + strings.Join(stageNames(), ", ") + "); implies --guided"},
 			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "stderr log level: debug, info, warn or error"},
 		},
@@ -75,7 +83,13 @@ func mcpServe(c *cli.Context) error {
 		logger.Warn("file writes are confined to the filesystem root, which confines nothing; pass --project-root or set "+registry.EnvProjectRoot,
 			"project_root", policy.ProjectRoot)
 	}
+	stage := strings.TrimSpace(c.String("stage"))
+	if c.IsSet("stage") && !slices.Contains(stageNames(), stage) {
+		return usagef("--stage must be one of %s, got %q", strings.Join(stageNames(), ", "), c.String("stage"))
+	}
 	opts := server.Options{
+		Guided:       c.Bool("guided") || stage != "",
+		Stage:        stage,
 		Policy:       policy,
 		Namespaces:   c.StringSlice("namespaces"),
 		Tools:        c.StringSlice("tools"),
@@ -181,4 +195,13 @@ func selectionMessage(e *server.SelectionError) string {
 		parts = append(parts, fmt.Sprintf("--exclude-tools names unknown tool(s): %s", strings.Join(e.UnknownExcluded, ", ")))
 	}
 	return strings.Join(parts, "; ") + " (see `cursus mcp list-tools`)"
+}
+
+// stageNames lists the guided stages --stage accepts.
+func stageNames() []string {
+	var out []string
+	for _, st := range cursus.Stages() {
+		out = append(out, st.Name)
+	}
+	return out
 }

@@ -141,12 +141,21 @@ func (c *drainConn) Close() error {
 // Every session shares the one server. Browser cross-origin requests are
 // refused, and so are requests to a loopback address that carry a
 // non-loopback Host header (DNS rebinding protection of the SDK).
+//
+// In guided mode (Options.Guided, Options.Stage) every session gets its own
+// server, so two sessions can be in different stages at once.
 func NewHTTPHandler(reg *registry.Registry, opts Options) (http.Handler, error) {
 	s, err := New(reg, opts)
 	if err != nil {
 		return nil, err
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	getServer := func(*http.Request) *mcp.Server { return s }
+	if opts.Guided || opts.Stage != "" {
+		if getServer, err = guidedServers(reg, opts, s); err != nil {
+			return nil, err
+		}
+	}
+	h := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:         opts.Logger,
 		SessionTimeout: 30 * time.Minute,
 	})

@@ -38,7 +38,15 @@ type Options struct {
 	// cursus.Version); "0" when empty.
 	Version string
 
-	// Issue 10 will add Guided bool and Stage string.
+	// Guided lists, per MCP session, only the tools of the session's active
+	// guided stage (engine/stages): sessions start in "orchestrator", move
+	// with workflow.start_stage and workflow.complete_stage, and get
+	// notifications/tools/list_changed when their stage changes. A call
+	// outside the stage answers tool_not_in_stage.
+	Guided bool
+	// Stage pins every session to one stage (implies Guided): for hosts that
+	// ignore list changes. Its list never changes.
+	Stage string
 }
 
 // SelectionError reports names in the selection options that name no
@@ -159,6 +167,16 @@ func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 	version := opts.Version
 	if version == "" {
 		version = "0"
+	}
+	if opts.Guided || opts.Stage != "" {
+		g, err := newGuided(reg, opts, sel, log, version)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("mcp server built", "mode", stageNote(opts), "tools_allowed", len(g.defs),
+			"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
+			"project_root", opts.Policy.ProjectRoot)
+		return g.server(), nil
 	}
 	s := &srv{reg: reg, policy: opts.Policy, sel: sel, listed: map[string]bool{}, log: log}
 
