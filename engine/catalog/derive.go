@@ -30,7 +30,7 @@ var RegionToAWS = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": 
 // TodayVar is the template variable that expands to the current date.
 const TodayVar = "today"
 
-var reTemplateName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var reTemplateName = regexp.MustCompile(FieldNamePattern)
 
 // tmplFilter is one filter of a placeholder.
 type tmplFilter struct {

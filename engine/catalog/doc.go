@@ -227,6 +227,13 @@
 // TabularPreprocessing-Training). CanonicalToSnake, SnakeToCanonical and
 // Catalog.ResolveFileName convert file-style names.
 //
+// The patterns the loader enforces are exported as strings
+// (StepNamePattern, FieldNamePattern, PortNamePattern, EnvNamePattern,
+// JobTypePattern, ChannelPattern, ScriptPattern, PropertyPathPattern,
+// PathTokenPattern), as are the compute tables (ComputeKinds per verb,
+// SDKClasses per kind, ImageFrameworks), so authoring tools show the live
+// rules instead of copies.
+//
 // # Search
 //
 // Catalog.Search scores every step against a query: exact name 1, alias

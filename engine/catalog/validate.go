@@ -10,16 +10,43 @@ import (
 	"sync"
 )
 
+// Naming patterns the loader enforces, as regular expressions (Go RE2
+// syntax, anchored). They are exported so authoring tools can show the live
+// rules; the loader compiles exactly these strings.
+const (
+	// StepNamePattern: canonical step types, aliases, compatible sources,
+	// config class and builder names (PascalCase).
+	StepNamePattern = `^[A-Z][A-Za-z0-9]*$`
+	// FieldNamePattern: config field names (snake_case).
+	FieldNamePattern = `^[a-z][a-z0-9_]*$`
+	// PortNamePattern: logical names of inputs and outputs.
+	PortNamePattern = `^[A-Za-z][A-Za-z0-9_]*$`
+	// EnvNamePattern: environment variable names of a contract.
+	EnvNamePattern = `^[A-Z_][A-Z0-9_]*$`
+	// JobTypePattern: job types (job_types entries, variant keys, the
+	// suffix of a node name).
+	JobTypePattern = `^[a-z][a-z0-9_]*$`
+	// ChannelPattern: training channel names (SageMaker's ChannelName).
+	ChannelPattern = `^[A-Za-z0-9.\-_]{1,64}$`
+	// ScriptPattern: entry points, a relative .py path.
+	ScriptPattern = `^[A-Za-z0-9_][A-Za-z0-9_./-]*\.py$`
+	// PropertyPathPattern: output property paths
+	// (properties.<Field>[.<Field>|['key']|[n]]...).
+	PropertyPathPattern = `^properties(\.[A-Za-z][A-Za-z0-9]*(\[('[^'\]]+'|[0-9]+)\])*)+$`
+	// PathTokenPattern: patterns.output_path_token (one path segment).
+	PathTokenPattern = `^[A-Za-z0-9_\-]+$`
+)
+
 var (
-	reStepName    = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
-	reFieldName   = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	rePortName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-	reEnvName     = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
-	reJobType     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	reChannel     = regexp.MustCompile(`^[A-Za-z0-9.\-_]{1,64}$`)
-	rePropPath    = regexp.MustCompile(`^properties(\.[A-Za-z][A-Za-z0-9]*(\[('[^'\]]+'|[0-9]+)\])*)+$`)
-	reToken       = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
-	reScript      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.py$`)
+	reStepName    = regexp.MustCompile(StepNamePattern)
+	reFieldName   = regexp.MustCompile(FieldNamePattern)
+	rePortName    = regexp.MustCompile(PortNamePattern)
+	reEnvName     = regexp.MustCompile(EnvNamePattern)
+	reJobType     = regexp.MustCompile(JobTypePattern)
+	reChannel     = regexp.MustCompile(ChannelPattern)
+	rePropPath    = regexp.MustCompile(PropertyPathPattern)
+	reToken       = regexp.MustCompile(PathTokenPattern)
+	reScript      = regexp.MustCompile(ScriptPattern)
 	reDataType    = map[string]bool{"S3Uri": true, "String": true}
 	validKinds    = map[NodeKind]bool{NodeSource: true, NodeInternal: true, NodeSink: true}
 	validTiers    = map[FieldTier]bool{TierEssential: true, TierSystem: true, TierDerived: true}
@@ -100,11 +127,37 @@ var computeKinds = map[Verb][]string{
 	VerbRegisterModel: {"model_package"},
 }
 
+// sdkClasses lists the SDK classes per compute kind that needs one.
 var sdkClasses = map[string][]string{
 	"framework": {"SKLearn", "PyTorch", "XGBoost"},
 	"estimator": {"XGBoost", "PyTorch", "SKLearn"},
 	"tuner":     {"XGBoost", "PyTorch", "SKLearn"},
 	"model":     {"XGBoostModel", "PyTorchModel", "SKLearnModel"},
+}
+
+// ComputeKinds returns the compute kinds (compute.kind) a step of the verb
+// may declare, in the loader's order (nil for an unknown verb). The result
+// is a copy.
+func ComputeKinds(v Verb) []string {
+	return append([]string(nil), computeKinds[v]...)
+}
+
+// SDKClasses returns the SDK classes (compute.sdk_class) allowed for a
+// compute kind; nil means the kind takes no sdk_class (sklearn, xgboost,
+// script, transformer, model_package). The result is a copy.
+func SDKClasses(kind string) []string {
+	return append([]string(nil), sdkClasses[kind]...)
+}
+
+// ImageFrameworks returns the values compute.framework may take (the
+// image-URI tables), sorted.
+func ImageFrameworks() []string {
+	out := make([]string, 0, len(imageFrameworks))
+	for k := range imageFrameworks {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 var imageFrameworks = map[string]bool{"sklearn": true, "xgboost": true, "pytorch": true, "none": true}
