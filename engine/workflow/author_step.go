@@ -164,7 +164,7 @@ func authorWorkspace(s *Step) string {
 
 func withWS(s *Step, tool string, args map[string]any, ws string) map[string]any {
 	if ws != "" && acceptsArg(s, tool, "workspace_dirs") {
-		args["workspace_dirs"] = []any{ws}
+		args["workspace_dirs"] = []any{s.Abs(ws)}
 	}
 	return args
 }
@@ -304,7 +304,7 @@ func phaseResolve(ctx context.Context, s *Step) error {
 		s.Set(varRung, rung), s.Set(varStep, step), s.Set(varNode, node), s.Set("job_type", jobType),
 		s.Set(varProducer, map[string]string{"node": producerNode, "type": prod.Canonical}),
 		s.Set(varConsumer, map[string]string{"node": consumerNode, "type": cons.Canonical}),
-		s.Set(varWorkspace, []string{ws}),
+		s.Set(varWorkspace, []string{ws}), s.Set("step_workspace", wsArg),
 	} {
 		if e != nil {
 			return e
@@ -668,14 +668,19 @@ func phaseScaffoldStep(_ context.Context, s *Step) error {
 	return nil
 }
 
-func checkScriptArgs(s *Step) map[string]any {
-	ws := s.Vars().String(varStepFile)
-	args := map[string]any{"step_name": s.Vars().String(varStep)}
-	if ws != "" {
-		args = withWS(s, "author.check_script", args, path.Dir(ws))
+// stepWorkspace is the workspace holding the step: the folder of the step
+// file this run wrote, else the workspace the step was found in (reuse).
+func stepWorkspace(s *Step) string {
+	if f := s.Vars().String(varStepFile); f != "" {
+		return path.Dir(f)
 	}
+	return s.Vars().String("step_workspace")
+}
+
+func checkScriptArgs(s *Step) map[string]any {
+	args := withWS(s, "author.check_script", map[string]any{"step_name": s.Vars().String(varStep)}, stepWorkspace(s))
 	if sc := s.Vars().String(varScript); sc != "" && acceptsArg(s, "author.check_script", "script_path") {
-		args["script_path"] = sc
+		args["script_path"] = s.Abs(sc)
 	}
 	return args
 }
@@ -704,7 +709,7 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 				"resume the run: author.check_script checks the script against the contract",
 			},
 			ToolCalls: []ToolCall{
-				{Tool: "steps.io", Args: withWS(s, "steps.io", map[string]any{"step_name": c.Step}, path.Dir(s.Vars().String(varStepFile))), Why: "the step's ports and container paths"},
+				{Tool: "steps.io", Args: withWS(s, "steps.io", map[string]any{"step_name": c.Step}, stepWorkspace(s)), Why: "the step's ports and container paths"},
 				{Tool: "author.check_script", Args: checkScriptArgs(s), Why: "check the script against its contract while writing it"},
 				{Command: "cursus workflow run author-step --resume " + s.RunID(), Why: "continue once the logic is written"},
 			},
@@ -739,10 +744,7 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 
 func phaseValidateStep(ctx context.Context, s *Step) error {
 	step := s.Vars().String(varStep)
-	ws := ""
-	if f := s.Vars().String(varStepFile); f != "" {
-		ws = path.Dir(f)
-	}
+	ws := stepWorkspace(s)
 	args := withWS(s, "validate.step_interface", map[string]any{"step_name": step}, ws)
 	if jt := s.Vars().String("job_type"); jt != "" {
 		args["job_type"] = jt
@@ -779,10 +781,7 @@ func phaseValidateStep(ctx context.Context, s *Step) error {
 }
 
 func phasePreflightStep(ctx context.Context, s *Step) error {
-	ws := ""
-	if f := s.Vars().String(varStepFile); f != "" {
-		ws = path.Dir(f)
-	}
+	ws := stepWorkspace(s)
 	args := withWS(s, "author.preflight_step", map[string]any{"step_name": s.Vars().String(varStep)}, ws)
 	if jt := s.Vars().String("job_type"); jt != "" {
 		args["job_type"] = jt
@@ -812,10 +811,7 @@ func phaseAlignEdges(ctx context.Context, s *Step) error {
 	var prod, cons map[string]string
 	s.Vars().Get(varProducer, &prod)
 	s.Vars().Get(varConsumer, &cons)
-	ws := ""
-	if f := s.Vars().String(varStepFile); f != "" {
-		ws = path.Dir(f)
-	}
+	ws := stepWorkspace(s)
 	scores, args, err := edgeScores(ctx, s, prod["node"], s.Vars().String(varNode), cons["node"], ws)
 	if err != nil {
 		return err

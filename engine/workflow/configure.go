@@ -173,7 +173,7 @@ func withWorkspace(s *Step, tool string, args map[string]any) map[string]any {
 	if ws := workspaceDirs(s); len(ws) > 0 && acceptsArg(s, tool, "workspace_dirs") {
 		list := make([]any, len(ws))
 		for i, w := range ws {
-			list[i] = w
+			list[i] = s.Abs(w)
 		}
 		args["workspace_dirs"] = list
 	}
@@ -387,7 +387,11 @@ func phaseValues(ctx context.Context, s *Step) error {
 		if err := s.Record(answers); err != nil {
 			return err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	} else if errors.Is(err, fs.ErrNotExist) {
+		if err := s.Watch(answers); err != nil {
+			return err
+		}
+	} else {
 		return err
 	}
 	blank := func(path string) bool {
@@ -568,7 +572,8 @@ func phasePreflight(ctx context.Context, s *Step) error {
 		checked++
 		if !resp.OK {
 			return &GateFailure{Tool: "author.preflight_config", Code: resp.Code, Message: fmt.Sprintf("node %s: %s", n, resp.Error), Envelope: resp.Envelope,
-				Remedy: "correct the values named in the envelope's meta.details.errors (in the values argument or " + s.RunPath(ValuesFile) + ") and resume"}
+				Remedy: "write the corrected values of the fields named in the envelope's meta.details.errors to " + s.RunPath(ValuesFile) +
+					" ({\"base\": {...}, \"steps\": {\"<node>\": {...}}}; it wins over the run's arguments) and resume"}
 		}
 	}
 	s.Summary("nodes_checked", checked)
@@ -585,14 +590,14 @@ func phaseGenerate(ctx context.Context, s *Step) error {
 	for n, v := range m.Steps {
 		steps[n] = v
 	}
-	resp, err := s.Require(ctx, "config.merge_save", map[string]any{"dag": d.object(), "base": m.Base, "steps": steps, "output_file": out})
+	resp, err := s.Require(ctx, "config.merge_save", map[string]any{"dag": d.object(), "base": m.Base, "steps": steps, "output_file": s.Abs(out)})
 	if err != nil {
 		return err
 	}
 	if err := s.Record(out); err != nil {
 		return err
 	}
-	load, err := s.Require(ctx, "config.load", map[string]any{"path": out})
+	load, err := s.Require(ctx, "config.load", map[string]any{"path": s.Abs(out)})
 	if err != nil {
 		return err
 	}
@@ -641,7 +646,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	}
 	gates["dag.validate_integrity"] = true
 	// compile.validate.
-	fileArgs := map[string]any{"dag_file": dagFile, "config_file": cfg}
+	fileArgs := map[string]any{"dag_file": s.Abs(dagFile), "config_file": s.Abs(cfg)}
 	cv, err := s.Require(ctx, "compile.validate", fileArgs)
 	if err != nil {
 		return err
@@ -679,7 +684,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	}
 	gates["compile.preview"] = true
 	// Dependency resolution along the edges.
-	drArgs := map[string]any{"dag_file": dagFile}
+	drArgs := map[string]any{"dag_file": s.Abs(dagFile)}
 	dr, err := s.Require(ctx, "validate.deps_resolve", drArgs)
 	if err != nil {
 		return err

@@ -213,7 +213,7 @@ func phaseVerify(ctx context.Context, s *Step) error {
 	// be given the project's workspace cannot read it.
 	canRead := func(tool string) bool { return len(custom) == 0 || acceptsArg(s, tool, "workspace_dirs") }
 	if canRead("config.load") {
-		largs := withWorkspace(s, "config.load", map[string]any{"path": cfgFile})
+		largs := withWorkspace(s, "config.load", map[string]any{"path": s.Abs(cfgFile)})
 		load, err := s.Require(ctx, "config.load", largs)
 		if err != nil {
 			return err
@@ -250,7 +250,7 @@ func phaseVerify(ctx context.Context, s *Step) error {
 			return err
 		}
 	}
-	args := map[string]any{"dag_file": dagFile, "config_file": cfgFile}
+	args := map[string]any{"dag_file": s.Abs(dagFile), "config_file": s.Abs(cfgFile)}
 	if len(custom) > 0 {
 		if !canRead("compile.validate") {
 			s.Warn("compile.validate skipped on %s: the DAG has custom steps and compile.validate takes no workspace_dirs yet", dagFile)

@@ -99,7 +99,11 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 		if err := s.Record(choicePath); err != nil {
 			return err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	} else if errors.Is(err, fs.ErrNotExist) {
+		if err := s.Watch(choicePath); err != nil {
+			return err
+		}
+	} else {
 		return err
 	}
 	dagID := s.ArgString("dag_id")
@@ -126,7 +130,7 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 			},
 			ToolCalls: []ToolCall{
 				{Tool: "pipeline_catalog.list", Args: map[string]any{"framework": s.ArgString("framework")}, Why: "the catalog DAGs of the framework"},
-				{Tool: "dag.deserialize", Args: map[string]any{"path": target}, Why: "the project's scaffolded default DAG, a starting point"},
+				{Tool: "dag.deserialize", Args: map[string]any{"path": s.Abs(target)}, Why: "the project's scaffolded default DAG, a starting point"},
 				{Command: "cursus workflow run new-project --resume " + s.RunID(), Why: "continue once " + choicePath + " is written"},
 			},
 			Files: []string{choicePath},
@@ -261,7 +265,7 @@ func phaseGateDAG(ctx context.Context, s *Step) error {
 func phaseCompile(ctx context.Context, s *Step) error {
 	var d DAG
 	s.Vars().Get(varDAG, &d)
-	args := map[string]any{"dag_file": s.Vars().String(varRunDAG), "config_file": s.Vars().String(varConfigFile)}
+	args := map[string]any{"dag_file": s.Abs(s.Vars().String(varRunDAG)), "config_file": s.Abs(s.Vars().String(varConfigFile))}
 	resp, err := s.Require(ctx, "compile.definition", args)
 	if err != nil {
 		return err
@@ -365,7 +369,7 @@ func phasePublish(ctx context.Context, s *Step) error {
 	for n, v := range m.Steps {
 		steps[n] = v
 	}
-	args := map[string]any{"dag": d.object(), "base": base, "steps": steps, "output_file": projCfg}
+	args := map[string]any{"dag": d.object(), "base": base, "steps": steps, "output_file": s.Abs(projCfg)}
 	if _, err := s.Require(ctx, "config.merge_save", args); err != nil {
 		return err
 	}
@@ -375,7 +379,7 @@ func phasePublish(ctx context.Context, s *Step) error {
 	if err := s.Record(projDAG); err != nil {
 		return err
 	}
-	vargs := map[string]any{"dag_file": projDAG, "config_file": projCfg}
+	vargs := map[string]any{"dag_file": s.Abs(projDAG), "config_file": s.Abs(projCfg)}
 	cv, err := s.Require(ctx, "compile.validate", vargs)
 	if err != nil {
 		return err
@@ -393,8 +397,58 @@ func phasePublish(ctx context.Context, s *Step) error {
 	if !vr.IsValid {
 		return Gate("compile.validate", cv, "the project's own dag.json and config.json do not validate: %s", vr.Summary)
 	}
+	if err := appendLedger(s, d); err != nil {
+		return err
+	}
+	deploy := ToolCall{Tool: "compile.dag", Args: map[string]any{"dag_file": s.Abs(projDAG), "config_file": s.Abs(projCfg), "upsert": true},
+		Why: "deploy once every placeholder has a real value and the scripts hold their logic"}
+	if err := s.Set("deploy", deploy); err != nil {
+		return err
+	}
 	s.Summary("project_config", projCfg)
 	return nil
+}
+
+// appendLedger adds (or, on a re-run, replaces) the run's section at the
+// end of the project's action-item ledger: the DAG that replaced the
+// scaffold's, the placeholders of the new config and the deploy step.
+func appendLedger(s *Step, d DAG) error {
+	ledger := s.Vars().String(varLedger)
+	if ledger == "" {
+		return nil
+	}
+	b, err := os.ReadFile(s.Abs(ledger))
+	if err != nil {
+		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("the ledger %s cannot be read: %v", ledger, err)}
+	}
+	heading := "## Bring-up: cursus workflow new-project (run " + s.RunID() + ")"
+	text := string(b)
+	if i := strings.Index(text, heading); i >= 0 {
+		text = text[:i]
+	}
+	text = strings.TrimRight(text, "\n") + "\n\n"
+	var placeholders map[string]any
+	s.Vars().Get(varPlaceholders, &placeholders)
+	var w strings.Builder
+	w.WriteString(heading + "\n\n")
+	src := "the DAG chosen for the run"
+	if id := s.Vars().String(varDAGID); id != "" {
+		src = "the pipeline catalog's `" + id + "`"
+	}
+	fmt.Fprintf(&w, "`pipeline_config/dag.json` is now %s (%d nodes) and `pipeline_config/config.json` was rewritten for it:\n", src, len(d.Nodes))
+	w.WriteString("these items supersede the placeholder list above.\n\n")
+	for _, k := range sortedKeys(placeholders) {
+		fmt.Fprintf(&w, "- [ ] `%s` = `%v`: replace with the real value (configure-pipeline with project_dir and values rewrites config.json)\n", k, placeholders[k])
+	}
+	fmt.Fprintf(&w, "- [ ] deploy: `compile.dag {\"dag_file\": %q, \"config_file\": %q, \"upsert\": true}` once every value is real and the scripts hold their logic\n",
+		s.Vars().String(varDAGFile), s.Vars().String(varProjectConfig))
+	fmt.Fprintf(&w, "- [x] compiled definition: `%s`\n", s.Vars().String(varDefinition))
+	fmt.Fprintf(&w, "- [x] every gate of the run passed: `%s`\n", s.RunPath(StateFile))
+	if err := s.WriteFile(ledger, []byte(text+w.String())); err != nil {
+		return err
+	}
+	// People tick the ledger's items: hand it over rather than vouch for it.
+	return s.Handoff(ledger)
 }
 
 func newProjectOutputs(v Vars) map[string]any {
@@ -413,7 +467,8 @@ func newProjectOutputs(v Vars) map[string]any {
 	out["step_count"] = steps
 	out["missing_code"] = missing
 	out["action_items"] = items
-	out["deploy"] = ToolCall{Tool: "compile.dag", Args: map[string]any{"dag_file": v.String(varDAGFile), "config_file": v.String(varProjectConfig), "upsert": true},
-		Why: "deploy once every placeholder has a real value and the scripts hold their logic"}
+	var deploy ToolCall
+	v.Get("deploy", &deploy)
+	out["deploy"] = deploy
 	return out
 }

@@ -29,6 +29,19 @@ type Options struct {
 	// Observer, when set, receives progress events, in order, from the
 	// goroutine running the workflow.
 	Observer func(Event)
+	// Workflows are workflows besides the built-in ones that Resume may
+	// find by name (a program that runs workflows of its own).
+	Workflows []*Workflow
+}
+
+// lookup finds a workflow by name: opts.Workflows first, then the built-ins.
+func (o Options) lookup(name string) (*Workflow, error) {
+	for _, w := range o.Workflows {
+		if w.Name == name {
+			return w, nil
+		}
+	}
+	return Get(name)
 }
 
 // Event is one progress report.
@@ -167,7 +180,7 @@ func Resume(ctx context.Context, runID string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := Get(st.Workflow)
+	w, err := opts.lookup(st.Workflow)
 	if err != nil {
 		return nil, &RunError{RunID: runID, Msg: "the run's workflow is unknown", Err: err}
 	}
@@ -189,8 +202,8 @@ func Resume(ctx context.Context, runID string, opts Options) (*Result, error) {
 }
 
 // Status reads a run's state and returns it as a Result, without running
-// anything.
-func Status(root, runID string) (*Result, error) {
+// anything. Extra workflows (see Options.Workflows) may be given.
+func Status(root, runID string, extra ...*Workflow) (*Result, error) {
 	root, err := rootDir(root)
 	if err != nil {
 		return nil, err
@@ -199,7 +212,7 @@ func Status(root, runID string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := Get(st.Workflow)
+	w, err := Options{Workflows: extra}.lookup(st.Workflow)
 	if err != nil {
 		return nil, &RunError{RunID: runID, Msg: "the run's workflow is unknown", Err: err}
 	}
@@ -312,6 +325,12 @@ func (r *runner) verify() {
 func (r *runner) checkArtifacts(ps *PhaseState) string {
 	for _, a := range ps.Artifacts {
 		abs := filepath.Join(r.root, filepath.FromSlash(a.Path))
+		if a.Kind == ArtifactAbsent {
+			if _, err := os.Stat(abs); err == nil {
+				return fmt.Sprintf("answer file %s was written since the phase passed", a.Path)
+			}
+			continue
+		}
 		b, err := os.ReadFile(abs)
 		if err != nil {
 			return fmt.Sprintf("artifact %s is missing", a.Path)

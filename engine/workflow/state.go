@@ -80,6 +80,9 @@ const (
 	// person) to change, such as a script skeleton: only its existence is
 	// checked; the later phase's gate verifies its content.
 	ArtifactHandoff = "handoff"
+	// ArtifactAbsent is an answer file a phase looked for and did not find
+	// (values.json, dag_choice.json): once it exists, the phase runs again.
+	ArtifactAbsent = "absent"
 )
 
 // Artifact is a file a phase wrote or vouched for.

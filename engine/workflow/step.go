@@ -215,6 +215,17 @@ func (s *Step) Handoff(p string) error {
 	return nil
 }
 
+// Watch records an answer file the phase looked for and did not find:
+// when it appears, the phase (and every later one) runs again on resume.
+func (s *Step) Watch(p string) error {
+	rel, err := s.Rel(p)
+	if err != nil {
+		return err
+	}
+	s.addArtifact(rel, ArtifactAbsent, "")
+	return nil
+}
+
 func (s *Step) addArtifact(rel, kind, sum string) {
 	for i, a := range s.ps.Artifacts {
 		if a.Path == rel {

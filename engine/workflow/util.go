@@ -52,7 +52,7 @@ func dagFromValue(v any) (DAG, error) {
 
 // loadDAGFile reads a DAG file through dag.deserialize.
 func loadDAGFile(ctx context.Context, s *Step, path string) (DAG, error) {
-	resp, err := s.Require(ctx, "dag.deserialize", map[string]any{"path": path})
+	resp, err := s.Require(ctx, "dag.deserialize", map[string]any{"path": s.Abs(path)})
 	if err != nil {
 		return DAG{}, err
 	}
@@ -65,7 +65,7 @@ func loadDAGFile(ctx context.Context, s *Step, path string) (DAG, error) {
 
 // saveDAG writes a DAG file through dag.serialize and records it.
 func saveDAG(ctx context.Context, s *Step, d DAG, path string, metadata map[string]any) error {
-	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"], "path": path}
+	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"], "path": s.Abs(path)}
 	if metadata != nil {
 		args["metadata"] = metadata
 	}

@@ -1,0 +1,480 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/compiler/compilertest"
+	"github.com/cursus-go/cursus/engine/workflow"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// wfCtx is the context of a trusted caller whose writes are confined to root.
+func wfCtx(root string) context.Context {
+	return registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+}
+
+func wfCall(t *testing.T, ctx context.Context, args map[string]any) *envelope.ToolResult {
+	t.Helper()
+	return Registry().Call(ctx, "workflow.run", args)
+}
+
+// wfData returns the run's result of an answer: data when ok, meta.details otherwise.
+func wfData(t *testing.T, res *envelope.ToolResult) map[string]any {
+	t.Helper()
+	var src any = res.Data
+	if !res.OK {
+		src = res.Details()
+	}
+	b, err := json.Marshal(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func phaseStatus(t *testing.T, d map[string]any) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, p := range d["phases"].([]any) {
+		pm := p.(map[string]any)
+		out[pm["name"].(string)] = pm
+	}
+	return out
+}
+
+// countingCaller calls through the registry, counts calls per tool and may
+// cancel the run's context when a given tool is called.
+type countingCaller struct {
+	registryCaller
+	mu       sync.Mutex
+	calls    map[string]int
+	cancelAt string
+	cancel   context.CancelFunc
+}
+
+func (c *countingCaller) CallTool(ctx context.Context, tool string, args any) workflow.Response {
+	c.mu.Lock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[tool]++
+	cancelNow := c.cancelAt == tool && c.cancel != nil
+	c.mu.Unlock()
+	if cancelNow {
+		c.cancel()
+	}
+	return c.registryCaller.CallTool(ctx, tool, args)
+}
+
+func TestNewProjectXGBoostFromAnEmptyFolderToAValidDefinition(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	res := wfCall(t, ctx, map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
+	if !res.OK {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Fatalf("new-project did not finish:\n%s", b)
+	}
+	d := wfData(t, res)
+	if d["status"] != "done" || d["stopped_at"] != nil {
+		t.Fatalf("status %v stopped_at %v", d["status"], d["stopped_at"])
+	}
+	for name, p := range phaseStatus(t, d) {
+		if p["status"] != "passed" || p["ran"] != true {
+			t.Errorf("phase %s: %v", name, p)
+		}
+	}
+	out := d["outputs"].(map[string]any)
+	if out["shippable"] != true || out["dag_id"] != "xgboost_simple" || out["ready_to_deploy"] != false {
+		t.Fatalf("outputs %v", out)
+	}
+	runDir := filepath.Join(root, "runs", d["run_id"].(string))
+	def, err := os.ReadFile(filepath.Join(runDir, workflow.DefinitionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{compilertest.Strict, compilertest.Relaxed} {
+		errs, err := compilertest.ValidateSchema(v, def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(errs) > 0 {
+			t.Fatalf("the definition breaks the %s schema:\n%s", v, strings.Join(errs, "\n"))
+		}
+	}
+	var dd struct {
+		Steps []json.RawMessage `json:"Steps"`
+	}
+	if err := json.Unmarshal(def, &dd); err != nil || len(dd.Steps) != 3 {
+		t.Fatalf("definition steps: %d %v", len(dd.Steps), err)
+	}
+	// Every artifact the issue names is in the run folder.
+	for _, f := range []string{"workflow.json", "dag.json", "config.json", "reports/compile.validate.json", "reports/dag.validate_integrity.json", "reports/compile.preview.json"} {
+		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
+			t.Errorf("run folder: %v", err)
+		}
+	}
+	// The project itself was seeded and configured, and its ledger has the run's section.
+	ledger, err := os.ReadFile(filepath.Join(root, "projects", "demo_xgboost", workflow.LedgerFile))
+	if err != nil || !strings.Contains(string(ledger), "(run "+d["run_id"].(string)+")") || !strings.Contains(string(ledger), "`base.role`") {
+		t.Fatalf("ledger: %v\n%s", err, ledger)
+	}
+	// The guided stages see the run as complete (same run-folder format).
+	st := Registry().Call(ctx, "workflow.status", map[string]any{"run_id": d["run_id"]})
+	if !st.OK || wfData(t, st)["done"] != true {
+		b, _ := json.Marshal(st)
+		t.Fatalf("workflow.status of the run: %s", b)
+	}
+}
+
+func TestAuthorStepStopsForTheScriptLogicThenPasses(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	args := map[string]any{"producer": "TabularPreprocessing_training", "consumer": "XGBoostTraining", "step_name": "OutlierClipping",
+		"description": "Clip numeric columns to their 1st-99th percentile range."}
+	res := wfCall(t, ctx, map[string]any{"workflow": "author-step", "args": args})
+	if res.OK || res.Code != envelope.CodeWorkflowStopped {
+		t.Fatalf("want workflow_stopped, got ok=%v code=%s %s", res.OK, res.Code, res.Error)
+	}
+	d := wfData(t, res)
+	if d["status"] != "stopped" || d["stopped_at"] != "script-logic" {
+		t.Fatalf("stopped at %v (%v): %v", d["stopped_at"], d["status"], d["reason"])
+	}
+	if len(d["action_items"].([]any)) == 0 || len(d["tool_calls"].([]any)) == 0 || res.Remedy == nil {
+		t.Fatalf("a stop must say what to do: %v", d)
+	}
+	script := filepath.Join(root, "scripts", "outlier_clipping.py")
+	skel, err := os.ReadFile(script)
+	if err != nil || !strings.Contains(string(skel), workflow.ScaffoldMarker) {
+		t.Fatalf("skeleton: %v\n%s", err, skel)
+	}
+	if _, err := os.Stat(filepath.Join(root, "steps", "OutlierClipping.step.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	runID := d["run_id"].(string)
+	// Resuming without writing the logic stops again at the same gate.
+	again := wfCall(t, ctx, map[string]any{"resume": runID})
+	if again.OK || wfData(t, again)["stopped_at"] != "script-logic" {
+		t.Fatalf("resume with the skeleton: %+v", again)
+	}
+	if err := os.WriteFile(script, []byte(clipScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := wfCall(t, ctx, map[string]any{"resume": runID})
+	if !done.OK {
+		b, _ := json.MarshalIndent(done, "", "  ")
+		t.Fatalf("resume after writing the script:\n%s", b)
+	}
+	d = wfData(t, done)
+	ps := phaseStatus(t, d)
+	for _, p := range []string{"resolve", "contract", "scaffold"} {
+		if ps[p]["ran"] != false || ps[p]["status"] != "passed" {
+			t.Errorf("phase %s ran again on resume: %v", p, ps[p])
+		}
+	}
+	for _, p := range []string{"script-logic", "validate", "preflight", "align-edges"} {
+		if ps[p]["ran"] != true || ps[p]["status"] != "passed" {
+			t.Errorf("phase %s: %v", p, ps[p])
+		}
+	}
+	out := d["outputs"].(map[string]any)
+	edges := out["edges"].(map[string]any)
+	th := edges["threshold"].(float64)
+	for _, e := range []string{"producer_to_step", "step_to_consumer"} {
+		if sc := edges[e].(map[string]any)["score"].(float64); sc <= th {
+			t.Errorf("%s scores %.3f, not above the threshold %.2f", e, sc, th)
+		}
+	}
+	if out["rung"] != "new" {
+		t.Fatalf("rung %v", out["rung"])
+	}
+	// A second author-step for the same, now existing, step on the same edge reuses it.
+	reuse := wfCall(t, ctx, map[string]any{"workflow": "author-step", "args": map[string]any{
+		"producer": "TabularPreprocessing_training", "consumer": "XGBoostTraining", "step_name": "OutlierClipping"}})
+	if !reuse.OK || wfData(t, reuse)["outputs"].(map[string]any)["rung"] != "reuse" {
+		b, _ := json.MarshalIndent(reuse, "", "  ")
+		t.Fatalf("second run should reuse the step:\n%s", b)
+	}
+}
+
+const clipScript = `#!/usr/bin/env python3
+"""OutlierClipping: clip numeric columns to their 1st-99th percentile range."""
+import argparse
+import csv
+import os
+
+INPUT_DATA_DIR = "/opt/ml/processing/input/data"
+OUTPUT_DIR = "/opt/ml/processing/output"
+
+
+def clip_file(src, dst):
+    with open(src, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    for col in [c for c in rows[0] if c not in ("id", "label")]:
+        vals = sorted(float(r[col]) for r in rows)
+        lo, hi = vals[len(vals) // 100], vals[-1 - len(vals) // 100]
+        for r in rows:
+            r[col] = str(min(max(float(r[col]), lo), hi))
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with open(dst, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--job_type", required=True)
+    args = parser.parse_args()
+    for root, _dirs, files in os.walk(INPUT_DATA_DIR):
+        for name in files:
+            rel = os.path.relpath(os.path.join(root, name), INPUT_DATA_DIR)
+            clip_file(os.path.join(root, name), os.path.join(OUTPUT_DIR, rel))
+    print("clipped", args.job_type)
+
+
+if __name__ == "__main__":
+    main()
+`
+
+func TestACancelledRunResumesWithoutRedoingPassedPhases(t *testing.T) {
+	root := t.TempDir()
+	ctx, cancel := context.WithCancel(wfCtx(root))
+	defer cancel()
+	// Cancel in the middle of configure-pipeline/generate: config.merge_save
+	// is called with a context that is already cancelled.
+	cc := &countingCaller{registryCaller: registryCaller{Registry()}, cancelAt: "config.merge_save", cancel: cancel}
+	w, err := workflow.Get("new-project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := workflow.Start(ctx, w, map[string]any{"name": "demo", "framework": "xgboost"}, workflow.Options{Root: root, Caller: cc})
+	if !errors.Is(err, context.Canceled) || res == nil || res.Status != workflow.StatusCancelled {
+		t.Fatalf("want a cancelled run, got %+v %v", res, err)
+	}
+	passedBefore := map[string]bool{}
+	for _, p := range res.Phases {
+		if p.Status == workflow.PhasePassed {
+			passedBefore[p.Name] = true
+		}
+		if p.Name == "configure-pipeline/generate" && p.Status != workflow.PhaseCancelled {
+			t.Fatalf("generate: %+v", p)
+		}
+	}
+	if len(passedBefore) != 9 {
+		t.Fatalf("%d phases passed before the cancel: %v", len(passedBefore), passedBefore)
+	}
+	// Resume through the tool (a fresh context), counting calls with the engine.
+	cc2 := &countingCaller{registryCaller: registryCaller{Registry()}}
+	res, err = workflow.Resume(wfCtx(root), res.RunID, workflow.Options{Root: root, Caller: cc2})
+	if err != nil || res.Status != workflow.StatusDone {
+		t.Fatalf("resume: %+v %v", res, err)
+	}
+	for _, tool := range []string{"project.init", "pipeline_catalog.recommend", "pipeline_catalog.load_dag", "config.requirements", "author.config_constraints", "config.template", "author.preflight_config"} {
+		if n := cc2.calls[tool]; n != 0 {
+			t.Errorf("%s called %d time(s) on resume: a passed phase ran again", tool, n)
+		}
+	}
+	if cc2.calls["config.merge_save"] != 2 || cc2.calls["compile.definition"] != 1 {
+		t.Errorf("calls on resume: %v", cc2.calls)
+	}
+	for _, p := range res.Phases {
+		if passedBefore[p.Name] == p.Ran {
+			t.Errorf("phase %s: passed before %v, ran on resume %v", p.Name, passedBefore[p.Name], p.Ran)
+		}
+	}
+}
+
+func TestABadConfigValueFailsTheGateWithTheToolsEnvelope(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	args := map[string]any{
+		"dag": map[string]any{"nodes": []any{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
+			"edges": []any{[]any{"DummyDataLoading_training", "TabularPreprocessing_training"}, []any{"TabularPreprocessing_training", "XGBoostTraining"}}},
+		"values": map[string]any{
+			"base": map[string]any{"author": "alice", "bucket": "demo-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole",
+				"region": "NA", "service_name": "demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"},
+			"steps": map[string]any{
+				"DummyDataLoading_training":     map[string]any{"data_source": "s3://demo-bucket/data/"},
+				"TabularPreprocessing_training": map[string]any{"train_ratio": 7.5},
+			},
+		},
+	}
+	res := wfCall(t, ctx, map[string]any{"workflow": "configure-pipeline", "args": args})
+	if res.OK || res.Code != envelope.CodeWorkflowStopped {
+		t.Fatalf("want workflow_stopped, got %+v", res)
+	}
+	d := wfData(t, res)
+	if d["status"] != "failed" || d["failed_at"] != "preflight" || d["failed_tool"] != "author.preflight_config" {
+		t.Fatalf("failed at %v by %v (%v)", d["failed_at"], d["failed_tool"], d["status"])
+	}
+	env := d["envelope"].(map[string]any)
+	if env["ok"] != false || env["code"] != envelope.CodeConfigInvalid || env["meta"].(map[string]any)["tool"] != "author.preflight_config" {
+		t.Fatalf("envelope %v", env)
+	}
+	if !strings.Contains(mustMarshal(env), "train_ratio") {
+		t.Fatalf("the envelope does not name the bad field: %v", env)
+	}
+	if res.Remedy == nil || res.Remedy.SuggestedTools[0] != "author.preflight_config" {
+		t.Fatalf("remedy %+v", res.Remedy)
+	}
+	ps := phaseStatus(t, d)
+	if ps["generate"]["status"] != "pending" || ps["values"]["status"] != "passed" {
+		t.Fatalf("phases %v", ps)
+	}
+	if _, err := os.Stat(filepath.Join(root, "runs", d["run_id"].(string), "config.json")); !os.IsNotExist(err) {
+		t.Fatalf("config.json was written past a failed gate: %v", err)
+	}
+	// The fix goes in the answer file; the same gate passes on resume.
+	fix := `{"steps": {"TabularPreprocessing_training": {"train_ratio": 0.7}}}`
+	if err := os.WriteFile(filepath.Join(root, "runs", d["run_id"].(string), workflow.ValuesFile), []byte(fix), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = wfCall(t, ctx, map[string]any{"resume": d["run_id"]})
+	if !res.OK {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Fatalf("resume after the fix:\n%s", b)
+	}
+	if out := wfData(t, res)["outputs"].(map[string]any); out["shippable"] != true || out["ready_to_deploy"] != true {
+		t.Fatalf("outputs %v", out)
+	}
+}
+
+func TestConfigurePipelineStopsForMissingValuesThenResumes(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	res := wfCall(t, ctx, map[string]any{"workflow": "configure-pipeline", "run_id": "cfg", "args": map[string]any{
+		"dag": map[string]any{"nodes": []any{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
+			"edges": []any{[]any{"DummyDataLoading_training", "TabularPreprocessing_training"}, []any{"TabularPreprocessing_training", "XGBoostTraining"}}}}})
+	d := wfData(t, res)
+	if res.Code != envelope.CodeWorkflowStopped || d["stopped_at"] != "values" {
+		t.Fatalf("want a stop at values: %v", d)
+	}
+	files := d["files"].([]any)
+	if len(files) != 1 || files[0] != "runs/cfg/values.json" || !strings.Contains(d["reason"].(string), "base.role") {
+		t.Fatalf("stop %v", d)
+	}
+	answer := `{"base": {"author": "alice", "bucket": "demo-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole", "region": "EU",
+	  "service_name": "demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"},
+	  "steps": {"DummyDataLoading_training": {"data_source": "s3://demo-bucket/data/"}}}`
+	if err := os.WriteFile(filepath.Join(root, "runs", "cfg", "values.json"), []byte(answer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = wfCall(t, ctx, map[string]any{"resume": "cfg"})
+	if !res.OK {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Fatalf("resume:\n%s", b)
+	}
+	cfg, err := os.ReadFile(filepath.Join(root, "runs", "cfg", "config.json"))
+	if err != nil || !strings.Contains(string(cfg), `"EU"`) {
+		t.Fatalf("config.json: %v", err)
+	}
+}
+
+func TestWorkflowToolsArgumentsAndErrors(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	cases := []struct {
+		args map[string]any
+		code string
+		has  string
+	}{
+		{map[string]any{}, envelope.CodeInvalidInput, "give workflow"},
+		{map[string]any{"workflow": "nope"}, envelope.CodeInvalidInput, "workflow"},
+		{map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo"}}, envelope.CodeInvalidInput, "framework: required"},
+		{map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "sklearn"}}, envelope.CodeInvalidInput, "must be one of"},
+		{map[string]any{"resume": "missing-run"}, envelope.CodeNotFound, "no workflow.json"},
+		{map[string]any{"resume": "x", "args": map[string]any{}}, envelope.CodeInvalidInput, "neither args nor run_id"},
+		{map[string]any{"workflow": "init-project", "run_id": "../evil", "args": map[string]any{"name": "demo", "framework": "xgboost"}}, envelope.CodeInvalidInput, "run id"},
+	}
+	for _, c := range cases {
+		res := wfCall(t, ctx, c.args)
+		if res.OK || res.Code != c.code || !strings.Contains(res.Error+mustMarshal(res.Meta), c.has) {
+			t.Errorf("%v: got %s %q %v", c.args, res.Code, res.Error, res.Meta)
+		}
+	}
+	// Writes are gated like every writing tool.
+	empty := t.TempDir()
+	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: empty})
+	if res := Registry().Call(closed, "workflow.run", map[string]any{"workflow": "init-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}}); res.Code != envelope.CodeToolDisabled {
+		t.Fatalf("gated: %s", res.Code)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "runs")); !os.IsNotExist(err) {
+		t.Fatalf("a gated call wrote a run folder: %v", err)
+	}
+}
+
+func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
+	ctx := context.Background()
+	res := Registry().Call(ctx, "workflow.describe", map[string]any{})
+	d := wfData(t, res)
+	if !res.OK || d["count"].(float64) != 4 {
+		t.Fatalf("list: %v", d)
+	}
+	res = Registry().Call(ctx, "workflow.describe", map[string]any{"name": "new-project"})
+	d = wfData(t, res)
+	if !res.OK || len(d["phases"].([]any)) != 14 || d["cli"] == nil {
+		t.Fatalf("describe: %v", d)
+	}
+	first := d["phases"].([]any)[0].(map[string]any)
+	if first["name"] != "init-project/scaffold" || first["from"] != "init-project" || first["stage"] != "plan" {
+		t.Fatalf("first phase %v", first)
+	}
+	if res := Registry().Call(ctx, "workflow.describe", map[string]any{"name": "nope"}); res.Code != envelope.CodeNotFound {
+		t.Fatalf("unknown: %v", res.Code)
+	}
+	// Every tool any phase names exists in the registry.
+	for _, w := range workflow.List() {
+		var missing []string
+		for _, p := range w.Phases {
+			for _, tool := range p.Tools {
+				if _, ok := Registry().Get(tool); !ok {
+					missing = append(missing, p.Name+": "+tool)
+				}
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) > 0 {
+			t.Errorf("%s names unknown tools: %v", w.Name, missing)
+		}
+	}
+	// A run's state by id.
+	root := t.TempDir()
+	run := wfCall(t, wfCtx(root), map[string]any{"workflow": "init-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
+	if !run.OK {
+		t.Fatalf("init-project: %+v", run)
+	}
+	st := Registry().Call(wfCtx(root), "workflow.describe", map[string]any{"run_id": "init-project-001"})
+	if !st.OK || wfData(t, st)["status"] != "done" {
+		t.Fatalf("run status: %+v", st)
+	}
+}
+
+func mustMarshal(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func BenchmarkNewProjectWorkflow(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		root := b.TempDir()
+		res := Registry().Call(wfCtx(root), "workflow.run", map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
+		if !res.OK {
+			b.Fatalf("%s: %s", res.Code, res.Error)
+		}
+	}
+}
