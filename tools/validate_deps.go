@@ -179,12 +179,15 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 		}
 		s := steps[n]
 		c := r.ResolveConsumer(deps.Node{Name: n, Step: s}, parents)
+		// Config-file inputs (Cradle's specs, ...) are the step's own request,
+		// not dependencies: the original passed them as env vars.
+		stepDeps := s.Dependencies()
 		rep := &depsStepReport{
-			StepType: s.Type, JobType: jobTypes[n], TotalDependencies: len(s.Inputs), Outputs: len(s.Outputs),
+			StepType: s.Type, JobType: jobTypes[n], TotalDependencies: len(stepDeps), Outputs: len(s.Outputs),
 			ResolvedDependencies: map[string]string{}, UnresolvedDeps: []string{},
 			Bindings: c.Bindings, Unbound: c.Unbound, Providers: c.Parents,
 		}
-		for _, in := range s.Inputs {
+		for _, in := range stepDeps {
 			if in.Required {
 				rep.RequiredDependencies++
 			}

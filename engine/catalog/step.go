@@ -124,6 +124,33 @@ func (s *Step) Input(name string) (*InputPort, bool) {
 	return nil, false
 }
 
+// ConfigFileInput reports whether the input carries a structured config
+// value: its config_source field is a map or list, which the compiler
+// writes to <field>.json and mounts at the input's path (Cradle's request
+// specs, a currency table). Such an input is part of the step's own
+// request, not a dependency another step could satisfy.
+func (s *Step) ConfigFileInput(in *InputPort) bool {
+	if in.ConfigSource == "" {
+		return false
+	}
+	f, ok := s.Field(in.ConfigSource)
+	return ok && (f.Type == FieldMap || f.Type == FieldList)
+}
+
+// Dependencies returns the inputs other steps may provide: every input
+// except the config-file inputs (ConfigFileInput). An input sourced from a
+// string config field (a data location such as DummyDataLoading's
+// data_source) stays a dependency, as in the original engine.
+func (s *Step) Dependencies() []InputPort {
+	out := make([]InputPort, 0, len(s.Inputs))
+	for i := range s.Inputs {
+		if !s.ConfigFileInput(&s.Inputs[i]) {
+			out = append(out, s.Inputs[i])
+		}
+	}
+	return out
+}
+
 // Output returns the output port with that logical name (aliases are not
 // consulted; see OutputByAlias).
 func (s *Step) Output(name string) (*OutputPort, bool) {

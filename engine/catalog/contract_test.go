@@ -1,0 +1,82 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNoMapThroughEnv: SageMaker caps every environment value at 256
+// characters (processing) or 512 (training), and a JSON object read from
+// config is unbounded, so a map field reaches a script as a config-sourced
+// input (a mounted <field>.json), never as an environment variable.
+func TestNoMapThroughEnv(t *testing.T) {
+	for _, s := range mustDefault(t).Steps() {
+		for _, e := range s.Contract.Env {
+			if f, ok := s.Field(e.Field); ok && (f.Type == FieldMap || f.Type == FieldAny) {
+				t.Errorf("%s: env %s reads %s field %s; declare a config-sourced input instead", s.Type, e.Name, f.Type, f.Name)
+			}
+		}
+	}
+}
+
+// TestSpecInputsComeFromConfig pins the config-sourced spec inputs: each
+// reads a map field of the same name and is mounted in its own directory
+// under /opt/ml/processing/input/config, where the script finds
+// <field>.json.
+func TestSpecInputsComeFromConfig(t *testing.T) {
+	c := mustDefault(t)
+	want := map[string][]string{
+		"CradleDataLoading":  {"data_sources_spec", "transform_spec", "output_spec", "cradle_job_spec"},
+		"CurrencyConversion": {"currency_conversion_dict"},
+		"Payload":            {"field_defaults"},
+	}
+	for _, st := range sortedKeys(want) {
+		s := mustStep(t, c, StepType(st))
+		for _, name := range want[st] {
+			in, ok := s.Input(name)
+			if !ok {
+				t.Errorf("%s: no input %s", st, name)
+				continue
+			}
+			f, ok := s.Field(in.ConfigSource)
+			if in.ConfigSource != name || !ok || f.Type != FieldMap {
+				t.Errorf("%s.%s: config_source %q (field found %v)", st, name, in.ConfigSource, ok)
+			}
+			if in.ContainerPath != "/opt/ml/processing/input/config/"+name {
+				t.Errorf("%s.%s: path %s", st, name, in.ContainerPath)
+			}
+			if _, dup := s.Contract.EnvVar(strings.ToUpper(name)); dup {
+				t.Errorf("%s: %s is still an environment variable too", st, strings.ToUpper(name))
+			}
+		}
+	}
+}
+
+// TestDependenciesLeaveOutConfigFiles: a config-file input (a map or list
+// field written to <field>.json) is not a dependency; an input fed by a
+// string config field (a data location) still is.
+func TestDependenciesLeaveOutConfigFiles(t *testing.T) {
+	c := mustDefault(t)
+	names := func(st StepType) string {
+		var out []string
+		for _, in := range mustStep(t, c, st).Dependencies() {
+			out = append(out, in.LogicalName)
+		}
+		return strings.Join(out, ",")
+	}
+	for st, want := range map[StepType]string{
+		"CradleDataLoading":  "",
+		"CurrencyConversion": "input_data",
+		"Payload":            "model_input,custom_payload_input",
+		"DummyDataLoading":   "INPUT_DATA",
+		"Package":            "model_input,inference_scripts_input,calibration_model",
+	} {
+		if got := names(st); got != want {
+			t.Errorf("%s dependencies %q, want %q", st, got, want)
+		}
+	}
+	s := mustStep(t, c, "CradleDataLoading")
+	if in, _ := s.Input("data_sources_spec"); !s.ConfigFileInput(in) {
+		t.Error("data_sources_spec is not a config-file input")
+	}
+}
