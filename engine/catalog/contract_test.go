@@ -1,9 +1,81 @@
 package catalog
 
 import (
+	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
+
+// scriptContract summarises what a script must read and write to satisfy
+// a step: container paths (inputs and outputs), environment variables with
+// their required flag, and job argument flags.
+func scriptContract(s *Step) []string {
+	var parts []string
+	for _, in := range s.Inputs {
+		if in.ContainerPath != "" {
+			parts = append(parts, fmt.Sprintf("input %s (required=%v)", in.ContainerPath, in.Required))
+		}
+	}
+	for _, out := range s.Outputs {
+		if out.ContainerPath != "" {
+			parts = append(parts, "output "+out.ContainerPath)
+		}
+	}
+	for _, e := range s.Contract.Env {
+		parts = append(parts, fmt.Sprintf("env %s (required=%v)", e.Name, e.Required))
+	}
+	for _, a := range s.Contract.JobArguments {
+		parts = append(parts, "arg "+a.Flag)
+	}
+	sort.Strings(parts)
+	return parts
+}
+
+// TestSharedEntryPointsHaveOneContract: steps that name the same entry
+// point run the same script file, so they must declare the same container
+// paths, environment variables and job arguments; otherwise one script
+// cannot satisfy both (validate.alignment would fail one of them).
+func TestSharedEntryPointsHaveOneContract(t *testing.T) {
+	byEntry := map[string][]*Step{}
+	for _, s := range mustDefault(t).Steps() {
+		if s.Contract.EntryPoint != "" {
+			byEntry[s.Contract.EntryPoint] = append(byEntry[s.Contract.EntryPoint], s)
+		}
+	}
+	shared := 0
+	for _, entry := range sortedKeys(byEntry) {
+		steps := byEntry[entry]
+		if len(steps) < 2 {
+			continue
+		}
+		shared++
+		want := scriptContract(steps[0])
+		for _, s := range steps[1:] {
+			got := scriptContract(s)
+			if slices.Equal(got, want) {
+				continue
+			}
+			var only0, only1 []string
+			for _, p := range want {
+				if !slices.Contains(got, p) {
+					only0 = append(only0, p)
+				}
+			}
+			for _, p := range got {
+				if !slices.Contains(want, p) {
+					only1 = append(only1, p)
+				}
+			}
+			t.Errorf("%s is the entry point of %s and %s with different contracts: only %s has %v; only %s has %v",
+				entry, steps[0].Type, s.Type, steps[0].Type, only0, s.Type, only1)
+		}
+	}
+	if shared == 0 {
+		t.Error("no shared entry point found; XGBoostTraining and XGBoostTuning share xgboost_training.py")
+	}
+}
 
 // TestNoMapThroughEnv: SageMaker caps every environment value at 256
 // characters (processing) or 512 (training), and a JSON object read from
