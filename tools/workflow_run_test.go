@@ -157,7 +157,7 @@ func TestAuthorStepStopsForTheScriptLogicThenPasses(t *testing.T) {
 	}
 	script := filepath.Join(root, "scripts", "outlier_clipping.py")
 	skel, err := os.ReadFile(script)
-	if err != nil || !strings.Contains(string(skel), workflow.ScaffoldMarker) {
+	if err != nil || !strings.Contains(string(skel), "/opt/ml/processing/input/data") || !strings.Contains(string(skel), "TODO") {
 		t.Fatalf("skeleton: %v\n%s", err, skel)
 	}
 	if _, err := os.Stat(filepath.Join(root, "steps", "OutlierClipping.step.yaml")); err != nil {

@@ -13,11 +13,6 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 )
 
-// ScaffoldMarker is the line a script skeleton written by author-step
-// carries until a person or an agent writes the step's logic; the
-// script-logic gate refuses a script that still has it.
-const ScaffoldMarker = "CURSUS-SCAFFOLD"
-
 // The rungs of the gap ladder.
 const (
 	RungReuse  = "reuse"
@@ -113,13 +108,14 @@ func authorStep() *Workflow {
 			},
 			{
 				Name: "scaffold", Title: "Scaffold step file and script", Stage: "author_step",
-				Detail: "Write <workspace>/<Step>.step.yaml from the contract and a script skeleton in the sibling scripts/ folder that reads and writes exactly the contract's paths.",
-				Gate:   "the step file and the script exist",
+				Detail: "author.scaffold_step writes <workspace>/<Step>.step.yaml from the contract (checked by the catalog's loader) and a script skeleton in the sibling scripts/ folder that reads and writes exactly the contract's paths; existing files are kept.",
+				Gate:   "author.scaffold_step succeeds: the step file loads and the script exists",
+				Tools:  []string{"author.scaffold_step"},
 				Run:    phaseScaffoldStep,
 			},
 			{
 				Name: "script-logic", Title: "Write the script's logic", Stage: "author_step",
-				Detail:   "The skeleton only moves data; the step's logic is judgment. The run stops here until the script no longer carries the " + ScaffoldMarker + " marker, then author.check_script checks it against the contract.",
+				Detail:   "The skeleton only moves data; the step's logic is judgment. The run stops here until the script differs from the skeleton author.scaffold_step wrote, then author.check_script checks it against the contract.",
 				Gate:     "the script is no longer the skeleton and author.check_script passes",
 				Tools:    []string{"author.check_script"},
 				Judgment: "the step's logic: what the script does with the data",
@@ -477,7 +473,7 @@ func phaseContract(ctx context.Context, s *Step) error {
 		aliases = append(aliases, "processed_data")
 	}
 	c := Contract{
-		Step: step, Node: s.Vars().String(varNode), JobType: jobType, EntryPoint: catalog.CanonicalToSnake(catalog.StepType(step)) + ".py",
+		Step: step, Node: s.Vars().String(varNode), JobType: jobType, EntryPoint: EntryPoint(step),
 		Producer: prod["node"], ProducerType: prod["type"], ProducerPort: out.LogicalName, ProducerKind: out.OutputType,
 		Consumer: cons["node"], ConsumerType: cons["type"], ConsumerPort: in.LogicalName, ConsumerKind: in.Type,
 		InputName: "input_data", InputPath: "/opt/ml/processing/input/data", InputKeywords: dedupe(kw),
@@ -516,101 +512,7 @@ func mustJSONIndent(v any) string {
 	return string(b) + "\n"
 }
 
-// stepYAML renders the new step's interface file from its contract.
-func stepYAML(c Contract, runID string) string {
-	var b strings.Builder
-	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	list := func(xs []string) string {
-		out := make([]string, len(xs))
-		for i, x := range xs {
-			out[i] = q(x)
-		}
-		return "[" + strings.Join(out, ", ") + "]"
-	}
-	fmt.Fprintf(&b, "# Step type scaffolded by the cursus author-step workflow (run %s):\n", runID)
-	fmt.Fprintf(&b, "#   %s -> %s -> %s\n", c.Producer, c.Node, c.Consumer)
-	fmt.Fprintf(&b, "# Edit it together with scripts/%s; gate it with validate.step_interface,\n# author.check_script and author.preflight_step (workspace_dirs: this folder).\n", c.EntryPoint)
-	fmt.Fprintf(&b, "step: %s\nverb: Processing\nkind: internal\n", c.Step)
-	fmt.Fprintf(&b, "description: %s\n", q(c.Description))
-	fmt.Fprintf(&b, "framework: generic\n")
-	fmt.Fprintf(&b, "keywords: %s\n", list(dedupe(append(strings.Fields(strings.ToLower(splitWords(c.Step))), c.OutputName))))
-	if c.JobType != "" {
-		fmt.Fprintf(&b, "job_types: [%s]\n", c.JobType)
-	}
-	b.WriteString("compute:\n  kind: sklearn\n")
-	fmt.Fprintf(&b, "contract:\n  entry_point: %s\n", c.EntryPoint)
-	b.WriteString("  job_arguments:\n    - {flag: --job_type, source: job_type}\n")
-	b.WriteString("inputs:\n")
-	fmt.Fprintf(&b, "  - name: %s\n    type: %s\n    path: %s\n    required: true\n", c.InputName, c.ProducerKind, c.InputPath)
-	fmt.Fprintf(&b, "    compatible_sources: [%s]\n", c.ProducerType)
-	fmt.Fprintf(&b, "    keywords: %s\n", list(c.InputKeywords))
-	fmt.Fprintf(&b, "    description: %s\n", q(fmt.Sprintf("What %s writes as %s.", c.ProducerType, c.ProducerPort)))
-	b.WriteString("outputs:\n")
-	fmt.Fprintf(&b, "  - name: %s\n    type: processing_output\n    path: %s\n", c.OutputName, c.OutputPath)
-	if len(c.OutputAliases) > 0 {
-		fmt.Fprintf(&b, "    aliases: %s\n", list(c.OutputAliases))
-	}
-	fmt.Fprintf(&b, "    keywords: %s\n", list(dedupe([]string{c.OutputName, c.ConsumerPort, "processed", "data"})))
-	fmt.Fprintf(&b, "    description: %s\n", q(fmt.Sprintf("What %s reads as %s.", c.ConsumerType, c.ConsumerPort)))
-	b.WriteString("fields:\n")
-	fmt.Fprintf(&b, "  - {name: processing_entry_point, default: %s}\n", c.EntryPoint)
-	jt := c.JobType
-	if jt == "" {
-		jt = "training"
-	}
-	fmt.Fprintf(&b, "  - {name: job_type, type: string, tier: system, default: %s, pattern: \"^[a-z][a-z0-9_]*$\", description: \"Split this step handles.\"}\n", jt)
-	return b.String()
-}
-
-// scriptSkeleton renders a script that reads and writes exactly the
-// contract's paths and parses exactly its job argument; the logic is left
-// to a person or an agent (ScaffoldMarker).
-func scriptSkeleton(c Contract) string {
-	in := strings.ToUpper(c.InputName) + "_DIR"
-	out := strings.ToUpper(c.OutputName) + "_DIR"
-	return fmt.Sprintf(`#!/usr/bin/env python3
-"""%[1]s: %[2]s
-
-Scaffolded by the cursus author-step workflow from the step's contract:
-reads %[3]s (from %[4]s), writes %[5]s (for %[6]s).
-%[7]s: write the step's logic in transform(), then delete this line.
-"""
-import argparse
-import os
-import shutil
-
-%[8]s = %[9]q
-%[10]s = %[11]q
-
-
-def transform(input_dir, output_dir, job_type):
-    """The step's logic: read input_dir, write output_dir."""
-    raise NotImplementedError("%[1]s: write the logic of transform()")
-
-
-def copy_tree(src, dst):
-    os.makedirs(dst, exist_ok=True)
-    for root, _dirs, files in os.walk(src):
-        rel = os.path.relpath(root, src)
-        os.makedirs(os.path.join(dst, rel), exist_ok=True)
-        for f in files:
-            shutil.copy2(os.path.join(root, f), os.path.join(dst, rel, f))
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--job_type", required=True)
-    args = parser.parse_args()
-    transform(%[8]s, %[10]s, args.job_type)
-
-
-if __name__ == "__main__":
-    main()
-`, c.Step, c.Description, c.InputName, c.Producer, c.OutputName, c.Consumer, ScaffoldMarker,
-		in, c.InputPath, out, c.OutputPath)
-}
-
-func phaseScaffoldStep(_ context.Context, s *Step) error {
+func phaseScaffoldStep(ctx context.Context, s *Step) error {
 	if s.Vars().String(varRung) == RungReuse {
 		s.Summary("rung", "reuse: nothing to scaffold")
 		return nil
@@ -618,37 +520,46 @@ func phaseScaffoldStep(_ context.Context, s *Step) error {
 	var c Contract
 	s.Vars().Get(varContract, &c)
 	ws := authorWorkspace(s)
-	stepFile := path.Join(ws, c.Step+catalog.StepFileSuffix)
-	scriptFile := path.Join(path.Dir(ws), "scripts", c.EntryPoint)
-	if path.Dir(ws) == "." {
-		scriptFile = path.Join("scripts", c.EntryPoint)
+	args := map[string]any{
+		"step_name": c.Step, "workspace_dir": s.Abs(ws), "description": c.Description,
+		"keywords": dedupe(append(strings.Fields(strings.ToLower(splitWords(c.Step))), c.OutputName)),
+		"inputs": []any{map[string]any{"name": c.InputName, "type": c.ProducerKind, "path": c.InputPath,
+			"compatible_sources": []any{c.ProducerType}, "keywords": toAny(c.InputKeywords),
+			"description": fmt.Sprintf("What %s writes as %s.", c.ProducerType, c.ProducerPort)}},
+		"outputs": []any{map[string]any{"name": c.OutputName, "path": c.OutputPath, "aliases": toAny(c.OutputAliases),
+			"keywords": toAny(dedupe([]string{c.OutputName, c.ConsumerPort, "processed", "data"})),
+			"description": fmt.Sprintf("What %s reads as %s.", c.ConsumerType, c.ConsumerPort)}},
+		// A file already there (a person's edit, or this run's earlier
+		// attempt) is kept: the gates that follow judge it.
+		"if_exists": "keep",
 	}
-	yml := stepYAML(c, s.RunID())
-	skel := scriptSkeleton(c)
-	write := func(p, content string) (string, error) {
-		b, err := os.ReadFile(s.Abs(p))
-		switch {
-		case err == nil && string(b) == content:
-			return "unchanged", nil
-		case err == nil && !s.ArgBool("overwrite") && s.Vars().String(varStepFile) == "":
-			// A file this run did not write: keep it, the gates judge it.
-			return "kept", nil
-		case err == nil && s.Vars().String(varStepFile) != "":
-			// Written by this run and changed since: a person's edit, kept.
-			return "kept", nil
-		}
-		if err := s.WriteFile(p, []byte(content)); err != nil {
-			return "", err
-		}
-		return "written", nil
+	if s.ArgBool("overwrite") && s.PreviousAttempts() == 0 {
+		args["if_exists"] = "overwrite"
 	}
-	stepStatus, err := write(stepFile, yml)
+	if c.JobType != "" {
+		args["job_type"] = c.JobType
+	}
+	resp, err := s.Require(ctx, "author.scaffold_step", args)
 	if err != nil {
 		return err
 	}
-	scriptStatus, err := write(scriptFile, skel)
+	var out struct {
+		StepFile     string `json:"step_file"`
+		Script       string `json:"script"`
+		ScriptSHA    string `json:"script_sha256"`
+		StepStatus   string `json:"step_file_status"`
+		ScriptStatus string `json:"script_status"`
+	}
+	if err := resp.Decode(&out); err != nil {
+		return Gate("author.scaffold_step", resp, "unexpected answer: %v", err)
+	}
+	stepFile, err := s.Rel(out.StepFile)
 	if err != nil {
-		return err
+		return Gate("author.scaffold_step", resp, "%v", err)
+	}
+	scriptFile, err := s.Rel(out.Script)
+	if err != nil {
+		return Gate("author.scaffold_step", resp, "%v", err)
 	}
 	// Both files are handed to later phases and people: their content is
 	// judged by the gates that follow, not by hash.
@@ -658,14 +569,27 @@ func phaseScaffoldStep(_ context.Context, s *Step) error {
 	if err := s.Handoff(scriptFile); err != nil {
 		return err
 	}
-	for _, e := range []error{s.Set(varStepFile, stepFile), s.Set(varScript, scriptFile), s.Set(varSkeleton, hashBytes([]byte(skel)))} {
+	skeleton := out.ScriptSHA
+	if out.ScriptStatus == "kept" && s.Vars().String(varSkeleton) != "" {
+		// Keep the skeleton this run wrote first: the kept file may hold logic already.
+		skeleton = s.Vars().String(varSkeleton)
+	}
+	for _, e := range []error{s.Set(varStepFile, stepFile), s.Set(varScript, scriptFile), s.Set(varSkeleton, skeleton)} {
 		if e != nil {
 			return e
 		}
 	}
-	s.Summary("step_file", stepFile+" ("+stepStatus+")")
-	s.Summary("script", scriptFile+" ("+scriptStatus+")")
+	s.Summary("step_file", stepFile+" ("+out.StepStatus+")")
+	s.Summary("script", scriptFile+" ("+out.ScriptStatus+")")
 	return nil
+}
+
+func toAny(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }
 
 // stepWorkspace is the workspace holding the step: the folder of the step
@@ -698,14 +622,13 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 	}
 	var c Contract
 	s.Vars().Get(varContract, &c)
-	if hashBytes(b) == s.Vars().String(varSkeleton) || strings.Contains(string(b), ScaffoldMarker) {
+	if hashBytes(b) == s.Vars().String(varSkeleton) {
 		return &Judgment{
 			Reason: fmt.Sprintf("the script %s is still the skeleton: its logic (what %s does with the data) must be written", script, c.Step),
 			ActionItems: []string{
-				fmt.Sprintf("write transform() in %s: read %s (the data %s writes as %s) and write %s (what %s reads as %s)",
+				fmt.Sprintf("write the step's logic in %s (the skeleton's hook; search for TODO): read %s (the data %s writes as %s) and write %s (what %s reads as %s)",
 					script, c.InputPath, c.ProducerType, c.ProducerPort, c.OutputPath, c.ConsumerType, c.ConsumerPort),
 				"keep the declared container paths and the --job_type argument; read no undeclared path or environment variable (or declare it in " + s.Vars().String(varStepFile) + ")",
-				"delete the " + ScaffoldMarker + " line",
 				"resume the run: author.check_script checks the script against the contract",
 			},
 			ToolCalls: []ToolCall{
