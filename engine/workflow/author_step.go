@@ -527,7 +527,7 @@ func phaseScaffoldStep(ctx context.Context, s *Step) error {
 			"compatible_sources": []any{c.ProducerType}, "keywords": toAny(c.InputKeywords),
 			"description": fmt.Sprintf("What %s writes as %s.", c.ProducerType, c.ProducerPort)}},
 		"outputs": []any{map[string]any{"name": c.OutputName, "path": c.OutputPath, "aliases": toAny(c.OutputAliases),
-			"keywords": toAny(dedupe([]string{c.OutputName, c.ConsumerPort, "processed", "data"})),
+			"keywords":    toAny(dedupe([]string{c.OutputName, c.ConsumerPort, "processed", "data"})),
 			"description": fmt.Sprintf("What %s reads as %s.", c.ConsumerType, c.ConsumerPort)}},
 		// A file already there (a person's edit, or this run's earlier
 		// attempt) is kept: the gates that follow judge it.
