@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/project"
+	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -28,7 +29,7 @@ func init() {
 			Writes:      true,
 		}, projectInit),
 		registry.New("project.bring_up", registry.Spec{
-			Description: "Returns the ordered tool plan that takes an empty folder to a compiled pipeline for a project (scaffold, DAG, custom-step authoring gates, alignment, config, script run, compile, deploy), with argument hints and the gate each call must pass. It writes nothing.",
+			Description: "Returns the real invocation of the new-project workflow that takes an empty folder to a compiled pipeline (the `cursus workflow run new-project` command and the equivalent workflow.run call, with its phases), and the ordered tool plan behind it (scaffold, DAG, custom-step authoring gates, alignment, config, script run, compile, deploy) with argument hints and the gate each call must pass. It writes nothing.",
 			When:        "planning a new project end to end before calling project.init",
 			Examples: []string{
 				`project.bring_up {"name": "demo", "framework": "xgboost"}`,
@@ -166,13 +167,39 @@ func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.ToolResult, err
 	if err != nil {
 		return nil, envelope.InvalidInput("%v", err).WithDetails("got", map[string]any{"name": a.Name, "framework": a.Framework, "dag_source": a.DAGSource})
 	}
-	data := map[string]any{
-		"workflow":    "cursus-new-project",
-		"args":        map[string]any{"name": name, "framework": a.Framework, "target_dir": td, "region": a.Region, "dag_source": a.DAGSource},
-		"project_dir": filepath.ToSlash(filepath.Join(td, project.DirName(name, a.Framework))),
-		"plan":        plan,
-		"note":        "Call the tools in order; stop at a failed gate and fix what it names. The guided workflow command that runs this plan is added by the workflows engine; this tool only plans.",
+	wfArgs := map[string]any{"name": name, "framework": a.Framework, "target_dir": td, "region": a.Region, "dag_source": a.DAGSource}
+	argJSON, err := json.Marshal(wfArgs)
+	if err != nil {
+		return nil, err
 	}
-	return envelope.OK(data).WithNextSteps(envelope.NextStep{Tool: "project.init", When: "to start", Why: "first call of the plan",
-		ArgsHint: map[string]any{"name": name, "framework": a.Framework, "target_dir": td}}), nil
+	var phases []string
+	if w, err := workflow.Get("new-project"); err == nil {
+		for _, p := range w.Phases {
+			phases = append(phases, p.Name)
+		}
+	}
+	data := map[string]any{
+		// The original's name of the workflow; `cursus workflow run` accepts it too.
+		"workflow":      "cursus-new-project",
+		"workflow_name": "new-project",
+		"args":          wfArgs,
+		"command":       []string{"cursus", "workflow", "run", "new-project", "--args", string(argJSON)},
+		"command_line":  "cursus workflow run new-project --args " + shellQuote(string(argJSON)),
+		"tool":          "workflow.run",
+		"tool_args":     map[string]any{"workflow": "new-project", "args": wfArgs},
+		"phases":        phases,
+		"project_dir":   filepath.ToSlash(filepath.Join(td, project.DirName(name, a.Framework))),
+		"plan":          plan,
+		"note": "Run the command (or call workflow.run with tool_args) to do the whole bring-up with every gate enforced; it keeps its state in " +
+			"runs/<run_id>/ and, when it stops, says what to do and how to resume. The plan lists the same tools for doing it by hand.",
+	}
+	return envelope.OK(data).WithNextSteps(
+		envelope.NextStep{Tool: "project.init", When: "to start by hand", Why: "first call of the plan",
+			ArgsHint: map[string]any{"name": name, "framework": a.Framework, "target_dir": td}},
+		envelope.NextStep{Tool: "workflow.run", When: "to run the whole bring-up at once", Why: "every phase gated, resumable",
+			ArgsHint: map[string]any{"workflow": "new-project", "args": wfArgs}},
+	), nil
 }
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

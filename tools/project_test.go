@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -121,6 +123,25 @@ func TestProjectBringUpTool(t *testing.T) {
 	args := d["args"].(map[string]any)
 	if d["workflow"] != "cursus-new-project" || args["target_dir"] != "projects" || args["region"] != "NA" || args["dag_source"] != "catalog" || vwNextTools(env)[0] != "project.init" {
 		t.Fatalf("bring_up: %v", env)
+	}
+	// The invocation is real: the command's arguments and the tool call start the workflow it names.
+	cmd := d["command"].([]any)
+	if len(cmd) != 6 || cmd[0] != "cursus" || cmd[3] != "new-project" || d["tool"] != "workflow.run" || len(d["phases"].([]any)) != 14 {
+		t.Fatalf("bring_up invocation: %v", d)
+	}
+	var cmdArgs map[string]any
+	if err := json.Unmarshal([]byte(cmd[5].(string)), &cmdArgs); err != nil || cmdArgs["name"] != "demo" {
+		t.Fatalf("command args %v: %v", cmd[5], err)
+	}
+	wf, err := workflow.Get(cmd[3].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wf.NormalizeArgs(cmdArgs); err != nil {
+		t.Fatalf("the command's arguments do not fit the workflow: %v", err)
+	}
+	if ta := d["tool_args"].(map[string]any); ta["workflow"] != "new-project" || ta["args"].(map[string]any)["framework"] != "xgboost" {
+		t.Fatalf("tool_args %v", ta)
 	}
 	for _, p := range d["plan"].([]any) {
 		tool := p.(map[string]any)["tool"].(string)
