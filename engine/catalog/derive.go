@@ -323,3 +323,109 @@ func (s *Step) derive(name string, values map[string]any, depth int) (string, er
 	}
 	return out, nil
 }
+
+// TemplateIsCopy reports whether a derivation template renders one field's
+// value unchanged: a single placeholder whose filters are only or: and if:
+// (each picks the value of one field). Any other template embeds the
+// values it reads in text or transforms them ({author}-{region},
+// {region|aws_region}, {x|lower}). A malformed template is not a copy.
+func TemplateIsCopy(template string) bool {
+	parts, err := parseTemplate(template)
+	if err != nil || len(parts) != 1 || parts[0].field == "" || parts[0].field == TodayVar {
+		return false
+	}
+	for _, f := range parts[0].filters {
+		if f.name != "or" && f.name != "if" {
+			return false
+		}
+	}
+	return true
+}
+
+// TemplateFields returns the field names a derivation template reads, in
+// order, including filter arguments and excluding {today}.
+func TemplateFields(template string) ([]string, error) {
+	refs, err := templateRefs(template)
+	return append([]string(nil), refs...), err
+}
+
+// ParameterRefBlockers returns the fields of a config class that cannot
+// hold a pipeline-parameter reference ("{{Parameters.<name>}}", see
+// ParameterRef), each with the reason. A reference is resolved only when
+// the pipeline runs, so it cannot be part of a name or text computed when
+// the pipeline is built:
+//
+//   - job_type, which names the config key and the SageMaker step;
+//   - the naming fields given (a step's patterns.name_suffix_field);
+//   - every field a derive template embeds in text or transforms (region
+//     feeds pipeline_name and aws_region), directly or through fields that
+//     copy it (a template that is a plain copy, TemplateIsCopy, passes the
+//     reference on: effective_instance_type copies an instance type).
+//
+// template returns a field's derive template ("" for none); nil means
+// ConfigField.Derivation.
+func ParameterRefBlockers(fields []ConfigField, template func(ConfigField) string, naming ...string) map[string]string {
+	if template == nil {
+		template = func(f ConfigField) string { return f.Derivation }
+	}
+	declared := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		declared[f.Name] = true
+	}
+	out := map[string]string{}
+	block := func(name, why string) {
+		if declared[name] && out[name] == "" {
+			out[name] = why
+		}
+	}
+	block("job_type", "the job type names the config key and the SageMaker step")
+	for _, n := range naming {
+		if n != "" {
+			block(n, "its value is part of the SageMaker step name")
+		}
+	}
+	copies := map[string][]string{} // field -> fields whose template copies it
+	for _, f := range fields {
+		t := template(f)
+		if t == "" {
+			continue
+		}
+		refs, err := templateRefs(t)
+		if err != nil {
+			continue
+		}
+		if TemplateIsCopy(t) {
+			for _, r := range refs {
+				copies[r] = append(copies[r], f.Name)
+			}
+			continue
+		}
+		for _, r := range refs {
+			block(r, fmt.Sprintf("%s is derived from it (%s) when the pipeline is built", f.Name, t))
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, src := range sortedKeys(copies) {
+			if out[src] != "" || !declared[src] {
+				continue
+			}
+			for _, dst := range copies[src] {
+				if why := out[dst]; why != "" {
+					out[src] = fmt.Sprintf("it is copied into %s, and %s", dst, why)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ParameterRefBlockers returns the step's fields that cannot hold a
+// pipeline-parameter reference, with the reason (see the function
+// ParameterRefBlockers; the step's name_suffix_field counts as a naming
+// field).
+func (s *Step) ParameterRefBlockers() map[string]string {
+	return ParameterRefBlockers(s.Fields, nil, s.Patterns.NameSuffixField)
+}

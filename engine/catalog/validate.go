@@ -35,7 +35,27 @@ const (
 	PropertyPathPattern = `^properties(\.[A-Za-z][A-Za-z0-9]*(\[('[^'\]]+'|[0-9]+)\])*)+$`
 	// PathTokenPattern: patterns.output_path_token (one path segment).
 	PathTokenPattern = `^[A-Za-z0-9_\-]+$`
+	// ParameterRefPattern: a string config value that stands for a pipeline
+	// parameter, "{{Parameters.<name>}}"; the compiler turns it into
+	// {"Get": "Parameters.<name>"} and checks the parameter is declared.
+	ParameterRefPattern = `^\{\{\s*Parameters\.([A-Za-z0-9\-_]{1,64})\s*\}\}$`
 )
+
+var reParamRef = regexp.MustCompile(ParameterRefPattern)
+
+// ParameterRef returns the parameter name of a "{{Parameters.<name>}}"
+// value (ParameterRefPattern); ok is false for any other value.
+func ParameterRef(v any) (name string, ok bool) {
+	s, isString := v.(string)
+	if !isString {
+		return "", false
+	}
+	m := reParamRef.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
 
 var (
 	reStepName    = regexp.MustCompile(StepNamePattern)
@@ -502,8 +522,16 @@ func equalValue(a, b any) bool {
 // CheckValue validates a config value for the field: type, allowed values,
 // min/max and pattern. It returns "" when the value is acceptable, else a
 // short reason. Numbers decoded from JSON (float64) are accepted for int
-// fields when whole.
+// fields when whole. A string field accepts a pipeline-parameter reference
+// "{{Parameters.<name>}}" (ParameterRefPattern) without the allowed-values
+// and pattern checks: the value is chosen when the pipeline runs, and the
+// compiler checks the parameter is declared. (engine/config further refuses
+// references in fields that name the step or feed a derived name; see
+// ParameterRefBlockers.)
 func (f *ConfigField) CheckValue(v any) string {
+	if _, ok := ParameterRef(v); ok && f.Type == FieldString {
+		return ""
+	}
 	var re *regexp.Regexp
 	if f.Pattern != "" {
 		re, _ = compilePattern(f.Pattern)

@@ -229,9 +229,19 @@ func hasProblem(problems []FieldError, field string) bool {
 }
 
 // checkConstraints checks allowed values, min/max and pattern of a typed,
-// non-null value.
+// non-null value. A string field's "{{Parameters.<name>}}" value skips the
+// allowed-values and pattern checks (the compiler checks the parameter is
+// declared) unless the field names the step or feeds a derived name.
 func (c *Class) checkConstraints(f catalog.ConfigField, v any) (FieldError, bool) {
 	fe := FieldError{Field: f.Name, Value: v}
+	if _, ok := catalog.ParameterRef(v); ok && f.Type == catalog.FieldString {
+		if why := c.noParamRefs[f.Name]; why != "" {
+			fe.Kind = KindParameter
+			fe.Message = fmt.Sprintf("%s cannot be a pipeline parameter reference: %s", f.Name, why)
+			return fe, false
+		}
+		return FieldError{}, true
+	}
 	if len(f.Allowed) > 0 {
 		items := []any{v}
 		if list, ok := v.([]any); ok {

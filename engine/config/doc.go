@@ -66,6 +66,17 @@
 // "{pipeline_description}") gets the rendered template as its default, which
 // is then stored like any value.
 //
+// # Pipeline parameters
+//
+// A string field may hold "{{Parameters.<name>}}" (catalog.ParameterRefPattern)
+// instead of a value: the field's pattern and allowed values are not checked,
+// because the value is chosen when the pipeline runs, and the compiler turns
+// the reference into {"Get": "Parameters.<name>"} after checking a config
+// declares the parameter in pipeline_parameters. A field that names the step
+// (job_type, a name suffix) or that a derive template embeds in a name or
+// text known at build time (region, author, bucket, ...) refuses a
+// reference with KindParameter; [Class.ParameterRefBlocked] says why.
+//
 // # Value types
 //
 // Values are typed by the declarations: string, int64, float64, bool, []any

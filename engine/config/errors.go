@@ -14,6 +14,7 @@ const (
 	KindAllowed      = "allowed"       // the value is not one of the allowed values
 	KindRange        = "range"         // a number is below min or above max
 	KindPattern      = "pattern"       // a string does not match the pattern
+	KindParameter    = "parameter"     // a {{Parameters.X}} reference where the value must be known at build time
 	KindUnknownClass = "unknown_class" // config class not known to the catalog
 	KindUnknownStep  = "unknown_step"  // a DAG node names no known step type
 	KindUnknownNode  = "unknown_node"  // values given for a name that is not a DAG node

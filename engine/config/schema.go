@@ -41,7 +41,16 @@ type Class struct {
 	patterns map[string]*regexp.Regexp
 	derived  []string // names of derived fields in declaration order
 	schema   *Schema
+
+	nameSuffix  string            // the step's patterns.name_suffix_field
+	noParamRefs map[string]string // fields that cannot hold a {{Parameters.X}} reference -> why
 }
+
+// ParameterRefBlocked returns why the field cannot hold a pipeline-parameter
+// reference "{{Parameters.<name>}}" ("" when it can, or when it is not a
+// string field): it names the step or feeds a name derived at build time
+// (see catalog.ParameterRefBlockers).
+func (c *Class) ParameterRefBlocked(name string) string { return c.noParamRefs[name] }
 
 // Field returns the declaration of a field.
 func (c *Class) Field(name string) (catalog.ConfigField, bool) {
@@ -118,7 +127,7 @@ func NewSchema(steps []*catalog.Step, base, processing []catalog.ConfigField) (*
 		if name == "" {
 			name = string(st.Type) + "Config"
 		}
-		c := &Class{Name: name, StepType: st.Type, Processing: slices.Contains(st.FieldSets, FieldSetProcessing)}
+		c := &Class{Name: name, StepType: st.Type, Processing: slices.Contains(st.FieldSets, FieldSetProcessing), nameSuffix: st.Patterns.NameSuffixField}
 		fields := st.Fields
 		if len(fields) == 0 || !hasAll(fields, base) {
 			// Steps whose Fields do not already include the shared sets get them here.
@@ -235,6 +244,7 @@ func (c *Class) build() []string {
 		}
 
 	}
+	c.noParamRefs = catalog.ParameterRefBlockers(c.Fields, derivationOf, c.nameSuffix)
 	return problems
 }
 
