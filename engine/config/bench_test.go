@@ -81,3 +81,18 @@ func BenchmarkMarshal100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFromCatalog is the cost of a schema for a workspace catalog
+// (config tools with workspace_dirs build one per call).
+func BenchmarkFromCatalog(b *testing.B) {
+	c, err := catalog.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromCatalog(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -235,7 +235,7 @@ func hasProblem(problems []FieldError, field string) bool {
 func (c *Class) checkConstraints(f catalog.ConfigField, v any) (FieldError, bool) {
 	fe := FieldError{Field: f.Name, Value: v}
 	if _, ok := catalog.ParameterRef(v); ok && f.Type == catalog.FieldString {
-		if why := c.noParamRefs[f.Name]; why != "" {
+		if why := c.ParameterRefBlocked(f.Name); why != "" {
 			fe.Kind = KindParameter
 			fe.Message = fmt.Sprintf("%s cannot be a pipeline parameter reference: %s", f.Name, why)
 			return fe, false

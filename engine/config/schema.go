@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -43,14 +44,19 @@ type Class struct {
 	schema   *Schema
 
 	nameSuffix  string            // the step's patterns.name_suffix_field
+	paramOnce   sync.Once         // computes noParamRefs on first use
 	noParamRefs map[string]string // fields that cannot hold a {{Parameters.X}} reference -> why
 }
 
 // ParameterRefBlocked returns why the field cannot hold a pipeline-parameter
-// reference "{{Parameters.<name>}}" ("" when it can, or when it is not a
-// string field): it names the step or feeds a name derived at build time
-// (see catalog.ParameterRefBlockers).
-func (c *Class) ParameterRefBlocked(name string) string { return c.noParamRefs[name] }
+// reference "{{Parameters.<name>}}" ("" when it can): it names the step or
+// feeds a name derived at build time (see catalog.ParameterRefBlockers).
+func (c *Class) ParameterRefBlocked(name string) string {
+	c.paramOnce.Do(func() {
+		c.noParamRefs = catalog.ParameterRefBlockers(c.Fields, derivationOf, c.nameSuffix)
+	})
+	return c.noParamRefs[name]
+}
 
 // Field returns the declaration of a field.
 func (c *Class) Field(name string) (catalog.ConfigField, bool) {
@@ -230,7 +236,7 @@ func (c *Class) build() []string {
 			problems = append(problems, fmt.Sprintf("%s: unknown tier %q", where, f.Tier))
 		}
 		if f.Pattern != "" {
-			re, err := regexp.Compile(f.Pattern)
+			re, err := compilePattern(f.Pattern)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s: bad pattern: %v", where, err))
 			} else {
@@ -244,8 +250,23 @@ func (c *Class) build() []string {
 		}
 
 	}
-	c.noParamRefs = catalog.ParameterRefBlockers(c.Fields, derivationOf, c.nameSuffix)
 	return problems
+}
+
+// patternCache memoises field patterns: every class repeats the base and
+// processing patterns, and schemas are built per workspace catalog.
+var patternCache sync.Map // pattern -> *regexp.Regexp
+
+func compilePattern(p string) (*regexp.Regexp, error) {
+	if re, ok := patternCache.Load(p); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	patternCache.Store(p, re)
+	return re, nil
 }
 
 func knownType(t catalog.FieldType) bool {
