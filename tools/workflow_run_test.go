@@ -478,3 +478,46 @@ func BenchmarkNewProjectWorkflow(b *testing.B) {
 		}
 	}
 }
+
+// recordingCaller records every call (tool and arguments, with the project
+// root replaced by a marker) on its way to the registry.
+type recordingCaller struct {
+	registryCaller
+	root string
+	seq  []string
+}
+
+func (c *recordingCaller) CallTool(ctx context.Context, tool string, args any) workflow.Response {
+	b, _ := json.Marshal(args)
+	c.seq = append(c.seq, tool+" "+strings.ReplaceAll(string(b), c.root, "<root>"))
+	return c.registryCaller.CallTool(ctx, tool, args)
+}
+
+func TestNewProjectIsDeterministic(t *testing.T) {
+	var seqs [][]string
+	var defs [][]byte
+	for i := 0; i < 2; i++ {
+		root := t.TempDir()
+		rc := &recordingCaller{registryCaller: registryCaller{Registry()}, root: root}
+		w, _ := workflow.Get("new-project")
+		res, err := workflow.Start(wfCtx(root), w, map[string]any{"name": "demo", "framework": "xgboost"}, workflow.Options{Root: root, Caller: rc})
+		if err != nil || res.Status != workflow.StatusDone {
+			t.Fatalf("run %d: %+v %v", i, res, err)
+		}
+		def, err := os.ReadFile(filepath.Join(root, "runs", res.RunID, workflow.DefinitionFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, rc.seq)
+		defs = append(defs, def)
+	}
+	if strings.Join(seqs[0], "\n") != strings.Join(seqs[1], "\n") {
+		t.Fatalf("the tool calls differ between two runs:\n%s\n---\n%s", strings.Join(seqs[0], "\n"), strings.Join(seqs[1], "\n"))
+	}
+	if string(defs[0]) != string(defs[1]) {
+		t.Fatal("the compiled definitions differ between two runs")
+	}
+	if len(seqs[0]) < 20 {
+		t.Fatalf("only %d tool calls", len(seqs[0]))
+	}
+}

@@ -103,8 +103,8 @@ func (s *Step) Warn(format string, args ...any) {
 	s.ps.Warnings = append(s.ps.Warnings, fmt.Sprintf(format, args...))
 }
 
-// Call calls a tool and records the call in the run state (before and
-// after, so a run killed mid-call shows it). A tool failure is a Response
+// Call calls a tool and records the call in the run state (written before
+// the call, so a run killed mid-call shows it in flight). A tool failure is a Response
 // with OK false; the error is non-nil only when the context was cancelled.
 func (s *Step) Call(ctx context.Context, tool string, args any) (Response, error) {
 	if err := ctx.Err(); err != nil {
@@ -121,9 +121,8 @@ func (s *Step) Call(ctx context.Context, tool string, args any) (Response, error
 	if !resp.OK {
 		rec.Code, rec.Error = resp.Code, truncate(resp.Error, 300)
 	}
-	if err := s.r.save(); err != nil {
-		return Response{}, err
-	}
+	// The outcome is written with the next save (the next call or the
+	// phase's end), which every path out of a phase makes.
 	if !resp.OK && ctx.Err() != nil {
 		return resp, ctx.Err()
 	}
