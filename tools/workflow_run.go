@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -57,6 +58,12 @@ type workflowDescribeArgs struct {
 	Name  string `json:"name,omitempty" jsonschema_description:"Workflow to describe; omit to list every workflow."`
 	RunID string `json:"run_id,omitempty" jsonschema_description:"A run to report on (runs/<run_id>/workflow.json) instead of a workflow."`
 }
+
+// WorkflowCaller returns a workflow.Caller that calls tools through r, for
+// Go programs that drive engine/workflow directly (workflow.Start, Resume)
+// instead of through the workflow.run tool. Calls keep the policy of the
+// context they are made with.
+func WorkflowCaller(r *registry.Registry) workflow.Caller { return registryCaller{r} }
 
 // registryCaller lets a workflow call tools through the registry the
 // workflow.run call came through, with the caller's policy (gates, write
@@ -120,7 +127,13 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 	if err != nil {
 		return nil, err
 	}
-	opts := workflow.Options{Root: root, Caller: registryCaller{r}, RunID: a.RunID, Observer: workflow.ObserverFrom(ctx)}
+	observe := workflow.ObserverFrom(ctx)
+	if observe == nil {
+		observe = func(e workflow.Event) {
+			slog.Debug("workflow", "run", e.RunID, "event", e.Kind, "phase", e.Phase, "index", e.Index, "total", e.Total, "message", e.Message, "elapsed", e.Elapsed)
+		}
+	}
+	opts := workflow.Options{Root: root, Caller: registryCaller{r}, RunID: a.RunID, Observer: observe}
 	var res *workflow.Result
 	if resume != "" {
 		if a.Workflow != "" {
