@@ -23,7 +23,7 @@ const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessi
 func init() {
 	addNamespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
-			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps).",
+			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps). workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you have a DAG and need to know which config values to collect before writing config.json",
 			Examples: []string{
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
@@ -44,11 +44,14 @@ func init() {
 		registry.New("config.load", registry.Spec{
 			Description: "Summarizes a saved config.json (the original's shared/specific/metadata format): shared fields, each config key with its class and fields, and whether every value is valid against the config classes.",
 			When:        "you have a config.json and want to know what it configures before compiling",
-			Examples:    []string{`config.load {"path": "examples/xgboost-end-to-end/config.json"}`},
-			Tags:        []string{registry.PhasePlanner},
+			Examples: []string{
+				`config.load {"path": "examples/xgboost-end-to-end/config.json"}`,
+				`config.load {"path": "projects/demo_xgboost/pipeline_config/config.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a project with its own steps`,
+			},
+			Tags: []string{registry.PhasePlanner},
 		}, configLoad),
 		registry.New("config.merge_save", registry.Spec{
-			Description: "Builds and writes config.json for a DAG from base values (shared by every step) and per-node values: types them, fills defaults and derived fields (pipeline name, S3 locations, AWS region), validates every field, checks each node resolves to its own config, and writes the original's format atomically. Invalid values are refused in one invalid_input listing every bad field by path with its allowed values.",
+			Description: "Builds and writes config.json for a DAG from base values (shared by every step) and per-node values: types them, fills defaults and derived fields (pipeline name, S3 locations, AWS region), validates every field, checks each node resolves to its own config, and writes the original's format atomically. Invalid values are refused in one invalid_input listing every bad field by path with its allowed values. A string field may hold \"{{Parameters.<name>}}\" (declared in a pipeline_parameters list) instead of a value; workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you have collected the config values (see config.template) and want a config.json to compile with",
 			Examples: []string{
 				`config.merge_save {"dag": {"nodes": ["DummyDataLoading_training", "XGBoostTraining"], "edges": [["DummyDataLoading_training", "XGBoostTraining"]]}, "base": {"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole", "region": "NA", "service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}, "steps": {"DummyDataLoading_training": {"data_source": "s3://example-bucket/raw/train/"}, "XGBoostTraining": {"training_entry_point": "xgboost_training.py"}}, "output_file": "pipeline_config/config.json"}`,
@@ -57,25 +60,31 @@ func init() {
 			Writes: true,
 		}, configMergeSave),
 		registry.New("config.template", registry.Spec{
-			Description: "A complete config skeleton for a DAG: the config.json layout with every default filled and every essential field null, the same values shaped as config.merge_save arguments (base and per-node steps), and essential_fields listing each blank by path so an agent fills blanks instead of guessing field names.",
+			Description: "A complete config skeleton for a DAG: the config.json layout with every default filled and every essential field null, the same values shaped as config.merge_save arguments (base and per-node steps), and essential_fields listing each blank by path so an agent fills blanks instead of guessing field names. workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you are about to write config values for a DAG and want every field name and default in place",
-			Examples:    []string{`config.template {"dag": ` + exampleDAG + `}`},
-			Tags:        []string{registry.PhasePlanner},
+			Examples: []string{
+				`config.template {"dag": ` + exampleDAG + `}`,
+				`config.template {"dag": {"nodes": ["DummyDataLoading_training", "DemoFeatureEngineering_training"], "edges": [["DummyDataLoading_training", "DemoFeatureEngineering_training"]]}, "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a custom step declared in the project's steps/ workspace`,
+			},
+			Tags: []string{registry.PhasePlanner},
 		}, configTemplate),
 	)
 }
 
 type configDAGArgs struct {
-	DAG map[string]any `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}."`
+	DAG           map[string]any `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}."`
+	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
 }
 
 type fieldInfoArgs struct {
-	ConfigClass string `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig, BasePipelineConfig, ProcessingStepConfigBase) or step type (XGBoostTraining)."`
-	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
+	ConfigClass   string   `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig, BasePipelineConfig, ProcessingStepConfigBase) or step type (XGBoostTraining)."`
+	Categorized   bool     `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
 }
 
 type loadArgs struct {
-	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+	Path          string   `json:"path" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
 }
 
 // jsonObject is a free-form JSON object argument decoded with numbers kept
@@ -96,10 +105,11 @@ func (o *jsonObject) UnmarshalJSON(b []byte) error {
 }
 
 type mergeSaveArgs struct {
-	DAG        map[string]any        `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline {\"nodes\", \"edges\"} or wrapped {\"dag\": {...}}; every node gets a config."`
-	Base       jsonObject            `json:"base" jsonschema:"required" jsonschema_description:"Values applied to every config whose class declares them: author, bucket, role, region, service_name, pipeline_version, project_root_folder, and any base or processing field (see config.requirements)."`
-	Steps      map[string]jsonObject `json:"steps,omitempty" jsonschema_description:"Per-node values keyed by DAG node name; they win over base. A node <StepType>_<job_type> gets job_type from its name unless given."`
-	OutputFile string                `json:"output_file" jsonschema:"required,minLength=1" jsonschema_description:"Where to write config.json (confined to the project root when one is set); an existing file is replaced."`
+	DAG           map[string]any        `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline {\"nodes\", \"edges\"} or wrapped {\"dag\": {...}}; every node gets a config."`
+	Base          jsonObject            `json:"base" jsonschema:"required" jsonschema_description:"Values applied to every config whose class declares them: author, bucket, role, region, service_name, pipeline_version, project_root_folder, and any base or processing field (see config.requirements)."`
+	Steps         map[string]jsonObject `json:"steps,omitempty" jsonschema_description:"Per-node values keyed by DAG node name; they win over base. A node <StepType>_<job_type> gets job_type from its name unless given."`
+	OutputFile    string                `json:"output_file" jsonschema:"required,minLength=1" jsonschema_description:"Where to write config.json (confined to the project root when one is set); an existing file is replaced."`
+	WorkspaceDirs []string              `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
 }
 
 // configSchema returns the config schema of the embedded step catalog.
@@ -108,6 +118,26 @@ func configSchema() (*config.Schema, error) {
 	if err != nil {
 		return nil, envelope.Errorf(envelope.CodeInternalError, "cannot load the step catalog's config classes: %v", err).
 			WithDetails("exception", err.Error())
+	}
+	return s, nil
+}
+
+// configSchemaFor returns configSchema, or with workspace directories the
+// schema of the catalog they extend (directories resolved and problems
+// reported like the catalog.* tools do).
+func configSchemaFor(ctx context.Context, workspaceDirs []string) (*config.Schema, error) {
+	if len(workspaceDirs) == 0 {
+		return configSchema()
+	}
+	cat, err := loadCatalog(ctx, workspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	s, err := config.FromCatalog(cat)
+	if err != nil {
+		return nil, envelope.InvalidInput("the workspace steps do not make valid config classes: %v", err).
+			WithDetails("workspace_dirs", workspaceDirs).
+			WithRemedy("fix the workspace step files (validate.step_interface checks one), or drop the directory from workspace_dirs", "validate.step_interface", "catalog.list_steps")
 	}
 	return s, nil
 }
@@ -129,7 +159,7 @@ func pendingWarnings(pending []catalog.NodeName) []string {
 	if len(pending) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d node(s) have no config class: %v; name nodes <StepType>[_<job_type>] with a step type from catalog.list_steps", len(pending), pending)}
+	return []string{fmt.Sprintf("%d node(s) have no config class: %v; name nodes <StepType>[_<job_type>] with a step type from catalog.list_steps, or pass workspace_dirs naming the directory of the project's own step files", len(pending), pending)}
 }
 
 func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
@@ -137,7 +167,7 @@ func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolRes
 	if err != nil {
 		return nil, err
 	}
-	s, err := configSchema()
+	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +186,8 @@ func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolRes
 		WithMeta("mapped_count", len(r.ConfigClassMap)).
 		WithWarnings(append(warns, pendingWarnings(r.Pending)...)...).
 		WithNextSteps(
-			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: map[string]any{"dag": a.DAG}},
-			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: map[string]any{"dag": a.DAG, "base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}},
+			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: withWorkspace(map[string]any{"dag": a.DAG}, a.WorkspaceDirs)},
+			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: withWorkspace(map[string]any{"dag": a.DAG, "base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}, a.WorkspaceDirs)},
 		)
 	return res, nil
 }
@@ -167,7 +197,7 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.ToolResult
 	if name == "" {
 		return nil, envelope.InvalidInput("config_class must be a non-empty class or step name")
 	}
-	s, err := configSchema()
+	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +267,7 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).WithDetails("path", a.Path).
 			WithRemedy("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template")
 	}
-	s, err := configSchema()
+	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -287,11 +317,20 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 	res := envelope.OK(data).WithMeta("step_count", len(steps)).WithWarnings(warnings...)
 	if ve == nil {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "to check the DAG against this config", Why: "every node must resolve to a config and a builder",
-			ArgsHint: map[string]any{"config_file": a.Path, "dag_file": "<path of the DAG file>"}})
+			ArgsHint: withWorkspace(map[string]any{"config_file": a.Path, "dag_file": "<path of the DAG file>"}, a.WorkspaceDirs)})
 	} else {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "to rewrite the file with corrected values", Why: "it validates every field before writing"})
 	}
 	return res, nil
+}
+
+// withWorkspace adds workspace_dirs to a next-step argument hint when the
+// call had them, so the suggested call sees the same steps.
+func withWorkspace(hint map[string]any, dirs []string) map[string]any {
+	if len(dirs) > 0 {
+		hint["workspace_dirs"] = dirs
+	}
+	return hint
 }
 
 func sortedMapKeys[V any](m map[string]V) []string {
@@ -312,7 +351,7 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 	if err != nil {
 		return nil, err
 	}
-	s, err := configSchema()
+	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -350,8 +389,8 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 		WithMeta("config_count", set.Len()).
 		WithWarnings(append(warns, set.Warnings...)...).
 		WithNextSteps(
-			envelope.NextStep{Tool: "config.load", When: "to review what was written", Why: "summarizes shared and per-step fields", ArgsHint: map[string]any{"path": path}},
-			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "checks every node resolves to a config and a builder", ArgsHint: map[string]any{"dag": a.DAG, "config_file": path}},
+			envelope.NextStep{Tool: "config.load", When: "to review what was written", Why: "summarizes shared and per-step fields", ArgsHint: withWorkspace(map[string]any{"path": path}, a.WorkspaceDirs)},
+			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "checks every node resolves to a config and a builder", ArgsHint: withWorkspace(map[string]any{"dag": a.DAG, "config_file": path}, a.WorkspaceDirs)},
 		), nil
 }
 
@@ -360,7 +399,7 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult,
 	if err != nil {
 		return nil, err
 	}
-	s, err := configSchema()
+	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -387,5 +426,5 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult,
 		WithWarnings(append(warns, t.Warnings...)...).
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
 			Why:      "validates the values and writes config.json",
-			ArgsHint: map[string]any{"dag": a.DAG, "base": "<merge_save_args.base, filled>", "steps": "<merge_save_args.steps, filled>", "output_file": "pipeline_config/config.json"}}), nil
+			ArgsHint: withWorkspace(map[string]any{"dag": a.DAG, "base": "<merge_save_args.base, filled>", "steps": "<merge_save_args.steps, filled>", "output_file": "pipeline_config/config.json"}, a.WorkspaceDirs)}), nil
 }

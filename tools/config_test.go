@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,5 +304,104 @@ func TestConfigMergeSaveRefusals(t *testing.T) {
 	details = wantCode(t, configCall(t, ctx, "config.merge_save", ok), "invalid_input")
 	if e := details["errors"].([]any)[0].(map[string]any); e["path"] != "NotANode" || e["kind"] != "unknown_node" {
 		t.Errorf("unknown node: %v", e)
+	}
+}
+
+// dedupStep is a project's own Processing step with an essential list field.
+const dedupStep = `step: DedupRows
+verb: Processing
+kind: internal
+description: Drop duplicate rows from a processed data set.
+compute:
+  kind: sklearn
+contract:
+  entry_point: dedup.py
+  env:
+    - {name: KEY_COLUMNS, required: true}
+inputs:
+  - {name: input_data, type: processing_output, path: /opt/ml/processing/input/data, required: true, compatible_sources: [DummyDataLoading], description: Rows to deduplicate.}
+outputs:
+  - {name: processed_data, type: processing_output, path: /opt/ml/processing/output/data, description: Deduplicated rows.}
+fields:
+  - {name: processing_entry_point, default: dedup.py}
+  - {name: job_type, type: string, tier: essential, description: "Data split."}
+  - {name: key_columns, type: list, tier: essential, description: "Columns that identify a row."}
+`
+
+// TestConfigToolsWorkspaceDirs: with workspace_dirs (relative to the
+// project root) a project's own step gets a config class in every config
+// tool; without them it stays pending and its saved config does not load.
+func TestConfigToolsWorkspaceDirs(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "steps"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "steps", "DedupRows.step.yaml"), []byte(dedupStep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	ws := []any{"steps"}
+	dagArg := map[string]any{"nodes": []any{"DummyDataLoading_training", "DedupRows_training"}, "edges": []any{[]any{"DummyDataLoading_training", "DedupRows_training"}}}
+
+	d := wantOK(t, configCall(t, ctx, "config.requirements", map[string]any{"dag": dagArg}))
+	if p := d["pending_steps"].([]any); len(p) != 1 || p[0] != "DedupRows_training" {
+		t.Errorf("without workspace_dirs: pending %v", p)
+	}
+	env := configCall(t, ctx, "config.requirements", map[string]any{"dag": dagArg, "workspace_dirs": ws})
+	d = wantOK(t, env)
+	if p := d["pending_steps"].([]any); len(p) != 0 || d["config_class_map"].(map[string]any)["DedupRows_training"] != "DedupRowsConfig" {
+		t.Errorf("with workspace_dirs: pending %v classes %v", p, d["config_class_map"])
+	}
+	var names []string
+	for _, r := range d["step_requirements"].(map[string]any)["DedupRows_training"].([]any) {
+		names = append(names, r.(map[string]any)["name"].(string))
+	}
+	if !slices.Contains(names, "key_columns") {
+		t.Errorf("DedupRows requirements %v", names)
+	}
+	if ns, _ := env["next_steps"].([]any); len(ns) == 0 || !strings.Contains(fmt.Sprint(ns[0]), "workspace_dirs") {
+		t.Errorf("next steps do not carry workspace_dirs: %v", env["next_steps"])
+	}
+
+	fi := wantOK(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "DedupRowsConfig", "workspace_dirs": ws}))
+	if fi["step_type"] != "DedupRows" {
+		t.Errorf("field_info %v", fi)
+	}
+	wantCode(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "DedupRowsConfig"}), "not_found")
+
+	tpl := wantOK(t, configCall(t, ctx, "config.template", map[string]any{"dag": dagArg, "workspace_dirs": ws}))
+	if ess := tpl["essential_fields"].([]any); !slices.Contains(ess, any("DedupRows_training.key_columns")) || len(tpl["pending_steps"].([]any)) != 0 {
+		t.Errorf("template essential %v pending %v", ess, tpl["pending_steps"])
+	}
+	args := tpl["merge_save_args"].(map[string]any)
+	base := args["base"].(map[string]any)
+	for k, v := range map[string]any{"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R",
+		"region": "NA", "service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"} {
+		base[k] = v
+	}
+	steps := args["steps"].(map[string]any)
+	steps["DummyDataLoading_training"].(map[string]any)["data_source"] = "s3://example-bucket/raw/"
+	steps["DedupRows_training"].(map[string]any)["key_columns"] = []any{"id"}
+	save := map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "pipeline_config/config.json"}
+	details := wantCode(t, configCall(t, ctx, "config.merge_save", save), "invalid_input")
+	if !strings.Contains(fmt.Sprint(details), "DedupRows_training") {
+		t.Errorf("merge_save without workspace_dirs: %v", details)
+	}
+	save["workspace_dirs"] = ws
+	if d := wantOK(t, configCall(t, ctx, "config.merge_save", save)); d["config_count"] != 2.0 {
+		t.Errorf("merge_save %v", d)
+	}
+	if d := wantOK(t, configCall(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json", "workspace_dirs": ws})); d["valid"] != true {
+		t.Errorf("load with workspace_dirs %v", d)
+	}
+	wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}), "invalid_input")
+
+	// A broken workspace is invalid_input naming the file, as in catalog.*.
+	if err := os.WriteFile(filepath.Join(root, "steps", "Broken.step.yaml"), []byte("step: Broken\nverb: Nope\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	details = wantCode(t, configCall(t, ctx, "config.template", map[string]any{"dag": dagArg, "workspace_dirs": ws}), "invalid_input")
+	if !strings.Contains(fmt.Sprint(details["problems"]), "Broken.step.yaml") {
+		t.Errorf("broken workspace details %v", details)
 	}
 }
