@@ -521,3 +521,66 @@ func TestNewProjectIsDeterministic(t *testing.T) {
 		t.Fatalf("only %d tool calls", len(seqs[0]))
 	}
 }
+
+// dropAfter calls through, then loses the answer of one tool and cancels
+// the run, as if the process died right after the tool wrote its files.
+type dropAfter struct {
+	registryCaller
+	tool   string
+	cancel context.CancelFunc
+	done   bool
+}
+
+func (c *dropAfter) CallTool(ctx context.Context, tool string, args any) workflow.Response {
+	resp := c.registryCaller.CallTool(ctx, tool, args)
+	if tool == c.tool && !c.done {
+		c.done = true
+		c.cancel()
+		r, _ := workflow.ResponseFromEnvelope([]byte(`{"ok":false,"error":"call cancelled","code":"cancelled"}`))
+		return r
+	}
+	return resp
+}
+
+func TestScaffoldNeverClobbersAProjectTheRunDidNotCreate(t *testing.T) {
+	// A project the user already has: the gate fails and stays failed on resume.
+	root := t.TempDir()
+	mine := filepath.Join(root, "projects", "demo_xgboost", "keep.txt")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}}
+	for i := 0; i < 2; i++ {
+		res := wfCall(t, wfCtx(root), args)
+		d := wfData(t, res)
+		if d["failed_at"] != "init-project/scaffold" || d["envelope"].(map[string]any)["code"] != envelope.CodeAlreadyExists {
+			t.Fatalf("attempt %d: %v", i, d)
+		}
+		args = map[string]any{"resume": d["run_id"]}
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Fatalf("the user's project was touched: %v", err)
+	}
+
+	// A project this run was creating when it was interrupted: resume regenerates it.
+	root = t.TempDir()
+	ctx, cancel := context.WithCancel(wfCtx(root))
+	defer cancel()
+	w, _ := workflow.Get("new-project")
+	res, err := workflow.Start(ctx, w, map[string]any{"name": "demo", "framework": "xgboost"},
+		workflow.Options{Root: root, Caller: &dropAfter{registryCaller: registryCaller{Registry()}, tool: "project.init", cancel: cancel}})
+	if !errors.Is(err, context.Canceled) || res.Status != workflow.StatusCancelled {
+		t.Fatalf("want cancelled: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "projects", "demo_xgboost", "README.md")); err != nil {
+		t.Fatalf("project.init did not write before the interruption: %v", err)
+	}
+	res2 := wfCall(t, wfCtx(root), map[string]any{"resume": res.RunID})
+	if !res2.OK {
+		b, _ := json.MarshalIndent(res2, "", "  ")
+		t.Fatalf("resume after an interrupted scaffold:\n%s", b)
+	}
+}

@@ -79,16 +79,19 @@ func phaseScaffold(ctx context.Context, s *Step) error {
 	// or a scaffold whose files changed) is regenerated, never refused.
 	if s.Vars().String(varProjectCreated) == projDir {
 		overwrite = true
+	} else if _, err := os.Lstat(s.Abs(projDir)); err != nil {
+		// The folder does not exist: whatever appears there from now on is
+		// this run's, even if the run is interrupted inside project.init.
+		if err := s.Set(varProjectCreated, projDir); err != nil {
+			return err
+		}
+		if err := s.Save(); err != nil {
+			return err
+		}
 	}
 	args := map[string]any{"name": name, "framework": fw, "target_dir": target, "overwrite": overwrite}
 	resp, err := s.Require(ctx, "project.init", args)
 	if err != nil {
-		return err
-	}
-	if err := s.Set(varProjectCreated, projDir); err != nil {
-		return err
-	}
-	if err := s.Save(); err != nil {
 		return err
 	}
 	var r struct {
