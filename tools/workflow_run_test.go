@@ -584,3 +584,39 @@ func TestScaffoldNeverClobbersAProjectTheRunDidNotCreate(t *testing.T) {
 		t.Fatalf("resume after an interrupted scaffold:\n%s", b)
 	}
 }
+
+func TestNewProjectManualDAGChoiceStopsThenResumes(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	res := wfCall(t, ctx, map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost", "dag_source": "manual"}})
+	d := wfData(t, res)
+	if d["stopped_at"] != "seed-dag" || len(d["files"].([]any)) != 1 {
+		t.Fatalf("want a stop at seed-dag: %v", d)
+	}
+	choice := filepath.Join(root, d["files"].([]any)[0].(string))
+	if err := os.WriteFile(choice, []byte(`{"dag_id": "xgboost_training_with_evaluation"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = wfCall(t, ctx, map[string]any{"resume": d["run_id"]})
+	if !res.OK {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Fatalf("resume:\n%s", b)
+	}
+	d = wfData(t, res)
+	out := d["outputs"].(map[string]any)
+	if out["dag_id"] != "xgboost_training_with_evaluation" || out["step_count"].(float64) != 6 {
+		t.Fatalf("outputs %v", out)
+	}
+	def, err := os.ReadFile(filepath.Join(root, out["definition_file"].(string)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs, err := compilertest.ValidateSchema(compilertest.Strict, def); err != nil || len(errs) > 0 {
+		t.Fatalf("strict schema: %v %v", errs, err)
+	}
+	for _, p := range phaseStatus(t, d) {
+		if strings.HasPrefix(p["name"].(string), "init-project/") && p["ran"] != false {
+			t.Errorf("%v ran again", p["name"])
+		}
+	}
+}

@@ -279,7 +279,7 @@ func phaseResolve(ctx context.Context, s *Step) error {
 		}
 		var found struct {
 			Matches []struct {
-				Name  string  `json:"name"`
+				Name  string  `json:"step_name"`
 				Score float64 `json:"score"`
 			} `json:"matches"`
 		}
