@@ -252,6 +252,7 @@ type InvalidDAGError struct {
 	Nodes  []string
 }
 
+// Error implements the error interface.
 func (e *InvalidDAGError) Error() string {
 	return fmt.Sprintf("invalid DAG: %s: %s", e.Reason, strings.Join(e.Nodes, ", "))
 }

@@ -21,6 +21,7 @@ type FileError struct {
 	Err     error
 }
 
+// Error implements the error interface.
 func (e *FileError) Error() string {
 	if e.Missing {
 		return fmt.Sprintf("%s %s does not exist", e.What, e.Path)
@@ -28,6 +29,7 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("cannot read %s %s: %v", e.What, e.Path, e.Err)
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *FileError) Unwrap() error { return e.Err }
 
 // CycleError is returned when the DAG has a cycle (no topological order).
@@ -36,6 +38,7 @@ type CycleError struct {
 	Err   error
 }
 
+// Error implements the error interface.
 func (e *CycleError) Error() string {
 	msg := "the DAG has a cycle"
 	if len(e.Nodes) > 0 {
@@ -47,6 +50,7 @@ func (e *CycleError) Error() string {
 	return msg
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *CycleError) Unwrap() error { return e.Err }
 
 // MissingConfigError is returned when DAG nodes resolve to no config.
@@ -56,6 +60,7 @@ type MissingConfigError struct {
 	Err       error    // the resolver's own error, if any
 }
 
+// Error implements the error interface.
 func (e *MissingConfigError) Error() string {
 	msg := fmt.Sprintf("no config for DAG node(s) %s", strings.Join(e.Nodes, ", "))
 	if e.Err != nil {
@@ -66,6 +71,7 @@ func (e *MissingConfigError) Error() string {
 	return msg
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *MissingConfigError) Unwrap() error { return e.Err }
 
 // UnknownStepError is returned when a node's config names a step type the
@@ -76,6 +82,7 @@ type UnknownStepError struct {
 	Reason   string
 }
 
+// Error implements the error interface.
 func (e *UnknownStepError) Error() string {
 	return fmt.Sprintf("node %s: step type %q: %s", e.Node, e.StepType, e.Reason)
 }
@@ -91,6 +98,7 @@ type UnboundInputError struct {
 	Detail    string  // why nothing was bound, or how to fix it
 }
 
+// Error implements the error interface.
 func (e *UnboundInputError) Error() string {
 	msg := fmt.Sprintf("step %s (node %s): required input %q is not bound to any upstream output", e.StepName, e.Node, e.Input)
 	switch {
@@ -107,6 +115,7 @@ type UnboundInputsError struct {
 	Inputs []*UnboundInputError
 }
 
+// Error implements the error interface.
 func (e *UnboundInputsError) Error() string {
 	if len(e.Inputs) == 1 {
 		return e.Inputs[0].Error()
@@ -126,6 +135,7 @@ type InvalidPipelineNameError struct {
 	Suggestion string // a sanitized name, when one exists
 }
 
+// Error implements the error interface.
 func (e *InvalidPipelineNameError) Error() string {
 	msg := fmt.Sprintf("invalid pipeline name %q: %s", e.Name, e.Reason)
 	if e.Suggestion != "" && e.Suggestion != e.Name {
@@ -143,6 +153,7 @@ type StepBuildError struct {
 	Err      error
 }
 
+// Error implements the error interface.
 func (e *StepBuildError) Error() string {
 	msg := fmt.Sprintf("step %s (node %s)", e.StepName, e.Node)
 	if e.Field != "" {
@@ -151,6 +162,7 @@ func (e *StepBuildError) Error() string {
 	return msg + ": " + e.Err.Error()
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *StepBuildError) Unwrap() error { return e.Err }
 
 // NodeNotFoundError is returned by single-node compiles when the target is
@@ -160,6 +172,7 @@ type NodeNotFoundError struct {
 	Available []string
 }
 
+// Error implements the error interface.
 func (e *NodeNotFoundError) Error() string {
 	return fmt.Sprintf("node %q not found (available: %s)", e.Node, strings.Join(e.Available, ", "))
 }
@@ -172,6 +185,7 @@ type ManualInputError struct {
 	Reason string
 }
 
+// Error implements the error interface.
 func (e *ManualInputError) Error() string {
 	return fmt.Sprintf("manual input %q = %q: %s", e.Input, e.Value, e.Reason)
 }

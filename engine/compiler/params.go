@@ -33,6 +33,7 @@ type ParameterError struct {
 	Reason    string
 }
 
+// Error implements the error interface.
 func (e *ParameterError) Error() string {
 	return fmt.Sprintf("config %s: pipeline_parameters: %s", e.ConfigKey, e.Reason)
 }
