@@ -620,3 +620,29 @@ func TestNewProjectManualDAGChoiceStopsThenResumes(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigurePipelineOnAProjectWithItsOwnStep(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	if res := Registry().Call(ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost"}); !res.OK {
+		t.Fatalf("project.init: %s", res.Error)
+	}
+	res := wfCall(t, ctx, map[string]any{"workflow": "configure-pipeline", "args": map[string]any{"project_dir": "projects/demo_xgboost", "placeholders": true}})
+	if !res.OK {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Fatalf("configure-pipeline on the scaffolded project:\n%s", b)
+	}
+	d := wfData(t, res)
+	if d["outputs"].(map[string]any)["shippable"] != true {
+		t.Fatalf("outputs %v", d["outputs"])
+	}
+	// The custom step was configured from the project's workspace.
+	cfg, err := os.ReadFile(filepath.Join(root, "runs", d["run_id"].(string), "config.json"))
+	if err != nil || !strings.Contains(string(cfg), "DemoFeatureEngineeringConfig") {
+		t.Fatalf("config.json lacks the custom step's config: %v", err)
+	}
+	rep, err := os.ReadFile(filepath.Join(root, "runs", d["run_id"].(string), "reports", "compile.validate.json"))
+	if err != nil || !strings.Contains(string(rep), "workspace_dirs") {
+		t.Fatalf("compile.validate did not get the workspace: %v", err)
+	}
+}

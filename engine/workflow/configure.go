@@ -197,9 +197,8 @@ func phaseMap(ctx context.Context, s *Step) error {
 		return err
 	}
 	steps := map[string]string{}
-	var unknown []string
 	for _, n := range d.Nodes {
-		resp, err := s.Call(ctx, "catalog.resolve_step", map[string]any{"step_name": n})
+		resp, err := s.Call(ctx, "catalog.resolve_step", withWorkspace(s, "catalog.resolve_step", map[string]any{"step_name": n}))
 		if err != nil {
 			return err
 		}
@@ -207,12 +206,11 @@ func phaseMap(ctx context.Context, s *Step) error {
 			Canonical string `json:"canonical_name"`
 		}
 		if !resp.OK || resp.Decode(&rs) != nil || rs.Canonical == "" {
-			unknown = append(unknown, n)
-			continue
+			continue // config.requirements reports it pending
 		}
 		steps[n] = rs.Canonical
 	}
-	reqArgs := withWorkspaceIfCustom(s, "config.requirements", map[string]any{"dag": d.object()}, unknown)
+	reqArgs := withWorkspace(s, "config.requirements", map[string]any{"dag": d.object()})
 	resp, err := s.Require(ctx, "config.requirements", reqArgs)
 	if err != nil {
 		return err
@@ -262,16 +260,6 @@ func phaseMap(ctx context.Context, s *Step) error {
 	return s.Set(varSteps, steps)
 }
 
-// withWorkspaceIfCustom passes workspace_dirs only when some node is not in
-// the embedded catalog (tools that do not take the argument still serve
-// DAGs of catalog steps).
-func withWorkspaceIfCustom(s *Step, tool string, args map[string]any, unknown []string) map[string]any {
-	if len(unknown) == 0 {
-		return args
-	}
-	return withWorkspace(s, tool, args)
-}
-
 func firstNonEmpty(vals ...string) string {
 	for _, v := range vals {
 		if v != "" {
@@ -319,7 +307,7 @@ func phaseConstrain(ctx context.Context, s *Step) error {
 func phaseValues(ctx context.Context, s *Step) error {
 	var d DAG
 	s.Vars().Get(varDAG, &d)
-	resp, err := s.Require(ctx, "config.template", map[string]any{"dag": d.object()})
+	resp, err := s.Require(ctx, "config.template", withWorkspace(s, "config.template", map[string]any{"dag": d.object()}))
 	if err != nil {
 		return err
 	}
@@ -590,14 +578,15 @@ func phaseGenerate(ctx context.Context, s *Step) error {
 	for n, v := range m.Steps {
 		steps[n] = v
 	}
-	resp, err := s.Require(ctx, "config.merge_save", map[string]any{"dag": d.object(), "base": m.Base, "steps": steps, "output_file": s.Abs(out)})
+	resp, err := s.Require(ctx, "config.merge_save", withWorkspace(s, "config.merge_save",
+		map[string]any{"dag": d.object(), "base": m.Base, "steps": steps, "output_file": s.Abs(out)}))
 	if err != nil {
 		return err
 	}
 	if err := s.Record(out); err != nil {
 		return err
 	}
-	load, err := s.Require(ctx, "config.load", map[string]any{"path": s.Abs(out)})
+	load, err := s.Require(ctx, "config.load", withWorkspace(s, "config.load", map[string]any{"path": s.Abs(out)}))
 	if err != nil {
 		return err
 	}
@@ -641,12 +630,15 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	if err := integ.Decode(&iv); err != nil {
 		return Gate("dag.validate_integrity", integ, "unexpected answer: %v", err)
 	}
-	if !iv.IsValid {
+	if !iv.IsValid && !onlyWorkspaceSteps(s, iv.Issues) {
 		return Gate("dag.validate_integrity", integ, "the DAG has integrity issues: %s", strings.Join(sortedKeys(iv.Issues), ", "))
+	}
+	if !iv.IsValid {
+		s.Warn("dag.validate_integrity reports missing_steps for nodes of the workspace (%s), which it cannot see; catalog.resolve_step found them there", strings.Join(workspaceDirs(s), ", "))
 	}
 	gates["dag.validate_integrity"] = true
 	// compile.validate.
-	fileArgs := map[string]any{"dag_file": s.Abs(dagFile), "config_file": s.Abs(cfg)}
+	fileArgs := withWorkspace(s, "compile.validate", map[string]any{"dag_file": s.Abs(dagFile), "config_file": s.Abs(cfg)})
 	cv, err := s.Require(ctx, "compile.validate", fileArgs)
 	if err != nil {
 		return err
@@ -684,7 +676,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	}
 	gates["compile.preview"] = true
 	// Dependency resolution along the edges.
-	drArgs := map[string]any{"dag_file": s.Abs(dagFile)}
+	drArgs := withWorkspace(s, "validate.deps_resolve", map[string]any{"dag_file": s.Abs(dagFile)})
 	dr, err := s.Require(ctx, "validate.deps_resolve", drArgs)
 	if err != nil {
 		return err
@@ -698,6 +690,29 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	}
 	s.Summary("gates", gates)
 	return s.Set(varGates, gates)
+}
+
+// onlyWorkspaceSteps reports whether the integrity issues are only
+// missing_steps naming nodes the map phase resolved with the workspace (a
+// project's own steps, which dag.validate_integrity does not load).
+func onlyWorkspaceSteps(s *Step, issues map[string][]string) bool {
+	if len(issues) != 1 || len(issues["missing_steps"]) == 0 || len(workspaceDirs(s)) == 0 {
+		return false
+	}
+	var steps map[string]string
+	s.Vars().Get(varSteps, &steps)
+	for _, msg := range issues["missing_steps"] {
+		found := false
+		for n := range steps {
+			if strings.Contains(msg, "'"+n+"'") {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // configureGates are the gates configure-pipeline's synthesis requires,
