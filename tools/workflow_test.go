@@ -501,3 +501,31 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 		t.Errorf("complete validate without reports: %+v", res)
 	}
 }
+
+// BenchmarkSessionScopeCheck measures what a guided session adds to a call
+// that its stage refuses (the scope answers before any argument work).
+func BenchmarkSessionScopeCheck(b *testing.B) {
+	s, err := tools.NewSession(tools.SessionOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		if res := s.Call(ctx, "compile.definition", nil); res.Code != envelope.CodeToolNotInStage {
+			b.Fatal(res.Error)
+		}
+	}
+}
+
+// BenchmarkSessionTools measures listing a stage's tools.
+func BenchmarkSessionTools(b *testing.B) {
+	s, err := tools.NewSession(tools.SessionOptions{Stage: "plan"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if len(s.Tools()) == 0 {
+			b.Fatal("no tools")
+		}
+	}
+}
