@@ -646,3 +646,36 @@ func TestConfigurePipelineOnAProjectWithItsOwnStep(t *testing.T) {
 		t.Fatalf("compile.validate did not get the workspace: %v", err)
 	}
 }
+
+func TestAuthorStepIntoAProjectWorkspace(t *testing.T) {
+	root := t.TempDir()
+	ctx := wfCtx(root)
+	if res := Registry().Call(ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost"}); !res.OK {
+		t.Fatalf("project.init: %s", res.Error)
+	}
+	// The consumer is the project's own step, known only in its workspace.
+	res := wfCall(t, ctx, map[string]any{"workflow": "author-step", "args": map[string]any{
+		"producer": "TabularPreprocessing_training", "consumer": "DemoFeatureEngineering_training", "step_name": "RowFilter",
+		"project_dir": "projects/demo_xgboost"}})
+	d := wfData(t, res)
+	if d["stopped_at"] != "script-logic" {
+		t.Fatalf("want a stop at script-logic: %v", d)
+	}
+	script := filepath.Join(root, "projects", "demo_xgboost", "scripts", "row_filter.py")
+	if _, err := os.Stat(filepath.Join(root, "projects", "demo_xgboost", "steps", "RowFilter.step.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// The contract's paths (runs/<id>/contract.json) are the ones clipScript uses.
+	logic := strings.ReplaceAll(clipScript, "OutlierClipping", "RowFilter")
+	if err := os.WriteFile(script, []byte(logic), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = wfCall(t, ctx, map[string]any{"resume": d["run_id"]})
+	if !res.OK {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		t.Fatalf("resume:\n%s", b)
+	}
+	if out := wfData(t, res)["outputs"].(map[string]any); out["node"] != "RowFilter_training" || out["step_file"] != "projects/demo_xgboost/steps/RowFilter.step.yaml" {
+		t.Fatalf("outputs %v", out)
+	}
+}

@@ -418,7 +418,7 @@ func phaseContract(ctx context.Context, s *Step) error {
 		return s.Set(varContract, Contract{Step: step, Node: s.Vars().String(varNode), Producer: prod["node"], Consumer: cons["node"]})
 	}
 	spec := func(name string) (stepSpec, error) {
-		args := map[string]any{"step_name": name}
+		args := withWS(s, "catalog.step_spec", map[string]any{"step_name": name}, s.Vars().String("step_workspace"))
 		resp, err := s.Require(ctx, "catalog.step_spec", args)
 		if err != nil {
 			return stepSpec{}, err
