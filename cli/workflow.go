@@ -150,6 +150,9 @@ func readRunFlags(c *cli.Context) (string, runFlags, error) {
 		return "", f, usagef("workflow run needs a NAME (see `cursus workflow list`)")
 	}
 	name := c.Args().First()
+	if w, err := workflow.Get(name); err == nil {
+		name = w.Name // the original's names (cursus-new-project) work too
+	}
 	fs := flag.NewFlagSet("workflow run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	args := fs.String("args", "", "")

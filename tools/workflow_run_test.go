@@ -437,6 +437,12 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	if res := Registry().Call(ctx, "workflow.describe", map[string]any{"name": "nope"}); res.Code != envelope.CodeNotFound {
 		t.Fatalf("unknown: %v", res.Code)
 	}
+	// workflow.run's enum is the engine's list of workflows.
+	td, _ := Registry().Get("workflow.run")
+	enum := td.Schema()["properties"].(map[string]any)["workflow"].(map[string]any)["enum"]
+	if !sameSet(enum, workflow.Names()) {
+		t.Fatalf("workflow.run enum %v, workflows %v", enum, workflow.Names())
+	}
 	// Every tool any phase names exists in the registry.
 	for _, w := range workflow.List() {
 		var missing []string
@@ -678,4 +684,18 @@ func TestAuthorStepIntoAProjectWorkspace(t *testing.T) {
 	if out := wfData(t, res)["outputs"].(map[string]any); out["node"] != "RowFilter_training" || out["step_file"] != "projects/demo_xgboost/steps/RowFilter.step.yaml" {
 		t.Fatalf("outputs %v", out)
 	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+func sameSet(enum any, names []string) bool {
+	var got []string
+	for _, v := range enum.([]any) {
+		got = append(got, v.(string))
+	}
+	return mustMarshal(sortedCopy(got)) == mustMarshal(sortedCopy(names))
 }
