@@ -34,7 +34,7 @@ func newProject() *Workflow {
 		Arg{Name: "need", Type: "string", Description: "What the pipeline must do, in words (e.g. \"calibration and registration\"), for the recommendation; when two DAGs fit it equally the run stops for a choice."},
 		Arg{Name: "data_type", Type: "string", Default: "tabular", Enum: []string{"tabular", "text", "mixed"}, Description: "Kind of input data, for the recommendation."},
 		Arg{Name: "values", Type: "object", Description: "Config values: {\"base\": {field: value}, \"steps\": {\"<node>\": {field: value}}}."},
-		Arg{Name: "placeholders", Type: "boolean", Default: true, Description: "Fill essential config values nobody gave with valid placeholders marked replace-me (listed in the outputs and the ledger) instead of stopping for them."},
+		Arg{Name: "placeholders", Type: "boolean", Default: true, Description: "Fill essential config values nobody gave with valid placeholders marked replace-me (listed in the outputs and in runs/<id>/ACTION_ITEMS.md) instead of stopping for them."},
 	)
 	phases := nested(initProject())
 	phases = append(phases,
@@ -397,7 +397,7 @@ func phasePublish(ctx context.Context, s *Step) error {
 	if !vr.IsValid {
 		return Gate("compile.validate", cv, "the project's own dag.json and config.json do not validate: %s", vr.Summary)
 	}
-	if err := appendLedger(s, d); err != nil {
+	if err := writeRunLedger(s, d); err != nil {
 		return err
 	}
 	deploy := ToolCall{Tool: "compile.dag", Args: map[string]any{"dag_file": s.Abs(projDAG), "config_file": s.Abs(projCfg), "upsert": true},
@@ -409,34 +409,22 @@ func phasePublish(ctx context.Context, s *Step) error {
 	return nil
 }
 
-// appendLedger adds (or, on a re-run, replaces) the run's section at the
-// end of the project's action-item ledger: the DAG that replaced the
-// scaffold's, the placeholders of the new config and the deploy step.
-func appendLedger(s *Step, d DAG) error {
-	ledger := s.Vars().String(varLedger)
-	if ledger == "" {
-		return nil
-	}
-	b, err := os.ReadFile(s.Abs(ledger))
-	if err != nil {
-		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("the ledger %s cannot be read: %v", ledger, err)}
-	}
-	heading := "## Bring-up: cursus workflow new-project (run " + s.RunID() + ")"
-	text := string(b)
-	if i := strings.Index(text, heading); i >= 0 {
-		text = text[:i]
-	}
-	text = strings.TrimRight(text, "\n") + "\n\n"
+// writeRunLedger writes runs/<id>/ACTION_ITEMS.md: what is left after the
+// run (placeholders to replace, the deploy call), in the project ledger's
+// checklist form. The project's own ledger is project.init's and is not
+// touched (only tools write into the project); this one supersedes its
+// placeholder list, since the run replaced the scaffold's DAG and config.
+func writeRunLedger(s *Step, d DAG) error {
 	var placeholders map[string]any
 	s.Vars().Get(varPlaceholders, &placeholders)
 	var w strings.Builder
-	w.WriteString(heading + "\n\n")
+	fmt.Fprintf(&w, "# Action items after run %s (cursus workflow new-project)\n\n", s.RunID())
 	src := "the DAG chosen for the run"
 	if id := s.Vars().String(varDAGID); id != "" {
 		src = "the pipeline catalog's `" + id + "`"
 	}
-	fmt.Fprintf(&w, "`pipeline_config/dag.json` is now %s (%d nodes) and `pipeline_config/config.json` was rewritten for it:\n", src, len(d.Nodes))
-	w.WriteString("these items supersede the placeholder list above.\n\n")
+	fmt.Fprintf(&w, "`%s` is now %s (%d nodes) and `%s` was rewritten for it; these items supersede the\n", s.Vars().String(varDAGFile), src, len(d.Nodes), s.Vars().String(varProjectConfig))
+	fmt.Fprintf(&w, "placeholder list of `%s` (its other items still apply).\n\n", s.Vars().String(varLedger))
 	for _, k := range sortedKeys(placeholders) {
 		fmt.Fprintf(&w, "- [ ] `%s` = `%v`: replace with the real value (configure-pipeline with project_dir and values rewrites config.json)\n", k, placeholders[k])
 	}
@@ -444,11 +432,15 @@ func appendLedger(s *Step, d DAG) error {
 		s.Vars().String(varDAGFile), s.Vars().String(varProjectConfig))
 	fmt.Fprintf(&w, "- [x] compiled definition: `%s`\n", s.Vars().String(varDefinition))
 	fmt.Fprintf(&w, "- [x] every gate of the run passed: `%s`\n", s.RunPath(StateFile))
-	if err := s.WriteFile(ledger, []byte(text+w.String())); err != nil {
+	path := s.RunPath(LedgerFile)
+	if err := s.WriteFile(path, []byte(w.String())); err != nil {
 		return err
 	}
-	// People tick the ledger's items: hand it over rather than vouch for it.
-	return s.Handoff(ledger)
+	// People tick the items: hand the file over rather than vouch for it.
+	if err := s.Handoff(path); err != nil {
+		return err
+	}
+	return s.Set("run_ledger", path)
 }
 
 func newProjectOutputs(v Vars) map[string]any {
@@ -467,6 +459,7 @@ func newProjectOutputs(v Vars) map[string]any {
 	out["step_count"] = steps
 	out["missing_code"] = missing
 	out["action_items"] = items
+	out["run_ledger"] = v.String("run_ledger")
 	var deploy ToolCall
 	v.Get("deploy", &deploy)
 	out["deploy"] = deploy
