@@ -3,10 +3,10 @@ package compiler
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // findPort returns the first input port of the step matching pred.
@@ -192,7 +192,8 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	return args, nil
 }
 
-var modelPackageGroupRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
+// maxModelPackageGroupLen is the API's limit on a model package group name.
+const maxModelPackageGroupLen = 63
 
 var approvalStatuses = []string{"Approved", "Rejected", "PendingManualApproval"}
 
@@ -301,7 +302,7 @@ func modelPackageGroup(p *nodePlan) (string, error) {
 		}
 		return g, nil
 	}
-	if !modelPackageGroupRE.MatchString(g) && !strings.HasPrefix(g, "arn:") {
+	if !(len(g) <= maxModelPackageGroupLen && sagemaker.HasNameShape(g)) && !strings.HasPrefix(g, "arn:") {
 		return "", &fieldError{"model_package_group_name", fmt.Sprintf("model package group %q: 1-63 letters, digits and hyphens, not starting or ending with a hyphen", g)}
 	}
 	return g, nil

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // MaxPipelineNameLength is the longest pipeline name the generator emits
 // (the original's rule; the API allows 256).
 const MaxPipelineNameLength = 255
-
-var pipelineNameRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}$`)
 
 // GeneratePipelineName returns sanitize("<base>-<version>-pipeline"), the
 // original's rule: ("alice-AtoZ-xgboost-NA", "1.3.1") gives
@@ -68,7 +68,7 @@ func ValidatePipelineName(name string) error {
 		return &InvalidPipelineNameError{Name: name, Reason: "the name is empty"}
 	case len(name) > MaxPipelineNameLength:
 		return &InvalidPipelineNameError{Name: name, Reason: fmt.Sprintf("the name is %d characters long; the limit is %d", len(name), MaxPipelineNameLength)}
-	case !pipelineNameRE.MatchString(name):
+	case !sagemaker.HasNameShape(name):
 		return &InvalidPipelineNameError{Name: name, Reason: "only letters, digits and inner hyphens are allowed, starting and ending with a letter or digit", Suggestion: SanitizePipelineName(name)}
 	}
 	return nil

@@ -40,11 +40,10 @@ const (
 const metaSHA256 = "sha256"
 
 var (
-	pipelineNameRe = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}$`)
-	roleARNRe      = regexp.MustCompile(`^arn:aws[a-z\-]*:iam::[0-9]{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
-	tagRe          = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
-	bucketRe       = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	sha256HexRe    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	roleARNRe   = regexp.MustCompile(`^arn:aws[a-z\-]*:iam::[0-9]{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
+	tagRe       = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
+	bucketRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	sha256HexRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
 // UpsertInput is what Upsert deploys: a pipeline definition, the files it references, and the
@@ -216,10 +215,29 @@ func ValidatePipelineName(name string) error {
 	if len(name) > MaxPipelineNameLen {
 		return fmt.Errorf("pipeline name is %d characters, the limit is %d", len(name), MaxPipelineNameLen)
 	}
-	if !pipelineNameRe.MatchString(name) {
+	if !HasNameShape(name) {
 		return fmt.Errorf("pipeline name %q must match [a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}: letters, digits and '-', starting and ending with a letter or digit", name)
 	}
 	return nil
+}
+
+// HasNameShape reports whether name follows the character rule SageMaker
+// gives as [a-zA-Z0-9](-*[a-zA-Z0-9])* for pipeline and model package group
+// names: letters, digits and hyphens, starting and ending with a letter or
+// digit. Lengths are checked separately. (A regular expression with the
+// API's {0,255} bound costs milliseconds to compile at every process start.)
+func HasNameShape(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (c != '-' || i == 0 || i == len(name)-1) {
+			return false
+		}
+	}
+	return true
 }
 
 func validateTags(tags map[string]string) error {
