@@ -1,0 +1,218 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cursus-go/cursus/registry"
+)
+
+// The xgboost-end-to-end example ships the scripts its steps name, so the
+// definition is deployable: these tests hold the scripts to their contracts
+// (validate.alignment), run them end to end on this machine
+// (validate.run_scripts) and upsert the pipeline against a stand-in AWS
+// endpoint, checking every artifact of the upload manifest is uploaded.
+
+const xgbExample = "../examples/xgboost-end-to-end"
+
+// xgbScriptSteps are the example's step types that run a script of ours.
+var xgbScriptSteps = []any{"CradleDataLoading", "TabularPreprocessing", "XGBoostTraining", "XGBoostTuning",
+	"XGBoostModelEval", "ModelCalibration", "Package", "Payload"}
+
+func TestXGBoostExampleScriptsMatchTheirContracts(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	env := configCall(t, context.Background(), "validate.alignment", map[string]any{
+		"target_scripts": xgbScriptSteps, "script_dirs": []any{filepath.Join(xgbExample, "scripts")}})
+	d := wantOK(t, env)
+	steps := d["detailed_results"].([]any)
+	if len(steps) != len(xgbScriptSteps) {
+		t.Fatalf("checked %d steps: %v", len(steps), d["target_scripts"])
+	}
+	for _, s := range steps {
+		name := s.(map[string]any)["step_name"]
+		for level, l := range s.(map[string]any)["validation_results"].(map[string]any) {
+			l := l.(map[string]any)
+			if l["status"] != "PASSED" {
+				t.Errorf("%s %s: %v", name, level, l["status"])
+			}
+			issues, _ := l["issues"].([]any)
+			for _, i := range issues {
+				if sev := i.(map[string]any)["severity"]; sev != "INFO" {
+					t.Errorf("%s %s: %s %s", name, level, sev, i.(map[string]any)["message"])
+				}
+			}
+		}
+		if script := s.(map[string]any)["validation_results"].(map[string]any)["level_1"].(map[string]any)["script"]; !strings.Contains(fmt.Sprint(script), "xgboost-end-to-end/scripts/") {
+			t.Errorf("%s checked %v, not the example's script", name, script)
+		}
+	}
+}
+
+// copyDir copies the example into a project root of its own.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestXGBoostExampleRunsLocally(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs nine Python scripts")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	root := t.TempDir()
+	copyDir(t, xgbExample, root)
+	var cfg struct {
+		Configuration struct {
+			Specific map[string]map[string]any `json:"specific"`
+		} `json:"configuration"`
+	}
+	b, err := os.ReadFile(filepath.Join(root, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	// The compiler mounts Cradle's specs as <field>/<field>.json and the
+	// inference scripts from config; locally the run gets them as input_data.
+	inputData := map[string]any{"Package": map[string]any{"inference_scripts_input": "scripts/inference"}}
+	for _, node := range []string{"CradleDataLoading_training", "CradleDataLoading_calibration"} {
+		specs := map[string]any{}
+		for _, f := range []string{"data_sources_spec", "transform_spec", "output_spec", "cradle_job_spec"} {
+			dir := filepath.Join(root, "specs", node, f)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			v, _ := json.Marshal(cfg.Configuration.Specific[node][f])
+			if len(v) < 3 {
+				t.Fatalf("%s has no %s", node, f)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f+".json"), v, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			specs[f] = filepath.Join("specs", node, f)
+		}
+		inputData[node] = specs
+	}
+	dagArg := exampleDAG(t)["dag"].(map[string]any)
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
+	env := configCall(t, ctx, "validate.run_scripts", map[string]any{
+		"nodes": dagArg["nodes"], "edges": dagArg["edges"], "config_path": "config.json",
+		"input_data": inputData, "test_workspace_dir": "runs"})
+	d := wantOK(t, env)
+	results := d["script_results"].(map[string]any)
+	for node, r := range results {
+		r := r.(map[string]any)
+		if node == "Registration" {
+			continue // RegisterModel runs no script
+		}
+		if r["status"] != "success" {
+			t.Errorf("%s: %v %v\n%v", node, r["status"], r["error_message"], r["stderr_tail"])
+		}
+	}
+	files := func(node string) string { return fmt.Sprint(results[node].(map[string]any)["output_files"]) }
+	for node, want := range map[string]string{
+		"CradleDataLoading_training":    "DATA/part-00000.csv",
+		"TabularPreprocessing_training": "processed_data/train/train_processed_data.csv",
+		"XGBoostTraining":               "model_output/risk_table_map.json",
+		"XGBoostModelEval_calibration":  "eval_output/eval_predictions.csv",
+		"ModelCalibration_calibration":  "calibration_output/calibration_model.json",
+		"Package":                       "packaged_model/model.tar.gz",
+		"Payload":                       "payload_sample/payload.tar.gz",
+	} {
+		if !strings.Contains(files(node), want) {
+			t.Errorf("%s outputs %s, want %s", node, files(node), want)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(results["Package"].(map[string]any)["stdout_tail"]), "1 code file(s), 1 calibration file(s)") {
+		t.Errorf("Package did not bundle the inference code and calibrator: %v", results["Package"].(map[string]any)["stdout_tail"])
+	}
+}
+
+// TestXGBoostExampleUpsertUploadsEverything: compile.dag with upsert
+// uploads every artifact of the manifest (scripts, the training source
+// tarball, the inference scripts and the generated Cradle spec files) and
+// creates the pipeline, against a stand-in AWS endpoint.
+func TestXGBoostExampleUpsertUploadsEverything(t *testing.T) {
+	var mu sync.Mutex
+	var puts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		switch target := r.Header.Get("X-Amz-Target"); {
+		case target == "SageMaker.DescribePipeline":
+			w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+			w.WriteHeader(400)
+			fmt.Fprint(w, `{"__type":"ResourceNotFound","message":"Pipeline does not exist"}`)
+		case strings.HasPrefix(target, "SageMaker."):
+			w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+			fmt.Fprint(w, `{"PipelineArn":"arn:aws:sagemaker:us-east-1:123456789012:pipeline/x"}`)
+		case r.Method == http.MethodHead:
+			w.WriteHeader(404)
+		default:
+			if r.Method == http.MethodPut {
+				mu.Lock()
+				puts = append(puts, r.URL.Path)
+				mu.Unlock()
+			}
+			w.Header().Set("ETag", `"x"`)
+		}
+	}))
+	defer srv.Close()
+	compileAWSEnv(t, srv.URL)
+	args := compileExampleArgs("xgboost-end-to-end")
+	args["upsert"] = true
+	env := compileCall(t, "compile.dag", args)
+	d := compileOK(t, env)
+	if d["upserted"] != true {
+		t.Fatalf("not upserted: %v", d)
+	}
+	if w := fmt.Sprint(env["warnings"]); strings.Contains(w, "missing") || strings.Contains(w, "does not exist") {
+		t.Errorf("warnings about missing files: %s", w)
+	}
+	sort.Strings(puts)
+	all := strings.Join(puts, "\n")
+	for _, want := range []string{"/data_sources_spec.json", "/transform_spec.json", "/output_spec.json", "/cradle_job_spec.json",
+		"/cradle_data_loading.py", "/tabular_preprocessing.py", "/sourcedir.tar.gz", "/xgboost_model_eval.py",
+		"/model_calibration.py", "/package.py", "/payload.py", "/inference.py", "/field_defaults.json"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("nothing uploaded to *%s; uploads:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "/missing/") {
+		t.Errorf("a missing artifact was uploaded:\n%s", all)
+	}
+}
