@@ -253,11 +253,9 @@ func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, er
 		token, tokenSource = s.Patterns.OutputPathToken, "override: patterns.output_path_token"
 	}
 	sink := s.Kind == catalog.NodeSink || len(s.Outputs) == 0
-	outPattern := "generated destination Join(base, " + strings.ToLower(string(s.Type))
-	if s.Patterns.JobTypeInPath() {
-		outPattern += ", job_type"
-	}
-	outPattern += ", logical_name)"
+	// The compiler always puts a node's job type in the destination (as the
+	// original's assembler did); include_job_type_in_path is metadata only.
+	outPattern := "generated destination Join(base, " + strings.ToLower(string(s.Type)) + ", job_type (when the node has one), logical_name)"
 	switch {
 	case sink:
 		outPattern = "sink (no outputs)"

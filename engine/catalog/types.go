@@ -233,8 +233,10 @@ type Patterns struct {
 	// StepAssembly (Processing only): code (ProcessingStep with code=script)
 	// or step_args (processor.run(...) wrapped in a ProcessingStep).
 	StepAssembly string `yaml:"step_assembly,omitempty" json:"step_assembly,omitempty"`
-	// IncludeJobTypeInPath: whether output destinations carry the job type
-	// segment. Default true.
+	// IncludeJobTypeInPath is the original's flag (default true), kept as
+	// metadata only: output destinations always carry the job type (the
+	// compiler does what the original's assembler did, so two job types of
+	// one step never write to the same prefix).
 	IncludeJobTypeInPath *bool `yaml:"include_job_type_in_path,omitempty" json:"include_job_type_in_path,omitempty"`
 	// DirectInputKeys are logical inputs a caller may pass directly.
 	DirectInputKeys []string `yaml:"direct_input_keys,omitempty" json:"direct_input_keys,omitempty"`
