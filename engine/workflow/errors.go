@@ -27,6 +27,7 @@ type UnknownWorkflowError struct {
 	Available []string
 }
 
+// Error implements the error interface.
 func (e *UnknownWorkflowError) Error() string {
 	return fmt.Sprintf("unknown workflow %q (available: %s)", e.Name, strings.Join(e.Available, ", "))
 }
@@ -41,6 +42,7 @@ type ArgsError struct {
 	Problems []string
 }
 
+// Error implements the error interface.
 func (e *ArgsError) Error() string {
 	return fmt.Sprintf("workflow %s: invalid arguments: %s", e.Workflow, strings.Join(e.Problems, "; "))
 }
@@ -56,6 +58,7 @@ type RunError struct {
 	Err   error // optional cause
 }
 
+// Error implements the error interface.
 func (e *RunError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("run %s: %s: %v", e.RunID, e.Msg, e.Err)
@@ -83,6 +86,7 @@ type GateFailure struct {
 	Remedy string
 }
 
+// Error implements the error interface.
 func (e *GateFailure) Error() string {
 	if e.Tool != "" {
 		return fmt.Sprintf("gate failed: %s answered %s: %s", e.Tool, e.Code, e.Message)
@@ -120,4 +124,5 @@ type Judgment struct {
 	Files []string
 }
 
+// Error implements the error interface.
 func (j *Judgment) Error() string { return "stopped for judgment: " + j.Reason }
