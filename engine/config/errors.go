@@ -33,6 +33,7 @@ type FieldError struct {
 	Value   any    `json:"value,omitempty"`   // the offending value, when there is one
 }
 
+// String renders the problem as "<path>: <message>", with the allowed values when constrained.
 func (e FieldError) String() string {
 	s := e.Path + ": " + e.Message
 	if len(e.Allowed) > 0 {
@@ -47,6 +48,7 @@ type ValidationError struct {
 	Errors []FieldError
 }
 
+// Error implements error: the count and every problem, separated by semicolons.
 func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Errors))
 	for i, fe := range e.Errors {
@@ -71,6 +73,7 @@ type UnknownClassError struct {
 	Available []string          // known class names, sorted
 }
 
+// Error implements error: each config key with its unknown class.
 func (e *UnknownClassError) Error() string {
 	var parts []string
 	for _, k := range sortedKeys(e.Classes) {
@@ -87,6 +90,7 @@ type FormatError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *FormatError) Error() string {
 	where := "config.json"
 	if e.Path != "" {
@@ -98,6 +102,7 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: %s", where, e.Msg)
 }
 
+// Unwrap returns the underlying decoding error, if any.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // Candidate is one config a node could resolve to.
@@ -115,6 +120,7 @@ type AmbiguousNodeError struct {
 	Candidates []Candidate // the tied candidates, in config order
 }
 
+// Error implements error: the node and its tied candidates.
 func (e *AmbiguousNodeError) Error() string {
 	keys := make([]string, len(e.Candidates))
 	for i, c := range e.Candidates {
@@ -130,6 +136,7 @@ type NoConfigError struct {
 	Available []catalog.ConfigKey // every config key, in order
 }
 
+// Error implements error.
 func (e *NoConfigError) Error() string {
 	return fmt.Sprintf("no configuration found for node %q (config keys: %v)", e.Node, e.Available)
 }
@@ -149,6 +156,7 @@ type ResolutionError struct {
 	Available []catalog.ConfigKey
 }
 
+// Error implements error: every node that did not resolve.
 func (e *ResolutionError) Error() string {
 	nodes := make([]string, len(e.Failures))
 	for i, f := range e.Failures {
@@ -186,6 +194,7 @@ type DuplicateStepNameError struct {
 	Collisions []StepNameCollision
 }
 
+// Error implements error: the step name and the configs that share it.
 func (e *DuplicateStepNameError) Error() string {
 	parts := make([]string, len(e.Collisions))
 	for i, c := range e.Collisions {

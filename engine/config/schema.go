@@ -281,6 +281,7 @@ func knownType(t catalog.FieldType) bool {
 // SchemaError lists problems in the field declarations a schema was built from.
 type SchemaError struct{ Problems []string }
 
+// Error implements error: every declaration problem.
 func (e *SchemaError) Error() string {
 	return fmt.Sprintf("config schema: %d problem(s): %s", len(e.Problems), strings.Join(e.Problems, "; "))
 }
