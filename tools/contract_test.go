@@ -144,7 +144,7 @@ func TestToolsHelp(t *testing.T) {
 	}
 	listed := 0
 	for _, g := range d["namespaces"].([]map[string]any) {
-		listed += len(g["tools"].([]tools.ToolInfo))
+		listed += len(g["tools"].([]*tools.ToolInfo))
 	}
 	if listed != r.Len() {
 		t.Errorf("each tool listed once: %d vs %d", listed, r.Len())
@@ -155,7 +155,7 @@ func TestToolsHelp(t *testing.T) {
 	if d["filtered_namespace"] != "tools" || d["filtered_phase"] != "planner" {
 		t.Errorf("filters not echoed: %v", d)
 	}
-	tl := d["namespaces"].([]map[string]any)[0]["tools"].([]tools.ToolInfo)[0]
+	tl := d["namespaces"].([]map[string]any)[0]["tools"].([]*tools.ToolInfo)[0]
 	if tl.Schema == nil {
 		t.Error("include_schema ignored")
 	}

@@ -2,8 +2,8 @@ package tools
 
 import (
 	"context"
-	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -73,6 +73,26 @@ type ToolInfo struct {
 	Schema       map[string]any `json:"schema,omitempty"`
 }
 
+// summaries caches each tool's ToolInfo (*registry.ToolDef -> *ToolInfo):
+// a ToolDef is immutable, so its summary is computed once and shared, read-only.
+var summaries sync.Map
+
+// cachedSummary returns the shared summary of t, with its schema when withSchema.
+func cachedSummary(t *registry.ToolDef, withSchema bool) *ToolInfo {
+	if v, ok := summaries.Load(t); ok {
+		info := v.(*ToolInfo)
+		if !withSchema {
+			return info
+		}
+		c := *info
+		c.Schema = t.Schema()
+		return &c
+	}
+	info := ToolSummary(t, false)
+	summaries.Store(t, &info)
+	return cachedSummary(t, withSchema)
+}
+
 // ToolSummary describes one tool, with its input schema when withSchema.
 func ToolSummary(t *registry.ToolDef, withSchema bool) ToolInfo {
 	s := ToolInfo{
@@ -124,29 +144,32 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 		}
 		selected = append(selected, t)
 	}
-	phases := make(map[string]any, 3)
-	for _, p := range registry.Phases {
-		n := 0
-		for _, t := range selected {
+	// One pass: the selection is sorted by dotted name, so each namespace's
+	// tools are contiguous and every group is a sub-slice of one allocation.
+	infos := make([]*ToolInfo, len(selected))
+	var counts [3]int
+	var nsOut []map[string]any
+	start := 0
+	for i, t := range selected {
+		infos[i] = cachedSummary(t, a.IncludeSchema)
+		for j, p := range registry.Phases {
 			if hasTag(t, p) {
-				n++
+				counts[j]++
 			}
 		}
-		phases[p] = map[string]any{"description": registry.PhaseDescriptions[p], "count": n}
+		if i == len(selected)-1 || selected[i+1].Namespace() != t.Namespace() {
+			n := t.Namespace()
+			d, _ := r.NamespaceDescription(n)
+			nsOut = append(nsOut, map[string]any{"namespace": n, "description": d, "count": i + 1 - start, "tools": infos[start : i+1 : i+1]})
+			start = i + 1
+		}
 	}
-	groups := map[string][]ToolInfo{}
-	for _, t := range selected {
-		groups[t.Namespace()] = append(groups[t.Namespace()], ToolSummary(t, a.IncludeSchema))
+	if nsOut == nil {
+		nsOut = []map[string]any{}
 	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	nsOut := make([]map[string]any, 0, len(names))
-	for _, n := range names {
-		d, _ := r.NamespaceDescription(n)
-		nsOut = append(nsOut, map[string]any{"namespace": n, "description": d, "count": len(groups[n]), "tools": groups[n]})
+	phases := make(map[string]any, 3)
+	for j, p := range registry.Phases {
+		phases[p] = map[string]any{"description": registry.PhaseDescriptions[p], "count": counts[j]}
 	}
 	data := map[string]any{
 		"overview":    overview,
