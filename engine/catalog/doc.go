@@ -200,10 +200,13 @@
 //	         {today}. See ExpandDerivation and Step.DeriveValue.
 //
 // A default must obey type, allowed, min/max and pattern; this is checked
-// at load. A config value (not a default) of a string field may instead be
-// a pipeline-parameter reference "{{Parameters.<name>}}" (ParameterRef,
-// ConfigField.CheckValue); ParameterRefBlockers lists the fields where a
-// reference cannot work (job_type, fields a derived name is built from). Shared field sets live in fieldsets/<name>.yaml as {name,
+// at load. A config value (not a default) of a string, int or float field
+// may instead be a pipeline-parameter reference "{{Parameters.<name>}}"
+// (ParameterRef, FieldType.AcceptsParameterRef, ConfigField.CheckValue);
+// ParameterRefBlockers lists the fields where a reference cannot work
+// (job_type, fields a derived name is built from).
+//
+// Shared field sets live in fieldsets/<name>.yaml as {name,
 // extends, description, fields}; a set includes every field of the set it
 // extends. The embedded sets are base (author, bucket, role, region NA|EU|FE,
 // service_name, pipeline_version, project_root_folder essential; model_class,

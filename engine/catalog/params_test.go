@@ -25,8 +25,9 @@ func TestParameterRef(t *testing.T) {
 	}
 }
 
-// A string field takes a parameter reference in place of a value its
-// pattern or allowed values would refuse; other types do not.
+// A string, int or float field takes a parameter reference in place of a
+// value its type, pattern or allowed values would refuse; a bool field does
+// not (a flag chooses what is built).
 func TestCheckValueAcceptsParameterRefs(t *testing.T) {
 	s := mustStep(t, mustDefault(t), "XGBoostTraining")
 	itype, _ := s.Field("training_instance_type")
@@ -43,8 +44,15 @@ func TestCheckValueAcceptsParameterRefs(t *testing.T) {
 			t.Errorf("%s accepts a malformed reference", f.Name)
 		}
 	}
-	if msg := count.CheckValue("{{Parameters.X}}"); msg == "" {
-		t.Error("an int field accepts a string reference")
+	if msg := count.CheckValue("{{Parameters.X}}"); msg != "" {
+		t.Errorf("an int field refuses a reference: %s", msg)
+	}
+	if msg := count.CheckValue("many"); msg == "" {
+		t.Error("an int field accepts a string")
+	}
+	flag, _ := s.Field("use_precomputed_features")
+	if msg := flag.CheckValue("{{Parameters.X}}"); msg == "" {
+		t.Error("a bool field accepts a reference")
 	}
 }
 

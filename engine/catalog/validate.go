@@ -43,6 +43,16 @@ const (
 
 var reParamRef = regexp.MustCompile(ParameterRefPattern)
 
+// AcceptsParameterRef reports whether a field of this type may hold a
+// pipeline-parameter reference in place of a value: string, int and float
+// fields (the definition takes an expression for an instance type, an
+// instance count, an environment value, ...; the compiler refuses one where
+// it needs the value itself, naming the field). A bool, list, map or any
+// field does not: a flag chooses what the compiler builds.
+func (t FieldType) AcceptsParameterRef() bool {
+	return t == FieldString || t == FieldInt || t == FieldFloat
+}
+
 // ParameterRef returns the parameter name of a "{{Parameters.<name>}}"
 // value (ParameterRefPattern); ok is false for any other value.
 func ParameterRef(v any) (name string, ok bool) {
@@ -522,14 +532,16 @@ func equalValue(a, b any) bool {
 // CheckValue validates a config value for the field: type, allowed values,
 // min/max and pattern. It returns "" when the value is acceptable, else a
 // short reason. Numbers decoded from JSON (float64) are accepted for int
-// fields when whole. A string field accepts a pipeline-parameter reference
-// "{{Parameters.<name>}}" (ParameterRefPattern) without the allowed-values
+// fields when whole. A string, int or float field accepts a
+// pipeline-parameter reference "{{Parameters.<name>}}" (ParameterRefPattern,
+// FieldType.AcceptsParameterRef) without the type, allowed-values, range
 // and pattern checks: the value is chosen when the pipeline runs, and the
-// compiler checks the parameter is declared. (engine/config further refuses
-// references in fields that name the step or feed a derived name; see
+// compiler checks the parameter is declared (and, for a number, that it is
+// an Integer or Float parameter). (engine/config further refuses references
+// in fields that name the step or feed a derived name; see
 // ParameterRefBlockers.)
 func (f *ConfigField) CheckValue(v any) string {
-	if _, ok := ParameterRef(v); ok && f.Type == FieldString {
+	if _, ok := ParameterRef(v); ok && f.Type.AcceptsParameterRef() {
 		return ""
 	}
 	var re *regexp.Regexp

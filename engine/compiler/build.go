@@ -166,8 +166,8 @@ var awsRegionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d$`)
 // the region code (NA, EU, FE) mapped, else region when it already is an
 // AWS region.
 func (p *nodePlan) awsRegion() (string, error) {
-	if r, _ := p.Values.str("aws_region", ""); r != "" {
-		return r, nil
+	if r, err := p.Values.str("aws_region", ""); err != nil || r != "" {
+		return r, err
 	}
 	code, err := p.Values.str("region", "")
 	if err != nil {
@@ -224,15 +224,16 @@ func imageScope(p *nodePlan) string {
 }
 
 // image returns the container image of a step: the config's image URI
-// field when set, else the framework image for the config's version, in
-// the step's locked region or the config's region.
-func (e *buildEnv) image(p *nodePlan, instanceType string) (string, error) {
+// field when set (a literal or a parameter reference), else the framework
+// image for the config's version, in the step's locked region or the
+// config's region.
+func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	c := p.Step.Compute
 	imgField := firstNonEmpty(c.ImageURIField, "image_uri")
-	if s, err := p.Values.str(imgField, ""); err != nil {
+	if v, literal, err := e.strExpr(p, imgField, ""); err != nil {
 		return "", err
-	} else if s != "" {
-		return s, nil
+	} else if !literal || v != "" {
+		return v, nil
 	}
 	fw := c.Framework
 	if c.FrameworkField != "" {
@@ -315,19 +316,23 @@ func (p *nodePlan) instanceType(def string) (string, error) {
 			return "", err
 		}
 	}
-	s, err := p.Values.str(p.instanceTypeField(), "")
+	s, err := p.Values.strOrRef(p.instanceTypeField(), "")
 	if err != nil || s != "" {
 		return s, err
 	}
 	return def, nil
 }
 
-func (p *nodePlan) instanceCount(def int) (int, error) {
-	return p.firstInt(def, 1, 0, p.Step.Compute.InstanceCountField)
+// instanceCount returns the step's instance count: a literal of at least
+// 1, def when unset, or an Integer parameter.
+func (e *buildEnv) instanceCount(p *nodePlan, def int) (any, error) {
+	return e.intExpr(p, p.Step.Compute.InstanceCountField, def, 1, 0)
 }
 
-func (p *nodePlan) volumeSize(def int) (int, error) {
-	return p.firstInt(def, 1, 16384, p.Step.Compute.VolumeSizeField)
+// volumeSize returns the step's volume size in GB: a literal in [1,
+// 16384], def when unset, or an Integer parameter.
+func (e *buildEnv) volumeSize(p *nodePlan, def int) (any, error) {
+	return e.intExpr(p, p.Step.Compute.VolumeSizeField, def, 1, 16384)
 }
 
 // firstInt reads the first set field of fields, checked against [min, max]
@@ -350,15 +355,20 @@ func (p *nodePlan) firstInt(def, min, max int, fields ...string) (int, error) {
 }
 
 // maxRuntime returns the step's max runtime field, clamped to limit (a
-// larger value is cut to the limit with a warning), or def when unset.
-func (e *buildEnv) maxRuntime(p *nodePlan, def, limit int) (int, bool, error) {
+// larger value is cut to the limit with a warning), or def when unset, or
+// an Integer parameter (SageMaker checks its value against the limit).
+func (e *buildEnv) maxRuntime(p *nodePlan, def, limit int) (any, bool, error) {
 	f := p.Step.Compute.MaxRuntimeField
 	if !p.Values.has(f) {
 		return def, false, nil
 	}
-	rt, err := p.firstInt(def, 1, 0, f)
+	v, err := e.intExpr(p, f, def, 1, 0)
 	if err != nil {
 		return 0, false, err
+	}
+	rt, literal := v.(int)
+	if !literal {
+		return v, true, nil
 	}
 	if rt > limit {
 		e.warnf("step %s: %s %d exceeds the SageMaker limit %d for this job; using the limit", p.Name, f, rt, limit)
@@ -370,14 +380,19 @@ func (e *buildEnv) maxRuntime(p *nodePlan, def, limit int) (int, bool, error) {
 // environment returns the container environment of a step: each variable
 // the contract declares, from its config field, else (optional ones) its
 // default; a required variable without a value is an error. The config's
-// env map, when there is one, is applied on top.
-func (p *nodePlan) environment() (map[string]string, error) {
-	env := map[string]string{}
+// env map, when there is one, is applied on top. A value may be a pipeline
+// parameter reference (textExpr).
+func (e *buildEnv) environment(p *nodePlan) (map[string]any, error) {
+	env := map[string]any{}
 	for _, ev := range p.Step.Contract.Env {
 		if ev.Field != "" {
 			if x, ok := p.Values.lookup(ev.Field); ok {
-				if s := FormatValue(x); s != "" || !ev.Required {
-					env[ev.Name] = s
+				v, err := e.textExpr(ev.Field, x)
+				if err != nil {
+					return nil, err
+				}
+				if v != "" || !ev.Required {
+					env[ev.Name] = v
 					continue
 				}
 			}
@@ -388,20 +403,23 @@ func (p *nodePlan) environment() (map[string]string, error) {
 		}
 		env[ev.Name] = ev.Default
 	}
-	extra, err := p.Values.object("env")
+	extra, err := p.Values.objectOrRefs("env")
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range sortedKeys(extra) {
-		env[k] = FormatValue(extra[k])
+		if env[k], err = e.textExpr("env."+k, extra[k]); err != nil {
+			return nil, err
+		}
 	}
 	return env, nil
 }
 
 // jobArguments returns the script arguments: each declared (flag, source)
-// whose source field is set, then the config's extra script arguments.
-func (p *nodePlan) jobArguments() ([]string, error) {
-	var args []string
+// whose source field is set, then the config's extra script arguments. A
+// value may be a pipeline parameter reference (textExpr).
+func (e *buildEnv) jobArguments(p *nodePlan) ([]any, error) {
+	var args []any
 	for _, ja := range p.Step.Contract.JobArguments {
 		x, ok := p.Values.lookup(ja.Source)
 		if !ok && ja.Source == "job_type" && p.JobType != "" {
@@ -410,13 +428,16 @@ func (p *nodePlan) jobArguments() ([]string, error) {
 		if !ok {
 			continue
 		}
-		s := FormatValue(x)
-		if s == "" {
+		v, err := e.textExpr(ja.Source, x)
+		if err != nil {
+			return nil, err
+		}
+		if v == "" {
 			continue
 		}
-		args = append(args, ja.Flag, s)
+		args = append(args, ja.Flag, v)
 	}
-	extra, err := p.Values.strList("processing_script_arguments")
+	extra, err := e.strListExpr(p, "processing_script_arguments")
 	if err != nil {
 		return nil, err
 	}
@@ -501,6 +522,11 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 	if x, ok := p.Values.lookup(port.ConfigSource); ok {
 		switch x.(type) {
 		case map[string]any, []any:
+			// The file is written and uploaded when the pipeline is
+			// built: a reference in it would reach the job as text.
+			if at, ref, found := findRef(port.ConfigSource, x); found {
+				return nil, refusedRef(at, ref)
+			}
 			content, err := json.MarshalIndent(x, "", "  ")
 			if err != nil {
 				return nil, &fieldError{port.ConfigSource, err.Error()}
@@ -509,15 +535,14 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 			return &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: uri, Value: uri}, nil
 		}
 	}
-	src, err := p.Values.str(port.ConfigSource, "")
-	if err != nil || src == "" {
+	v, literal, err := e.strExpr(p, port.ConfigSource, "")
+	if err != nil || v == "" {
 		return nil, err
 	}
-	if ref, ok, err := e.paramRef(port.ConfigSource, src); err != nil {
-		return nil, err
-	} else if ok {
-		return &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: ref.Get, Value: ref}, nil
+	if !literal {
+		return &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: ExprString(v), Value: v}, nil
 	}
+	src := v.(string)
 	b := &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: src, Value: src}
 	if strings.HasPrefix(src, "s3://") || strings.HasPrefix(src, "https://") {
 		return b, nil
@@ -661,9 +686,10 @@ func isEnvKey(k string) bool {
 }
 
 // checkEnv enforces SageMaker's limits on a job's environment: at most 100
-// entries, keys [a-zA-Z_][a-zA-Z0-9_]* of at most 256 characters, values of
-// at most maxValue characters.
-func checkEnv(p *nodePlan, env map[string]string, maxValue int) error {
+// entries, keys [a-zA-Z_][a-zA-Z0-9_]* of at most 256 characters, literal
+// values of at most maxValue characters (SageMaker checks a parameter's
+// value when the pipeline runs).
+func checkEnv(p *nodePlan, env map[string]any, maxValue int) error {
 	if len(env) > 100 {
 		return fmt.Errorf("%d environment variables; SageMaker allows 100", len(env))
 	}
@@ -671,26 +697,27 @@ func checkEnv(p *nodePlan, env map[string]string, maxValue int) error {
 		if len(k) > 256 || !isEnvKey(k) {
 			return &fieldError{"env", fmt.Sprintf("environment variable name %q is not allowed ([a-zA-Z_][a-zA-Z0-9_]*, at most 256 characters)", k)}
 		}
-		if len(env[k]) > maxValue {
+		if s, literal := env[k].(string); literal && len(s) > maxValue {
 			field := "env"
 			if ev, ok := p.Step.Contract.EnvVar(k); ok && ev.Field != "" {
 				field = ev.Field
 			}
-			return &fieldError{field, fmt.Sprintf("environment variable %s is %d characters long; a %s job allows %d", k, len(env[k]), p.Step.Verb, maxValue)}
+			return &fieldError{field, fmt.Sprintf("environment variable %s is %d characters long; a %s job allows %d", k, len(s), p.Step.Verb, maxValue)}
 		}
 	}
 	return nil
 }
 
 // network returns the VPC config and network isolation the config asks
-// for: subnets and security_group_ids (both or neither) and
-// enable_network_isolation.
-func (p *nodePlan) network() (*VpcConfig, *bool, error) {
-	subnets, err := p.Values.strList("subnets")
+// for: subnets and security_group_ids (both or neither; an item may be a
+// parameter reference, e.g. the default parameters VPC_SUBNET and
+// SECURITY_GROUP_ID) and enable_network_isolation.
+func (e *buildEnv) network(p *nodePlan) (*VpcConfig, *bool, error) {
+	subnets, err := e.strListExpr(p, "subnets")
 	if err != nil {
 		return nil, nil, err
 	}
-	groups, err := p.Values.strList("security_group_ids")
+	groups, err := e.strListExpr(p, "security_group_ids")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,8 +26,8 @@ func isModelArtifactsPort(port catalog.InputPort) bool {
 // inferenceEnv returns the model container environment of a framework
 // model: the script and its packed code when the config names an entry
 // point, the region, and the contract's variables.
-func (e *buildEnv) inferenceEnv(p *nodePlan) (map[string]string, error) {
-	env, err := p.environment()
+func (e *buildEnv) inferenceEnv(p *nodePlan) (map[string]any, error) {
+	env, err := e.environment(p)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	vpc, iso, err := p.network()
+	vpc, iso, err := e.network(p)
 	if err != nil {
 		return nil, err
 	}
@@ -141,27 +141,31 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	count, err := p.instanceCount(1)
+	count, err := e.instanceCount(p, 1)
 	if err != nil {
 		return nil, err
 	}
-	strs := map[string]string{}
-	for _, f := range []struct{ field, def string }{
-		{"content_type", "text/csv"}, {"split_type", "Line"}, {"accept", "text/csv"}, {"assemble_with", "Line"},
-		{"input_filter", "$[1:]"}, {"output_filter", "$[-1]"}, {"join_source", "Input"},
+	// Each record-handling value is a literal or a parameter; a literal
+	// must be one of the API's values where the API has a list.
+	strs := map[string]any{}
+	for _, f := range []struct {
+		field, def string
+		allowed    []string
+	}{
+		{"content_type", "text/csv", nil}, {"split_type", "Line", []string{"None", "Line", "RecordIO", "TFRecord"}},
+		{"accept", "text/csv", nil}, {"assemble_with", "Line", []string{"None", "Line"}},
+		{"input_filter", "$[1:]", nil}, {"output_filter", "$[-1]", nil}, {"join_source", "Input", []string{"Input", "None"}},
 	} {
-		s, err := p.Values.str(f.field, f.def)
+		var v any
+		if f.allowed != nil {
+			v, err = e.enumExpr(p, f.field, f.def, f.allowed...)
+		} else {
+			v, err = e.optionalExpr(p, f.field, f.def)
+		}
 		if err != nil {
 			return nil, err
 		}
-		strs[f.field] = s
-	}
-	for field, allowed := range map[string][]string{
-		"split_type": {"None", "Line", "RecordIO", "TFRecord"}, "assemble_with": {"None", "Line"}, "join_source": {"Input", "None"},
-	} {
-		if !containsString(allowed, strs[field]) {
-			return nil, &fieldError{field, fmt.Sprintf("%s %q: want one of %s", field, strs[field], strings.Join(allowed, ", "))}
-		}
+		strs[f.field] = v
 	}
 	outName := "transform_output"
 	if len(p.Step.Outputs) > 0 {
@@ -172,19 +176,19 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 		TransformInput: TransformInput{
 			DataSource:  TransformDataSource{S3DataSource: TransformS3DataSource{S3DataType: "S3Prefix", S3Uri: db.Value}},
 			ContentType: strs["content_type"],
-			SplitType:   strs["split_type"],
+			SplitType:   omitEmpty(strs["split_type"]),
 		},
 		TransformOutput: TransformOutput{
 			S3OutputPath: e.outputDestination(p, outName),
 			Accept:       strs["accept"],
-			AssembleWith: strs["assemble_with"],
+			AssembleWith: omitEmpty(strs["assemble_with"]),
 		},
 		TransformResources: TransformResources{InstanceCount: count, InstanceType: itypeVal},
 	}
-	if strs["input_filter"] != "" || strs["output_filter"] != "" || strs["join_source"] != "None" {
+	if strs["input_filter"] != nil || strs["output_filter"] != nil || strs["join_source"] != "None" {
 		args.DataProcessing = &DataProcessing{InputFilter: strs["input_filter"], OutputFilter: strs["output_filter"], JoinSource: strs["join_source"]}
 	}
-	env, err := p.environment()
+	env, err := e.environment(p)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +228,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	if model == nil {
 		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model package needs model artefacts"}
 	}
-	itype, _, err := e.instanceType(p, "ml.m5.large")
+	itype, itypeVal, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {
 		return nil, err
 	}
@@ -232,34 +236,31 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	if err != nil {
 		return nil, err
 	}
-	group, err := modelPackageGroup(p)
+	group, err := e.modelPackageGroup(p)
 	if err != nil {
 		return nil, err
 	}
-	status, err := p.Values.str("model_approval_status", "PendingManualApproval")
+	status, err := e.enumExpr(p, "model_approval_status", "PendingManualApproval", approvalStatuses...)
 	if err != nil {
 		return nil, err
 	}
-	if !containsString(approvalStatuses, status) {
-		return nil, &fieldError{"model_approval_status", fmt.Sprintf("model_approval_status %q: want one of %s", status, strings.Join(approvalStatuses, ", "))}
-	}
-	desc, _, err := p.Values.firstStr("", "model_package_description", "pipeline_description")
+	desc, err := e.modelPackageDescription(p)
 	if err != nil {
 		return nil, err
 	}
-	contentTypes, err := listOr(p.Values, []string{"text/csv"}, "source_model_inference_content_types", "supported_content_types", "content_types")
+	contentTypes, err := e.listOr(p, []any{"text/csv"}, "source_model_inference_content_types", "supported_content_types", "content_types")
 	if err != nil {
 		return nil, err
 	}
-	responseTypes, err := listOr(p.Values, []string{"application/json"}, "source_model_inference_response_types", "supported_response_types", "response_types")
+	responseTypes, err := e.listOr(p, []any{"application/json"}, "source_model_inference_response_types", "supported_response_types", "response_types")
 	if err != nil {
 		return nil, err
 	}
-	realtime, err := listOr(p.Values, []string{itype}, "supported_realtime_inference_instance_types", "supported_realtime_instance_types")
+	realtime, err := e.listOr(p, []any{itypeVal}, "supported_realtime_inference_instance_types", "supported_realtime_instance_types")
 	if err != nil {
 		return nil, err
 	}
-	transform, err := listOr(p.Values, []string{itype}, "supported_transform_instance_types")
+	transform, err := e.listOr(p, []any{itypeVal}, "supported_transform_instance_types")
 	if err != nil {
 		return nil, err
 	}
@@ -285,9 +286,15 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	return args, nil
 }
 
-// modelPackageGroup returns model_package_group_name, else one derived
-// from the config's pipeline name (sanitized, at most 63 characters).
-func modelPackageGroup(p *nodePlan) (string, error) {
+// modelPackageGroup returns model_package_group_name (a literal or a
+// parameter), else one derived from the config's pipeline name (sanitized,
+// at most 63 characters).
+func (e *buildEnv) modelPackageGroup(p *nodePlan) (any, error) {
+	if x, ok := p.Values.lookup("model_package_group_name"); ok {
+		if v, isRef, err := e.textRef("model_package_group_name", x); isRef {
+			return v, err
+		}
+	}
 	g, f, err := p.Values.firstStr("", "model_package_group_name", "pipeline_name")
 	if err != nil {
 		return "", err
@@ -308,14 +315,36 @@ func modelPackageGroup(p *nodePlan) (string, error) {
 	return g, nil
 }
 
-func listOr(v Values, def []string, fields ...string) ([]string, error) {
+// modelPackageDescription returns model_package_description, else the
+// pipeline description; either may be a parameter.
+func (e *buildEnv) modelPackageDescription(p *nodePlan) (any, error) {
+	for _, f := range []string{"model_package_description", "pipeline_description"} {
+		if v, err := e.optionalExpr(p, f, ""); err != nil || v != nil {
+			return v, err
+		}
+	}
+	return nil, nil
+}
+
+// listOr returns the first set, non-empty list field among fields (items
+// may be parameters), else def.
+func (e *buildEnv) listOr(p *nodePlan, def []any, fields ...string) ([]any, error) {
 	for _, f := range fields {
-		if v.has(f) {
-			l, err := v.strList(f)
+		if p.Values.has(f) {
+			l, err := e.strListExpr(p, f)
 			if err != nil || len(l) > 0 {
 				return l, err
 			}
 		}
 	}
 	return def, nil
+}
+
+// omitEmpty returns nil for "", so an `any` field tagged omitempty is left
+// out as a "" string field would be.
+func omitEmpty(v any) any {
+	if v == "" {
+		return nil
+	}
+	return v
 }

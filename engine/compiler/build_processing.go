@@ -24,11 +24,11 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	count, err := p.instanceCount(1)
+	count, err := e.instanceCount(p, 1)
 	if err != nil {
 		return nil, err
 	}
-	volume, err := p.volumeSize(500)
+	volume, err := e.volumeSize(p, 500)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	}
 	args.ProcessingInputs = append(args.ProcessingInputs, processingInput("code", codeURI, processingCodeDir))
 	args.AppSpecification.ContainerEntrypoint = []string{"python3", processingCodeDir + "/" + entry}
-	if args.AppSpecification.ContainerArguments, err = p.jobArguments(); err != nil {
+	if args.AppSpecification.ContainerArguments, err = e.jobArguments(p); err != nil {
 		return nil, err
 	}
 
@@ -113,7 +113,7 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 		args.ProcessingOutputConfig = &ProcessingOutputConfig{Outputs: outs}
 	}
 
-	env, err := p.environment()
+	env, err := e.environment(p)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	if len(env) > 0 {
 		args.Environment = env
 	}
-	vpc, iso, err := p.network()
+	vpc, iso, err := e.network(p)
 	if err != nil {
 		return nil, err
 	}

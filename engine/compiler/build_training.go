@@ -23,8 +23,8 @@ type trainingJob struct {
 	stopping  StoppingCondition
 	role      string
 	channels  []Channel
-	hyper     map[string]string // framework keys + user hyperparameters, JSON-encoded
-	env       map[string]string
+	hyper     map[string]any // framework keys + user hyperparameters, JSON-encoded (or a parameter reference)
+	env       map[string]any
 	vpc       *VpcConfig
 	isolation *bool
 }
@@ -57,11 +57,11 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	count, err := p.instanceCount(1)
+	count, err := e.instanceCount(p, 1)
 	if err != nil {
 		return nil, err
 	}
-	volume, err := p.volumeSize(30)
+	volume, err := e.volumeSize(p, 30)
 	if err != nil {
 		return nil, err
 	}
@@ -151,13 +151,13 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	if !useDir {
 		program = path.Base(entry)
 	}
-	j.hyper = map[string]string{
+	j.hyper = map[string]any{
 		"sagemaker_program":             strconv.Quote(program),
 		"sagemaker_submit_directory":    strconv.Quote(code),
 		"sagemaker_container_log_level": "20",
 		"sagemaker_region":              strconv.Quote(region),
 	}
-	hp, err := p.Values.object("hyperparameters")
+	hp, err := p.Values.objectOrRefs("hyperparameters")
 	if err != nil {
 		return nil, err
 	}
@@ -165,32 +165,45 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 		if strings.HasPrefix(k, "__") { // serialisation markers such as __model_type__
 			continue
 		}
+		field := "hyperparameters." + k
 		if _, reserved := j.hyper[k]; reserved {
-			return nil, &fieldError{"hyperparameters." + k, fmt.Sprintf("hyperparameter %s is set by the compiler", k)}
+			return nil, &fieldError{field, fmt.Sprintf("hyperparameter %s is set by the compiler", k)}
+		}
+		// A parameter is passed as text, not JSON-encoded (the SDK's
+		// to_string()); the container's JSON decoding falls back to the text.
+		if ref, isRef, err := e.textRef(field, v); isRef {
+			if err != nil {
+				return nil, err
+			}
+			j.hyper[k] = ref
+			continue
+		}
+		if at, ref, found := findRef(field, v); found {
+			return nil, refusedRef(at, ref)
 		}
 		j.hyper[k] = jsonEncodeValue(v)
 	}
 	if len(j.hyper) > 100 {
 		return nil, &fieldError{"hyperparameters", fmt.Sprintf("%d hyperparameters; SageMaker allows 100", len(j.hyper))}
 	}
-	for k, v := range j.hyper {
-		if len(v) > 2500 {
+	for k, x := range j.hyper {
+		if v, literal := x.(string); literal && len(v) > 2500 {
 			return nil, &fieldError{"hyperparameters." + k, fmt.Sprintf("the value is %d characters long; SageMaker allows 2500", len(v))}
 		}
 	}
-	if j.env, err = p.environment(); err != nil {
+	if j.env, err = e.environment(p); err != nil {
 		return nil, err
 	}
 	if err := checkEnv(p, j.env, 512); err != nil {
 		return nil, err
 	}
-	if j.vpc, j.isolation, err = p.network(); err != nil {
+	if j.vpc, j.isolation, err = e.network(p); err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
-func nonEmpty(m map[string]string) map[string]string {
+func nonEmpty(m map[string]any) map[string]any {
 	if len(m) == 0 {
 		return nil
 	}
@@ -213,31 +226,23 @@ func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 	if metric == "" {
 		return nil, &fieldError{"objective_metric_name", "a tuning step needs objective_metric_name"}
 	}
-	objType, err := p.Values.str("objective_type", "Maximize")
+	objType, err := e.enumExpr(p, "objective_type", "Maximize", "Maximize", "Minimize")
 	if err != nil {
 		return nil, err
 	}
-	if objType != "Maximize" && objType != "Minimize" {
-		return nil, &fieldError{"objective_type", fmt.Sprintf("objective_type %q: want Maximize or Minimize", objType)}
-	}
-	strategy, err := p.Values.str("tuning_strategy", "Bayesian")
+	strategy, err := e.enumExpr(p, "tuning_strategy", "Bayesian", "Bayesian", "Random", "Hyperband", "Grid")
 	if err != nil {
 		return nil, err
 	}
-	switch strategy {
-	case "Bayesian", "Random", "Hyperband", "Grid":
-	default:
-		return nil, &fieldError{"tuning_strategy", fmt.Sprintf("tuning_strategy %q: want Bayesian, Random, Hyperband or Grid", strategy)}
-	}
-	maxJobs, err := p.firstInt(20, 1, 0, "max_jobs")
+	maxJobs, err := e.intExpr(p, "max_jobs", 20, 1, 0)
 	if err != nil {
 		return nil, err
 	}
-	maxPar, err := p.firstInt(1, 1, 0, "max_parallel_jobs")
+	maxPar, err := e.intExpr(p, "max_parallel_jobs", 1, 1, 0)
 	if err != nil {
 		return nil, err
 	}
-	early, err := p.Values.str("early_stopping_type", "Off")
+	early, err := e.enumExpr(p, "early_stopping_type", "Off", "Off", "Auto")
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +264,7 @@ func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 		return nil, &fieldError{"metric_definitions", fmt.Sprintf("the objective metric %s has no metric definition (Name, Regex): a framework image needs one to find it in the log", metric)}
 	}
 	// tuned hyperparameters must not also be static
-	static := map[string]string{}
+	static := map[string]any{}
 	for k, v := range j.hyper {
 		static[k] = v
 	}

@@ -71,7 +71,7 @@ var builders = []BuilderInfo{
 		})},
 	{Verb: catalog.VerbTraining, Name: "TrainingStepBuilder", DefinitionType: StepTypeTraining, APIRequest: "CreateTrainingJob",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
-			{Name: "hyperparameters", Source: "config", Type: "map", Doc: "Hyperparameters, each JSON-encoded as framework estimators do."},
+			{Name: "hyperparameters", Source: "config", Type: "map", Doc: "Hyperparameters, each JSON-encoded as framework estimators do; a {{Parameters.X}} value is passed as the parameter, as text."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input (skip_hyperparameters_s3_uri)."},
 		})},
 	{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",

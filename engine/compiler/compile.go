@@ -510,8 +510,8 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		artifacts:    newArtifactSet(),
 		params:       make(map[string]Parameter, len(declared)),
 	}
-	for _, p := range declared {
-		env.params[p.Name] = p
+	for _, p := range append(pl.parameters(), declared...) {
+		env.params[p.Name] = p // a config may refer to a default parameter too (VPC_SUBNET, ...)
 	}
 	env.artifacts.codeBase = base
 	def := &Definition{

@@ -87,7 +87,7 @@ type ProcessingArguments struct {
 	RoleArn                string                  `json:"RoleArn"`
 	ProcessingInputs       []ProcessingInput       `json:"ProcessingInputs,omitempty"`
 	ProcessingOutputConfig *ProcessingOutputConfig `json:"ProcessingOutputConfig,omitempty"`
-	Environment            map[string]string       `json:"Environment,omitempty"`
+	Environment            map[string]any          `json:"Environment,omitempty"`
 	NetworkConfig          *NetworkConfig          `json:"NetworkConfig,omitempty"`
 	StoppingCondition      *StoppingCondition      `json:"StoppingCondition,omitempty"`
 }
@@ -100,8 +100,8 @@ type NetworkConfig struct {
 
 // VpcConfig is the VPC a job runs in.
 type VpcConfig struct {
-	SecurityGroupIds []string `json:"SecurityGroupIds"`
-	Subnets          []string `json:"Subnets"`
+	SecurityGroupIds []any `json:"SecurityGroupIds"`
+	Subnets          []any `json:"Subnets"`
 }
 
 // ProcessingResources wraps the cluster of a processing job.
@@ -119,9 +119,9 @@ type ClusterConfig struct {
 
 // AppSpecification is the container of a processing job.
 type AppSpecification struct {
-	ImageUri            string   `json:"ImageUri"`
+	ImageUri            any      `json:"ImageUri"`
 	ContainerEntrypoint []string `json:"ContainerEntrypoint,omitempty"`
-	ContainerArguments  []string `json:"ContainerArguments,omitempty"`
+	ContainerArguments  []any    `json:"ContainerArguments,omitempty"`
 }
 
 // ProcessingInput is one S3 input of a processing job.
@@ -175,8 +175,8 @@ type TrainingArguments struct {
 	ResourceConfig         ResourceConfig         `json:"ResourceConfig"`
 	RoleArn                string                 `json:"RoleArn"`
 	InputDataConfig        []Channel              `json:"InputDataConfig"`
-	HyperParameters        map[string]string      `json:"HyperParameters,omitempty"`
-	Environment            map[string]string      `json:"Environment,omitempty"`
+	HyperParameters        map[string]any         `json:"HyperParameters,omitempty"`
+	Environment            map[string]any         `json:"Environment,omitempty"`
 	VpcConfig              *VpcConfig             `json:"VpcConfig,omitempty"`
 	EnableNetworkIsolation *bool                  `json:"EnableNetworkIsolation,omitempty"`
 }
@@ -185,7 +185,7 @@ type TrainingArguments struct {
 // definitions are set for tuning jobs.
 type AlgorithmSpecification struct {
 	TrainingInputMode string             `json:"TrainingInputMode"`
-	TrainingImage     string             `json:"TrainingImage"`
+	TrainingImage     any                `json:"TrainingImage"`
 	MetricDefinitions []MetricDefinition `json:"MetricDefinitions,omitempty"`
 }
 
@@ -240,9 +240,9 @@ type ModelArguments struct {
 
 // ContainerDefinition is a model container.
 type ContainerDefinition struct {
-	Image        string            `json:"Image"`
-	Environment  map[string]string `json:"Environment"`
-	ModelDataUrl any               `json:"ModelDataUrl"`
+	Image        any            `json:"Image"`
+	Environment  map[string]any `json:"Environment"`
+	ModelDataUrl any            `json:"ModelDataUrl"`
 }
 
 // --- Transform (CreateTransformJob) ---
@@ -254,14 +254,15 @@ type TransformArguments struct {
 	TransformOutput    TransformOutput    `json:"TransformOutput"`
 	TransformResources TransformResources `json:"TransformResources"`
 	DataProcessing     *DataProcessing    `json:"DataProcessing,omitempty"`
-	Environment        map[string]string  `json:"Environment,omitempty"`
+	Environment        map[string]any     `json:"Environment,omitempty"`
 }
 
-// TransformInput is the data a transform job reads.
+// TransformInput is the data a transform job reads. ContentType and
+// SplitType hold a literal or an expression (nil = unset).
 type TransformInput struct {
 	DataSource  TransformDataSource `json:"DataSource"`
-	ContentType string              `json:"ContentType,omitempty"`
-	SplitType   string              `json:"SplitType,omitempty"`
+	ContentType any                 `json:"ContentType,omitempty"`
+	SplitType   any                 `json:"SplitType,omitempty"`
 }
 
 // TransformDataSource wraps the S3 source of a transform job.
@@ -275,11 +276,12 @@ type TransformS3DataSource struct {
 	S3Uri      any    `json:"S3Uri"`
 }
 
-// TransformOutput is where a transform job writes.
+// TransformOutput is where a transform job writes. Accept and
+// AssembleWith hold a literal or an expression (nil = unset).
 type TransformOutput struct {
-	S3OutputPath any    `json:"S3OutputPath"`
-	Accept       string `json:"Accept,omitempty"`
-	AssembleWith string `json:"AssembleWith,omitempty"`
+	S3OutputPath any `json:"S3OutputPath"`
+	Accept       any `json:"Accept,omitempty"`
+	AssembleWith any `json:"AssembleWith,omitempty"`
 }
 
 // TransformResources is the compute of a transform job.
@@ -288,19 +290,20 @@ type TransformResources struct {
 	InstanceType  any `json:"InstanceType"`
 }
 
-// DataProcessing filters and joins the records of a transform job.
+// DataProcessing filters and joins the records of a transform job. Each
+// field holds a literal or an expression (nil = unset).
 type DataProcessing struct {
-	InputFilter  string `json:"InputFilter,omitempty"`
-	OutputFilter string `json:"OutputFilter,omitempty"`
-	JoinSource   string `json:"JoinSource,omitempty"`
+	InputFilter  any `json:"InputFilter,omitempty"`
+	OutputFilter any `json:"OutputFilter,omitempty"`
+	JoinSource   any `json:"JoinSource,omitempty"`
 }
 
 // --- RegisterModel (CreateModelPackage) ---
 
 // RegisterModelArguments mirrors CreateModelPackage.
 type RegisterModelArguments struct {
-	ModelPackageGroupName   string                 `json:"ModelPackageGroupName"`
-	ModelPackageDescription string                 `json:"ModelPackageDescription,omitempty"`
+	ModelPackageGroupName   any                    `json:"ModelPackageGroupName"`
+	ModelPackageDescription any                    `json:"ModelPackageDescription,omitempty"`
 	InferenceSpecification  InferenceSpecification `json:"InferenceSpecification"`
 	ModelApprovalStatus     any                    `json:"ModelApprovalStatus"`
 	SamplePayloadUrl        any                    `json:"SamplePayloadUrl,omitempty"`
@@ -309,17 +312,17 @@ type RegisterModelArguments struct {
 // InferenceSpecification describes how a registered model is served.
 type InferenceSpecification struct {
 	Containers                              []PackageContainer `json:"Containers"`
-	SupportedContentTypes                   []string           `json:"SupportedContentTypes"`
-	SupportedResponseMIMETypes              []string           `json:"SupportedResponseMIMETypes"`
-	SupportedRealtimeInferenceInstanceTypes []string           `json:"SupportedRealtimeInferenceInstanceTypes,omitempty"`
-	SupportedTransformInstanceTypes         []string           `json:"SupportedTransformInstanceTypes,omitempty"`
+	SupportedContentTypes                   []any              `json:"SupportedContentTypes"`
+	SupportedResponseMIMETypes              []any              `json:"SupportedResponseMIMETypes"`
+	SupportedRealtimeInferenceInstanceTypes []any              `json:"SupportedRealtimeInferenceInstanceTypes,omitempty"`
+	SupportedTransformInstanceTypes         []any              `json:"SupportedTransformInstanceTypes,omitempty"`
 }
 
 // PackageContainer is a container of a model package.
 type PackageContainer struct {
-	Image        string            `json:"Image"`
-	Environment  map[string]string `json:"Environment,omitempty"`
-	ModelDataUrl any               `json:"ModelDataUrl"`
+	Image        any            `json:"Image"`
+	Environment  map[string]any `json:"Environment,omitempty"`
+	ModelDataUrl any            `json:"ModelDataUrl"`
 }
 
 // --- Tuning (CreateHyperParameterTuningJob) ---
@@ -332,23 +335,23 @@ type TuningArguments struct {
 
 // TuningJobConfig is the search: strategy, objective, limits and ranges.
 type TuningJobConfig struct {
-	Strategy                         string          `json:"Strategy"`
+	Strategy                         any             `json:"Strategy"`
 	HyperParameterTuningJobObjective TuningObjective `json:"HyperParameterTuningJobObjective"`
 	ResourceLimits                   ResourceLimits  `json:"ResourceLimits"`
 	ParameterRanges                  ParameterRanges `json:"ParameterRanges"`
-	TrainingJobEarlyStoppingType     string          `json:"TrainingJobEarlyStoppingType"`
+	TrainingJobEarlyStoppingType     any             `json:"TrainingJobEarlyStoppingType"`
 }
 
 // TuningObjective is the metric a tuning job optimises.
 type TuningObjective struct {
-	Type       string `json:"Type"`
+	Type       any    `json:"Type"`
 	MetricName string `json:"MetricName"`
 }
 
 // ResourceLimits bounds the number of training jobs of a tuning job.
 type ResourceLimits struct {
-	MaxNumberOfTrainingJobs int `json:"MaxNumberOfTrainingJobs"`
-	MaxParallelTrainingJobs int `json:"MaxParallelTrainingJobs"`
+	MaxNumberOfTrainingJobs any `json:"MaxNumberOfTrainingJobs"`
+	MaxParallelTrainingJobs any `json:"MaxParallelTrainingJobs"`
 }
 
 // ParameterRanges is the search space of a tuning job.
@@ -388,9 +391,9 @@ type TrainingJobDefinition struct {
 	OutputDataConfig       OutputDataConfig       `json:"OutputDataConfig"`
 	ResourceConfig         ResourceConfig         `json:"ResourceConfig"`
 	StoppingCondition      StoppingCondition      `json:"StoppingCondition"`
-	StaticHyperParameters  map[string]string      `json:"StaticHyperParameters,omitempty"`
+	StaticHyperParameters  map[string]any         `json:"StaticHyperParameters,omitempty"`
 	InputDataConfig        []Channel              `json:"InputDataConfig"`
-	Environment            map[string]string      `json:"Environment,omitempty"`
+	Environment            map[string]any         `json:"Environment,omitempty"`
 	VpcConfig              *VpcConfig             `json:"VpcConfig,omitempty"`
 	EnableNetworkIsolation *bool                  `json:"EnableNetworkIsolation,omitempty"`
 }

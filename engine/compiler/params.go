@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -21,10 +22,28 @@ import (
 //	  {"name": "TrainingInstanceType", "type": "String", "default_value": "ml.m5.xlarge"}
 //	]
 //
-// A config value written "{{Parameters.<name>}}" then becomes the reference
-// {"Get": "Parameters.<name>"} where the definition accepts an expression:
-// a config-sourced input (data_source, ...) and a job's instance type. The
-// execution can override the value (StartPipelineExecution parameters).
+// A config value written "{{Parameters.<name>}}" (or one of the default
+// parameters) then becomes the reference {"Get": "Parameters.<name>"}
+// wherever the definition takes an expression for it: a config-sourced
+// input's S3 URI, instance types and counts, volume sizes, max runtimes, an
+// image URI, environment values (contract variables and the env map),
+// container arguments, training hyperparameters, subnets and security
+// groups, the transform's content type, accept, split and filters, the
+// model package's group, description, approval status and supported types,
+// and the tuning strategy, objective type, early stopping and job limits.
+// A text place (an environment value, an argument, a hyperparameter) takes
+// an Integer, Float or Boolean parameter as {"Std:Join": {"On": "",
+// "Values": [{"Get": ...}]}}, as the SDK's to_string() does; a list value
+// with references becomes a Std:Join on ",". A number place needs an
+// Integer parameter.
+//
+// Everywhere else the compiler needs the literal value while it builds the
+// definition (entry points and source directories it uploads, framework
+// versions and the region it chooses images by, the role, caching, the
+// objective metric and search space it checks, config-file inputs it
+// writes, objects it renders as JSON) and refuses a reference with a
+// *StepBuildError naming the field. The execution can override a
+// parameter's value (StartPipelineExecution parameters).
 
 // ParameterError is returned for a malformed pipeline_parameters entry or
 // a reference to an undeclared parameter.
@@ -145,17 +164,197 @@ func parseParameter(m map[string]any) (Parameter, error) {
 	return p, nil
 }
 
-// paramRef turns a "{{Parameters.X}}" value into a Get, checking X is a
-// declared parameter. ok is false when s is not such a reference.
-func (e *buildEnv) paramRef(field, s string) (ref Get, ok bool, err error) {
+// paramRefName returns the parameter a "{{Parameters.<name>}}" string
+// refers to.
+func paramRefName(x any) (string, bool) {
+	s, ok := x.(string)
+	if !ok {
+		return "", false
+	}
 	m := paramRefRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return Get{}, false, nil
+		return "", false
 	}
-	if _, declared := e.params[m[1]]; !declared {
-		return Get{}, true, &fieldError{field, fmt.Sprintf("%s refers to pipeline parameter %s, which no config declares in pipeline_parameters", s, m[1])}
+	return m[1], true
+}
+
+// findRef returns the first parameter reference inside a config value
+// (a string, or nested in lists and objects), with its path from field.
+func findRef(field string, x any) (at, ref string, found bool) {
+	switch t := x.(type) {
+	case string:
+		if _, ok := paramRefName(t); ok {
+			return field, t, true
+		}
+	case []any:
+		for i, e := range t {
+			if at, ref, found := findRef(fmt.Sprintf("%s[%d]", field, i), e); found {
+				return at, ref, true
+			}
+		}
+	case []string:
+		for i, e := range t {
+			if _, ok := paramRefName(e); ok {
+				return fmt.Sprintf("%s[%d]", field, i), e, true
+			}
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(t) {
+			if at, ref, found := findRef(field+"."+k, t[k]); found {
+				return at, ref, true
+			}
+		}
 	}
-	return Param(m[1]), true, nil
+	return "", "", false
+}
+
+// refusedRef is the error for a parameter reference where the definition
+// cannot take one: the compiler needs the value while it builds the
+// definition (a name, a choice, a file it uploads, a check), or the
+// SageMaker API takes only a literal there.
+func refusedRef(field, ref string) error {
+	return &fieldError{field, fmt.Sprintf("%s is a pipeline parameter reference, but %s cannot be one: the compiler needs its literal value when it builds the definition, or SageMaker takes only a literal there; set a value", strings.TrimSpace(ref), field)}
+}
+
+// param returns the declared parameter a reference names (the four default
+// parameters included).
+func (e *buildEnv) param(field, ref, name string) (Parameter, error) {
+	prm, declared := e.params[name]
+	if !declared {
+		return Parameter{}, &fieldError{field, fmt.Sprintf("%s refers to pipeline parameter %s, which no config declares in pipeline_parameters", strings.TrimSpace(ref), name)}
+	}
+	return prm, nil
+}
+
+// textRef returns x as a string expression when it is a parameter
+// reference (isRef false otherwise): {"Get": "Parameters.X"} for a String
+// parameter; an Integer, Float or Boolean one is converted to text with a
+// one-value Std:Join, as the SageMaker SDK's to_string() does.
+func (e *buildEnv) textRef(field string, x any) (v any, isRef bool, err error) {
+	name, ok := paramRefName(x)
+	if !ok {
+		return nil, false, nil
+	}
+	prm, err := e.param(field, x.(string), name)
+	if err != nil {
+		return nil, true, err
+	}
+	if prm.Type == "String" {
+		return Param(name), true, nil
+	}
+	return JoinOn("", Param(name)), true, nil
+}
+
+// textExpr renders a config value for a string place of the definition
+// that takes an expression (an environment variable, a container
+// argument): FormatValue of a literal, textRef of a reference, and a list
+// holding references as a Std:Join on "," (FormatValue joins lists with
+// commas). A reference inside an object cannot be rendered into its JSON
+// text and is refused.
+func (e *buildEnv) textExpr(field string, x any) (any, error) {
+	if v, isRef, err := e.textRef(field, x); isRef {
+		return v, err
+	}
+	if list, ok := x.([]any); ok {
+		if _, _, found := findRef(field, list); found {
+			vals := make([]any, len(list))
+			for i, it := range list {
+				itemField := fmt.Sprintf("%s[%d]", field, i)
+				if name, ok := paramRefName(it); ok {
+					if _, err := e.param(itemField, it.(string), name); err != nil {
+						return nil, err
+					}
+					vals[i] = Param(name)
+					continue
+				}
+				if at, ref, found := findRef(itemField, it); found {
+					return nil, refusedRef(at, ref)
+				}
+				vals[i] = FormatValue(it)
+			}
+			return JoinOn(",", vals...), nil
+		}
+	}
+	if at, ref, found := findRef(field, x); found {
+		return nil, refusedRef(at, ref)
+	}
+	return FormatValue(x), nil
+}
+
+// strExpr returns a string field for a place of the definition that takes
+// an expression: the literal (def when unset) or textRef of a reference.
+// isLiteral says which, for callers that check literal values.
+func (e *buildEnv) strExpr(p *nodePlan, field, def string) (v any, isLiteral bool, err error) {
+	if x, ok := p.Values.lookup(field); ok {
+		if v, isRef, err := e.textRef(field, x); isRef {
+			return v, false, err
+		}
+	}
+	s, err := p.Values.str(field, def)
+	return s, true, err
+}
+
+// strListExpr returns a list-of-strings field for a place of the
+// definition whose items take expressions; each reference becomes textRef.
+func (e *buildEnv) strListExpr(p *nodePlan, field string) ([]any, error) {
+	x, ok := p.Values.lookup(field)
+	if !ok {
+		return nil, nil
+	}
+	items, isList := []any{x}, true
+	switch t := x.(type) {
+	case []any:
+		items = t
+	case []string:
+		items = make([]any, len(t))
+		for i, s := range t {
+			items[i] = s
+		}
+	default:
+		isList = false
+	}
+	out := make([]any, 0, len(items))
+	for i, it := range items {
+		itemField := field
+		if isList {
+			itemField = fmt.Sprintf("%s[%d]", field, i)
+		}
+		if v, isRef, err := e.textRef(itemField, it); isRef {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+			continue
+		}
+		switch s := it.(type) {
+		case string:
+			out = append(out, s)
+		case float64, int, int64, bool, json.Number:
+			out = append(out, FormatValue(s))
+		default:
+			return nil, &fieldError{field, fmt.Sprintf("want a list of strings, found %s", jsonKind(it))}
+		}
+	}
+	return out, nil
+}
+
+// intExpr returns an integer field for a place of the definition that
+// takes an expression: the literal, checked against [min, max] (max 0 =
+// unbounded), def when unset, or the reference to an Integer parameter.
+func (e *buildEnv) intExpr(p *nodePlan, field string, def, min, max int) (any, error) {
+	if x, ok := p.Values.lookup(field); ok {
+		if name, isRef := paramRefName(x); isRef {
+			prm, err := e.param(field, x.(string), name)
+			if err != nil {
+				return nil, err
+			}
+			if prm.Type != "Integer" {
+				return nil, &fieldError{field, fmt.Sprintf("%s refers to %s parameter %s; %s needs an Integer parameter", strings.TrimSpace(x.(string)), prm.Type, name, field)}
+			}
+			return Param(name), nil
+		}
+	}
+	return p.firstInt(def, min, max, field)
 }
 
 // instanceType is nodePlan.instanceType with parameter references: it
@@ -166,13 +365,42 @@ func (e *buildEnv) instanceType(p *nodePlan, def string) (forImage string, value
 	if err != nil {
 		return "", nil, err
 	}
-	ref, ok, err := e.paramRef(p.instanceTypeField(), s)
-	if err != nil || !ok {
-		return s, s, err
+	field := p.instanceTypeField()
+	name, ok := paramRefName(s)
+	if !ok {
+		return s, s, nil
 	}
-	d, _ := e.params[strings.TrimPrefix(ref.Get, "Parameters.")].DefaultValue.(string)
-	if d == "" {
-		return "", nil, &fieldError{p.instanceTypeField(), fmt.Sprintf("%s: an instance-type parameter needs a String default, used to choose the container image", s)}
+	prm, err := e.param(field, s, name)
+	if err != nil {
+		return "", nil, err
 	}
-	return d, ref, nil
+	d, _ := prm.DefaultValue.(string)
+	if prm.Type != "String" || d == "" {
+		return "", nil, &fieldError{field, fmt.Sprintf("%s: an instance-type parameter needs to be a String parameter with a default, used to choose the container image", s)}
+	}
+	return d, Param(name), nil
+}
+
+// enumExpr is strExpr for a field whose literal value must be one of
+// allowed (a parameter's value is checked by SageMaker when the pipeline
+// runs).
+func (e *buildEnv) enumExpr(p *nodePlan, field, def string, allowed ...string) (any, error) {
+	v, literal, err := e.strExpr(p, field, def)
+	if err != nil || !literal {
+		return v, err
+	}
+	if s := v.(string); !containsString(allowed, s) {
+		return nil, &fieldError{field, fmt.Sprintf("%s %q: want one of %s", field, s, strings.Join(allowed, ", "))}
+	}
+	return v, nil
+}
+
+// optionalExpr is strExpr with "" as nil, for definition fields that are
+// left out when empty.
+func (e *buildEnv) optionalExpr(p *nodePlan, field, def string) (any, error) {
+	v, _, err := e.strExpr(p, field, def)
+	if err != nil || v == "" {
+		return nil, err
+	}
+	return v, nil
 }

@@ -60,8 +60,22 @@ type fieldError struct {
 func (e *fieldError) Error() string { return e.msg }
 
 // str returns a string field, def when unset. A number or bool is
-// formatted; any other type is an error.
+// formatted; any other type is an error, and so is a pipeline-parameter
+// reference: str is for values the compiler needs when it builds the
+// definition (buildEnv.strExpr reads a value the definition may take as
+// an expression).
 func (v Values) str(field, def string) (string, error) {
+	s, err := v.strOrRef(field, def)
+	if err == nil {
+		if _, ok := paramRefName(s); ok {
+			return "", refusedRef(field, s)
+		}
+	}
+	return s, err
+}
+
+// strOrRef is str that returns a "{{Parameters.X}}" value as it is.
+func (v Values) strOrRef(field, def string) (string, error) {
 	x, ok := v.lookup(field)
 	if !ok {
 		return def, nil
@@ -112,6 +126,9 @@ func (v Values) integer(field string, def int) (int, error) {
 		}
 		return n, nil
 	case string:
+		if _, ok := paramRefName(t); ok {
+			return 0, refusedRef(field, t)
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(t))
 		if err != nil {
 			return 0, &fieldError{field, fmt.Sprintf("want an integer, got %q", t)}
@@ -132,6 +149,9 @@ func (v Values) boolean(field string, def bool) (bool, error) {
 	case bool:
 		return t, nil
 	case string:
+		if _, ok := paramRefName(t); ok {
+			return false, refusedRef(field, t)
+		}
 		b, err := strconv.ParseBool(strings.TrimSpace(t))
 		if err != nil {
 			return false, &fieldError{field, fmt.Sprintf("want true or false, got %q", t)}
@@ -142,11 +162,15 @@ func (v Values) boolean(field string, def bool) (bool, error) {
 }
 
 // strList returns a list-of-strings field (a single string is a one-item
-// list; a comma-separated string is not split).
+// list; a comma-separated string is not split). A parameter reference in
+// it is an error (buildEnv.strListExpr takes references).
 func (v Values) strList(field string) ([]string, error) {
 	x, ok := v.lookup(field)
 	if !ok {
 		return nil, nil
+	}
+	if at, ref, found := findRef(field, x); found {
+		return nil, refusedRef(at, ref)
 	}
 	switch t := x.(type) {
 	case string:
@@ -170,8 +194,23 @@ func (v Values) strList(field string) ([]string, error) {
 	return nil, &fieldError{field, fmt.Sprintf("want a list of strings, got %s", jsonKind(x))}
 }
 
-// object returns an object field.
+// object returns an object field; a parameter reference anywhere in it is
+// an error (the compiler reads every value of such an object).
 func (v Values) object(field string) (map[string]any, error) {
+	m, err := v.objectOrRefs(field)
+	if err != nil {
+		return nil, err
+	}
+	if at, ref, found := findRef(field, m); found {
+		return nil, refusedRef(at, ref)
+	}
+	return m, nil
+}
+
+// objectOrRefs is object that leaves parameter references in place, for
+// objects whose values become expressions one by one (env,
+// hyperparameters).
+func (v Values) objectOrRefs(field string) (map[string]any, error) {
 	x, ok := v.lookup(field)
 	if !ok {
 		return nil, nil

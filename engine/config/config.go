@@ -134,6 +134,9 @@ func (c *Class) newConfig(key catalog.ConfigKey, input map[string]any) (*Config,
 		}
 		raw := input[f.Name]
 		v, msg := coerce(f.Type, raw)
+		if _, ref := catalog.ParameterRef(normalize(raw)); ref && msg != "" && f.Type.AcceptsParameterRef() {
+			v, msg = normalize(raw), "" // a number chosen when the pipeline runs
+		}
 		if msg != "" {
 			bad = append(bad, pending{f, msg, normalize(raw)})
 			cfg.Values[f.Name] = nil
@@ -229,12 +232,13 @@ func hasProblem(problems []FieldError, field string) bool {
 }
 
 // checkConstraints checks allowed values, min/max and pattern of a typed,
-// non-null value. A string field's "{{Parameters.<name>}}" value skips the
-// allowed-values and pattern checks (the compiler checks the parameter is
-// declared) unless the field names the step or feeds a derived name.
+// non-null value. A string, int or float field's "{{Parameters.<name>}}"
+// value skips the allowed-values, range and pattern checks (the compiler
+// checks the parameter is declared) unless the field names the step or
+// feeds a derived name.
 func (c *Class) checkConstraints(f catalog.ConfigField, v any) (FieldError, bool) {
 	fe := FieldError{Field: f.Name, Value: v}
-	if _, ok := catalog.ParameterRef(v); ok && f.Type == catalog.FieldString {
+	if _, ok := catalog.ParameterRef(v); ok && f.Type.AcceptsParameterRef() {
 		if why := c.ParameterRefBlocked(f.Name); why != "" {
 			fe.Kind = KindParameter
 			fe.Message = fmt.Sprintf("%s cannot be a pipeline parameter reference: %s", f.Name, why)

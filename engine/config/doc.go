@@ -68,14 +68,18 @@
 //
 // # Pipeline parameters
 //
-// A string field may hold "{{Parameters.<name>}}" (catalog.ParameterRefPattern)
-// instead of a value: the field's pattern and allowed values are not checked,
+// A string, int or float field (catalog.FieldType.AcceptsParameterRef) may
+// hold "{{Parameters.<name>}}" (catalog.ParameterRefPattern) instead of a
+// value: the field's type, pattern, range and allowed values are not checked,
 // because the value is chosen when the pipeline runs, and the compiler turns
 // the reference into {"Get": "Parameters.<name>"} after checking a config
 // declares the parameter in pipeline_parameters. A field that names the step
 // (job_type, a name suffix) or that a derive template embeds in a name or
 // text known at build time (region, author, bucket, ...) refuses a
-// reference with KindParameter; [Class.ParameterRefBlocked] says why.
+// reference with KindParameter; [Class.ParameterRefBlocked] says why. The
+// compiler refuses, naming the field, a reference where it needs the value
+// itself (an entry point, a framework version, caching) or where SageMaker
+// takes only a literal.
 //
 // # Value types
 //
