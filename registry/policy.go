@@ -136,6 +136,34 @@ func ResolveWritePath(ctx context.Context, path string) (string, error) {
 	return resolved, nil
 }
 
+// ResolveReadPath turns path into the absolute path to read: a relative
+// path is taken from the project root when one is in force (see
+// ProjectRoot), else from the working directory; an absolute path is kept
+// (cleaned). Reads are not confined: a tool may read any file its caller
+// names. A blank path is invalid_input. With it a server started with a
+// project root elsewhere reads the same files its writing tools write
+// (ResolveWritePath takes relative paths from the same root).
+func ResolveReadPath(ctx context.Context, path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", envelope.InvalidInput("path must be a non-empty string")
+	}
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	if root := ProjectRoot(ctx); root != "" {
+		base, err := filepath.Abs(root)
+		if err != nil {
+			return "", envelope.InvalidInput("project root %q: %v", root, err)
+		}
+		return filepath.Join(base, path), nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", envelope.InvalidInput("path %q: %v", path, err)
+	}
+	return abs, nil
+}
+
 // resolveExisting resolves symbolic links in the longest existing prefix of p.
 func resolveExisting(p string) string {
 	rest := ""

@@ -247,7 +247,9 @@ func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolRe
 	}
 	script := ""
 	if strings.TrimSpace(a.ScriptPath) != "" {
-		script = vldPath(ctx, a.ScriptPath)
+		if script, err = registry.ResolveReadPath(ctx, a.ScriptPath); err != nil {
+			return nil, err
+		}
 		if fi, err := os.Stat(script); err != nil || fi.IsDir() {
 			return nil, envelope.NotFound("script_path not found: %s", a.ScriptPath).WithDetails("script_path", a.ScriptPath).
 				WithRemedy("check the path, or omit script_path to search the script directories", "steps.io")

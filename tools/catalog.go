@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -83,19 +82,20 @@ func init() {
 }
 
 // loadCatalog returns the embedded catalog, or the catalog extended with the
-// workspace directories. A directory or file problem is invalid_input with
-// every problem (file, line, field, message) in details.
+// workspace directories (relative ones from the project root when one is in
+// force, registry.ResolveReadPath). A directory or file problem is
+// invalid_input with every problem (file, line, field, message) in details.
 func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
 	var resolved []string
-	root := registry.ProjectRoot(ctx)
 	for _, d := range dirs {
 		if strings.TrimSpace(d) == "" {
 			return nil, envelope.InvalidInput("workspace_dirs entries must be non-empty paths").WithDetails("workspace_dirs", dirs)
 		}
-		if root != "" && !filepath.IsAbs(d) {
-			d = filepath.Join(root, d)
+		p, err := registry.ResolveReadPath(ctx, d)
+		if err != nil {
+			return nil, err
 		}
-		resolved = append(resolved, d)
+		resolved = append(resolved, p)
 	}
 	cat, err := catalog.Load(resolved...)
 	if err == nil {

@@ -84,8 +84,8 @@ func init() {
 // compileArgs are the arguments every DAG-compiling tool shares.
 type compileArgs struct {
 	DAG        map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
-	DAGFile    string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format). Give this or dag, not both."`
-	ConfigFile string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format). Relative script and source directories resolve against its directory."`
+	DAGFile    string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	ConfigFile string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
 	Role       string         `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
 	// WorkspaceDirs extends the step catalog (a project's own steps).
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
@@ -123,14 +123,15 @@ type nameArgs struct {
 // compileInput checks the config file, then loads the DAG (the original's
 // order: a missing config file is reported before DAG problems).
 func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
-	if err := checkConfigFile(a.ConfigFile); err != nil {
-		return compiler.Input{}, err
-	}
-	d, err := loadDAGArg(a.DAG, a.DAGFile)
+	cfg, err := configFilePath(ctx, a.ConfigFile)
 	if err != nil {
 		return compiler.Input{}, err
 	}
-	in := compiler.Input{DAG: d, ConfigFile: a.ConfigFile, Role: strings.TrimSpace(a.Role)}
+	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
+	if err != nil {
+		return compiler.Input{}, err
+	}
+	in := compiler.Input{DAG: d, ConfigFile: cfg, Role: strings.TrimSpace(a.Role)}
 	if len(a.WorkspaceDirs) > 0 {
 		if in.Catalog, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
 			return compiler.Input{}, err
@@ -139,20 +140,36 @@ func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
 	return in, nil
 }
 
-func checkConfigFile(path string) error {
-	if strings.TrimSpace(path) == "" {
+// configFilePath resolves a config_file argument (relative paths from the
+// project root when one is in force, registry.ResolveReadPath) and checks
+// it is a readable file.
+func configFilePath(ctx context.Context, given string) (string, error) {
+	if strings.TrimSpace(given) == "" {
+		return "", envelope.InvalidInput("config_file must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
+	}
+	path, err := registry.ResolveReadPath(ctx, given)
+	if err != nil {
+		return "", err
+	}
+	return path, checkConfigFile(given, path)
+}
+
+// checkConfigFile checks the resolved path of a config file the caller
+// named given.
+func checkConfigFile(given, path string) error {
+	if strings.TrimSpace(given) == "" {
 		return envelope.InvalidInput("config_file must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return envelope.NotFound("config file not found: %s", path).WithDetails("config_file", path).
-				WithRemedy("check the path, or write a config.json for the DAG", "config.template", "config.requirements")
+			return envelope.NotFound("config file not found: %s", given).WithDetails("config_file", given, "resolved_path", path).
+				WithRemedy("check the path (relative paths are taken from the project root when one is set), or write a config.json for the DAG", "config.template", "config.requirements")
 		}
-		return envelope.InvalidInput("cannot read config file %s: %v", path, err).WithDetails("config_file", path)
+		return envelope.InvalidInput("cannot read config file %s: %v", given, err).WithDetails("config_file", given, "resolved_path", path)
 	}
 	if st.IsDir() {
-		return envelope.InvalidInput("config_file %s is a directory", path).WithDetails("config_file", path)
+		return envelope.InvalidInput("config_file %s is a directory", given).WithDetails("config_file", given, "resolved_path", path)
 	}
 	return nil
 }
@@ -293,7 +310,8 @@ func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 }
 
 func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolResult, error) {
-	if err := checkConfigFile(a.ConfigFile); err != nil {
+	cfg, err := configFilePath(ctx, a.ConfigFile)
+	if err != nil {
 		return nil, err
 	}
 	target := strings.TrimSpace(a.TargetNode)
@@ -302,15 +320,13 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 	}
 	var d *dag.PipelineDAG
 	if a.DAG != nil || strings.TrimSpace(a.DAGFile) != "" {
-		var err error
-		if d, err = loadDAGArg(a.DAG, a.DAGFile); err != nil {
+		if d, err = loadDAGArg(ctx, a.DAG, a.DAGFile); err != nil {
 			return nil, err
 		}
 	}
 	validate := a.ValidateInputs == nil || *a.ValidateInputs
-	in := compiler.Input{DAG: d, ConfigFile: a.ConfigFile, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)}
+	in := compiler.Input{DAG: d, ConfigFile: cfg, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)}
 	if len(a.WorkspaceDirs) > 0 {
-		var err error
 		if in.Catalog, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
 			return nil, err
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -142,8 +141,8 @@ func configSchemaFor(ctx context.Context, workspaceDirs []string) (*config.Schem
 	return s, nil
 }
 
-func dagNodes(dagArg map[string]any) ([]catalog.NodeName, []string, error) {
-	d, err := loadDAGArg(dagArg, "")
+func dagNodes(ctx context.Context, dagArg map[string]any) ([]catalog.NodeName, []string, error) {
+	d, err := loadDAGArg(ctx, dagArg, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,7 +162,7 @@ func pendingWarnings(pending []catalog.NodeName) []string {
 }
 
 func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
-	nodes, warns, err := dagNodes(a.DAG)
+	nodes, warns, err := dagNodes(ctx, a.DAG)
 	if err != nil {
 		return nil, err
 	}
@@ -238,22 +237,14 @@ func nonNilReqs(r []config.Requirement) []config.Requirement {
 	return r
 }
 
-// readPath resolves a path to read: relative paths are taken from the
-// project root when one is in force, else from the working directory.
-func readPath(ctx context.Context, p string) string {
-	if !filepath.IsAbs(p) {
-		if root := registry.ProjectRoot(ctx); root != "" {
-			return filepath.Join(root, p)
-		}
-	}
-	return p
-}
-
 func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 	if strings.TrimSpace(a.Path) == "" {
 		return nil, envelope.InvalidInput("path must be a non-empty string")
 	}
-	p := readPath(ctx, a.Path)
+	p, err := registry.ResolveReadPath(ctx, a.Path)
+	if err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -343,7 +334,7 @@ func sortedMapKeys[V any](m map[string]V) []string {
 }
 
 func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult, error) {
-	nodes, warns, err := dagNodes(a.DAG)
+	nodes, warns, err := dagNodes(ctx, a.DAG)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +386,7 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 }
 
 func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
-	nodes, warns, err := dagNodes(a.DAG)
+	nodes, warns, err := dagNodes(ctx, a.DAG)
 	if err != nil {
 		return nil, err
 	}

@@ -109,7 +109,7 @@ type dagSerializeArgs struct {
 }
 
 type dagDeserializeArgs struct {
-	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file to read."`
+	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file to read (relative paths are taken from the project root when one is set)."`
 }
 
 type dagRenderArgs struct {
@@ -387,14 +387,18 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult
 		WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the DAG is ready for configs", Why: "pass the file as dag_file", ArgsHint: map[string]any{"dag_file": path}}), nil
 }
 
-func dagDeserialize(_ context.Context, a dagDeserializeArgs) (*envelope.ToolResult, error) {
+func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.ToolResult, error) {
 	if strings.TrimSpace(a.Path) == "" {
 		return nil, envelope.InvalidInput("'path' must be a non-empty string")
 	}
-	d, info, err := dag.ReadFile(a.Path)
+	path, err := registry.ResolveReadPath(ctx, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	d, info, err := dag.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, envelope.NotFound("File not found: %s", a.Path).WithDetails("path", a.Path).
+			return nil, envelope.NotFound("File not found: %s", a.Path).WithDetails("path", a.Path, "resolved_path", path).
 				WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
 		}
 		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("path", a.Path)
@@ -436,7 +440,7 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 		}
 		d, err = dagInline(a.Nodes, a.Edges)
 	default:
-		d, err = loadDAGArg(a.DAG, a.DAGFile)
+		d, err = loadDAGArg(ctx, a.DAG, a.DAGFile)
 	}
 	if err != nil {
 		return nil, err

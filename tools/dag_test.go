@@ -241,7 +241,12 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 	_ = os.WriteFile(bad, []byte(`{"version": "2.0", "dag": {"nodes": [], "edges": []}}`), 0o644)
 	dagCode(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": bad}), envelope.CodeInvalidInput)
 	dagCode(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": " "}), envelope.CodeInvalidInput)
-	got = dagOK(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": "../engine/dag/testdata/original_writer_xgboost_e2e.json"}))
+	// (a relative path is taken from the policy's root, so name it absolutely)
+	orig, err := filepath.Abs("../engine/dag/testdata/original_writer_xgboost_e2e.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = dagOK(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": orig}))
 	if !reflect.DeepEqual(got["nodes"], e2eNodes) || got["created_at"] != "2026-11-30T02:09:59.920360+00:00" {
 		t.Errorf("original file %v", got)
 	}
@@ -306,7 +311,7 @@ func TestLoadDAGArg(t *testing.T) {
 		{"file", nil, file, 2, 1},
 	}
 	for _, c := range ok {
-		d, err := loadDAGArg(c.dag, c.file)
+		d, err := loadDAGArg(context.Background(), c.dag, c.file)
 		if err != nil || d.NodeCount() != c.nodes || d.EdgeCount() != c.edges {
 			t.Errorf("%s: %v %v", c.name, d, err)
 		}
@@ -332,7 +337,7 @@ func TestLoadDAGArg(t *testing.T) {
 		{"malformed file", nil, bad, envelope.CodeInvalidInput, "dag.edges"},
 	}
 	for _, c := range bads {
-		_, err := loadDAGArg(c.dag, c.file)
+		_, err := loadDAGArg(context.Background(), c.dag, c.file)
 		var te *envelope.ToolError
 		if !errors.As(err, &te) || te.Code != c.code || !strings.Contains(te.Message, c.msg) {
 			t.Errorf("%s: %v, want %s containing %q", c.name, err, c.code, c.msg)

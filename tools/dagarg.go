@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
 )
 
 // loadDAGArg is the shared DAG resolver of every tool that accepts
@@ -17,8 +19,10 @@ import (
 // invalid_input; an inline DAG may be flat {"nodes", "edges"} or wrapped
 // {"dag": {"nodes", "edges"}} (the body is dag.dag when that is an object);
 // nodes must be a non-empty list of non-empty strings and each edge a pair
-// of non-empty strings (invalid_input naming the offending element).
-func loadDAGArg(dagArg map[string]any, dagFile string) (*dag.PipelineDAG, error) {
+// of non-empty strings (invalid_input naming the offending element). A
+// relative dag_file is taken from the project root when one is in force
+// (registry.ResolveReadPath).
+func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*dag.PipelineDAG, error) {
 	hasFile := strings.TrimSpace(dagFile) != ""
 	switch {
 	case dagArg != nil && hasFile:
@@ -28,10 +32,14 @@ func loadDAGArg(dagArg map[string]any, dagFile string) (*dag.PipelineDAG, error)
 		return nil, envelope.InvalidInput("must provide one of 'dag' (inline JSON) or 'dag_file' (path)").
 			WithRemedy("pass dag: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or dag_file: a path written by dag.serialize", "dag.construct", "pipeline_catalog.load_dag")
 	case hasFile:
-		d, _, err := dag.ReadFile(dagFile)
+		path, err := registry.ResolveReadPath(ctx, dagFile)
+		if err != nil {
+			return nil, err
+		}
+		d, _, err := dag.ReadFile(path)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, envelope.NotFound("dag_file not found: %s", dagFile).WithDetails("dag_file", dagFile).
+				return nil, envelope.NotFound("dag_file not found: %s", dagFile).WithDetails("dag_file", dagFile, "resolved_path", path).
 					WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
 			}
 			return nil, envelope.InvalidInput("failed to load DAG from '%s': %v", dagFile, err).WithDetails("dag_file", dagFile)

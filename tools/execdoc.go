@@ -100,7 +100,7 @@ func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Tool
 		}
 		return envelope.OK(doc).WithMeta("step_count", len(execdoc.StepNames(doc))).WithNextSteps(execdocNextAfterTemplate()...), nil
 	}
-	d, err := loadDAGArg(a.DAG, a.DAGFile)
+	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
 	if err != nil {
 		return nil, err
 	}
@@ -127,26 +127,33 @@ func execdocNextAfterTemplate() []envelope.NextStep {
 
 // projectPath resolves a relative path against the project root given to a
 // tool (project_root, else the directory of anchor_file), else the
-// registry's project root, else the working directory.
-func projectPath(ctx context.Context, root, anchor, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
+// registry's project root, else the working directory; a relative
+// project_root or anchor_file is itself taken from the registry's project
+// root (registry.ResolveReadPath).
+func projectPath(ctx context.Context, root, anchor, p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
 	}
 	if root = strings.TrimSpace(root); root == "" && strings.TrimSpace(anchor) != "" {
 		root = filepath.Dir(anchor)
 	}
 	if root != "" {
-		return filepath.Join(root, p)
+		base, err := registry.ResolveReadPath(ctx, root)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(base, p), nil
 	}
-	return readPath(ctx, p)
+	return registry.ResolveReadPath(ctx, p)
 }
 
-// loadConfigSet reads a config.json into a config set, mapping errors.
-func loadConfigSet(path, arg string) (*config.Set, error) {
-	if err := checkConfigFile(path); err != nil {
+// loadConfigSet reads a config.json (path, resolved from the argument arg
+// the caller gave as given) into a config set, mapping errors.
+func loadConfigSet(given, path, arg string) (*config.Set, error) {
+	if err := checkConfigFile(given, path); err != nil {
 		var te *envelope.ToolError
 		if errors.As(err, &te) {
-			te.Details = map[string]any{arg: path}
+			te.Details = map[string]any{arg: given, "resolved_path": path}
 		}
 		return nil, err
 	}
@@ -176,16 +183,21 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Tool
 	if a.Role != "" && !strings.HasPrefix(strings.TrimSpace(a.Role), "arn:") {
 		return nil, envelope.InvalidInput("role must be an IAM role ARN (arn:aws:iam::<account>:role/<name>), got %q", a.Role)
 	}
-	cfgPath := projectPath(ctx, a.ProjectRoot, a.AnchorFile, a.ConfigPath)
-	set, err := loadConfigSet(cfgPath, "config_path")
+	cfgPath, err := projectPath(ctx, a.ProjectRoot, a.AnchorFile, a.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	set, err := loadConfigSet(a.ConfigPath, cfgPath, "config_path")
 	if err != nil {
 		return nil, err
 	}
 	dagFile := a.DAGFile
 	if strings.TrimSpace(dagFile) != "" {
-		dagFile = projectPath(ctx, a.ProjectRoot, a.AnchorFile, dagFile)
+		if dagFile, err = projectPath(ctx, a.ProjectRoot, a.AnchorFile, dagFile); err != nil {
+			return nil, err
+		}
 	}
-	d, err := loadDAGArg(a.DAG, dagFile)
+	d, err := loadDAGArg(ctx, a.DAG, dagFile)
 	if err != nil {
 		return nil, err
 	}
@@ -230,13 +242,17 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Tool
 		return nil, envelope.InvalidInput("config_path needs the DAG the document is for (dag or dag_file)")
 	}
 	if hasDAG {
-		d, err := loadDAGArg(a.DAG, a.DAGFile)
+		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
 		if err != nil {
 			return nil, err
 		}
 		var set *config.Set
 		if strings.TrimSpace(a.ConfigPath) != "" {
-			if set, err = loadConfigSet(readPath(ctx, a.ConfigPath), "config_path"); err != nil {
+			cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigPath)
+			if err != nil {
+				return nil, err
+			}
+			if set, err = loadConfigSet(a.ConfigPath, cfgPath, "config_path"); err != nil {
 				return nil, err
 			}
 		}

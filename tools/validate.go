@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -83,17 +82,17 @@ func init() {
 // --- shared helpers ---
 
 // vldDirs resolves directory arguments: relative paths are taken from the
-// project root when one is set; each must be an existing directory.
+// project root when one is set (registry.ResolveReadPath); each must be an
+// existing directory.
 func vldDirs(ctx context.Context, field string, dirs []string) ([]string, error) {
-	root := registry.ProjectRoot(ctx)
 	var out []string
 	for _, d := range dirs {
 		if strings.TrimSpace(d) == "" {
 			return nil, envelope.InvalidInput("%s entries must be non-empty paths", field).WithDetails(field, dirs)
 		}
-		p := d
-		if root != "" && !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
+		p, err := registry.ResolveReadPath(ctx, d)
+		if err != nil {
+			return nil, err
 		}
 		st, err := os.Stat(p)
 		if err != nil || !st.IsDir() {
@@ -103,14 +102,6 @@ func vldDirs(ctx context.Context, field string, dirs []string) ([]string, error)
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// vldPath resolves a file argument like vldDirs (without the existence check).
-func vldPath(ctx context.Context, p string) string {
-	if root := registry.ProjectRoot(ctx); root != "" && !filepath.IsAbs(p) {
-		return filepath.Join(root, p)
-	}
-	return p
 }
 
 // vldCatalog loads the catalog with workspace directories.
@@ -438,9 +429,12 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	if strings.TrimSpace(a.ConfigPath) == "" {
 		return nil, envelope.InvalidInput("config_path must be a non-empty path")
 	}
-	cfgPath := vldPath(ctx, a.ConfigPath)
+	cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
 	if st, err := os.Stat(cfgPath); err != nil || st.IsDir() {
-		return nil, envelope.NotFound("config_path not found: %s", a.ConfigPath).WithDetails("config_path", a.ConfigPath).
+		return nil, envelope.NotFound("config_path not found: %s", a.ConfigPath).WithDetails("config_path", a.ConfigPath, "resolved_path", cfgPath).
 			WithRemedy("write a config.json first", "config.template", "config.merge_save", "project.init")
 	}
 	py := validation.Python()
@@ -471,9 +465,15 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 		}
 		input[node] = map[string]string{}
 		for in, p := range m {
-			lp := vldPath(ctx, p)
+			if strings.TrimSpace(p) == "" {
+				return nil, envelope.InvalidInput("input_data %s.%s: the path is blank", node, in).WithDetails("node", node, "input", in)
+			}
+			lp, err := registry.ResolveReadPath(ctx, p)
+			if err != nil {
+				return nil, err
+			}
 			if _, err := os.Stat(lp); err != nil {
-				return nil, envelope.NotFound("input_data %s.%s: %s does not exist", node, in, p).WithDetails("node", node, "input", in, "path", p)
+				return nil, envelope.NotFound("input_data %s.%s: %s does not exist", node, in, p).WithDetails("node", node, "input", in, "path", p, "resolved_path", lp)
 			}
 			input[node][in] = lp
 		}

@@ -71,16 +71,15 @@ type depsStepReport struct {
 	Error                string            `json:"error,omitempty"`
 }
 
-func depsCatalog(dirs []string) (*catalog.Catalog, error) {
-	var c *catalog.Catalog
-	var err error
+// depsCatalog is the embedded catalog, or loadCatalog's with the workspace
+// directories (relative ones from the project root).
+func depsCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
 	if len(dirs) > 0 {
-		c, err = catalog.Load(dirs...)
-	} else {
-		c, err = catalog.Default()
+		return loadCatalog(ctx, dirs)
 	}
+	c, err := catalog.Default()
 	if err != nil {
-		return nil, envelope.InvalidInput("cannot load the step catalog: %v", err).WithDetails("workspace_dirs", dirs)
+		return nil, envelope.InvalidInput("cannot load the step catalog: %v", err)
 	}
 	return c, nil
 }
@@ -90,7 +89,7 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 	if useDAG && len(a.StepNames) > 0 {
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
 	}
-	cat, err := depsCatalog(a.WorkspaceDirs)
+	cat, err := depsCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +105,7 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 	)
 	if useDAG {
 		mode = "dag"
-		if d, err = loadDAGArg(a.DAG, a.DAGFile); err != nil {
+		if d, err = loadDAGArg(ctx, a.DAG, a.DAGFile); err != nil {
 			return nil, err
 		}
 		warnings = append(warnings, dagWarnings(d)...)
@@ -276,7 +275,7 @@ func validateDepsExplain(_ context.Context, a depsExplainArgs) (*envelope.ToolRe
 	if a.ConsumerStep == "" || a.ProviderStep == "" {
 		return nil, envelope.InvalidInput("give consumer_step and provider_step together (or neither)")
 	}
-	cat, err := depsCatalog(nil)
+	cat, err := depsCatalog(context.Background(), nil)
 	if err != nil {
 		return nil, err
 	}

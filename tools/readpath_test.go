@@ -1,0 +1,72 @@
+package tools_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/cursus-go/cursus/registry"
+)
+
+// TestReadPathsFromTheProjectRoot: with a project root that is not the
+// working directory (an MCP server started with --project-root elsewhere),
+// every tool that reads a file takes a relative path from that root, as
+// the writing tools do; without the root the same relative paths are
+// looked up in the working directory and are not found.
+func TestReadPathsFromTheProjectRoot(t *testing.T) {
+	root := t.TempDir()
+	copyDir(t, xgbExample, root)
+	if wd, _ := os.Getwd(); wd == root {
+		t.Fatal("the test needs a working directory other than the root")
+	}
+	if _, err := os.Stat("config.json"); err == nil {
+		t.Fatal("config.json exists in the working directory; the test could not tell the two apart")
+	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"config.load", map[string]any{"path": "config.json"}},
+		{"dag.deserialize", map[string]any{"path": "dag.json"}},
+		{"dag.render", map[string]any{"dag_file": "dag.json"}},
+		{"compile.validate", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
+		{"compile.preview", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
+		{"compile.definition", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
+		{"compile.single_node", map[string]any{"dag_file": "dag.json", "config_file": "config.json", "target_node": "XGBoostTraining", "manual_inputs": map[string]any{"input_path": "s3://example-bucket/train/"}}},
+		{"execdoc.template", map[string]any{"dag_file": "dag.json"}},
+		{"execdoc.generate", map[string]any{"dag_file": "dag.json", "config_path": "config.json"}},
+		{"execdoc.validate", map[string]any{"dag_file": "dag.json", "config_path": "config.json", "execution_document": map[string]any{"PIPELINE_STEP_CONFIGS": map[string]any{}}}},
+		{"validate.deps_resolve", map[string]any{"dag_file": "dag.json"}},
+		{"validate.alignment", map[string]any{"target_scripts": []any{"TabularPreprocessing"}, "script_dirs": []any{"scripts"}}},
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		calls = append(calls, struct {
+			tool string
+			args map[string]any
+		}{"author.check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": "scripts/tabular_preprocessing.py"}})
+	}
+	for _, c := range calls {
+		t.Run(c.tool, func(t *testing.T) {
+			env := configCall(t, ctx, c.tool, c.args)
+			if env["ok"] != true {
+				t.Fatalf("with the project root: %v", env)
+			}
+			env = configCall(t, context.Background(), c.tool, c.args)
+			if env["ok"] == true {
+				t.Errorf("without a project root the relative paths should not resolve from %s", root)
+			}
+		})
+	}
+	// A relative path outside the root is read (reads are not confined).
+	sub := filepath.Join(root, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inSub := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: sub})
+	if env := configCall(t, inSub, "config.load", map[string]any{"path": "../config.json"}); env["ok"] != true {
+		t.Errorf("read above the root: %v", env)
+	}
+}
