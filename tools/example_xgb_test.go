@@ -2,7 +2,6 @@ package tools_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,44 +94,14 @@ func TestXGBoostExampleRunsLocally(t *testing.T) {
 	}
 	root := t.TempDir()
 	copyDir(t, xgbExample, root)
-	var cfg struct {
-		Configuration struct {
-			Specific map[string]map[string]any `json:"specific"`
-		} `json:"configuration"`
-	}
-	b, err := os.ReadFile(filepath.Join(root, "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	// The compiler mounts Cradle's specs as <field>/<field>.json and the
-	// inference scripts from config; locally the run gets them as input_data.
-	inputData := map[string]any{"Package": map[string]any{"inference_scripts_input": "scripts/inference"}}
-	for _, node := range []string{"CradleDataLoading_training", "CradleDataLoading_calibration"} {
-		specs := map[string]any{}
-		for _, f := range []string{"data_sources_spec", "transform_spec", "output_spec", "cradle_job_spec"} {
-			dir := filepath.Join(root, "specs", node, f)
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			v, _ := json.Marshal(cfg.Configuration.Specific[node][f])
-			if len(v) < 3 {
-				t.Fatalf("%s has no %s", node, f)
-			}
-			if err := os.WriteFile(filepath.Join(dir, f+".json"), v, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			specs[f] = filepath.Join("specs", node, f)
-		}
-		inputData[node] = specs
-	}
+	// No input_data: the compiler mounts Cradle's specs as
+	// <field>/<field>.json and Package's inference scripts from config, and
+	// run_scripts does the same locally.
 	dagArg := exampleDAG(t)["dag"].(map[string]any)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
 	env := configCall(t, ctx, "validate.run_scripts", map[string]any{
 		"nodes": dagArg["nodes"], "edges": dagArg["edges"], "config_path": "config.json",
-		"input_data": inputData, "test_workspace_dir": "runs"})
+		"test_workspace_dir": "runs"})
 	d := wantOK(t, env)
 	results := d["script_results"].(map[string]any)
 	for node, r := range results {

@@ -407,7 +407,7 @@ type runScriptsArgs struct {
 	UseDependencyResolution *bool                        `json:"use_dependency_resolution,omitempty" jsonschema:"default=true" jsonschema_description:"Bind inputs to upstream outputs with the dependency resolver; false binds by equal logical names or aliases."`
 	WorkspaceDirs           []string                     `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (custom steps of the DAG)."`
 	ScriptDirs              []string                     `json:"script_dirs,omitempty" jsonschema_description:"Directories searched for entry points before the config's source directory."`
-	InputData               map[string]map[string]string `json:"input_data,omitempty" jsonschema_description:"Local data for inputs nothing upstream feeds: {node: {logical_input: file or directory}}."`
+	InputData               map[string]map[string]string `json:"input_data,omitempty" jsonschema_description:"Local data for inputs nothing upstream feeds: {node: {logical_input: file or directory}}. Config-sourced inputs (Cradle's specs, Package's inference scripts) are mounted from the config as the compiler mounts them and need no entry."`
 	TimeoutSeconds          int                          `json:"timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=3600,default=300" jsonschema_description:"Time limit per script."`
 }
 

@@ -60,11 +60,15 @@
 // local root (<run>/<node>/root/opt/ml/...), then executes the rewritten
 // module as __main__ with the step's job arguments in sys.argv and its
 // environment variables (from the config) in os.environ. Before a node
-// runs, the output folder of each upstream output bound to one of its
-// inputs (by dependency resolution, or by logical name when resolution is
-// off) is copied to the input's local path; inputs nothing feeds take the
-// folders given in InputData. Each node's outputs are its output ports'
-// local folders after the run. Unlike the original, scripts are not
+// runs, each input is filled as the compiled pipeline fills it: a
+// config-sourced input from the config (an object or list value written to
+// <input path>/<field>.json, a local file or directory copied, relative to
+// the source directory or the config's folder), else the output folder of
+// the upstream output bound to it (by dependency resolution, or by logical
+// name when resolution is off), else the file or folder InputData gives.
+// Script, source and run paths are made absolute first, so a relative
+// config path works although each script runs in its node's work folder.
+// Each node's outputs are its output ports' local folders after the run. Unlike the original, scripts are not
 // imported to call main() and no packages are pip-installed: a script must
 // run with what python3 has.
 package validation

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -44,8 +45,10 @@ type RunOptions struct {
 	// ScriptDirs are searched for entry points before the config's source
 	// directory (relative to the config file's project folder).
 	ScriptDirs []string
-	// InputData gives local data for inputs nothing upstream feeds:
-	// node -> logical input -> file or directory.
+	// InputData gives local data for inputs nothing upstream feeds and the
+	// config does not (config-sourced inputs are mounted from the config,
+	// as the compiler mounts them): node -> logical input -> file or
+	// directory.
 	InputData map[string]map[string]string
 	// Timeout bounds each script (DefaultScriptTimeout when 0).
 	Timeout time.Duration
@@ -157,10 +160,16 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		views[string(r.Node)] = st.ForJobType(r.Config.JobType())
 	}
 
-	if err := os.MkdirAll(opts.Workspace, 0o755); err != nil {
+	// Absolute, like every path a script is handed: scripts run in their
+	// node's work folder.
+	workspace, err := filepath.Abs(opts.Workspace)
+	if err != nil {
 		return nil, err
 	}
-	runDir, err := os.MkdirTemp(opts.Workspace, "run-")
+	if err := os.MkdirAll(workspace, 0o755); err != nil {
+		return nil, err
+	}
+	runDir, err := os.MkdirTemp(workspace, "run-")
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +210,12 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		}
 	}
 
+	// Absolute, so the script path and config paths stay valid in the
+	// node's work folder, where the script runs.
 	baseDir := configBaseDir(opts.ConfigPath)
+	if abs, err := filepath.Abs(baseDir); err == nil {
+		baseDir = abs
+	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultScriptTimeout
@@ -258,6 +272,18 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 				continue
 			}
 			dst := localPath(root, in.ContainerPath)
+			// A config-sourced input is mounted from the config, as the
+			// compiler does: an object or list written as <field>.json, a
+			// local file or directory copied.
+			if from, err := configInput(in, cfg, dst, sourceDir(st, cfg, baseDir), baseDir); err != nil {
+				return nil, fmt.Errorf("node %s: input %s from config field %s: %w", n, in.LogicalName, in.ConfigSource, err)
+			} else if from != "" {
+				r.Inputs[in.LogicalName] = from
+				if _, given := opts.InputData[n][in.LogicalName]; given {
+					r.Warnings = append(r.Warnings, fmt.Sprintf("input_data for %s is not used: the input comes from config field %s (%s), as in the compiled pipeline", in.LogicalName, in.ConfigSource, from))
+				}
+				continue
+			}
 			if b, ok := bindings[n][in.LogicalName]; ok {
 				src := rep.ScriptResults[b.provider].Outputs[b.output]
 				if src == "" {
@@ -432,16 +458,10 @@ func writeHyperparameters(root string, st *catalog.Step, cfg *config.Config) err
 	return fsutil.WriteJSONAtomic(localPath(root, "/opt/ml/input/config/hyperparameters.json"), hp)
 }
 
-// locateScript finds a node's script: the config's entry point in the
-// explicit script dirs, then in the config's source directory.
-func locateScript(st *catalog.Step, cfg *config.Config, dirs []string, baseDir string) (string, []string) {
-	entry := st.Contract.EntryPoint
-	if f := st.Contract.EntryPointField; f != "" {
-		if v := cfg.String(f); v != "" {
-			entry = v
-		}
-	}
-	search := append([]string(nil), dirs...)
+// sourceDir is a node's local source directory: the contract's
+// source-dir field, effective_source_dir or source_dir, relative ones
+// against baseDir ("" when none is set or it is in S3).
+func sourceDir(st *catalog.Step, cfg *config.Config, baseDir string) string {
 	for _, f := range []string{st.Contract.SourceDirField, "effective_source_dir", "source_dir"} {
 		if f == "" {
 			continue
@@ -450,13 +470,97 @@ func locateScript(st *catalog.Step, cfg *config.Config, dirs []string, baseDir s
 			if !filepath.IsAbs(v) {
 				v = filepath.Join(baseDir, v)
 			}
-			search = append(search, v)
-			break
+			return v
 		}
+	}
+	return ""
+}
+
+// configInput mounts a config-sourced input the way the compiler does and
+// returns where the data came from ("" when the config gives nothing to
+// mount locally): an object or list value is written as JSON to
+// <input folder>/<field>.json (the compiler uploads <field>.json and
+// mounts it at the input's path); a string naming a local file or
+// directory (relative to the source directory when it exists there, else
+// to baseDir) is copied. S3 URIs and pipeline-parameter references are left
+// to input_data.
+func configInput(in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir string) (string, error) {
+	if in.ConfigSource == "" {
+		return "", nil
+	}
+	v, ok := cfg.Get(in.ConfigSource)
+	if !ok || v == nil {
+		return "", nil
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		content, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return "", err
+		}
+		file := filepath.Join(dst, in.ConfigSource+".json")
+		if isFilePath(in.ContainerPath) {
+			file = dst
+		}
+		if err := fsutil.WriteFileAtomic(file, append(content, '\n'), 0o644); err != nil {
+			return "", err
+		}
+		return "config:" + in.ConfigSource, nil
+	case string:
+	default:
+		return "", nil
+	}
+	s := v.(string)
+	if s == "" || strings.HasPrefix(s, "s3://") || strings.HasPrefix(s, "https://") {
+		return "", nil
+	}
+	if _, ref := catalog.ParameterRef(strings.TrimSpace(s)); ref {
+		return "", nil
+	}
+	src := s
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(baseDir, filepath.FromSlash(s))
+		if srcDir != "" {
+			if cand := filepath.Join(srcDir, filepath.FromSlash(s)); exists(cand) {
+				src = cand
+			}
+		}
+	}
+	if !exists(src) {
+		return "", nil
+	}
+	if err := copyInto(src, dst); err != nil {
+		return "", err
+	}
+	return src, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// locateScript finds a node's script: the config's entry point in the
+// explicit script dirs, then in the config's source directory. The path is
+// absolute (the script runs with its node's work folder as the working
+// directory).
+func locateScript(st *catalog.Step, cfg *config.Config, dirs []string, baseDir string) (string, []string) {
+	entry := st.Contract.EntryPoint
+	if f := st.Contract.EntryPointField; f != "" {
+		if v := cfg.String(f); v != "" {
+			entry = v
+		}
+	}
+	search := append([]string(nil), dirs...)
+	if d := sourceDir(st, cfg, baseDir); d != "" {
+		search = append(search, d)
 	}
 	var tried []string
 	for _, d := range search {
 		p := filepath.Join(d, filepath.FromSlash(entry))
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
 		tried = append(tried, p)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p, tried

@@ -1,0 +1,123 @@
+package validation
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/dag"
+)
+
+// copyTree copies a directory (no symbolic links, no __pycache__).
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunScriptsExampleFromItsFolder runs examples/xgboost-end-to-end the
+// way the CLI does from the project folder: a relative config_path and
+// workspace, no project root, and no input_data. The scripts are found and
+// run although each runs in its own work folder (their paths are made
+// absolute), and the config-sourced inputs are mounted as the compiler
+// mounts them: Cradle's four specs written as <field>.json into the input
+// folders, Package's inference_scripts_dir copied from the source
+// directory.
+func TestRunScriptsExampleFromItsFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs nine Python scripts")
+	}
+	needPython(t)
+	example, err := filepath.Abs("../../examples/xgboost-end-to-end")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	copyTree(t, example, root)
+	t.Chdir(root)
+
+	d, _, err := dag.ReadFile("dag.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunScripts(context.Background(), RunOptions{DAG: d, ConfigPath: "config.json", Workspace: "runs", UseDependencyResolution: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range rep.ExecutionOrder {
+		r := rep.ScriptResults[n]
+		if n == "Registration" {
+			continue // a RegisterModel step runs no script
+		}
+		if r.Status != RunSuccess {
+			t.Errorf("%s: %s %s\n%s", n, r.Status, r.ErrorMessage, r.Stderr)
+		}
+		if !filepath.IsAbs(r.Script) {
+			t.Errorf("%s: script path %q is relative", n, r.Script)
+		}
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "fed by nothing") {
+				t.Errorf("%s: %s", n, w)
+			}
+		}
+	}
+	if !rep.PipelineSuccess {
+		t.Errorf("pipeline_success false: %d of %d scripts", rep.SuccessfulScripts, rep.TotalScripts)
+	}
+
+	// The specs are the config's values, where the compiler mounts them.
+	var cfg struct {
+		Configuration struct {
+			Specific map[string]map[string]any `json:"specific"`
+		} `json:"configuration"`
+	}
+	b, err := os.ReadFile("config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cradle := rep.ScriptResults["CradleDataLoading_training"]
+	nodeRoot := filepath.Join(rep.RunDir, "CradleDataLoading_training", "root")
+	for _, f := range []string{"data_sources_spec", "transform_spec", "output_spec", "cradle_job_spec"} {
+		if cradle.Inputs[f] != "config:"+f {
+			t.Errorf("input %s came from %q", f, cradle.Inputs[f])
+		}
+		b, err := os.ReadFile(filepath.Join(nodeRoot, "opt/ml/processing/input/config", f, f+".json"))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		var got any
+		if err := json.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got, cfg.Configuration.Specific["CradleDataLoading_training"][f]) {
+			t.Errorf("%s.json holds %s, want the config's value", f, b)
+		}
+	}
+	if from := rep.ScriptResults["Package"].Inputs["inference_scripts_input"]; from != filepath.Join(root, "scripts", "inference") {
+		t.Errorf("Package's inference scripts came from %q", from)
+	}
+}
