@@ -63,12 +63,12 @@ type scaffoldStepArgs struct {
 	IfExists     string            `json:"if_exists,omitempty" jsonschema:"enum=fail,enum=keep,enum=overwrite,default=fail" jsonschema_description:"When a file exists: fail (already_exists), keep it (report it kept) or overwrite it."`
 }
 
-var stepNameRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+var stepNameRE = regexp.MustCompile(catalog.StepNamePattern)
 
 func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.ToolResult, error) {
 	step := strings.TrimSpace(a.StepName)
 	if !stepNameRE.MatchString(step) {
-		return nil, envelope.InvalidInput("step_name %q is not PascalCase (^[A-Z][A-Za-z0-9]*$)", a.StepName).
+		return nil, envelope.InvalidInput("step_name %q is not PascalCase (%s)", a.StepName, catalog.StepNamePattern).
 			WithRemedy("see author.rules {\"topic\": \"naming\"}", "author.rules")
 	}
 	ws := strings.TrimSpace(a.WorkspaceDir)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -55,29 +55,51 @@ fields:
 `, step, env, port)
 }
 
-// TestPatternsAgreeWithTheLoader keeps the copied patterns in step with
-// what catalog.ParseStepFile accepts.
-func TestPatternsAgreeWithTheLoader(t *testing.T) {
-	for _, c := range []struct {
-		pattern string
-		names   []string
-		file    func(string) string
-	}{
-		{StepNamePattern, []string{"Probe", "ProbeStep2", "probe", "Probe_Step", "2Probe", "PröbeX"}, func(n string) string { return stepFile(n, "PROBE_VAR", "in_data") }},
-		{EnvNamePattern, []string{"PROBE_VAR", "_X", "probe_var", "PROBE-VAR", "9X"}, func(n string) string { return stepFile("Probe", n, "in_data") }},
-		{PortNamePattern, []string{"in_data", "DATA2", "_x", "9x", "in-data"}, func(n string) string { return stepFile("Probe", "PROBE_VAR", n) }},
+// TestRulesUseTheCatalogsConstants: author.rules reports the patterns,
+// compute kinds and SDK classes the catalog loader enforces (exported by
+// engine/catalog, which tests them against ParseStepFile), and says
+// include_job_type_in_path is metadata only.
+func TestRulesUseTheCatalogsConstants(t *testing.T) {
+	c := cat(t)
+	naming, err := Rules(c, "naming")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"step_name_pattern": catalog.StepNamePattern, "field_name_pattern": catalog.FieldNamePattern,
+		"port_name_pattern": catalog.PortNamePattern, "env_var_pattern": catalog.EnvNamePattern,
+		"job_type_pattern": catalog.JobTypePattern, "entry_point_pattern": catalog.ScriptPattern,
+		"channel_name_pattern": catalog.ChannelPattern, "output_path_token_pattern": catalog.PathTokenPattern,
+		"parameter_ref_pattern": catalog.ParameterRefPattern,
 	} {
-		re := regexp.MustCompile(c.pattern)
-		for _, n := range c.names {
-			file := "Probe.step.yaml"
-			if c.pattern == StepNamePattern {
-				file = n + ".step.yaml"
-			}
-			_, err := catalog.ParseStepFile(file, []byte(c.file(n)))
-			if (err == nil) != re.MatchString(n) {
-				t.Errorf("pattern %s says %q matches=%v but the loader says err=%v", c.pattern, n, re.MatchString(n), err)
+		if naming[key] != want {
+			t.Errorf("naming.%s = %v, want %s", key, naming[key], want)
+		}
+	}
+	pack, err := Rules(c, "packaging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := pack["compute_kinds"].(map[string][]string)
+	classes := pack["sdk_classes"].(map[string][]string)
+	for _, v := range catalog.Verbs {
+		if !reflect.DeepEqual(kinds[string(v)], catalog.ComputeKinds(v)) {
+			t.Errorf("compute_kinds.%s = %v, want %v", v, kinds[string(v)], catalog.ComputeKinds(v))
+		}
+		for _, k := range catalog.ComputeKinds(v) {
+			if want := catalog.SDKClasses(k); len(want) > 0 && !reflect.DeepEqual(classes[k], want) {
+				t.Errorf("sdk_classes.%s = %v, want %v", k, classes[k], want)
 			}
 		}
+	}
+	if len(classes) == 0 {
+		t.Error("no kind has SDK classes")
+	}
+	if !reflect.DeepEqual(pack["image_frameworks"], catalog.ImageFrameworks()) {
+		t.Errorf("image_frameworks %v", pack["image_frameworks"])
+	}
+	if s := pack["include_job_type_in_path"].(string); !strings.Contains(s, "metadata only") || !strings.Contains(s, "always carries the node's job type") {
+		t.Errorf("include_job_type_in_path: %s", s)
 	}
 }
 
@@ -90,7 +112,7 @@ func TestRules(t *testing.T) {
 		}
 	}
 	naming, _ := Rules(c, "naming")
-	if naming["step_name_pattern"] != StepNamePattern || len(naming["valid_sagemaker_step_types"].([]string)) != len(catalog.Verbs) {
+	if naming["step_name_pattern"] != catalog.StepNamePattern || len(naming["valid_sagemaker_step_types"].([]string)) != len(catalog.Verbs) {
 		t.Errorf("naming: %v", naming)
 	}
 	sdk, _ := Rules(c, "sdk_carveout")

@@ -48,12 +48,16 @@ func verbs() []string {
 func namingRules(cat *catalog.Catalog) map[string]any {
 	ex := catalog.StepType("XGBoostModelEval")
 	return map[string]any{
-		"step_name_pattern":          StepNamePattern,
-		"field_name_pattern":         FieldNamePattern,
-		"port_name_pattern":          PortNamePattern,
-		"env_var_pattern":            EnvNamePattern,
-		"job_type_pattern":           JobTypePattern,
-		"entry_point_pattern":        ScriptPattern,
+		"step_name_pattern":          catalog.StepNamePattern,
+		"field_name_pattern":         catalog.FieldNamePattern,
+		"port_name_pattern":          catalog.PortNamePattern,
+		"env_var_pattern":            catalog.EnvNamePattern,
+		"job_type_pattern":           catalog.JobTypePattern,
+		"entry_point_pattern":        catalog.ScriptPattern,
+		"channel_name_pattern":       catalog.ChannelPattern,
+		"output_path_token_pattern":  catalog.PathTokenPattern,
+		"property_path_pattern":      catalog.PropertyPathPattern,
+		"parameter_ref_pattern":      catalog.ParameterRefPattern,
 		"config_class":               "<StepName>Config unless the step file sets config_class",
 		"builder_name":               "<StepName>StepBuilder unless the step file sets builder (the builder itself is the compiler's, per verb)",
 		"step_file":                  "<StepName>" + catalog.StepFileSuffix + " or <snake_name>" + catalog.StepFileSuffix + "; the file's step: must agree with its name",
@@ -70,15 +74,26 @@ func namingRules(cat *catalog.Catalog) map[string]any {
 
 func packagingRules() map[string]any {
 	roots := map[string]any{}
+	kinds := map[string][]string{}
+	classes := map[string][]string{}
 	for _, v := range catalog.Verbs {
 		roots[string(v)] = map[string]any{"inputs": nonNil(catalog.InputRoots(v)), "outputs": nonNil(catalog.OutputRoots(v))}
+		kinds[string(v)] = nonNil(catalog.ComputeKinds(v))
+		for _, k := range catalog.ComputeKinds(v) {
+			if c := catalog.SDKClasses(k); len(c) > 0 {
+				classes[k] = c
+			}
+		}
 	}
 	return map[string]any{
-		"entry_point":              "contract.entry_point is a relative .py file (" + ScriptPattern + "); it must equal the default of the entry-point config field (processing_entry_point / training_entry_point)",
+		"entry_point":              "contract.entry_point is a relative .py file (" + catalog.ScriptPattern + "); it must equal the default of the entry-point config field (processing_entry_point / training_entry_point)",
+		"compute_kinds":            kinds,
+		"sdk_classes":              classes,
+		"image_frameworks":         catalog.ImageFrameworks(),
 		"source_dir":               "contract.source_dir: true uploads the whole source directory with the script; a Processing step then needs patterns.step_assembly: step_args",
 		"source_dir_resolution":    "relative source directories are resolved from the config file's directory, or its parent when that is named pipeline_config",
 		"output_path_token":        "patterns.output_path_token sends every output to <execution prefix>/<token> (one path segment)",
-		"include_job_type_in_path": "patterns.include_job_type_in_path (default true) puts the job type in output destinations: <prefix>/<step>/<job_type>/<output>",
+		"include_job_type_in_path": "patterns.include_job_type_in_path is the original's metadata only: the compiler ignores it, and an output destination always carries the node's job type, <prefix>/<lower step type>/<job_type>/<output> (else two nodes of one step type with different job types would write to the same prefix)",
 		"container_path_roots":     roots,
 		"platform_paths":           append([]string(nil), validation.PlatformPaths...),
 		"requirements":             "contract.requirements lists the script's pip requirements (documentation; the image must provide them)",
