@@ -2,7 +2,9 @@ package pipelines
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -436,5 +438,39 @@ func TestNeedMatchesStepTypesNotJobTypes(t *testing.T) {
 	}
 	if r.Recommendations[0].DagID != "xgboost_training_with_calibration" {
 		t.Fatalf("the smallest DAG that calibrates should come first: %+v", r.Recommendations[0])
+	}
+}
+
+// TestAdviceNamesOnlyRealEnvironmentVariables: an upper-case name with an
+// underscore in a DAG's agent advice (DATA_SOURCES_SPEC, ...) must be an
+// environment variable a node of that DAG declares, or a default pipeline
+// parameter, so advice cannot outlive a contract change (the Cradle specs
+// moved from environment variables to mounted config files).
+func TestAdviceNamesOnlyRealEnvironmentVariables(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	upper := regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	for _, e := range mustDefault(t).Entries() {
+		known := map[string]bool{compiler.ParamExecutionS3Prefix: true, compiler.ParamKMSKey: true,
+			compiler.ParamSecurityGroupID: true, compiler.ParamVPCSubnet: true}
+		for _, n := range e.Nodes {
+			if st, jt, ok := cat.ResolveNode(catalog.NodeName(n)); ok {
+				step, _ := cat.Step(st)
+				for _, ev := range step.ForJobType(jt).Contract.Env {
+					known[ev.Name] = true
+				}
+			}
+		}
+		b, err := json.Marshal(e.AgentContext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range upper.FindAllString(string(b), -1) {
+			if !known[name] {
+				t.Errorf("%s: the agent advice names %s, which no node of the DAG declares as an environment variable", e.ID, name)
+			}
+		}
 	}
 }
