@@ -410,6 +410,10 @@ func metricDefinitions(v Values) ([]MetricDefinition, error) {
 	if !ok {
 		return nil, nil
 	}
+	// The objective metric is checked against them when the definition is built.
+	if at, ref, found := findRef("metric_definitions", x); found {
+		return nil, refusedRef(at, ref)
+	}
 	var out []MetricDefinition
 	switch t := x.(type) {
 	case map[string]any:

@@ -212,8 +212,10 @@ func TestParameterReferencesInTuning(t *testing.T) {
 // compile fails with a StepBuildError naming the field.
 func TestParameterReferencesRefused(t *testing.T) {
 	base := func() map[string]map[string]any {
-		return map[string]map[string]any{"XGBoostTraining": {"pipeline_parameters": declaredParams()}}
+		return map[string]map[string]any{"XGBoostTraining": {"pipeline_parameters": declaredParams()}, "XGBoostTuning": {"pipeline_parameters": declaredParams()}}
 	}
+	tuningNodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTuning", "XGBoostModel"}
+	tuningEdges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTuning"}, {"XGBoostTuning", "XGBoostModel"}}
 	for _, tc := range []struct {
 		node, field string
 		value       any
@@ -230,6 +232,8 @@ func TestParameterReferencesRefused(t *testing.T) {
 		{node: "TabularPreprocessing_training", field: "processing_volume_size", value: "{{Parameters.Undeclared}}", wantField: "processing_volume_size", wantText: "no config declares"},
 		{node: "TabularPreprocessing_training", field: "env", value: map[string]any{"SPEC": map[string]any{"a": "{{Parameters.Label}}"}}, wantField: "env.SPEC.a"},
 		{node: "XGBoostTraining", field: "training_instance_type", value: "{{Parameters.Count}}", wantField: "training_instance_type", wantText: "String parameter"},
+		{node: "XGBoostTuning", field: "metric_definitions", value: []any{map[string]any{"Name": "validation:auc", "Regex": "{{Parameters.Label}}"}}, wantField: "metric_definitions[0].Regex"},
+		{node: "XGBoostTuning", field: "search_space", value: map[string]any{"continuous": []any{map[string]any{"name": "eta", "min": "{{Parameters.Eta}}", "max": 0.3}}}, wantField: "search_space.continuous[0].min"},
 	} {
 		t.Run(tc.wantField, func(t *testing.T) {
 			per := base()
@@ -240,7 +244,11 @@ func TestParameterReferencesRefused(t *testing.T) {
 			for k, v := range tc.extra {
 				per[tc.node][k] = v
 			}
-			_, err := compileCase(t, paramNodes, paramEdges, func(in *compiler.Input) { in.Configs = configSetPer(t, paramNodes, per) })
+			nodes, edges := paramNodes, paramEdges
+			if tc.node == "XGBoostTuning" {
+				nodes, edges = tuningNodes, tuningEdges
+			}
+			_, err := compileCase(t, nodes, edges, func(in *compiler.Input) { in.Configs = configSetPer(t, nodes, per) })
 			var se *compiler.StepBuildError
 			if !errors.As(err, &se) || se.Field != tc.wantField || !strings.Contains(err.Error(), tc.wantText) {
 				t.Fatalf("want a StepBuildError on %s (%q), got %v", tc.wantField, tc.wantText, err)
