@@ -42,7 +42,7 @@ type Tool struct {
 	ExecCode     bool           `json:"exec_code"`
 	Network      bool           `json:"network"`
 	DeprecatedBy string         `json:"deprecated_by,omitempty"`
-	Schema       map[string]any `json:"input_schema"`
+	Schema       map[string]any `json:"input_schema,omitempty"`
 }
 
 // Registry returns the registry of every tool, built once.
@@ -70,11 +70,19 @@ func PolicyFromEnv(defaultRoot string) registry.Policy { return registry.PolicyF
 
 // ListTools lists the tools, sorted by name, optionally of one namespace
 // ("" for all). Deprecated tools are not listed.
-func ListTools(namespace string) []Tool {
+func ListTools(namespace string) []Tool { return listTools(namespace, true) }
+
+// ListToolSummaries is ListTools without the input schemas. Schemas are
+// reflected from the argument structs on first use, so a caller that only
+// needs names, descriptions and flags (`cursus mcp list-tools`) never pays
+// for them.
+func ListToolSummaries(namespace string) []Tool { return listTools(namespace, false) }
+
+func listTools(namespace string, withSchema bool) []Tool {
 	defs := tools.Registry().List(namespace)
 	out := make([]Tool, 0, len(defs))
 	for _, t := range defs {
-		out = append(out, toTool(t))
+		out = append(out, toTool(t, withSchema))
 	}
 	return out
 }
@@ -85,7 +93,7 @@ func LookupTool(name string) (Tool, bool) {
 	if !ok {
 		return Tool{}, false
 	}
-	return toTool(t), true
+	return toTool(t, true), true
 }
 
 // Namespaces returns every namespace with its one-line description.
@@ -106,11 +114,15 @@ func Export(format, namespace string) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-func toTool(t *registry.ToolDef) Tool {
-	return Tool{
+func toTool(t *registry.ToolDef, withSchema bool) Tool {
+	out := Tool{
 		Name: t.Name, WireName: t.WireName(), Namespace: t.Namespace(), Description: t.Description,
 		When: t.When, Examples: t.Examples, Tags: append([]string{}, t.Tags...),
 		Destructive: t.Destructive, Writes: t.Writes, ExecCode: t.ExecCode, Network: t.Network,
-		DeprecatedBy: t.DeprecatedBy, Schema: t.Schema(),
+		DeprecatedBy: t.DeprecatedBy,
 	}
+	if withSchema {
+		out.Schema = t.Schema()
+	}
+	return out
 }

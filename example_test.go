@@ -80,3 +80,10 @@ func ExampleExport() {
 	fmt.Println(len(tools), tools[0]["name"])
 	// Output: 3 tools__by_phase
 }
+
+// List names, descriptions and flags without paying for schemas.
+func ExampleListToolSummaries() {
+	t := cursus.ListToolSummaries("tools")[0]
+	fmt.Println(t.Name, t.Schema == nil)
+	// Output: tools.by_phase true
+}

@@ -52,7 +52,7 @@ func (s *Session) ListTools() []Tool {
 	defs := s.s.Tools()
 	out := make([]Tool, 0, len(defs))
 	for _, t := range defs {
-		out = append(out, toTool(t))
+		out = append(out, toTool(t, true))
 	}
 	return out
 }

@@ -157,16 +157,7 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 	for _, ns := range d.Namespaces {
 		fmt.Fprintf(&out, "%s (%d) — %s\n", ns.Namespace, ns.Count, ns.Description)
 		for _, t := range ns.Tools {
-			marks := ""
-			if t.Destructive {
-				marks += " [destructive]"
-			}
-			if t.Writes {
-				marks += " [writes]"
-			}
-			if t.ExecCode {
-				marks += " [exec]"
-			}
+			marks := flagMarks(t.Destructive, t.Writes, t.ExecCode)
 			if len(t.Tags) > 0 {
 				marks += "  [" + strings.Join(t.Tags, ", ") + "]"
 			}
@@ -190,18 +181,6 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 	return err
 }
 
-type listedTool struct {
-	Name        string   `json:"name"`
-	WireName    string   `json:"wire_name"`
-	Namespace   string   `json:"namespace"`
-	Description string   `json:"description"`
-	Tags        []string `json:"tags"`
-	Destructive bool     `json:"destructive"`
-	Writes      bool     `json:"writes"`
-	ExecCode    bool     `json:"exec_code"`
-	Network     bool     `json:"network"`
-}
-
 func mcpListTools(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp list-tools takes no arguments, got %q", c.Args().First())
@@ -216,31 +195,32 @@ func mcpListTools(c *cli.Context) error {
 			return failure{msg: fmt.Sprintf("unknown namespace %q; see `cursus mcp help`", ns)}
 		}
 	}
-	list := cursus.ListTools(ns)
+	list := cursus.ListToolSummaries(ns) // no schemas: `mcp help --schema` or tools.describe_tool give them
 	if format == "json" {
-		out := make([]listedTool, 0, len(list))
-		for _, t := range list {
-			out = append(out, listedTool{t.Name, t.WireName, t.Namespace, t.Description, t.Tags, t.Destructive, t.Writes, t.ExecCode, t.Network})
-		}
-		return writeJSON(c.App.Writer, out)
+		return writeJSON(c.App.Writer, list)
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%d MCP tool(s):\n\n", len(list))
 	for _, t := range list {
-		marks := ""
-		if t.Destructive {
-			marks += " [destructive]"
-		}
-		if t.Writes {
-			marks += " [writes]"
-		}
-		if t.ExecCode {
-			marks += " [exec]"
-		}
-		fmt.Fprintf(&b, "  %s%s\n      %s\n", t.Name, marks, t.Description)
+		fmt.Fprintf(&b, "  %s%s\n      %s\n", t.Name, flagMarks(t.Destructive, t.Writes, t.ExecCode), t.Description)
 	}
 	_, err := c.App.Writer.Write(b.Bytes())
 	return err
+}
+
+// flagMarks renders a tool's capability flags for the text views.
+func flagMarks(destructive, writes, exec bool) string {
+	m := ""
+	if destructive {
+		m += " [destructive]"
+	}
+	if writes {
+		m += " [writes]"
+	}
+	if exec {
+		m += " [exec]"
+	}
+	return m
 }
 
 // readArgs reads the ARGS operand: a JSON object, @file, or - for stdin.
