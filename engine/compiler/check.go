@@ -48,15 +48,13 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 	if err != nil && !(errors.As(err, &badFields) && set != nil) {
 		return nil, err
 	}
-	d := in.DAG
-	if d == nil || d.NodeCount() == 0 {
-		return nil, ErrEmptyDAG
+	d, err := in.nonEmptyDAG()
+	if err != nil {
+		return nil, err
 	}
-	cat := in.Catalog
-	if cat == nil {
-		if cat, err = catalog.Default(); err != nil {
-			return nil, fmt.Errorf("load the step catalog: %w", err)
-		}
+	cat, err := in.stepCatalog()
+	if err != nil {
+		return nil, err
 	}
 	v := &ValidationResult{MissingConfigs: []string{}, UnresolvableBuilders: []string{}, ConfigErrors: map[string][]string{},
 		DependencyIssues: []string{}, DAGIssues: []string{}, Warnings: []string{}}
@@ -226,15 +224,13 @@ func PreviewResolution(ctx context.Context, in Input) (*Preview, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := in.DAG
-	if d == nil || d.NodeCount() == 0 {
-		return nil, ErrEmptyDAG
+	d, err := in.nonEmptyDAG()
+	if err != nil {
+		return nil, err
 	}
-	cat := in.Catalog
-	if cat == nil {
-		if cat, err = catalog.Default(); err != nil {
-			return nil, fmt.Errorf("load the step catalog: %w", err)
-		}
+	cat, err := in.stepCatalog()
+	if err != nil {
+		return nil, err
 	}
 	p := &Preview{NodeConfigMap: map[string]string{}, NodeConfigKeys: map[string]string{}, ConfigBuilderMap: map[string]string{},
 		NodeStepNames: map[string]string{}, ResolutionConfidence: map[string]float64{}, ResolutionMethods: map[string]string{},
@@ -315,11 +311,9 @@ func CompileSingleNode(ctx context.Context, in SingleNodeInput) (*Result, error)
 		}
 		return nil, &NodeNotFoundError{Node: in.Target, Available: keys}
 	}
-	cat := in.Catalog
-	if cat == nil {
-		if cat, err = catalog.Default(); err != nil {
-			return nil, fmt.Errorf("load the step catalog: %w", err)
-		}
+	cat, err := in.stepCatalog()
+	if err != nil {
+		return nil, err
 	}
 	np, err := newNodePlan(cat, config.Resolution{Node: catalog.NodeName(in.Target), Config: cfg, Confidence: 1, Method: config.MethodDirect, Rule: config.RuleExactKey})
 	if err != nil {

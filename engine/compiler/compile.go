@@ -144,19 +144,17 @@ func prepare(ctx context.Context, in Input) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := in.DAG
-	if d == nil || d.NodeCount() == 0 {
-		return nil, ErrEmptyDAG
+	d, err := in.nonEmptyDAG()
+	if err != nil {
+		return nil, err
 	}
 	order, err := topoOrder(d)
 	if err != nil {
 		return nil, err
 	}
-	cat := in.Catalog
-	if cat == nil {
-		if cat, err = catalog.Default(); err != nil {
-			return nil, fmt.Errorf("load the step catalog: %w", err)
-		}
+	cat, err := in.stepCatalog()
+	if err != nil {
+		return nil, err
 	}
 	nodes := d.Nodes()
 	names := make([]catalog.NodeName, len(nodes))
@@ -243,6 +241,26 @@ func loadConfigs(in Input) (*config.Set, error) {
 		return nil, err
 	}
 	return set, nil
+}
+
+// nonEmptyDAG returns the input's DAG, or ErrEmptyDAG when it has no nodes.
+func (in Input) nonEmptyDAG() (*dag.PipelineDAG, error) {
+	if in.DAG == nil || in.DAG.NodeCount() == 0 {
+		return nil, ErrEmptyDAG
+	}
+	return in.DAG, nil
+}
+
+// stepCatalog returns the input's step catalog, else the default one.
+func (in Input) stepCatalog() (*catalog.Catalog, error) {
+	if in.Catalog != nil {
+		return in.Catalog, nil
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, fmt.Errorf("load the step catalog: %w", err)
+	}
+	return cat, nil
 }
 
 // InvalidDAGError is returned when a DAG cannot be ordered for a reason
