@@ -292,6 +292,52 @@ func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	return uri, nil
 }
 
+// imageAndRole returns what every step with a container of its own runs
+// as: the image for instance type itype (see image) and the execution role.
+func (e *buildEnv) imageAndRole(p *nodePlan, itype string) (image any, role string, err error) {
+	if image, err = e.image(p, itype); err != nil {
+		return nil, "", err
+	}
+	if role, err = e.role(p); err != nil {
+		return nil, "", err
+	}
+	return image, role, nil
+}
+
+// jobCompute is what a processing or training job runs on, as the
+// definition takes each value (a literal or a parameter reference).
+type jobCompute struct {
+	instanceType any
+	count        any
+	volume       any
+	image        any
+	role         string
+}
+
+// computeOf reads the compute of a processing or training job, in this
+// order: the instance type (defType when unset), the instance count (1
+// when unset), the volume size (defVolumeGB when unset), then the image
+// for that instance type and the execution role.
+func (e *buildEnv) computeOf(p *nodePlan, defType string, defVolumeGB int) (*jobCompute, error) {
+	itype, itypeVal, err := e.instanceType(p, defType)
+	if err != nil {
+		return nil, err
+	}
+	count, err := e.instanceCount(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	volume, err := e.volumeSize(p, defVolumeGB)
+	if err != nil {
+		return nil, err
+	}
+	image, role, err := e.imageAndRole(p, itype)
+	if err != nil {
+		return nil, err
+	}
+	return &jobCompute{instanceType: itypeVal, count: count, volume: volume, image: image, role: role}, nil
+}
+
 // instanceTypeField names the field the step's instance type comes from.
 func (p *nodePlan) instanceTypeField() string {
 	c := p.Step.Compute

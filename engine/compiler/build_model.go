@@ -79,11 +79,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	image, err := e.image(p, itype)
-	if err != nil {
-		return nil, err
-	}
-	role, err := e.role(p)
+	image, role, err := e.imageAndRole(p, itype)
 	if err != nil {
 		return nil, err
 	}

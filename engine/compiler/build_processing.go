@@ -20,30 +20,14 @@ const (
 // ports in declaration order followed by the code input; every output port
 // is written under the execution prefix.
 func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
-	itype, itypeVal, err := e.instanceType(p, "ml.m5.2xlarge")
-	if err != nil {
-		return nil, err
-	}
-	count, err := e.instanceCount(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	volume, err := e.volumeSize(p, 500)
-	if err != nil {
-		return nil, err
-	}
-	image, err := e.image(p, itype)
-	if err != nil {
-		return nil, err
-	}
-	role, err := e.role(p)
+	c, err := e.computeOf(p, "ml.m5.2xlarge", 500)
 	if err != nil {
 		return nil, err
 	}
 	args := &ProcessingArguments{
-		ProcessingResources: ProcessingResources{ClusterConfig: ClusterConfig{InstanceType: itypeVal, InstanceCount: count, VolumeSizeInGB: volume}},
-		AppSpecification:    AppSpecification{ImageUri: image},
-		RoleArn:             role,
+		ProcessingResources: ProcessingResources{ClusterConfig: ClusterConfig{InstanceType: c.instanceType, InstanceCount: c.count, VolumeSizeInGB: c.volume}},
+		AppSpecification:    AppSpecification{ImageUri: c.image},
+		RoleArn:             c.role,
 	}
 
 	for _, port := range p.Step.Inputs {

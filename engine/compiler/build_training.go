@@ -53,23 +53,7 @@ func (e *buildEnv) buildTraining(p *nodePlan) (*TrainingArguments, error) {
 }
 
 func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
-	itype, itypeVal, err := e.instanceType(p, "ml.m5.4xlarge")
-	if err != nil {
-		return nil, err
-	}
-	count, err := e.instanceCount(p, 1)
-	if err != nil {
-		return nil, err
-	}
-	volume, err := e.volumeSize(p, 30)
-	if err != nil {
-		return nil, err
-	}
-	image, err := e.image(p, itype)
-	if err != nil {
-		return nil, err
-	}
-	role, err := e.role(p)
+	c, err := e.computeOf(p, "ml.m5.4xlarge", 30)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +66,11 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 		return nil, err
 	}
 	j := &trainingJob{
-		spec:      AlgorithmSpecification{TrainingInputMode: "File", TrainingImage: image},
+		spec:      AlgorithmSpecification{TrainingInputMode: "File", TrainingImage: c.image},
 		output:    OutputDataConfig{S3OutputPath: e.trainingOutputPath(p)},
-		resources: ResourceConfig{VolumeSizeInGB: volume, InstanceCount: count, InstanceType: itypeVal},
+		resources: ResourceConfig{VolumeSizeInGB: c.volume, InstanceCount: c.count, InstanceType: c.instanceType},
 		stopping:  StoppingCondition{MaxRuntimeInSeconds: runtime},
-		role:      role,
+		role:      c.role,
 	}
 
 	seen := map[string]string{}
