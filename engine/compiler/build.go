@@ -76,39 +76,29 @@ func builderName(v catalog.Verb) string {
 // HasBuilder reports whether the compiler can build steps of verb v.
 func HasBuilder(v catalog.Verb) bool { return builderName(v) != "" }
 
+// buildArguments builds the Arguments of a step, by verb. The step's Type
+// is the DefinitionType of the verb's entry in builders.
+var buildArguments = map[catalog.Verb]func(*buildEnv, *nodePlan) (any, error){
+	catalog.VerbProcessing:    func(e *buildEnv, p *nodePlan) (any, error) { return e.buildProcessing(p) },
+	catalog.VerbTraining:      func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTraining(p) },
+	catalog.VerbCreateModel:   func(e *buildEnv, p *nodePlan) (any, error) { return e.buildModel(p) },
+	catalog.VerbTransform:     func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTransform(p) },
+	catalog.VerbRegisterModel: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildRegisterModel(p) },
+	catalog.VerbTuning:        func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTuning(p) },
+}
+
 // build builds the definition step of one node.
 func (e *buildEnv) build(p *nodePlan) (Step, error) {
-	var (
-		args any
-		typ  string
-		err  error
-	)
-	switch p.Step.Verb {
-	case catalog.VerbProcessing:
-		typ = StepTypeProcessing
-		args, err = e.buildProcessing(p)
-	case catalog.VerbTraining:
-		typ = StepTypeTraining
-		args, err = e.buildTraining(p)
-	case catalog.VerbCreateModel:
-		typ = StepTypeModel
-		args, err = e.buildModel(p)
-	case catalog.VerbTransform:
-		typ = StepTypeTransform
-		args, err = e.buildTransform(p)
-	case catalog.VerbRegisterModel:
-		typ = StepTypeRegisterModel
-		args, err = e.buildRegisterModel(p)
-	case catalog.VerbTuning:
-		typ = StepTypeTuning
-		args, err = e.buildTuning(p)
-	default:
+	b, known := Builder(p.Step.Verb)
+	buildArgs := buildArguments[p.Step.Verb]
+	if !known || buildArgs == nil {
 		return Step{}, &UnknownStepError{Node: p.Node, StepType: string(p.Step.Type), Reason: fmt.Sprintf("no builder for SageMaker step type %q", p.Step.Verb)}
 	}
+	args, err := buildArgs(e, p)
 	if err != nil {
 		return Step{}, e.wrap(p, err)
 	}
-	st := Step{Name: string(p.Name), Type: typ, Arguments: args}
+	st := Step{Name: string(p.Name), Type: b.DefinitionType, Arguments: args}
 	if len(p.Parents) > 0 {
 		st.DependsOn = append([]string(nil), p.Parents...)
 	}
