@@ -35,12 +35,15 @@ func init() {
 	}}
 }
 
+// tuningNodes and tuningEdges tune a model on the preprocessed data and
+// make a model of the best training job.
+var tuningNodes = []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTuning", "XGBoostModel"}
+var tuningEdges = [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTuning"}, {"XGBoostTuning", "XGBoostModel"}}
+
 // Tuning: a CreateHyperParameterTuningJob step whose best model feeds a
 // model step through Join(output path, best job, output/model.tar.gz).
 func TestTuning(t *testing.T) {
-	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTuning", "XGBoostModel"}
-	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTuning"}, {"XGBoostTuning", "XGBoostModel"}}
-	_, steps := mustCompileCase(t, nodes, edges, nil)
+	_, steps := mustCompileCase(t, tuningNodes, tuningEdges, nil)
 	tu := steps["XGBoostTuning"]
 	if tu["Type"] != "Tuning" {
 		t.Fatalf("type %v", tu["Type"])

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,17 @@ var stepConfigs = map[string]struct {
 // extra overrides base fields in every config.
 func configSet(t testing.TB, keys []string, extra map[string]any) *config.Set {
 	t.Helper()
+	per := make(map[string]map[string]any, len(keys))
+	for _, k := range keys {
+		per[k] = extra
+	}
+	return configSetPer(t, keys, per)
+}
+
+// configSetPer builds the configs of the given keys: the base values, then
+// each node's test config (stepConfigs), then per[key] on top.
+func configSetPer(t testing.TB, keys []string, per map[string]map[string]any) *config.Set {
+	t.Helper()
 	schema, err := config.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +85,7 @@ func configSet(t testing.TB, keys []string, extra map[string]any) *config.Set {
 		for f, v := range sc.vals {
 			vals[f] = v
 		}
-		for f, v := range extra {
+		for f, v := range per[k] {
 			vals[f] = v
 		}
 		c, err := schema.NewConfig(sc.class, catalog.ConfigKey(k), vals)
@@ -119,15 +131,21 @@ func mustCompileCase(t *testing.T, nodes []string, edges [][2]string, mod func(*
 		t.Fatal(err)
 	}
 	checkDefinition(t, t.Name(), b)
-	var def struct{ Steps []map[string]any }
-	if err := json.Unmarshal(b, &def); err != nil {
+	return res, stepsByName(t, b)
+}
+
+// stepsByName decodes a definition's steps, by step name.
+func stepsByName(t *testing.T, def []byte) map[string]map[string]any {
+	t.Helper()
+	var d struct{ Steps []map[string]any }
+	if err := json.Unmarshal(def, &d); err != nil {
 		t.Fatal(err)
 	}
 	steps := map[string]map[string]any{}
-	for _, s := range def.Steps {
+	for _, s := range d.Steps {
 		steps[s["Name"].(string)] = s
 	}
-	return res, steps
+	return steps
 }
 
 // at walks a decoded JSON value: string keys index objects, ints index
@@ -279,17 +297,23 @@ func TestCase2TabularInputs(t *testing.T) {
 	}
 }
 
+// transformNodes and transformEdges train a model and batch-transform the
+// calibration data with it (case 8).
+var transformNodes = []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel",
+	"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "BatchTransform_calibration"}
+var transformEdges = [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
+	{"XGBoostTraining", "XGBoostModel"}, {"DummyDataLoading_calibration", "TabularPreprocessing_calibration"},
+	{"XGBoostModel", "BatchTransform_calibration"}, {"TabularPreprocessing_calibration", "BatchTransform_calibration"}}
+
+// registerNodes and registerEdges add to them packaging, a payload and the
+// model's registration (case 3): one step of every verb but tuning.
+var registerNodes = append(slices.Clip(transformNodes), "Package", "Payload", "Registration")
+var registerEdges = append(slices.Clip(transformEdges),
+	[2]string{"XGBoostTraining", "Package"}, [2]string{"XGBoostTraining", "Payload"}, [2]string{"Package", "Registration"}, [2]string{"Payload", "Registration"})
+
 // Case 3: pipeline and step names.
 func TestCase3Names(t *testing.T) {
-	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel",
-		"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "BatchTransform_calibration", "Package", "Payload", "Registration"}
-	edges := [][2]string{
-		{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
-		{"XGBoostTraining", "XGBoostModel"}, {"DummyDataLoading_calibration", "TabularPreprocessing_calibration"},
-		{"XGBoostModel", "BatchTransform_calibration"}, {"TabularPreprocessing_calibration", "BatchTransform_calibration"},
-		{"XGBoostTraining", "Package"}, {"XGBoostTraining", "Payload"}, {"Package", "Registration"}, {"Payload", "Registration"},
-	}
-	res, steps := mustCompileCase(t, nodes, edges, nil)
+	res, steps := mustCompileCase(t, registerNodes, registerEdges, nil)
 	if res.PipelineName != "alice-Demo-xgboost-NA-1-0-0-pipeline" {
 		t.Errorf("pipeline name %q", res.PipelineName)
 	}
@@ -298,7 +322,7 @@ func TestCase3Names(t *testing.T) {
 			t.Errorf("no step named %s", n)
 		}
 	}
-	res, _ = mustCompileCase(t, nodes, edges, func(in *compiler.Input) { in.PipelineName = "my-explicit-name" })
+	res, _ = mustCompileCase(t, registerNodes, registerEdges, func(in *compiler.Input) { in.PipelineName = "my-explicit-name" })
 	if res.PipelineName != "my-explicit-name" {
 		t.Errorf("explicit name: %q", res.PipelineName)
 	}
@@ -432,12 +456,7 @@ func TestCase7ConfigSourcedRoot(t *testing.T) {
 
 // Case 8: model + batch transform.
 func TestCase8ModelTransform(t *testing.T) {
-	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel",
-		"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "BatchTransform_calibration"}
-	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
-		{"XGBoostTraining", "XGBoostModel"}, {"DummyDataLoading_calibration", "TabularPreprocessing_calibration"},
-		{"XGBoostModel", "BatchTransform_calibration"}, {"TabularPreprocessing_calibration", "BatchTransform_calibration"}}
-	res, steps := mustCompileCase(t, nodes, edges, nil)
+	res, steps := mustCompileCase(t, transformNodes, transformEdges, nil)
 	if b := binding(t, res, "XGBoostModel", "model_data"); b == nil || b.Provider != "XGBoostTraining" || b.Output != "model_output" {
 		t.Errorf("model_data = %+v", b)
 	}
@@ -464,12 +483,7 @@ func TestCase8ModelTransform(t *testing.T) {
 // Caching on: CacheConfig on every cacheable step, never on Model and
 // RegisterModel steps.
 func TestCaching(t *testing.T) {
-	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel",
-		"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "BatchTransform_calibration"}
-	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
-		{"XGBoostTraining", "XGBoostModel"}, {"DummyDataLoading_calibration", "TabularPreprocessing_calibration"},
-		{"XGBoostModel", "BatchTransform_calibration"}, {"TabularPreprocessing_calibration", "BatchTransform_calibration"}}
-	in := compiler.Input{DAG: newDAG(nodes, edges), Configs: configSet(t, nodes, map[string]any{"enable_caching": true}), BaseDir: t.TempDir()}
+	in := compiler.Input{DAG: newDAG(transformNodes, transformEdges), Configs: configSet(t, transformNodes, map[string]any{"enable_caching": true}), BaseDir: t.TempDir()}
 	res, err := compiler.Compile(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)

@@ -1,60 +1,13 @@
 package compiler_test
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
-	"github.com/cursus-go/cursus/engine/config"
 )
-
-// configSetPer is configSet with values per node on top of each node's
-// test config.
-func configSetPer(t *testing.T, keys []string, per map[string]map[string]any) *config.Set {
-	t.Helper()
-	schema, err := config.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cs []*config.Config
-	for _, k := range keys {
-		sc, ok := stepConfigs[k]
-		if !ok {
-			t.Fatalf("no test config for %s", k)
-		}
-		vals := baseValues()
-		for f, v := range sc.vals {
-			vals[f] = v
-		}
-		for f, v := range per[k] {
-			vals[f] = v
-		}
-		c, err := schema.NewConfig(sc.class, catalog.ConfigKey(k), vals)
-		if err != nil {
-			t.Fatalf("config %s: %v", k, err)
-		}
-		cs = append(cs, c)
-	}
-	set, err := config.NewSet(cs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
-var paramNodes = []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel",
-	"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "BatchTransform_calibration", "Package", "Payload", "Registration"}
-
-var paramEdges = [][2]string{
-	{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
-	{"XGBoostTraining", "XGBoostModel"}, {"DummyDataLoading_calibration", "TabularPreprocessing_calibration"},
-	{"XGBoostModel", "BatchTransform_calibration"}, {"TabularPreprocessing_calibration", "BatchTransform_calibration"},
-	{"XGBoostTraining", "Package"}, {"XGBoostTraining", "Payload"}, {"Package", "Registration"}, {"Payload", "Registration"},
-}
 
 func declaredParams() []any {
 	p := func(name, typ string, def any) map[string]any {
@@ -111,8 +64,8 @@ func paramValues() map[string]map[string]any {
 // a one-value Std:Join, as the SDK's to_string() does), and the definition
 // passes the strict schema and the SDK request-type check.
 func TestParameterReferencesEverywhere(t *testing.T) {
-	_, steps := mustCompileCase(t, paramNodes, paramEdges, func(in *compiler.Input) {
-		in.Configs = configSetPer(t, paramNodes, paramValues())
+	_, steps := mustCompileCase(t, registerNodes, registerEdges, func(in *compiler.Input) {
+		in.Configs = configSetPer(t, registerNodes, paramValues())
 	})
 	get := compiler.Param
 	text := func(name string) compiler.Join { return compiler.JoinOn("", get(name)) }
@@ -155,8 +108,7 @@ func TestParameterReferencesEverywhere(t *testing.T) {
 // types there (see the schema README), so only the strict schema and the
 // SDK check apply.
 func TestParameterReferencesInTuning(t *testing.T) {
-	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTuning", "XGBoostModel"}
-	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTuning"}, {"XGBoostTuning", "XGBoostModel"}}
+	nodes, edges := tuningNodes, tuningEdges
 	p := func(name, typ string, def any) map[string]any {
 		return map[string]any{"name": name, "type": typ, "default_value": def}
 	}
@@ -186,14 +138,7 @@ func TestParameterReferencesInTuning(t *testing.T) {
 	for _, err := range compilertest.CheckSDK(b) {
 		t.Error(err)
 	}
-	var def struct{ Steps []map[string]any }
-	if err := json.Unmarshal(b, &def); err != nil {
-		t.Fatal(err)
-	}
-	steps := map[string]map[string]any{}
-	for _, s := range def.Steps {
-		steps[s["Name"].(string)] = s
-	}
+	steps := stepsByName(t, b)
 	cfg := at(t, steps["XGBoostTuning"], "Arguments", "HyperParameterTuningJobConfig")
 	eq(t, "strategy", at(t, cfg, "Strategy"), compiler.Param("Strategy"))
 	eq(t, "objective type", at(t, cfg, "HyperParameterTuningJobObjective", "Type"), compiler.Param("Direction"))
@@ -214,8 +159,6 @@ func TestParameterReferencesRefused(t *testing.T) {
 	base := func() map[string]map[string]any {
 		return map[string]map[string]any{"XGBoostTraining": {"pipeline_parameters": declaredParams()}, "XGBoostTuning": {"pipeline_parameters": declaredParams()}}
 	}
-	tuningNodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTuning", "XGBoostModel"}
-	tuningEdges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTuning"}, {"XGBoostTuning", "XGBoostModel"}}
 	for _, tc := range []struct {
 		node, field string
 		value       any
@@ -244,7 +187,7 @@ func TestParameterReferencesRefused(t *testing.T) {
 			for k, v := range tc.extra {
 				per[tc.node][k] = v
 			}
-			nodes, edges := paramNodes, paramEdges
+			nodes, edges := registerNodes, registerEdges
 			if tc.node == "XGBoostTuning" {
 				nodes, edges = tuningNodes, tuningEdges
 			}
