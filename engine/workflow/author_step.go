@@ -640,11 +640,8 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 		}
 	}
 	args := checkScriptArgs(s)
-	resp, err := s.Require(ctx, "author.check_script", args)
+	resp, err := s.RequireAndReport(ctx, "author.check_script", args, "logic")
 	if err != nil {
-		return err
-	}
-	if err := s.Report("author.check_script", args, resp, "logic"); err != nil {
 		return err
 	}
 	var cs struct {
@@ -672,19 +669,13 @@ func phaseValidateStep(ctx context.Context, s *Step) error {
 	if jt := s.Vars().String("job_type"); jt != "" {
 		args["job_type"] = jt
 	}
-	resp, err := s.Require(ctx, "validate.step_interface", args)
+	resp, err := s.RequireAndReport(ctx, "validate.step_interface", args)
 	if err != nil {
-		return err
-	}
-	if err := s.Report("validate.step_interface", args, resp); err != nil {
 		return err
 	}
 	cargs := checkScriptArgs(s)
-	cr, err := s.Require(ctx, "author.check_script", cargs)
+	cr, err := s.RequireAndReport(ctx, "author.check_script", cargs)
 	if err != nil {
-		return err
-	}
-	if err := s.Report("author.check_script", cargs, cr); err != nil {
 		return err
 	}
 	if f := s.Vars().String(varStepFile); f != "" {
@@ -709,11 +700,8 @@ func phasePreflightStep(ctx context.Context, s *Step) error {
 	if jt := s.Vars().String("job_type"); jt != "" {
 		args["job_type"] = jt
 	}
-	resp, err := s.Require(ctx, "author.preflight_step", args)
+	resp, err := s.RequireAndReport(ctx, "author.preflight_step", args)
 	if err != nil {
-		return err
-	}
-	if err := s.Report("author.preflight_step", args, resp); err != nil {
 		return err
 	}
 	var p struct {

@@ -279,11 +279,8 @@ func phaseConstrain(ctx context.Context, s *Step) error {
 	fieldSets := map[string][]string{}
 	for _, t := range sortedKeys(types) {
 		args := withWorkspace(s, "author.config_constraints", map[string]any{"step_name": t})
-		resp, err := s.Require(ctx, "author.config_constraints", args)
+		resp, err := s.RequireAndReport(ctx, "author.config_constraints", args, t)
 		if err != nil {
-			return err
-		}
-		if err := s.Report("author.config_constraints", args, resp, t); err != nil {
 			return err
 		}
 		var c struct {
@@ -616,11 +613,8 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	gates := map[string]bool{}
 	// Integrity.
 	integArgs := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"]}
-	integ, err := s.Require(ctx, "dag.validate_integrity", integArgs)
+	integ, err := s.RequireAndReport(ctx, "dag.validate_integrity", integArgs)
 	if err != nil {
-		return err
-	}
-	if err := s.Report("dag.validate_integrity", integArgs, integ); err != nil {
 		return err
 	}
 	var iv struct {
@@ -639,30 +633,17 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	gates["dag.validate_integrity"] = true
 	// compile.validate.
 	fileArgs := withWorkspace(s, "compile.validate", map[string]any{"dag_file": s.Abs(dagFile), "config_file": s.Abs(cfg)})
-	cv, err := s.Require(ctx, "compile.validate", fileArgs)
+	cv, vr, err := compileValidate(ctx, s, fileArgs)
 	if err != nil {
 		return err
-	}
-	if err := s.Report("compile.validate", fileArgs, cv); err != nil {
-		return err
-	}
-	var vr struct {
-		IsValid bool   `json:"is_valid"`
-		Summary string `json:"summary"`
-	}
-	if err := cv.Decode(&vr); err != nil {
-		return Gate("compile.validate", cv, "unexpected answer: %v", err)
 	}
 	if !vr.IsValid {
 		return Gate("compile.validate", cv, "compile.validate: %s", firstNonEmpty(vr.Summary, "not valid"))
 	}
 	gates["compile.validate"] = true
 	// compile.preview.
-	pv, err := s.Require(ctx, "compile.preview", fileArgs)
+	pv, err := s.RequireAndReport(ctx, "compile.preview", fileArgs)
 	if err != nil {
-		return err
-	}
-	if err := s.Report("compile.preview", fileArgs, pv); err != nil {
 		return err
 	}
 	var pr struct {
@@ -677,11 +658,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	gates["compile.preview"] = true
 	// Dependency resolution along the edges.
 	drArgs := withWorkspace(s, "validate.deps_resolve", map[string]any{"dag_file": s.Abs(dagFile)})
-	dr, err := s.Require(ctx, "validate.deps_resolve", drArgs)
-	if err != nil {
-		return err
-	}
-	if err := s.Report("validate.deps_resolve", drArgs, dr); err != nil {
+	if _, err := s.RequireAndReport(ctx, "validate.deps_resolve", drArgs); err != nil {
 		return err
 	}
 	gates["validate.deps_resolve"] = true
@@ -690,6 +667,27 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	}
 	s.Summary("gates", gates)
 	return s.Set(varGates, gates)
+}
+
+// compileValidation is the part of compile.validate's answer a gate reads.
+type compileValidation struct {
+	IsValid bool   `json:"is_valid"`
+	Summary string `json:"summary"`
+}
+
+// compileValidate calls compile.validate on a DAG file and a config file
+// (args), keeps its answer in reports/ (under key) and decodes it; the
+// phase gates on IsValid with a message of its own.
+func compileValidate(ctx context.Context, s *Step, args map[string]any, key ...string) (Response, compileValidation, error) {
+	var vr compileValidation
+	cv, err := s.RequireAndReport(ctx, "compile.validate", args, key...)
+	if err != nil {
+		return cv, vr, err
+	}
+	if err := cv.Decode(&vr); err != nil {
+		return cv, vr, Gate("compile.validate", cv, "unexpected answer: %v", err)
+	}
+	return cv, vr, nil
 }
 
 // onlyWorkspaceSteps reports whether the integrity issues are only

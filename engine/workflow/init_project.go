@@ -237,19 +237,11 @@ func phaseVerify(ctx context.Context, s *Step) error {
 	}
 	for _, st := range custom {
 		args := withWorkspace(s, "validate.step_interface", map[string]any{"step_name": st})
-		resp, err := s.Require(ctx, "validate.step_interface", args)
-		if err != nil {
-			return err
-		}
-		if err := s.Report("validate.step_interface", args, resp, st); err != nil {
+		if _, err := s.RequireAndReport(ctx, "validate.step_interface", args, st); err != nil {
 			return err
 		}
 		cargs := withWorkspace(s, "author.check_script", map[string]any{"step_name": st})
-		resp, err = s.Require(ctx, "author.check_script", cargs)
-		if err != nil {
-			return err
-		}
-		if err := s.Report("author.check_script", cargs, resp, st); err != nil {
+		if _, err := s.RequireAndReport(ctx, "author.check_script", cargs, st); err != nil {
 			return err
 		}
 	}
@@ -262,19 +254,9 @@ func phaseVerify(ctx context.Context, s *Step) error {
 		}
 		args = withWorkspace(s, "compile.validate", args)
 	}
-	cv, err := s.Require(ctx, "compile.validate", args)
+	cv, vr, err := compileValidate(ctx, s, args, "project")
 	if err != nil {
 		return err
-	}
-	if err := s.Report("compile.validate", args, cv, "project"); err != nil {
-		return err
-	}
-	var vr struct {
-		IsValid bool   `json:"is_valid"`
-		Summary string `json:"summary"`
-	}
-	if err := cv.Decode(&vr); err != nil {
-		return Gate("compile.validate", cv, "unexpected answer: %v", err)
 	}
 	if !vr.IsValid {
 		return Gate("compile.validate", cv, "the scaffolded project does not validate: %s", vr.Summary)

@@ -141,11 +141,8 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 			if need := s.ArgString("need"); need != "" {
 				args["need"] = need
 			}
-			resp, err := s.Require(ctx, "pipeline_catalog.recommend", args)
+			resp, err := s.RequireAndReport(ctx, "pipeline_catalog.recommend", args)
 			if err != nil {
-				return err
-			}
-			if err := s.Report("pipeline_catalog.recommend", args, resp); err != nil {
 				return err
 			}
 			var rec struct {
@@ -239,11 +236,8 @@ func phaseGateDAG(ctx context.Context, s *Step) error {
 		return &GateFailure{Tool: "dag.deserialize", Code: "gate_failed", Message: "the DAG is empty"}
 	}
 	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"]}
-	resp, err := s.Require(ctx, "dag.validate_integrity", args)
+	resp, err := s.RequireAndReport(ctx, "dag.validate_integrity", args, "seed")
 	if err != nil {
-		return err
-	}
-	if err := s.Report("dag.validate_integrity", args, resp, "seed"); err != nil {
 		return err
 	}
 	var iv struct {
@@ -380,19 +374,9 @@ func phasePublish(ctx context.Context, s *Step) error {
 		return err
 	}
 	vargs := map[string]any{"dag_file": s.Abs(projDAG), "config_file": s.Abs(projCfg)}
-	cv, err := s.Require(ctx, "compile.validate", vargs)
+	cv, vr, err := compileValidate(ctx, s, vargs, "project")
 	if err != nil {
 		return err
-	}
-	if err := s.Report("compile.validate", vargs, cv, "project"); err != nil {
-		return err
-	}
-	var vr struct {
-		IsValid bool   `json:"is_valid"`
-		Summary string `json:"summary"`
-	}
-	if err := cv.Decode(&vr); err != nil {
-		return Gate("compile.validate", cv, "unexpected answer: %v", err)
 	}
 	if !vr.IsValid {
 		return Gate("compile.validate", cv, "the project's own dag.json and config.json do not validate: %s", vr.Summary)

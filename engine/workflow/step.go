@@ -142,6 +142,20 @@ func (s *Step) Require(ctx context.Context, tool string, args any) (Response, er
 	return resp, nil
 }
 
+// RequireAndReport is Require followed, when the tool succeeds, by Report
+// of its answer (under key, as Report takes it): the way a phase calls a
+// gating tool whose answer the run keeps in reports/.
+func (s *Step) RequireAndReport(ctx context.Context, tool string, args any, key ...string) (Response, error) {
+	resp, err := s.Require(ctx, tool, args)
+	if err != nil {
+		return resp, err
+	}
+	if err := s.Report(tool, args, resp, key...); err != nil {
+		return resp, err
+	}
+	return resp, nil
+}
+
 // Gate returns a *GateFailure for a check the workflow makes itself on a
 // tool's answer (the answer's envelope is kept).
 func Gate(tool string, resp Response, format string, args ...any) *GateFailure {
