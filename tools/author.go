@@ -9,6 +9,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -114,7 +115,7 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult
 	if mapped, legacy := legacyStepTypes[verb]; legacy {
 		if mapped == "" {
 			return envelope.OK(map[string]any{"sagemaker_step_type": verb, "routable": false, "bound_handler": nil, "exemplar_step": nil, "steps": []any{}}).
-				WithWarnings(fmt.Sprintf("%s has no builder: the compiler cannot build such a step; choose one of %s", verb, strings.Join(authorVerbs(), ", "))), nil
+				WithWarnings(fmt.Sprintf("%s has no builder: the compiler cannot build such a step; choose one of %s", verb, strings.Join(asStrings(catalog.Verbs), ", "))), nil
 		}
 		warn = fmt.Sprintf("%s is not a SageMaker step type of this engine: such steps are %s steps here; the checklist is %s's", verb, mapped, mapped)
 		verb = mapped
@@ -128,7 +129,7 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult
 			return nil, envelope.InvalidInput("%v", err).WithDetails("sagemaker_step_type", a.SageMakerStepType, "valid", ue.Valid).
 				WithRemedy("use one of the valid SageMaker step types", "strategies.list")
 		case errors.As(err, &be):
-			return nil, envelope.InvalidInput("%v", err).WithDetails("step_assembly", a.StepAssembly, "valid", vldStrings(be.Valid))
+			return nil, envelope.InvalidInput("%v", err).WithDetails("step_assembly", a.StepAssembly, "valid", nonNilStrings(be.Valid))
 		}
 		return nil, err
 	}
@@ -143,14 +144,6 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult
 	return res, nil
 }
 
-func authorVerbs() []string {
-	out := make([]string, len(catalog.Verbs))
-	for i, v := range catalog.Verbs {
-		out[i] = string(v)
-	}
-	return out
-}
-
 // --- author.config_constraints ---
 
 type constraintsArgs struct {
@@ -159,15 +152,7 @@ type constraintsArgs struct {
 }
 
 func authorConfigConstraints(ctx context.Context, a constraintsArgs) (*envelope.ToolResult, error) {
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := vldStep(cat, a.StepName)
-	if err != nil {
-		return nil, err
-	}
-	schema, err := validation.SchemaFor(cat)
+	st, schema, err := authorStepSchema(ctx, a.WorkspaceDirs, a.StepName)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +163,21 @@ func authorConfigConstraints(ctx context.Context, a constraintsArgs) (*envelope.
 	return envelope.OK(c).WithMeta("step_name", c.StepName).
 		WithNextSteps(envelope.NextStep{Tool: "author.preflight_config", When: "you have values for the step", Why: "checks them against these constraints",
 			ArgsHint: map[string]any{"step_name": c.StepName, "values": map[string]any{}}}), nil
+}
+
+// authorStepSchema finds step_name in the catalog of workspace_dirs
+// (vldLoadStep) and returns it with that catalog's config schema, which the
+// author.* config tools check values against.
+func authorStepSchema(ctx context.Context, workspaceDirs []string, stepName string) (*catalog.Step, *config.Schema, error) {
+	tg, err := vldLoadStep(ctx, workspaceDirs, nil, stepName)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema, err := validation.SchemaFor(tg.cat)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tg.step, schema, nil
 }
 
 // --- author.preflight_config ---
@@ -193,15 +193,7 @@ func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelop
 	if a.Values == nil {
 		return nil, envelope.InvalidInput("values must be a JSON object of field values")
 	}
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := vldStep(cat, a.StepName)
-	if err != nil {
-		return nil, err
-	}
-	schema, err := validation.SchemaFor(cat)
+	st, schema, err := authorStepSchema(ctx, a.WorkspaceDirs, a.StepName)
 	if err != nil {
 		return nil, err
 	}
@@ -233,18 +225,11 @@ type checkScriptArgs struct {
 }
 
 func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolResult, error) {
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	tg, err := vldLoadStep(ctx, a.WorkspaceDirs, a.ScriptDirs, a.StepName)
 	if err != nil {
 		return nil, err
 	}
-	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := vldStep(cat, a.StepName)
-	if err != nil {
-		return nil, err
-	}
+	st := tg.step
 	script := ""
 	if strings.TrimSpace(a.ScriptPath) != "" {
 		if script, err = registry.ResolveReadPath(ctx, a.ScriptPath); err != nil {
@@ -255,7 +240,7 @@ func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolRe
 				WithRemedy("check the path, or omit script_path to search the script directories", "steps.io")
 		}
 	}
-	res, err := validation.CheckScript(ctx, st, script, validation.ScriptDirs(cat, sdirs...))
+	res, err := validation.CheckScript(ctx, st, script, validation.ScriptDirs(tg.cat, tg.scriptDirs...))
 	if err != nil {
 		var ae *validation.ScriptAnalysisError
 		switch {

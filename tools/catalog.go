@@ -2,7 +2,7 @@ package tools
 
 import (
 	"context"
-	"errors"
+	"slices"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -81,86 +81,6 @@ func init() {
 	)
 }
 
-// loadCatalog returns the embedded catalog, or the catalog extended with the
-// workspace directories (relative ones from the project root when one is in
-// force, registry.ResolveReadPath). A directory or file problem is
-// invalid_input with every problem (file, line, field, message) in details.
-func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
-	var resolved []string
-	for _, d := range dirs {
-		if strings.TrimSpace(d) == "" {
-			return nil, envelope.InvalidInput("workspace_dirs entries must be non-empty paths").WithDetails("workspace_dirs", dirs)
-		}
-		p, err := registry.ResolveReadPath(ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		resolved = append(resolved, p)
-	}
-	cat, err := catalog.Load(resolved...)
-	if err == nil {
-		return cat, nil
-	}
-	problems := catalog.Problems(err)
-	if len(problems) == 0 {
-		return nil, err
-	}
-	list := make([]map[string]any, len(problems))
-	for i, p := range problems {
-		m := map[string]any{"file": p.File, "message": p.Message}
-		if p.Field != "" {
-			m["field"] = p.Field
-		}
-		if p.Line > 0 {
-			m["line"] = p.Line
-		}
-		list[i] = m
-	}
-	return nil, envelope.InvalidInput("cannot load the step catalog: %v", err).
-		WithDetails("workspace_dirs", dirs, "problems", list).
-		WithRemedy("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules")
-}
-
-// findStep resolves a step name (exact, alias, case/separator-insensitive or
-// node name with a job-type suffix) and applies the job type. The job type
-// argument wins over a suffix found in the name.
-func findStep(cat *catalog.Catalog, name, jobType string) (*catalog.Step, string, error) {
-	if strings.TrimSpace(name) == "" {
-		return nil, "", envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", name)
-	}
-	s, suffix, err := cat.Lookup(name)
-	if err != nil {
-		var nf *catalog.NotFoundError
-		if errors.As(err, &nf) {
-			return nil, "", stepNotFound(name, nf.Suggestions)
-		}
-		return nil, "", err
-	}
-	jt := strings.TrimSpace(jobType)
-	if jt == "" {
-		jt = suffix
-	}
-	return s.ForJobType(jt), jt, nil
-}
-
-// stepNotFound is the not_found error of an unknown step, with close
-// matches and a remedy.
-func stepNotFound(name string, close []catalog.StepType) *envelope.ToolError {
-	names := make([]string, len(close))
-	for i, c := range close {
-		names[i] = string(c)
-	}
-	msg := "unknown step type %q"
-	args := []any{name}
-	if len(names) > 0 {
-		msg += "; did you mean %s?"
-		args = append(args, strings.Join(names, ", "))
-	}
-	return envelope.Errorf(envelope.CodeNotFound, msg, args...).
-		WithDetails("step_name", name, "close_matches", names).
-		WithRemedy("use one of close_matches, search the catalog with part of the name, or list every step type (abstract names such as Base or Processing are not steps)", "catalog.search", "catalog.list_steps")
-}
-
 // --- catalog.list_steps ---
 
 type listStepsArgs struct {
@@ -182,7 +102,7 @@ func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResul
 		if ws != "" && s.WorkspaceID != ws {
 			continue
 		}
-		if jt != "" && !catContains(s.JobTypes, jt) {
+		if jt != "" && !slices.Contains(s.JobTypes, jt) {
 			continue
 		}
 		if a.SageMakerStepType != "" && string(s.Verb) != a.SageMakerStepType {
@@ -257,11 +177,7 @@ type catStepArgs struct {
 }
 
 func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
-	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	s, jt, err := findStep(cat, a.StepName, a.JobType)
+	s, jt, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, a.JobType)
 	if err != nil {
 		return nil, err
 	}
@@ -314,11 +230,7 @@ func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 // --- catalog.step_spec ---
 
 func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
-	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	s, jt, err := findStep(cat, a.StepName, a.JobType)
+	s, jt, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, a.JobType)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +255,7 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 			OutputType:       string(o.Type),
 			PropertyPath:     o.PropertyPath,
 			Aliases:          o.Aliases,
-			SemanticKeywords: catNonNil(o.SemanticKeywords),
+			SemanticKeywords: nonNilStrings(o.SemanticKeywords),
 			DataType:         o.DataType,
 			Description:      o.Description,
 		}
@@ -372,11 +284,7 @@ type configFieldsArgs struct {
 }
 
 func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.ToolResult, error) {
-	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	s, _, err := findStep(cat, a.StepName, "")
+	s, _, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, "")
 	if err != nil {
 		return nil, err
 	}
@@ -423,10 +331,10 @@ type resolveStepArgs struct {
 }
 
 func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolResult, error) {
-	name := strings.TrimSpace(a.StepName)
-	if name == "" {
-		return nil, envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", a.StepName)
+	if err := requireStepName(a.StepName); err != nil {
+		return nil, err
 	}
+	name := strings.TrimSpace(a.StepName)
 	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
@@ -452,11 +360,7 @@ func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolR
 	}
 	if s == nil {
 		e := stepNotFound(name, cat.Closest(name, 5))
-		names := make([]string, 0, cat.Len())
-		for _, n := range cat.Names() {
-			names = append(names, string(n))
-		}
-		e.WithDetails("available", names)
+		e.WithDetails("available", asStrings(cat.Names()))
 		return nil, e
 	}
 	data := resolveStepData{
@@ -640,22 +544,6 @@ type listBuildersData struct {
 func catNilIfEmpty(s string) any {
 	if s == "" {
 		return nil
-	}
-	return s
-}
-
-func catContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func catNonNil(s []string) []string {
-	if s == nil {
-		return []string{}
 	}
 	return s
 }

@@ -38,11 +38,7 @@ func init() {
 // --- steps.io ---
 
 func stepsIO(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
-	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	s, jt, err := findStep(cat, a.StepName, a.JobType)
+	s, jt, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, a.JobType)
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +150,7 @@ func sdkClassOf(c catalog.Compute) any {
 }
 
 func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
-	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	s, jt, err := findStep(cat, a.StepName, a.JobType)
+	s, jt, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, a.JobType)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +277,7 @@ func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, er
 			"compute":       compute,
 			"env_vars":      envVars,
 			"job_arguments": map[string]any{"source": "config: each flag's value is the named config field", "declared": jobArgs, "custom_override": false},
-			"inputs":        map[string]any{"pattern": inPattern, "deviations": catNonNil(inDevs), "custom_override": false},
+			"inputs":        map[string]any{"pattern": inPattern, "deviations": nonNilStrings(inDevs), "custom_override": false},
 			"outputs":       outputs,
 		},
 		"dependencies": map[string]any{

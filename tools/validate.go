@@ -104,37 +104,51 @@ func vldDirs(ctx context.Context, field string, dirs []string) ([]string, error)
 	return out, nil
 }
 
-// vldCatalog loads the catalog with workspace directories.
-func vldCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, []string, error) {
-	resolved, err := vldDirs(ctx, "workspace_dirs", dirs)
+// vldCatalogScripts loads the catalog with workspace_dirs, then resolves
+// script_dirs; both must be existing directories (vldDirs). It is how the
+// validate.* and author.* tools that look for step scripts start.
+func vldCatalogScripts(ctx context.Context, workspaceDirs, scriptDirs []string) (*catalog.Catalog, []string, error) {
+	resolved, err := vldDirs(ctx, "workspace_dirs", workspaceDirs)
 	if err != nil {
 		return nil, nil, err
 	}
 	cat, err := loadCatalog(ctx, resolved)
-	return cat, resolved, err
+	if err != nil {
+		return nil, nil, err
+	}
+	sdirs, err := vldDirs(ctx, "script_dirs", scriptDirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, sdirs, nil
+}
+
+// vldTarget is the one step a validate.* or author.* tool checks, with the
+// catalog it was found in and the resolved script directories.
+type vldTarget struct {
+	cat        *catalog.Catalog
+	scriptDirs []string
+	step       *catalog.Step
+	jobType    string // the job type the step's name carries
+}
+
+// vldLoadStep loads the catalog and script directories
+// (vldCatalogScripts) and finds step_name in that catalog (vldStep).
+func vldLoadStep(ctx context.Context, workspaceDirs, scriptDirs []string, stepName string) (*vldTarget, error) {
+	cat, sdirs, err := vldCatalogScripts(ctx, workspaceDirs, scriptDirs)
+	if err != nil {
+		return nil, err
+	}
+	st, jt, err := vldStep(cat, stepName)
+	if err != nil {
+		return nil, err
+	}
+	return &vldTarget{cat: cat, scriptDirs: sdirs, step: st, jobType: jt}, nil
 }
 
 // vldStep finds a step by canonical, file-style or node name.
 func vldStep(cat *catalog.Catalog, name string) (*catalog.Step, string, error) {
-	if strings.TrimSpace(name) == "" {
-		return nil, "", envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", name)
-	}
-	st, jt, err := validation.LookupStep(cat, name)
-	if err != nil {
-		var nf *catalog.NotFoundError
-		if errors.As(err, &nf) {
-			return nil, "", stepNotFound(name, nf.Suggestions)
-		}
-		return nil, "", err
-	}
-	return st, jt, nil
-}
-
-func vldStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+	return lookupStep(name, func(n string) (*catalog.Step, string, error) { return validation.LookupStep(cat, n) })
 }
 
 // --- validate.step_interface ---
@@ -202,11 +216,7 @@ type alignmentArgs struct {
 }
 
 func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.ToolResult, error) {
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
+	cat, sdirs, err := vldCatalogScripts(ctx, a.WorkspaceDirs, a.ScriptDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +272,7 @@ func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.ToolResu
 	if len(failed) > 0 {
 		res.WithWarnings(fmt.Sprintf("%d step(s) fail alignment: %s", len(failed), strings.Join(failed, ", ")))
 		res.WithNextSteps(envelope.NextStep{Tool: "validate.step", When: "to see every finding of a failing step", Why: "lists each level's issues with recommendations",
-			ArgsHint: map[string]any{"step_name": failed[0], "workspace_dirs": vldStrings(a.WorkspaceDirs)}})
+			ArgsHint: map[string]any{"step_name": failed[0], "workspace_dirs": nonNilStrings(a.WorkspaceDirs)}})
 	} else {
 		res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the steps align", Why: "checks a DAG and its config resolve and build",
 			ArgsHint: map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}})
@@ -279,19 +289,11 @@ type validateStepArgs struct {
 }
 
 func validateStep(ctx context.Context, a validateStepArgs) (*envelope.ToolResult, error) {
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	tg, err := vldLoadStep(ctx, a.WorkspaceDirs, a.ScriptDirs, a.StepName)
 	if err != nil {
 		return nil, err
 	}
-	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := vldStep(cat, a.StepName)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := validation.Align(ctx, validation.AlignOptions{Catalog: cat, Steps: []catalog.StepType{st.Type}, ScriptDirs: sdirs})
+	rep, err := validation.Align(ctx, validation.AlignOptions{Catalog: tg.cat, Steps: []catalog.StepType{tg.step.Type}, ScriptDirs: tg.scriptDirs})
 	if err != nil {
 		return nil, err
 	}
@@ -319,19 +321,16 @@ type builderArgs struct {
 }
 
 func validateBuilder(ctx context.Context, a builderArgs) (*envelope.ToolResult, error) {
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
+	tg, err := vldLoadStep(ctx, a.WorkspaceDirs, nil, a.StepName)
 	if err != nil {
 		return nil, err
 	}
-	st, jt, err := vldStep(cat, a.StepName)
-	if err != nil {
-		return nil, err
-	}
+	jt := tg.jobType
 	if strings.TrimSpace(a.JobType) != "" {
 		jt = strings.TrimSpace(a.JobType)
 	}
 	scoring := a.EnableScoring == nil || *a.EnableScoring
-	rep, err := validation.TestBuilder(ctx, cat, st, jt, scoring)
+	rep, err := validation.TestBuilder(ctx, tg.cat, tg.step, jt, scoring)
 	if err != nil {
 		return nil, err
 	}
@@ -442,11 +441,7 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 		return nil, envelope.Errorf(envelope.CodeToolError, "cannot run scripts: %s", py.Reason).WithDetails("python", py).
 			WithRemedy("install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info")
 	}
-	cat, _, err := vldCatalog(ctx, a.WorkspaceDirs)
-	if err != nil {
-		return nil, err
-	}
-	sdirs, err := vldDirs(ctx, "script_dirs", a.ScriptDirs)
+	cat, sdirs, err := vldCatalogScripts(ctx, a.WorkspaceDirs, a.ScriptDirs)
 	if err != nil {
 		return nil, err
 	}

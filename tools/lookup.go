@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// This file holds what every namespace that reads the step catalog shares:
+// loading it with a call's workspace_dirs, and looking a step_name up in it
+// with the one not_found answer (close matches and the standard remedy).
+
+// loadCatalog returns the embedded catalog, or the catalog extended with the
+// workspace directories (relative ones from the project root when one is in
+// force, registry.ResolveReadPath). A directory or file problem is
+// invalid_input with every problem (file, line, field, message) in details.
+func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
+	var resolved []string
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return nil, envelope.InvalidInput("workspace_dirs entries must be non-empty paths").WithDetails("workspace_dirs", dirs)
+		}
+		p, err := registry.ResolveReadPath(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		resolved = append(resolved, p)
+	}
+	cat, err := catalog.Load(resolved...)
+	if err == nil {
+		return cat, nil
+	}
+	problems := catalog.Problems(err)
+	if len(problems) == 0 {
+		return nil, err
+	}
+	list := make([]map[string]any, len(problems))
+	for i, p := range problems {
+		m := map[string]any{"file": p.File, "message": p.Message}
+		if p.Field != "" {
+			m["field"] = p.Field
+		}
+		if p.Line > 0 {
+			m["line"] = p.Line
+		}
+		list[i] = m
+	}
+	return nil, envelope.InvalidInput("cannot load the step catalog: %v", err).
+		WithDetails("workspace_dirs", dirs, "problems", list).
+		WithRemedy("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules")
+}
+
+// loadStep loads the catalog with the workspace directories (loadCatalog)
+// and finds the step in it (findStep): how every tool about one step of the
+// catalog starts.
+func loadStep(ctx context.Context, dirs []string, name, jobType string) (*catalog.Step, string, error) {
+	cat, err := loadCatalog(ctx, dirs)
+	if err != nil {
+		return nil, "", err
+	}
+	return findStep(cat, name, jobType)
+}
+
+// findStep resolves a step name (exact, alias, case/separator-insensitive or
+// node name with a job-type suffix) and applies the job type. The job type
+// argument wins over a suffix found in the name.
+func findStep(cat *catalog.Catalog, name, jobType string) (*catalog.Step, string, error) {
+	s, suffix, err := lookupStep(name, cat.Lookup)
+	if err != nil {
+		return nil, "", err
+	}
+	jt := strings.TrimSpace(jobType)
+	if jt == "" {
+		jt = suffix
+	}
+	return s.ForJobType(jt), jt, nil
+}
+
+// lookupStep looks a step_name argument up with lookup (the catalog's or
+// the validation package's naming rules), which returns the step and the
+// job type its name carries. A blank name is invalid_input (requireStepName)
+// and a name lookup does not know is stepNotFound with its suggestions.
+func lookupStep(name string, lookup func(string) (*catalog.Step, string, error)) (*catalog.Step, string, error) {
+	if err := requireStepName(name); err != nil {
+		return nil, "", err
+	}
+	s, jt, err := lookup(name)
+	if err != nil {
+		var nf *catalog.NotFoundError
+		if errors.As(err, &nf) {
+			return nil, "", stepNotFound(name, nf.Suggestions)
+		}
+		return nil, "", err
+	}
+	return s, jt, nil
+}
+
+// requireStepName answers a blank step_name argument with invalid_input.
+func requireStepName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return envelope.InvalidInput("step_name must be a non-empty string").WithDetails("step_name", name)
+	}
+	return nil
+}
+
+// stepNotFound is the not_found error of an unknown step, with close
+// matches and a remedy.
+func stepNotFound(name string, close []catalog.StepType) *envelope.ToolError {
+	names := asStrings(close)
+	msg := "unknown step type %q"
+	args := []any{name}
+	if len(names) > 0 {
+		msg += "; did you mean %s?"
+		args = append(args, strings.Join(names, ", "))
+	}
+	return envelope.Errorf(envelope.CodeNotFound, msg, args...).
+		WithDetails("step_name", name, "close_matches", names).
+		WithRemedy("use one of close_matches, search the catalog with part of the name, or list every step type (abstract names such as Base or Processing are not steps)", "catalog.search", "catalog.list_steps")
+}
+
+// asStrings renders names of a string type (step types, verbs) as plain
+// strings; never nil, so an empty list stays a JSON list.
+func asStrings[T ~string](types []T) []string {
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = string(t)
+	}
+	return out
+}
