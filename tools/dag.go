@@ -191,7 +191,7 @@ func dagIntegrityResult(d *dag.PipelineDAG) *envelope.ToolResult {
 			if !opts.StepKnown(n) {
 				tried++
 				if c := cat.Closest(n, 3); len(c) > 0 {
-					sugg[n] = dagStepNames(c)
+					sugg[n] = asStrings(c)
 				}
 			}
 		}
@@ -209,14 +209,6 @@ func dagIntegrityResult(d *dag.PipelineDAG) *envelope.ToolResult {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "catalog.search", When: "a node's step type is unknown", Why: "finds the step type you meant"})
 	}
 	return res
-}
-
-func dagStepNames(ts []catalog.StepType) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = string(t)
-	}
-	return out
 }
 
 // dagPortResolution resolves the nodes the catalog knows along the DAG's
@@ -467,18 +459,11 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 		"node_count":        d.NodeCount(),
 		"edge_count":        d.EdgeCount(),
 		"edges":             edges,
-		"unknown_steps":     dagStrings(unknown),
+		"unknown_steps":     nonNilStrings(unknown),
 		"unresolved_inputs": unresolved,
-		"undeclared_nodes":  dagStrings(d.UndeclaredEndpoints()),
+		"undeclared_nodes":  nonNilStrings(d.UndeclaredEndpoints()),
 		"ports_shown":       catOK,
 	}).WithWarnings(warnings...), nil
-}
-
-func dagStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // dagRenderedEdge is one edge of dag.render's data with the ports it binds.
@@ -579,7 +564,7 @@ func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps
 		fmt.Fprintf(&b, "    classDef %s %s\n", c.name, c.style)
 		fmt.Fprintf(&b, "    class %s %s\n", strings.Join(c.ids, ","), c.name)
 	}
-	return b.String(), edges, dagStrings(unresolved)
+	return b.String(), edges, nonNilStrings(unresolved)
 }
 
 // dagMermaidText escapes a label for a quoted Mermaid string.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -133,7 +134,7 @@ func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.ToolResul
 		return nil, err
 	}
 	feature := strings.ToLower(strings.TrimSpace(a.Feature))
-	if feature != "" && !contains(pipelines.Features, feature) {
+	if feature != "" && !slices.Contains(pipelines.Features, feature) {
 		return nil, envelope.InvalidInput("unknown feature %q", a.Feature).WithDetails("known_features", pipelines.Features).
 			WithRemedy("use one of meta.details.known_features", "pipeline_catalog.list")
 	}
@@ -149,15 +150,6 @@ func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.ToolResul
 		envelope.NextStep{Tool: "pipeline_catalog.get_dag", When: "a DAG looks right", Why: "see its nodes, cost and advice", ArgsHint: map[string]any{"dag_id": "<dag_id>"}},
 		envelope.NextStep{Tool: "pipeline_catalog.recommend", When: "you are unsure which to pick", Why: "rank them for your need", ArgsHint: map[string]any{"need": "<what the pipeline must do>"}},
 	), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope.ToolResult, error) {
@@ -307,7 +299,7 @@ func pipelineCatalogConfigGuidance(ctx context.Context, a pcDAGIDArgs) (*envelop
 			required := map[string][]string{}
 			var base []string
 			for _, r := range append(rv.Base, rv.BaseProcessing...) {
-				if r.Required && !contains(base, r.Name) {
+				if r.Required && !slices.Contains(base, r.Name) {
 					base = append(base, r.Name)
 				}
 			}
@@ -323,7 +315,7 @@ func pipelineCatalogConfigGuidance(ctx context.Context, a pcDAGIDArgs) (*envelop
 					if r.Name == "job_type" && rv.JobTypes[n] != "" {
 						continue // filled from the node name
 					}
-					if r.Required && !contains(base, r.Name) {
+					if r.Required && !slices.Contains(base, r.Name) {
 						fs = append(fs, r.Name)
 					}
 				}

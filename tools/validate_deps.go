@@ -145,7 +145,7 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 	}
 	if len(names) == 0 {
 		return nil, envelope.NotFound("could not find a catalog step for any requested step").
-			WithDetails("missing_specs", dagStrings(missing)).
+			WithDetails("missing_specs", nonNilStrings(missing)).
 			WithRemedy("use step types from the catalog (catalog.list_steps) or node names like TabularPreprocessing_training", "catalog.list_steps", "catalog.search")
 	}
 	if len(missing) > 0 {
@@ -218,7 +218,7 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 		"total_steps":             len(requested),
 		"registered_steps":        len(names),
 		"step_details":            details,
-		"unresolved_dependencies": dagStrings(withErrors),
+		"unresolved_dependencies": nonNilStrings(withErrors),
 		"resolution_summary": map[string]any{
 			"total_dependencies":    total,
 			"resolved_dependencies": resolved,
@@ -229,9 +229,9 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 	}
 	res := envelope.OK(map[string]any{
 		"mode":             mode,
-		"requested_steps":  dagStrings(requested),
+		"requested_steps":  nonNilStrings(requested),
 		"registered_steps": names,
-		"missing_specs":    dagStrings(missing),
+		"missing_specs":    nonNilStrings(missing),
 		"report":           report,
 	}).WithWarnings(warnings...)
 	if len(withErrors) > 0 {
@@ -328,7 +328,7 @@ func depsLookupStep(cat *catalog.Catalog, name, field string) (*catalog.Step, st
 		var nf *catalog.NotFoundError
 		e := envelope.NotFound("%s: unknown step %q", field, name).WithDetails(field, name)
 		if errors.As(err, &nf) {
-			e = e.WithDetails("suggestions", dagStepNames(nf.Suggestions))
+			e = e.WithDetails("suggestions", asStrings(nf.Suggestions))
 		}
 		return nil, "", e.WithRemedy("use a step type from the catalog", "catalog.search", "catalog.list_steps")
 	}
@@ -346,5 +346,5 @@ func depsPortNames(s *catalog.Step, inputs bool) []string {
 			out = append(out, p.LogicalName)
 		}
 	}
-	return dagStrings(out)
+	return nonNilStrings(out)
 }
