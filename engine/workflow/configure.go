@@ -3,9 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -362,21 +360,15 @@ func phaseValues(ctx context.Context, s *Step) error {
 		overlay(v, "args")
 	}
 	answers := s.RunPath(ValuesFile)
-	if b, err := os.ReadFile(s.Abs(answers)); err == nil {
+	if _, err := s.ReadAnswer(answers, func(b []byte) error {
 		var v map[string]any
 		if err := json.Unmarshal(b, &v); err != nil {
 			return &GateFailure{Code: "invalid_input", Message: fmt.Sprintf("%s is not a JSON object: %v", answers, err),
 				Remedy: "write {\"base\": {...}, \"steps\": {\"<node>\": {...}}} to " + answers}
 		}
 		overlay(v, "values.json")
-		if err := s.Record(answers); err != nil {
-			return err
-		}
-	} else if errors.Is(err, fs.ErrNotExist) {
-		if err := s.Watch(answers); err != nil {
-			return err
-		}
-	} else {
+		return nil
+	}); err != nil {
 		return err
 	}
 	blank := func(path string) bool {

@@ -3,10 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"strings"
 )
@@ -90,20 +87,13 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 		DAGID   string `json:"dag_id"`
 		DAGFile string `json:"dag_file"`
 	}
-	hasChoice := false
-	if b, err := os.ReadFile(s.Abs(choicePath)); err == nil {
+	hasChoice, err := s.ReadAnswer(choicePath, func(b []byte) error {
 		if err := json.Unmarshal(b, &choice); err != nil || (choice.DAGID == "" && choice.DAGFile == "") {
 			return &GateFailure{Code: "invalid_input", Message: fmt.Sprintf("%s must be {\"dag_id\": ...} or {\"dag_file\": ...}", choicePath)}
 		}
-		hasChoice = true
-		if err := s.Record(choicePath); err != nil {
-			return err
-		}
-	} else if errors.Is(err, fs.ErrNotExist) {
-		if err := s.Watch(choicePath); err != nil {
-			return err
-		}
-	} else {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	dagID := s.ArgString("dag_id")

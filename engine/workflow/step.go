@@ -3,7 +3,9 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,6 +239,25 @@ func (s *Step) Watch(p string) error {
 	}
 	s.addArtifact(rel, ArtifactAbsent, "")
 	return nil
+}
+
+// ReadAnswer reads an answer file of the run (one a person writes before
+// resuming a stopped phase, such as values.json). When the file exists,
+// parse takes its content; if parse accepts it, the file is recorded
+// (Record), so a later edit makes the phase run again, and found is true.
+// When it does not exist, the phase watches for it (Watch).
+func (s *Step) ReadAnswer(p string, parse func([]byte) error) (found bool, err error) {
+	b, err := os.ReadFile(s.Abs(p))
+	switch {
+	case err == nil:
+		if err := parse(b); err != nil {
+			return false, err
+		}
+		return true, s.Record(p)
+	case errors.Is(err, fs.ErrNotExist):
+		return false, s.Watch(p)
+	}
+	return false, err
 }
 
 func (s *Step) addArtifact(rel, kind, sum string) {
