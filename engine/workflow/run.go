@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -72,17 +71,8 @@ type Result struct {
 	StateFile string `json:"state_file"`
 	// Resumed is true when this invocation continued an earlier run.
 	Resumed bool `json:"resumed"`
-	// A stop for judgment.
-	StoppedAt   string     `json:"stopped_at,omitempty"`
-	Reason      string     `json:"reason,omitempty"`
-	ActionItems []string   `json:"action_items,omitempty"`
-	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`
-	Files       []string   `json:"files,omitempty"`
-	// A failed gate.
-	FailedAt   string          `json:"failed_at,omitempty"`
-	FailedTool string          `json:"failed_tool,omitempty"`
-	Envelope   json.RawMessage `json:"envelope,omitempty"`
-	Remedy     string          `json:"remedy,omitempty"`
+	// Halt is the run state's: a stop for judgment or a failed gate.
+	Halt
 	// Phases lists every phase with its status.
 	Phases []PhaseOutcome `json:"phases"`
 	// Outputs are the workflow's results (when done).
@@ -354,8 +344,7 @@ func (r *runner) execute(ctx context.Context, resumed bool) (*Result, error) {
 		r.verify()
 	}
 	st.Status = StatusRunning
-	st.StoppedAt, st.Reason, st.ActionItems, st.ToolCalls, st.Files = "", "", nil, nil, nil
-	st.FailedAt, st.FailedTool, st.Envelope, st.Remedy, st.Outputs = "", "", nil, "", nil
+	st.Halt, st.Outputs = Halt{}, nil
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -468,9 +457,7 @@ func (r *runner) result(resumed bool) *Result {
 	rel := filepath.ToSlash(filepath.Join(RunsDir, st.RunID))
 	res := &Result{
 		RunID: st.RunID, Workflow: st.Workflow, Status: st.Status, RunDir: rel, StateFile: rel + "/" + StateFile,
-		Resumed: resumed, StoppedAt: st.StoppedAt, Reason: st.Reason, ActionItems: st.ActionItems,
-		ToolCalls: st.ToolCalls, Files: st.Files, FailedAt: st.FailedAt, FailedTool: st.FailedTool, Envelope: st.Envelope,
-		Remedy: st.Remedy, Outputs: st.Outputs, Warnings: r.warn,
+		Resumed: resumed, Halt: st.Halt, Outputs: st.Outputs, Warnings: r.warn,
 	}
 	for _, ps := range st.Phases {
 		res.Phases = append(res.Phases, PhaseOutcome{Name: ps.Name, Status: ps.Status, Ran: r.ran[ps.Name], Attempts: ps.Attempts, Message: ps.Message})

@@ -32,6 +32,17 @@ type State struct {
 	Workflow string         `json:"workflow"`
 	Args     map[string]any `json:"args"`
 	Status   string         `json:"status"`
+	Halt
+	Phases  []PhaseState   `json:"phases"`
+	Vars    Vars           `json:"vars"`
+	Outputs map[string]any `json:"outputs,omitempty"`
+}
+
+// Halt says why a run did not finish: where and why it stopped for
+// judgment, or which gate failed and how to fix it (Reason also holds a
+// cancellation's cause). The run state keeps it and a Result reports it;
+// both encode its fields inline.
+type Halt struct {
 	// StoppedAt, Reason, ActionItems, ToolCalls and Files describe a stop
 	// for judgment.
 	StoppedAt   string     `json:"stopped_at,omitempty"`
@@ -39,14 +50,11 @@ type State struct {
 	ActionItems []string   `json:"action_items,omitempty"`
 	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`
 	Files       []string   `json:"files,omitempty"`
-	// FailedAt, Envelope and Remedy describe a failed gate.
+	// FailedAt, FailedTool, Envelope and Remedy describe a failed gate.
 	FailedAt   string          `json:"failed_at,omitempty"`
 	FailedTool string          `json:"failed_tool,omitempty"`
 	Envelope   json.RawMessage `json:"envelope,omitempty"`
 	Remedy     string          `json:"remedy,omitempty"`
-	Phases     []PhaseState    `json:"phases"`
-	Vars       Vars            `json:"vars"`
-	Outputs    map[string]any  `json:"outputs,omitempty"`
 }
 
 // PhaseState is the recorded outcome of one phase.
