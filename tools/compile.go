@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
@@ -132,12 +133,37 @@ func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
 		return compiler.Input{}, err
 	}
 	in := compiler.Input{DAG: d, ConfigFile: cfg, Role: strings.TrimSpace(a.Role)}
-	if len(a.WorkspaceDirs) > 0 {
-		if in.Catalog, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
-			return compiler.Input{}, err
-		}
+	if in.Catalog, err = workspaceCatalog(ctx, a.WorkspaceDirs); err != nil {
+		return compiler.Input{}, err
 	}
 	return in, nil
+}
+
+// workspaceCatalog is the catalog the compiler builds with: nil (the
+// compiler's embedded catalog) without workspace directories, else
+// loadCatalog's.
+func workspaceCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	return loadCatalog(ctx, dirs)
+}
+
+// compileRun resolves the compile arguments (compileInput), names the
+// pipeline and runs one compiler entry point on the input, mapping its
+// errors (compileError). It returns the input too, for its DAG.
+func compileRun[T any](ctx context.Context, a compileArgs, pipelineName string, run func(context.Context, compiler.Input) (T, error)) (T, compiler.Input, error) {
+	var zero T
+	in, err := compileInput(ctx, a)
+	if err != nil {
+		return zero, in, err
+	}
+	in.PipelineName = strings.TrimSpace(pipelineName)
+	out, err := run(ctx, in)
+	if err != nil {
+		return zero, in, compileError(err)
+	}
+	return out, in, nil
 }
 
 // configFilePath resolves a config_file argument (relative paths from the
@@ -175,13 +201,9 @@ func checkConfigFile(given, path string) error {
 }
 
 func compileValidate(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(ctx, a)
+	v, _, err := compileRun(ctx, a, "", compiler.Validate)
 	if err != nil {
 		return nil, err
-	}
-	v, err := compiler.Validate(ctx, in)
-	if err != nil {
-		return nil, compileError(err)
 	}
 	res := envelope.OK(v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid)
 	if v.IsValid {
@@ -208,13 +230,9 @@ func hint(a compileArgs) map[string]any {
 }
 
 func compilePreview(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(ctx, a)
+	p, in, err := compileRun(ctx, a, "", compiler.PreviewResolution)
 	if err != nil {
 		return nil, err
-	}
-	p, err := compiler.PreviewResolution(ctx, in)
-	if err != nil {
-		return nil, compileError(err)
 	}
 	return envelope.OK(p).WithWarnings(p.Recommendations...).WithMeta("node_count", in.DAG.NodeCount()), nil
 }
@@ -246,14 +264,9 @@ func definitionData(res *compiler.Result) (map[string]any, error) {
 }
 
 func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(ctx, a.compileArgs)
+	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
-	}
-	in.PipelineName = strings.TrimSpace(a.PipelineName)
-	res, err := compiler.Compile(ctx, in)
-	if err != nil {
-		return nil, compileError(err)
 	}
 	data, err := definitionData(res)
 	if err != nil {
@@ -271,14 +284,9 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 }
 
 func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(ctx, a.compileArgs)
+	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
-	}
-	in.PipelineName = strings.TrimSpace(a.PipelineName)
-	res, err := compiler.Compile(ctx, in)
-	if err != nil {
-		return nil, compileError(err)
 	}
 	r := res.Report
 	steps := make([]string, len(r.Nodes))
@@ -326,10 +334,8 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 	}
 	validate := a.ValidateInputs == nil || *a.ValidateInputs
 	in := compiler.Input{DAG: d, ConfigFile: cfg, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)}
-	if len(a.WorkspaceDirs) > 0 {
-		if in.Catalog, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
-			return nil, err
-		}
+	if in.Catalog, err = workspaceCatalog(ctx, a.WorkspaceDirs); err != nil {
+		return nil, err
 	}
 	res, err := compiler.CompileSingleNode(ctx, compiler.SingleNodeInput{
 		Input:          in,
@@ -371,14 +377,9 @@ func compileName(_ context.Context, a nameArgs) (*envelope.ToolResult, error) {
 }
 
 func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, error) {
-	in, err := compileInput(ctx, a.compileArgs)
+	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
-	}
-	in.PipelineName = strings.TrimSpace(a.PipelineName)
-	res, err := compiler.Compile(ctx, in)
-	if err != nil {
-		return nil, compileError(err)
 	}
 	data := map[string]any{"pipeline_name": res.PipelineName, "step_count": len(res.Definition.Steps), "upserted": false}
 	if !a.Upsert {
