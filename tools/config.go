@@ -154,6 +154,20 @@ func dagNodes(ctx context.Context, dagArg map[string]any) ([]catalog.NodeName, [
 	return out, dagWarnings(d), nil
 }
 
+// load reads the DAG's nodes (with dagNodes' warnings), then the config
+// schema of the workspace's catalog (configSchemaFor).
+func (a configDAGArgs) load(ctx context.Context) ([]catalog.NodeName, []string, *config.Schema, error) {
+	nodes, warns, err := dagNodes(ctx, a.DAG)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return nodes, warns, s, nil
+}
+
 func pendingWarnings(pending []catalog.NodeName) []string {
 	if len(pending) == 0 {
 		return nil
@@ -162,11 +176,7 @@ func pendingWarnings(pending []catalog.NodeName) []string {
 }
 
 func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
-	nodes, warns, err := dagNodes(ctx, a.DAG)
-	if err != nil {
-		return nil, err
-	}
-	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
+	nodes, warns, s, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -283,9 +293,7 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 			}
 		}
 		sort.Strings(fields)
-		if fields == nil {
-			fields = []string{}
-		}
+		fields = nonNilStrings(fields)
 		steps[key] = map[string]any{"config_class": f.Metadata.ConfigTypes[key], "field_count": len(fields), "fields": fields}
 	}
 	data := map[string]any{
@@ -386,11 +394,7 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 }
 
 func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
-	nodes, warns, err := dagNodes(ctx, a.DAG)
-	if err != nil {
-		return nil, err
-	}
-	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
+	nodes, warns, s, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -399,10 +403,7 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult,
 	for n, v := range t.Steps {
 		steps[string(n)] = v
 	}
-	essential := t.EssentialFields
-	if essential == nil {
-		essential = []string{}
-	}
+	essential := nonNilStrings(t.EssentialFields)
 	data := map[string]any{
 		"config":           t.File.Document(),
 		"merge_save_args":  map[string]any{"base": t.Base, "steps": steps},
