@@ -333,13 +333,7 @@ func dagDependencies(_ context.Context, a dagDependenciesArgs) (*envelope.ToolRe
 			WithDetails("available_nodes", d.Nodes()).
 			WithRemedy("use one of the DAG's nodes (details.available_nodes)")
 	}
-	parents, children := d.Parents(a.Step), d.Children(a.Step)
-	if parents == nil {
-		parents = []string{}
-	}
-	if children == nil {
-		children = []string{}
-	}
+	parents, children := nonNilStrings(d.Parents(a.Step)), nonNilStrings(d.Children(a.Step))
 	return envelope.OK(map[string]any{
 		"step":         a.Step,
 		"dependencies": parents,

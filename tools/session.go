@@ -186,9 +186,7 @@ func (s *Session) notInStage(stage string, t *registry.ToolDef) *envelope.ToolEr
 	if t.DeprecatedBy != "" {
 		offered = s.set.Offering(t.DeprecatedBy)
 	}
-	if offered == nil {
-		offered = []string{}
-	}
+	offered = nonNilStrings(offered)
 	visible := []string{}
 	for _, v := range s.toolsIn(stage) {
 		visible = append(visible, v.Name)
