@@ -296,15 +296,13 @@ func phaseResolve(ctx context.Context, s *Step) error {
 			}
 		}
 	}
-	for _, e := range []error{
+	if err := firstError(
 		s.Set(varRung, rung), s.Set(varStep, step), s.Set(varNode, node), s.Set("job_type", jobType),
 		s.Set(varProducer, map[string]string{"node": producerNode, "type": prod.Canonical}),
 		s.Set(varConsumer, map[string]string{"node": consumerNode, "type": cons.Canonical}),
 		s.Set(varWorkspace, []string{ws}), s.Set("step_workspace", wsArg),
-	} {
-		if e != nil {
-			return e
-		}
+	); err != nil {
+		return err
 	}
 	s.Summary("rung", rung)
 	return nil
@@ -574,10 +572,8 @@ func phaseScaffoldStep(ctx context.Context, s *Step) error {
 		// Keep the skeleton this run wrote first: the kept file may hold logic already.
 		skeleton = s.Vars().String(varSkeleton)
 	}
-	for _, e := range []error{s.Set(varStepFile, stepFile), s.Set(varScript, scriptFile), s.Set(varSkeleton, skeleton)} {
-		if e != nil {
-			return e
-		}
+	if err := firstError(s.Set(varStepFile, stepFile), s.Set(varScript, scriptFile), s.Set(varSkeleton, skeleton)); err != nil {
+		return err
 	}
 	s.Summary("step_file", stepFile+" ("+out.StepStatus+")")
 	s.Summary("script", scriptFile+" ("+out.ScriptStatus+")")

@@ -225,10 +225,8 @@ func phaseMap(ctx context.Context, s *Step) error {
 	}
 	var raw map[string]any
 	_ = json.Unmarshal(resp.Data, &raw)
-	for _, p := range []error{s.Set(varDAG, d), s.Set(varRunDAG, runDAG), s.Set(varSteps, steps), s.Set(varClassMap, req.ClassMap), s.Set(varRequirements, raw)} {
-		if p != nil {
-			return p
-		}
+	if err := firstError(s.Set(varDAG, d), s.Set(varRunDAG, runDAG), s.Set(varSteps, steps), s.Set(varClassMap, req.ClassMap), s.Set(varRequirements, raw)); err != nil {
+		return err
 	}
 	s.Summary("nodes", len(d.Nodes))
 	s.Summary("config_classes", req.ClassMap)

@@ -144,14 +144,12 @@ func phaseScaffold(ctx context.Context, s *Step) error {
 	if len(missing) > 0 {
 		return Gate("project.init", resp, "project.init lists files that do not exist: %s", strings.Join(missing, ", "))
 	}
-	for _, e := range []error{
+	if err := firstError(
 		s.Set(varProjectDir, dir), s.Set(varProjectName, name), s.Set(varWorkspace, []string{ws}), s.Set(varScriptsDir, scripts),
 		s.Set(varProjectDAG, dagFile), s.Set(varProjectConfig, cfgFile), s.Set(varCustomSteps, r.CustomSteps),
 		s.Set("project_placeholders", r.Placeholders), s.Set(varLedger, path.Join(dir, LedgerFile)),
-	} {
-		if e != nil {
-			return e
-		}
+	); err != nil {
+		return err
 	}
 	s.Summary("project_dir", dir)
 	s.Summary("files", len(r.FilesWritten))

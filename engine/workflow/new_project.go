@@ -204,13 +204,11 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 		"project_root_folder": path.Base(projDir),
 		"region":              s.ArgString("region"),
 	}}
-	for _, e := range []error{
+	if err := firstError(
 		s.Set(varDAGFile, target), s.Set("known_values", known),
 		s.Set(varSourceDir, relFrom(s.RunPath(), s.Vars().String(varScriptsDir))),
-	} {
-		if e != nil {
-			return e
-		}
+	); err != nil {
+		return err
 	}
 	s.Summary("dag", source)
 	s.Summary("nodes", len(d.Nodes))
@@ -301,10 +299,8 @@ func phaseCompile(ctx context.Context, s *Step) error {
 	for _, w := range resp.Warnings {
 		s.Warn("%s", w)
 	}
-	for _, e := range []error{s.Set(varDefinition, defPath), s.Set("pipeline_name", out.PipelineName), s.Set("step_count", out.StepCount), s.Set("missing_code", missing)} {
-		if e != nil {
-			return e
-		}
+	if err := firstError(s.Set(varDefinition, defPath), s.Set("pipeline_name", out.PipelineName), s.Set("step_count", out.StepCount), s.Set("missing_code", missing)); err != nil {
+		return err
 	}
 	s.Summary("definition", defPath)
 	s.Summary("steps", len(def.Steps))

@@ -75,6 +75,17 @@ func saveDAG(ctx context.Context, s *Step, d DAG, path string, metadata map[stri
 	return s.Record(path)
 }
 
+// firstError returns the first non-nil error of errs (every call that
+// produced them has run), or nil: for setting several variables at once.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stringsOf converts a JSON array of strings.
 func stringsOf(v any) []string {
 	arr, _ := v.([]any)
