@@ -602,17 +602,9 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	cfg := s.Vars().String(varConfigFile)
 	gates := map[string]bool{}
 	// Integrity.
-	integArgs := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"]}
-	integ, err := s.RequireAndReport(ctx, "dag.validate_integrity", integArgs)
+	integ, iv, err := validateIntegrity(ctx, s, d)
 	if err != nil {
 		return err
-	}
-	var iv struct {
-		IsValid bool                `json:"is_valid"`
-		Issues  map[string][]string `json:"issues"`
-	}
-	if err := integ.Decode(&iv); err != nil {
-		return Gate("dag.validate_integrity", integ, "unexpected answer: %v", err)
 	}
 	if !iv.IsValid && !onlyWorkspaceSteps(s, iv.Issues) {
 		return Gate("dag.validate_integrity", integ, "the DAG has integrity issues: %s", strings.Join(sortedKeys(iv.Issues), ", "))
@@ -657,27 +649,6 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	}
 	s.Summary("gates", gates)
 	return s.Set(varGates, gates)
-}
-
-// compileValidation is the part of compile.validate's answer a gate reads.
-type compileValidation struct {
-	IsValid bool   `json:"is_valid"`
-	Summary string `json:"summary"`
-}
-
-// compileValidate calls compile.validate on a DAG file and a config file
-// (args), keeps its answer in reports/ (under key) and decodes it; the
-// phase gates on IsValid with a message of its own.
-func compileValidate(ctx context.Context, s *Step, args map[string]any, key ...string) (Response, compileValidation, error) {
-	var vr compileValidation
-	cv, err := s.RequireAndReport(ctx, "compile.validate", args, key...)
-	if err != nil {
-		return cv, vr, err
-	}
-	if err := cv.Decode(&vr); err != nil {
-		return cv, vr, Gate("compile.validate", cv, "unexpected answer: %v", err)
-	}
-	return cv, vr, nil
 }
 
 // onlyWorkspaceSteps reports whether the integrity issues are only

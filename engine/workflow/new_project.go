@@ -223,17 +223,9 @@ func phaseGateDAG(ctx context.Context, s *Step) error {
 	if len(d.Nodes) == 0 {
 		return &GateFailure{Tool: "dag.deserialize", Code: "gate_failed", Message: "the DAG is empty"}
 	}
-	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"]}
-	resp, err := s.RequireAndReport(ctx, "dag.validate_integrity", args, "seed")
+	resp, iv, err := validateIntegrity(ctx, s, d, "seed")
 	if err != nil {
 		return err
-	}
-	var iv struct {
-		IsValid bool                `json:"is_valid"`
-		Issues  map[string][]string `json:"issues"`
-	}
-	if err := resp.Decode(&iv); err != nil {
-		return Gate("dag.validate_integrity", resp, "unexpected answer: %v", err)
 	}
 	if !iv.IsValid {
 		g := Gate("dag.validate_integrity", resp, "the seeded DAG has integrity issues: %s", strings.Join(sortedKeys(iv.Issues), ", "))

@@ -86,6 +86,47 @@ func firstError(errs ...error) error {
 	return nil
 }
 
+// dagIntegrity is the part of dag.validate_integrity's answer a gate reads.
+type dagIntegrity struct {
+	IsValid bool                `json:"is_valid"`
+	Issues  map[string][]string `json:"issues"`
+}
+
+// validateIntegrity calls dag.validate_integrity on a DAG, keeps its answer
+// in reports/ (under key) and decodes it; the phase gates on IsValid.
+func validateIntegrity(ctx context.Context, s *Step, d DAG, key ...string) (Response, dagIntegrity, error) {
+	var iv dagIntegrity
+	resp, err := s.RequireAndReport(ctx, "dag.validate_integrity", d.object(), key...)
+	if err != nil {
+		return resp, iv, err
+	}
+	if err := resp.Decode(&iv); err != nil {
+		return resp, iv, Gate("dag.validate_integrity", resp, "unexpected answer: %v", err)
+	}
+	return resp, iv, nil
+}
+
+// compileValidation is the part of compile.validate's answer a gate reads.
+type compileValidation struct {
+	IsValid bool   `json:"is_valid"`
+	Summary string `json:"summary"`
+}
+
+// compileValidate calls compile.validate on a DAG file and a config file
+// (args), keeps its answer in reports/ (under key) and decodes it; the
+// phase gates on IsValid with a message of its own.
+func compileValidate(ctx context.Context, s *Step, args map[string]any, key ...string) (Response, compileValidation, error) {
+	var vr compileValidation
+	cv, err := s.RequireAndReport(ctx, "compile.validate", args, key...)
+	if err != nil {
+		return cv, vr, err
+	}
+	if err := cv.Decode(&vr); err != nil {
+		return cv, vr, Gate("compile.validate", cv, "unexpected answer: %v", err)
+	}
+	return cv, vr, nil
+}
+
 // stringsOf converts a JSON array of strings.
 func stringsOf(v any) []string {
 	arr, _ := v.([]any)
