@@ -551,6 +551,42 @@ func (f *ConfigField) CheckValue(v any) string {
 	return checkValue(f, re, normalizeYAML(v))
 }
 
+// checkPortDecl checks what an input and an output declare alike, for port
+// i of kind ("input" or "output"): a port name not used by an earlier port
+// of that kind (seen maps names to indexes and gets this one), a dependency
+// type, a data type and a description.
+func checkPortDecl(c *collector, kind string, i int, seen map[string]int, name string, typ DependencyType, dataType, description string) {
+	p := fmt.Sprintf("%ss[%d]", kind, i)
+	if !rePortName.MatchString(name) {
+		c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", name)
+	} else if j, dup := seen[name]; dup {
+		c.add(p+".name", "%s %q is declared twice (also %ss[%d])", kind, name, kind, j)
+	}
+	seen[name] = i
+	if !validDepTypes[typ] {
+		c.add(p+".type", "%q is not a dependency type (%s)", typ, depTypeList())
+	}
+	if !reDataType[dataType] {
+		c.add(p+".data_type", "%q is not S3Uri or String", dataType)
+	}
+	if strings.TrimSpace(description) == "" {
+		c.add(p+".description", "is required")
+	}
+}
+
+// checkOwnDir checks that the container path of a processing job's port i
+// of kind ("input" or "output") neither equals, contains nor lies inside
+// the path of an earlier port of that kind (paths, which gets this one):
+// each port needs its own directory.
+func checkOwnDir(c *collector, kind string, i int, path string, paths map[string]int) {
+	for q, j := range paths {
+		if q == path || underRoot(q, path) || underRoot(path, q) {
+			c.add(fmt.Sprintf("%ss[%d].path", kind, i), "%s overlaps %ss[%d].path %s; each %s needs its own directory", path, kind, j, q, kind)
+		}
+	}
+	paths[path] = i
+}
+
 // validatePorts checks inputs and outputs against the verb's rules.
 func validatePorts(c *collector, st *Step) {
 	inRoots, outRoots := InputRoots(st.Verb), OutputRoots(st.Verb)
@@ -561,21 +597,7 @@ func validatePorts(c *collector, st *Step) {
 	for i := range st.Inputs {
 		in := &st.Inputs[i]
 		p := fmt.Sprintf("inputs[%d]", i)
-		if !rePortName.MatchString(in.LogicalName) {
-			c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", in.LogicalName)
-		} else if j, dup := names[in.LogicalName]; dup {
-			c.add(p+".name", "input %q is declared twice (also inputs[%d])", in.LogicalName, j)
-		}
-		names[in.LogicalName] = i
-		if !validDepTypes[in.Type] {
-			c.add(p+".type", "%q is not a dependency type (%s)", in.Type, depTypeList())
-		}
-		if !reDataType[in.DataType] {
-			c.add(p+".data_type", "%q is not S3Uri or String", in.DataType)
-		}
-		if strings.TrimSpace(in.Description) == "" {
-			c.add(p+".description", "is required")
-		}
+		checkPortDecl(c, "input", i, names, in.LogicalName, in.Type, in.DataType, in.Description)
 		switch {
 		case inRoots == nil:
 			if in.ContainerPath != "" {
@@ -596,12 +618,7 @@ func validatePorts(c *collector, st *Step) {
 		case st.Verb == VerbProcessing && underRoot(in.ContainerPath, processingCodeDir):
 			c.add(p+".path", "%s is reserved for the step's script", processingCodeDir)
 		case st.Verb == VerbProcessing:
-			for q, j := range paths {
-				if q == in.ContainerPath || underRoot(q, in.ContainerPath) || underRoot(in.ContainerPath, q) {
-					c.add(p+".path", "%s overlaps inputs[%d].path %s; each input needs its own directory", in.ContainerPath, j, q)
-				}
-			}
-			paths[in.ContainerPath] = i
+			checkOwnDir(c, "input", i, in.ContainerPath, paths)
 		}
 		if len(in.Channels) > 0 && !training {
 			c.add(p+".channels", "channels apply to Training and Tuning inputs only")
@@ -636,21 +653,7 @@ func validatePorts(c *collector, st *Step) {
 	for i := range st.Outputs {
 		out := &st.Outputs[i]
 		p := fmt.Sprintf("outputs[%d]", i)
-		if !rePortName.MatchString(out.LogicalName) {
-			c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", out.LogicalName)
-		} else if j, dup := outNames[out.LogicalName]; dup {
-			c.add(p+".name", "output %q is declared twice (also outputs[%d])", out.LogicalName, j)
-		}
-		outNames[out.LogicalName] = i
-		if !validDepTypes[out.Type] {
-			c.add(p+".type", "%q is not a dependency type (%s)", out.Type, depTypeList())
-		}
-		if !reDataType[out.DataType] {
-			c.add(p+".data_type", "%q is not S3Uri or String", out.DataType)
-		}
-		if strings.TrimSpace(out.Description) == "" {
-			c.add(p+".description", "is required")
-		}
+		checkPortDecl(c, "output", i, outNames, out.LogicalName, out.Type, out.DataType, out.Description)
 		switch {
 		case outRoots == nil:
 			if out.ContainerPath != "" {
@@ -662,15 +665,8 @@ func validatePorts(c *collector, st *Step) {
 			// a job property (custom_property) of a Training/Tuning step: no container file
 		case !underAny(out.ContainerPath, outRoots):
 			c.add(p+".path", "must start with %s for a %s step", joinOr(outRoots), st.Verb)
-		default:
-			if st.Verb == VerbProcessing {
-				for q, j := range outPaths {
-					if q == out.ContainerPath || underRoot(q, out.ContainerPath) || underRoot(out.ContainerPath, q) {
-						c.add(p+".path", "%s overlaps outputs[%d].path %s; each output needs its own directory", out.ContainerPath, j, q)
-					}
-				}
-			}
-			outPaths[out.ContainerPath] = i
+		case st.Verb == VerbProcessing:
+			checkOwnDir(c, "output", i, out.ContainerPath, outPaths)
 		}
 		switch {
 		case out.PropertyPath == "":
