@@ -13,20 +13,7 @@ func TestValidationRejects(t *testing.T) {
 	if _, err := ParseStepFile("DedupRows.step.yaml", []byte(valid)); err != nil {
 		t.Fatalf("base file invalid: %v", err)
 	}
-	training := `step: MyTraining
-verb: Training
-kind: internal
-description: Train.
-compute: {kind: estimator, sdk_class: XGBoost}
-contract:
-  entry_point: train.py
-inputs:
-  - {name: input_path, type: training_data, path: /opt/ml/input/data, required: true, channels: [train, val], description: d}
-outputs:
-  - {name: model_output, type: model_artifacts, path: /opt/ml/model, property_path: properties.ModelArtifacts.S3ModelArtifacts, description: d}
-fields:
-  - {name: training_entry_point, tier: system, default: train.py}
-`
+	training := validTrainingStep("MyTraining")
 	if _, err := ParseStepFile("MyTraining.step.yaml", []byte(training)); err != nil {
 		t.Fatalf("training base invalid: %v", err)
 	}

@@ -50,6 +50,25 @@ fields:
 `
 }
 
+// validTrainingStep is a minimal valid Training step file whose one input
+// feeds the channels train and val.
+func validTrainingStep(name string) string {
+	return `step: ` + name + `
+verb: Training
+kind: internal
+description: Train.
+compute: {kind: estimator, sdk_class: XGBoost}
+contract:
+  entry_point: train.py
+inputs:
+  - {name: input_path, type: training_data, path: /opt/ml/input/data, required: true, channels: [train, val], description: d}
+outputs:
+  - {name: model_output, type: model_artifacts, path: /opt/ml/model, property_path: properties.ModelArtifacts.S3ModelArtifacts, description: d}
+fields:
+  - {name: training_entry_point, tier: system, default: train.py}
+`
+}
+
 func TestWorkspaceAddsStep(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "DedupRows.step.yaml", validExtraStep("DedupRows"))
