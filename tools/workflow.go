@@ -106,17 +106,47 @@ func runError(err error, id string, root string) error {
 	return err
 }
 
-func openRun(ctx context.Context, id string) (*stages.Run, string, error) {
+// stageRun is a run opened for the stage tools, with the caller's guided
+// session (nil outside one) and the stage set that judges the run.
+type stageRun struct {
+	run  *stages.Run
+	sess *Session
+	set  *stages.Set
+}
+
+// openStageRun opens the run under the project root and picks the
+// session's stage set.
+func openStageRun(ctx context.Context, id string) (*stageRun, error) {
 	root, err := projectRoot(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	id = strings.TrimSpace(id)
-	r, err := stages.OpenRun(root, id)
+	run, err := stages.OpenRun(root, id)
 	if err != nil {
-		return nil, root, runError(err, id, root)
+		return nil, runError(err, id, root)
 	}
-	return r, root, nil
+	sess := SessionFrom(ctx)
+	return &stageRun{run: run, sess: sess, set: sessionStages(sess)}, nil
+}
+
+// inspect runs every stage's completion test over the run's artifacts.
+func (r *stageRun) inspect(ctx context.Context) (*stages.Status, error) {
+	status, err := r.set.Inspect(ctx, r.run)
+	if err != nil {
+		return nil, runError(err, r.run.ID, r.run.Root)
+	}
+	return status, nil
+}
+
+// toHub returns the session to the orchestrator stage and reports the
+// session's active stage (the hub outside a session).
+func (r *stageRun) toHub() string {
+	if r.sess == nil {
+		return r.set.Hub()
+	}
+	r.sess.setStage(r.set.Hub(), r.run)
+	return r.sess.Stage()
 }
 
 // runPaths are the paths an agent passes to the tools of a run.
@@ -155,22 +185,17 @@ func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, er
 }
 
 func workflowStartStage(ctx context.Context, a runArgs) (*envelope.ToolResult, error) {
-	run, _, err := openRun(ctx, a.RunID)
+	sr, err := openStageRun(ctx, a.RunID)
 	if err != nil {
 		return nil, err
 	}
-	sess := SessionFrom(ctx)
-	set := sessionStages(sess)
-	status, err := set.Inspect(ctx, run)
+	run, sess, set := sr.run, sr.sess, sr.set
+	status, err := sr.inspect(ctx)
 	if err != nil {
-		return nil, runError(err, run.ID, run.Root)
+		return nil, err
 	}
 	if status.Done {
-		active := set.Hub()
-		if sess != nil {
-			sess.setStage(set.Hub(), run)
-			active = sess.Stage()
-		}
+		active := sr.toHub()
 		return envelope.OK(map[string]any{
 			"run_id": run.ID, "done": true, "stage": set.Hub(), "active_stage": active,
 			"message":   "every stage of the run is complete: the compiled definition is " + run.DefinitionPath(),
@@ -254,12 +279,11 @@ func stageToolNames(ctx context.Context, set *stages.Set, stage string) []string
 }
 
 func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolResult, error) {
-	run, _, err := openRun(ctx, a.RunID)
+	sr, err := openStageRun(ctx, a.RunID)
 	if err != nil {
 		return nil, err
 	}
-	sess := SessionFrom(ctx)
-	set := sessionStages(sess)
+	run, sess, set := sr.run, sr.sess, sr.set
 	stage := a.Stage
 	if sess != nil {
 		active := sess.Stage()
@@ -303,14 +327,10 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 	} else {
 		warnings = append(warnings, fmt.Sprintf("stage %s is not complete: %s", stage, strings.Join(missing, "; ")))
 	}
-	active := set.Hub()
-	if sess != nil {
-		sess.setStage(set.Hub(), run)
-		active = sess.Stage()
-	}
-	status, err := set.Inspect(ctx, run)
+	active := sr.toHub()
+	status, err := sr.inspect(ctx)
 	if err != nil {
-		return nil, runError(err, run.ID, run.Root)
+		return nil, err
 	}
 	data := map[string]any{
 		"run_id": run.ID, "stage": stage, "completed": ok, "recorded": recorded, "checks": checks,
@@ -328,15 +348,14 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 }
 
 func workflowStatus(ctx context.Context, a statusArgs) (*envelope.ToolResult, error) {
-	run, _, err := openRun(ctx, a.RunID)
+	sr, err := openStageRun(ctx, a.RunID)
 	if err != nil {
 		return nil, err
 	}
-	sess := SessionFrom(ctx)
-	set := sessionStages(sess)
-	status, err := set.Inspect(ctx, run)
+	run, sess := sr.run, sr.sess
+	status, err := sr.inspect(ctx)
 	if err != nil {
-		return nil, runError(err, run.ID, run.Root)
+		return nil, err
 	}
 	data := map[string]any{
 		"run_id": status.RunID, "run_dir": status.Dir, "artifacts": status.Artifacts, "stages": status.Stages,
