@@ -84,10 +84,10 @@ func init() {
 // --- catalog.list_steps ---
 
 type listStepsArgs struct {
-	WorkspaceID       string   `json:"workspace_id,omitempty" jsonschema_description:"Only steps of this workspace: core for embedded steps, else the base name of a workspace directory."`
-	JobType           string   `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type (training, validation, testing, calibration, ...)."`
-	SageMakerStepType string   `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only steps of this SageMaker step type."`
-	WorkspaceDirs     []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	WorkspaceID       string `json:"workspace_id,omitempty" jsonschema_description:"Only steps of this workspace: core for embedded steps, else the base name of a workspace directory."`
+	JobType           string `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type (training, validation, testing, calibration, ...)."`
+	SageMakerStepType string `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only steps of this SageMaker step type."`
+	catalogWorkspace
 }
 
 func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResult, error) {
@@ -128,9 +128,9 @@ func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResul
 // --- catalog.search ---
 
 type catSearchArgs struct {
-	Query         string   `json:"query" jsonschema:"required" jsonschema_description:"Part of a step name or words describing it, e.g. 'xgb train', 'preprocess', 'risk table'."`
-	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	Query   string `json:"query" jsonschema:"required" jsonschema_description:"Part of a step name or words describing it, e.g. 'xgb train', 'preprocess', 'risk table'."`
+	JobType string `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type."`
+	catalogWorkspace
 }
 
 func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, error) {
@@ -171,9 +171,9 @@ func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, 
 // --- catalog.step_info ---
 
 type catStepArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
-	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type (training, validation, testing, calibration, ...); selects the step's variant when it has one."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
+	JobType  string `json:"job_type,omitempty" jsonschema_description:"Job type (training, validation, testing, calibration, ...); selects the step's variant when it has one."`
+	catalogWorkspace
 }
 
 func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
@@ -278,9 +278,9 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 // --- catalog.config_fields ---
 
 type configFieldsArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining."`
-	Tier          string   `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier: essential (user must supply), system (has a default), derived (computed)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining."`
+	Tier     string `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier: essential (user must supply), system (has a default), derived (computed)."`
+	catalogWorkspace
 }
 
 func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.ToolResult, error) {
@@ -326,8 +326,8 @@ func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Too
 // --- catalog.resolve_step ---
 
 type resolveStepArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"A canonical name, alias, DAG node name (TabularPreprocessing_training) or file-style name (model_evaluation_xgb)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"A canonical name, alias, DAG node name (TabularPreprocessing_training) or file-style name (model_evaluation_xgb)."`
+	catalogWorkspace
 }
 
 func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolResult, error) {
@@ -387,8 +387,8 @@ func catStep(cat *catalog.Catalog, t catalog.StepType) *catalog.Step {
 // --- catalog.list_builders ---
 
 type listBuildersArgs struct {
-	SageMakerStepType string   `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only builders of steps with this SageMaker step type."`
-	WorkspaceDirs     []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	SageMakerStepType string `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only builders of steps with this SageMaker step type."`
+	catalogWorkspace
 }
 
 func catalogListBuilders(ctx context.Context, a listBuildersArgs) (*envelope.ToolResult, error) {

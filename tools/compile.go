@@ -88,8 +88,7 @@ type compileArgs struct {
 	DAGFile    string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 	ConfigFile string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
 	Role       string         `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
-	// WorkspaceDirs extends the step catalog (a project's own steps).
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	catalogWorkspace
 }
 
 type namedCompileArgs struct {
@@ -112,7 +111,7 @@ type singleNodeArgs struct {
 	PipelineName   string            `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default <target_node>-isolated."`
 	ValidateInputs *bool             `json:"validate_inputs,omitempty" jsonschema:"default=true" jsonschema_description:"Check every manual input is an s3://bucket/key URI."`
 	Role           string            `json:"role,omitempty" jsonschema_description:"IAM role ARN; overrides the config's role."`
-	WorkspaceDirs  []string          `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+	catalogWorkspace
 }
 
 type nameArgs struct {

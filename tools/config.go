@@ -70,20 +70,26 @@ func init() {
 	)
 }
 
+// configWorkspace is the workspace_dirs argument of the config.* tools: a
+// project's own step files, whose steps get config classes too.
+type configWorkspace struct {
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
+}
+
 type configDAGArgs struct {
-	DAG           map[string]any `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}."`
-	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
+	DAG map[string]any `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}."`
+	configWorkspace
 }
 
 type fieldInfoArgs struct {
-	ConfigClass   string   `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig, BasePipelineConfig, ProcessingStepConfigBase) or step type (XGBoostTraining)."`
-	Categorized   bool     `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
+	ConfigClass string `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig, BasePipelineConfig, ProcessingStepConfigBase) or step type (XGBoostTraining)."`
+	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
+	configWorkspace
 }
 
 type loadArgs struct {
-	Path          string   `json:"path" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
+	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+	configWorkspace
 }
 
 // jsonObject is a free-form JSON object argument decoded with numbers kept
@@ -104,11 +110,11 @@ func (o *jsonObject) UnmarshalJSON(b []byte) error {
 }
 
 type mergeSaveArgs struct {
-	DAG           map[string]any        `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline {\"nodes\", \"edges\"} or wrapped {\"dag\": {...}}; every node gets a config."`
-	Base          jsonObject            `json:"base" jsonschema:"required" jsonschema_description:"Values applied to every config whose class declares them: author, bucket, role, region, service_name, pipeline_version, project_root_folder, and any base or processing field (see config.requirements)."`
-	Steps         map[string]jsonObject `json:"steps,omitempty" jsonschema_description:"Per-node values keyed by DAG node name; they win over base. A node <StepType>_<job_type> gets job_type from its name unless given."`
-	OutputFile    string                `json:"output_file" jsonschema:"required,minLength=1" jsonschema_description:"Where to write config.json (confined to the project root when one is set); an existing file is replaced."`
-	WorkspaceDirs []string              `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
+	DAG        map[string]any        `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline {\"nodes\", \"edges\"} or wrapped {\"dag\": {...}}; every node gets a config."`
+	Base       jsonObject            `json:"base" jsonschema:"required" jsonschema_description:"Values applied to every config whose class declares them: author, bucket, role, region, service_name, pipeline_version, project_root_folder, and any base or processing field (see config.requirements)."`
+	Steps      map[string]jsonObject `json:"steps,omitempty" jsonschema_description:"Per-node values keyed by DAG node name; they win over base. A node <StepType>_<job_type> gets job_type from its name unless given."`
+	OutputFile string                `json:"output_file" jsonschema:"required,minLength=1" jsonschema_description:"Where to write config.json (confined to the project root when one is set); an existing file is replaced."`
+	configWorkspace
 }
 
 // configSchema returns the config schema of the embedded step catalog.

@@ -14,6 +14,13 @@ import (
 // loading it with a call's workspace_dirs, and looking a step_name up in it
 // with the one not_found answer (close matches and the standard remedy).
 
+// catalogWorkspace is the workspace_dirs argument of the tools that read
+// the step catalog; an argument struct embeds it to take a project's own
+// step files.
+type catalogWorkspace struct {
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
+}
+
 // loadCatalog returns the embedded catalog, or the catalog extended with the
 // workspace directories (relative ones from the project root when one is in
 // force, registry.ResolveReadPath). A directory or file problem is
