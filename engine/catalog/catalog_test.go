@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 func mustDefault(t testing.TB) *Catalog {
@@ -92,7 +94,7 @@ func hasRoot(p string, roots []string) bool {
 // views returns the base step and every job-type view.
 func views(s *Step) []*Step {
 	out := []*Step{s}
-	for _, jt := range sortedKeys(s.Variants) {
+	for _, jt := range mapkeys.Sorted(s.Variants) {
 		out = append(out, s.ForJobType(jt))
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // scriptContract summarises what a script must read and write to satisfy
@@ -45,7 +47,7 @@ func TestSharedEntryPointsHaveOneContract(t *testing.T) {
 		}
 	}
 	shared := 0
-	for _, entry := range sortedKeys(byEntry) {
+	for _, entry := range mapkeys.Sorted(byEntry) {
 		steps := byEntry[entry]
 		if len(steps) < 2 {
 			continue
@@ -102,7 +104,7 @@ func TestSpecInputsComeFromConfig(t *testing.T) {
 		"CurrencyConversion": {"currency_conversion_dict"},
 		"Payload":            {"field_defaults"},
 	}
-	for _, st := range sortedKeys(want) {
+	for _, st := range mapkeys.Sorted(want) {
 		s := mustStep(t, c, StepType(st))
 		for _, name := range want[st] {
 			in, ok := s.Input(name)

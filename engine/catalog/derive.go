@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Derivation templates (the `derive:` attribute of a config field) are text
@@ -406,7 +408,7 @@ func ParameterRefBlockers(fields []ConfigField, template func(ConfigField) strin
 	}
 	for changed := true; changed; {
 		changed = false
-		for _, src := range sortedKeys(copies) {
+		for _, src := range mapkeys.Sorted(copies) {
 			if out[src] != "" || !declared[src] {
 				continue
 			}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 //go:embed steps/*.step.yaml fieldsets/*.yaml
@@ -389,7 +391,7 @@ func resolveFieldSets(decoded []decodedFieldSet) (map[string]*FieldSet, LoadErro
 		chain := []string{}
 		if f.Extends != "" {
 			if _, ok := files[f.Extends]; !ok {
-				errs = append(errs, &FileError{File: fileOf[name], Field: "extends", Message: fmt.Sprintf("unknown field set %q (known: %s)", f.Extends, strings.Join(sortedKeys(files), ", "))})
+				errs = append(errs, &FileError{File: fileOf[name], Field: "extends", Message: fmt.Sprintf("unknown field set %q (known: %s)", f.Extends, strings.Join(mapkeys.Sorted(files), ", "))})
 				return nil
 			}
 			p := resolve(f.Extends, append(seen, name))
@@ -410,19 +412,10 @@ func resolveFieldSets(decoded []decodedFieldSet) (map[string]*FieldSet, LoadErro
 		sets[name] = s
 		return s
 	}
-	for _, name := range sortedKeys(files) {
+	for _, name := range mapkeys.Sorted(files) {
 		resolve(name, nil)
 	}
 	return sets, errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // ParseStepFile parses and validates one step file against the embedded
@@ -685,7 +678,7 @@ func buildStep(c *collector, file string, sf *StepFile, sets map[string]*FieldSe
 	for i, n := range names {
 		fsd, ok := sets[n]
 		if !ok {
-			c.add(fmt.Sprintf("field_sets[%d]", i), "unknown field set %q (known: %s)", n, strings.Join(sortedKeys(sets), ", "))
+			c.add(fmt.Sprintf("field_sets[%d]", i), "unknown field set %q (known: %s)", n, strings.Join(mapkeys.Sorted(sets), ", "))
 			continue
 		}
 		for _, link := range fsd.Chain {

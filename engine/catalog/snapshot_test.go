@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 var update = flag.Bool("update", false, "rewrite snapshot.json from the embedded YAML files")
@@ -79,7 +81,7 @@ func TestSnapshotMatchesYAML(t *testing.T) {
 		var all []any
 		for _, s := range c.Steps() {
 			all = append(all, s)
-			for _, jt := range sortedKeys(s.Variants) {
+			for _, jt := range mapkeys.Sorted(s.Variants) {
 				all = append(all, s.ForJobType(jt))
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // GenericSource is a compatible-source token that stands for a class of
@@ -34,7 +36,7 @@ var GenericSources = map[string]GenericSource{
 }
 
 // GenericSourceNames lists the generic tokens, sorted.
-func GenericSourceNames() []string { return sortedKeys(GenericSources) }
+func GenericSourceNames() []string { return mapkeys.Sorted(GenericSources) }
 
 // SourceMatches reports whether provider satisfies one compatible-source
 // entry: the provider's type or one of its aliases equals it, or it is a
@@ -112,7 +114,7 @@ func (c *Catalog) FieldSetInfo(name string) (*FieldSet, bool) {
 }
 
 // FieldSetNames lists the shared field sets, sorted.
-func (c *Catalog) FieldSetNames() []string { return sortedKeys(c.fieldSets) }
+func (c *Catalog) FieldSetNames() []string { return mapkeys.Sorted(c.fieldSets) }
 
 // Input returns the input port with that logical name.
 func (s *Step) Input(name string) (*InputPort, bool) {
@@ -284,24 +286,24 @@ func buildVariants(c *collector, st *Step, sf *StepFile) {
 	}
 	st.Variants = map[string]Variant{}
 	st.variants = map[string]*Step{}
-	for _, jt := range sortedKeys(sf.Variants) {
+	for _, jt := range mapkeys.Sorted(sf.Variants) {
 		vd := sf.Variants[jt]
 		p := "variants." + jt
 		if !reJobType.MatchString(jt) {
 			c.add(p, "%q is not a job type (lowercase letters, digits, _)", jt)
 			continue
 		}
-		for _, name := range sortedKeys(vd.Inputs) {
+		for _, name := range mapkeys.Sorted(vd.Inputs) {
 			if !hasInput(st, name) {
 				c.add(p+".inputs."+name, "the step has no input %q", name)
 			}
 		}
-		for _, name := range sortedKeys(vd.Outputs) {
+		for _, name := range mapkeys.Sorted(vd.Outputs) {
 			if !hasOutput(st, name) {
 				c.add(p+".outputs."+name, "the step has no output %q", name)
 			}
 		}
-		for _, name := range sortedKeys(vd.EnvDefaults) {
+		for _, name := range mapkeys.Sorted(vd.EnvDefaults) {
 			e, ok := st.Contract.EnvVar(name)
 			if !ok {
 				c.add(p+".env_defaults."+name, "the step declares no env var %s", name)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Naming patterns the loader enforces, as regular expressions (Go RE2
@@ -960,9 +962,9 @@ func (cat *Catalog) crossCheck(only func(*Step) bool) LoadErrors {
 				check(fmt.Sprintf("inputs[%d].compatible_sources[%d]", i, j), src)
 			}
 		}
-		for _, jt := range sortedKeys(s.Variants) {
+		for _, jt := range mapkeys.Sorted(s.Variants) {
 			v := s.Variants[jt]
-			for _, name := range sortedKeys(v.Inputs) {
+			for _, name := range mapkeys.Sorted(v.Inputs) {
 				for j, src := range v.Inputs[name].CompatibleSources {
 					check(fmt.Sprintf("variants.%s.inputs.%s.compatible_sources[%d]", jt, name, j), src)
 				}

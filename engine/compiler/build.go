@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
@@ -443,7 +444,7 @@ func (e *buildEnv) environment(p *nodePlan) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range sortedKeys(extra) {
+	for _, k := range mapkeys.Sorted(extra) {
 		if env[k], err = e.textExpr("env."+k, extra[k]); err != nil {
 			return nil, err
 		}
@@ -729,7 +730,7 @@ func checkEnv(p *nodePlan, env map[string]any, maxValue int) error {
 	if len(env) > 100 {
 		return fmt.Errorf("%d environment variables; SageMaker allows 100", len(env))
 	}
-	for _, k := range sortedKeys(env) {
+	for _, k := range mapkeys.Sorted(env) {
 		if len(k) > 256 || !isEnvKey(k) {
 			return &fieldError{"env", fmt.Sprintf("environment variable name %q is not allowed ([a-zA-Z_][a-zA-Z0-9_]*, at most 256 characters)", k)}
 		}

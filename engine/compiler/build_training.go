@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 const (
@@ -297,7 +299,7 @@ func parameterRanges(v Values) (ParameterRanges, error) {
 	if len(ss) == 0 {
 		return r, &fieldError{"search_space", "a tuning step needs a search_space with continuous, integer or categorical ranges"}
 	}
-	for _, kind := range sortedKeys(ss) {
+	for _, kind := range mapkeys.Sorted(ss) {
 		if kind != "continuous" && kind != "integer" && kind != "categorical" {
 			return r, &fieldError{"search_space." + kind, "want continuous, integer or categorical"}
 		}
@@ -309,7 +311,7 @@ func parameterRanges(v Values) (ParameterRanges, error) {
 		var items []item
 		switch g := ss[kind].(type) {
 		case map[string]any:
-			for _, name := range sortedKeys(g) {
+			for _, name := range mapkeys.Sorted(g) {
 				list, ok := g[name].([]any)
 				if !ok {
 					return r, &fieldError{"search_space." + kind + "." + name, "want a list: [min, max] or categorical values"}
@@ -401,7 +403,7 @@ func metricDefinitions(v Values) ([]MetricDefinition, error) {
 	var out []MetricDefinition
 	switch t := x.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range mapkeys.Sorted(t) {
 			out = append(out, MetricDefinition{Name: k, Regex: FormatValue(t[k])})
 		}
 	case []any:

@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // LowConfidence is the resolution confidence below which preview and
@@ -319,7 +320,7 @@ func CompileSingleNode(ctx context.Context, in SingleNodeInput) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range sortedKeys(in.ManualInputs) {
+	for _, k := range mapkeys.Sorted(in.ManualInputs) {
 		uri := in.ManualInputs[k]
 		if _, ok := np.Step.Input(k); !ok {
 			names := make([]string, len(np.Step.Inputs))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Pipeline parameters a config declares.
@@ -199,7 +200,7 @@ func findRef(field string, x any) (at, ref string, found bool) {
 			}
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range mapkeys.Sorted(t) {
 			if at, ref, found := findRef(field+"."+k, t[k]); found {
 				return at, ref, true
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // BuildInput is what a caller (an agent, through config.merge_save) gives to
@@ -74,13 +75,13 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 	for _, n := range in.Nodes {
 		isNode[string(n)] = true
 	}
-	for _, name := range sortedKeys(in.Steps) {
+	for _, name := range mapkeys.Sorted(in.Steps) {
 		if !isNode[name] {
 			problems = append(problems, FieldError{Path: name, Kind: KindUnknownNode,
 				Message: fmt.Sprintf("values given for %s, which is not a node of the DAG (nodes: %v)", name, in.Nodes)})
 		}
 	}
-	for _, name := range sortedKeys(in.Base) {
+	for _, name := range mapkeys.Sorted(in.Base) {
 		used := false
 		for _, p := range plans {
 			if p.class.HasField(name) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Kinds of field problems (FieldError.Kind).
@@ -76,7 +77,7 @@ type UnknownClassError struct {
 // Error implements error: each config key with its unknown class.
 func (e *UnknownClassError) Error() string {
 	var parts []string
-	for _, k := range sortedKeys(e.Classes) {
+	for _, k := range mapkeys.Sorted(e.Classes) {
 		parts = append(parts, fmt.Sprintf("%s: %s", k, e.Classes[k]))
 	}
 	return fmt.Sprintf("unknown config class(es): %s", strings.Join(parts, ", "))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/fsutil"
 )
 
@@ -68,7 +69,7 @@ func layout(configs []*Config, createdAt string, skeleton bool) *File {
 				delete(ser, name)
 			}
 		}
-		for _, name := range sortedKeys(ser) {
+		for _, name := range mapkeys.Sorted(ser) {
 			f.Metadata.FieldSources[name] = append(f.Metadata.FieldSources[name], key)
 			if _, isShared := shared[name]; isShared {
 				continue
@@ -262,7 +263,7 @@ func ParseFile(data []byte) (*File, error) {
 func (sc *Schema) FromFile(f *File) (*Set, error) {
 	shared, specific, types := f.Configuration.Shared, f.Configuration.Specific, f.Metadata.ConfigTypes
 	var warnings []string
-	for _, k := range sortedKeys(specific) {
+	for _, k := range mapkeys.Sorted(specific) {
 		if _, listed := types[k]; !listed {
 			warnings = append(warnings, fmt.Sprintf("specific.%s has no entry in metadata.config_types and is ignored", k))
 		}
@@ -278,7 +279,7 @@ func (sc *Schema) FromFile(f *File) (*Set, error) {
 	}
 	var configs []*Config
 	var problems []FieldError
-	for _, key := range sortedKeys(types) {
+	for _, key := range mapkeys.Sorted(types) {
 		class, _ := sc.Class(types[key])
 		merged := make(map[string]any, len(shared)+len(specific[key]))
 		for name, v := range shared {

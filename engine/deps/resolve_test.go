@@ -12,6 +12,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 func simpleStep(t catalog.StepType, inputs []catalog.InputPort, outputs []catalog.OutputPort) *catalog.Step {
@@ -93,11 +94,7 @@ func TestLookupErrorsAndCancel(t *testing.T) {
 // golden step types in name order, so a seed always yields the same DAG.
 func randomDAG(t testing.TB, rng *rand.Rand, n int) (*dag.PipelineDAG, map[string]*catalog.Step, map[string]*catalog.Step) {
 	_, steps := goldenSteps(t)
-	keys := make([]string, 0, len(steps))
-	for k := range steps {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := mapkeys.Sorted(steps)
 	byNode := map[string]*catalog.Step{}
 	nodes := make([]string, n)
 	for i := range nodes {

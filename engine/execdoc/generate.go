@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
@@ -193,7 +194,7 @@ func Generate(ctx context.Context, in GenerateInput) (*GenerateResult, error) {
 		}
 	}
 
-	for _, name := range sortedKeys(steps) {
+	for _, name := range mapkeys.Sorted(steps) {
 		sf := StepFill{Step: name}
 		if nd := matched[name]; nd != nil {
 			sf.Node, sf.StepType, sf.Helper = nd.name, string(nd.step.Type), nd.helper
@@ -217,7 +218,7 @@ func findKey(steps map[string]any, nd *node) (string, bool) {
 	if _, ok := steps[nd.smName]; ok {
 		return nd.smName, true
 	}
-	keys := sortedKeys(steps)
+	keys := mapkeys.Sorted(steps)
 	for _, k := range keys {
 		if strings.EqualFold(k, nd.smName) {
 			return k, true

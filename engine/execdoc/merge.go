@@ -1,6 +1,10 @@
 package execdoc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+)
 
 // InvalidDocumentError is returned by Merge when an argument is not a
 // structurally valid document.
@@ -51,7 +55,7 @@ func Merge(base, additional any) (map[string]any, *MergeStats, error) {
 	steps := out[KeyStepConfigs].(map[string]any)
 	stats := &MergeStats{Added: []string{}, Updated: []string{}}
 	addSteps := add[KeyStepConfigs].(map[string]any)
-	for _, name := range sortedKeys(addSteps) {
+	for _, name := range mapkeys.Sorted(addSteps) {
 		newEntry := addSteps[name].(map[string]any)
 		cur, exists := steps[name].(map[string]any)
 		if !exists {
@@ -60,7 +64,7 @@ func Merge(base, additional any) (map[string]any, *MergeStats, error) {
 			continue
 		}
 		stats.Updated = append(stats.Updated, name)
-		for _, k := range sortedKeys(newEntry) {
+		for _, k := range mapkeys.Sorted(newEntry) {
 			nv := newEntry[k]
 			if k == KeyStepConfig {
 				curCfg, ok1 := cur[k].(map[string]any)

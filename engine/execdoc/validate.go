@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Severity of an Issue.
@@ -95,7 +96,7 @@ func Validate(doc any, opts Options) *Report {
 		add(SeverityError, KindNotObject, "", "", "execution_document must be a JSON object, got "+jsonKind(doc))
 		return r
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range mapkeys.Sorted(m) {
 		if k != KeyStepConfigs && k != KeyAdditionalParams {
 			add(SeverityWarning, KindUnknownKey, k, "", fmt.Sprintf("unknown top-level key %q (the format defines %s and %s)", k, KeyStepConfigs, KeyAdditionalParams))
 		}
@@ -128,7 +129,7 @@ func Validate(doc any, opts Options) *Report {
 	for _, s := range opts.NeedConfig {
 		needCfg[s] = true
 	}
-	for _, name := range sortedKeys(steps) {
+	for _, name := range mapkeys.Sorted(steps) {
 		path := KeyStepConfigs + "." + name
 		if strings.TrimSpace(name) == "" {
 			add(SeverityError, KindBadStep, path, name, "blank step name")
@@ -165,7 +166,7 @@ func Validate(doc any, opts Options) *Report {
 		} else if len(obj) == 0 && needCfg[name] {
 			add(SeverityWarning, KindEmptyConfig, path+"."+KeyStepConfig, name, "STEP_CONFIG is empty but this step takes runtime configuration; fill it with execdoc.generate")
 		}
-		for _, k := range sortedKeys(entry) {
+		for _, k := range mapkeys.Sorted(entry) {
 			if !stepKeys[k] {
 				add(SeverityWarning, KindUnknownKey, path+"."+k, name, fmt.Sprintf("unknown key %q in a step entry (the format defines STEP_TYPE and STEP_CONFIG)", k))
 			}
@@ -225,15 +226,6 @@ func jsonKind(v any) string {
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // closeNames returns up to three names of list that share the most with

@@ -3,10 +3,10 @@ package project
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // customStepYAML is the step file of the project's custom step: a
@@ -113,12 +113,12 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 	b.WriteString("## Replace placeholder config values\n\n")
 	fmt.Fprintf(&b, "`%s` holds placeholder-but-valid values so the project validates and compiles; none of them\n", ConfigFile)
 	b.WriteString("points at a real resource. Replace each (edit the file, or regenerate it with `config.merge_save`):\n\n")
-	for _, k := range sortedKeys(r.Placeholders) {
+	for _, k := range mapkeys.Sorted(r.Placeholders) {
 		fmt.Fprintf(&b, "- [ ] `%s` = `%v`\n", k, r.Placeholders[k])
 	}
 	if len(r.Choices) > 0 {
 		b.WriteString("\nConfirm the essential values the scaffold chose:\n\n")
-		for _, k := range sortedKeys(r.Choices) {
+		for _, k := range mapkeys.Sorted(r.Choices) {
 			fmt.Fprintf(&b, "- [ ] `%s` = `%v`\n", k, r.Choices[k])
 		}
 	}
@@ -147,13 +147,4 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 	fmt.Fprintf(&b, "- [x] `%s` from the config template (%s) with defaults filled\n", ConfigFile, r.ConfigSource)
 	fmt.Fprintf(&b, "- [x] sample data in `%s`\n", SampleData)
 	return []byte(b.String())
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // fakeAWS is an in-process stand-in for SageMaker (awsJson1_1, routed on X-Amz-Target) and the S3
@@ -184,7 +186,7 @@ func (f *fakeAWS) sagemaker(w http.ResponseWriter, op string, req map[string]any
 			}
 		}
 		var tags []map[string]string
-		for _, k := range sortedKeys(p.tags) {
+		for _, k := range mapkeys.Sorted(p.tags) {
 			tags = append(tags, map[string]string{"Key": k, "Value": p.tags[k]})
 		}
 		reply(map[string]any{"Tags": tags})

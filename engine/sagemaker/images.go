@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Image scopes accepted by ImageURI.
@@ -304,7 +306,7 @@ func ImageURI(framework, version, region, pyVersion, instanceType, scope string)
 	region = strings.TrimSpace(region)
 	account, ok := ver.Registries[region]
 	if !ok {
-		return "", &ImageError{Framework: fw, Field: "region", Value: region, Supported: sortedKeys(ver.Registries),
+		return "", &ImageError{Framework: fw, Field: "region", Value: region, Supported: mapkeys.Sorted(ver.Registries),
 			Reason: fmt.Sprintf("%s %s has no %s image in this region", fw, version, tableScope)}
 	}
 
@@ -334,7 +336,7 @@ func ImageURI(framework, version, region, pyVersion, instanceType, scope string)
 	if graviton && (fw == "xgboost" || fw == "sklearn") {
 		t, ok := armTags[fw][version]
 		if !ok {
-			return "", &ImageError{Framework: fw, Field: "version", Value: version, Supported: sortedKeys(armTags[fw]),
+			return "", &ImageError{Framework: fw, Field: "version", Value: version, Supported: mapkeys.Sorted(armTags[fw]),
 				Reason: "no arm64 tag known for this version on Graviton"}
 		}
 		tag = t
@@ -510,13 +512,4 @@ func joinNonEmpty(sep string, parts ...string) string {
 		}
 	}
 	return strings.Join(out, sep)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

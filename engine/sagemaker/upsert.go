@@ -21,6 +21,8 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Limits of the CreatePipeline / UpdatePipeline API (SageMaker service model 2017-07-24).
@@ -244,7 +246,7 @@ func validateTags(tags map[string]string) error {
 	if len(tags) > MaxTags {
 		return &InputError{Field: "tags", Reason: fmt.Sprintf("%d tags, the limit is %d", len(tags), MaxTags)}
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range mapkeys.Sorted(tags) {
 		v := tags[k]
 		switch {
 		case k == "" || len([]rune(k)) > 128:

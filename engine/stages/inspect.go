@@ -15,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // CheckResult is the outcome of one completion check.
@@ -381,7 +382,7 @@ func summarizeProblems(data map[string]any) string {
 			}
 		case map[string]any:
 			if len(v) > 0 && (strings.Contains(k, "issue") || strings.Contains(k, "error")) {
-				parts = append(parts, fmt.Sprintf("%s: %s", k, strings.Join(sortedKeys(v), ", ")))
+				parts = append(parts, fmt.Sprintf("%s: %s", k, strings.Join(mapkeys.Sorted(v), ", ")))
 			}
 		}
 	}
@@ -389,15 +390,6 @@ func summarizeProblems(data map[string]any) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func lookupPath(m map[string]any, path string) (any, bool) {

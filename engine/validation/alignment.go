@@ -10,6 +10,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Level statuses.
@@ -523,7 +524,7 @@ type candidate struct {
 func checkPortsResolvable(cat *catalog.Catalog, st *catalog.Step) []Issue {
 	var issues []Issue
 	views := []*catalog.Step{st}
-	for _, jt := range sortedKeys(st.Variants) {
+	for _, jt := range mapkeys.Sorted(st.Variants) {
 		views = append(views, st.ForJobType(jt))
 	}
 	providers := cat.Steps()

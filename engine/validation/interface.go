@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // InterfaceOptions selects what CheckInterfaces validates.
@@ -84,7 +85,7 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 	}
 	var globalWarn []string
 	if failed != nil && cat != nil {
-		for _, f := range sortedKeys(failed) {
+		for _, f := range mapkeys.Sorted(failed) {
 			globalWarn = append(globalWarn, fmt.Sprintf("workspace file %s failed to load, so the workspace was not applied", f))
 		}
 	}
@@ -97,11 +98,11 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 			targets = cat.Steps()
 			targetJT = make([]string, len(targets))
 		}
-		for _, f := range sortedKeys(failed) {
+		for _, f := range mapkeys.Sorted(failed) {
 			matchedFailed[f] = true
 		}
 	} else {
-		for _, f := range sortedKeys(failed) {
+		for _, f := range mapkeys.Sorted(failed) {
 			if fileNames(f, name) {
 				matchedFailed[f] = true
 			}
@@ -125,7 +126,7 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 			}
 		}
 	}
-	for _, f := range sortedKeys(matchedFailed) {
+	for _, f := range mapkeys.Sorted(matchedFailed) {
 		rep.Results = append(rep.Results, InterfaceResult{Step: stepNameOfFile(f), JobType: jt, File: f, Errors: failed[f], Warnings: []string{}})
 	}
 	var schema *config.Schema
@@ -286,7 +287,7 @@ func checkStep(cat *catalog.Catalog, schema *config.Schema, schemaErr error, st 
 			errf("job_type %q is not allowed for %s: %s", jobType, st.Type, f.CheckValue(jobType))
 		}
 		if len(st.Variants) > 0 && !st.HasVariant(jobType) {
-			warnf("%s has no variant for job type %q (variants: %s); the base interface applies", st.Type, jobType, strings.Join(sortedKeys(st.Variants), ", "))
+			warnf("%s has no variant for job type %q (variants: %s); the base interface applies", st.Type, jobType, strings.Join(mapkeys.Sorted(st.Variants), ", "))
 		}
 	}
 	// Non-blocking findings.
@@ -314,13 +315,4 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return append([]string(nil), s...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

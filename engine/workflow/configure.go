@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // ValuesFile is the answer file a stopped configure phase asks for:
@@ -273,7 +275,7 @@ func phaseConstrain(ctx context.Context, s *Step) error {
 		types[t] = true
 	}
 	fieldSets := map[string][]string{}
-	for _, t := range sortedKeys(types) {
+	for _, t := range mapkeys.Sorted(types) {
 		args := withWorkspace(s, "author.config_constraints", map[string]any{"step_name": t})
 		resp, err := s.RequireAndReport(ctx, "author.config_constraints", args, t)
 		if err != nil {
@@ -415,13 +417,13 @@ func phaseValues(ctx context.Context, s *Step) error {
 		missing = still
 	}
 	// Values given as placeholders by anyone are listed too.
-	for _, k := range sortedKeys(m.Base) {
+	for _, k := range mapkeys.Sorted(m.Base) {
 		if isPlaceholder(m.Base[k]) {
 			placeholders["base."+k] = m.Base[k]
 		}
 	}
-	for _, n := range sortedKeys(m.Steps) {
-		for _, k := range sortedKeys(m.Steps[n]) {
+	for _, n := range mapkeys.Sorted(m.Steps) {
+		for _, k := range mapkeys.Sorted(m.Steps[n]) {
 			if isPlaceholder(m.Steps[n][k]) {
 				placeholders[n+"."+k] = m.Steps[n][k]
 			}
@@ -473,7 +475,7 @@ func phaseValues(ctx context.Context, s *Step) error {
 	s.Summary("essential_fields", len(tpl.Essential))
 	s.Summary("placeholders", len(placeholders))
 	if len(placeholders) > 0 {
-		s.Warn("%d config value(s) are placeholders to replace before deploying: %s", len(placeholders), strings.Join(sortedKeys(placeholders), ", "))
+		s.Warn("%d config value(s) are placeholders to replace before deploying: %s", len(placeholders), strings.Join(mapkeys.Sorted(placeholders), ", "))
 	}
 	return nil
 }
@@ -607,7 +609,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 		return err
 	}
 	if !iv.IsValid && !onlyWorkspaceSteps(s, iv.Issues) {
-		return Gate("dag.validate_integrity", integ, "the DAG has integrity issues: %s", strings.Join(sortedKeys(iv.Issues), ", "))
+		return Gate("dag.validate_integrity", integ, "the DAG has integrity issues: %s", strings.Join(mapkeys.Sorted(iv.Issues), ", "))
 	}
 	if !iv.IsValid {
 		s.Warn("dag.validate_integrity reports missing_steps for nodes of the workspace (%s), which it cannot see; catalog.resolve_step found them there", strings.Join(workspaceDirs(s), ", "))

@@ -7,6 +7,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // init-project variables.
@@ -177,7 +179,7 @@ func phaseLedger(_ context.Context, s *Step) error {
 	var placeholders map[string]any
 	s.Vars().Get("project_placeholders", &placeholders)
 	var unnamed []string
-	for _, k := range sortedKeys(placeholders) {
+	for _, k := range mapkeys.Sorted(placeholders) {
 		if !strings.Contains(text, "`"+k+"`") {
 			unnamed = append(unnamed, k)
 		}

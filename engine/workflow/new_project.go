@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // ChoiceFile is the answer file of new-project's seed phase:
@@ -228,7 +230,7 @@ func phaseGateDAG(ctx context.Context, s *Step) error {
 		return err
 	}
 	if !iv.IsValid {
-		g := Gate("dag.validate_integrity", resp, "the seeded DAG has integrity issues: %s", strings.Join(sortedKeys(iv.Issues), ", "))
+		g := Gate("dag.validate_integrity", resp, "the seeded DAG has integrity issues: %s", strings.Join(mapkeys.Sorted(iv.Issues), ", "))
 		g.Remedy = "fix the DAG (or author missing step types with the author-step workflow), write " + s.RunPath(ChoiceFile) + " and resume"
 		return g
 	}
@@ -387,7 +389,7 @@ func writeRunLedger(s *Step, d DAG) error {
 	}
 	fmt.Fprintf(&w, "`%s` is now %s (%d nodes) and `%s` was rewritten for it; these items supersede the\n", s.Vars().String(varDAGFile), src, len(d.Nodes), s.Vars().String(varProjectConfig))
 	fmt.Fprintf(&w, "placeholder list of `%s` (its other items still apply).\n\n", s.Vars().String(varLedger))
-	for _, k := range sortedKeys(placeholders) {
+	for _, k := range mapkeys.Sorted(placeholders) {
 		fmt.Fprintf(&w, "- [ ] `%s` = `%v`: replace with the real value (configure-pipeline with project_dir and values rewrites config.json)\n", k, placeholders[k])
 	}
 	fmt.Fprintf(&w, "- [ ] deploy: `compile.dag {\"dag_file\": %q, \"config_file\": %q, \"upsert\": true}` once every value is real and the scripts hold their logic\n",

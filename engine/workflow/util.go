@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -136,15 +135,6 @@ func stringsOf(v any) []string {
 			out = append(out, s)
 		}
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
