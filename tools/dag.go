@@ -83,14 +83,15 @@ func init() {
 	)
 }
 
+// dagInlineArgs are the nodes and edges arguments of the dag.* tools that
+// take a DAG inline.
 type dagInlineArgs struct {
 	Nodes []string   `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]. The order decides ties in the execution order."`
 	Edges [][]string `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst. Endpoints are NOT added to nodes, so a misspelled endpoint shows up as undeclared_edge_nodes."`
 }
 
 type dagConstructArgs struct {
-	Nodes    []string       `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]. The order decides ties in the execution order."`
-	Edges    [][]string     `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst. Endpoints are NOT added to nodes, so a misspelled endpoint shows up as undeclared_edge_nodes."`
+	dagInlineArgs
 	Metadata map[string]any `json:"metadata,omitempty" jsonschema_description:"Free-form metadata embedded in the serialized DAG."`
 }
 
