@@ -3,7 +3,6 @@ package validation
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,32 +10,8 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/internal/testfs"
 )
-
-// copyTree copies a directory (no symbolic links, no __pycache__).
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "__pycache__" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestRunScriptsExampleFromItsFolder runs examples/xgboost-end-to-end the
 // way the CLI does from the project folder: a relative config_path and
@@ -56,7 +31,7 @@ func TestRunScriptsExampleFromItsFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	copyTree(t, example, root)
+	testfs.CopyTree(t, example, root)
 	t.Chdir(root)
 
 	d, _, err := dag.ReadFile("dag.json")
