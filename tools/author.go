@@ -280,7 +280,7 @@ func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.To
 	if strings.TrimSpace(a.StepName) == "" && !a.All {
 		return nil, envelope.InvalidInput("give step_name (a non-empty string) or all: true").WithDetails("step_name", a.StepName)
 	}
-	dirs, err := vldDirs(ctx, "workspace_dirs", a.WorkspaceDirs)
+	dirs, err := existingDirs(ctx, "workspace_dirs", a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}

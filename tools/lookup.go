@@ -7,7 +7,6 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/envelope"
-	"github.com/cursus-go/cursus/registry"
 )
 
 // This file holds what every namespace that reads the step catalog shares:
@@ -26,16 +25,9 @@ type catalogWorkspace struct {
 // force, registry.ResolveReadPath). A directory or file problem is
 // invalid_input with every problem (file, line, field, message) in details.
 func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
-	var resolved []string
-	for _, d := range dirs {
-		if strings.TrimSpace(d) == "" {
-			return nil, envelope.InvalidInput("workspace_dirs entries must be non-empty paths").WithDetails("workspace_dirs", dirs)
-		}
-		p, err := registry.ResolveReadPath(ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		resolved = append(resolved, p)
+	resolved, err := resolveDirs(ctx, "workspace_dirs", dirs, false)
+	if err != nil {
+		return nil, err
 	}
 	cat, err := catalog.Load(resolved...)
 	if err == nil {

@@ -81,34 +81,11 @@ func init() {
 
 // --- shared helpers ---
 
-// vldDirs resolves directory arguments: relative paths are taken from the
-// project root when one is set (registry.ResolveReadPath); each must be an
-// existing directory.
-func vldDirs(ctx context.Context, field string, dirs []string) ([]string, error) {
-	var out []string
-	for _, d := range dirs {
-		if strings.TrimSpace(d) == "" {
-			return nil, envelope.InvalidInput("%s entries must be non-empty paths", field).WithDetails(field, dirs)
-		}
-		p, err := registry.ResolveReadPath(ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		st, err := os.Stat(p)
-		if err != nil || !st.IsDir() {
-			return nil, envelope.NotFound("%s: %s is not an existing directory", field, d).WithDetails(field, dirs, "path", p).
-				WithRemedy("pass directories that exist (relative paths are taken from the project root)", "project.init")
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
 // vldCatalogScripts loads the catalog with workspace_dirs, then resolves
-// script_dirs; both must be existing directories (vldDirs). It is how the
+// script_dirs; both must be existing directories (existingDirs). It is how the
 // validate.* and author.* tools that look for step scripts start.
 func vldCatalogScripts(ctx context.Context, workspaceDirs, scriptDirs []string) (*catalog.Catalog, []string, error) {
-	resolved, err := vldDirs(ctx, "workspace_dirs", workspaceDirs)
+	resolved, err := existingDirs(ctx, "workspace_dirs", workspaceDirs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,7 +93,7 @@ func vldCatalogScripts(ctx context.Context, workspaceDirs, scriptDirs []string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	sdirs, err := vldDirs(ctx, "script_dirs", scriptDirs)
+	sdirs, err := existingDirs(ctx, "script_dirs", scriptDirs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,7 +144,7 @@ func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.
 			WithDetails("step_name", a.StepName, "all", a.All).
 			WithRemedy("name one step, or pass all: true", "catalog.list_steps")
 	}
-	dirs, err := vldDirs(ctx, "workspace_dirs", a.WorkspaceDirs)
+	dirs, err := existingDirs(ctx, "workspace_dirs", a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
