@@ -326,7 +326,7 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 		return nil, envelope.InvalidInput("target_node must not be blank")
 	}
 	var d *dag.PipelineDAG
-	if a.DAG != nil || strings.TrimSpace(a.DAGFile) != "" {
+	if dagGiven(a.DAG, a.DAGFile) {
 		if d, err = loadDAGArg(ctx, a.DAG, a.DAGFile); err != nil {
 			return nil, err
 		}

@@ -88,6 +88,12 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 	return dag.New(nodes, edges), nil
 }
 
+// dagGiven reports whether a call passed a DAG at all, inline (dag) or as
+// a file (dag_file), for the tools where the DAG is optional.
+func dagGiven(dagArg map[string]any, dagFile string) bool {
+	return dagArg != nil || strings.TrimSpace(dagFile) != ""
+}
+
 // dagInline builds the DAG of the dag.* tools' top-level nodes and edges
 // arguments, checking that nodes are non-empty strings and each edge has
 // exactly two non-empty strings.

@@ -85,7 +85,7 @@ type execdocMergeArgs struct {
 }
 
 func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.ToolResult, error) {
-	hasDAG := a.DAG != nil || strings.TrimSpace(a.DAGFile) != ""
+	hasDAG := dagGiven(a.DAG, a.DAGFile)
 	switch {
 	case a.StepNames != nil && hasDAG:
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
@@ -237,7 +237,7 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Tool
 	}
 	opts := execdoc.Options{Catalog: cat}
 	var warns []string
-	hasDAG := a.DAG != nil || strings.TrimSpace(a.DAGFile) != ""
+	hasDAG := dagGiven(a.DAG, a.DAGFile)
 	if strings.TrimSpace(a.ConfigPath) != "" && !hasDAG {
 		return nil, envelope.InvalidInput("config_path needs the DAG the document is for (dag or dag_file)")
 	}

@@ -85,7 +85,7 @@ func depsCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
 }
 
 func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.ToolResult, error) {
-	useDAG := a.DAG != nil || strings.TrimSpace(a.DAGFile) != ""
+	useDAG := dagGiven(a.DAG, a.DAGFile)
 	if useDAG && len(a.StepNames) > 0 {
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
 	}
