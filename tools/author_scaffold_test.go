@@ -76,7 +76,7 @@ func TestAuthorScaffoldStepRefusals(t *testing.T) {
 		args := scaffoldArgs("steps")
 		mut(args)
 		res := Registry().Call(ctx, "author.scaffold_step", args)
-		if res.OK || res.Code != code || !strings.Contains(res.Error+mustMarshal(res.Meta), has) {
+		if res.OK || res.Code != code || !strings.Contains(res.Error+toJSON(res.Meta), has) {
 			t.Errorf("want %s containing %q, got %s %q", code, has, res.Code, res.Error)
 		}
 	}

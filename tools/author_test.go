@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,25 +13,25 @@ import (
 func TestAuthorRulesTool(t *testing.T) {
 	ctx := context.Background()
 	for _, topic := range []string{"naming", "packaging", "sdk_carveout", "reuse_class", "closure"} {
-		d := vwOK(t, vwCall(t, ctx, "author.rules", map[string]any{"topic": topic}))
+		d := wantOK(t, callTool(t, ctx, "author.rules", map[string]any{"topic": topic}))
 		if d["topic"] != topic || len(d["rules"].(map[string]any)) == 0 {
 			t.Errorf("%s: %v", topic, d)
 		}
 	}
-	d := vwOK(t, vwCall(t, ctx, "author.rules", map[string]any{"topic": "naming"}))
+	d := wantOK(t, callTool(t, ctx, "author.rules", map[string]any{"topic": "naming"}))
 	if d["rules"].(map[string]any)["step_name_pattern"] != "^[A-Z][A-Za-z0-9]*$" {
 		t.Errorf("naming: %v", d)
 	}
-	vwFail(t, vwCall(t, ctx, "author.rules", map[string]any{"topic": "nope"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "author.rules", map[string]any{}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.rules", map[string]any{"topic": "nope"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.rules", map[string]any{}), envelope.CodeInvalidInput)
 }
 
 func TestAuthorChecklistTool(t *testing.T) {
 	ctx := context.Background()
-	env := vwCall(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Processing"})
-	d := vwOK(t, env)
+	env := callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Processing"})
+	d := wantOK(t, env)
 	steps := d["steps"].([]any)
-	if len(steps) < 5 || d["routable"] != true || d["exemplar_step"] != "TabularPreprocessing" || vwNextTools(env)[0] != "strategies.for_step_type" {
+	if len(steps) < 5 || d["routable"] != true || d["exemplar_step"] != "TabularPreprocessing" || nextTools(env)[0] != "strategies.for_step_type" {
 		t.Fatalf("processing: %v", env)
 	}
 	for _, s := range steps {
@@ -45,36 +44,36 @@ func TestAuthorChecklistTool(t *testing.T) {
 		}
 	}
 	// Original step types without a builder: routable false, a warning, no next steps.
-	env = vwCall(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Lambda"})
-	if d := vwOK(t, env); d["routable"] != false || env["warnings"] == nil || env["next_steps"] != nil {
+	env = callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Lambda"})
+	if d := wantOK(t, env); d["routable"] != false || env["warnings"] == nil || env["next_steps"] != nil {
 		t.Errorf("Lambda: %v", env)
 	}
-	env = vwCall(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "CradleDataLoading"})
-	if d := vwOK(t, env); d["sagemaker_step_type"] != "Processing" || env["warnings"] == nil {
+	env = callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "CradleDataLoading"})
+	if d := wantOK(t, env); d["sagemaker_step_type"] != "Processing" || env["warnings"] == nil {
 		t.Errorf("CradleDataLoading: %v", env)
 	}
-	vwFail(t, vwCall(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Bogus"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Training", "step_assembly": "step_args"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "author.checklist", map[string]any{}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Bogus"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Training", "step_assembly": "step_args"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.checklist", map[string]any{}), envelope.CodeInvalidInput)
 }
 
 func TestAuthorConfigTools(t *testing.T) {
 	ctx := context.Background()
-	d := vwOK(t, vwCall(t, ctx, "author.config_constraints", map[string]any{"step_name": "TabularPreprocessing"}))
+	d := wantOK(t, callTool(t, ctx, "author.config_constraints", map[string]any{"step_name": "TabularPreprocessing"}))
 	if d["config_class"] != "TabularPreprocessingConfig" || len(d["constrained_fields"].([]any)) == 0 {
 		t.Fatalf("constraints: %v", d)
 	}
-	env := vwCall(t, ctx, "author.config_constraints", map[string]any{"step_name": "NoSuchStepXyz"})
-	vwFail(t, env, envelope.CodeNotFound)
-	vwRemedy(t, env)
+	env := callTool(t, ctx, "author.config_constraints", map[string]any{"step_name": "NoSuchStepXyz"})
+	wantFail(t, env, envelope.CodeNotFound)
+	remedyToolsOf(t, env)
 
-	env = vwCall(t, ctx, "author.preflight_config", map[string]any{"step_name": "TabularPreprocessing", "values": map[string]any{"job_type": "training", "output_format": "CSV"}, "partial": true})
-	if d := vwOK(t, env); d["valid"] != true || vwNextTools(env)[0] != "author.preflight_step" {
+	env = callTool(t, ctx, "author.preflight_config", map[string]any{"step_name": "TabularPreprocessing", "values": map[string]any{"job_type": "training", "output_format": "CSV"}, "partial": true})
+	if d := wantOK(t, env); d["valid"] != true || nextTools(env)[0] != "author.preflight_step" {
 		t.Fatalf("valid values: %v", env)
 	}
-	env = vwCall(t, ctx, "author.preflight_config", map[string]any{"step_name": "XGBoostTraining", "values": map[string]any{"no_such_field_xyz": 1, "training_instance_count": "many"}})
-	det := vwFail(t, env, envelope.CodeConfigInvalid)
-	if r := vwRemedy(t, env); r[0] != "author.config_constraints" {
+	env = callTool(t, ctx, "author.preflight_config", map[string]any{"step_name": "XGBoostTraining", "values": map[string]any{"no_such_field_xyz": 1, "training_instance_count": "many"}})
+	det := wantFail(t, env, envelope.CodeConfigInvalid)
+	if r := remedyToolsOf(t, env); r[0] != "author.config_constraints" {
 		t.Errorf("remedy %v", r)
 	}
 	fields := map[string]bool{}
@@ -88,9 +87,9 @@ func TestAuthorConfigTools(t *testing.T) {
 	if !fields["no_such_field_xyz"] || !fields["training_instance_count"] || det["valid"] != false || det["config_class"] != "XGBoostTrainingConfig" {
 		t.Errorf("details %v", det)
 	}
-	vwFail(t, vwCall(t, ctx, "author.preflight_config", map[string]any{"step_name": "XGBoostTraining", "values": []any{1}}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "author.preflight_config", map[string]any{"step_name": "XGBoostTraining"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "author.preflight_config", map[string]any{"step_name": "NoSuchStepXyz", "values": map[string]any{}}), envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "author.preflight_config", map[string]any{"step_name": "XGBoostTraining", "values": []any{1}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.preflight_config", map[string]any{"step_name": "XGBoostTraining"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.preflight_config", map[string]any{"step_name": "NoSuchStepXyz", "values": map[string]any{}}), envelope.CodeNotFound)
 }
 
 const vwGoodScript = `import argparse, os
@@ -102,73 +101,61 @@ print(IN, OUT, os.environ.get("LABEL_FIELD", "label"), p.parse_args().job_type)
 
 func TestAuthorCheckScriptTool(t *testing.T) {
 	ctx := context.Background()
-	ws := vwWorkspace(t, map[string]string{"DemoScoring.step.yaml": vwStep})
+	ws := writeFiles(t, map[string]string{"DemoScoring.step.yaml": vwStep})
 	// No script on disk: skipped with a warning.
-	env := vwCall(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}})
-	if d := vwOK(t, env); d["status"] != "skipped" || d["passed"] != true || env["warnings"] == nil {
+	env := callTool(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}})
+	if d := wantOK(t, env); d["status"] != "skipped" || d["passed"] != true || env["warnings"] == nil {
 		t.Fatalf("no script: %v", env)
 	}
-	env = vwCall(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "script_path": filepath.Join(ws, "nope.py")})
-	vwFail(t, env, envelope.CodeNotFound)
-	vwFail(t, vwCall(t, ctx, "author.check_script", map[string]any{"step_name": "NoSuchStepXyz"}), envelope.CodeNotFound)
-	vwFail(t, vwCall(t, ctx, "author.check_script", map[string]any{}), envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "script_path": filepath.Join(ws, "nope.py")})
+	wantFail(t, env, envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "author.check_script", map[string]any{"step_name": "NoSuchStepXyz"}), envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "author.check_script", map[string]any{}), envelope.CodeInvalidInput)
 	if !validation.Python().Available {
 		t.Skip("python3 is not available: the checked, failed and unparsable cases need it")
 	}
-	vwWorkspaceFile(t, ws, "scripts/demo_scoring.py", vwGoodScript)
-	env = vwCall(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}})
-	if d := vwOK(t, env); d["status"] != "checked" || d["passed"] != true {
+	writeFile(t, ws, "scripts/demo_scoring.py", vwGoodScript)
+	env = callTool(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}})
+	if d := wantOK(t, env); d["status"] != "checked" || d["passed"] != true {
 		t.Fatalf("good script: %v", env)
 	}
-	bad := vwWorkspaceFile(t, t.TempDir(), "demo_scoring.py", vwGoodScript+"print(os.environ['EXTRA_KNOB'])\n")
-	env = vwCall(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}, "script_path": bad})
-	det := vwFail(t, env, envelope.CodeScriptCheckFailed)
+	bad := writeFile(t, t.TempDir(), "demo_scoring.py", vwGoodScript+"print(os.environ['EXTRA_KNOB'])\n")
+	env = callTool(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}, "script_path": bad})
+	det := wantFail(t, env, envelope.CodeScriptCheckFailed)
 	if det["passed"] != false || !strings.Contains(toJSON(det["issues"]), "EXTRA_KNOB") {
 		t.Errorf("details %v", det)
 	}
-	if r := vwRemedy(t, env); strings.Join(r, ",") != "steps.io,author.config_constraints" {
+	if r := remedyToolsOf(t, env); strings.Join(r, ",") != "steps.io,author.config_constraints" {
 		t.Errorf("remedy %v", r)
 	}
-	broken := vwWorkspaceFile(t, t.TempDir(), "demo_scoring.py", "def broken(:\n")
-	env = vwCall(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}, "script_path": broken})
-	if det := vwFail(t, env, envelope.CodeScriptAnalysisError); det["kind"] != "syntax" {
+	broken := writeFile(t, t.TempDir(), "demo_scoring.py", "def broken(:\n")
+	env = callTool(t, ctx, "author.check_script", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}, "script_path": broken})
+	if det := wantFail(t, env, envelope.CodeScriptAnalysisError); det["kind"] != "syntax" {
 		t.Errorf("details %v", det)
 	}
-}
-
-func vwWorkspaceFile(t *testing.T, dir, rel, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func TestAuthorPreflightStepTool(t *testing.T) {
 	ctx := context.Background()
-	env := vwCall(t, ctx, "author.preflight_step", map[string]any{"step_name": "TabularPreprocessing"})
-	d := vwOK(t, env)
-	if d["constructible"] != true || len(d["gates"].([]any)) != 4 || vwNextTools(env)[0] != "compile.validate" {
+	env := callTool(t, ctx, "author.preflight_step", map[string]any{"step_name": "TabularPreprocessing"})
+	d := wantOK(t, env)
+	if d["constructible"] != true || len(d["gates"].([]any)) != 4 || nextTools(env)[0] != "compile.validate" {
 		t.Fatalf("preflight: %v", env)
 	}
 	unbuildable := vwStep + "  - {name: secret_code, type: string, tier: essential, pattern: \"^zz[0-9]{9}q$\", description: \"Impossible.\"}\n"
-	ws := vwWorkspace(t, map[string]string{"DemoScoring.step.yaml": unbuildable})
-	env = vwCall(t, ctx, "author.preflight_step", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}})
-	det := vwFail(t, env, envelope.CodeNotConstructible)
+	ws := writeFiles(t, map[string]string{"DemoScoring.step.yaml": unbuildable})
+	env = callTool(t, ctx, "author.preflight_step", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{ws}})
+	det := wantFail(t, env, envelope.CodeNotConstructible)
 	if !strings.Contains(env["error"].(string), "builder_routability") || det["constructible"] != false {
 		t.Errorf("not constructible: %v", env)
 	}
-	if r := vwRemedy(t, env); r[0] != "validate.step_interface" {
+	if r := remedyToolsOf(t, env); r[0] != "validate.step_interface" {
 		t.Errorf("remedy %v", r)
 	}
-	env = vwCall(t, ctx, "author.preflight_step", map[string]any{"step_name": "NoSuchStepXyz"})
-	if det := vwFail(t, env, envelope.CodeNotConstructible); det["failed_gates"].([]any)[0] != "interface" {
+	env = callTool(t, ctx, "author.preflight_step", map[string]any{"step_name": "NoSuchStepXyz"})
+	if det := wantFail(t, env, envelope.CodeNotConstructible); det["failed_gates"].([]any)[0] != "interface" {
 		t.Errorf("unknown step: %v", det)
 	}
-	vwFail(t, vwCall(t, ctx, "author.preflight_step", map[string]any{}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "author.preflight_step", map[string]any{"all": "yes"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.preflight_step", map[string]any{}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "author.preflight_step", map[string]any{"all": "yes"}), envelope.CodeInvalidInput)
 }

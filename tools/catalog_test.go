@@ -3,63 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/cursus-go/cursus/registry"
 )
-
-// catCall runs a tool through the registry and returns its wire envelope.
-func catCall(t testing.TB, ctx context.Context, name string, args map[string]any) map[string]any {
-	t.Helper()
-	res := Registry().Call(ctx, name, args)
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("%s: envelope does not encode: %v", name, err)
-	}
-	var env map[string]any
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
-func catOK(t testing.TB, env map[string]any) map[string]any {
-	t.Helper()
-	if env["ok"] != true {
-		t.Fatalf("not ok: %v", env)
-	}
-	d, _ := env["data"].(map[string]any)
-	return d
-}
-
-func catFail(t testing.TB, env map[string]any, code string) {
-	t.Helper()
-	if env["ok"] != false || env["code"] != code {
-		t.Fatalf("want code %s, got %v", code, env)
-	}
-	if _, has := env["data"]; has {
-		t.Errorf("failure carries data: %v", env)
-	}
-}
-
-func strs(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, len(l))
-	for i, x := range l {
-		out[i], _ = x.(string)
-	}
-	return out
-}
-
-func details(env map[string]any) map[string]any {
-	m, _ := env["meta"].(map[string]any)
-	d, _ := m["details"].(map[string]any)
-	return d
-}
 
 // A workspace step used by the workspace tests.
 const wsStep = `step: DedupRows
@@ -91,22 +42,11 @@ fields:
   - {name: key_columns, type: list, tier: essential, description: "Columns that identify a row."}
 `
 
-func wsDir(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for n, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func TestCatalogListSteps(t *testing.T) {
 	ctx := context.Background()
-	env := catCall(t, ctx, "catalog.list_steps", map[string]any{})
-	d := catOK(t, env)
-	steps := strs(d["steps"])
+	env := callTool(t, ctx, "catalog.list_steps", map[string]any{})
+	d := wantOK(t, env)
+	steps := strs(t, d["steps"])
 	if len(steps) < 32 || int(d["count"].(float64)) != len(steps) {
 		t.Fatalf("steps %d count %v", len(steps), d["count"])
 	}
@@ -120,35 +60,26 @@ func TestCatalogListSteps(t *testing.T) {
 	if meta["tool"] != "catalog.list_steps" {
 		t.Errorf("meta.tool %v", meta["tool"])
 	}
-	cal := strs(catOK(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"job_type": "calibration"}))["steps"])
-	if !containsString(cal, "TabularPreprocessing") || containsString(cal, "Registration") {
+	cal := strs(t, wantOK(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"job_type": "calibration"}))["steps"])
+	if !slices.Contains(cal, "TabularPreprocessing") || slices.Contains(cal, "Registration") {
 		t.Errorf("job_type filter: %v", cal)
 	}
-	tr := strs(catOK(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"sagemaker_step_type": "Training"}))["steps"])
-	if !containsString(tr, "XGBoostTraining") || containsString(tr, "TabularPreprocessing") {
+	tr := strs(t, wantOK(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"sagemaker_step_type": "Training"}))["steps"])
+	if !slices.Contains(tr, "XGBoostTraining") || slices.Contains(tr, "TabularPreprocessing") {
 		t.Errorf("verb filter: %v", tr)
 	}
-	core := strs(catOK(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"workspace_id": "core"}))["steps"])
+	core := strs(t, wantOK(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"workspace_id": "core"}))["steps"])
 	if len(core) != len(steps) {
 		t.Errorf("workspace_id core: %d of %d", len(core), len(steps))
 	}
-	catFail(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"sagemaker_step_type": "Lambda"}), "invalid_input")
-	catFail(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"bogus": 1}), "invalid_input")
-}
-
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	wantFail(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"sagemaker_step_type": "Lambda"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"bogus": 1}), "invalid_input")
 }
 
 func TestCatalogSearch(t *testing.T) {
 	ctx := context.Background()
-	env := catCall(t, ctx, "catalog.search", map[string]any{"query": "xgb train"})
-	d := catOK(t, env)
+	env := callTool(t, ctx, "catalog.search", map[string]any{"query": "xgb train"})
+	d := wantOK(t, env)
 	m := d["matches"].([]any)
 	if len(m) == 0 {
 		t.Fatal("no matches")
@@ -168,17 +99,17 @@ func TestCatalogSearch(t *testing.T) {
 	if int(d["count"].(float64)) != len(m) {
 		t.Error("count")
 	}
-	exact := catOK(t, catCall(t, ctx, "catalog.search", map[string]any{"query": "XGBoostTraining"}))["matches"].([]any)[0].(map[string]any)
+	exact := wantOK(t, callTool(t, ctx, "catalog.search", map[string]any{"query": "XGBoostTraining"}))["matches"].([]any)[0].(map[string]any)
 	if exact["score"].(float64) != 1 || exact["match_reason"] != "exact_match" {
 		t.Errorf("exact: %v", exact)
 	}
-	none := catCall(t, ctx, "catalog.search", map[string]any{"query": "qqqqzzzz"})
-	if d := catOK(t, none); d["count"].(float64) != 0 || len(strs(none["warnings"])) == 0 {
+	none := callTool(t, ctx, "catalog.search", map[string]any{"query": "qqqqzzzz"})
+	if d := wantOK(t, none); d["count"].(float64) != 0 || len(strs(t, none["warnings"])) == 0 {
 		t.Errorf("no match: %v", none)
 	}
-	catFail(t, catCall(t, ctx, "catalog.search", map[string]any{"query": "   "}), "invalid_input")
-	catFail(t, catCall(t, ctx, "catalog.search", map[string]any{}), "invalid_input")
-	for _, x := range catOK(t, catCall(t, ctx, "catalog.search", map[string]any{"query": "model", "job_type": "calibration"}))["matches"].([]any) {
+	wantFail(t, callTool(t, ctx, "catalog.search", map[string]any{"query": "   "}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "catalog.search", map[string]any{}), "invalid_input")
+	for _, x := range wantOK(t, callTool(t, ctx, "catalog.search", map[string]any{"query": "model", "job_type": "calibration"}))["matches"].([]any) {
 		if x.(map[string]any)["step_name"] == "Registration" {
 			t.Error("job_type filter ignored")
 		}
@@ -187,7 +118,7 @@ func TestCatalogSearch(t *testing.T) {
 
 func TestCatalogStepInfo(t *testing.T) {
 	ctx := context.Background()
-	d := catOK(t, catCall(t, ctx, "catalog.step_info", map[string]any{"step_name": "XGBoostTraining"}))
+	d := wantOK(t, callTool(t, ctx, "catalog.step_info", map[string]any{"step_name": "XGBoostTraining"}))
 	want := map[string]any{"step_name": "XGBoostTraining", "workspace_id": "core", "sagemaker_step_type": "Training",
 		"config_class": "XGBoostTrainingConfig", "builder_step_name": "XGBoostTrainingStepBuilder", "framework": "xgboost", "node_type": "internal"}
 	for k, v := range want {
@@ -199,32 +130,32 @@ func TestCatalogStepInfo(t *testing.T) {
 	if rd["spec_type"] != "XGBoostTraining" || rd["sagemaker_step_type"] != "Training" {
 		t.Errorf("registry_data %v", rd)
 	}
-	comps := strs(d["components_available"])
-	if !sort.StringsAreSorted(comps) || !containsString(comps, "script") {
+	comps := strs(t, d["components_available"])
+	if !sort.StringsAreSorted(comps) || !slices.Contains(comps, "script") {
 		t.Errorf("components %v", comps)
 	}
 	if fc := d["file_components"].(map[string]any); fc["interface"] != "embedded:XGBoostTraining.step.yaml" || fc["script"] != "xgboost_training.py" {
 		t.Errorf("file_components %v", fc)
 	}
 	// A node name carries its job type.
-	n := catOK(t, catCall(t, ctx, "catalog.step_info", map[string]any{"step_name": "TabularPreprocessing_training"}))
+	n := wantOK(t, callTool(t, ctx, "catalog.step_info", map[string]any{"step_name": "TabularPreprocessing_training"}))
 	if n["step_name"] != "TabularPreprocessing" || n["job_type"] != "training" || n["sagemaker_step_name"] != "TabularPreprocessing-Training" || n["config_key"] != "TabularPreprocessing_training" {
 		t.Errorf("node name: %v", n)
 	}
-	env := catCall(t, ctx, "catalog.step_info", map[string]any{"step_name": "XGBoostTrainig"})
-	catFail(t, env, "not_found")
-	if dd := details(env); dd["step_name"] != "XGBoostTrainig" || strs(dd["close_matches"])[0] != "XGBoostTraining" {
+	env := callTool(t, ctx, "catalog.step_info", map[string]any{"step_name": "XGBoostTrainig"})
+	wantFail(t, env, "not_found")
+	if dd := details(env); dd["step_name"] != "XGBoostTrainig" || strs(t, dd["close_matches"])[0] != "XGBoostTraining" {
 		t.Errorf("details %v", dd)
 	}
-	if r, _ := env["remedy"].(map[string]any); r == nil || !containsString(strs(r["suggested_tools"]), "catalog.search") {
+	if r, _ := env["remedy"].(map[string]any); r == nil || !slices.Contains(strs(t, r["suggested_tools"]), "catalog.search") {
 		t.Errorf("remedy %v", env["remedy"])
 	}
-	catFail(t, catCall(t, ctx, "catalog.step_info", map[string]any{"step_name": " "}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "catalog.step_info", map[string]any{"step_name": " "}), "invalid_input")
 }
 
 func TestCatalogStepSpec(t *testing.T) {
 	ctx := context.Background()
-	d := catOK(t, catCall(t, ctx, "catalog.step_spec", map[string]any{"step_name": "XGBoostTraining"}))
+	d := wantOK(t, callTool(t, ctx, "catalog.step_spec", map[string]any{"step_name": "XGBoostTraining"}))
 	if d["step_type"] != "XGBoostTraining" || d["dependency_count"].(float64) != 3 || d["output_count"].(float64) != 2 {
 		t.Fatalf("spec %v", d)
 	}
@@ -237,10 +168,10 @@ func TestCatalogStepSpec(t *testing.T) {
 		t.Errorf("output %v", out)
 	}
 	for _, name := range []string{"NoSuchStep", "Base", "Processing"} {
-		env := catCall(t, ctx, "catalog.step_spec", map[string]any{"step_name": name})
-		catFail(t, env, "not_found")
+		env := callTool(t, ctx, "catalog.step_spec", map[string]any{"step_name": name})
+		wantFail(t, env, "not_found")
 		r, _ := env["remedy"].(map[string]any)
-		if r == nil || !containsString(strs(r["suggested_tools"]), "catalog.list_steps") || !containsString(strs(r["suggested_tools"]), "catalog.search") {
+		if r == nil || !slices.Contains(strs(t, r["suggested_tools"]), "catalog.list_steps") || !slices.Contains(strs(t, r["suggested_tools"]), "catalog.search") {
 			t.Errorf("%s remedy %v", name, env["remedy"])
 		}
 	}
@@ -249,7 +180,7 @@ func TestCatalogStepSpec(t *testing.T) {
 		if jt != "" {
 			args["job_type"] = jt
 		}
-		for _, x := range catOK(t, catCall(t, ctx, "catalog.step_spec", args))["dependencies"].([]any) {
+		for _, x := range wantOK(t, callTool(t, ctx, "catalog.step_spec", args))["dependencies"].([]any) {
 			if x.(map[string]any)["logical_name"] == "model_artifacts_input" {
 				return x.(map[string]any)["required"]
 			}
@@ -263,7 +194,7 @@ func TestCatalogStepSpec(t *testing.T) {
 
 func TestCatalogConfigFields(t *testing.T) {
 	ctx := context.Background()
-	d := catOK(t, catCall(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTraining"}))
+	d := wantOK(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTraining"}))
 	if d["config_class"] != "XGBoostTrainingConfig" || d["count"].(float64) < 5 {
 		t.Fatalf("fields %v", d)
 	}
@@ -279,16 +210,16 @@ func TestCatalogConfigFields(t *testing.T) {
 			region = m
 		}
 	}
-	if region["required"] != true || strings.Join(strs(region["allowed_values"]), ",") != "NA,EU,FE" {
+	if region["required"] != true || strings.Join(strs(t, region["allowed_values"]), ",") != "NA,EU,FE" {
 		t.Errorf("region %v", region)
 	}
-	ess := catOK(t, catCall(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTraining", "tier": "essential"}))
+	ess := wantOK(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTraining", "tier": "essential"}))
 	for _, f := range ess["fields"].([]any) {
 		if f.(map[string]any)["tier"] != "essential" {
 			t.Errorf("tier filter: %v", f)
 		}
 	}
-	catFail(t, catCall(t, ctx, "catalog.config_fields", map[string]any{"step_name": "Nope"}), "not_found")
+	wantFail(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "Nope"}), "not_found")
 }
 
 func TestCatalogResolveStep(t *testing.T) {
@@ -301,7 +232,7 @@ func TestCatalogResolveStep(t *testing.T) {
 		{"xgboost_training", "XGBoostTraining", "canonical_key", ""},
 	}
 	for _, tc := range tests {
-		d := catOK(t, catCall(t, ctx, "catalog.resolve_step", map[string]any{"step_name": tc.in}))
+		d := wantOK(t, callTool(t, ctx, "catalog.resolve_step", map[string]any{"step_name": tc.in}))
 		if d["canonical_name"] != tc.canonical || d["source"] != tc.source || d["input"] != tc.in {
 			t.Errorf("%s: %v", tc.in, d)
 		}
@@ -314,17 +245,17 @@ func TestCatalogResolveStep(t *testing.T) {
 			}
 		}
 	}
-	catFail(t, catCall(t, ctx, "catalog.resolve_step", map[string]any{"step_name": ""}), "invalid_input")
-	env := catCall(t, ctx, "catalog.resolve_step", map[string]any{"step_name": "totally_unknown_thing"})
-	catFail(t, env, "not_found")
-	if len(strs(details(env)["available"])) < 32 {
+	wantFail(t, callTool(t, ctx, "catalog.resolve_step", map[string]any{"step_name": ""}), "invalid_input")
+	env := callTool(t, ctx, "catalog.resolve_step", map[string]any{"step_name": "totally_unknown_thing"})
+	wantFail(t, env, "not_found")
+	if len(strs(t, details(env)["available"])) < 32 {
 		t.Errorf("details.available %v", details(env))
 	}
 }
 
 func TestCatalogListBuilders(t *testing.T) {
 	ctx := context.Background()
-	d := catOK(t, catCall(t, ctx, "catalog.list_builders", map[string]any{}))
+	d := wantOK(t, callTool(t, ctx, "catalog.list_builders", map[string]any{}))
 	all := d["builders"].([]any)
 	if len(all) < 32 || int(d["count"].(float64)) != len(all) {
 		t.Fatalf("builders %d", len(all))
@@ -340,8 +271,8 @@ func TestCatalogListBuilders(t *testing.T) {
 		}
 		prev = m["step_name"].(string)
 	}
-	env := catCall(t, ctx, "catalog.list_builders", map[string]any{"sagemaker_step_type": "Processing"})
-	for _, b := range catOK(t, env)["builders"].([]any) {
+	env := callTool(t, ctx, "catalog.list_builders", map[string]any{"sagemaker_step_type": "Processing"})
+	for _, b := range wantOK(t, env)["builders"].([]any) {
 		if b.(map[string]any)["sagemaker_step_type"] != "Processing" {
 			t.Errorf("filter: %v", b)
 		}
@@ -353,16 +284,16 @@ func TestCatalogListBuilders(t *testing.T) {
 
 func TestCatalogWorkspace(t *testing.T) {
 	ctx := context.Background()
-	dir := wsDir(t, map[string]string{"DedupRows.step.yaml": wsStep})
+	dir := writeFiles(t, map[string]string{"DedupRows.step.yaml": wsStep})
 	ws := []any{dir}
-	steps := strs(catOK(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"workspace_dirs": ws}))["steps"])
-	if !containsString(steps, "DedupRows") {
+	steps := strs(t, wantOK(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"workspace_dirs": ws}))["steps"])
+	if !slices.Contains(steps, "DedupRows") {
 		t.Fatalf("workspace step missing: %v", steps)
 	}
-	if base := strs(catOK(t, catCall(t, ctx, "catalog.list_steps", map[string]any{}))["steps"]); containsString(base, "DedupRows") || len(base) != len(steps)-1 {
+	if base := strs(t, wantOK(t, callTool(t, ctx, "catalog.list_steps", map[string]any{}))["steps"]); slices.Contains(base, "DedupRows") || len(base) != len(steps)-1 {
 		t.Error("workspace step leaked without workspace_dirs")
 	}
-	only := strs(catOK(t, catCall(t, ctx, "catalog.list_steps", map[string]any{"workspace_dirs": ws, "workspace_id": filepath.Base(dir)}))["steps"])
+	only := strs(t, wantOK(t, callTool(t, ctx, "catalog.list_steps", map[string]any{"workspace_dirs": ws, "workspace_id": filepath.Base(dir)}))["steps"])
 	if strings.Join(only, ",") != "DedupRows" {
 		t.Errorf("workspace_id filter: %v", only)
 	}
@@ -380,9 +311,9 @@ func TestCatalogWorkspace(t *testing.T) {
 		{"steps.io", map[string]any{"step_name": "DedupRows"}},
 		{"steps.patterns", map[string]any{"step_name": "DedupRows"}},
 	} {
-		without := catCall(t, ctx, tc.tool, tc.args)
+		without := callTool(t, ctx, tc.tool, tc.args)
 		tc.args["workspace_dirs"] = ws
-		with := catCall(t, ctx, tc.tool, tc.args)
+		with := callTool(t, ctx, tc.tool, tc.args)
 		if with["ok"] != true {
 			t.Errorf("%s with workspace: %v", tc.tool, with)
 			continue
@@ -395,14 +326,14 @@ func TestCatalogWorkspace(t *testing.T) {
 			t.Errorf("%s: workspace step visible without workspace_dirs", tc.tool)
 		}
 	}
-	info := catOK(t, catCall(t, ctx, "catalog.step_info", map[string]any{"step_name": "DedupRows", "workspace_dirs": ws}))
+	info := wantOK(t, callTool(t, ctx, "catalog.step_info", map[string]any{"step_name": "DedupRows", "workspace_dirs": ws}))
 	if info["workspace_id"] != filepath.Base(dir) {
 		t.Errorf("workspace_id %v", info["workspace_id"])
 	}
 	// Relative directories are taken from the project root.
 	rctx := registry.WithPolicy(ctx, registry.Policy{ProjectRoot: filepath.Dir(dir)})
-	rel := catCall(t, rctx, "catalog.list_steps", map[string]any{"workspace_dirs": []any{filepath.Base(dir)}})
-	if !containsString(strs(catOK(t, rel)["steps"]), "DedupRows") {
+	rel := callTool(t, rctx, "catalog.list_steps", map[string]any{"workspace_dirs": []any{filepath.Base(dir)}})
+	if !slices.Contains(strs(t, wantOK(t, rel)["steps"]), "DedupRows") {
 		t.Error("relative workspace dir not resolved against the project root")
 	}
 }
@@ -410,9 +341,9 @@ func TestCatalogWorkspace(t *testing.T) {
 func TestCatalogWorkspaceErrors(t *testing.T) {
 	ctx := context.Background()
 	bad := strings.Replace(wsStep, "path: /opt/ml/processing/input/data", "path: /data/in", 1)
-	dir := wsDir(t, map[string]string{"DedupRows.step.yaml": bad})
-	env := catCall(t, ctx, "catalog.list_steps", map[string]any{"workspace_dirs": []any{dir}})
-	catFail(t, env, "invalid_input")
+	dir := writeFiles(t, map[string]string{"DedupRows.step.yaml": bad})
+	env := callTool(t, ctx, "catalog.list_steps", map[string]any{"workspace_dirs": []any{dir}})
+	wantFail(t, env, "invalid_input")
 	msg := env["error"].(string)
 	for _, w := range []string{"DedupRows.step.yaml", "inputs[0].path", "/opt/ml/processing/input/"} {
 		if !strings.Contains(msg, w) {
@@ -426,14 +357,14 @@ func TestCatalogWorkspaceErrors(t *testing.T) {
 	if env["remedy"] == nil {
 		t.Error("no remedy")
 	}
-	unknownKey := wsDir(t, map[string]string{"DedupRows.step.yaml": strings.Replace(wsStep, "    required: true\n", "    requird: true\n", 1)})
-	env = catCall(t, ctx, "steps.io", map[string]any{"step_name": "DedupRows", "workspace_dirs": []any{unknownKey}})
-	catFail(t, env, "invalid_input")
+	unknownKey := writeFiles(t, map[string]string{"DedupRows.step.yaml": strings.Replace(wsStep, "    required: true\n", "    requird: true\n", 1)})
+	env = callTool(t, ctx, "steps.io", map[string]any{"step_name": "DedupRows", "workspace_dirs": []any{unknownKey}})
+	wantFail(t, env, "invalid_input")
 	if !strings.Contains(env["error"].(string), `unknown key "requird"`) {
 		t.Errorf("unknown key error %v", env["error"])
 	}
-	catFail(t, catCall(t, ctx, "catalog.search", map[string]any{"query": "x", "workspace_dirs": []any{filepath.Join(dir, "missing")}}), "invalid_input")
-	catFail(t, catCall(t, ctx, "catalog.search", map[string]any{"query": "x", "workspace_dirs": []any{""}}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "catalog.search", map[string]any{"query": "x", "workspace_dirs": []any{filepath.Join(dir, "missing")}}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "catalog.search", map[string]any{"query": "x", "workspace_dirs": []any{""}}), "invalid_input")
 }
 
 func TestCatalogExamplesRun(t *testing.T) {
@@ -455,7 +386,7 @@ func TestCatalogExamplesRun(t *testing.T) {
 					t.Errorf("%s example %q: %v", td.Name, ex, err)
 					continue
 				}
-				if env := catCall(t, ctx, td.Name, args); env["ok"] != true {
+				if env := callTool(t, ctx, td.Name, args); env["ok"] != true {
 					t.Errorf("%s example %q failed: %v", td.Name, ex, env)
 				}
 			}

@@ -38,40 +38,6 @@ func compileExampleArgs(name string) map[string]any {
 	}
 }
 
-// call runs a tool through the registry and returns its envelope decoded
-// from the wire form, as a client sees it.
-func compileCall(t *testing.T, name string, args map[string]any) map[string]any {
-	t.Helper()
-	res := tools.Registry().Call(context.Background(), name, args)
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var env map[string]any
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
-func compileOK(t *testing.T, env map[string]any) map[string]any {
-	t.Helper()
-	if env["ok"] != true {
-		t.Fatalf("not ok: %v (%v)", env["error"], env["code"])
-	}
-	return env["data"].(map[string]any)
-}
-
-func compileCode(t *testing.T, env map[string]any, code envelope.Code) {
-	t.Helper()
-	if env["ok"] != false || env["code"] != string(code) {
-		t.Fatalf("want %s, got ok=%v code=%v error=%v", code, env["ok"], env["code"], env["error"])
-	}
-	if env["error"] == "" {
-		t.Error("failure without a message")
-	}
-}
-
 func compileExampleNames(t *testing.T) []string {
 	dirs, _ := filepath.Glob(filepath.Join(compileExampleRoot, "*", "dag.json"))
 	var out []string
@@ -89,7 +55,7 @@ func compileExampleNames(t *testing.T) []string {
 func TestCompileDefinitionTool(t *testing.T) {
 	for _, ex := range compileExampleNames(t) {
 		t.Run(ex, func(t *testing.T) {
-			data := compileOK(t, compileCall(t, "compile.definition", compileExampleArgs(ex)))
+			data := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.definition", compileExampleArgs(ex)))
 			def, ok := data["definition"].(map[string]any)
 			if !ok || def["Version"] != "2020-12-01" {
 				t.Fatalf("definition %T", data["definition"])
@@ -128,24 +94,24 @@ func TestCompileDefinitionTool(t *testing.T) {
 }
 
 func TestCompileNameTool(t *testing.T) {
-	data := compileOK(t, compileCall(t, "compile.name", map[string]any{"base": "alice-AtoZ-xgboost-NA", "version": "1.3.1"}))
+	data := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.name", map[string]any{"base": "alice-AtoZ-xgboost-NA", "version": "1.3.1"}))
 	if data["generated"] != "alice-AtoZ-xgboost-NA-1-3-1-pipeline" || data["generated_is_valid"] != true {
 		t.Errorf("generated %v", data)
 	}
-	data = compileOK(t, compileCall(t, "compile.name", map[string]any{"sanitize": "my_pipe.v2__x-"}))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.name", map[string]any{"sanitize": "my_pipe.v2__x-"}))
 	if data["sanitized"] != "my-pipe-v2-x" || data["sanitized_is_valid"] != true || data["generated"] != nil {
 		t.Errorf("sanitized %v", data)
 	}
-	data = compileOK(t, compileCall(t, "compile.name", map[string]any{"base": "demo"}))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.name", map[string]any{"base": "demo"}))
 	if data["generated"] != "demo-1-0-pipeline" {
 		t.Errorf("default version: %v", data)
 	}
-	compileCode(t, compileCall(t, "compile.name", map[string]any{}), envelope.CodeInvalidInput)
+	tools.WantFail(t, tools.CallTool(t, context.Background(), "compile.name", map[string]any{}), envelope.CodeInvalidInput)
 }
 
 func TestCompileValidatePreviewReport(t *testing.T) {
-	env := compileCall(t, "compile.validate", compileExampleArgs("xgboost-end-to-end"))
-	data := compileOK(t, env)
+	env := tools.CallTool(t, context.Background(), "compile.validate", compileExampleArgs("xgboost-end-to-end"))
+	data := tools.WantOK(t, env)
 	if data["is_valid"] != true {
 		t.Fatalf("validate: %v", data)
 	}
@@ -155,17 +121,17 @@ func TestCompileValidatePreviewReport(t *testing.T) {
 	args := compileExampleArgs("simple-training")
 	delete(args, "dag_file")
 	args["dag"] = map[string]any{"nodes": []any{"TabularPreprocessing_training", "XGBoostTraining"}, "edges": []any{[]any{"TabularPreprocessing_training", "XGBoostTraining"}}}
-	data = compileOK(t, compileCall(t, "compile.validate", args))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.validate", args))
 	if data["is_valid"] != false || len(data["dependency_issues"].([]any)) != 1 {
 		t.Errorf("preprocessing without a loader should report DATA unbound: %v", data)
 	}
 
-	data = compileOK(t, compileCall(t, "compile.preview", compileExampleArgs("simple-training")))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.preview", compileExampleArgs("simple-training")))
 	if m := data["config_builder_map"].(map[string]any); m["XGBoostTrainingConfig"] == "UNKNOWN" || m["XGBoostTrainingConfig"] == nil {
 		t.Errorf("config_builder_map %v", m)
 	}
 
-	data = compileOK(t, compileCall(t, "compile.with_report", compileExampleArgs("pytorch-batch-transform")))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.with_report", compileExampleArgs("pytorch-batch-transform")))
 	if data["step_count"].(float64) != 7 || data["pipeline_name"] != "alice-Demo-pytorch-NA-1-0-0-pipeline" {
 		t.Errorf("report %v", data)
 	}
@@ -190,7 +156,7 @@ func TestCompileValidatePreviewReport(t *testing.T) {
 		t.Error("the report does not show BatchTransform.model_name <- PyTorchModel.model_name with its score")
 	}
 
-	data = compileOK(t, compileCall(t, "compile.single_node", map[string]any{
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.single_node", map[string]any{
 		"config_file": filepath.Join(compileExampleRoot, "simple-training", "config.json"), "target_node": "XGBoostTraining",
 		"manual_inputs": map[string]any{"input_path": "s3://example-bucket/processed/"}}))
 	if data["pipeline_name"] != "XGBoostTraining-isolated" || data["step_count"].(float64) != 1 {
@@ -318,8 +284,8 @@ func TestCompileBadInputs(t *testing.T) {
 				continue // compile.definition only warns about missing code
 			}
 			t.Run(c.name+"/"+tool, func(t *testing.T) {
-				env := compileCall(t, tool, args)
-				compileCode(t, env, c.code)
+				env := tools.CallTool(t, context.Background(), tool, args)
+				tools.WantFail(t, env, c.code)
 				if !strings.Contains(fmt.Sprint(env["error"]), c.says) {
 					t.Errorf("error %q should mention %q", env["error"], c.says)
 				}
@@ -335,8 +301,8 @@ func TestCompileBadInputs(t *testing.T) {
 		if c.name != "code missing locally" {
 			continue
 		}
-		env := compileCall(t, "compile.definition", c.args)
-		compileOK(t, env)
+		env := tools.CallTool(t, context.Background(), "compile.definition", c.args)
+		tools.WantOK(t, env)
 		if w, _ := env["warnings"].([]any); len(w) == 0 {
 			t.Error("no warning about the missing scripts")
 		}
@@ -349,8 +315,8 @@ func TestCompileDAGUpsertError(t *testing.T) {
 	compileAWSEnv(t, aws.srv.URL)
 	args := compileExampleArgs("simple-training")
 	args["upsert"] = true
-	env := compileCall(t, "compile.dag", args)
-	compileCode(t, env, envelope.CodeUpsertFailed)
+	env := tools.CallTool(t, context.Background(), "compile.dag", args)
+	tools.WantFail(t, env, envelope.CodeUpsertFailed)
 	det := env["meta"].(map[string]any)["details"].(map[string]any)
 	if det["aws_error_code"] != "AccessDenied" || !strings.HasPrefix(det["operation"].(string), "s3:") {
 		t.Errorf("details %v", det)
@@ -385,8 +351,8 @@ func TestCompileDAGUpsertError(t *testing.T) {
 	}))
 	defer srv.Close()
 	compileAWSEnv(t, srv.URL)
-	env = compileCall(t, "compile.dag", args)
-	compileCode(t, env, envelope.CodeUpsertFailed)
+	env = tools.CallTool(t, context.Background(), "compile.dag", args)
+	tools.WantFail(t, env, envelope.CodeUpsertFailed)
 	det = env["meta"].(map[string]any)["details"].(map[string]any)
 	if det["aws_error_code"] != "ResourceLimitExceeded" || det["operation"] != "sagemaker:CreatePipeline" || len(det["uploaded"].([]any)) != 3 {
 		t.Errorf("details %v", det)
@@ -394,8 +360,8 @@ func TestCompileDAGUpsertError(t *testing.T) {
 }
 
 func TestCompileDAGBuildOnly(t *testing.T) {
-	env := compileCall(t, "compile.dag", compileExampleArgs("xgboost-end-to-end"))
-	data := compileOK(t, env)
+	env := tools.CallTool(t, context.Background(), "compile.dag", compileExampleArgs("xgboost-end-to-end"))
+	data := tools.WantOK(t, env)
 	if data["upserted"] != false || data["pipeline_name"] != "alice-AtoZ-xgboost-NA-1-3-1-pipeline" || data["step_count"].(float64) != 10 {
 		t.Errorf("data %v", data)
 	}
@@ -480,7 +446,7 @@ func TestCompileDAGUpsertMoto(t *testing.T) {
 	args := compileExampleArgs("pytorch-batch-transform")
 	args["upsert"] = true
 	args["tags"] = map[string]any{"team": "ml"}
-	data := compileOK(t, compileCall(t, "compile.dag", args))
+	data := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.dag", args))
 	if data["upserted"] != true || data["created"] != true || !strings.HasSuffix(data["pipeline_arn"].(string), "pipeline/alice-Demo-pytorch-NA-1-0-0-pipeline") {
 		t.Fatalf("first upsert %v", data)
 	}
@@ -488,7 +454,7 @@ func TestCompileDAGUpsertMoto(t *testing.T) {
 	if len(uploaded) != 3 {
 		t.Errorf("uploaded %v", uploaded)
 	}
-	data = compileOK(t, compileCall(t, "compile.dag", args))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.dag", args))
 	if data["created"] != false || len(data["skipped"].([]any)) != 3 || len(data["uploaded"].([]any)) != 0 {
 		t.Errorf("second upsert should update and skip unchanged code: %v", data)
 	}
@@ -497,7 +463,7 @@ func TestCompileDAGUpsertMoto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := compileOK(t, compileCall(t, "compile.definition", compileExampleArgs("pytorch-batch-transform")))["definition"]
+	def := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.definition", compileExampleArgs("pytorch-batch-transform")))["definition"]
 	want, _ := json.Marshal(def)
 	var a, b any
 	if err := json.Unmarshal([]byte(aws.ToString(got.PipelineDefinition)), &a); err != nil {
@@ -566,14 +532,14 @@ fields:
 		t.Fatal(err)
 	}
 	args := map[string]any{"dag": map[string]any{"nodes": []any{"EchoStep"}}, "config_file": cfgFile, "workspace_dirs": []any{ws}}
-	data := compileOK(t, compileCall(t, "compile.validate", args))
+	data := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.validate", args))
 	if data["is_valid"] != true {
 		t.Fatalf("validate with the workspace: %v", data)
 	}
-	data = compileOK(t, compileCall(t, "compile.definition", args))
+	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.definition", args))
 	if data["steps"].([]any)[0] != "EchoStep" {
 		t.Errorf("steps %v", data["steps"])
 	}
 	delete(args, "workspace_dirs")
-	compileCode(t, compileCall(t, "compile.definition", args), envelope.CodeInvalidInput)
+	tools.WantFail(t, tools.CallTool(t, context.Background(), "compile.definition", args), envelope.CodeInvalidInput)
 }

@@ -16,22 +16,6 @@ import (
 
 const exampleDir = "../examples/xgboost-end-to-end"
 
-// configCall runs a tool through the real registry and returns the
-// envelope as clients see it (decoded from its wire JSON).
-func configCall(t *testing.T, ctx context.Context, name string, args any) map[string]any {
-	t.Helper()
-	res := tools.Registry().Call(ctx, name, args)
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("%s: envelope does not encode: %v", name, err)
-	}
-	var env map[string]any
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
 func exampleDAG(t *testing.T) map[string]any {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(exampleDir, "dag.json"))
@@ -45,26 +29,9 @@ func exampleDAG(t *testing.T) map[string]any {
 	return d
 }
 
-func wantOK(t *testing.T, env map[string]any) map[string]any {
-	t.Helper()
-	if env["ok"] != true {
-		t.Fatalf("%v: %v (%v) %v", env["meta"].(map[string]any)["tool"], env["error"], env["code"], env["meta"])
-	}
-	return env["data"].(map[string]any)
-}
-
-func wantCode(t *testing.T, env map[string]any, code string) map[string]any {
-	t.Helper()
-	if env["ok"] != false || env["code"] != code {
-		t.Fatalf("want %s, got ok=%v code=%v error=%v", code, env["ok"], env["code"], env["error"])
-	}
-	details, _ := env["meta"].(map[string]any)["details"].(map[string]any)
-	return details
-}
-
 func TestConfigRequirementsForTheExample(t *testing.T) {
 	ctx := context.Background()
-	d := wantOK(t, configCall(t, ctx, "config.requirements", map[string]any{"dag": exampleDAG(t)}))
+	d := tools.WantOK(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": exampleDAG(t)}))
 	if p := d["pending_steps"].([]any); len(p) != 0 {
 		t.Errorf("pending %v", p)
 	}
@@ -89,8 +56,8 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 		}
 	}
 	// Flat form, and an unknown node is pending with a warning.
-	env := configCall(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{"XGBoostTraining", "mystery_step"}}})
-	d = wantOK(t, env)
+	env := tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{"XGBoostTraining", "mystery_step"}}})
+	d = tools.WantOK(t, env)
 	if p := d["pending_steps"].([]any); len(p) != 1 || p[0] != "mystery_step" {
 		t.Errorf("pending %v", p)
 	}
@@ -100,13 +67,13 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 	if m := env["meta"].(map[string]any); m["node_count"] != 2.0 || m["mapped_count"] != 1.0 {
 		t.Errorf("meta %v", m)
 	}
-	wantCode(t, configCall(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{}}}), "invalid_input")
-	wantCode(t, configCall(t, ctx, "config.requirements", map[string]any{}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{}}}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{}), "invalid_input")
 }
 
 func TestConfigFieldInfo(t *testing.T) {
 	ctx := context.Background()
-	d := wantOK(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "XGBoostTrainingConfig"}))
+	d := tools.WantOK(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"config_class": "XGBoostTrainingConfig"}))
 	if d["config_class"] != "XGBoostTrainingConfig" || d["step_type"] != "XGBoostTraining" {
 		t.Errorf("data %v", d)
 	}
@@ -125,7 +92,7 @@ func TestConfigFieldInfo(t *testing.T) {
 		t.Errorf("derived %v", derived)
 	}
 
-	d = wantOK(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "TabularPreprocessing", "categorized": true}))
+	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"config_class": "TabularPreprocessing", "categorized": true}))
 	if d["config_class"] != "TabularPreprocessingConfig" {
 		t.Errorf("step name not resolved: %v", d["config_class"])
 	}
@@ -142,18 +109,18 @@ func TestConfigFieldInfo(t *testing.T) {
 		t.Errorf("optional / by_tier: %v", d["by_tier"])
 	}
 
-	details := wantCode(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "NoSuchConfig"}), "not_found")
+	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"config_class": "NoSuchConfig"}), "not_found")
 	if av, _ := details["available"].([]any); !slices.Contains(av, any("BasePipelineConfig")) || !slices.Contains(av, any("XGBoostTrainingConfig")) {
 		t.Errorf("available %v", details["available"])
 	}
-	wantCode(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "   "}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"config_class": "   "}), "invalid_input")
 }
 
 func TestConfigLoad(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(exampleDir, "config.json")
-	env := configCall(t, ctx, "config.load", map[string]any{"path": path})
-	d := wantOK(t, env)
+	env := tools.CallTool(t, ctx, "config.load", map[string]any{"path": path})
+	d := tools.WantOK(t, env)
 	if d["step_count"] != 10.0 || d["valid"] != true || d["path"] != path {
 		t.Errorf("summary %v", d)
 	}
@@ -167,24 +134,24 @@ func TestConfigLoad(t *testing.T) {
 		t.Errorf("XGBoostTraining summary %v", xgb)
 	}
 
-	details := wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": "/nonexistent/config.json"}), "not_found")
+	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "/nonexistent/config.json"}), "not_found")
 	if details["path"] != "/nonexistent/config.json" {
 		t.Errorf("details %v", details)
 	}
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"configuration": {"shared": {}, "specific": []}}`), 0o644)
-	wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": bad}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": bad}), "invalid_input")
 	unknown := filepath.Join(dir, "unknown.json")
 	os.WriteFile(unknown, []byte(`{"configuration": {"specific": {"A": {}}}, "metadata": {"config_types": {"A": "NoSuchConfig"}}}`), 0o644)
-	details = wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": unknown}), "invalid_input")
+	details = tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": unknown}), "invalid_input")
 	if details["unknown_classes"].(map[string]any)["A"] != "NoSuchConfig" {
 		t.Errorf("details %v", details)
 	}
 	// A structurally fine file with bad values is summarized and flagged.
 	invalid := filepath.Join(dir, "invalid.json")
 	os.WriteFile(invalid, []byte(`{"configuration": {"shared": {"region": "XX"}, "specific": {"Package": {}}}, "metadata": {"config_types": {"Package": "PackageConfig"}}}`), 0o644)
-	d = wantOK(t, configCall(t, ctx, "config.load", map[string]any{"path": invalid}))
+	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": invalid}))
 	if d["valid"] != false || len(d["errors"].([]any)) < 7 {
 		t.Errorf("invalid file: valid=%v errors=%v", d["valid"], d["errors"])
 	}
@@ -224,8 +191,8 @@ func TestConfigTemplateMergeSaveLoad(t *testing.T) {
 	root := t.TempDir()
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	dagArg := exampleDAG(t)
-	env := configCall(t, ctx, "config.template", map[string]any{"dag": dagArg})
-	tpl := wantOK(t, env)
+	env := tools.CallTool(t, ctx, "config.template", map[string]any{"dag": dagArg})
+	tpl := tools.WantOK(t, env)
 	ess := tpl["essential_fields"].([]any)
 	for _, p := range []string{"base.author", "base.region", "XGBoostModelEval_calibration.id_name", "Payload.expected_tps", "Registration.framework"} {
 		if !slices.Contains(ess, any(p)) {
@@ -244,12 +211,12 @@ func TestConfigTemplateMergeSaveLoad(t *testing.T) {
 	}
 
 	args := fill(t, tpl, dagArg, "pipeline_config/config.json")
-	d := wantOK(t, configCall(t, ctx, "config.merge_save", args))
+	d := tools.WantOK(t, tools.CallTool(t, ctx, "config.merge_save", args))
 	want := filepath.Join(root, "pipeline_config", "config.json")
 	if d["path"] != want || d["config_count"] != 10.0 {
 		t.Errorf("merge_save data %v", d)
 	}
-	d = wantOK(t, configCall(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}))
+	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}))
 	if d["valid"] != true || d["step_count"] != 10.0 {
 		t.Errorf("load after save %v", d)
 	}
@@ -270,7 +237,7 @@ func TestConfigMergeSaveRefusals(t *testing.T) {
 		"TabularPreprocessing_training": map[string]any{"output_format": "XLSX"},
 	}
 	delete(base, "role")
-	details := wantCode(t, configCall(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "c.json"}), "invalid_input")
+	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "c.json"}), "invalid_input")
 	byPath := map[string]map[string]any{}
 	for _, e := range details["errors"].([]any) {
 		m := e.(map[string]any)
@@ -295,13 +262,13 @@ func TestConfigMergeSaveRefusals(t *testing.T) {
 	base["role"], base["region"] = "r", "NA"
 	steps = map[string]any{"XGBoostTraining": map[string]any{"training_entry_point": "train.py"}}
 	ok := map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "../outside.json"}
-	wantCode(t, configCall(t, ctx, "config.merge_save", ok), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.merge_save", ok), "invalid_input")
 	ok["output_file"] = "inside.json"
 	gated := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
-	wantCode(t, configCall(t, gated, "config.merge_save", ok), "tool_disabled")
-	wantOK(t, configCall(t, ctx, "config.merge_save", ok))
+	tools.WantFail(t, tools.CallTool(t, gated, "config.merge_save", ok), "tool_disabled")
+	tools.WantOK(t, tools.CallTool(t, ctx, "config.merge_save", ok))
 	ok["steps"] = map[string]any{"NotANode": map[string]any{}}
-	details = wantCode(t, configCall(t, ctx, "config.merge_save", ok), "invalid_input")
+	details = tools.WantFail(t, tools.CallTool(t, ctx, "config.merge_save", ok), "invalid_input")
 	if e := details["errors"].([]any)[0].(map[string]any); e["path"] != "NotANode" || e["kind"] != "unknown_node" {
 		t.Errorf("unknown node: %v", e)
 	}
@@ -343,12 +310,12 @@ func TestConfigToolsWorkspaceDirs(t *testing.T) {
 	ws := []any{"steps"}
 	dagArg := map[string]any{"nodes": []any{"DummyDataLoading_training", "DedupRows_training"}, "edges": []any{[]any{"DummyDataLoading_training", "DedupRows_training"}}}
 
-	d := wantOK(t, configCall(t, ctx, "config.requirements", map[string]any{"dag": dagArg}))
+	d := tools.WantOK(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": dagArg}))
 	if p := d["pending_steps"].([]any); len(p) != 1 || p[0] != "DedupRows_training" {
 		t.Errorf("without workspace_dirs: pending %v", p)
 	}
-	env := configCall(t, ctx, "config.requirements", map[string]any{"dag": dagArg, "workspace_dirs": ws})
-	d = wantOK(t, env)
+	env := tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": dagArg, "workspace_dirs": ws})
+	d = tools.WantOK(t, env)
 	if p := d["pending_steps"].([]any); len(p) != 0 || d["config_class_map"].(map[string]any)["DedupRows_training"] != "DedupRowsConfig" {
 		t.Errorf("with workspace_dirs: pending %v classes %v", p, d["config_class_map"])
 	}
@@ -363,13 +330,13 @@ func TestConfigToolsWorkspaceDirs(t *testing.T) {
 		t.Errorf("next steps do not carry workspace_dirs: %v", env["next_steps"])
 	}
 
-	fi := wantOK(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "DedupRowsConfig", "workspace_dirs": ws}))
+	fi := tools.WantOK(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"config_class": "DedupRowsConfig", "workspace_dirs": ws}))
 	if fi["step_type"] != "DedupRows" {
 		t.Errorf("field_info %v", fi)
 	}
-	wantCode(t, configCall(t, ctx, "config.field_info", map[string]any{"config_class": "DedupRowsConfig"}), "not_found")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"config_class": "DedupRowsConfig"}), "not_found")
 
-	tpl := wantOK(t, configCall(t, ctx, "config.template", map[string]any{"dag": dagArg, "workspace_dirs": ws}))
+	tpl := tools.WantOK(t, tools.CallTool(t, ctx, "config.template", map[string]any{"dag": dagArg, "workspace_dirs": ws}))
 	if ess := tpl["essential_fields"].([]any); !slices.Contains(ess, any("DedupRows_training.key_columns")) || len(tpl["pending_steps"].([]any)) != 0 {
 		t.Errorf("template essential %v pending %v", ess, tpl["pending_steps"])
 	}
@@ -383,24 +350,24 @@ func TestConfigToolsWorkspaceDirs(t *testing.T) {
 	steps["DummyDataLoading_training"].(map[string]any)["data_source"] = "s3://example-bucket/raw/"
 	steps["DedupRows_training"].(map[string]any)["key_columns"] = []any{"id"}
 	save := map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "pipeline_config/config.json"}
-	details := wantCode(t, configCall(t, ctx, "config.merge_save", save), "invalid_input")
+	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.merge_save", save), "invalid_input")
 	if !strings.Contains(fmt.Sprint(details), "DedupRows_training") {
 		t.Errorf("merge_save without workspace_dirs: %v", details)
 	}
 	save["workspace_dirs"] = ws
-	if d := wantOK(t, configCall(t, ctx, "config.merge_save", save)); d["config_count"] != 2.0 {
+	if d := tools.WantOK(t, tools.CallTool(t, ctx, "config.merge_save", save)); d["config_count"] != 2.0 {
 		t.Errorf("merge_save %v", d)
 	}
-	if d := wantOK(t, configCall(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json", "workspace_dirs": ws})); d["valid"] != true {
+	if d := tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json", "workspace_dirs": ws})); d["valid"] != true {
 		t.Errorf("load with workspace_dirs %v", d)
 	}
-	wantCode(t, configCall(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}), "invalid_input")
 
 	// A broken workspace is invalid_input naming the file, as in catalog.*.
 	if err := os.WriteFile(filepath.Join(root, "steps", "Broken.step.yaml"), []byte("step: Broken\nverb: Nope\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	details = wantCode(t, configCall(t, ctx, "config.template", map[string]any{"dag": dagArg, "workspace_dirs": ws}), "invalid_input")
+	details = tools.WantFail(t, tools.CallTool(t, ctx, "config.template", map[string]any{"dag": dagArg, "workspace_dirs": ws}), "invalid_input")
 	if !strings.Contains(fmt.Sprint(details["problems"]), "Broken.step.yaml") {
 		t.Errorf("broken workspace details %v", details)
 	}

@@ -15,38 +15,6 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-// call runs a tool through the real registry and returns the envelope
-// decoded from its wire JSON, so tests see exactly what clients see.
-func dagCall(t *testing.T, ctx context.Context, name string, args map[string]any) map[string]any {
-	t.Helper()
-	res := Registry().Call(ctx, name, args)
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("%s: envelope does not encode: %v", name, err)
-	}
-	var env map[string]any
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
-func dagOK(t *testing.T, env map[string]any) map[string]any {
-	t.Helper()
-	if env["ok"] != true {
-		t.Fatalf("not ok: %v", env)
-	}
-	d, _ := env["data"].(map[string]any)
-	return d
-}
-
-func dagCode(t *testing.T, env map[string]any, code envelope.Code) {
-	t.Helper()
-	if env["ok"] != false || env["code"] != string(code) {
-		t.Fatalf("want %s, got %v", code, env)
-	}
-}
-
 var (
 	e2eNodes = []any{
 		"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining",
@@ -72,8 +40,8 @@ var (
 
 func TestDAGConstruct(t *testing.T) {
 	ctx := context.Background()
-	env := dagCall(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}}, "metadata": map[string]any{"k": "v"}})
-	d := dagOK(t, env)
+	env := callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}}, "metadata": map[string]any{"k": "v"}})
+	d := wantOK(t, env)
 	for _, k := range []string{"version", "created_at", "metadata", "dag", "statistics"} {
 		if _, ok := d[k]; !ok {
 			t.Errorf("data lacks %s", k)
@@ -88,8 +56,8 @@ func TestDAGConstruct(t *testing.T) {
 		t.Errorf("statistics %v", stats)
 	}
 	// A cycle is a warning, not an error.
-	env = dagCall(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}, []any{"B", "A"}}})
-	dagOK(t, env)
+	env = callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}, []any{"B", "A"}}})
+	wantOK(t, env)
 	if w, _ := json.Marshal(env["warnings"]); !strings.Contains(string(w), "cycle") {
 		t.Errorf("no cycle warning: %s", w)
 	}
@@ -99,25 +67,25 @@ func TestDAGConstruct(t *testing.T) {
 		[]any{[]any{"A", "B"}, []any{"A", "B", "C"}},
 		[]any{[]any{"A", "B"}, []any{"A", " "}},
 	} {
-		env = dagCall(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": bad})
-		dagCode(t, env, envelope.CodeInvalidInput)
+		env = callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": bad})
+		wantFail(t, env, envelope.CodeInvalidInput)
 		if !strings.Contains(env["error"].(string), "edges[1]") {
 			t.Errorf("error does not name edges[1]: %v", env["error"])
 		}
 	}
-	dagCode(t, dagCall(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A"}, "metadata": "x"}), envelope.CodeInvalidInput)
-	dagCode(t, dagCall(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", ""}}), envelope.CodeInvalidInput)
-	dagCode(t, dagCall(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A"}, "edges": []any{[]any{"A", 3}}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A"}, "metadata": "x"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", ""}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A"}, "edges": []any{[]any{"A", 3}}}), envelope.CodeInvalidInput)
 }
 
 func TestDAGValidateIntegrity(t *testing.T) {
 	ctx := context.Background()
-	d := dagOK(t, dagCall(t, ctx, "dag.validate_integrity", map[string]any{"nodes": e2eNodes, "edges": e2eEdges}))
+	d := wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": e2eNodes, "edges": e2eEdges}))
 	if d["is_valid"] != true || len(d["issues"].(map[string]any)) != 0 || d["node_count"] != 10.0 || d["edge_count"] != 11.0 {
 		t.Fatalf("real DAG: %v", d)
 	}
 	// Reference case 9c.
-	d = dagOK(t, dagCall(t, ctx, "dag.validate_integrity", map[string]any{"nodes": case9cNodes, "edges": case9cEdges}))
+	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": case9cNodes, "edges": case9cEdges}))
 	want := []any{"cycles", "dangling_dependencies", "isolated_nodes", "missing_steps", "undeclared_edge_nodes"}
 	if d["is_valid"] != false || !reflect.DeepEqual(d["issue_categories"], want) {
 		t.Fatalf("case 9c: %v", d)
@@ -127,12 +95,12 @@ func TestDAGValidateIntegrity(t *testing.T) {
 		t.Errorf("case 9c issues %v", issues)
 	}
 	// A misspelled node gets suggestions.
-	d = dagOK(t, dagCall(t, ctx, "dag.validate_integrity", map[string]any{"nodes": []any{"XGBoostTrainng"}}))
+	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": []any{"XGBoostTrainng"}}))
 	if s, _ := json.Marshal(d["missing_step_suggestions"]); !strings.Contains(string(s), `"XGBoostTrainng":["XGBoostTraining"`) {
 		t.Errorf("suggestions %s", s)
 	}
 	// A typo in an edge endpoint is named.
-	d = dagOK(t, dagCall(t, ctx, "dag.validate_integrity", map[string]any{
+	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{
 		"nodes": []any{"TabularPreprocessing_training", "XGBoostTraining"},
 		"edges": []any{[]any{"TabularPreprocessing_training", "XGBoostTrainng"}},
 	}))
@@ -144,8 +112,8 @@ func TestDAGValidateIntegrity(t *testing.T) {
 
 func TestDAGResolvePlan(t *testing.T) {
 	ctx := context.Background()
-	env := dagCall(t, ctx, "dag.resolve_plan", map[string]any{"nodes": e2eNodes, "edges": e2eEdges})
-	d := dagOK(t, env)
+	env := callTool(t, ctx, "dag.resolve_plan", map[string]any{"nodes": e2eNodes, "edges": e2eEdges})
+	d := wantOK(t, env)
 	// Reference case 4's step order.
 	want := []any{
 		"CradleDataLoading_training", "CradleDataLoading_calibration",
@@ -165,7 +133,7 @@ func TestDAGResolvePlan(t *testing.T) {
 		t.Errorf("data flow %v", flow)
 	}
 	// Generic nodes fall back to the original's per-parent entries.
-	d = dagOK(t, dagCall(t, ctx, "dag.resolve_plan", map[string]any{"nodes": []any{"n1", "n2", "n3", "n4", "n5"},
+	d = wantOK(t, callTool(t, ctx, "dag.resolve_plan", map[string]any{"nodes": []any{"n1", "n2", "n3", "n4", "n5"},
 		"edges": []any{[]any{"n1", "n3"}, []any{"n2", "n3"}, []any{"n3", "n4"}, []any{"n1", "n5"}}}))
 	if !reflect.DeepEqual(d["execution_order"], []any{"n1", "n2", "n5", "n3", "n4"}) {
 		t.Errorf("FIFO order %v", d["execution_order"])
@@ -173,8 +141,8 @@ func TestDAGResolvePlan(t *testing.T) {
 	if !reflect.DeepEqual(d["data_flow_map"].(map[string]any)["n3"], map[string]any{"input_0": "n1:output", "input_1": "n2:output"}) {
 		t.Errorf("generic flow %v", d["data_flow_map"])
 	}
-	env = dagCall(t, ctx, "dag.resolve_plan", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}})
-	dagCode(t, env, envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "dag.resolve_plan", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}})
+	wantFail(t, env, envelope.CodeInvalidInput)
 	if !strings.Contains(env["error"].(string), "cycles") {
 		t.Errorf("cycle message %v", env["error"])
 	}
@@ -183,21 +151,21 @@ func TestDAGResolvePlan(t *testing.T) {
 func TestDAGDependencies(t *testing.T) {
 	ctx := context.Background()
 	args := map[string]any{"step": "XGBoostTraining", "nodes": e2eNodes, "edges": e2eEdges}
-	d := dagOK(t, dagCall(t, ctx, "dag.dependencies", args))
+	d := wantOK(t, callTool(t, ctx, "dag.dependencies", args))
 	if !reflect.DeepEqual(d["dependencies"], []any{"TabularPreprocessing_training"}) ||
 		!reflect.DeepEqual(d["dependents"], []any{"XGBoostModelEval_calibration", "Package", "Payload"}) {
 		t.Errorf("dependencies %v", d)
 	}
 	args["step"] = "zz"
-	env := dagCall(t, ctx, "dag.dependencies", args)
-	dagCode(t, env, envelope.CodeNotFound)
+	env := callTool(t, ctx, "dag.dependencies", args)
+	wantFail(t, env, envelope.CodeNotFound)
 	if len(env["meta"].(map[string]any)["details"].(map[string]any)["available_nodes"].([]any)) != 10 {
 		t.Errorf("available_nodes missing: %v", env["meta"])
 	}
 	args["step"] = "  "
-	dagCode(t, dagCall(t, ctx, "dag.dependencies", args), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.dependencies", args), envelope.CodeInvalidInput)
 	delete(args, "step")
-	dagCode(t, dagCall(t, ctx, "dag.dependencies", args), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.dependencies", args), envelope.CodeInvalidInput)
 }
 
 func TestDAGSerializeDeserialize(t *testing.T) {
@@ -206,19 +174,19 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 	nodes := []any{"n1", "n2", "n3"}
 	edges := []any{[]any{"n1", "n3"}, []any{"n2", "n3"}}
 	// Inline.
-	d := dagOK(t, dagCall(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "edges": edges, "pretty": false}))
+	d := wantOK(t, callTool(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "edges": edges, "pretty": false}))
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(d["json"].(string)), &doc); err != nil || doc["version"] != "1.0.0" || strings.Contains(d["json"].(string), "\n") {
 		t.Fatalf("inline json %v %v", d["json"], err)
 	}
 	// To a file under the root, then back.
-	d = dagOK(t, dagCall(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "edges": edges, "path": "sub/dag.json", "metadata": map[string]any{"k": "v"}}))
+	d = wantOK(t, callTool(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "edges": edges, "path": "sub/dag.json", "metadata": map[string]any{"k": "v"}}))
 	path := filepath.Join(dir, "sub", "dag.json")
 	if real, _ := filepath.EvalSymlinks(dir); d["path"] != filepath.Join(real, "sub", "dag.json") {
 		t.Errorf("path %v", d["path"])
 	}
-	env := dagCall(t, ctx, "dag.deserialize", map[string]any{"path": path})
-	got := dagOK(t, env)
+	env := callTool(t, ctx, "dag.deserialize", map[string]any{"path": path})
+	got := wantOK(t, env)
 	if !reflect.DeepEqual(got["nodes"], nodes) || !reflect.DeepEqual(got["edges"], edges) || got["metadata"].(map[string]any)["k"] != "v" {
 		t.Errorf("round trip %v", got)
 	}
@@ -226,27 +194,27 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 		t.Errorf("stats %v meta %v", got["stats"], env["meta"])
 	}
 	// Refusals: outside the root, a cyclic DAG, gate closed.
-	env = dagCall(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "path": "../escape.json"})
-	dagCode(t, env, envelope.CodeInvalidInput)
-	env = dagCall(t, ctx, "dag.serialize", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}, "path": "cyc.json"})
-	dagCode(t, env, envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "path": "../escape.json"})
+	wantFail(t, env, envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "dag.serialize", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}, "path": "cyc.json"})
+	wantFail(t, env, envelope.CodeInvalidInput)
 	if _, err := os.Stat(filepath.Join(dir, "cyc.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("cyclic DAG written")
 	}
 	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: dir})
-	dagCode(t, dagCall(t, closed, "dag.serialize", map[string]any{"nodes": nodes, "path": "x.json"}), envelope.CodeToolDisabled)
+	wantFail(t, callTool(t, closed, "dag.serialize", map[string]any{"nodes": nodes, "path": "x.json"}), envelope.CodeToolDisabled)
 	// Reading: missing, malformed, the original engine's own file.
-	dagCode(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": filepath.Join(dir, "none.json")}), envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": filepath.Join(dir, "none.json")}), envelope.CodeNotFound)
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"version": "2.0", "dag": {"nodes": [], "edges": []}}`), 0o644)
-	dagCode(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": bad}), envelope.CodeInvalidInput)
-	dagCode(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": " "}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": bad}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": " "}), envelope.CodeInvalidInput)
 	// (a relative path is taken from the policy's root, so name it absolutely)
 	orig, err := filepath.Abs("../engine/dag/testdata/original_writer_xgboost_e2e.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = dagOK(t, dagCall(t, ctx, "dag.deserialize", map[string]any{"path": orig}))
+	got = wantOK(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": orig}))
 	if !reflect.DeepEqual(got["nodes"], e2eNodes) || got["created_at"] != "2026-11-30T02:09:59.920360+00:00" {
 		t.Errorf("original file %v", got)
 	}
@@ -254,7 +222,7 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 
 func TestDAGRender(t *testing.T) {
 	ctx := context.Background()
-	d := dagOK(t, dagCall(t, ctx, "dag.render", map[string]any{"nodes": e2eNodes, "edges": e2eEdges}))
+	d := wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"nodes": e2eNodes, "edges": e2eEdges}))
 	text := d["mermaid"].(string)
 	for _, s := range []string{
 		"flowchart TD",
@@ -270,7 +238,7 @@ func TestDAGRender(t *testing.T) {
 		t.Errorf("render data %v", d)
 	}
 	// Undeclared endpoints, unknown steps and unbound required inputs are marked.
-	d = dagOK(t, dagCall(t, ctx, "dag.render", map[string]any{"dag": map[string]any{"dag": map[string]any{
+	d = wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"dag": map[string]any{"dag": map[string]any{
 		"nodes": []any{"DummyDataLoading_training", "XGBoostTraining", "mystery"},
 		"edges": []any{[]any{"DummyDataLoading_training", "XGBoostTraining"}, []any{"XGBoostTraining", "ghost"}, []any{"XGBoostTraining", "mystery"}},
 	}}, "direction": "LR"}))
@@ -283,12 +251,12 @@ func TestDAGRender(t *testing.T) {
 	if !reflect.DeepEqual(d["unresolved_inputs"], []any{"XGBoostTraining.input_path"}) || !reflect.DeepEqual(d["unknown_steps"], []any{"mystery"}) {
 		t.Errorf("render data %v", d)
 	}
-	d = dagOK(t, dagCall(t, ctx, "dag.render", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}}, "show_ports": false}))
+	d = wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}}, "show_ports": false}))
 	if !strings.Contains(d["mermaid"].(string), "n0 --> n1") {
 		t.Errorf("plain render %v", d["mermaid"])
 	}
-	dagCode(t, dagCall(t, ctx, "dag.render", map[string]any{"nodes": []any{"a"}, "dag_file": "x.json"}), envelope.CodeInvalidInput)
-	dagCode(t, dagCall(t, ctx, "dag.render", map[string]any{}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.render", map[string]any{"nodes": []any{"a"}, "dag_file": "x.json"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.render", map[string]any{}), envelope.CodeInvalidInput)
 }
 
 func TestLoadDAGArg(t *testing.T) {
@@ -351,8 +319,8 @@ func TestValidateDepsExplain(t *testing.T) {
 		a, b string
 		want float64
 	}{{"input_path", "processed_data", 0.2}, {"DATA", "processed_data", 0.5405}, {"model_input", "model_output", 0.6306}} {
-		env := dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": c.a, "name2": c.b})
-		d := dagOK(t, env)
+		env := callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": c.a, "name2": c.b})
+		d := wantOK(t, env)
 		if math.Abs(d["overall_score"].(float64)-c.want) > 5e-5 {
 			t.Errorf("%s/%s = %v", c.a, c.b, d["overall_score"])
 		}
@@ -365,23 +333,23 @@ func TestValidateDepsExplain(t *testing.T) {
 			t.Errorf("meta %v", env["meta"])
 		}
 	}
-	d := dagOK(t, dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": "input_path", "name2": "processed_data",
+	d := wantOK(t, callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": "input_path", "name2": "processed_data",
 		"consumer_step": "XGBoostTraining", "provider_step": "TabularPreprocessing_training"}))
 	c := d["compatibility"].(map[string]any)
 	comp := c["components"].(map[string]any)
 	if c["score"] != 0.8125 || c["viable"] != true || comp["keyword_matching"] != 0.0125 || comp["type_compatibility"] != 0.2 || c["provider_job_type"] != "training" {
 		t.Errorf("compatibility %v", c)
 	}
-	dagCode(t, dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": " ", "name2": "x"}), envelope.CodeInvalidInput)
-	dagCode(t, dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": "x"}), envelope.CodeInvalidInput)
-	dagCode(t, dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": "a", "name2": "b", "consumer_step": "XGBoostTraining"}), envelope.CodeInvalidInput)
-	env := dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": "a", "name2": "b", "consumer_step": "XGBoostTrainin", "provider_step": "Package"})
-	dagCode(t, env, envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": " ", "name2": "x"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": "x"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": "a", "name2": "b", "consumer_step": "XGBoostTraining"}), envelope.CodeInvalidInput)
+	env := callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": "a", "name2": "b", "consumer_step": "XGBoostTrainin", "provider_step": "Package"})
+	wantFail(t, env, envelope.CodeNotFound)
 	if s, _ := json.Marshal(env["meta"]); !strings.Contains(string(s), "XGBoostTraining") {
 		t.Errorf("no suggestion: %s", s)
 	}
-	env = dagCall(t, ctx, "validate.deps_explain", map[string]any{"name1": "nope", "name2": "processed_data", "consumer_step": "XGBoostTraining", "provider_step": "TabularPreprocessing"})
-	dagCode(t, env, envelope.CodeNotFound)
+	env = callTool(t, ctx, "validate.deps_explain", map[string]any{"name1": "nope", "name2": "processed_data", "consumer_step": "XGBoostTraining", "provider_step": "TabularPreprocessing"})
+	wantFail(t, env, envelope.CodeNotFound)
 	if s, _ := json.Marshal(env["meta"]); !strings.Contains(string(s), "input_path") {
 		t.Errorf("no available inputs: %s", s)
 	}
@@ -390,7 +358,7 @@ func TestValidateDepsExplain(t *testing.T) {
 func TestValidateDepsResolve(t *testing.T) {
 	ctx := context.Background()
 	// The reference's cheap check: 7 of 9 dependencies resolve.
-	d := dagOK(t, dagCall(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"CradleDataLoading", "TabularPreprocessing", "XGBoostTraining", "Package"}}))
+	d := wantOK(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"CradleDataLoading", "TabularPreprocessing", "XGBoostTraining", "Package"}}))
 	sum := d["report"].(map[string]any)["resolution_summary"].(map[string]any)
 	if sum["resolved_dependencies"] != 7.0 || sum["total_dependencies"] != 9.0 || d["mode"] != "steps" {
 		t.Errorf("summary %v", sum)
@@ -400,9 +368,9 @@ func TestValidateDepsResolve(t *testing.T) {
 		t.Errorf("TabularPreprocessing %v", tp["resolved_dependencies"])
 	}
 	// Along a DAG's edges (reference case 10): input_path stays unbound.
-	env := dagCall(t, ctx, "validate.deps_resolve", map[string]any{"dag": map[string]any{
+	env := callTool(t, ctx, "validate.deps_resolve", map[string]any{"dag": map[string]any{
 		"nodes": []any{"DummyDataLoading_training", "XGBoostTraining"}, "edges": []any{[]any{"DummyDataLoading_training", "XGBoostTraining"}}}})
-	d = dagOK(t, env)
+	d = wantOK(t, env)
 	rep := d["report"].(map[string]any)
 	if !reflect.DeepEqual(rep["unresolved_dependencies"], []any{"XGBoostTraining"}) || d["mode"] != "dag" {
 		t.Fatalf("case 10 report %v", rep)
@@ -415,14 +383,14 @@ func TestValidateDepsResolve(t *testing.T) {
 		t.Errorf("next steps %s", steps)
 	}
 	// Unknown names are reported; none known is not_found; both inputs invalid.
-	d = dagOK(t, dagCall(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"XGBoostTraining", "Bogus"}}))
+	d = wantOK(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"XGBoostTraining", "Bogus"}}))
 	if !reflect.DeepEqual(d["missing_specs"], []any{"Bogus"}) {
 		t.Errorf("missing %v", d["missing_specs"])
 	}
-	dagCode(t, dagCall(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"Bogus"}}), envelope.CodeNotFound)
-	dagCode(t, dagCall(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"XGBoostTraining"}, "dag_file": "x.json"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"Bogus"}}), envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"XGBoostTraining"}, "dag_file": "x.json"}), envelope.CodeInvalidInput)
 	// No arguments: every catalog step.
-	d = dagOK(t, dagCall(t, ctx, "validate.deps_resolve", map[string]any{}))
+	d = wantOK(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{}))
 	if len(d["registered_steps"].([]any)) < 20 || len(d["missing_specs"].([]any)) != 0 {
 		t.Errorf("all steps: %d registered", len(d["registered_steps"].([]any)))
 	}

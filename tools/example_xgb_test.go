@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
 )
 
 // The xgboost-end-to-end example ships the scripts its steps name, so the
@@ -33,9 +34,9 @@ func TestXGBoostExampleScriptsMatchTheirContracts(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
-	env := configCall(t, context.Background(), "validate.alignment", map[string]any{
+	env := tools.CallTool(t, context.Background(), "validate.alignment", map[string]any{
 		"target_scripts": xgbScriptSteps, "script_dirs": []any{filepath.Join(xgbExample, "scripts")}})
-	d := wantOK(t, env)
+	d := tools.WantOK(t, env)
 	steps := d["detailed_results"].([]any)
 	if len(steps) != len(xgbScriptSteps) {
 		t.Fatalf("checked %d steps: %v", len(steps), d["target_scripts"])
@@ -99,10 +100,10 @@ func TestXGBoostExampleRunsLocally(t *testing.T) {
 	// run_scripts does the same locally.
 	dagArg := exampleDAG(t)["dag"].(map[string]any)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
-	env := configCall(t, ctx, "validate.run_scripts", map[string]any{
+	env := tools.CallTool(t, ctx, "validate.run_scripts", map[string]any{
 		"nodes": dagArg["nodes"], "edges": dagArg["edges"], "config_path": "config.json",
 		"test_workspace_dir": "runs"})
-	d := wantOK(t, env)
+	d := tools.WantOK(t, env)
 	results := d["script_results"].(map[string]any)
 	for node, r := range results {
 		r := r.(map[string]any)
@@ -164,8 +165,8 @@ func TestXGBoostExampleUpsertUploadsEverything(t *testing.T) {
 	compileAWSEnv(t, srv.URL)
 	args := compileExampleArgs("xgboost-end-to-end")
 	args["upsert"] = true
-	env := compileCall(t, "compile.dag", args)
-	d := compileOK(t, env)
+	env := tools.CallTool(t, context.Background(), "compile.dag", args)
+	d := tools.WantOK(t, env)
 	if d["upserted"] != true {
 		t.Fatalf("not upserted: %v", d)
 	}

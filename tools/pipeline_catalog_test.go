@@ -16,8 +16,8 @@ import (
 
 func TestPipelineCatalogList(t *testing.T) {
 	ctx := context.Background()
-	env := i8Call(t, ctx, "pipeline_catalog.list", map[string]any{})
-	d := i8OK(t, env)
+	env := callTool(t, ctx, "pipeline_catalog.list", map[string]any{})
+	d := wantOK(t, env)
 	dags := d["dags"].([]any)
 	if len(dags) < 15 || d["count"] != float64(len(dags)) || env["meta"].(map[string]any)["count"] != d["count"] {
 		t.Fatalf("list %v", d)
@@ -35,16 +35,16 @@ func TestPipelineCatalogList(t *testing.T) {
 	if !slices.IsSorted(ids) {
 		t.Fatalf("not sorted by dag_id: %v", ids)
 	}
-	d = i8OK(t, i8Call(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "pytorch", "complexity": "comprehensive", "feature": "registration"}))
+	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "pytorch", "complexity": "comprehensive", "feature": "registration"}))
 	if d["count"] != 1.0 || d["dags"].([]any)[0].(map[string]any)["dag_id"] != "pytorch_complete_e2e" {
 		t.Fatalf("filtered %v", d)
 	}
-	env = i8Call(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "xgboost", "feature": "model_creation", "complexity": "simple"})
-	if i8OK(t, env)["count"] != 0.0 || env["warnings"] == nil {
+	env = callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "xgboost", "feature": "model_creation", "complexity": "simple"})
+	if wantOK(t, env)["count"] != 0.0 || env["warnings"] == nil {
 		t.Fatalf("empty result should warn: %v", env)
 	}
-	i8Fail(t, i8Call(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "julia"}), "invalid_input")
-	det := i8Fail(t, i8Call(t, ctx, "pipeline_catalog.list", map[string]any{"feature": "teleport"}), "invalid_input", "pipeline_catalog.list")
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "julia"}), "invalid_input")
+	det := wantFail(t, callTool(t, ctx, "pipeline_catalog.list", map[string]any{"feature": "teleport"}), "invalid_input", "pipeline_catalog.list")
 	if len(det["known_features"].([]any)) != len(pipelines.Features) {
 		t.Fatalf("details %v", det)
 	}
@@ -52,8 +52,8 @@ func TestPipelineCatalogList(t *testing.T) {
 
 func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 	ctx := context.Background()
-	env := i8Call(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "xgboost", "need": "calibration and registration"})
-	d := i8OK(t, env)
+	env := callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "xgboost", "need": "calibration and registration"})
+	d := wantOK(t, env)
 	recs := d["recommendations"].([]any)
 	if len(recs) == 0 || d["status"] != "success" || d["total_matches"].(float64) < float64(len(recs)) {
 		t.Fatalf("recommend %v", d)
@@ -67,8 +67,8 @@ func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 	if len(top["reasons"].([]any)) == 0 {
 		t.Fatal("no reasons")
 	}
-	g := i8OK(t, i8Call(t, ctx, "pipeline_catalog.load_dag", map[string]any{"dag_id": top["dag_id"]}))
-	nodes := strings.ToLower(strings.Join(i8Strings(g["nodes"]), " "))
+	g := wantOK(t, callTool(t, ctx, "pipeline_catalog.load_dag", map[string]any{"dag_id": top["dag_id"]}))
+	nodes := strings.ToLower(strings.Join(strs(t, g["nodes"]), " "))
 	if !strings.Contains(nodes, "calibration") || !strings.Contains(nodes, "registration") {
 		t.Fatalf("top %s lacks calibration/registration: %v", top["dag_id"], nodes)
 	}
@@ -77,7 +77,7 @@ func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 		t.Fatalf("next_steps %v", next)
 	}
 	// structured facts filter and reorder
-	d = i8OK(t, i8Call(t, ctx, "pipeline_catalog.recommend", map[string]any{"data_type": "text", "max_results": 2}))
+	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"data_type": "text", "max_results": 2}))
 	for _, r := range d["recommendations"].([]any) {
 		if r.(map[string]any)["framework"] != "pytorch" {
 			t.Fatalf("text data: %v", r)
@@ -86,34 +86,34 @@ func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 	if len(d["recommendations"].([]any)) != 2 {
 		t.Fatalf("max_results: %v", d)
 	}
-	env = i8Call(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "lightgbmmt"})
-	if d = i8OK(t, env); len(d["recommendations"].([]any)) != 0 || env["warnings"] == nil {
+	env = callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "lightgbmmt"})
+	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || env["warnings"] == nil {
 		t.Fatalf("no match: %v", env)
 	}
-	i8Fail(t, i8Call(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "julia"}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "pipeline_catalog.recommend", map[string]any{"has_labels": "yes"}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "pipeline_catalog.recommend", map[string]any{"max_results": 0}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "julia"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"has_labels": "yes"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"max_results": 0}), "invalid_input")
 }
 
 func TestPipelineCatalogAutoSelect(t *testing.T) {
 	ctx := context.Background()
-	env := i8Call(t, ctx, "pipeline_catalog.auto_select", map[string]any{"framework": "xgboost", "features": []any{"training", "calibration"}})
-	d := i8OK(t, env)
+	env := callTool(t, ctx, "pipeline_catalog.auto_select", map[string]any{"framework": "xgboost", "features": []any{"training", "calibration"}})
+	d := wantOK(t, env)
 	if d["dag_id"] != "xgboost_complete_e2e" || d["score"] != 1.0 || d["matched"] != true || env["meta"].(map[string]any)["dag_id"] != "xgboost_complete_e2e" {
 		t.Fatalf("auto_select %v", env)
 	}
-	env = i8Call(t, ctx, "pipeline_catalog.auto_select", map[string]any{"framework": "xgboost", "features": []any{"bedrock"}, "task_type": "llm", "complexity": "simple", "min_score": 0.9})
-	d = i8OK(t, env)
-	if d["dag_id"] != nil || d["matched"] != false || !slices.Contains(i8Strings(env["warnings"]), "No DAG met the minimum score threshold.") {
+	env = callTool(t, ctx, "pipeline_catalog.auto_select", map[string]any{"framework": "xgboost", "features": []any{"bedrock"}, "task_type": "llm", "complexity": "simple", "min_score": 0.9})
+	d = wantOK(t, env)
+	if d["dag_id"] != nil || d["matched"] != false || !slices.Contains(strs(t, env["warnings"]), "No DAG met the minimum score threshold.") {
 		t.Fatalf("no match %v", env)
 	}
-	i8Fail(t, i8Call(t, ctx, "pipeline_catalog.auto_select", map[string]any{"min_score": 2}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "pipeline_catalog.auto_select", map[string]any{"features": []any{""}}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.auto_select", map[string]any{"min_score": 2}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.auto_select", map[string]any{"features": []any{""}}), "invalid_input")
 }
 
 func TestPipelineCatalogGetAndLoad(t *testing.T) {
 	ctx := context.Background()
-	d := i8OK(t, i8Call(t, ctx, "pipeline_catalog.get_dag", map[string]any{"dag_id": "xgboost_complete_e2e"}))
+	d := wantOK(t, callTool(t, ctx, "pipeline_catalog.get_dag", map[string]any{"dag_id": "xgboost_complete_e2e"}))
 	for _, k := range []string{"status", "action", "dag_id", "description", "framework", "nodes", "edges", "input_requirements", "constraints", "cost", "agent_context"} {
 		if _, ok := d[k]; !ok {
 			t.Fatalf("get_dag lacks %s", k)
@@ -122,38 +122,38 @@ func TestPipelineCatalogGetAndLoad(t *testing.T) {
 	if d["node_count"] != 10.0 || d["edge_count"] != 11.0 {
 		t.Fatalf("counts %v %v", d["node_count"], d["edge_count"])
 	}
-	d = i8OK(t, i8Call(t, ctx, "pipeline_catalog.load_dag", map[string]any{"dag_id": "lightgbm_complete_e2e"}))
+	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.load_dag", map[string]any{"dag_id": "lightgbm_complete_e2e"}))
 	if len(d) != 5 || d["node_count"] != float64(len(d["nodes"].([]any))) || d["edge_count"] != float64(len(d["edges"].([]any))) {
 		t.Fatalf("load_dag %v", d)
 	}
 	for _, tool := range []string{"pipeline_catalog.get_dag", "pipeline_catalog.load_dag", "pipeline_catalog.config_guidance"} {
-		det := i8Fail(t, i8Call(t, ctx, tool, map[string]any{"dag_id": "xgboost_complete"}), "not_found", "pipeline_catalog.list")
+		det := wantFail(t, callTool(t, ctx, tool, map[string]any{"dag_id": "xgboost_complete"}), "not_found", "pipeline_catalog.list")
 		if det["dag_id"] != "xgboost_complete" || det["suggestions"].([]any)[0] != "xgboost_complete_e2e" {
 			t.Fatalf("%s details %v", tool, det)
 		}
-		i8Fail(t, i8Call(t, ctx, tool, map[string]any{"dag_id": "  "}), "invalid_input")
-		i8Fail(t, i8Call(t, ctx, tool, map[string]any{}), "invalid_input")
+		wantFail(t, callTool(t, ctx, tool, map[string]any{"dag_id": "  "}), "invalid_input")
+		wantFail(t, callTool(t, ctx, tool, map[string]any{}), "invalid_input")
 	}
 }
 
 func TestPipelineCatalogConfigGuidance(t *testing.T) {
 	ctx := context.Background()
-	env := i8Call(t, ctx, "pipeline_catalog.config_guidance", map[string]any{"dag_id": "xgboost_complete_e2e"})
-	d := i8OK(t, env)
+	env := callTool(t, ctx, "pipeline_catalog.config_guidance", map[string]any{"dag_id": "xgboost_complete_e2e"})
+	d := wantOK(t, env)
 	for _, k := range []string{"prerequisites", "config_guidance", "common_pitfalls", "decision_tree", "next_step", "required_fields", "config_requirements"} {
 		if _, ok := d[k]; !ok {
 			t.Fatalf("config_guidance lacks %s: %v", k, env)
 		}
 	}
 	rf := d["required_fields"].(map[string]any)
-	base := i8Strings(rf["base"])
+	base := strs(t, rf["base"])
 	steps := rf["steps"].(map[string]any)
 	if !slices.Contains(base, "author") || !slices.Contains(base, "role") || steps["Registration"] == nil ||
-		!slices.Contains(i8Strings(steps["Payload"]), "expected_tps") || !slices.Contains(i8Strings(steps["XGBoostModelEval_calibration"]), "label_name") {
+		!slices.Contains(strs(t, steps["Payload"]), "expected_tps") || !slices.Contains(strs(t, steps["XGBoostModelEval_calibration"]), "label_name") {
 		t.Fatalf("required fields %v", rf)
 	}
 	// the count equals the template's essential fields (what a user must fill)
-	tpl := i8OK(t, i8Call(t, ctx, "config.template", map[string]any{"dag": pcDAGArgFor(t, "xgboost_complete_e2e")}))
+	tpl := wantOK(t, callTool(t, ctx, "config.template", map[string]any{"dag": pcDAGArgFor(t, "xgboost_complete_e2e")}))
 	if rf["count"] != float64(len(tpl["essential_fields"].([]any))) {
 		t.Fatalf("required count %v, template essentials %v", rf["count"], tpl["essential_fields"])
 	}
@@ -161,7 +161,7 @@ func TestPipelineCatalogConfigGuidance(t *testing.T) {
 
 func pcDAGArgFor(t *testing.T, id string) map[string]any {
 	t.Helper()
-	d := i8OK(t, i8Call(t, context.Background(), "pipeline_catalog.load_dag", map[string]any{"dag_id": id}))
+	d := wantOK(t, callTool(t, context.Background(), "pipeline_catalog.load_dag", map[string]any{"dag_id": id}))
 	return map[string]any{"nodes": d["nodes"], "edges": d["edges"]}
 }
 
@@ -180,12 +180,12 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 			root := t.TempDir()
 			ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 			dagArg := pcDAGArgFor(t, id)
-			v := i8OK(t, i8Call(t, ctx, "dag.validate_integrity", dagArg))
+			v := wantOK(t, callTool(t, ctx, "dag.validate_integrity", dagArg))
 			if v["is_valid"] != true {
 				t.Fatalf("integrity %v", v)
 			}
-			tpl := i8OK(t, i8Call(t, ctx, "config.template", map[string]any{"dag": dagArg}))
-			nodes := i8Strings(dagArg["nodes"])
+			tpl := wantOK(t, callTool(t, ctx, "config.template", map[string]any{"dag": dagArg}))
+			nodes := strs(t, dagArg["nodes"])
 			names := make([]catalog.NodeName, len(nodes))
 			for i, n := range nodes {
 				names[i] = catalog.NodeName(n)
@@ -196,7 +196,7 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 			}
 			msa := tpl["merge_save_args"].(map[string]any)
 			base, steps := msa["base"].(map[string]any), msa["steps"].(map[string]any)
-			for _, p := range i8Strings(tpl["essential_fields"]) {
+			for _, p := range strs(t, tpl["essential_fields"]) {
 				where, field, _ := strings.Cut(p, ".")
 				if where == "base" {
 					base[field] = values.Base[field]
@@ -204,13 +204,13 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 					steps[where].(map[string]any)[field] = values.Steps[where][field]
 				}
 			}
-			i8OK(t, i8Call(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "config.json"}))
+			wantOK(t, callTool(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "config.json"}))
 			cfg := filepath.Join(root, "config.json")
-			cv := i8OK(t, i8Call(t, ctx, "compile.validate", map[string]any{"dag": dagArg, "config_file": cfg}))
+			cv := wantOK(t, callTool(t, ctx, "compile.validate", map[string]any{"dag": dagArg, "config_file": cfg}))
 			if cv["is_valid"] != true {
 				t.Fatalf("compile.validate %v", cv)
 			}
-			def := i8OK(t, i8Call(t, ctx, "compile.definition", map[string]any{"dag": dagArg, "config_file": cfg}))
+			def := wantOK(t, callTool(t, ctx, "compile.definition", map[string]any{"dag": dagArg, "config_file": cfg}))
 			if n := len(def["definition"].(map[string]any)["Steps"].([]any)); n != len(nodes) {
 				t.Fatalf("%d steps for %d nodes", n, len(nodes))
 			}

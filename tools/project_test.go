@@ -39,8 +39,8 @@ func vwFiles(t *testing.T, root string) []string {
 
 func TestProjectInitTool(t *testing.T) {
 	ctx, root := vwRoot(t)
-	env := vwCall(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost", "target_dir": "sub"})
-	d := vwOK(t, env)
+	env := callTool(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost", "target_dir": "sub"})
+	d := wantOK(t, env)
 	target := filepath.Join(root, "sub", "demo_xgboost")
 	if real, _ := filepath.EvalSymlinks(root); d["target_path"] != filepath.Join(real, "sub", "demo_xgboost") && d["target_path"] != target {
 		t.Fatalf("target %v", d["target_path"])
@@ -51,7 +51,7 @@ func TestProjectInitTool(t *testing.T) {
 	if env["meta"].(map[string]any)["file_count"] != float64(len(d["files_written"].([]any))) {
 		t.Errorf("meta %v", env["meta"])
 	}
-	next := vwNextTools(env)
+	next := nextTools(env)
 	for _, n := range next {
 		if _, ok := Registry().Get(n); !ok {
 			t.Errorf("next step %s is not a tool", n)
@@ -62,24 +62,24 @@ func TestProjectInitTool(t *testing.T) {
 		t.Errorf("%d files on disk, %d listed", len(made), len(d["files_written"].([]any)))
 	}
 	// Again: already_exists with a remedy, nothing changed.
-	env = vwCall(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost", "target_dir": "sub"})
-	det := vwFail(t, env, envelope.CodeAlreadyExists)
-	if det["target_path"] == nil || vwRemedy(t, env)[0] != "project.init" {
+	env = callTool(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost", "target_dir": "sub"})
+	det := wantFail(t, env, envelope.CodeAlreadyExists)
+	if det["target_path"] == nil || remedyToolsOf(t, env)[0] != "project.init" {
 		t.Errorf("already_exists: %v", env)
 	}
 	// Overwrite replaces.
-	if d := vwOK(t, vwCall(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost", "target_dir": "sub", "overwrite": true})); d["replaced"] != true {
+	if d := wantOK(t, callTool(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost", "target_dir": "sub", "overwrite": true})); d["replaced"] != true {
 		t.Errorf("overwrite: %v", d)
 	}
 	if after := vwFiles(t, root); len(after) != len(made) {
 		t.Errorf("overwrite left %d files, want %d", len(after), len(made))
 	}
 	// Schema and semantic refusals.
-	vwFail(t, vwCall(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "bedrock"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "project.init", map[string]any{"framework": "xgboost"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "project.init", map[string]any{"name": "  ", "framework": "xgboost"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "project.init", map[string]any{"name": "demo", "framework": "bedrock"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "project.init", map[string]any{"framework": "xgboost"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "project.init", map[string]any{"name": "  ", "framework": "xgboost"}), envelope.CodeInvalidInput)
 	// Gated under a policy that does not open destructive tools.
-	det = vwFail(t, vwCall(t, registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root}), "project.init", map[string]any{"name": "x", "framework": "xgboost"}), envelope.CodeToolDisabled)
+	det = wantFail(t, callTool(t, registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root}), "project.init", map[string]any{"name": "x", "framework": "xgboost"}), envelope.CodeToolDisabled)
 	if det["env_var"] != registry.EnvEnableDestructive {
 		t.Errorf("gate %v", det)
 	}
@@ -97,15 +97,15 @@ func TestProjectInitConfinement(t *testing.T) {
 		{"name": "y", "framework": "xgboost", "target_dir": filepath.Dir(root)},
 		{"name": "y", "framework": "xgboost", "target_dir": outside},
 	} {
-		env := vwCall(t, ctx, "project.init", args)
-		det := vwFail(t, env, envelope.CodeInvalidInput)
+		env := callTool(t, ctx, "project.init", args)
+		det := wantFail(t, env, envelope.CodeInvalidInput)
 		if det["got"] == nil && det["resolved_target"] == nil {
 			t.Errorf("%v: details %v", args, det)
 		}
 	}
 	// A symbolic link inside the root pointing outside is refused too.
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err == nil {
-		vwFail(t, vwCall(t, ctx, "project.init", map[string]any{"name": "z", "framework": "xgboost", "target_dir": "link"}), envelope.CodeInvalidInput)
+		wantFail(t, callTool(t, ctx, "project.init", map[string]any{"name": "z", "framework": "xgboost", "target_dir": "link"}), envelope.CodeInvalidInput)
 		os.Remove(filepath.Join(root, "link"))
 	}
 	if files := vwFiles(t, root); len(files) != 0 {
@@ -118,10 +118,10 @@ func TestProjectInitConfinement(t *testing.T) {
 
 func TestProjectBringUpTool(t *testing.T) {
 	ctx := context.Background()
-	env := vwCall(t, ctx, "project.bring_up", map[string]any{"name": "demo", "framework": "xgboost"})
-	d := vwOK(t, env)
+	env := callTool(t, ctx, "project.bring_up", map[string]any{"name": "demo", "framework": "xgboost"})
+	d := wantOK(t, env)
 	args := d["args"].(map[string]any)
-	if d["workflow"] != "cursus-new-project" || args["target_dir"] != "projects" || args["region"] != "NA" || args["dag_source"] != "catalog" || vwNextTools(env)[0] != "project.init" {
+	if d["workflow"] != "cursus-new-project" || args["target_dir"] != "projects" || args["region"] != "NA" || args["dag_source"] != "catalog" || nextTools(env)[0] != "project.init" {
 		t.Fatalf("bring_up: %v", env)
 	}
 	// The invocation is real: the command's arguments and the tool call start the workflow it names.
@@ -149,9 +149,9 @@ func TestProjectBringUpTool(t *testing.T) {
 			t.Errorf("plan names %s, which is not a tool", tool)
 		}
 	}
-	vwFail(t, vwCall(t, ctx, "project.bring_up", map[string]any{"name": "demo", "framework": "xgboost", "dag_source": "bogus"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "project.bring_up", map[string]any{"name": "../demo", "framework": "xgboost"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "project.bring_up", map[string]any{"name": "demo"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "project.bring_up", map[string]any{"name": "demo", "framework": "xgboost", "dag_source": "bogus"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "project.bring_up", map[string]any{"name": "../demo", "framework": "xgboost"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "project.bring_up", map[string]any{"name": "demo"}), envelope.CodeInvalidInput)
 }
 
 // TestProjectEndToEnd: project.init in a temp root, its custom step passes
@@ -159,7 +159,7 @@ func TestProjectBringUpTool(t *testing.T) {
 // scaffolded scripts on data this test writes.
 func TestProjectEndToEnd(t *testing.T) {
 	ctx, root := vwRoot(t)
-	d := vwOK(t, vwCall(t, ctx, "project.init", map[string]any{"name": "e2e", "framework": "xgboost"}))
+	d := wantOK(t, callTool(t, ctx, "project.init", map[string]any{"name": "e2e", "framework": "xgboost"}))
 	ws := d["workspace_dir"].(string)
 	custom := d["custom_steps"].([]any)[0].(string)
 	if custom != "E2eFeatureEngineering" {
@@ -171,17 +171,17 @@ func TestProjectEndToEnd(t *testing.T) {
 	}
 
 	// The custom step passes its gates (relative workspace paths are taken from the root).
-	vwOK(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": custom, "workspace_dirs": []string{ws}}))
-	pf := vwOK(t, vwCall(t, ctx, "author.preflight_step", map[string]any{"step_name": custom, "workspace_dirs": []string{ws}}))
+	wantOK(t, callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": custom, "workspace_dirs": []string{ws}}))
+	pf := wantOK(t, callTool(t, ctx, "author.preflight_step", map[string]any{"step_name": custom, "workspace_dirs": []string{ws}}))
 	if pf["constructible"] != true {
 		t.Fatalf("preflight: %v", pf)
 	}
-	vwOK(t, vwCall(t, ctx, "author.check_script", map[string]any{"step_name": custom, "workspace_dirs": []string{ws}}))
+	wantOK(t, callTool(t, ctx, "author.check_script", map[string]any{"step_name": custom, "workspace_dirs": []string{ws}}))
 	var targets []string
 	for _, n := range d["nodes"].([]any) {
 		targets = append(targets, n.(string))
 	}
-	al := vwOK(t, vwCall(t, ctx, "validate.alignment", map[string]any{"target_scripts": targets, "workspace_dirs": []string{wsRel}}))
+	al := wantOK(t, callTool(t, ctx, "validate.alignment", map[string]any{"target_scripts": targets, "workspace_dirs": []string{wsRel}}))
 	if al["failed_steps"] != 0.0 {
 		t.Fatalf("alignment: %v", al["critical_issues"])
 	}
@@ -204,7 +204,7 @@ func TestProjectEndToEnd(t *testing.T) {
 	}
 	if tool, ok := Registry().Get("compile.validate"); ok {
 		if _, has := tool.Schema()["properties"].(map[string]any)["workspace_dirs"]; has {
-			cv := vwOK(t, vwCall(t, ctx, "compile.validate", map[string]any{"dag_file": d["dag_file"], "config_file": d["config_file"], "workspace_dirs": []string{ws}}))
+			cv := wantOK(t, callTool(t, ctx, "compile.validate", map[string]any{"dag_file": d["dag_file"], "config_file": d["config_file"], "workspace_dirs": []string{ws}}))
 			if cv["is_valid"] != true {
 				t.Fatalf("compile.validate: %v", cv)
 			}
@@ -231,9 +231,9 @@ func TestProjectEndToEnd(t *testing.T) {
 	w.Flush()
 	f.Close()
 	input := map[string]any{"DummyDataLoading_training": map[string]any{"INPUT_DATA": "mydata"}, "DummyDataLoading_calibration": map[string]any{"INPUT_DATA": "mydata/part-0.csv"}}
-	env := vwCall(t, ctx, "validate.run_scripts", map[string]any{"nodes": d["nodes"], "edges": d["edges"], "config_path": d["config_file"],
+	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": d["nodes"], "edges": d["edges"], "config_path": d["config_file"],
 		"workspace_dirs": []string{ws}, "input_data": input, "test_workspace_dir": "runs"})
-	rd := vwOK(t, env)
+	rd := wantOK(t, env)
 	if rd["pipeline_success"] != true || rd["successful_scripts"] != 8.0 {
 		t.Fatalf("run: %v", env)
 	}

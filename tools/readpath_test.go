@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
 )
 
 // TestReadPathsFromTheProjectRoot: with a project root that is not the
@@ -50,11 +51,11 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 	}
 	for _, c := range calls {
 		t.Run(c.tool, func(t *testing.T) {
-			env := configCall(t, ctx, c.tool, c.args)
+			env := tools.CallTool(t, ctx, c.tool, c.args)
 			if env["ok"] != true {
 				t.Fatalf("with the project root: %v", env)
 			}
-			env = configCall(t, context.Background(), c.tool, c.args)
+			env = tools.CallTool(t, context.Background(), c.tool, c.args)
 			if env["ok"] == true {
 				t.Errorf("without a project root the relative paths should not resolve from %s", root)
 			}
@@ -66,7 +67,7 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	inSub := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: sub})
-	if env := configCall(t, inSub, "config.load", map[string]any{"path": "../config.json"}); env["ok"] != true {
+	if env := tools.CallTool(t, inSub, "config.load", map[string]any{"path": "../config.json"}); env["ok"] != true {
 		t.Errorf("read above the root: %v", env)
 	}
 }

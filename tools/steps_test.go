@@ -8,8 +8,8 @@ import (
 
 func TestStepsIOTrainingChannels(t *testing.T) {
 	ctx := context.Background()
-	env := catCall(t, ctx, "steps.io", map[string]any{"step_name": "XGBoostTraining"})
-	d := catOK(t, env)
+	env := callTool(t, ctx, "steps.io", map[string]any{"step_name": "XGBoostTraining"})
+	d := wantOK(t, env)
 	if d["step_type"] != "XGBoostTraining" || d["sagemaker_step_type"] != "Training" || d["job_type"] != nil {
 		t.Errorf("header %v", d)
 	}
@@ -18,7 +18,7 @@ func TestStepsIOTrainingChannels(t *testing.T) {
 		t.Error("dependency_count")
 	}
 	in0 := ins[0].(map[string]any)
-	if in0["logical_name"] != "input_path" || in0["container_path"] != "/opt/ml/input/data" || strings.Join(strs(in0["channels"]), ",") != "train,val,test" {
+	if in0["logical_name"] != "input_path" || in0["container_path"] != "/opt/ml/input/data" || strings.Join(strs(t, in0["channels"]), ",") != "train,val,test" {
 		t.Errorf("input_path %v", in0)
 	}
 	for _, x := range ins {
@@ -38,7 +38,7 @@ func TestStepsIOTrainingChannels(t *testing.T) {
 
 func TestStepsIOOtherVerbs(t *testing.T) {
 	ctx := context.Background()
-	tp := catOK(t, catCall(t, ctx, "steps.io", map[string]any{"step_name": "TabularPreprocessing", "job_type": "training"}))
+	tp := wantOK(t, callTool(t, ctx, "steps.io", map[string]any{"step_name": "TabularPreprocessing", "job_type": "training"}))
 	if tp["sagemaker_step_name"] != "TabularPreprocessing-Training" || tp["job_type"] != "training" {
 		t.Errorf("tabular %v", tp)
 	}
@@ -51,18 +51,18 @@ func TestStepsIOOtherVerbs(t *testing.T) {
 	if out["property_path"] != "properties.ProcessingOutputConfig.Outputs['processed_data'].S3Output.S3Uri" || out["container_path"] != "/opt/ml/processing/output" {
 		t.Errorf("processed_data %v", out)
 	}
-	bt := catOK(t, catCall(t, ctx, "steps.io", map[string]any{"step_name": "BatchTransform"}))
+	bt := wantOK(t, callTool(t, ctx, "steps.io", map[string]any{"step_name": "BatchTransform"}))
 	for _, x := range bt["inputs"].([]any) {
 		if p, ok := x.(map[string]any)["container_path"]; !ok || p != nil {
 			t.Errorf("BatchTransform input container_path should be null: %v", x)
 		}
 	}
-	tun := catOK(t, catCall(t, ctx, "steps.io", map[string]any{"step_name": "XGBoostTuning"}))
-	if mo := tun["outputs"].([]any)[0].(map[string]any); strings.Join(strs(mo["uri_join"]), "/") != "output/model.tar.gz" {
+	tun := wantOK(t, callTool(t, ctx, "steps.io", map[string]any{"step_name": "XGBoostTuning"}))
+	if mo := tun["outputs"].([]any)[0].(map[string]any); strings.Join(strs(t, mo["uri_join"]), "/") != "output/model.tar.gz" {
 		t.Errorf("tuning model output %v", mo)
 	}
 	required := func(jt string) any {
-		for _, x := range catOK(t, catCall(t, ctx, "steps.io", map[string]any{"step_name": "MissingValueImputation", "job_type": jt}))["inputs"].([]any) {
+		for _, x := range wantOK(t, callTool(t, ctx, "steps.io", map[string]any{"step_name": "MissingValueImputation", "job_type": jt}))["inputs"].([]any) {
 			if x.(map[string]any)["logical_name"] == "model_artifacts_input" {
 				return x.(map[string]any)["required"]
 			}
@@ -72,16 +72,16 @@ func TestStepsIOOtherVerbs(t *testing.T) {
 	if required("training") != false || required("calibration") != true {
 		t.Error("job_type does not flip required")
 	}
-	env := catCall(t, ctx, "steps.io", map[string]any{"step_name": "XGBoostTrainin"})
-	catFail(t, env, "not_found")
-	if r, _ := env["remedy"].(map[string]any); r == nil || strings.Join(strs(r["suggested_tools"]), ",") != "catalog.search,catalog.list_steps" {
+	env := callTool(t, ctx, "steps.io", map[string]any{"step_name": "XGBoostTrainin"})
+	wantFail(t, env, "not_found")
+	if r, _ := env["remedy"].(map[string]any); r == nil || strings.Join(strs(t, r["suggested_tools"]), ",") != "catalog.search,catalog.list_steps" {
 		t.Errorf("remedy %v", env["remedy"])
 	}
 }
 
 func TestStepsPatterns(t *testing.T) {
 	ctx := context.Background()
-	d := catOK(t, catCall(t, ctx, "steps.patterns", map[string]any{"step_name": "XGBoostTraining"}))
+	d := wantOK(t, callTool(t, ctx, "steps.patterns", map[string]any{"step_name": "XGBoostTraining"}))
 	p := d["patterns"].(map[string]any)
 	cs := p["create_step"].(map[string]any)
 	if cs["handler"] != "TrainingStepBuilder" || cs["sagemaker_step_type"] != "Training" {
@@ -100,11 +100,11 @@ func TestStepsPatterns(t *testing.T) {
 		t.Errorf("outputs %v", o)
 	}
 	dep := d["dependencies"].(map[string]any)
-	if len(strs(dep["runtime"])) == 0 || dep["native"] != false {
+	if len(strs(t, dep["runtime"])) == 0 || dep["native"] != false {
 		t.Errorf("dependencies %v", dep)
 	}
 
-	tp := catOK(t, catCall(t, ctx, "steps.patterns", map[string]any{"step_name": "TabularPreprocessing", "job_type": "calibration"}))
+	tp := wantOK(t, callTool(t, ctx, "steps.patterns", map[string]any{"step_name": "TabularPreprocessing", "job_type": "calibration"}))
 	tpp := tp["patterns"].(map[string]any)
 	if tpp["create_step"].(map[string]any)["step_assembly"] != "code" || tpp["compute"].(map[string]any)["sdk_class"] != "SKLearnProcessor" {
 		t.Errorf("tabular create/compute %v", tpp)
@@ -119,9 +119,9 @@ func TestStepsPatterns(t *testing.T) {
 	if c := tpp["compute"].(map[string]any); c["instance_size_mode"] != "large_or_small" {
 		t.Errorf("instance size mode %v", c)
 	}
-	reg := catOK(t, catCall(t, ctx, "steps.patterns", map[string]any{"step_name": "Registration"}))
+	reg := wantOK(t, callTool(t, ctx, "steps.patterns", map[string]any{"step_name": "Registration"}))
 	if o := reg["patterns"].(map[string]any)["outputs"].(map[string]any); o["sink"] != true {
 		t.Errorf("Registration outputs %v", o)
 	}
-	catFail(t, catCall(t, ctx, "steps.patterns", map[string]any{"step_name": "Nope"}), "not_found")
+	wantFail(t, callTool(t, ctx, "steps.patterns", map[string]any{"step_name": "Nope"}), "not_found")
 }

@@ -9,16 +9,16 @@ import (
 
 func TestStrategiesListAxesAndList(t *testing.T) {
 	ctx := context.Background()
-	d := i8OK(t, i8Call(t, ctx, "strategies.list_axes", map[string]any{}))
+	d := wantOK(t, callTool(t, ctx, "strategies.list_axes", map[string]any{}))
 	axes := d["axes"].([]any)
 	if d["count"] != 2.0 || axes[0].(map[string]any)["axis"] != "sagemaker_step_type" || axes[1].(map[string]any)["axis"] != "step_assembly" {
 		t.Fatalf("axes %v", d)
 	}
-	d = i8OK(t, i8Call(t, ctx, "strategies.list", map[string]any{}))
+	d = wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{}))
 	if d["count"] != 7.0 || d["axis"] != nil {
 		t.Fatalf("list %v", d)
 	}
-	d = i8OK(t, i8Call(t, ctx, "strategies.list", map[string]any{"axis": "step_assembly"}))
+	d = wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{"axis": "step_assembly"}))
 	var names []string
 	for _, s := range d["strategies"].([]any) {
 		m := s.(map[string]any)
@@ -30,13 +30,13 @@ func TestStrategiesListAxesAndList(t *testing.T) {
 	if !slices.Equal(names, []string{"code", "step_args"}) || d["axis"] != "step_assembly" {
 		t.Fatalf("filtered %v", d)
 	}
-	i8Fail(t, i8Call(t, ctx, "strategies.list", map[string]any{"axis": "colour"}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "strategies.list_axes", map[string]any{"axis": "x"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.list", map[string]any{"axis": "colour"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.list_axes", map[string]any{"axis": "x"}), "invalid_input")
 }
 
 func TestStrategiesShow(t *testing.T) {
 	ctx := context.Background()
-	d := i8OK(t, i8Call(t, ctx, "strategies.show", map[string]any{"name": "Training"}))
+	d := wantOK(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "Training"}))
 	for _, k := range []string{"axis", "name", "verb", "handler", "routable", "implemented", "knobs", "preset_knobs"} {
 		if _, ok := d[k]; !ok {
 			t.Fatalf("descriptor lacks %s: %v", k, d)
@@ -45,23 +45,23 @@ func TestStrategiesShow(t *testing.T) {
 	if d["handler"] != "TrainingStepBuilder" || d["axis"] != "sagemaker_step_type" {
 		t.Fatalf("show %v", d)
 	}
-	d = i8OK(t, i8Call(t, ctx, "strategies.show", map[string]any{"name": "step_args", "axis": "step_assembly"}))
+	d = wantOK(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "step_args", "axis": "step_assembly"}))
 	if !reflect.DeepEqual(d["preset_knobs"], map[string]any{"use_step_args": true}) {
 		t.Fatalf("step_args %v", d)
 	}
-	det := i8Fail(t, i8Call(t, ctx, "strategies.show", map[string]any{"name": "no-such-strategy"}), "not_found", "strategies.list")
+	det := wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "no-such-strategy"}), "not_found", "strategies.list")
 	if len(det["available"].([]any)) != 7 {
 		t.Fatalf("details %v", det)
 	}
-	i8Fail(t, i8Call(t, ctx, "strategies.show", map[string]any{"name": "Training", "axis": "step_assembly"}), "not_found", "strategies.list")
-	i8Fail(t, i8Call(t, ctx, "strategies.show", map[string]any{"name": " "}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "strategies.show", map[string]any{}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "strategies.show", map[string]any{"name": "code", "axis": "nope"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "Training", "axis": "step_assembly"}), "not_found", "strategies.list")
+	wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": " "}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "code", "axis": "nope"}), "invalid_input")
 }
 
 func TestStrategiesKnobs(t *testing.T) {
 	ctx := context.Background()
-	d := i8OK(t, i8Call(t, ctx, "strategies.knobs", map[string]any{"axis": "sagemaker_step_type", "name": "Transform"}))
+	d := wantOK(t, callTool(t, ctx, "strategies.knobs", map[string]any{"axis": "sagemaker_step_type", "name": "Transform"}))
 	if d["count"] != float64(len(d["knobs"].([]any))) || d["name"] != "Transform" {
 		t.Fatalf("knobs %v", d)
 	}
@@ -80,36 +80,36 @@ func TestStrategiesKnobs(t *testing.T) {
 	if !found {
 		t.Fatal("Transform knobs lack input_filter")
 	}
-	i8Fail(t, i8Call(t, ctx, "strategies.knobs", map[string]any{"axis": "step_assembly", "name": "Transform"}), "not_found", "strategies.list")
-	i8Fail(t, i8Call(t, ctx, "strategies.knobs", map[string]any{"name": "Transform"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.knobs", map[string]any{"axis": "step_assembly", "name": "Transform"}), "not_found", "strategies.list")
+	wantFail(t, callTool(t, ctx, "strategies.knobs", map[string]any{"name": "Transform"}), "invalid_input")
 }
 
 func TestStrategiesForStepType(t *testing.T) {
 	ctx := context.Background()
-	d := i8OK(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Training"}))
+	d := wantOK(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Training"}))
 	if d["resolved_axis"] != "sagemaker_step_type" || d["resolved_name"] != "Training" || d["strategy"].(map[string]any)["handler"] != "TrainingStepBuilder" {
 		t.Fatalf("Training %v", d)
 	}
-	d = i8OK(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing"}))
+	d = wantOK(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing"}))
 	if d["resolved_axis"] != "step_assembly" || d["resolved_name"] != "code" || d["step_assembly"] != "code" {
 		t.Fatalf("Processing %v", d)
 	}
-	d = i8OK(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing", "step_assembly": "step_args"}))
+	d = wantOK(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing", "step_assembly": "step_args"}))
 	if d["resolved_name"] != "step_args" || d["strategy"].(map[string]any)["preset_knobs"].(map[string]any)["use_step_args"] != true {
 		t.Fatalf("step_args %v", d)
 	}
-	d = i8OK(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "XGBoostModel"}))
+	d = wantOK(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "XGBoostModel"}))
 	if d["resolved_name"] != "CreateModel" || d["step_type"] != "XGBoostModel" {
 		t.Fatalf("catalog step type %v", d)
 	}
-	env := i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Tuning", "step_assembly": "code"})
-	if i8OK(t, env)["step_assembly"] != "" || env["warnings"] == nil {
+	env := callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Tuning", "step_assembly": "code"})
+	if wantOK(t, env)["step_assembly"] != "" || env["warnings"] == nil {
 		t.Fatalf("assembly on a non-Processing type should be ignored with a warning: %v", env)
 	}
 	for _, bad := range []string{"Base", "Lambda"} {
-		i8Fail(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": bad}), "not_found", "strategies.list")
+		wantFail(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": bad}), "not_found", "strategies.list")
 	}
-	i8Fail(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing", "step_assembly": "lambda"}), "not_found", "strategies.list")
-	i8Fail(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{}), "invalid_input")
-	i8Fail(t, i8Call(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "  "}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing", "step_assembly": "lambda"}), "not_found", "strategies.list")
+	wantFail(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "  "}), "invalid_input")
 }

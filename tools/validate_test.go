@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,67 +12,6 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 )
-
-// vwCall calls a tool through the registry and returns the wire envelope.
-func vwCall(t *testing.T, ctx context.Context, name string, args map[string]any) map[string]any {
-	t.Helper()
-	res := Registry().Call(ctx, name, args)
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("%s: envelope does not encode: %v", name, err)
-	}
-	var env map[string]any
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
-func vwOK(t *testing.T, env map[string]any) map[string]any {
-	t.Helper()
-	if env["ok"] != true {
-		t.Fatalf("not ok: %v", env)
-	}
-	d, _ := env["data"].(map[string]any)
-	return d
-}
-
-// vwFail checks a failure's code and returns meta.details.
-func vwFail(t *testing.T, env map[string]any, code envelope.Code) map[string]any {
-	t.Helper()
-	if env["ok"] != false || env["code"] != string(code) {
-		t.Fatalf("want %s, got %v", code, env)
-	}
-	meta, _ := env["meta"].(map[string]any)
-	d, _ := meta["details"].(map[string]any)
-	return d
-}
-
-// vwRemedy returns the remedy's suggested tools.
-func vwRemedy(t *testing.T, env map[string]any) []string {
-	t.Helper()
-	r, ok := env["remedy"].(map[string]any)
-	if !ok {
-		t.Fatalf("no remedy: %v", env)
-	}
-	var out []string
-	for _, x := range r["suggested_tools"].([]any) {
-		out = append(out, x.(string))
-	}
-	if r["fix_action"] == "" {
-		t.Errorf("remedy without fix_action: %v", r)
-	}
-	return out
-}
-
-func vwNextTools(env map[string]any) []string {
-	var out []string
-	ns, _ := env["next_steps"].([]any)
-	for _, n := range ns {
-		out = append(out, n.(map[string]any)["tool"].(string))
-	}
-	return out
-}
 
 const vwStep = `step: DemoScoring
 verb: Processing
@@ -109,68 +47,48 @@ fields:
   - {name: label_name, type: string, tier: system, default: label, description: "Label column."}
 `
 
-func vwWorkspace(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func TestValidateStepInterfaceTool(t *testing.T) {
 	ctx := context.Background()
-	env := vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": "TabularPreprocessing"})
-	d := vwOK(t, env)
+	env := callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": "TabularPreprocessing"})
+	d := wantOK(t, env)
 	if d["validated"] != 1.0 || d["errors"] != 0.0 || len(d["results"].([]any)) != 1 {
 		t.Fatalf("data: %v", d)
 	}
-	if n := vwNextTools(env); len(n) != 1 || n[0] != "validate.alignment" {
+	if n := nextTools(env); len(n) != 1 || n[0] != "validate.alignment" {
 		t.Errorf("next steps %v", n)
 	}
-	d = vwOK(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"all": true}))
+	d = wantOK(t, callTool(t, ctx, "validate.step_interface", map[string]any{"all": true}))
 	cat, _ := catalog.Default()
 	if int(d["validated"].(float64)) != cat.Len() {
 		t.Errorf("all: validated %v of %d", d["validated"], cat.Len())
 	}
 	// Unknown step: validation_failed with the results and a remedy.
-	env = vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": "NoSuchStepXyz"})
-	det := vwFail(t, env, envelope.CodeValidationFailed)
+	env = callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": "NoSuchStepXyz"})
+	det := wantFail(t, env, envelope.CodeValidationFailed)
 	if det["errors"] != 1.0 || len(det["results"].([]any)) != 1 {
 		t.Errorf("details %v", det)
 	}
-	if r := vwRemedy(t, env); strings.Join(r, ",") != "strategies.for_step_type,catalog.config_fields,validate.deps_explain,catalog.search" {
+	if r := remedyToolsOf(t, env); strings.Join(r, ",") != "strategies.for_step_type,catalog.config_fields,validate.deps_explain,catalog.search" {
 		t.Errorf("remedy %v", r)
 	}
 	// A broken workspace file: the error names the field.
-	bad := vwWorkspace(t, map[string]string{"DemoScoring.step.yaml": strings.Replace(vwStep, "kind: internal", "kind: internal\nbogus_key: 1", 1)})
-	det = vwFail(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{bad}}), envelope.CodeValidationFailed)
+	bad := writeFiles(t, map[string]string{"DemoScoring.step.yaml": strings.Replace(vwStep, "kind: internal", "kind: internal\nbogus_key: 1", 1)})
+	det = wantFail(t, callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{bad}}), envelope.CodeValidationFailed)
 	if !strings.Contains(toJSON(det), "bogus_key") {
 		t.Errorf("details do not name the field: %v", det)
 	}
-	good := vwWorkspace(t, map[string]string{"DemoScoring.step.yaml": vwStep})
-	vwOK(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{good}, "job_type": "training"}))
+	good := writeFiles(t, map[string]string{"DemoScoring.step.yaml": vwStep})
+	wantOK(t, callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": "DemoScoring", "workspace_dirs": []string{good}, "job_type": "training"}))
 	// Invalid input.
-	vwFail(t, vwCall(t, ctx, "validate.step_interface", map[string]any{}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": "   "}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"step_name": "TabularPreprocessing", "job_type": 3}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.step_interface", map[string]any{"all": true, "workspace_dirs": []string{filepath.Join(t.TempDir(), "nope")}}), envelope.CodeNotFound)
-}
-
-func toJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	wantFail(t, callTool(t, ctx, "validate.step_interface", map[string]any{}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": "   "}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.step_interface", map[string]any{"step_name": "TabularPreprocessing", "job_type": 3}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.step_interface", map[string]any{"all": true, "workspace_dirs": []string{filepath.Join(t.TempDir(), "nope")}}), envelope.CodeNotFound)
 }
 
 func TestValidateAlignmentTool(t *testing.T) {
 	ctx := context.Background()
-	d := vwOK(t, vwCall(t, ctx, "validate.alignment", map[string]any{}))
+	d := wantOK(t, callTool(t, ctx, "validate.alignment", map[string]any{}))
 	cat, _ := catalog.Default()
 	if int(d["total_steps"].(float64)) != cat.Len() || d["scope"] != "all_steps" || d["pass_rate"] != 1.0 || d["failed_steps"] != 0.0 {
 		t.Fatalf("all: %v", d)
@@ -180,8 +98,8 @@ func TestValidateAlignmentTool(t *testing.T) {
 			t.Errorf("missing key %s", k)
 		}
 	}
-	env := vwCall(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{"tabular_preprocessing.py", "XGBoostTraining"}})
-	d = vwOK(t, env)
+	env := callTool(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{"tabular_preprocessing.py", "XGBoostTraining"}})
+	d = wantOK(t, env)
 	if d["scope"] != "target_scripts" || d["total_steps"] != 2.0 || len(d["detailed_results"].([]any)) != 2 {
 		t.Fatalf("subset: %v", d)
 	}
@@ -189,32 +107,32 @@ func TestValidateAlignmentTool(t *testing.T) {
 		t.Errorf("meta %v", env["meta"])
 	}
 	// A failing step: the report is still a success, with a warning and validate.step next.
-	ws := vwWorkspace(t, map[string]string{"DemoScoring.step.yaml": vwStep + "  - {name: secret_code, type: string, tier: essential, pattern: \"^zz[0-9]{9}q$\", description: \"Impossible.\"}\n"})
-	env = vwCall(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{"DemoScoring"}, "workspace_dirs": []string{ws}})
-	if d := vwOK(t, env); d["failed_steps"] != 1.0 || len(env["warnings"].([]any)) == 0 || vwNextTools(env)[0] != "validate.step" {
+	ws := writeFiles(t, map[string]string{"DemoScoring.step.yaml": vwStep + "  - {name: secret_code, type: string, tier: essential, pattern: \"^zz[0-9]{9}q$\", description: \"Impossible.\"}\n"})
+	env = callTool(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{"DemoScoring"}, "workspace_dirs": []string{ws}})
+	if d := wantOK(t, env); d["failed_steps"] != 1.0 || len(env["warnings"].([]any)) == 0 || nextTools(env)[0] != "validate.step" {
 		t.Errorf("failing step: %v", env)
 	}
-	env = vwCall(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{"NoSuchStepXyz"}})
-	vwFail(t, env, envelope.CodeNotFound)
-	vwRemedy(t, env)
-	vwFail(t, vwCall(t, ctx, "validate.alignment", map[string]any{"target_scripts": "TabularPreprocessing"}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{""}}), envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{"NoSuchStepXyz"}})
+	wantFail(t, env, envelope.CodeNotFound)
+	remedyToolsOf(t, env)
+	wantFail(t, callTool(t, ctx, "validate.alignment", map[string]any{"target_scripts": "TabularPreprocessing"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.alignment", map[string]any{"target_scripts": []string{""}}), envelope.CodeInvalidInput)
 }
 
 func TestValidateStepAndBuilderTools(t *testing.T) {
 	ctx := context.Background()
-	env := vwCall(t, ctx, "validate.step", map[string]any{"step_name": "XGBoostTraining"})
-	d := vwOK(t, env)
+	env := callTool(t, ctx, "validate.step", map[string]any{"step_name": "XGBoostTraining"})
+	d := wantOK(t, env)
 	if d["step_name"] != "XGBoostTraining" || d["overall_status"] != "PASSED" || len(d["validation_results"].(map[string]any)) != 4 {
 		t.Fatalf("validate.step: %v", d)
 	}
-	env = vwCall(t, ctx, "validate.step", map[string]any{"step_name": "NoSuchStepXyz"})
-	vwFail(t, env, envelope.CodeNotFound)
-	vwRemedy(t, env)
-	vwFail(t, vwCall(t, ctx, "validate.step", map[string]any{}), envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "validate.step", map[string]any{"step_name": "NoSuchStepXyz"})
+	wantFail(t, env, envelope.CodeNotFound)
+	remedyToolsOf(t, env)
+	wantFail(t, callTool(t, ctx, "validate.step", map[string]any{}), envelope.CodeInvalidInput)
 
-	env = vwCall(t, ctx, "validate.builder", map[string]any{"step_name": "TabularPreprocessing"})
-	d = vwOK(t, env)
+	env = callTool(t, ctx, "validate.builder", map[string]any{"step_name": "TabularPreprocessing"})
+	d = wantOK(t, env)
 	score := d["score"].(map[string]any)
 	if score["overall"] != 100.0 || score["rating"] != "Excellent" || d["passed"] != true || env["meta"].(map[string]any)["step_name"] != "TabularPreprocessing" {
 		t.Fatalf("builder: %v", d)
@@ -223,18 +141,18 @@ func TestValidateStepAndBuilderTools(t *testing.T) {
 	if frag["Type"] != "Processing" || frag["Name"] != "TabularPreprocessing-Training" {
 		t.Errorf("fragment %v", frag)
 	}
-	d = vwOK(t, vwCall(t, ctx, "validate.builder", map[string]any{"step_name": "XGBoostTraining", "enable_scoring": false}))
+	d = wantOK(t, callTool(t, ctx, "validate.builder", map[string]any{"step_name": "XGBoostTraining", "enable_scoring": false}))
 	if _, ok := d["score"]; ok {
 		t.Errorf("scoring off still scored: %v", d["score"])
 	}
-	env = vwCall(t, ctx, "validate.builder", map[string]any{"step_name": "NoSuchStepXyz"})
-	vwFail(t, env, envelope.CodeNotFound)
-	vwRemedy(t, env)
-	vwFail(t, vwCall(t, ctx, "validate.builder", map[string]any{"step_name": "TabularPreprocessing", "enable_scoring": "yes"}), envelope.CodeInvalidInput)
+	env = callTool(t, ctx, "validate.builder", map[string]any{"step_name": "NoSuchStepXyz"})
+	wantFail(t, env, envelope.CodeNotFound)
+	remedyToolsOf(t, env)
+	wantFail(t, callTool(t, ctx, "validate.builder", map[string]any{"step_name": "TabularPreprocessing", "enable_scoring": "yes"}), envelope.CodeInvalidInput)
 }
 
 func TestValidateInfoTool(t *testing.T) {
-	d := vwOK(t, vwCall(t, context.Background(), "validate.info", map[string]any{}))
+	d := wantOK(t, callTool(t, context.Background(), "validate.info", map[string]any{}))
 	v := d["validation"].(map[string]any)
 	if len(v["levels"].([]any)) != 4 || v["resolver_threshold"] != 0.5 {
 		t.Errorf("validation: %v", v)
@@ -243,7 +161,7 @@ func TestValidateInfoTool(t *testing.T) {
 	if st["python"].(map[string]any)["available"] != validation.Python().Available {
 		t.Errorf("script testing: %v", st)
 	}
-	vwFail(t, vwCall(t, context.Background(), "validate.info", map[string]any{"x": 1}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, context.Background(), "validate.info", map[string]any{"x": 1}), envelope.CodeInvalidInput)
 }
 
 func TestValidateRunScriptsToolInputs(t *testing.T) {
@@ -252,24 +170,24 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	vwFail(t, vwCall(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{}, "config_path": cfg}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A"}}}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A", "B"}}}), envelope.CodeInvalidInput)
-	vwFail(t, vwCall(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A", "B"}, "config_path": cfg, "edges": [][]string{{"A", "B"}, {"B", "A"}}}), envelope.CodeInvalidInput)
-	env := vwCall(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": filepath.Join(t.TempDir(), "missing.json")})
-	vwFail(t, env, envelope.CodeNotFound)
-	vwRemedy(t, env)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{}, "config_path": cfg}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A"}}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A", "B"}}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A", "B"}, "config_path": cfg, "edges": [][]string{{"A", "B"}, {"B", "A"}}}), envelope.CodeInvalidInput)
+	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": filepath.Join(t.TempDir(), "missing.json")})
+	wantFail(t, env, envelope.CodeNotFound)
+	remedyToolsOf(t, env)
 	// The workspace is confined to the project root.
 	root := t.TempDir()
 	pctx := registry.WithPolicy(ctx, registry.Policy{AllowScriptExec: true, ProjectRoot: root})
 	if validation.Python().Available {
-		det := vwFail(t, vwCall(t, pctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "test_workspace_dir": "../outside"}), envelope.CodeInvalidInput)
+		det := wantFail(t, callTool(t, pctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "test_workspace_dir": "../outside"}), envelope.CodeInvalidInput)
 		if det["base"] == nil {
 			t.Errorf("details %v", det)
 		}
 	}
 	// The gate: closed by default under a policy.
-	det := vwFail(t, vwCall(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root}), "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg}), envelope.CodeToolDisabled)
+	det := wantFail(t, callTool(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root}), "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg}), envelope.CodeToolDisabled)
 	if det["env_var"] != registry.EnvAllowScriptExec {
 		t.Errorf("gate details %v", det)
 	}

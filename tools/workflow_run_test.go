@@ -326,7 +326,7 @@ func TestABadConfigValueFailsTheGateWithTheToolsEnvelope(t *testing.T) {
 	if env["ok"] != false || env["code"] != envelope.CodeConfigInvalid || env["meta"].(map[string]any)["tool"] != "author.preflight_config" {
 		t.Fatalf("envelope %v", env)
 	}
-	if !strings.Contains(mustMarshal(env), "train_ratio") {
+	if !strings.Contains(toJSON(env), "train_ratio") {
 		t.Fatalf("the envelope does not name the bad field: %v", env)
 	}
 	if res.Remedy == nil || res.Remedy.SuggestedTools[0] != "author.preflight_config" {
@@ -403,7 +403,7 @@ func TestWorkflowToolsArgumentsAndErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := wfCall(t, ctx, c.args)
-		if res.OK || res.Code != c.code || !strings.Contains(res.Error+mustMarshal(res.Meta), c.has) {
+		if res.OK || res.Code != c.code || !strings.Contains(res.Error+toJSON(res.Meta), c.has) {
 			t.Errorf("%v: got %s %q %v", c.args, res.Code, res.Error, res.Meta)
 		}
 	}
@@ -468,11 +468,6 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	if !st.OK || wfData(t, st)["status"] != "done" {
 		t.Fatalf("run status: %+v", st)
 	}
-}
-
-func mustMarshal(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 func BenchmarkNewProjectWorkflow(b *testing.B) {
@@ -697,5 +692,5 @@ func sameSet(enum any, names []string) bool {
 	for _, v := range enum.([]any) {
 		got = append(got, v.(string))
 	}
-	return mustMarshal(sortedCopy(got)) == mustMarshal(sortedCopy(names))
+	return toJSON(sortedCopy(got)) == toJSON(sortedCopy(names))
 }
