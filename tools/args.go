@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -39,4 +41,47 @@ func resolveDirs(ctx context.Context, field string, dirs []string, mustExist boo
 // be existing directories (resolveDirs with mustExist).
 func existingDirs(ctx context.Context, field string, dirs []string) ([]string, error) {
 	return resolveDirs(ctx, field, dirs, true)
+}
+
+// configFilePath resolves a config_file argument (relative paths from the
+// project root when one is in force, registry.ResolveReadPath) and checks
+// it is a readable file.
+func configFilePath(ctx context.Context, given string) (string, error) {
+	if err := requireConfigPath("config_file", given); err != nil {
+		return "", err
+	}
+	path, err := registry.ResolveReadPath(ctx, given)
+	if err != nil {
+		return "", err
+	}
+	return path, checkConfigFile(given, path)
+}
+
+// checkConfigFile checks the resolved path of a config file the caller
+// named given.
+func checkConfigFile(given, path string) error {
+	if err := requireConfigPath("config_file", given); err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return envelope.NotFound("config file not found: %s", given).WithDetails("config_file", given, "resolved_path", path).
+				WithRemedy("check the path (relative paths are taken from the project root when one is set), or write a config.json for the DAG", "config.template", "config.requirements")
+		}
+		return envelope.InvalidInput("cannot read config file %s: %v", given, err).WithDetails("config_file", given, "resolved_path", path)
+	}
+	if st.IsDir() {
+		return envelope.InvalidInput("config_file %s is a directory", given).WithDetails("config_file", given, "resolved_path", path)
+	}
+	return nil
+}
+
+// requireConfigPath answers a blank config.json path argument (arg names
+// it: config_file, config_path) with invalid_input.
+func requireConfigPath(arg, given string) error {
+	if strings.TrimSpace(given) == "" {
+		return envelope.InvalidInput("%s must not be blank", arg).WithRemedy("pass the path of the pipeline's config.json", "config.template")
+	}
+	return nil
 }

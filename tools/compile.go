@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -163,40 +162,6 @@ func compileRun[T any](ctx context.Context, a compileArgs, pipelineName string, 
 		return zero, in, compileError(err)
 	}
 	return out, in, nil
-}
-
-// configFilePath resolves a config_file argument (relative paths from the
-// project root when one is in force, registry.ResolveReadPath) and checks
-// it is a readable file.
-func configFilePath(ctx context.Context, given string) (string, error) {
-	if strings.TrimSpace(given) == "" {
-		return "", envelope.InvalidInput("config_file must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
-	}
-	path, err := registry.ResolveReadPath(ctx, given)
-	if err != nil {
-		return "", err
-	}
-	return path, checkConfigFile(given, path)
-}
-
-// checkConfigFile checks the resolved path of a config file the caller
-// named given.
-func checkConfigFile(given, path string) error {
-	if strings.TrimSpace(given) == "" {
-		return envelope.InvalidInput("config_file must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return envelope.NotFound("config file not found: %s", given).WithDetails("config_file", given, "resolved_path", path).
-				WithRemedy("check the path (relative paths are taken from the project root when one is set), or write a config.json for the DAG", "config.template", "config.requirements")
-		}
-		return envelope.InvalidInput("cannot read config file %s: %v", given, err).WithDetails("config_file", given, "resolved_path", path)
-	}
-	if st.IsDir() {
-		return envelope.InvalidInput("config_file %s is a directory", given).WithDetails("config_file", given, "resolved_path", path)
-	}
-	return nil
 }
 
 func compileValidate(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {

@@ -177,8 +177,8 @@ func loadConfigSet(given, path, arg string) (*config.Set, error) {
 }
 
 func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.ToolResult, error) {
-	if strings.TrimSpace(a.ConfigPath) == "" {
-		return nil, envelope.InvalidInput("config_path must not be blank").WithRemedy("pass the path of the pipeline's config.json", "config.template")
+	if err := requireConfigPath("config_path", a.ConfigPath); err != nil {
+		return nil, err
 	}
 	if a.Role != "" && !strings.HasPrefix(strings.TrimSpace(a.Role), "arn:") {
 		return nil, envelope.InvalidInput("role must be an IAM role ARN (arn:aws:iam::<account>:role/<name>), got %q", a.Role)
