@@ -82,8 +82,8 @@ func init() {
 // --- shared helpers ---
 
 // vldCatalogScripts loads the catalog with workspace_dirs, then resolves
-// script_dirs; both must be existing directories (existingDirs). It is how the
-// validate.* and author.* tools that look for step scripts start.
+// script_dirs; both must be existing directories (existingDirs). It is how
+// the validate.* and author.* tools that look for step scripts start.
 func vldCatalogScripts(ctx context.Context, workspaceDirs, scriptDirs []string) (*catalog.Catalog, []string, error) {
 	resolved, err := existingDirs(ctx, "workspace_dirs", workspaceDirs)
 	if err != nil {
