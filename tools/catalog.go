@@ -111,8 +111,8 @@ func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResul
 		steps = append(steps, string(s.Type))
 	}
 	res := envelope.OK(listStepsData{Steps: steps, Count: len(steps)}).
-		WithMeta("workspace_id", catNilIfEmpty(ws)).
-		WithMeta("job_type", catNilIfEmpty(jt))
+		WithMeta("workspace_id", nullIfEmpty(ws)).
+		WithMeta("job_type", nullIfEmpty(jt))
 	if a.SageMakerStepType != "" {
 		res.SetMeta("sagemaker_step_type", a.SageMakerStepType)
 	}
@@ -182,10 +182,6 @@ func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 		return nil, err
 	}
 	jobTypes := append([]string{}, s.JobTypes...)
-	var script any
-	if s.Contract.EntryPoint != "" {
-		script = s.Contract.EntryPoint
-	}
 	data := stepInfoData{
 		StepName:    string(s.Type),
 		WorkspaceID: s.WorkspaceID,
@@ -202,11 +198,11 @@ func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 		SageMakerStepType:   string(s.Verb),
 		Description:         s.Description,
 		ComponentsAvailable: s.Components(),
-		FileComponents:      map[string]any{"interface": s.Source, "script": script},
-		Framework:           catNilIfEmpty(s.Framework),
+		FileComponents:      map[string]any{"interface": s.Source, "script": nullIfEmpty(s.Contract.EntryPoint)},
+		Framework:           nullIfEmpty(s.Framework),
 		NodeType:            string(s.Kind),
 		JobTypes:            jobTypes,
-		JobType:             catNilIfEmpty(jt),
+		JobType:             nullIfEmpty(jt),
 		HasVariant:          s.IsVariant(),
 		Aliases:             append([]string{}, s.Aliases...),
 		FieldSets:           s.FieldSets,
@@ -263,7 +259,7 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 	data := stepSpecData{
 		StepType:        string(s.Type),
 		NodeType:        string(s.Kind),
-		JobType:         catNilIfEmpty(jt),
+		JobType:         nullIfEmpty(jt),
 		Dependencies:    deps,
 		Outputs:         outs,
 		DependencyCount: len(deps),
@@ -371,7 +367,7 @@ func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolR
 		SpecType:          string(s.Type),
 		SageMakerStepType: string(s.Verb),
 		Source:            source,
-		JobType:           catNilIfEmpty(jobType),
+		JobType:           nullIfEmpty(jobType),
 		SnakeName:         catalog.CanonicalToSnake(s.Type),
 	}
 	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
@@ -404,7 +400,7 @@ func catalogListBuilders(ctx context.Context, a listBuildersArgs) (*envelope.Too
 		builders = append(builders, builderOut{StepName: string(s.Type), BuilderClass: s.BuilderName, SageMakerStepType: string(s.Verb)})
 	}
 	return envelope.OK(listBuildersData{Builders: builders, Count: len(builders)}).
-		WithMeta("sagemaker_step_type", catNilIfEmpty(a.SageMakerStepType)), nil
+		WithMeta("sagemaker_step_type", nullIfEmpty(a.SageMakerStepType)), nil
 }
 
 // --- data shapes (field order is the wire order) ---
@@ -541,7 +537,8 @@ type listBuildersData struct {
 
 // --- helpers ---
 
-func catNilIfEmpty(s string) any {
+// nullIfEmpty is s, or nil (JSON null) when s is empty.
+func nullIfEmpty(s string) any {
 	if s == "" {
 		return nil
 	}

@@ -47,7 +47,7 @@ func stepsIO(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
 		in := &s.Inputs[i]
 		inputs[i] = ioInput{
 			LogicalName:       in.LogicalName,
-			ContainerPath:     catNilIfEmpty(in.ContainerPath),
+			ContainerPath:     nullIfEmpty(in.ContainerPath),
 			Required:          in.Required,
 			Type:              string(in.Type),
 			CompatibleSources: in.CompatibleSources,
@@ -62,7 +62,7 @@ func stepsIO(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
 	for i, o := range s.Outputs {
 		outputs[i] = ioOutput{
 			LogicalName:   o.LogicalName,
-			ContainerPath: catNilIfEmpty(o.ContainerPath),
+			ContainerPath: nullIfEmpty(o.ContainerPath),
 			PropertyPath:  o.PropertyPath,
 			Type:          string(o.Type),
 			Aliases:       o.Aliases,
@@ -75,7 +75,7 @@ func stepsIO(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
 		StepName:          a.StepName,
 		StepType:          string(s.Type),
 		SageMakerStepType: string(s.Verb),
-		JobType:           catNilIfEmpty(jt),
+		JobType:           nullIfEmpty(jt),
 		SageMakerStepName: string(catalog.SageMakerName(s.Type, jt)),
 		Inputs:            inputs,
 		Outputs:           outputs,
@@ -164,7 +164,7 @@ func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, er
 		"handler":             verbBuilder,
 		"builder_step_name":   builder,
 		"sagemaker_step_type": string(s.Verb),
-		"step_assembly":       catNilIfEmpty(s.Patterns.StepAssembly),
+		"step_assembly":       nullIfEmpty(s.Patterns.StepAssembly),
 		"requires":            "none",
 		"custom_override":     false,
 	}
@@ -172,17 +172,17 @@ func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, er
 		"kind":                      c.Kind,
 		"sdk_class":                 sdkClassOf(c),
 		"framework":                 c.Framework,
-		"framework_field":           catNilIfEmpty(c.FrameworkField),
-		"framework_version_field":   catNilIfEmpty(c.FrameworkVersionField),
-		"framework_version_default": catNilIfEmpty(c.FrameworkVersionDefault),
-		"py_version_field":          catNilIfEmpty(c.PyVersionField),
-		"image_uri_field":           catNilIfEmpty(c.ImageURIField),
-		"image_scope":               catNilIfEmpty(c.ImageScope),
-		"instance_type_field":       catNilIfEmpty(c.InstanceTypeField),
-		"instance_count_field":      catNilIfEmpty(c.InstanceCountField),
-		"volume_size_field":         catNilIfEmpty(c.VolumeSizeField),
+		"framework_field":           nullIfEmpty(c.FrameworkField),
+		"framework_version_field":   nullIfEmpty(c.FrameworkVersionField),
+		"framework_version_default": nullIfEmpty(c.FrameworkVersionDefault),
+		"py_version_field":          nullIfEmpty(c.PyVersionField),
+		"image_uri_field":           nullIfEmpty(c.ImageURIField),
+		"image_scope":               nullIfEmpty(c.ImageScope),
+		"instance_type_field":       nullIfEmpty(c.InstanceTypeField),
+		"instance_count_field":      nullIfEmpty(c.InstanceCountField),
+		"volume_size_field":         nullIfEmpty(c.VolumeSizeField),
 		"lock_training_region":      c.LockedRegion != "",
-		"locked_region":             catNilIfEmpty(c.LockedRegion),
+		"locked_region":             nullIfEmpty(c.LockedRegion),
 		"requires":                  "none",
 		"source":                    "config fields named by the step's compute block",
 		"custom_override":           false,
@@ -202,7 +202,7 @@ func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, er
 	sort.Strings(optional)
 	sources := map[string]any{}
 	for _, e := range s.Contract.Env {
-		sources[e.Name] = catNilIfEmpty(e.Field)
+		sources[e.Name] = nullIfEmpty(e.Field)
 	}
 	envVars := map[string]any{
 		"source":            "config: each variable reads the config field in sources (NAME reads lower(name) unless declared otherwise); optional ones fall back to their default",
@@ -271,7 +271,7 @@ func stepsPatterns(ctx context.Context, a catStepArgs) (*envelope.ToolResult, er
 		"step_name":           a.StepName,
 		"step_type":           string(s.Type),
 		"sagemaker_step_type": string(s.Verb),
-		"job_type":            catNilIfEmpty(jt),
+		"job_type":            nullIfEmpty(jt),
 		"patterns": map[string]any{
 			"create_step":   createStep,
 			"compute":       compute,

@@ -120,11 +120,7 @@ func strategiesList(ctx context.Context, a strategiesAxisArgs) (*envelope.ToolRe
 	if list == nil {
 		list = []*strategies.Strategy{}
 	}
-	var axis any
-	if a.Axis != "" {
-		axis = a.Axis
-	}
-	return envelope.OK(map[string]any{"axis": axis, "count": len(list), "strategies": list}).WithMeta("count", len(list)), nil
+	return envelope.OK(map[string]any{"axis": nullIfEmpty(a.Axis), "count": len(list), "strategies": list}).WithMeta("count", len(list)), nil
 }
 
 func strategiesShow(ctx context.Context, a strategiesShowArgs) (*envelope.ToolResult, error) {
