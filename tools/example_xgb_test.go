@@ -3,10 +3,10 @@ package tools_test
 import (
 	"context"
 	"fmt"
+	"github.com/cursus-go/cursus/internal/testfs"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -61,31 +61,6 @@ func TestXGBoostExampleScriptsMatchTheirContracts(t *testing.T) {
 	}
 }
 
-// copyDir copies the example into a project root of its own.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "__pycache__" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestXGBoostExampleRunsLocally(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nine Python scripts")
@@ -94,7 +69,7 @@ func TestXGBoostExampleRunsLocally(t *testing.T) {
 		t.Skip("python3 not on PATH")
 	}
 	root := t.TempDir()
-	copyDir(t, xgbExample, root)
+	testfs.CopyTree(t, xgbExample, root)
 	// No input_data: the compiler mounts Cradle's specs as
 	// <field>/<field>.json and Package's inference scripts from config, and
 	// run_scripts does the same locally.

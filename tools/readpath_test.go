@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"github.com/cursus-go/cursus/internal/testfs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // looked up in the working directory and are not found.
 func TestReadPathsFromTheProjectRoot(t *testing.T) {
 	root := t.TempDir()
-	copyDir(t, xgbExample, root)
+	testfs.CopyTree(t, xgbExample, root)
 	if wd, _ := os.Getwd(); wd == root {
 		t.Fatal("the test needs a working directory other than the root")
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
-	"github.com/cursus-go/cursus/engine/internal/testfs"
+	"github.com/cursus-go/cursus/internal/testfs"
 )
 
 func init() {

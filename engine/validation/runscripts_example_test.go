@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/dag"
-	"github.com/cursus-go/cursus/engine/internal/testfs"
+	"github.com/cursus-go/cursus/internal/testfs"
 )
 
 // TestRunScriptsExampleFromItsFolder runs examples/xgboost-end-to-end the
