@@ -240,21 +240,21 @@ func TestCoerce(t *testing.T) {
 	}
 }
 
-func TestSeqRatioMatchesDifflib(t *testing.T) {
-	// Figures from Python's difflib.SequenceMatcher(None, a, b).ratio().
+func TestTypeConfidence(t *testing.T) {
+	// The fallback figures are Python's difflib.SequenceMatcher(None, a, b).ratio()
+	// (deps.SequenceRatio; its own cases are in engine/deps).
 	for _, tc := range []struct {
-		a, b string
-		want float64
+		node, base string
+		want       float64
 	}{
+		{"xgboost_training", "xgboost", 0.8},            // base inside the node name
+		{"model_calibration", "calibration_extra", 0.8}, // one part of the base inside
 		{"preprocess_calibration", "tabularpreprocessing", 0.5714285714285714},
 		{"xgboostmodeleval_calibration", "modelcalibration", 0.7272727272727273},
 		{"train_xgb", "xgboosttraining", 0.5},
-		{"abc", "abc", 1},
-		{"", "x", 0},
-		{strings.Repeat("a", 250) + "b", strings.Repeat("a", 300), 0.9074410163339383},
 	} {
-		if got := seqRatio(tc.a, tc.b); got != tc.want {
-			t.Errorf("seqRatio(%.20q, %.20q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		if got := typeConfidence(tc.node, tc.base); got != tc.want {
+			t.Errorf("typeConfidence(%q, %q) = %v, want %v", tc.node, tc.base, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/deps"
 )
 
 // Resolution methods (Resolution.Method), as the original names them.
@@ -306,7 +307,7 @@ func typeConfidence(nodeLower, base string) float64 {
 			return 0.8
 		}
 	}
-	return seqRatio(nodeLower, base)
+	return deps.SequenceRatio(nodeLower, base)
 }
 
 func (s *Set) semanticMatches(node catalog.NodeName, add func(*Config, float64, string)) {

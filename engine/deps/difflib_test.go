@@ -2,8 +2,28 @@ package deps
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
+
+func TestSequenceRatioMatchesDifflib(t *testing.T) {
+	// Figures from Python's difflib.SequenceMatcher(None, a, b).ratio().
+	for _, tc := range []struct {
+		a, b string
+		want float64
+	}{
+		{"preprocess_calibration", "tabularpreprocessing", 0.5714285714285714},
+		{"xgboostmodeleval_calibration", "modelcalibration", 0.7272727272727273},
+		{"train_xgb", "xgboosttraining", 0.5},
+		{"abc", "abc", 1},
+		{"", "x", 0},
+		{strings.Repeat("a", 250) + "b", strings.Repeat("a", 300), 0.9074410163339383},
+	} {
+		if got := SequenceRatio(tc.a, tc.b); got != tc.want {
+			t.Errorf("SequenceRatio(%.20q, %.20q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
 
 // TestASCIIPathMatchesIndexedPath checks the allocation-free path for short
 // ASCII strings against the general (difflib-indexed) one.
