@@ -1,7 +1,6 @@
 package config
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -71,24 +70,26 @@ var semanticKeywords = [][]string{
 }
 
 // stepTypePatterns are the original's name patterns (legacy step names
-// included: they never match a current config, as in the original).
+// included: they never match a current config, as in the original). Each
+// original pattern is a plain literal, so it is matched as a substring of
+// the lower-cased node name.
 var stepTypePatterns = []struct {
-	re    *regexp.Regexp
-	types []catalog.StepType
+	substr string
+	types  []catalog.StepType
 }{
-	{regexp.MustCompile(`data_load`), []catalog.StepType{"CradleDataLoading"}},
-	{regexp.MustCompile(`preprocess`), []catalog.StepType{"TabularPreprocessing"}},
-	{regexp.MustCompile(`train`), []catalog.StepType{"XGBoostTraining", "PyTorchTraining", "DummyTraining"}},
-	{regexp.MustCompile(`eval`), []catalog.StepType{"XGBoostModelEval"}},
-	{regexp.MustCompile(`model`), []catalog.StepType{"XGBoostModel", "PyTorchModel"}},
-	{regexp.MustCompile(`calibrat`), []catalog.StepType{"ModelCalibration"}},
-	{regexp.MustCompile(`packag`), []catalog.StepType{"MIMSPackaging"}},
-	{regexp.MustCompile(`payload`), []catalog.StepType{"MIMSPayload"}},
-	{regexp.MustCompile(`regist`), []catalog.StepType{"ModelRegistration"}},
-	{regexp.MustCompile(`transform`), []catalog.StepType{"BatchTransform"}},
-	{regexp.MustCompile(`currency`), []catalog.StepType{"CurrencyConversion"}},
-	{regexp.MustCompile(`risk`), []catalog.StepType{"RiskTableMapping"}},
-	{regexp.MustCompile(`hyperparam`), []catalog.StepType{"HyperparameterPrep"}},
+	{"data_load", []catalog.StepType{"CradleDataLoading"}},
+	{"preprocess", []catalog.StepType{"TabularPreprocessing"}},
+	{"train", []catalog.StepType{"XGBoostTraining", "PyTorchTraining", "DummyTraining"}},
+	{"eval", []catalog.StepType{"XGBoostModelEval"}},
+	{"model", []catalog.StepType{"XGBoostModel", "PyTorchModel"}},
+	{"calibrat", []catalog.StepType{"ModelCalibration"}},
+	{"packag", []catalog.StepType{"MIMSPackaging"}},
+	{"payload", []catalog.StepType{"MIMSPayload"}},
+	{"regist", []catalog.StepType{"ModelRegistration"}},
+	{"transform", []catalog.StepType{"BatchTransform"}},
+	{"currency", []catalog.StepType{"CurrencyConversion"}},
+	{"risk", []catalog.StepType{"RiskTableMapping"}},
+	{"hyperparam", []catalog.StepType{"HyperparameterPrep"}},
 }
 
 // Resolve picks a config for every node (see the package doc for the
@@ -337,7 +338,7 @@ func (s *Set) patternMatches(node catalog.NodeName, add func(*Config, float64, s
 	lower := strings.ToLower(string(node))
 	var types []catalog.StepType
 	for _, p := range stepTypePatterns {
-		if p.re.MatchString(lower) {
+		if strings.Contains(lower, p.substr) {
 			types = append(types, p.types...)
 		}
 	}
