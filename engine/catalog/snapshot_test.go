@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/fsutil"
 )
 
 var update = flag.Bool("update", false, "rewrite snapshot.json from the embedded YAML files")
@@ -32,20 +31,7 @@ func TestSnapshotCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		tmp, err := os.CreateTemp(".", ".snapshot-*.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tmp.Chmod(0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tmp.Write(want); err != nil {
-			t.Fatal(err)
-		}
-		if err := tmp.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp.Name(), filepath.Join(".", "snapshot.json")); err != nil {
+		if err := fsutil.WriteFileAtomic("snapshot.json", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("snapshot.json rewritten (%d bytes); rebuild to embed it", len(want))
