@@ -320,9 +320,3 @@ func (s *artifactSet) manifest() Manifest {
 	}
 	return out
 }
-
-// joinS3 joins an s3:// base and a relative key.
-func joinS3(base string, parts ...string) string {
-	rest := path.Join(parts...)
-	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(rest, "/")
-}
