@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -133,10 +134,14 @@ func TestValues(t *testing.T) {
 	if b, err := v.boolean("b", false); err != nil || !b {
 		t.Error("boolean(b)")
 	}
-	if l, err := v.strList("l"); err != nil || strings.Join(l, ",") != "a,1" {
-		t.Errorf("strList = %v, %v", l, err)
+	env, p := &buildEnv{}, &nodePlan{Values: v}
+	if l, err := env.strListExpr(p, "l"); err != nil || !reflect.DeepEqual(l, []any{"a", "1"}) {
+		t.Errorf("strListExpr(l) = %v, %v", l, err)
 	}
-	if _, err := v.strList("bad"); err == nil {
+	if l, err := env.strListExpr(p, "s"); err != nil || !reflect.DeepEqual(l, []any{"x"}) {
+		t.Errorf("a single string is a one-item list, got %v, %v", l, err)
+	}
+	if _, err := env.strListExpr(p, "bad"); err == nil {
 		t.Error("a list of objects is not a list of strings")
 	}
 	if x, ok := v.lookup("m.eta"); !ok || x != 0.3 {

@@ -160,39 +160,6 @@ func (v Values) boolean(field string, def bool) (bool, error) {
 	return false, &fieldError{field, fmt.Sprintf("want true or false, got %s", jsonKind(x))}
 }
 
-// strList returns a list-of-strings field (a single string is a one-item
-// list; a comma-separated string is not split). A parameter reference in
-// it is an error (buildEnv.strListExpr takes references).
-func (v Values) strList(field string) ([]string, error) {
-	x, ok := v.lookup(field)
-	if !ok {
-		return nil, nil
-	}
-	if at, ref, found := findRef(field, x); found {
-		return nil, refusedRef(at, ref)
-	}
-	switch t := x.(type) {
-	case string:
-		return []string{t}, nil
-	case []string:
-		return t, nil
-	case []any:
-		out := make([]string, 0, len(t))
-		for _, e := range t {
-			switch s := e.(type) {
-			case string:
-				out = append(out, s)
-			case float64, int, int64, bool, json.Number:
-				out = append(out, FormatValue(s))
-			default:
-				return nil, &fieldError{field, fmt.Sprintf("want a list of strings, found %s", jsonKind(e))}
-			}
-		}
-		return out, nil
-	}
-	return nil, &fieldError{field, fmt.Sprintf("want a list of strings, got %s", jsonKind(x))}
-}
-
 // object returns an object field; a parameter reference anywhere in it is
 // an error (the compiler reads every value of such an object).
 func (v Values) object(field string) (map[string]any, error) {
