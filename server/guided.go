@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
 )
@@ -47,17 +46,11 @@ func newGuided(reg *registry.Registry, opts Options, sel *selection, log *slog.L
 			g.gated = true
 			continue
 		}
-		schema, err := json.Marshal(t.Schema())
+		desc, err := mcpTool(t)
 		if err != nil {
-			return nil, fmt.Errorf("server: tool %s: schema: %w", t.Name, err)
+			return nil, err
 		}
-		g.defs[t.WireName()] = &mcp.Tool{
-			Name:        t.WireName(),
-			Title:       exporters.MCPTitle(t),
-			Description: t.RenderDescription(),
-			InputSchema: json.RawMessage(schema),
-			Annotations: annotations(t),
-		}
+		g.defs[t.WireName()] = desc
 	}
 	return g, nil
 }
@@ -213,27 +206,4 @@ func stageNote(opts Options) string {
 		return "guided, pinned to stage " + opts.Stage
 	}
 	return "guided"
-}
-
-// guidedServers returns the getServer of a guided HTTP handler; probe (a
-// server New built with the same options) answers the SDK's protocol
-// version check for requests of existing sessions.
-func guidedServers(reg *registry.Registry, opts Options, probe *mcp.Server) (func(*http.Request) *mcp.Server, error) {
-	sel, err := resolveSelection(reg, opts)
-	if err != nil {
-		return nil, err
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	version := opts.Version
-	if version == "" {
-		version = "0"
-	}
-	g, err := newGuided(reg, opts, sel, log, version)
-	if err != nil {
-		return nil, err
-	}
-	return g.forRequest(probe), nil
 }

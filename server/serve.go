@@ -145,15 +145,13 @@ func (c *drainConn) Close() error {
 // In guided mode (Options.Guided, Options.Stage) every session gets its own
 // server, so two sessions can be in different stages at once.
 func NewHTTPHandler(reg *registry.Registry, opts Options) (http.Handler, error) {
-	s, err := New(reg, opts)
+	s, g, err := build(reg, opts)
 	if err != nil {
 		return nil, err
 	}
 	getServer := func(*http.Request) *mcp.Server { return s }
-	if opts.Guided || opts.Stage != "" {
-		if getServer, err = guidedServers(reg, opts, s); err != nil {
-			return nil, err
-		}
+	if g != nil {
+		getServer = g.forRequest(s)
 	}
 	h := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:         opts.Logger,

@@ -153,12 +153,20 @@ type srv struct {
 // *SelectionError when a selection option names an unknown namespace or
 // tool. The server is static: its tool list never changes.
 func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
+	m, _, err := build(reg, opts)
+	return m, err
+}
+
+// build is New; in guided mode it also returns the guided state the
+// server was made from, so an HTTP handler makes its sessions' servers
+// from the same state instead of checking and describing every tool again.
+func build(reg *registry.Registry, opts Options) (*mcp.Server, *guided, error) {
 	if reg == nil {
-		return nil, fmt.Errorf("server: nil registry")
+		return nil, nil, fmt.Errorf("server: nil registry")
 	}
 	sel, err := resolveSelection(reg, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	log := opts.Logger
 	if log == nil {
@@ -171,12 +179,12 @@ func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 	if opts.Guided || opts.Stage != "" {
 		g, err := newGuided(reg, opts, sel, log, version)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		log.Info("mcp server built", "mode", stageNote(opts), "tools_allowed", len(g.defs),
 			"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
 			"project_root", opts.Policy.ProjectRoot)
-		return g.server(), nil
+		return g.server(), g, nil
 	}
 	s := &srv{reg: reg, policy: opts.Policy, sel: sel, listed: map[string]bool{}, log: log}
 
@@ -203,17 +211,11 @@ func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 	})
 	for _, t := range tools {
-		schema, err := json.Marshal(t.Schema())
+		desc, err := mcpTool(t)
 		if err != nil {
-			return nil, fmt.Errorf("server: tool %s: schema: %w", t.Name, err)
+			return nil, nil, err
 		}
-		m.AddTool(&mcp.Tool{
-			Name:        t.WireName(),
-			Title:       exporters.MCPTitle(t),
-			Description: t.RenderDescription(),
-			InputSchema: json.RawMessage(schema),
-			Annotations: annotations(t),
-		}, s.handler(t.Name))
+		m.AddTool(desc, s.handler(t.Name))
 		s.listed[t.WireName()] = true
 	}
 	m.AddReceivingMiddleware(s.fallback)
@@ -227,7 +229,24 @@ func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 	if len(tools) == 0 {
 		log.Warn("no tool is listed: the selection and the policy leave nothing")
 	}
-	return m, nil
+	return m, nil, nil
+}
+
+// mcpTool is the MCP descriptor of a tool, the same in static and guided
+// mode: wire name, title, rendered description, input schema and
+// annotations.
+func mcpTool(t *registry.ToolDef) (*mcp.Tool, error) {
+	schema, err := json.Marshal(t.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("server: tool %s: schema: %w", t.Name, err)
+	}
+	return &mcp.Tool{
+		Name:        t.WireName(),
+		Title:       exporters.MCPTitle(t),
+		Description: t.RenderDescription(),
+		InputSchema: json.RawMessage(schema),
+		Annotations: annotations(t),
+	}, nil
 }
 
 // quietCancel lowers the SDK's "server run cancelled" record from error to
