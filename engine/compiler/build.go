@@ -61,7 +61,7 @@ type buildEnv struct {
 	images       ImageResolver
 	artifacts    *artifactSet
 	warnings     []string
-	params       map[string]Parameter // pipeline parameters the configs declare
+	params       map[string]Parameter // every pipeline parameter by name: the defaults and those the configs declare
 }
 
 func (e *buildEnv) warnf(format string, args ...any) {

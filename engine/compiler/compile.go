@@ -520,22 +520,23 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if err != nil {
 		return nil, nil, err
 	}
+	params := append(pl.parameters(), declared...)
 	env := &buildEnv{
 		prefix:       pl.prefix(),
 		roleOverride: pl.in.Role,
 		baseDir:      pl.baseDir(),
 		images:       images,
 		artifacts:    newArtifactSet(),
-		params:       make(map[string]Parameter, len(declared)),
+		params:       make(map[string]Parameter, len(params)),
 	}
-	for _, p := range append(pl.parameters(), declared...) {
+	for _, p := range params {
 		env.params[p.Name] = p // a config may refer to a default parameter too (VPC_SUBNET, ...)
 	}
 	env.artifacts.codeBase = base
 	def := &Definition{
 		Version:                  DefinitionVersion,
 		Metadata:                 map[string]string{},
-		Parameters:               append(pl.parameters(), declared...),
+		Parameters:               params,
 		PipelineExperimentConfig: DefaultExperimentConfig(),
 		Steps:                    make([]Step, 0, len(pl.order)),
 	}
