@@ -119,9 +119,6 @@ func Default() (*Set, error) {
 	return defaultSet, defaultErr
 }
 
-// EmbeddedYAML returns a copy of the embedded stages file.
-func EmbeddedYAML() []byte { return bytes.Clone(embedded) }
-
 var (
 	stageNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	toolNameRE  = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)

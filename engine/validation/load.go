@@ -25,9 +25,3 @@ func SchemaFor(cat *catalog.Catalog) (*config.Schema, error) {
 	e.once.Do(func() { e.schema, e.err = config.FromCatalog(cat) })
 	return e.schema, e.err
 }
-
-// LoadCatalog returns the embedded catalog extended with the workspace
-// directories (catalog.Load).
-func LoadCatalog(workspaceDirs []string) (*catalog.Catalog, error) {
-	return catalog.Load(workspaceDirs...)
-}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 // goodDemoScript reads exactly what customStep declares.
@@ -152,7 +154,7 @@ func TestCheckScriptAnalysisBothWays(t *testing.T) {
 func TestCheckScript(t *testing.T) {
 	needPython(t)
 	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep})
-	cat, err := LoadCatalog([]string{ws})
+	cat, err := catalog.Load(ws)
 	if err != nil {
 		t.Fatal(err)
 	}

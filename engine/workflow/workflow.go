@@ -152,16 +152,6 @@ func (w *Workflow) Describe() Description {
 	return d
 }
 
-// PhaseIndex returns the index of the named phase, or -1.
-func (w *Workflow) PhaseIndex(name string) int {
-	for i, p := range w.Phases {
-		if p.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // nested returns w's phases renamed for composition into another workflow.
 func nested(w *Workflow) []Phase {
 	out := make([]Phase, 0, len(w.Phases))
