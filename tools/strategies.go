@@ -168,13 +168,7 @@ func strategiesForStepType(ctx context.Context, a strategiesForArgs) (*envelope.
 	if err != nil {
 		return nil, strategiesError(err)
 	}
-	res := envelope.OK(r).WithMeta("resolved_axis", r.ResolvedAxis).WithMeta("resolved_name", r.ResolvedName)
-	for _, n := range r.Notes {
-		if strings.Contains(n, "ignored") {
-			res.WithWarnings(n)
-		}
-	}
-	return res.WithNextSteps(
+	return envelope.OK(r).WithMeta("resolved_axis", r.ResolvedAxis).WithMeta("resolved_name", r.ResolvedName).WithWarnings(r.Warnings...).WithNextSteps(
 		envelope.NextStep{Tool: "strategies.knobs", When: "to see what the builder reads", Why: "knobs of the routed strategy", ArgsHint: map[string]any{"axis": r.ResolvedAxis, "name": r.ResolvedName}},
 	), nil
 }

@@ -86,7 +86,11 @@ func TestStrategiesKnobs(t *testing.T) {
 
 func TestStrategiesForStepType(t *testing.T) {
 	ctx := context.Background()
-	d := wantOK(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Training"}))
+	env := callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Training"})
+	d := wantOK(t, env)
+	if env["warnings"] != nil {
+		t.Fatalf("nothing was ignored, yet warnings: %v", env)
+	}
 	if d["resolved_axis"] != "sagemaker_step_type" || d["resolved_name"] != "Training" || d["strategy"].(map[string]any)["handler"] != "TrainingStepBuilder" {
 		t.Fatalf("Training %v", d)
 	}
@@ -102,8 +106,8 @@ func TestStrategiesForStepType(t *testing.T) {
 	if d["resolved_name"] != "CreateModel" || d["step_type"] != "XGBoostModel" {
 		t.Fatalf("catalog step type %v", d)
 	}
-	env := callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Tuning", "step_assembly": "code"})
-	if wantOK(t, env)["step_assembly"] != "" || env["warnings"] == nil {
+	env = callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Tuning", "step_assembly": "code"})
+	if wantOK(t, env)["step_assembly"] != "" || !slices.Equal(strs(t, env["warnings"]), []string{`step_assembly "code" ignored: only Processing steps have assemblies`}) {
 		t.Fatalf("assembly on a non-Processing type should be ignored with a warning: %v", env)
 	}
 	for _, bad := range []string{"Base", "Lambda"} {

@@ -351,6 +351,9 @@ type Route struct {
 	ResolvedName      string    `json:"resolved_name"`
 	Strategy          *Strategy `json:"strategy"`
 	Notes             []string  `json:"notes,omitempty"`
+	// Warnings are the notes that say part of the request was ignored
+	// (also in Notes).
+	Warnings []string `json:"-"`
 }
 
 // verbAliases map other names of the verbs to them (the definition's
@@ -399,7 +402,8 @@ func (l *Library) ForStepType(stepType, assembly string) (*Route, error) {
 		r.ResolvedAxis, r.ResolvedName = AxisStepAssembly, assembly
 	} else {
 		if assembly != "" {
-			r.Notes = append(r.Notes, fmt.Sprintf("step_assembly %q ignored: only Processing steps have assemblies", assembly))
+			w := fmt.Sprintf("step_assembly %q ignored: only Processing steps have assemblies", assembly)
+			r.Notes, r.Warnings = append(r.Notes, w), append(r.Warnings, w)
 			r.StepAssembly = ""
 		}
 		r.ResolvedAxis, r.ResolvedName = AxisSageMakerStepType, string(verb)

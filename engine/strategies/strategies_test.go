@@ -205,6 +205,10 @@ func TestForStepTypeRouting(t *testing.T) {
 		if c.noteWant != "" && !strings.Contains(strings.Join(r.Notes, " "), c.noteWant) {
 			t.Errorf("%s/%s notes %v lack %q", c.typ, c.asm, r.Notes, c.noteWant)
 		}
+		// only an ignored assembly is a warning, and every warning is a note
+		if ignored := c.noteWant == "ignored"; ignored != (len(r.Warnings) == 1) || (ignored && !slices.Contains(r.Notes, r.Warnings[0])) {
+			t.Errorf("%s/%s warnings %v, notes %v", c.typ, c.asm, r.Warnings, r.Notes)
+		}
 	}
 	for _, bad := range []string{"Base", "Lambda", "MimsModelRegistrationProcessing", "", "Frobnicate"} {
 		_, err := l.ForStepType(bad, "")
