@@ -402,8 +402,8 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	if _, err := d.TopologicalSort(); err != nil {
 		return nil, envelope.InvalidInput("the DAG cannot be ordered: %v", err).WithRemedy("remove an edge of the cycle", "dag.validate_integrity")
 	}
-	if strings.TrimSpace(a.ConfigPath) == "" {
-		return nil, envelope.InvalidInput("config_path must be a non-empty path")
+	if err := requireConfigPath("config_path", a.ConfigPath); err != nil {
+		return nil, err
 	}
 	cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigPath)
 	if err != nil {

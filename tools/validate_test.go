@@ -174,7 +174,13 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A"}}}), envelope.CodeInvalidInput)
 	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A", "B"}}}), envelope.CodeInvalidInput)
 	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A", "B"}, "config_path": cfg, "edges": [][]string{{"A", "B"}, {"B", "A"}}}), envelope.CodeInvalidInput)
-	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": filepath.Join(t.TempDir(), "missing.json")})
+	// A blank config_path: invalid_input naming the argument, with a remedy.
+	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": "  "})
+	wantFail(t, env, envelope.CodeInvalidInput, "config.template")
+	if msg, _ := env["error"].(string); !strings.Contains(msg, "config_path") {
+		t.Errorf("blank config_path: message %q does not name the argument", msg)
+	}
+	env = callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": filepath.Join(t.TempDir(), "missing.json")})
 	wantFail(t, env, envelope.CodeNotFound)
 	remedyToolsOf(t, env)
 	// The workspace is confined to the project root.
