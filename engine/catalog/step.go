@@ -9,55 +9,26 @@ import (
 )
 
 // GenericSource is a compatible-source token that stands for a class of
-// steps rather than one step type.
+// steps rather than one step type. Step files may name it; the dependency
+// resolver does not expand it (see engine/deps).
 type GenericSource struct {
 	Description string
-	// Matches reports whether a provider step belongs to the class.
-	Matches func(*Step) bool
 }
 
 // GenericSources is the closed list of generic compatible-source tokens a
 // step file may use besides real step names. Anything else in
 // compatible_sources must be a step type of the catalog.
 var GenericSources = map[string]GenericSource{
-	"ProcessingStep": {Description: "any step with verb Processing", Matches: func(s *Step) bool { return s.Verb == VerbProcessing }},
-	"TrainingStep":   {Description: "any step with verb Training or Tuning", Matches: func(s *Step) bool { return s.Verb == VerbTraining || s.Verb == VerbTuning }},
-	"ModelStep":      {Description: "any step with verb CreateModel", Matches: func(s *Step) bool { return s.Verb == VerbCreateModel }},
-	"UserProvided":   {Description: "no step: the data is supplied by the user (an S3 URI in the config)", Matches: func(*Step) bool { return false }},
-	"DataLoad":       {Description: "any source step (a data-loading step with no upstream inputs)", Matches: func(s *Step) bool { return s.Kind == NodeSource }},
-	"HyperparameterPrep": {Description: "any step with an output of type hyperparameters", Matches: func(s *Step) bool {
-		for _, o := range s.Outputs {
-			if o.Type == DepHyperparameters {
-				return true
-			}
-		}
-		return false
-	}},
+	"ProcessingStep":     {Description: "any step with verb Processing"},
+	"TrainingStep":       {Description: "any step with verb Training or Tuning"},
+	"ModelStep":          {Description: "any step with verb CreateModel"},
+	"UserProvided":       {Description: "no step: the data is supplied by the user (an S3 URI in the config)"},
+	"DataLoad":           {Description: "any source step (a data-loading step with no upstream inputs)"},
+	"HyperparameterPrep": {Description: "any step with an output of type hyperparameters"},
 }
 
 // GenericSourceNames lists the generic tokens, sorted.
 func GenericSourceNames() []string { return mapkeys.Sorted(GenericSources) }
-
-// SourceMatches reports whether provider satisfies one compatible-source
-// entry: the provider's type or one of its aliases equals it, or it is a
-// generic token whose class contains the provider.
-func SourceMatches(source string, provider *Step) bool {
-	if provider == nil {
-		return false
-	}
-	if source == string(provider.Type) {
-		return true
-	}
-	for _, a := range provider.Aliases {
-		if a == source {
-			return true
-		}
-	}
-	if g, ok := GenericSources[source]; ok {
-		return g.Matches(provider)
-	}
-	return false
-}
 
 // Step returns the step type with exactly this name.
 func (c *Catalog) Step(t StepType) (*Step, bool) {
