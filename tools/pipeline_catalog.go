@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -113,7 +114,7 @@ func pcEntry(id string) (*pipelines.Entry, error) {
 	e, err := c.Get(id)
 	if err != nil {
 		var sugg []string
-		if nf, ok := err.(*pipelines.NotFoundError); ok {
+		if nf := (*pipelines.NotFoundError)(nil); errors.As(err, &nf) {
 			sugg = nf.Suggestions
 		}
 		return nil, envelope.NotFound("%s", err.Error()).
@@ -166,23 +167,18 @@ func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope
 		"recommendations": r.Recommendations,
 		"need_terms":      nonNilStrings(r.NeedTerms),
 	}
-	var warns []string
+	if len(r.Excluded) > 0 {
+		data["excluded"] = r.Excluded
+	}
 	if len(r.Recommendations) == 0 {
 		data["action"] = "No shared DAG fits these requirements; relax them or design a DAG with dag.construct."
 		data["next_step"] = "pipeline_catalog.list"
-		warns = append(warns, "no DAG scored above 0.2")
-		if len(r.Excluded) > 0 {
-			data["excluded"] = r.Excluded
-		}
-		return envelope.OK(data).WithMeta("total_matches", 0).WithWarnings(warns...).
+		return envelope.OK(data).WithMeta("total_matches", 0).WithWarnings(fmt.Sprintf("no DAG scored above %g", pipelines.MinRecommendScore)).
 			WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.list", When: "to see every DAG", Why: "nothing matched the filters"}), nil
 	}
 	top := r.Recommendations[0].DagID
 	data["action"] = fmt.Sprintf("Review the top recommendation %s with pipeline_catalog.get_dag, then collect its configuration with pipeline_catalog.config_guidance.", top)
 	data["next_step"] = "pipeline_catalog.config_guidance"
-	if len(r.Excluded) > 0 {
-		data["excluded"] = r.Excluded
-	}
 	return envelope.OK(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top).
 		WithNextSteps(
 			envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "you chose a DAG", Why: "learn which config values to collect", ArgsHint: map[string]any{"dag_id": top}},
