@@ -42,10 +42,10 @@ func init() {
 }
 
 type depsResolveArgs struct {
-	StepNames     []string       `json:"step_names,omitempty" jsonschema_description:"Step types (or node names such as TabularPreprocessing_training) that may feed each other. Omit, with no DAG, to use every catalog step."`
-	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of workspace *.step.yaml files that add to or replace catalog steps."`
-	DAG           map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}. Resolves along its edges."`
-	DAGFile       string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file; resolves along its edges."`
+	StepNames []string `json:"step_names,omitempty" jsonschema_description:"Step types (or node names such as TabularPreprocessing_training) that may feed each other. Omit, with no DAG, to use every catalog step."`
+	catalogWorkspace
+	DAG     map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}. Resolves along its edges."`
+	DAGFile string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file; resolves along its edges."`
 }
 
 type depsExplainArgs struct {
@@ -71,25 +71,12 @@ type depsStepReport struct {
 	Error                string            `json:"error,omitempty"`
 }
 
-// depsCatalog is the embedded catalog, or loadCatalog's with the workspace
-// directories (relative ones from the project root).
-func depsCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
-	if len(dirs) > 0 {
-		return loadCatalog(ctx, dirs)
-	}
-	c, err := catalog.Default()
-	if err != nil {
-		return nil, envelope.InvalidInput("cannot load the step catalog: %v", err)
-	}
-	return c, nil
-}
-
 func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.ToolResult, error) {
 	useDAG := dagGiven(a.DAG, a.DAGFile)
 	if useDAG && len(a.StepNames) > 0 {
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
 	}
-	cat, err := depsCatalog(ctx, a.WorkspaceDirs)
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +239,7 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 	return res, nil
 }
 
-func validateDepsExplain(_ context.Context, a depsExplainArgs) (*envelope.ToolResult, error) {
+func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.ToolResult, error) {
 	if strings.TrimSpace(a.Name1) == "" {
 		return nil, envelope.InvalidInput("'name1' must be a non-empty string")
 	}
@@ -275,7 +262,7 @@ func validateDepsExplain(_ context.Context, a depsExplainArgs) (*envelope.ToolRe
 	if a.ConsumerStep == "" || a.ProviderStep == "" {
 		return nil, envelope.InvalidInput("give consumer_step and provider_step together (or neither)")
 	}
-	cat, err := depsCatalog(context.Background(), nil)
+	cat, err := loadCatalog(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
