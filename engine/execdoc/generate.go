@@ -131,22 +131,19 @@ func Generate(ctx context.Context, in GenerateInput) (*GenerateResult, error) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("node %s has no config and is skipped: %s", n, why))
 			continue
 		}
-		r, err := in.Configs.ResolveNode(catalog.NodeName(n), config.ResolveOptions{})
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("node %s has no config and is skipped: %v", n, err))
-			continue
-		}
-		st, ok := cat.Step(r.Config.StepType())
+		// the preview resolved every node it did not mark unresolved
+		c, _ := in.Configs.Config(catalog.ConfigKey(prev.NodeConfigKeys[n]))
+		st, ok := cat.Step(c.StepType())
 		name := prev.NodeStepNames[n]
 		if !ok || name == "" {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("node %s (config %s) has no step type with a builder and is skipped", n, r.Config.Key))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("node %s (config %s) has no step type with a builder and is skipped", n, c.Key))
 			continue
 		}
-		st = st.ForJobType(r.Config.JobType())
-		nd := &node{name: n, step: st, cfg: r.Config, smName: name, helper: HelperFor(st)}
+		st = st.ForJobType(c.JobType())
+		nd := &node{name: n, step: st, cfg: c, smName: name, helper: HelperFor(st)}
 		nodes = append(nodes, nd)
 		res.NodeSteps[n] = name
-		res.NodeConfigs[n] = string(r.Config.Key)
+		res.NodeConfigs[n] = string(c.Key)
 	}
 
 	var doc map[string]any
