@@ -303,7 +303,13 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 		return nil, envelope.InvalidInput("outside a guided session, name the stage to complete").
 			WithRemedy("pass stage (plan, author_step, configure, validate or compile); workflow.status shows the next one", "workflow.status")
 	}
-	checks, ok, err := set.Evaluate(ctx, run, stage)
+	// One inspection judges the stage and picks the next one: recording the
+	// completion below only writes run.json, which the checks do not read.
+	status, err := sr.inspect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	checks, ok, err := stageChecks(ctx, set, run, status, stage)
 	if err != nil {
 		return nil, runError(err, run.ID, run.Root)
 	}
@@ -328,10 +334,6 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 		warnings = append(warnings, fmt.Sprintf("stage %s is not complete: %s", stage, strings.Join(missing, "; ")))
 	}
 	active := sr.toHub()
-	status, err := sr.inspect(ctx)
-	if err != nil {
-		return nil, err
-	}
 	data := map[string]any{
 		"run_id": run.ID, "stage": stage, "completed": ok, "recorded": recorded, "checks": checks,
 		"missing": nonNilStrings(missing), "active_stage": active, "next_stage": status.Next, "done": status.Done,
@@ -345,6 +347,20 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 		why = "the stage is not complete: starting it again hands it back with what is missing"
 	}
 	return res.WithNextSteps(envelope.NextStep{Tool: "workflow.start_stage", When: "now", Why: why, ArgsHint: map[string]any{"run_id": run.ID}}), nil
+}
+
+// stageChecks returns the completion checks of stage from an inspection of
+// the run, or evaluates them when the stage is not in the sequence
+// (Evaluate passes the hub vacuously and rejects an unknown stage).
+func stageChecks(ctx context.Context, set *stages.Set, run *stages.Run, status *stages.Status, stage string) ([]stages.CheckResult, bool, error) {
+	ss, found := status.Stage(stage)
+	if !found {
+		return set.Evaluate(ctx, run, stage)
+	}
+	if ss.Checks == nil {
+		ss.Checks = []stages.CheckResult{}
+	}
+	return ss.Checks, ss.Complete, nil
 }
 
 func workflowStatus(ctx context.Context, a statusArgs) (*envelope.ToolResult, error) {

@@ -296,7 +296,9 @@ func TestSessionWholeRun(t *testing.T) {
 	}
 	r.start("plan")
 	r.call("dag.serialize", map[string]any{"nodes": dagArgs["nodes"], "edges": dagArgs["edges"], "path": dagFile})
-	r.complete(true)
+	if c := r.complete(true); c["next_stage"] != "configure" || c["recorded"] != true {
+		t.Errorf("complete plan: next %v, recorded %v", c["next_stage"], c["recorded"])
+	}
 
 	r.start("configure")
 	base, steps := exampleValues(t, ex+"config.json")
@@ -467,7 +469,13 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 	}
 	res = r.Call(ctx, "workflow.complete_stage", map[string]any{"run_id": id, "stage": "plan"})
 	if !res.OK || res.Data.(map[string]any)["completed"] != false {
-		t.Errorf("complete plan: %+v", res)
+		t.Fatalf("complete plan: %+v", res)
+	}
+	// The incomplete stage reports its failing checks and stays next.
+	pd := res.Data.(map[string]any)
+	checks, _ := pd["checks"].([]stages.CheckResult)
+	if len(checks) == 0 || checks[0].Passed || pd["next_stage"] != "plan" || len(pd["missing"].([]string)) == 0 {
+		t.Errorf("complete plan: checks %+v, next %v, missing %v", checks, pd["next_stage"], pd["missing"])
 	}
 	res = r.Call(ctx, "workflow.status", map[string]any{"run_id": "nope"})
 	if res.Code != envelope.CodeNotFound || !slices.Contains(res.Details()["runs"].([]string), id) || res.Remedy == nil {
