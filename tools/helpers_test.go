@@ -51,7 +51,7 @@ func wantFail(t testing.TB, env map[string]any, code envelope.Code, remedyTools 
 	if env["ok"] != false || env["code"] != code {
 		t.Fatalf("want %s, got %v", code, env)
 	}
-	if env["error"] == "" {
+	if msg, _ := env["error"].(string); msg == "" {
 		t.Errorf("failure without a message: %v", env)
 	}
 	if _, has := env["data"]; has {
@@ -83,7 +83,7 @@ func remedyToolsOf(t testing.TB, env map[string]any) []string {
 	if !ok {
 		t.Fatalf("no remedy: %v", env)
 	}
-	if r["fix_action"] == "" {
+	if fix, _ := r["fix_action"].(string); fix == "" {
 		t.Errorf("remedy without fix_action: %v", r)
 	}
 	return strs(t, r["suggested_tools"])
