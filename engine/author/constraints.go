@@ -1,6 +1,7 @@
 package author
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -107,7 +108,7 @@ func PreflightConfig(schema *config.Schema, st *catalog.Step, values map[string]
 		var ve *config.ValidationError
 		switch {
 		case err == nil:
-		case asValidation(err, &ve):
+		case errors.As(err, &ve):
 			for _, fe := range ve.Errors {
 				field := fe.Field
 				if field == "" {

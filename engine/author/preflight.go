@@ -2,18 +2,14 @@ package author
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
-	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/validation"
 )
-
-func asValidation(err error, ve **config.ValidationError) bool { return errors.As(err, ve) }
 
 // The gates of PreflightStep, in order.
 const (
@@ -164,8 +160,8 @@ func PreflightStep(ctx context.Context, opts PreflightOptions) (*Preflight, erro
 					g.Issues = append(g.Issues, m)
 				}
 			}
-			sortStrings(names)
-			sortStrings(g.Issues)
+			sort.Strings(names)
+			sort.Strings(g.Issues)
 			g.Detail = fmt.Sprintf("%d step(s) fail: %s", len(names), strings.Join(names, ", "))
 			if !opts.All && len(g.Issues) > 0 {
 				g.Detail = g.Issues[0]
@@ -187,5 +183,3 @@ func PreflightStep(ctx context.Context, opts PreflightOptions) (*Preflight, erro
 	pf.Constructible = len(pf.FailedGates) == 0
 	return pf, nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }
