@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,7 +102,7 @@ func mcpHelp(c *cli.Context) error {
 	if c.Bool("schema") {
 		args["include_schema"] = true
 	}
-	res := cursus.CallTool(c.Context, "tools.help", args)
+	res := cursus.CallTool(ctxOf(c), "tools.help", args)
 	if !res.OK {
 		return failure{msg: res.Error}
 	}
@@ -260,18 +259,8 @@ func mcpCall(c *cli.Context) error {
 			return usagef("ARGS is not valid JSON (give a JSON object, @file or -)")
 		}
 	}
-	ctx := c.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	res := cursus.CallTool(ctx, c.Args().First(), raw)
-	var b []byte
-	var err error
-	if c.Bool("compact") {
-		b, err = json.Marshal(res)
-	} else {
-		b, err = json.MarshalIndent(res, "", "  ")
-	}
+	res := cursus.CallTool(ctxOf(c), c.Args().First(), raw)
+	b, err := marshalOut(res, c.Bool("compact"))
 	if err != nil {
 		// The envelope holds something JSON cannot carry: report it as an envelope.
 		b, _ = json.Marshal(envelope.Fail("result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError))

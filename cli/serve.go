@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -97,11 +96,7 @@ func mcpServe(c *cli.Context) error {
 		Logger:       logger,
 		Version:      cursus.Version,
 	}
-	parent := c.Context
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctxOf(c), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	reg := cursus.Registry()

@@ -82,10 +82,13 @@ func workflowList(c *cli.Context) error {
 	}
 	res := cursus.CallTool(ctxOf(c), "workflow.describe", map[string]any{})
 	if !res.OK {
-		if err := writeEnvelope(c.App.Writer, res); err != nil {
+		if err := writeJSON(c.App.Writer, res); err != nil {
 			return err
 		}
 		return failure{msg: res.Error}
+	}
+	if format == "json" {
+		return writeJSON(c.App.Writer, res.Data)
 	}
 	var d struct {
 		Workflows []struct {
@@ -96,9 +99,6 @@ func workflowList(c *cli.Context) error {
 	}
 	if err := remarshal(res.Data, &d); err != nil {
 		return failure{msg: err.Error()}
-	}
-	if format == "json" {
-		return writeJSON(c.App.Writer, res.Data)
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
@@ -123,7 +123,7 @@ func workflowDescribeCmd(c *cli.Context) error {
 	}
 	res := cursus.CallTool(ctxOf(c), "workflow.describe", map[string]any{"name": c.Args().First()})
 	if !res.OK {
-		if err := writeEnvelope(c.App.Writer, res); err != nil {
+		if err := writeJSON(c.App.Writer, res); err != nil {
 			return err
 		}
 		if res.Code == envelope.CodeNotFound {
@@ -228,7 +228,7 @@ func workflowRunCmd(c *cli.Context) error {
 		status, _ = d["status"].(string)
 	default:
 		// Not a run outcome: a usage problem with the arguments or the run id.
-		if err := writeEnvelope(c.App.Writer, res); err != nil {
+		if err := writeJSON(c.App.Writer, res); err != nil {
 			return err
 		}
 		if res.Code == envelope.CodeInvalidInput || res.Code == envelope.CodeNotFound {
@@ -243,14 +243,10 @@ func workflowRunCmd(c *cli.Context) error {
 	if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
 		return err
 	}
-	switch code := workflow.ExitCode(status); code {
-	case ExitOK:
-		return nil
-	case ExitStopped:
-		return failure{msg: "", code: ExitStopped}
-	default:
-		return failure{msg: "", code: code}
+	if code := workflow.ExitCode(status); code != ExitOK {
+		return failure{code: code} // ExitStopped, or ExitFail for a failed gate or a cancelled run
 	}
+	return nil
 }
 
 // progressPrinter writes one line per phase event to w.
@@ -299,14 +295,4 @@ func remarshal(in, out any) error {
 		return err
 	}
 	return json.Unmarshal(b, out)
-}
-
-// writeEnvelope prints an envelope on w as JSON.
-func writeEnvelope(w io.Writer, res *envelope.ToolResult) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return failure{msg: err.Error()}
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
