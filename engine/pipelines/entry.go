@@ -39,6 +39,8 @@ type Entry struct {
 
 	// File is the embedded file the entry was read from.
 	File string `yaml:"-" json:"-"`
+
+	need needIndex // what needMatch searches, built once by Parse
 }
 
 // InputRequirements says what data a DAG expects.

@@ -201,6 +201,7 @@ func Parse(file string, data []byte) (*Entry, []*FileError) {
 			bad("edges", "%s: %s", cat, strings.Join(issues[cat], "; "))
 		}
 	}
+	e.need = newNeedIndex(&e)
 	return &e, errs
 }
 

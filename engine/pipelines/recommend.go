@@ -241,21 +241,34 @@ func stem(term string) string {
 	return term
 }
 
+// needIndex is the lower-cased text of an entry that needMatch searches.
+// Entries are read-only once parsed, so Parse builds it once instead of
+// every Recommend rebuilding it per entry.
+type needIndex struct {
+	types []string // step type of each node, lower-cased
+	text  string   // title, description and advice, lower-cased
+}
+
+func newNeedIndex(e *Entry) needIndex {
+	// a node matches by its step type: the job-type suffix of
+	// XGBoostModelEval_calibration says which data split it reads, not
+	// that it calibrates
+	types := make([]string, len(e.Nodes))
+	for i, n := range e.Nodes {
+		t, _, _ := strings.Cut(n, "_")
+		types[i] = strings.ToLower(t)
+	}
+	text := strings.ToLower(e.Title + " " + e.Description + " " + e.AgentContext.WhenToUse + " " + strings.Join(e.AgentContext.Differentiators, " "))
+	return needIndex{types: types, text: text}
+}
+
 // needMatch scores how well the DAG matches the need terms (0..1) and says
 // where each term matched: a feature, the framework or a node name counts
 // fully, the title, description or advice half.
 func (e *Entry) needMatch(terms []string) (float64, []string) {
 	var total float64
 	var reasons []string
-	// a node matches by its step type: the job-type suffix of
-	// XGBoostModelEval_calibration says which data split it reads, not
-	// that it calibrates
-	lowerTypes := make([]string, len(e.Nodes))
-	for i, n := range e.Nodes {
-		t, _, _ := strings.Cut(n, "_")
-		lowerTypes[i] = strings.ToLower(t)
-	}
-	text := strings.ToLower(e.Title + " " + e.Description + " " + e.AgentContext.WhenToUse + " " + strings.Join(e.AgentContext.Differentiators, " "))
+	lowerTypes, text := e.need.types, e.need.text
 	for _, t := range terms {
 		st := stem(t)
 		var where []string
