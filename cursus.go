@@ -107,11 +107,7 @@ func Export(format, namespace string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := exporters.Export(f, tools.Registry().List(namespace))
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
+	return exporters.ExportJSON(f, tools.Registry().List(namespace), false)
 }
 
 func toTool(t *registry.ToolDef, withSchema bool) Tool {
