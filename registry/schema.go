@@ -198,17 +198,6 @@ func joinPath(a, b string) string {
 	return a + "." + b
 }
 
-// schemaProperties returns the names of the schema's top-level properties, sorted.
-func schemaProperties(schema map[string]any) []string {
-	props, _ := schema["properties"].(map[string]any)
-	out := make([]string, 0, len(props))
-	for k := range props {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // SchemaRequired returns the schema's required top-level keys.
 func SchemaRequired(schema map[string]any) []string {
 	var out []string
