@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
+	"weak"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 )
@@ -89,4 +92,73 @@ func TestExampleRoundTripsByteForByte(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("re-written example differs from the file")
 	}
+}
+
+// TestFromCatalogBuiltOncePerCatalog: one schema per catalog, shared by
+// Default and FromCatalog, and dropped once its catalog is collected.
+func TestFromCatalogBuiltOncePerCatalog(t *testing.T) {
+	def, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, err := FromCatalog(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2, _ := FromCatalog(def); s2 != s1 {
+		t.Error("FromCatalog built the embedded catalog's schema twice")
+	}
+	if d, _ := Default(); d != s1 {
+		t.Error("Default and FromCatalog(catalog.Default()) differ")
+	}
+	if _, err := FromCatalog(nil); err == nil {
+		t.Error("FromCatalog(nil) succeeded")
+	}
+
+	dir := t.TempDir()
+	body, err := os.ReadFile(filepath.Join("..", "catalog", "steps", "DummyTraining.step.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "DummyTraining.step.yaml")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := catalog.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1, err := FromCatalog(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w1 == s1 {
+		t.Error("a workspace catalog got the embedded catalog's schema")
+	}
+	if w2, _ := FromCatalog(ws); w2 != w1 {
+		t.Error("FromCatalog built a workspace catalog's schema twice")
+	}
+	key := weak.Make(ws)
+	if _, ok := schemas.Load(key); !ok {
+		t.Fatal("workspace schema not cached")
+	}
+
+	// A changed step file gives a new catalog; the old one becomes garbage
+	// and its cache entry goes with it.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if ws2, err := catalog.Load(dir); err != nil || ws2 == ws {
+		t.Fatalf("catalog not reloaded after a change: %v", err)
+	}
+	ws, w1 = nil, nil
+	for range 200 {
+		runtime.GC()
+		if _, ok := schemas.Load(key); !ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("the schema of a collected catalog is still cached")
 }
