@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,14 +119,7 @@ func parseTemplateUncached(t string) ([]tmplPart, error) {
 
 var filterArity = map[string]int{"aws_region": 0, "lower": 0, "upper": 0, "or": 1, "if": 2}
 
-func filterNames() []string {
-	out := make([]string, 0, len(filterArity))
-	for k := range filterArity {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func filterNames() []string { return mapkeys.Sorted(filterArity) }
 
 // templateRefs lists the field names a template reads (without "today").
 // The result is shared: callers must not modify it.

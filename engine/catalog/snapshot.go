@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"hash/crc64"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
 	_ "embed"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // The snapshot is a cache of the YAML decoding of the embedded files, not a
@@ -220,11 +221,7 @@ func writeTyped(b *bytes.Buffer, v any) error {
 		}
 		b.WriteByte(']')
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := mapkeys.Sorted(t)
 		b.WriteByte('{')
 		for i, k := range keys {
 			if i > 0 {

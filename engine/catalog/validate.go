@@ -183,14 +183,7 @@ func SDKClasses(kind string) []string {
 
 // ImageFrameworks returns the values compute.framework may take (the
 // image-URI tables), sorted.
-func ImageFrameworks() []string {
-	out := make([]string, 0, len(imageFrameworks))
-	for k := range imageFrameworks {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func ImageFrameworks() []string { return mapkeys.Sorted(imageFrameworks) }
 
 var imageFrameworks = map[string]bool{"sklearn": true, "xgboost": true, "pytorch": true, "none": true}
 

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Names of the two abstract config classes and their step keys.
@@ -162,10 +163,7 @@ func NewSchema(steps []*catalog.Step, base, processing []catalog.ConfigField) (*
 			}
 		}
 	}
-	for name := range s.classes {
-		s.classNames = append(s.classNames, name)
-	}
-	sort.Strings(s.classNames)
+	s.classNames = mapkeys.Sorted(s.classes)
 	if len(problems) > 0 {
 		return nil, &SchemaError{Problems: problems}
 	}

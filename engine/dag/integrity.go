@@ -2,8 +2,9 @@ package dag
 
 import (
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
 // Integrity issue categories, the keys of Issues.
@@ -27,14 +28,7 @@ type Issues map[string][]string
 func (is Issues) Valid() bool { return len(is) == 0 }
 
 // Categories returns the categories present, sorted.
-func (is Issues) Categories() []string {
-	out := make([]string, 0, len(is))
-	for k := range is {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func (is Issues) Categories() []string { return mapkeys.Sorted(is) }
 
 func (is Issues) add(cat, msg string) { is[cat] = append(is[cat], msg) }
 
