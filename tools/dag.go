@@ -447,7 +447,7 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 			}
 		}
 	}
-	text, edges, unresolved := dagMermaid(d, a.Direction, consumers, unknown, catOK)
+	text, edges, unresolved := dagMermaid(d, a.Direction, consumers, unknown)
 	return envelope.OK(map[string]any{
 		"format":            "mermaid",
 		"mermaid":           text,
@@ -476,7 +476,7 @@ type dagBoundPort struct {
 
 // dagMermaid draws the flowchart. Node ids are n<i> in node order (u<i> for
 // undeclared endpoints) so any node name is safe; names are quoted labels.
-func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps.Consumer, unknown []string, ports bool) (string, []dagRenderedEdge, []string) {
+func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps.Consumer, unknown []string) (string, []dagRenderedEdge, []string) {
 	if direction == "" {
 		direction = "TD"
 	}
@@ -535,7 +535,7 @@ func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps
 				}
 			}
 			label = strings.Join(parts, "; ")
-		} else if ports && consumers[e.To] != nil && consumers[e.From] != nil {
+		} else if consumers[e.To] != nil && consumers[e.From] != nil {
 			label = "(no port bound)"
 		}
 		if label != "" {
@@ -562,7 +562,9 @@ func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps
 	return b.String(), edges, nonNilStrings(unresolved)
 }
 
+// mermaidEscaper escapes a label for a quoted Mermaid string; a Replacer
+// is safe for concurrent use, so every label shares one.
+var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "\n", " ")
+
 // dagMermaidText escapes a label for a quoted Mermaid string.
-func dagMermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "\n", " ").Replace(s)
-}
+func dagMermaidText(s string) string { return mermaidEscaper.Replace(s) }
