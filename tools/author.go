@@ -173,7 +173,7 @@ func authorStepSchema(ctx context.Context, workspaceDirs []string, stepName stri
 	if err != nil {
 		return nil, nil, err
 	}
-	schema, err := validation.SchemaFor(tg.cat)
+	schema, err := config.FromCatalog(tg.cat)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -348,7 +348,7 @@ func withStep(file string, yml []byte) (*catalog.Catalog, error) {
 // hyperparameters), placeholders for the remaining essential fields, and
 // the whole set validated by the config schema of the project's catalog.
 func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Framework, nodes []string, edges [][]string, tmplFn TemplateFunc) ([]byte, map[string]any, string, error) {
-	schema, err := validation.SchemaFor(cat)
+	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		return nil, nil, "", err
 	}

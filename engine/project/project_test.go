@@ -139,7 +139,7 @@ func TestInitWritesAProjectThatValidatesAndCompiles(t *testing.T) {
 				t.Errorf("compiled %d steps, missing code files %v", len(out.Definition.Steps), out.Manifest.MissingFiles())
 			}
 			// Placeholders are in the config and in the ledger.
-			schema, _ := validation.SchemaFor(cat)
+			schema, _ := config.FromCatalog(cat)
 			set, err := config.Load(schema, res.ConfigFile)
 			if err != nil {
 				t.Fatal(err)

@@ -284,7 +284,7 @@ func (e *evaluator) configResolves() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the step catalog does not load: %v", err)
 	}
-	schema, err := schemaFor(cat)
+	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		return "", fmt.Errorf("config classes: %v", err)
 	}
@@ -300,13 +300,6 @@ func (e *evaluator) configResolves() (string, error) {
 		return "", fmt.Errorf("%s does not give every DAG node a config: %v", ConfigFile, err)
 	}
 	return fmt.Sprintf("%s: %d configs, every one of the %d nodes resolves", ConfigFile, set.Len(), d.NodeCount()), nil
-}
-
-func schemaFor(cat *catalog.Catalog) (*config.Schema, error) {
-	if def, err := catalog.Default(); err == nil && def == cat {
-		return config.Default()
-	}
-	return config.FromCatalog(cat)
 }
 
 // modTime is the modification time of a file, or the zero time.

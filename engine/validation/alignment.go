@@ -9,6 +9,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
@@ -654,7 +655,7 @@ func checkBuilderFields(cat *catalog.Catalog, st *catalog.Step) []Issue {
 		return []Issue{{Severity: SeverityCritical, Category: CatBuilder, Message: fmt.Sprintf("no builder for SageMaker step type %s", st.Verb),
 			Recommendation: "use one of the verbs the compiler builds: " + verbList()}}
 	}
-	schema, err := SchemaFor(cat)
+	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		return []Issue{{Severity: SeverityCritical, Category: CatMissingConfigField, Message: "the config schema could not be built: " + err.Error()}}
 	}

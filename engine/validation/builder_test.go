@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
 )
 
 func TestPlaceholdersSatisfyEveryStep(t *testing.T) {
 	cat := defaultCatalog(t)
-	schema, err := SchemaFor(cat)
+	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 	var schema *config.Schema
 	var schemaErr error
 	if len(targets) > 0 {
-		schema, schemaErr = SchemaFor(cat)
+		schema, schemaErr = config.FromCatalog(cat)
 	}
 	for i, st := range targets {
 		j := opts.JobType

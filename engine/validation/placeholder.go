@@ -179,7 +179,7 @@ func PlaceholderValues(class *config.Class, st *catalog.Step, jobType string) ma
 // placeholder values for its essential fields, as a one-node config set
 // keyed by DefaultNode.
 func DefaultConfig(cat *catalog.Catalog, st *catalog.Step, jobType string) (*config.Set, string, error) {
-	schema, err := SchemaFor(cat)
+	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		return nil, "", err
 	}

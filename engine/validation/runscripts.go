@@ -132,7 +132,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 	}
 	set := opts.Configs
 	if set == nil {
-		schema, err := SchemaFor(cat)
+		schema, err := config.FromCatalog(cat)
 		if err != nil {
 			return nil, err
 		}

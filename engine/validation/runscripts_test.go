@@ -74,7 +74,7 @@ func newRunFixture(t *testing.T, scoring string) runFixture {
 	scripts := t.TempDir()
 	writeFile(t, filepath.Join(scripts, "demo_producer.py"), producerScript)
 	writeFile(t, filepath.Join(scripts, "demo_scoring.py"), scoring)
-	schema, err := SchemaFor(cat)
+	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
