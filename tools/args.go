@@ -58,11 +58,9 @@ func configFilePath(ctx context.Context, given string) (string, error) {
 }
 
 // checkConfigFile checks the resolved path of a config file the caller
-// named given.
+// named given (not blank: its callers check that first, with the name of
+// their own argument).
 func checkConfigFile(given, path string) error {
-	if err := requireConfigPath("config_file", given); err != nil {
-		return err
-	}
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

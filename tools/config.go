@@ -254,9 +254,6 @@ func nonNilReqs(r []config.Requirement) []config.Requirement {
 }
 
 func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
-	if strings.TrimSpace(a.Path) == "" {
-		return nil, envelope.InvalidInput("path must be a non-empty string")
-	}
 	p, err := registry.ResolveReadPath(ctx, a.Path)
 	if err != nil {
 		return nil, err

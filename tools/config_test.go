@@ -138,6 +138,7 @@ func TestConfigLoad(t *testing.T) {
 	if details["path"] != "/nonexistent/config.json" {
 		t.Errorf("details %v", details)
 	}
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "  "}), "invalid_input")
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"configuration": {"shared": {}, "specific": []}}`), 0o644)
