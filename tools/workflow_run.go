@@ -203,12 +203,23 @@ func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
 
 // resultData is the run's result as a JSON object.
 func resultData(res *workflow.Result) map[string]any {
-	b, err := json.Marshal(res)
+	if m := objectOf(res); m != nil {
+		return m
+	}
+	return map[string]any{"run_id": res.RunID, "status": res.Status}
+}
+
+// objectOf is v's JSON encoding decoded into a map, or nil when v does not
+// encode to a JSON object.
+func objectOf(v any) map[string]any {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return map[string]any{"run_id": res.RunID, "status": res.Status}
+		return nil
 	}
 	var m map[string]any
-	_ = json.Unmarshal(b, &m)
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
 	return m
 }
 
@@ -264,16 +275,9 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		return nil, workflowError(err)
 	}
 	d := w.Describe()
-	data := resultDataOf(d)
+	data := objectOf(d)
 	data["cli"] = "cursus workflow run " + d.Name + " --args '<json>'"
 	return envelope.OK(data).WithMeta("phase_count", len(d.Phases)).
 		WithNextSteps(envelope.NextStep{Tool: "workflow.run", When: "to run it with every gate enforced", Why: "runs the phases in order in a run folder",
 			ArgsHint: map[string]any{"workflow": d.Name, "args": "<see data.args>"}}), nil
-}
-
-func resultDataOf(v any) map[string]any {
-	b, _ := json.Marshal(v)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
 }
