@@ -114,10 +114,6 @@ func mcpHelp(c *cli.Context) error {
 
 func printHelpText(w io.Writer, data any, examples, schema bool) error {
 	// Round-trip through JSON so the text view reads the same data as --format json.
-	b, err := json.Marshal(data)
-	if err != nil {
-		return failure{msg: err.Error()}
-	}
 	var d struct {
 		Overview string `json:"overview"`
 		Total    int    `json:"total_tools"`
@@ -143,7 +139,7 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 			} `json:"tools"`
 		} `json:"namespaces"`
 	}
-	if err := json.Unmarshal(b, &d); err != nil {
+	if err := remarshal(data, &d); err != nil {
 		return failure{msg: err.Error()}
 	}
 	var out bytes.Buffer
@@ -176,7 +172,7 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 		}
 		out.WriteByte('\n')
 	}
-	_, err = w.Write(out.Bytes())
+	_, err := w.Write(out.Bytes())
 	return err
 }
 
@@ -189,10 +185,8 @@ func mcpListTools(c *cli.Context) error {
 		return err
 	}
 	ns := c.String("namespace")
-	if ns != "" {
-		if _, ok := cursus.Namespaces()[ns]; !ok {
-			return failure{msg: fmt.Sprintf("unknown namespace %q; see `cursus mcp help`", ns)}
-		}
+	if err := checkNamespace(ns); err != nil {
+		return err
 	}
 	list := cursus.ListToolSummaries(ns) // no schemas: `mcp help --schema` or tools.describe_tool give them
 	if format == "json" {
@@ -205,6 +199,18 @@ func mcpListTools(c *cli.Context) error {
 	}
 	_, err := c.App.Writer.Write(b.Bytes())
 	return err
+}
+
+// checkNamespace refuses a --namespace that names no namespace ("" is
+// every namespace).
+func checkNamespace(ns string) error {
+	if ns == "" {
+		return nil
+	}
+	if _, ok := cursus.Namespaces()[ns]; !ok {
+		return failure{msg: fmt.Sprintf("unknown namespace %q; see `cursus mcp help`", ns)}
+	}
+	return nil
 }
 
 // flagMarks renders a tool's capability flags for the text views.
@@ -280,10 +286,8 @@ func mcpExport(c *cli.Context) error {
 		return usagef("mcp export takes no arguments, got %q", c.Args().First())
 	}
 	ns := c.String("namespace")
-	if ns != "" {
-		if _, ok := cursus.Namespaces()[ns]; !ok {
-			return failure{msg: fmt.Sprintf("unknown namespace %q; see `cursus mcp help`", ns)}
-		}
+	if err := checkNamespace(ns); err != nil {
+		return err
 	}
 	raw, err := cursus.Export(c.String("format"), ns)
 	if err != nil {
