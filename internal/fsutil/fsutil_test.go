@@ -19,7 +19,13 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := WriteFileAtomic(p, []byte("new"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := os.Stat(p)
+	if b, err := os.ReadFile(p); err != nil || string(b) != "new" {
+		t.Fatalf("replaced file holds %q (%v), want \"new\"", b, err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("perm %v", st.Mode().Perm())
 	}
