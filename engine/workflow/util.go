@@ -157,11 +157,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // Field is one config field as config.requirements reports it.
 type Field struct {
 	Name          string   `json:"name"`
