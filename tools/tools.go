@@ -6,7 +6,9 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/cursus-go/cursus/registry"
@@ -16,6 +18,7 @@ var (
 	nsMu      sync.Mutex
 	nsOrder   []string
 	nsEntries = map[string]*registry.Namespace{}
+	nsErrs    []string // conflicting namespace descriptions, reported by Build
 
 	buildOnce sync.Once
 	built     *registry.Registry
@@ -34,10 +37,22 @@ func addNamespace(name, description string, defs ...*registry.ToolDef) {
 		nsEntries[name] = ns
 		nsOrder = append(nsOrder, name)
 	}
-	if ns.Description == "" {
-		ns.Description = description
+	if err := describeNamespace(ns, description); err != nil {
+		nsErrs = append(nsErrs, err.Error())
 	}
 	ns.Tools = append(ns.Tools, defs...)
+}
+
+// describeNamespace gives ns the description when it has none yet; a
+// different non-empty description is a conflict.
+func describeNamespace(ns *registry.Namespace, description string) error {
+	switch {
+	case ns.Description == "":
+		ns.Description = description
+	case description != "" && description != ns.Description:
+		return fmt.Errorf("namespace %q described twice: %q and %q", ns.Name, ns.Description, description)
+	}
+	return nil
 }
 
 // Namespaces returns the registered namespaces in registration order.
@@ -55,6 +70,13 @@ func Namespaces() []registry.Namespace {
 // returns it with any build error.
 func Build() (*registry.Registry, error) {
 	buildOnce.Do(func() {
+		nsMu.Lock()
+		conflicts := strings.Join(nsErrs, "; ")
+		nsMu.Unlock()
+		if conflicts != "" {
+			buildErr = errors.New(conflicts)
+			return
+		}
 		built, buildErr = registry.Build(withMarkdownViews(Namespaces()))
 	})
 	return built, buildErr
