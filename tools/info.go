@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -79,18 +80,18 @@ var summaries sync.Map
 
 // cachedSummary returns the shared summary of t, with its schema when withSchema.
 func cachedSummary(t *registry.ToolDef, withSchema bool) *ToolInfo {
-	if v, ok := summaries.Load(t); ok {
-		info := v.(*ToolInfo)
-		if !withSchema {
-			return info
-		}
-		c := *info
-		c.Schema = t.Schema()
-		return &c
+	v, ok := summaries.Load(t)
+	if !ok {
+		info := ToolSummary(t, false)
+		v, _ = summaries.LoadOrStore(t, &info)
 	}
-	info := ToolSummary(t, false)
-	summaries.Store(t, &info)
-	return cachedSummary(t, withSchema)
+	info := v.(*ToolInfo)
+	if !withSchema {
+		return info
+	}
+	c := *info
+	c.Schema = t.Schema()
+	return &c
 }
 
 // ToolSummary describes one tool, with its input schema when withSchema.
@@ -113,14 +114,7 @@ func nonNilStrings(s []string) []string {
 	return s
 }
 
-func hasTag(t *registry.ToolDef, tag string) bool {
-	for _, x := range t.Tags {
-		if x == tag {
-			return true
-		}
-	}
-	return false
-}
+func hasTag(t *registry.ToolDef, tag string) bool { return slices.Contains(t.Tags, tag) }
 
 func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	r := registry.FromContext(ctx)
@@ -203,10 +197,10 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 
 func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.ToolResult, error) {
 	r := registry.FromContext(ctx)
-	out := []ToolInfo{}
+	out := []*ToolInfo{}
 	for _, t := range r.List("") {
 		if hasTag(t, a.Phase) {
-			out = append(out, ToolSummary(t, false))
+			out = append(out, cachedSummary(t, false))
 		}
 	}
 	return envelope.OK(map[string]any{"phase": a.Phase, "count": len(out), "tools": out}), nil
