@@ -54,13 +54,20 @@ var (
 	defaultCat  *Catalog
 	defaultErr  error
 
-	cacheMu sync.Mutex
-	cache   = map[string]cachedCatalog{}
+	cacheMu   sync.Mutex
+	cache     = map[string]*cachedCatalog{}
+	cacheTick uint64 // bumped on every cache use, for least-recently-used eviction
 )
+
+// maxCachedWorkspaces bounds the workspace catalog cache. A long-running
+// server sees many directory sets (project.init loads a fresh temporary
+// workspace on every call); without a bound each would stay cached forever.
+const maxCachedWorkspaces = 32
 
 type cachedCatalog struct {
 	fingerprint string
 	cat         *Catalog
+	used        uint64
 }
 
 // Default returns the catalog of embedded step types. It is loaded and
@@ -102,6 +109,8 @@ func Load(workspaceDirs ...string) (*Catalog, error) {
 	}
 	cacheMu.Lock()
 	if c, ok := cache[key]; ok && c.fingerprint == fp {
+		cacheTick++
+		c.used = cacheTick
 		cacheMu.Unlock()
 		return c.cat, nil
 	}
@@ -112,9 +121,25 @@ func Load(workspaceDirs ...string) (*Catalog, error) {
 		return nil, err
 	}
 	cacheMu.Lock()
-	cache[key] = cachedCatalog{fingerprint: fp, cat: cat}
+	if _, ok := cache[key]; !ok && len(cache) >= maxCachedWorkspaces {
+		evictLeastRecentlyUsed()
+	}
+	cacheTick++
+	cache[key] = &cachedCatalog{fingerprint: fp, cat: cat, used: cacheTick}
 	cacheMu.Unlock()
 	return cat, nil
+}
+
+// evictLeastRecentlyUsed drops the cache entry used longest ago. The caller
+// holds cacheMu.
+func evictLeastRecentlyUsed() {
+	oldest, key := uint64(0), ""
+	for k, c := range cache {
+		if key == "" || c.used < oldest {
+			oldest, key = c.used, k
+		}
+	}
+	delete(cache, key)
 }
 
 // fingerprint lists the step files of each directory and summarises them.
