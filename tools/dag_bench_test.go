@@ -54,3 +54,13 @@ func BenchmarkValidateDepsExplain(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkDAGRender10000(b *testing.B) {
+	args := benchDAGArgs(10000)
+	ctx := context.Background()
+	for b.Loop() {
+		if res := Registry().Call(ctx, "dag.render", args); !res.OK {
+			b.Fatal(res.Error)
+		}
+	}
+}
