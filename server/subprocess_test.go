@@ -203,7 +203,7 @@ func TestSubprocessGatesOpen(t *testing.T) {
 		for name, want := range realGated {
 			tool := listed[name]
 			if tool == nil {
-				t.Logf("%s not in the registry yet", name)
+				t.Errorf("%s: gated tool %s is not listed", label, name)
 				continue
 			}
 			a := tool.Annotations
