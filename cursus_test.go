@@ -122,9 +122,6 @@ func BenchmarkRegistryBuild(b *testing.B) {
 func BenchmarkCallDescribeTool(b *testing.B) {
 	ctx := context.Background()
 	args := []byte(`{"name":"compile.dag"}`)
-	if _, ok := cursus.LookupTool("compile.dag"); !ok {
-		args = []byte(`{"name":"tools.help"}`)
-	}
 	cursus.CallTool(ctx, "tools.describe_tool", args)
 	b.ReportAllocs()
 	b.ResetTimer()

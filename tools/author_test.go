@@ -36,7 +36,7 @@ func TestAuthorChecklistTool(t *testing.T) {
 	}
 	for _, s := range steps {
 		m := s.(map[string]any)
-		if m["tool"] == "" || m["phase"] == "" {
+		if blank(m["tool"]) || blank(m["phase"]) {
 			t.Errorf("step %v", m)
 		}
 		if _, ok := Registry().Get(m["tool"].(string)); !ok && !strings.ContainsAny(m["tool"].(string), " (") {
@@ -80,7 +80,7 @@ func TestAuthorConfigTools(t *testing.T) {
 	for _, e := range det["errors"].([]any) {
 		m := e.(map[string]any)
 		fields[m["field"].(string)] = true
-		if m["message"] == "" || m["type"] == "" {
+		if blank(m["message"]) || blank(m["type"]) {
 			t.Errorf("error %v", m)
 		}
 	}

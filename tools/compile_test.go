@@ -79,7 +79,7 @@ func TestCompileDefinitionTool(t *testing.T) {
 			}
 			for _, it := range m {
 				a := it.(map[string]any)
-				if a["local_path"] == "" || !strings.HasPrefix(a["s3_uri"].(string), "s3://") {
+				if tools.Blank(a["local_path"]) || !strings.HasPrefix(a["s3_uri"].(string), "s3://") {
 					t.Errorf("manifest item %v", a)
 				}
 			}

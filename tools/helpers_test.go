@@ -157,4 +157,13 @@ var (
 	WantOK = wantOK
 	// WantFail is wantFail.
 	WantFail = wantFail
+	// Blank is blank.
+	Blank = blank
 )
+
+// blank reports whether a decoded JSON value is not a non-empty string
+// (missing keys decode to nil, which `== ""` would let through).
+func blank(v any) bool {
+	s, ok := v.(string)
+	return !ok || s == ""
+}

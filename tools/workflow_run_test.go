@@ -128,7 +128,7 @@ func TestNewProjectXGBoostFromAnEmptyFolderToAValidDefinition(t *testing.T) {
 	}
 	// The run's ledger lists what is left.
 	ledger, err := os.ReadFile(filepath.Join(runDir, workflow.LedgerFile))
-	if err != nil || !strings.Contains(string(ledger), "run "+d["run_id"].(string)) || !strings.Contains(string(ledger), "`base.role`") || out["run_ledger"] == "" {
+	if err != nil || !strings.Contains(string(ledger), "run "+d["run_id"].(string)) || !strings.Contains(string(ledger), "`base.role`") || blank(out["run_ledger"]) {
 		t.Fatalf("run ledger: %v\n%s", err, ledger)
 	}
 	// The guided stages see the run as complete (same run-folder format).
