@@ -135,9 +135,7 @@ func TestGuidedWholeRun(t *testing.T) {
 	if err := json.Unmarshal(def, &d); err != nil || len(d.Steps) != 10 {
 		t.Fatalf("definition: %v, %d steps", err, len(d.Steps))
 	}
-	if errs, err := compilertest.ValidateSchema(compilertest.Strict, def); err != nil || len(errs) > 0 {
-		t.Errorf("the saved definition breaks the strict schema: %v %v", err, errs)
-	}
+	compilertest.CheckSchemas(t, def, compilertest.Strict)
 	for _, rep := range []string{"dag.validate_integrity", "compile.validate", "compile.preview", "compile.definition", "compile.with_report"} {
 		if _, err := os.Stat(filepath.Join(root, "runs", "xgb-demo", "reports", rep+".json")); err != nil {
 			t.Errorf("report %s: %v", rep, err)

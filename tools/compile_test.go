@@ -61,11 +61,7 @@ func TestCompileDefinitionTool(t *testing.T) {
 				t.Fatalf("definition %T", data["definition"])
 			}
 			b, _ := json.Marshal(def)
-			for _, v := range []string{compilertest.Strict, compilertest.Relaxed} {
-				if errs, err := compilertest.ValidateSchema(v, b); err != nil || len(errs) > 0 {
-					t.Errorf("%s schema: %v %v", v, err, errs)
-				}
-			}
+			compilertest.CheckSchemas(t, b)
 			for _, err := range compilertest.CheckSDK(b) {
 				t.Error(err)
 			}

@@ -105,15 +105,7 @@ func TestNewProjectXGBoostFromAnEmptyFolderToAValidDefinition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{compilertest.Strict, compilertest.Relaxed} {
-		errs, err := compilertest.ValidateSchema(v, def)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(errs) > 0 {
-			t.Fatalf("the definition breaks the %s schema:\n%s", v, strings.Join(errs, "\n"))
-		}
-	}
+	compilertest.CheckSchemas(t, def)
 	var dd struct {
 		Steps []json.RawMessage `json:"Steps"`
 	}
@@ -612,9 +604,7 @@ func TestNewProjectManualDAGChoiceStopsThenResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs, err := compilertest.ValidateSchema(compilertest.Strict, def); err != nil || len(errs) > 0 {
-		t.Fatalf("strict schema: %v %v", errs, err)
-	}
+	compilertest.CheckSchemas(t, def, compilertest.Strict)
 	for _, p := range phaseStatus(t, d) {
 		if strings.HasPrefix(p["name"].(string), "init-project/") && p["ran"] != false {
 			t.Errorf("%v ran again", p["name"])

@@ -68,15 +68,7 @@ func compileExample(t testing.TB, dir string) *compiler.Result {
 // limit.
 func checkDefinition(t *testing.T, name string, def []byte) {
 	t.Helper()
-	for _, v := range []string{compilertest.Strict, compilertest.Relaxed} {
-		errs, err := compilertest.ValidateSchema(v, def)
-		if err != nil {
-			t.Fatalf("%s: %s schema: %v", name, v, err)
-		}
-		for _, e := range errs {
-			t.Errorf("%s: %s schema: %s", name, v, e)
-		}
-	}
+	compilertest.CheckSchemas(t, def)
 	for _, err := range compilertest.CheckSDK(def) {
 		t.Errorf("%s: %v", name, err)
 	}

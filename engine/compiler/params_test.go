@@ -128,13 +128,7 @@ func TestParameterReferencesInTuning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs, err := compilertest.ValidateSchema(compilertest.Strict, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range errs {
-		t.Errorf("strict schema: %s", e)
-	}
+	compilertest.CheckSchemas(t, b, compilertest.Strict)
 	for _, err := range compilertest.CheckSDK(b) {
 		t.Error(err)
 	}

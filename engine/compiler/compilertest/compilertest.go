@@ -1,8 +1,16 @@
 // Package compilertest checks compiled SageMaker pipeline definitions the
 // way the compiler's tests (and the tools' tests) need: against the
-// pipeline-definition JSON schemas in ../shared/sagemaker-pipeline-schema
-// (the strict copy, with closed objects, and the relaxed copy), and step by
-// step against the aws-sdk-go-v2 request type of each job.
+// SageMaker pipeline-definition JSON schemas (the strict copy, with closed
+// objects, and the relaxed copy), and step by step against the aws-sdk-go-v2
+// request type of each job.
+//
+// The schemas are an oracle kept outside the repository: point
+// CURSUS_SAGEMAKER_SCHEMA_DIR at the folder that holds
+// pipeline-definition.schema.strict.json (and .relaxed.json, plus the
+// examples/ the oracle's own test reads). Without it, [RequireSchemas] and
+// [CheckSchemas] skip with one line naming the variable, so a fresh clone
+// passes its tests; with CI set (any non-empty value) or
+// CURSUS_REQUIRE_ORACLES=1 they fail instead, so CI cannot pass by skipping.
 //
 // The SDK check decodes a step's Arguments into the request type
 // (sagemaker.CreateProcessingJobInput, ...) with unknown fields disallowed,
@@ -28,10 +36,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
@@ -39,26 +47,65 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// SchemaDir returns the directory of the SageMaker pipeline-definition
-// schemas: $CURSUS_SAGEMAKER_SCHEMA_DIR, else ../shared/sagemaker-pipeline-schema
-// found by walking up from this source file.
+// SchemaDirEnv names the variable that points at the schema folder.
+const SchemaDirEnv = "CURSUS_SAGEMAKER_SCHEMA_DIR"
+
+// SchemaDir returns $CURSUS_SAGEMAKER_SCHEMA_DIR when it holds the strict
+// schema, else an error that says what to set.
 func SchemaDir() (string, error) {
-	if d := os.Getenv("CURSUS_SAGEMAKER_SCHEMA_DIR"); d != "" {
-		return d, nil
+	d := os.Getenv(SchemaDirEnv)
+	if d == "" {
+		return "", fmt.Errorf("SageMaker pipeline-definition schemas not configured: set %s to the folder holding pipeline-definition.schema.strict.json", SchemaDirEnv)
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("cannot locate the source directory")
+	if st, err := os.Stat(filepath.Join(d, "pipeline-definition.schema.strict.json")); err != nil || st.IsDir() {
+		return "", fmt.Errorf("%s=%s does not hold pipeline-definition.schema.strict.json", SchemaDirEnv, d)
 	}
-	dir := filepath.Dir(file)
-	for i := 0; i < 8; i++ {
-		cand := filepath.Join(dir, "..", "shared", "sagemaker-pipeline-schema")
-		if st, err := os.Stat(filepath.Join(cand, "pipeline-definition.schema.strict.json")); err == nil && !st.IsDir() {
-			return filepath.Clean(cand), nil
+	return filepath.Clean(d), nil
+}
+
+// OraclesRequired reports whether a missing oracle must fail a test rather
+// than skip it: under CI (CI set to any non-empty value) or with
+// CURSUS_REQUIRE_ORACLES=1.
+func OraclesRequired() bool {
+	return os.Getenv("CI") != "" || os.Getenv("CURSUS_REQUIRE_ORACLES") == "1"
+}
+
+// RequireSchemas returns the schema folder, or ends the test when there is
+// none: a skip with one line saying which variable to set, or a failure
+// when [OraclesRequired].
+func RequireSchemas(t testing.TB) string {
+	t.Helper()
+	d, err := SchemaDir()
+	if err != nil {
+		if OraclesRequired() {
+			t.Fatalf("oracle required (CI or CURSUS_REQUIRE_ORACLES=1): %v", err)
 		}
-		dir = filepath.Dir(dir)
+		t.Skipf("oracle skipped: %v", err)
 	}
-	return "", errors.New("../shared/sagemaker-pipeline-schema not found (set CURSUS_SAGEMAKER_SCHEMA_DIR)")
+	return d
+}
+
+// CheckSchemas validates a definition against each schema variant (both
+// when none is named) in a subtest of its own, "schema_<variant>", so that
+// only the oracle part of a test skips when the schemas are absent and the
+// skip is named in the test output. Every violation is a test error.
+func CheckSchemas(t *testing.T, definition []byte, variants ...string) {
+	t.Helper()
+	if len(variants) == 0 {
+		variants = []string{Strict, Relaxed}
+	}
+	for _, v := range variants {
+		t.Run("schema_"+v, func(t *testing.T) {
+			RequireSchemas(t)
+			errs, err := ValidateSchema(v, definition)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range errs {
+				t.Errorf("%s schema: %s", v, e)
+			}
+		})
+	}
 }
 
 var (

@@ -12,10 +12,7 @@ import (
 // negative control under the strict schema; otherwise a passing compile
 // test would prove nothing.
 func TestSchemaOracles(t *testing.T) {
-	dir, err := SchemaDir()
-	if err != nil {
-		t.Fatal(err) // the compile tests need the schemas too; a missing folder must not pass silently
-	}
+	dir := RequireSchemas(t)
 	for _, name := range []string{"abalone-sdk-2.99.0.definition.json", "dynamic-framework-calhousing-falcon.definition.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, "examples", name))
 		if err != nil {
@@ -54,10 +51,7 @@ func TestSchemaOracles(t *testing.T) {
 // SDK noise keys are API members) and pass the SDK's validation; a
 // misspelled key or a missing required member is caught.
 func TestSDKCheck(t *testing.T) {
-	dir, err := SchemaDir()
-	if err != nil {
-		t.Fatal(err) // the compile tests need the schemas too; a missing folder must not pass silently
-	}
+	dir := RequireSchemas(t)
 	b, err := os.ReadFile(filepath.Join(dir, "examples", "dynamic-framework-calhousing-falcon.definition.json"))
 	if err != nil {
 		t.Fatal(err)
