@@ -13,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -368,7 +369,7 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, er
 	if err != nil {
 		return nil, compileError(err)
 	}
-	out, err := sagemaker.Upsert(ctx, sagemaker.UpsertInput{
+	out, err := smclient.Upsert(ctx, smclient.UpsertInput{
 		PipelineName:   res.PipelineName,
 		DefinitionJSON: string(defJSON),
 		RoleARN:        res.Role,
@@ -404,8 +405,8 @@ func compileError(err error) error {
 		cve  *config.ValidationError
 		cue  *config.UnknownClassError
 		dup  *config.DuplicateStepNameError
-		upe  *sagemaker.UpsertError
-		uie  *sagemaker.InputError
+		upe  *smclient.UpsertError
+		uie  *smclient.InputError
 		imgE *sagemaker.ImageError
 		pe   *compiler.ParameterError
 	)

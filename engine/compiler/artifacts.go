@@ -65,7 +65,7 @@ func (m Manifest) MissingFiles() []string {
 	return out
 }
 
-// Materialize turns the manifest into the file list sagemaker.Upsert
+// Materialize turns the manifest into the file list smclient.Upsert
 // uploads: files as they are, directories one item per file under their
 // prefix, tarballs packed (deterministically: sorted entries, zero times
 // and owners) into workDir. It refuses a manifest with missing files.

@@ -40,7 +40,7 @@
 // so SageMaker's step cache never reuses a run of old code. The [Manifest]
 // lists each artifact (local path, S3 URI, SHA-256, size); upload is
 // [Manifest.Materialize] (it packs sourcedir.tar.gz for training jobs and
-// model containers) followed by sagemaker.Upsert. Compiling never writes
+// model containers) followed by smclient.Upsert. Compiling never writes
 // anything. Container images come from sagemaker.ImageURI (the SDK's image
 // tables) for the step's framework, the config's framework version, Python
 // version, region and instance type; a config image_uri replaces the lookup.

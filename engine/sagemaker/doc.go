@@ -1,6 +1,7 @@
-// Package sagemaker holds the AWS side of the compiler: SageMaker framework container image URIs,
-// the upload manifest of files a pipeline needs in S3, and Upsert, which uploads those files and
-// creates or updates the pipeline with aws-sdk-go-v2.
+// Package sagemaker holds the pure side of SageMaker that the compiler needs: framework container
+// image URIs, the API's name rules and limits, and the upload manifest of files a pipeline needs in
+// S3. It imports no AWS SDK package, so the compiler links none; the AWS client (upload, upsert,
+// executions) is package smclient beside it.
 //
 // # Images
 //
@@ -16,9 +17,7 @@
 //     <version>-<cpu|gpu>-<pyVersion>; cpu or gpu follows the instance family (g* and p* are gpu),
 //     e.g. pytorch-training:2.1.0-gpu-py310.
 //   - LightGBM has no SageMaker framework image. The engine runs LightGBM (and multi-task LightGBM)
-//     jobs as PyTorch-framework jobs whose script brings lightgbm, as the original Python engine
-//     does (its LightGBM steps use the PyTorch estimator/processor with image retrieval defaulting
-//     to the "pytorch" framework). So ImageURI("lightgbm", ...) and ImageURI("lightgbmmt", ...)
+//     jobs as PyTorch-framework jobs whose script brings lightgbm, as cursus (Python) does. So ImageURI("lightgbm", ...) and ImageURI("lightgbmmt", ...)
 //     return the PyTorch image for the given PyTorch version: pass the PyTorch framework version.
 //   - Inference on Graviton (arm64) families (m6g, m6gd, c6g, c6gd, c6gn, c7g, r6g, r6gd) uses the
 //     tables' inference_graviton scope: pytorch-inference-graviton with its container suffix, and
@@ -38,21 +37,8 @@
 // A Manifest lists UploadItems (local file, s3:// destination, SHA-256, size); the compiler writes
 // one next to the definition, and HashFile / NewUploadItem fill the hash and size.
 //
-// # Upsert
+// # Names and limits
 //
-// Upsert validates everything first (ValidateInput: names, role ARN, tags, the definition JSON and
-// its size, every manifest file readable with the recorded hash and size), so bad input is an
-// *InputError and nothing is uploaded or created. It then uploads the manifest (skipping objects
-// whose x-amz-meta-sha256 metadata, or full-object SHA-256 checksum, and size already match;
-// uploads send x-amz-checksum-sha256 so S3 refuses content that changed since validation), calls
-// DescribePipeline and CreatePipeline or UpdatePipeline, and merges tags. AWS failures are
-// *UpsertError values with the AWS error code (ValidationException, AccessDeniedException, ...),
-// which the tools layer maps to upsert_failed. Credentials, region and endpoints come from the
-// standard AWS configuration chain unless UpsertInput.Config is given; with an endpoint override
-// (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, ...) S3 uses path-style addressing.
-//
-// Both not-found shapes are handled: real SageMaker answers DescribePipeline for a missing pipeline
-// with ResourceNotFound, moto with ValidationException "Could not find pipeline ...". The tests run
-// against moto_server (skipped when it is not on PATH) and against an in-process fake endpoint that
-// speaks the real service's error shapes.
+// ValidatePipelineName and HasNameShape apply the API's pipeline-name rule; MaxDefinitionBytes,
+// MaxPipelineNameLen, MaxDescriptionLen and MaxTags are the CreatePipeline / UpdatePipeline limits.
 package sagemaker

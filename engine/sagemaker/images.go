@@ -38,8 +38,7 @@ var imageTableFiles = map[string]string{
 
 // frameworkAliases maps accepted framework names onto the table that serves them. LightGBM has no
 // SageMaker framework image of its own: the engine runs LightGBM (and multi-task LightGBM) training
-// and processing as PyTorch-framework jobs whose script installs lightgbm, exactly as the original
-// Python engine does (estimator/PyTorch with retrieve_image, framework defaulting to "pytorch").
+// and processing as PyTorch-framework jobs whose script installs lightgbm, as cursus (Python) does.
 var frameworkAliases = map[string]string{
 	"lightgbm":     "pytorch",
 	"lightgbmmt":   "pytorch",

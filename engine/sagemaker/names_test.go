@@ -16,3 +16,18 @@ func TestHasNameShapeMatchesTheAPIPattern(t *testing.T) {
 		}
 	}
 }
+
+func TestValidatePipelineName(t *testing.T) {
+	good := []string{"a", "A1", "cursus-xgboost-e2e", "a--b", "x" + strings.Repeat("-y", 127), strings.Repeat("a", 256)}
+	bad := []string{"", "-a", "a-", "a_b", "a b", "bad_name!!", "pipeline.v1", strings.Repeat("a", 257), "é"}
+	for _, n := range good {
+		if err := ValidatePipelineName(n); err != nil {
+			t.Errorf("ValidatePipelineName(%q) = %v, want ok", n, err)
+		}
+	}
+	for _, n := range bad {
+		if err := ValidatePipelineName(n); err == nil {
+			t.Errorf("ValidatePipelineName(%q) accepted", n)
+		}
+	}
+}

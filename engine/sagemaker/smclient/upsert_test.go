@@ -1,31 +1,16 @@
-package sagemaker
+package smclient
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/smithy-go"
-)
 
-func TestValidatePipelineName(t *testing.T) {
-	good := []string{"a", "A1", "cursus-xgboost-e2e", "a--b", "x" + strings.Repeat("-y", 127), strings.Repeat("a", 256)}
-	bad := []string{"", "-a", "a-", "a_b", "a b", "bad_name!!", "pipeline.v1", strings.Repeat("a", 257), "é"}
-	for _, n := range good {
-		if err := ValidatePipelineName(n); err != nil {
-			t.Errorf("ValidatePipelineName(%q) = %v, want ok", n, err)
-		}
-	}
-	for _, n := range bad {
-		if err := ValidatePipelineName(n); err == nil {
-			t.Errorf("ValidatePipelineName(%q) accepted", n)
-		}
-	}
-}
+	"github.com/cursus-go/cursus/engine/sagemaker"
+)
 
 func TestValidateInput(t *testing.T) {
 	dir := t.TempDir()
@@ -33,12 +18,12 @@ func TestValidateInput(t *testing.T) {
 	good := item(t, script, "s3://my-bucket/code/s.py")
 	base := UpsertInput{PipelineName: "p-1", DefinitionJSON: `{"Version":"2020-12-01","Steps":[]}`, RoleARN: testRole,
 		Description: "desc", DisplayName: "P-1", Tags: map[string]string{"team": "ml", "cost center": "a/b:c=d+e@f"},
-		Manifest: Manifest{good, good}}
+		Manifest: sagemaker.Manifest{good, good}}
 	if err := ValidateInput(base); err != nil {
 		t.Fatalf("good input rejected: %v", err)
 	}
 	tooManyTags := map[string]string{}
-	for i := range MaxTags + 1 {
+	for i := range sagemaker.MaxTags + 1 {
 		tooManyTags[fmt.Sprintf("k%d", i)] = "v"
 	}
 	cases := []struct {
@@ -52,7 +37,7 @@ func TestValidateInput(t *testing.T) {
 		{"empty role", func(in *UpsertInput) { in.RoleARN = "" }, "role_arn"},
 		{"user not role", func(in *UpsertInput) { in.RoleARN = "arn:aws:iam::123456789012:user/someone" }, "role_arn"},
 		{"short account", func(in *UpsertInput) { in.RoleARN = "arn:aws:iam::12345:role/x" }, "role_arn"},
-		{"long description", func(in *UpsertInput) { in.Description = strings.Repeat("d", MaxDescriptionLen+1) }, "description"},
+		{"long description", func(in *UpsertInput) { in.Description = strings.Repeat("d", sagemaker.MaxDescriptionLen+1) }, "description"},
 		{"too many tags", func(in *UpsertInput) { in.Tags = tooManyTags }, "tags"},
 		{"empty tag key", func(in *UpsertInput) { in.Tags = map[string]string{"": "v"} }, "tags"},
 		{"aws: tag key", func(in *UpsertInput) { in.Tags = map[string]string{"AWS:x": "v"} }, "tags"},
@@ -63,52 +48,52 @@ func TestValidateInput(t *testing.T) {
 		{"truncated definition", func(in *UpsertInput) { in.DefinitionJSON = `{"Steps": [` }, "definition"},
 		{"array definition", func(in *UpsertInput) { in.DefinitionJSON = `[{"Steps": []}]` }, "definition"},
 		{"oversized definition", func(in *UpsertInput) {
-			in.DefinitionJSON = `{"Metadata": {"pad": "` + strings.Repeat("x", MaxDefinitionBytes) + `"}}`
+			in.DefinitionJSON = `{"Metadata": {"pad": "` + strings.Repeat("x", sagemaker.MaxDefinitionBytes) + `"}}`
 		}, "definition"},
-		{"empty local path", func(in *UpsertInput) { in.Manifest = Manifest{{S3URI: good.S3URI, SHA256: good.SHA256}} }, "manifest[0].local_path"},
+		{"empty local path", func(in *UpsertInput) { in.Manifest = sagemaker.Manifest{{S3URI: good.S3URI, SHA256: good.SHA256}} }, "manifest[0].local_path"},
 		{"missing file", func(in *UpsertInput) {
 			m := good
 			m.LocalPath = filepath.Join(dir, "nope.py")
-			in.Manifest = Manifest{good, m}
+			in.Manifest = sagemaker.Manifest{good, m}
 		}, "manifest[1].local_path"},
 		{"directory", func(in *UpsertInput) {
 			m := good
 			m.LocalPath = dir
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].local_path"},
 		{"hash mismatch", func(in *UpsertInput) {
 			m := good
 			m.SHA256 = strings.Repeat("a", 64)
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].sha256"},
 		{"uppercase hash", func(in *UpsertInput) {
 			m := good
 			m.SHA256 = strings.ToUpper(m.SHA256)
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].sha256"},
 		{"size mismatch", func(in *UpsertInput) {
 			m := good
 			m.Size++
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].size"},
 		{"https uri", func(in *UpsertInput) {
 			m := good
 			m.S3URI = "https://my-bucket.s3.amazonaws.com/code/s.py"
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].s3_uri"},
 		{"prefix uri", func(in *UpsertInput) {
 			m := good
 			m.S3URI = "s3://my-bucket/code/"
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].s3_uri"},
 		{"bad bucket", func(in *UpsertInput) {
 			m := good
 			m.S3URI = "s3://My_Bucket/code/s.py"
-			in.Manifest = Manifest{m}
+			in.Manifest = sagemaker.Manifest{m}
 		}, "manifest[0].s3_uri"},
 		{"same destination, different content", func(in *UpsertInput) {
 			other := item(t, writeFile(t, dir, "other.py", "other"), good.S3URI)
-			in.Manifest = Manifest{good, other}
+			in.Manifest = sagemaker.Manifest{good, other}
 		}, "manifest[1].s3_uri"},
 	}
 	for _, c := range cases {
@@ -124,44 +109,6 @@ func TestValidateInput(t *testing.T) {
 				t.Errorf("Field = %q, want %q (%v)", ie.Field, c.field, err)
 			}
 		})
-	}
-}
-
-func TestHashFile(t *testing.T) {
-	dir := t.TempDir()
-	p := writeFile(t, dir, "hello.txt", "hello")
-	sum, size, err := HashFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" || size != 5 {
-		t.Errorf("HashFile = %s %d", sum, size)
-	}
-	empty := writeFile(t, dir, "empty", "")
-	if sum, size, err := HashFile(empty); err != nil || size != 0 || sum != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
-		t.Errorf("HashFile(empty) = %s %d %v", sum, size, err)
-	}
-	if _, _, err := HashFile(dir); err == nil {
-		t.Error("HashFile(directory) succeeded")
-	}
-	if _, _, err := HashFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("HashFile(missing) = %v, want ErrNotExist", err)
-	}
-}
-
-func TestManifestJSON(t *testing.T) {
-	m := Manifest{{LocalPath: "scripts/a.py", S3URI: "s3://b/k/a.py", SHA256: strings.Repeat("0", 64), Size: 12}}
-	raw, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `[{"local_path":"scripts/a.py","s3_uri":"s3://b/k/a.py","sha256":"` + strings.Repeat("0", 64) + `","size":12}]`
-	if string(raw) != want {
-		t.Errorf("JSON = %s\nwant %s", raw, want)
-	}
-	var back Manifest
-	if err := json.Unmarshal(raw, &back); err != nil || len(back) != 1 || back[0] != m[0] {
-		t.Errorf("round trip = %+v, %v", back, err)
 	}
 }
 

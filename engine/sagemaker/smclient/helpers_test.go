@@ -1,9 +1,11 @@
-package sagemaker
+package smclient
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // testRole is a syntactically valid execution role ARN.
@@ -52,9 +54,9 @@ func writeFile(t *testing.T, dir, name, content string) string {
 }
 
 // item builds a manifest item for a file, failing the test on error.
-func item(t *testing.T, path, uri string) UploadItem {
+func item(t *testing.T, path, uri string) sagemaker.UploadItem {
 	t.Helper()
-	it, err := NewUploadItem(path, uri)
+	it, err := sagemaker.NewUploadItem(path, uri)
 	if err != nil {
 		t.Fatal(err)
 	}

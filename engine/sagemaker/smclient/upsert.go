@@ -1,4 +1,4 @@
-package sagemaker
+package smclient
 
 import (
 	"context"
@@ -23,19 +23,7 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
-)
-
-// Limits of the CreatePipeline / UpdatePipeline API (SageMaker service model 2017-07-24).
-const (
-	// MaxDefinitionBytes is the largest PipelineDefinition accepted: the API allows 1,048,576
-	// characters; Upsert counts bytes, which is never fewer, so the check is conservative.
-	MaxDefinitionBytes = 1 << 20
-	// MaxPipelineNameLen is the longest pipeline name (and display name).
-	MaxPipelineNameLen = 256
-	// MaxDescriptionLen is the longest pipeline description.
-	MaxDescriptionLen = 3072
-	// MaxTags is the most tags one resource may carry.
-	MaxTags = 50
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // metaSHA256 is the S3 user-metadata key (x-amz-meta-sha256) Upsert writes on every object.
@@ -53,13 +41,13 @@ var (
 type UpsertInput struct {
 	// PipelineName names the pipeline: 1-256 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}`.
 	PipelineName string
-	// DefinitionJSON is the pipeline definition (a JSON object, at most MaxDefinitionBytes). It is
+	// DefinitionJSON is the pipeline definition (a JSON object, at most sagemaker.MaxDefinitionBytes). It is
 	// sent verbatim.
 	DefinitionJSON string
 	// RoleARN is the IAM role SageMaker assumes to run the pipeline
 	// (arn:aws:iam::<account>:role/<name>). Required; on update it replaces the stored role.
 	RoleARN string
-	// Description is the pipeline description (optional, at most MaxDescriptionLen). Empty keeps
+	// Description is the pipeline description (optional, at most sagemaker.MaxDescriptionLen). Empty keeps
 	// the existing description on update.
 	Description string
 	// DisplayName is the pipeline display name (optional; same rule as PipelineName). Empty keeps
@@ -69,7 +57,7 @@ type UpsertInput struct {
 	// are added or overwritten, never removed).
 	Tags map[string]string
 	// Manifest lists the files uploaded to S3 before the pipeline is created or updated.
-	Manifest Manifest
+	Manifest sagemaker.Manifest
 	// Config, when set, is the AWS configuration to use (region, credentials, endpoint). When nil
 	// Upsert calls config.LoadDefaultConfig, so the standard chain applies: AWS_REGION,
 	// AWS_PROFILE, credentials, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_SAGEMAKER, AWS_ENDPOINT_URL_S3.
@@ -181,23 +169,23 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 
 // ValidateInput checks an UpsertInput the way Upsert does before any AWS call: pipeline name,
 // display name, role ARN, description, tags, the definition (a JSON object within
-// MaxDefinitionBytes) and every manifest item (a readable regular file whose SHA-256 and size match,
+// sagemaker.MaxDefinitionBytes) and every manifest item (a readable regular file whose SHA-256 and size match,
 // an s3://bucket/key destination, no destination listed twice with different content). It returns
 // the first problem as an *InputError, or nil.
 func ValidateInput(in UpsertInput) error {
-	if err := ValidatePipelineName(in.PipelineName); err != nil {
+	if err := sagemaker.ValidatePipelineName(in.PipelineName); err != nil {
 		return &InputError{Field: "pipeline_name", Reason: err.Error()}
 	}
 	if in.DisplayName != "" {
-		if err := ValidatePipelineName(in.DisplayName); err != nil {
+		if err := sagemaker.ValidatePipelineName(in.DisplayName); err != nil {
 			return &InputError{Field: "display_name", Reason: err.Error()}
 		}
 	}
 	if len(in.RoleARN) < 20 || len(in.RoleARN) > 2048 || !roleARNRe.MatchString(in.RoleARN) {
 		return &InputError{Field: "role_arn", Reason: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)", in.RoleARN)}
 	}
-	if n := len([]rune(in.Description)); n > MaxDescriptionLen {
-		return &InputError{Field: "description", Reason: fmt.Sprintf("%d characters, the limit is %d", n, MaxDescriptionLen)}
+	if n := len([]rune(in.Description)); n > sagemaker.MaxDescriptionLen {
+		return &InputError{Field: "description", Reason: fmt.Sprintf("%d characters, the limit is %d", n, sagemaker.MaxDescriptionLen)}
 	}
 	if err := validateTags(in.Tags); err != nil {
 		return err
@@ -208,43 +196,9 @@ func ValidateInput(in UpsertInput) error {
 	return validateManifest(in.Manifest)
 }
 
-// ValidatePipelineName reports whether name is a valid SageMaker pipeline name: 1-256 characters,
-// letters, digits and hyphens, starting and ending with a letter or digit.
-func ValidatePipelineName(name string) error {
-	if name == "" {
-		return errors.New("empty pipeline name")
-	}
-	if len(name) > MaxPipelineNameLen {
-		return fmt.Errorf("pipeline name is %d characters, the limit is %d", len(name), MaxPipelineNameLen)
-	}
-	if !HasNameShape(name) {
-		return fmt.Errorf("pipeline name %q must match [a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}: letters, digits and '-', starting and ending with a letter or digit", name)
-	}
-	return nil
-}
-
-// HasNameShape reports whether name follows the character rule SageMaker
-// gives as [a-zA-Z0-9](-*[a-zA-Z0-9])* for pipeline and model package group
-// names: letters, digits and hyphens, starting and ending with a letter or
-// digit. Lengths are checked separately. (A regular expression with the
-// API's {0,255} bound costs milliseconds to compile at every process start.)
-func HasNameShape(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !alnum && (c != '-' || i == 0 || i == len(name)-1) {
-			return false
-		}
-	}
-	return true
-}
-
 func validateTags(tags map[string]string) error {
-	if len(tags) > MaxTags {
-		return &InputError{Field: "tags", Reason: fmt.Sprintf("%d tags, the limit is %d", len(tags), MaxTags)}
+	if len(tags) > sagemaker.MaxTags {
+		return &InputError{Field: "tags", Reason: fmt.Sprintf("%d tags, the limit is %d", len(tags), sagemaker.MaxTags)}
 	}
 	for _, k := range mapkeys.Sorted(tags) {
 		v := tags[k]
@@ -269,8 +223,8 @@ func validateDefinition(def string) error {
 	switch {
 	case trimmed == "":
 		return &InputError{Field: "definition", Reason: "empty pipeline definition"}
-	case len(def) > MaxDefinitionBytes:
-		return &InputError{Field: "definition", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(def), MaxDefinitionBytes)}
+	case len(def) > sagemaker.MaxDefinitionBytes:
+		return &InputError{Field: "definition", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(def), sagemaker.MaxDefinitionBytes)}
 	case !json.Valid([]byte(def)):
 		var v any
 		err := json.Unmarshal([]byte(def), &v)
@@ -281,7 +235,7 @@ func validateDefinition(def string) error {
 	return nil
 }
 
-func validateManifest(m Manifest) error {
+func validateManifest(m sagemaker.Manifest) error {
 	seen := make(map[string]string, len(m))
 	for i, item := range m {
 		field := func(f string) string { return fmt.Sprintf("manifest[%d].%s", i, f) }
@@ -298,7 +252,7 @@ func validateManifest(m Manifest) error {
 			return &InputError{Field: field("s3_uri"), Reason: fmt.Sprintf("%s is listed twice with different content", item.S3URI)}
 		}
 		seen[item.S3URI] = item.SHA256
-		sum, size, err := HashFile(item.LocalPath)
+		sum, size, err := sagemaker.HashFile(item.LocalPath)
 		if err != nil {
 			return &InputError{Field: field("local_path"), Reason: "cannot read: " + err.Error()}
 		}
@@ -332,9 +286,9 @@ func parseS3URI(uri string) (bucket, key string, err error) {
 }
 
 // dedupeManifest drops repeated (S3 URI, hash) items; validation already rejected conflicting ones.
-func dedupeManifest(m Manifest) Manifest {
+func dedupeManifest(m sagemaker.Manifest) sagemaker.Manifest {
 	seen := make(map[string]bool, len(m))
-	out := make(Manifest, 0, len(m))
+	out := make(sagemaker.Manifest, 0, len(m))
 	for _, item := range m {
 		if seen[item.S3URI] {
 			continue
@@ -375,7 +329,7 @@ func newS3Client(cfg aws.Config) *s3.Client {
 }
 
 // uploadItem puts one manifest file in S3 unless the object already holds that content.
-func uploadItem(ctx context.Context, c *s3.Client, item UploadItem) (uploaded bool, ue *UpsertError) {
+func uploadItem(ctx context.Context, c *s3.Client, item sagemaker.UploadItem) (uploaded bool, ue *UpsertError) {
 	bucket, key, _ := parseS3URI(item.S3URI) // validated
 	sum, _ := hex.DecodeString(item.SHA256)
 	checksum := base64.StdEncoding.EncodeToString(sum)
@@ -415,7 +369,7 @@ func uploadItem(ctx context.Context, c *s3.Client, item UploadItem) (uploaded bo
 
 // sameObject reports whether an existing object already holds item's content: same size, and the
 // sha256 metadata Upsert writes, or a full-object SHA-256 checksum, equal to item's hash.
-func sameObject(head *s3.HeadObjectOutput, item UploadItem, checksumB64 string) bool {
+func sameObject(head *s3.HeadObjectOutput, item sagemaker.UploadItem, checksumB64 string) bool {
 	if aws.ToInt64(head.ContentLength) != item.Size {
 		return false
 	}

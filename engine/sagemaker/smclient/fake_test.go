@@ -1,4 +1,4 @@
-package sagemaker
+package smclient
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // fakeAWS is an in-process stand-in for SageMaker (awsJson1_1, routed on X-Amz-Target) and the S3
@@ -221,7 +222,7 @@ func TestFakeCreateUpdateRealShapes(t *testing.T) {
 	it := item(t, p, "s3://artifacts-bucket/pipelines/demo/code/train.py")
 	def := testDefinition("XGBoostTraining")
 	in := UpsertInput{PipelineName: "demo-pipeline", DefinitionJSON: def, RoleARN: testRole,
-		Tags: map[string]string{"team": "ml", "project": "cursus"}, Manifest: Manifest{it, it}}
+		Tags: map[string]string{"team": "ml", "project": "cursus"}, Manifest: sagemaker.Manifest{it, it}}
 
 	out, err := Upsert(ctx, in)
 	if err != nil {
@@ -332,7 +333,7 @@ func TestFakeErrorsBecomeUpsertError(t *testing.T) {
 			p := writeFile(t, t.TempDir(), "train.py", "print(1)\n")
 			it := item(t, p, "s3://artifacts-bucket/code/train.py")
 			out, err := Upsert(context.Background(), UpsertInput{PipelineName: "err-pipeline", DefinitionJSON: testDefinition("S"),
-				RoleARN: testRole, Tags: map[string]string{"k": "v"}, Manifest: Manifest{it}})
+				RoleARN: testRole, Tags: map[string]string{"k": "v"}, Manifest: sagemaker.Manifest{it}})
 			if err == nil {
 				t.Fatalf("Upsert succeeded: %+v", out)
 			}
@@ -388,7 +389,7 @@ func TestFakeExplicitConfig(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "a.py", "a")
 	it := item(t, p, "s3://bkt/a.py")
 	out, err := Upsert(context.Background(), UpsertInput{PipelineName: "cfg-pipeline", DefinitionJSON: "{}", RoleARN: testRole,
-		Description: "d", DisplayName: "Cfg-Pipeline", Manifest: Manifest{it}, Config: &cfg})
+		Description: "d", DisplayName: "Cfg-Pipeline", Manifest: sagemaker.Manifest{it}, Config: &cfg})
 	if err != nil || !out.Created {
 		t.Fatalf("Upsert = %+v, %v", out, err)
 	}
@@ -420,7 +421,7 @@ func TestUploadChecksumGuardsChangedFile(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
 	p := writeFile(t, t.TempDir(), "a.py", "changed content")
 	stale := sha256.Sum256([]byte("validated content"))
-	it := UploadItem{LocalPath: p, S3URI: "s3://bkt/a.py", SHA256: hex.EncodeToString(stale[:]), Size: int64(len("changed content"))}
+	it := sagemaker.UploadItem{LocalPath: p, S3URI: "s3://bkt/a.py", SHA256: hex.EncodeToString(stale[:]), Size: int64(len("changed content"))}
 	cfg, err := awsConfig(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sagemaker
+package smclient
 
 import (
 	"bytes"
@@ -24,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // motoServer is a moto_server process started by a test.
@@ -215,7 +217,7 @@ func TestMoto(t *testing.T) {
 		dir := t.TempDir()
 		script := writeFile(t, dir, "scripts/tabular_preprocessing.py", "print('preprocess v1')\n")
 		source := writeFile(t, dir, "sourcedir.tar.gz", "\x1f\x8b not really a tarball \x00\xff")
-		manifest := Manifest{
+		manifest := sagemaker.Manifest{
 			item(t, script, "s3://"+bucket+"/code/tabular_preprocessing.py"),
 			item(t, source, "s3://"+bucket+"/code/xgboost_training/sourcedir.tar.gz"),
 		}
@@ -276,7 +278,7 @@ func TestMoto(t *testing.T) {
 		t.Setenv("AWS_ENDPOINT_URL_SAGEMAKER", srv.Endpoint)
 		t.Setenv("AWS_ENDPOINT_URL_S3", srv.Endpoint)
 		writeFile(t, dir, "scripts/tabular_preprocessing.py", "print('preprocess v2')\n")
-		in.Manifest = Manifest{item(t, script, manifest[0].S3URI), manifest[1]}
+		in.Manifest = sagemaker.Manifest{item(t, script, manifest[0].S3URI), manifest[1]}
 		def2 := testDefinition("TabularPreprocessing-Training-v2")
 		in.DefinitionJSON = def2
 		in.Description = "second version"
@@ -333,13 +335,13 @@ func TestMoto(t *testing.T) {
 		unreadable.LocalPath = dirJoin(dir, "missing.py")
 		tampered := goodItem
 		tampered.SHA256 = strings.Repeat("0", 64)
-		base := UpsertInput{PipelineName: "cursus-bad-input", DefinitionJSON: testDefinition("Step"), RoleARN: testRole, Manifest: Manifest{goodItem}}
+		base := UpsertInput{PipelineName: "cursus-bad-input", DefinitionJSON: testDefinition("Step"), RoleARN: testRole, Manifest: sagemaker.Manifest{goodItem}}
 		cases := map[string]func(in *UpsertInput){
 			"invalid pipeline name": func(in *UpsertInput) { in.PipelineName = "bad_name!!" },
 			"unreadable manifest file": func(in *UpsertInput) {
-				in.Manifest = Manifest{goodItem, unreadable}
+				in.Manifest = sagemaker.Manifest{goodItem, unreadable}
 			},
-			"manifest hash mismatch": func(in *UpsertInput) { in.Manifest = Manifest{tampered} },
+			"manifest hash mismatch": func(in *UpsertInput) { in.Manifest = sagemaker.Manifest{tampered} },
 			"non-JSON definition":    func(in *UpsertInput) { in.DefinitionJSON = "not json {" },
 			"bad role ARN":           func(in *UpsertInput) { in.RoleARN = "not-an-arn-but-long-enough" },
 			"reserved tag key":       func(in *UpsertInput) { in.Tags = map[string]string{"aws:owner": "x"} },
@@ -376,7 +378,7 @@ func TestMoto(t *testing.T) {
 		t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint)
 		p := writeFile(t, t.TempDir(), "train.py", "print('train')\n")
 		_, err := Upsert(ctx, UpsertInput{PipelineName: "cursus-no-bucket", DefinitionJSON: testDefinition("S"), RoleARN: testRole,
-			Manifest: Manifest{item(t, p, "s3://no-such-bucket-here/code/train.py")}})
+			Manifest: sagemaker.Manifest{item(t, p, "s3://no-such-bucket-here/code/train.py")}})
 		var ue *UpsertError
 		if !errors.As(err, &ue) {
 			t.Fatalf("err = %v, want *UpsertError", err)
