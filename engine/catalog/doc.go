@@ -185,6 +185,22 @@
 // and description; an output patch aliases and keywords. Set attributes
 // replace the base values; an unknown job type yields the base step.
 //
+// # Step code
+//
+// The catalog ships the code its steps run as embedded files under
+// scripts/ (Code, an fs.FS): scripts/<entry_point> for a Processing,
+// Training or Tuning step (one self-contained file; steps with the same
+// entry point share it) and scripts/inference/<framework>/ for
+// model-serving code (inference.py plus helpers; InferenceCodePath). A
+// workspace directory ships code the same way in its own scripts/, beside
+// its step files; for a workspace step that directory comes first, the
+// embedded root second. Step.LookupCode finds a file or directory by its
+// path relative to a code root, Step.Script the entry point's script and
+// Step.InferenceCode a framework's serving code; each returns a StepCode
+// (its files, sorted, readable through StepCode.ReadFile; dot files,
+// __pycache__ and *.pyc are not code). The compiler prefers the project's
+// own file of the same name and uses the catalog's otherwise.
+//
 // # Config fields and field sets
 //
 // A field is {name, type, tier, default, allowed, min, max, pattern,

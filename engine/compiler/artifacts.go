@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
@@ -33,22 +34,49 @@ const (
 	KindGenerated = "generated"
 )
 
-// Artifact is one entry of the upload manifest: local code the definition
-// refers to by its S3 URI. For a file, SHA256 and Size are the file's; for
-// a directory or a tarball they cover the source tree (SHA-256 over the
+// Artifact is one entry of the upload manifest: code the definition refers
+// to by its S3 URI. For a file, SHA256 and Size are the file's; for a
+// directory or a tarball they cover the source tree (SHA-256 over the
 // sorted list of "<relative path>\x00<file sha256>\n" lines) and its total
 // size, so the S3 key changes exactly when the code does. The bytes
 // uploaded for a tarball are produced by Materialize.
+//
+// Code is the project's own (LocalPath on disk) or the catalog's
+// (Embedded: catalog.Step.LookupCode found it and the project has none;
+// LocalPath then names it, "embedded:scripts/<path>", and its bytes are
+// held by the artifact). Either way the URI is the content hash's, so an
+// identical project copy and embedded copy share one URI. ReadFile reads
+// the bytes of any kind; Materialize turns the manifest into local files.
 type Artifact struct {
 	Kind      string   `json:"kind"`
 	LocalPath string   `json:"local_path"`
 	S3URI     string   `json:"s3_uri"`
 	SHA256    string   `json:"sha256,omitempty"`
 	Size      int64    `json:"size"`
-	Files     []string `json:"files,omitempty"` // for directories and tarballs: relative paths, sorted
+	Files     []string `json:"files,omitempty"` // for directories, tarballs and embedded code: relative paths, sorted
 	Missing   bool     `json:"missing,omitempty"`
-	Steps     []string `json:"steps"` // SageMaker steps that use it
-	Content   []byte   `json:"-"`     // KindGenerated: the bytes to upload
+	Embedded  bool     `json:"embedded,omitempty"` // the catalog's code, not the project's
+	Steps     []string `json:"steps"`              // SageMaker steps that use it
+	Content   []byte   `json:"-"`                  // KindGenerated and an embedded KindFile: the bytes to upload
+	source    fs.FS    // Embedded: reads Files
+}
+
+// ReadFile returns the bytes of one of the artifact's files: rel is one of
+// Files (for a local KindFile, or any KindGenerated, rel is ignored). It
+// reads embedded code from the binary and project code from disk.
+func (a Artifact) ReadFile(rel string) ([]byte, error) {
+	switch {
+	case a.Content != nil:
+		return a.Content, nil
+	case a.source != nil:
+		return fs.ReadFile(a.source, rel)
+	case a.Kind == KindFile:
+		return os.ReadFile(a.LocalPath)
+	}
+	if st, err := os.Stat(a.LocalPath); err == nil && !st.IsDir() {
+		return os.ReadFile(a.LocalPath) // a tarball of a single file
+	}
+	return os.ReadFile(filepath.Join(a.LocalPath, filepath.FromSlash(rel)))
 }
 
 // Manifest is the ordered upload manifest of a compile.
@@ -68,13 +96,22 @@ func (m Manifest) MissingFiles() []string {
 // Materialize turns the manifest into the file list smclient.Upsert
 // uploads: files as they are, directories one item per file under their
 // prefix, tarballs packed (deterministically: sorted entries, zero times
-// and owners) into workDir. It refuses a manifest with missing files.
+// and owners) into workDir, generated and embedded code written into
+// workDir. It refuses a manifest with missing files.
 func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
 	if missing := m.MissingFiles(); len(missing) > 0 {
 		return nil, &FileError{Path: strings.Join(missing, ", "), What: "code file(s) the definition refers to", Missing: true}
 	}
 	var out sagemaker.Manifest
 	for i, a := range m {
+		if a.Embedded {
+			items, err := a.materializeEmbedded(workDir, i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, items...)
+			continue
+		}
 		switch a.Kind {
 		case KindFile:
 			it, err := sagemaker.NewUploadItem(a.LocalPath, a.S3URI)
@@ -117,6 +154,50 @@ func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
 	return out, nil
 }
 
+// materializeEmbedded writes embedded code into workDir: a file or a
+// directory's files under embedded-<i>/, a tarball packed.
+func (a Artifact) materializeEmbedded(workDir string, i int) (sagemaker.Manifest, error) {
+	fail := func(err error) (sagemaker.Manifest, error) {
+		return nil, &FileError{Path: a.LocalPath, What: "embedded code", Err: err}
+	}
+	if a.Kind == KindSourceTarball {
+		dst := filepath.Join(workDir, fmt.Sprintf("sourcedir-%03d-%s.tar.gz", i, shortHash(a.SHA256)))
+		if err := writeTarball(dst, a); err != nil {
+			return fail(err)
+		}
+		it, err := sagemaker.NewUploadItem(dst, a.S3URI)
+		if err != nil {
+			return fail(err)
+		}
+		return sagemaker.Manifest{it}, nil
+	}
+	dir := filepath.Join(workDir, fmt.Sprintf("embedded-%03d", i))
+	var out sagemaker.Manifest
+	for _, rel := range a.Files {
+		data, err := a.ReadFile(rel)
+		if err != nil {
+			return fail(err)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fail(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return fail(err)
+		}
+		uri := a.S3URI
+		if a.Kind == KindDirectory {
+			uri = strings.TrimSuffix(a.S3URI, "/") + "/" + rel
+		}
+		it, err := sagemaker.NewUploadItem(dst, uri)
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
 // writeTarball packs the artifact's files into a gzip'ed tar at dst. A
 // tarball of a single file holds that file at the archive root.
 func writeTarball(dst string, a Artifact) error {
@@ -126,17 +207,8 @@ func writeTarball(dst string, a Artifact) error {
 	}
 	gz := gzip.NewWriter(f)
 	tw := tar.NewWriter(gz)
-	root := a.LocalPath
-	single := false
-	if st, err := os.Stat(root); err == nil && !st.IsDir() {
-		single = true
-	}
 	for _, rel := range a.Files {
-		src := filepath.Join(root, filepath.FromSlash(rel))
-		if single {
-			src = root
-		}
-		data, err := os.ReadFile(src)
+		data, err := a.ReadFile(rel)
 		if err != nil {
 			f.Close()
 			return err
@@ -284,6 +356,51 @@ func (s *artifactSet) add(step, kind, local, name string) (string, *Artifact, er
 		}
 	}
 	uri := s.codeBase + "/" + folder + "/"
+	if kind != KindDirectory {
+		uri += name
+	}
+	a.S3URI = uri
+	s.byKey[key] = a
+	s.order = append(s.order, key)
+	return uri, a, nil
+}
+
+// addCode records the catalog's code for step (see catalog.StepCode):
+// workspace code on disk as add does, embedded code with its bytes,
+// under the same content-hash URI scheme.
+func (s *artifactSet) addCode(step, kind string, code catalog.StepCode, name string) (string, *Artifact, error) {
+	if !code.Embedded() {
+		return s.add(step, kind, code.LocalPath, name)
+	}
+	key := kind + "\x00" + code.Source()
+	if a, ok := s.byKey[key]; ok {
+		if len(a.Steps) == 0 || a.Steps[len(a.Steps)-1] != step {
+			a.Steps = append(a.Steps, step)
+		}
+		return a.S3URI, a, nil
+	}
+	a := &Artifact{Kind: kind, LocalPath: code.Source(), Embedded: true, Steps: []string{step},
+		Files: append([]string(nil), code.Files...), source: code.FS}
+	h := sha256.New()
+	for _, rel := range code.Files {
+		data, err := code.ReadFile(rel)
+		if err != nil {
+			return "", nil, &FileError{Path: code.Source(), What: "embedded code", Err: err}
+		}
+		sum := sha256.Sum256(data)
+		a.Size += int64(len(data))
+		fmt.Fprintf(h, "%s\x00%s\n", rel, hex.EncodeToString(sum[:]))
+		if !code.Dir {
+			a.SHA256 = hex.EncodeToString(sum[:])
+			if kind == KindFile {
+				a.Content = data
+			}
+		}
+	}
+	if code.Dir || kind == KindDirectory { // a tree, as hashTree hashes a directory
+		a.SHA256 = hex.EncodeToString(h.Sum(nil))
+	}
+	uri := s.codeBase + "/" + shortHash(a.SHA256) + "/"
 	if kind != KindDirectory {
 		uri += name
 	}

@@ -550,7 +550,10 @@ func unboundHint(port catalog.InputPort) string {
 }
 
 // configInput binds a config-sourced port: an S3 URI is used as is; a
-// local path is uploaded (a directory under a prefix, a file as is).
+// local path is uploaded (a directory under a prefix, a file as is); a
+// relative path the project lacks is looked up in the catalog's code
+// (configCode: Package's inference_scripts_dir "inference" becomes the
+// embedded inference/<framework>).
 //
 // An object or list value is written as JSON to <field>.json, uploaded and
 // mounted: the way to hand a job a structured request too long for an
@@ -591,6 +594,20 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 	kind := KindDirectory
 	if !strings.HasSuffix(src, "/") && path.Ext(src) != "" {
 		kind = KindFile
+	}
+	if !exists(local) && !filepath.IsAbs(src) {
+		code, ok, err := e.configCode(p, src, kind == KindDirectory)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			uri, _, err := e.artifacts.addCode(string(p.Name), kind, code, path.Base(code.Path))
+			if err != nil {
+				return nil, err
+			}
+			b.Reference, b.Value = uri, uri
+			return b, nil
+		}
 	}
 	uri, a, err := e.artifacts.add(string(p.Name), kind, local, filepath.Base(local))
 	if err != nil {
@@ -667,25 +684,6 @@ func (p *nodePlan) entryPoint() (string, string, error) {
 		return "", f, &fieldError{f, fmt.Sprintf("entry point %q must be a path relative to the source directory", ep)}
 	}
 	return filepath.ToSlash(ep), f, nil
-}
-
-// sourceTarball records a sourcedir.tar.gz of a step's code (the source
-// directory when there is one, else the script alone) and returns its URI.
-func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (string, error) {
-	local := dir
-	if !useDir {
-		local = filepath.Join(dir, filepath.FromSlash(entry))
-	}
-	uri, a, err := e.artifacts.add(string(p.Name), KindSourceTarball, local, "sourcedir.tar.gz")
-	if err != nil {
-		return "", err
-	}
-	if a.Missing {
-		e.warnf("step %s: code %s does not exist; the definition refers to %s, and upload will refuse until the code exists", p.Name, local, uri)
-	} else if useDir && !containsString(a.Files, entry) {
-		e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
-	}
-	return uri, nil
 }
 
 func firstNonEmpty(s ...string) string {

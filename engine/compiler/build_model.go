@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -46,14 +45,11 @@ func (e *buildEnv) inferenceEnv(p *nodePlan) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	code, err := e.sourceTarball(p, dir, entry, useDir)
+	code, program, err := e.sourceTarball(p, dir, entry, useDir)
 	if err != nil {
 		return nil, err
 	}
-	if !useDir {
-		entry = path.Base(entry)
-	}
-	env["SAGEMAKER_PROGRAM"] = entry
+	env["SAGEMAKER_PROGRAM"] = program
 	env["SAGEMAKER_SUBMIT_DIRECTORY"] = code
 	env["SAGEMAKER_CONTAINER_LOG_LEVEL"] = "20"
 	env["SAGEMAKER_REGION"] = region

@@ -2,8 +2,6 @@ package compiler
 
 import (
 	"fmt"
-	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -14,9 +12,9 @@ const (
 	maxProcessingRuntime = 432000
 )
 
-// buildProcessing builds a CreateProcessingJob-shaped step: the script is
-// uploaded (alone, or with its whole source directory when the contract
-// says so) and mounted at /opt/ml/processing/input/code; inputs are bound
+// buildProcessing builds a CreateProcessingJob-shaped step: the script
+// (the project's, else the catalog's: see processingCode) is uploaded
+// (alone, or with its whole source directory when the contract says so) and mounted at /opt/ml/processing/input/code; inputs are bound
 // ports in declaration order followed by the code input; every output port
 // is written under the execution prefix.
 func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
@@ -55,23 +53,9 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	var codeURI string
-	var a *Artifact
-	if p.Step.Contract.SourceDir {
-		codeURI, a, err = e.artifacts.add(string(p.Name), KindDirectory, dir, "")
-		if err == nil && !a.Missing && !containsString(a.Files, entry) {
-			e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
-		}
-	} else {
-		local := filepath.Join(dir, filepath.FromSlash(entry))
-		codeURI, a, err = e.artifacts.add(string(p.Name), KindFile, local, path.Base(entry))
-		entry = path.Base(entry)
-	}
+	codeURI, entry, err := e.processingCode(p, dir, entry)
 	if err != nil {
 		return nil, err
-	}
-	if a.Missing {
-		e.warnf("step %s: script %s does not exist; the definition refers to %s, and upload will refuse until it exists", p.Name, a.LocalPath, codeURI)
 	}
 	args.ProcessingInputs = append(args.ProcessingInputs, processingInput("code", codeURI, processingCodeDir))
 	args.AppSpecification.ContainerEntrypoint = []string{"python3", processingCodeDir + "/" + entry}

@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -129,13 +128,9 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 		return nil, err
 	}
 	useDir := dirSet || p.Step.Contract.SourceDir
-	code, err := e.sourceTarball(p, dir, entry, useDir)
+	code, program, err := e.sourceTarball(p, dir, entry, useDir)
 	if err != nil {
 		return nil, err
-	}
-	program := entry
-	if !useDir {
-		program = path.Base(entry)
 	}
 	j.hyper = map[string]any{
 		"sagemaker_program":             strconv.Quote(program),

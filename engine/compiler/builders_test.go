@@ -281,6 +281,16 @@ func TestManifest(t *testing.T) {
 
 func tarNames(t *testing.T, path string) []string {
 	t.Helper()
+	var names []string
+	for _, e := range tarEntries(t, path) {
+		names = append(names, e[0])
+	}
+	return names
+}
+
+// tarEntries returns a gzip'ed tar's entries in order: {name, content}.
+func tarEntries(t *testing.T, path string) [][2]string {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -291,16 +301,20 @@ func tarNames(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(gz)
-	var names []string
+	var out [][2]string
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return names
+			return out
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, h.Name)
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, [2]string{h.Name, string(b)})
 	}
 }
 

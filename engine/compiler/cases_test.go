@@ -41,6 +41,7 @@ var stepConfigs = map[string]struct {
 		"data_sources_spec": map[string]any{"start_date": "2025-02-01T00:00:00", "end_date": "2025-03-01T00:00:00", "data_sources": []any{map[string]any{"data_source_name": "RAW", "data_source_type": "MDS"}}},
 		"transform_spec":    map[string]any{"transform_sql": "SELECT * FROM RAW"},
 		"output_spec":       map[string]any{"output_format": "PARQUET", "output_schema": []any{"id", "y"}}}},
+	"DummyDataGeneration_training":     {"DummyDataGenerationConfig", map[string]any{"job_type": "training"}},
 	"DummyDataLoading_training":        {"DummyDataLoadingConfig", map[string]any{"job_type": "training", "data_source": "s3://example-bucket/raw/train/"}},
 	"DummyDataLoading_calibration":     {"DummyDataLoadingConfig", map[string]any{"job_type": "calibration", "data_source": "s3://example-bucket/raw/calibration/"}},
 	"TabularPreprocessing_training":    {"TabularPreprocessingConfig", map[string]any{"job_type": "training", "label_name": "y"}},

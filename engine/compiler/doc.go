@@ -34,14 +34,30 @@
 //
 // # Code and images
 //
-// A step's script, or its whole source directory, is local code the
-// definition refers to by an S3 URI under <pipeline_s3_loc>/code/<hash>/,
-// where the hash is the SHA-256 of the content: changed code gets a new URI,
-// so SageMaker's step cache never reuses a run of old code. The [Manifest]
-// lists each artifact (local path, S3 URI, SHA-256, size); upload is
-// [Manifest.Materialize] (it packs sourcedir.tar.gz for training jobs and
-// model containers) followed by smclient.Upsert. Compiling never writes
-// anything. Container images come from sagemaker.ImageURI (the SDK's image
+// A step's script, or its whole source directory, is code the definition
+// refers to by an S3 URI under <pipeline_s3_loc>/code/<hash>/, where the
+// hash is the SHA-256 of the content: changed code gets a new URI, so
+// SageMaker's step cache never reuses a run of old code. Each piece of
+// code is resolved in order (code.go):
+//
+//  1. the project's own: the source directory (source_dir,
+//     effective_source_dir, processing_source_dir) plus the entry point,
+//     or the path a config field names (Package's inference_scripts_dir);
+//  2. the catalog's (catalog.Step.LookupCode): the entry point's script;
+//     for a CreateModel step the serving directory inference/<framework>
+//     (framework: config field inference_framework when the step declares
+//     it, else the step's framework, else model_class); for a relative
+//     config path <path>/<framework>, then <path>;
+//  3. else missing: the URI is under code/missing/<step>/, the artifact
+//     has Missing set and a warning says so.
+//
+// The [Manifest] lists each artifact (local path, S3 URI, SHA-256, size;
+// Embedded for the catalog's code, whose bytes the artifact holds and
+// [Artifact.ReadFile] returns); [Manifest.Materialize] turns it into local
+// files (it writes embedded and generated code and packs sourcedir.tar.gz
+// for training jobs and model containers, deterministically) for
+// smclient.Upsert or a local run. Compiling never writes anything.
+// Container images come from sagemaker.ImageURI (the SDK's image
 // tables) for the step's framework, the config's framework version, Python
 // version, region and instance type; a config image_uri replaces the lookup.
 // The config's subnets, security_group_ids and enable_network_isolation

@@ -197,19 +197,32 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 		CriticalIssues: []CriticalIssue{}, ScriptDirs: nonNilStrings(dirs), Python: Python()}
 
 	// Level 1 inputs: find every script, analyse them in one run.
+	// scripts maps a step to the file analysed, shown maps that file to
+	// the name reported (an embedded script is written to a temporary
+	// directory for python3 and reported as embedded:scripts/<entry>).
 	scripts := map[catalog.StepType]string{}
-	searched := map[catalog.StepType][]string{}
+	shown := map[string]string{}
 	var paths []string
+	tmp := &scriptTemp{}
+	defer tmp.cleanup()
 	for _, st := range steps {
 		if !HasScript(st) {
 			continue
 		}
-		p, tried := FindScript(st, dirs)
-		searched[st.Type] = tried
-		if p != "" {
-			scripts[st.Type] = p
-			paths = append(paths, p)
+		p, _ := FindScript(st, dirs)
+		if p == "" {
+			code, ok := st.Script()
+			if !ok {
+				continue
+			}
+			var err error
+			if p, err = tmp.file(code); err != nil {
+				return nil, err
+			}
+			shown[p] = code.Source()
 		}
+		scripts[st.Type] = p
+		paths = append(paths, p)
 	}
 	analyses := map[string]*ScriptAnalysis{}
 	var analysisErr error
@@ -242,26 +255,30 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 			switch l {
 			case LevelScriptContract:
 				p := scripts[st.Type]
+				name := p
+				if s, ok := shown[p]; ok {
+					name = s
+				}
 				switch {
 				case p == "":
-					lr.Status, lr.Reason = StatusNoScript, fmt.Sprintf("no script %s in the script directories (the catalog ships none)", st.Contract.EntryPoint)
+					lr.Status, lr.Reason = StatusNoScript, fmt.Sprintf("no script %s in the script directories, and the catalog ships none", st.Contract.EntryPoint)
 				case !rep.Python.Available:
-					lr.Status, lr.Reason, lr.Script = StatusSkipped, "script analysis needs python3: "+rep.Python.Reason, p
+					lr.Status, lr.Reason, lr.Script = StatusSkipped, "script analysis needs python3: "+rep.Python.Reason, name
 				case analysisErr != nil:
-					lr.Status, lr.Reason, lr.Script = StatusSkipped, "script analysis failed: "+analysisErr.Error(), p
+					lr.Status, lr.Reason, lr.Script = StatusSkipped, "script analysis failed: "+analysisErr.Error(), name
 				default:
-					lr.Script = p
+					lr.Script = name
 					rep.ScriptsChecked++
 					a := analyses[p]
 					if !a.OK {
-						lr.Issues = []Issue{{Severity: SeverityCritical, Category: "script_analysis", Message: fmt.Sprintf("cannot analyse %s: %s", p, a.Error),
+						lr.Issues = []Issue{{Severity: SeverityCritical, Category: "script_analysis", Message: fmt.Sprintf("cannot analyse %s: %s", name, a.Error),
 							Recommendation: "fix the script so python3 can parse it"}}
 					} else {
 						lr.Issues = CheckScriptAnalysis(st, a)
 						if HasBlocking(lr.Issues) {
 							if owner := sharedOwner(cat, st, a); owner != "" {
 								lr.Status = StatusSkipped
-								lr.Reason = fmt.Sprintf("%s matches the contract of %s, which shares the entry point %s; it is that step's script", p, owner, st.Contract.EntryPoint)
+								lr.Reason = fmt.Sprintf("%s matches the contract of %s, which shares the entry point %s; it is that step's script", name, owner, st.Contract.EntryPoint)
 								lr.Issues = []Issue{{Severity: SeverityWarning, Category: CatContractField, Message: lr.Reason,
 									Recommendation: "give the steps the same contract or different entry points (see level 2)"}}
 							}

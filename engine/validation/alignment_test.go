@@ -32,14 +32,28 @@ func TestEveryEmbeddedStepAligns(t *testing.T) {
 	if total != rep.TotalSteps {
 		t.Errorf("breakdown totals %d, want %d", total, rep.TotalSteps)
 	}
-	// No script ships with the catalog: level 1 is NO_SCRIPT for script steps.
+	// A step whose script the catalog ships is checked against it (and
+	// passes); level 1 is NO_SCRIPT exactly for the others.
+	checked := 0
 	for _, s := range rep.Steps {
-		if l1, ok := s.Levels["level_1"]; ok && l1.Status != StatusNoScript {
-			t.Errorf("%s level 1 = %s, want NO_SCRIPT", s.StepName, l1.Status)
+		st, _ := cat.Step(catalog.StepType(s.StepName))
+		code, embedded := st.Script()
+		if l1, ok := s.Levels["level_1"]; ok {
+			switch {
+			case embedded && (l1.Status != StatusPassed || l1.Script != code.Source()):
+				t.Errorf("%s level 1 = %s on %q, want PASSED on %s (%s)", s.StepName, l1.Status, l1.Script, code.Source(), l1.Reason)
+			case !embedded && l1.Status != StatusNoScript:
+				t.Errorf("%s level 1 = %s, want NO_SCRIPT", s.StepName, l1.Status)
+			case embedded:
+				checked++
+			}
 		}
 		if _, ok := s.Levels["level_1"]; ok != HasScriptVerb(catalog.Verb(s.SageMakerStepType)) {
 			t.Errorf("%s: level 1 enabled %v for %s", s.StepName, ok, s.SageMakerStepType)
 		}
+	}
+	if checked == 0 || rep.ScriptsChecked != checked {
+		t.Errorf("scripts checked %d, embedded scripts passing %d", rep.ScriptsChecked, checked)
 	}
 }
 

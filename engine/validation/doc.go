@@ -18,8 +18,9 @@
 // and level with pass rates:
 //
 //   - level 1, script <-> contract: the step's script (found on disk in the
-//     script directories; a step without one is reported NO_SCRIPT, not
-//     failed) reads exactly the container paths and environment variables
+//     script directories, else the catalog's own, catalog.Step.Script,
+//     reported as embedded:scripts/<entry point>; a step with neither is
+//     reported NO_SCRIPT, not failed) reads exactly the container paths and environment variables
 //     its contract declares and parses exactly its job arguments. The script
 //     is parsed, never run, by python3's ast module (analyzer.py, embedded
 //     and passed with python3 -c); without python3 the level is SKIPPED with

@@ -88,6 +88,40 @@ func FindScript(s *catalog.Step, dirs []string) (string, []string) {
 	return "", tried
 }
 
+// scriptTemp writes embedded scripts to a temporary directory so python3
+// can analyse them; cleanup removes it.
+type scriptTemp struct{ dir string }
+
+// file returns a local path holding the code's file: its own path for
+// workspace code, a temporary copy for embedded code.
+func (t *scriptTemp) file(code catalog.StepCode) (string, error) {
+	if code.LocalPath != "" {
+		return code.LocalPath, nil
+	}
+	if t.dir == "" {
+		d, err := os.MkdirTemp("", "cursus-scripts-")
+		if err != nil {
+			return "", err
+		}
+		t.dir = d
+	}
+	data, err := code.ReadFile(code.Files[0])
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(t.dir, filepath.FromSlash(code.Path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", err
+	}
+	return p, os.WriteFile(p, data, 0o644)
+}
+
+func (t *scriptTemp) cleanup() {
+	if t.dir != "" {
+		os.RemoveAll(t.dir)
+	}
+}
+
 func underPath(p, root string) bool {
 	return p == root || strings.HasPrefix(p, root+"/")
 }
@@ -366,8 +400,9 @@ func (e *ScriptAnalysisError) Error() string {
 }
 
 // CheckScript checks one step's script against its contract. script is
-// the script path; when empty it is searched in dirs (see FindScript). A
-// step that runs no script, or whose script is not on disk, is skipped
+// the script path; when empty it is searched in dirs (see FindScript),
+// then the catalog's script is used (catalog.Step.Script, reported as
+// embedded:scripts/<entry>). A step that runs no script, or has none, is skipped
 // (Passed true, Reason says why). A script that cannot be parsed is a
 // *ScriptAnalysisError; a missing interpreter wraps ErrNoPython.
 func CheckScript(ctx context.Context, s *catalog.Step, script string, dirs []string) (*ScriptCheck, error) {
@@ -381,22 +416,34 @@ func CheckScript(ctx context.Context, s *catalog.Step, script string, dirs []str
 		}
 		return res, nil
 	}
+	shown := script
 	if script == "" {
 		script, res.Searched = FindScript(s, dirs)
+		shown = script
 		if script == "" {
-			res.Status, res.Passed = ScriptSkipped, true
-			res.Reason = fmt.Sprintf("no script %s on disk (searched %d director%s); the catalog ships none: pass script_dirs or workspace_dirs where it lives", s.Contract.EntryPoint, len(dirs), plural(len(dirs), "y", "ies"))
-			return res, nil
+			code, ok := s.Script()
+			if !ok {
+				res.Status, res.Passed = ScriptSkipped, true
+				res.Reason = fmt.Sprintf("no script %s on disk (searched %d director%s), and the catalog ships none: pass script_dirs or workspace_dirs where it lives", s.Contract.EntryPoint, len(dirs), plural(len(dirs), "y", "ies"))
+				return res, nil
+			}
+			tmp := &scriptTemp{}
+			defer tmp.cleanup()
+			var err error
+			if script, err = tmp.file(code); err != nil {
+				return nil, err
+			}
+			shown = code.Source()
 		}
 	}
-	res.Script = script
+	res.Script = shown
 	as, err := AnalyzeScripts(ctx, script)
 	if err != nil {
 		return nil, err
 	}
 	a := as[0]
 	if !a.OK {
-		return nil, &ScriptAnalysisError{Path: script, Kind: a.ErrorKind, Reason: a.Error}
+		return nil, &ScriptAnalysisError{Path: shown, Kind: a.ErrorKind, Reason: a.Error}
 	}
 	res.Status = ScriptChecked
 	res.Issues = CheckScriptAnalysis(s, &a)

@@ -1,0 +1,243 @@
+package catalog
+
+import (
+	"embed"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The embedded code root: scripts/ of this package, beside steps/. all:
+// keeps helper modules such as __init__.py; codeFiles skips caches and
+// dot files.
+//
+//go:embed all:scripts
+var embeddedCode embed.FS
+
+// CodeDir is the directory that holds step code: scripts/ of this package
+// (embedded) and scripts/ of a workspace directory, beside its step files.
+const CodeDir = "scripts"
+
+// InferenceCodeDir is the directory of the code root that holds
+// model-serving code, one subdirectory per framework
+// (inference/xgboost/inference.py with model_fn, input_fn, predict_fn and
+// output_fn, plus its helper modules).
+const InferenceCodeDir = "inference"
+
+// InferenceEntryPoint is the serving script of an inference code directory.
+const InferenceEntryPoint = "inference.py"
+
+// CodeEmbedded is the StepCode.Origin of code embedded in the binary.
+const CodeEmbedded = "embedded"
+
+var codeRoot = func() fs.FS {
+	sub, err := fs.Sub(embeddedCode, CodeDir)
+	if err != nil { // cannot happen: CodeDir is a valid path
+		panic(err)
+	}
+	return sub
+}()
+
+// Code returns the embedded code root, the file system of scripts/:
+//
+//	<entry_point>                  a Processing, Training or Tuning step's script
+//	                               (xgboost_training.py; steps with the same entry
+//	                               point share it)
+//	inference/<framework>/         model-serving code (framework xgboost, pytorch,
+//	                               lightgbm): inference.py and its helper modules,
+//	                               used by Package (copied into the packaged
+//	                               model.tar.gz under code/) and by CreateModel steps
+//
+// An embedded entry point is one self-contained file: a step that uploads
+// its source directory gets the file alone when the catalog's copy is used.
+func Code() fs.FS { return codeRoot }
+
+// InferenceCodePath returns the code-root path of a framework's serving
+// code: inference/<framework>.
+func InferenceCodePath(framework string) string { return InferenceCodeDir + "/" + framework }
+
+// StepCode is one piece of code the catalog ships for a step: a file or a
+// directory, embedded or in a workspace's scripts/ directory.
+type StepCode struct {
+	// Path is the slash-separated path relative to the code root
+	// ("xgboost_training.py", "inference/xgboost").
+	Path string `json:"path"`
+	// Dir is true for a directory.
+	Dir bool `json:"dir"`
+	// Origin is CodeEmbedded or the absolute scripts/ directory of the
+	// workspace the code comes from.
+	Origin string `json:"origin"`
+	// LocalPath is the code on disk (workspace code); "" for embedded code.
+	LocalPath string `json:"local_path,omitempty"`
+	// Files lists the regular files, sorted, relative to the code itself
+	// (a file: its base name; a directory: paths below it). Dot files,
+	// __pycache__ and *.pyc are left out.
+	Files []string `json:"files"`
+	// FS reads Files: it is rooted at the directory, or at a file's parent.
+	FS fs.FS `json:"-"`
+}
+
+// Source names the code for messages and manifests:
+// "embedded:scripts/<path>" or its local path.
+func (c StepCode) Source() string {
+	if c.LocalPath != "" {
+		return c.LocalPath
+	}
+	return CodeEmbedded + ":" + CodeDir + "/" + c.Path
+}
+
+// Embedded reports whether the code is embedded in the binary.
+func (c StepCode) Embedded() bool { return c.Origin == CodeEmbedded }
+
+// ReadFile returns the bytes of one of Files.
+func (c StepCode) ReadFile(rel string) ([]byte, error) {
+	return fs.ReadFile(c.FS, rel)
+}
+
+// Has reports whether rel is one of Files.
+func (c StepCode) Has(rel string) bool {
+	i := sort.SearchStrings(c.Files, rel)
+	return i < len(c.Files) && c.Files[i] == rel
+}
+
+// codeRoots returns the code roots of a step, first match wins: the
+// scripts/ directory beside a workspace step's file, then the embedded
+// root.
+func (s *Step) codeRoots() []struct {
+	origin string
+	fsys   fs.FS
+} {
+	type root = struct {
+		origin string
+		fsys   fs.FS
+	}
+	var out []root
+	if s.WorkspaceID != CoreWorkspace && s.Source != "" && !strings.HasPrefix(s.Source, CodeEmbedded+":") {
+		dir := filepath.Join(filepath.Dir(s.Source), CodeDir)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			out = append(out, root{dir, os.DirFS(dir)})
+		}
+	}
+	return append(out, root{CodeEmbedded, codeRoot})
+}
+
+// LookupCode finds code the catalog ships for the step at rel, a
+// slash-separated path relative to a code root (a file or a directory): in
+// the scripts/ directory beside a workspace step's file, then in the
+// embedded root (Code). A directory with no files does not count. A
+// project's own code is not looked up here; the compiler prefers it.
+func (s *Step) LookupCode(rel string) (StepCode, bool) {
+	rel = strings.TrimSuffix(path.Clean(strings.TrimPrefix(filepath.ToSlash(rel), "./")), "/")
+	if rel == "." || rel == "" || !fs.ValidPath(rel) {
+		return StepCode{}, false
+	}
+	for _, r := range s.codeRoots() {
+		if c, ok := codeAt(r.fsys, r.origin, rel); ok {
+			return c, true
+		}
+	}
+	return StepCode{}, false
+}
+
+// Script returns the catalog's script for the step's entry point
+// (contract.entry_point), when it ships one as a file.
+func (s *Step) Script() (StepCode, bool) {
+	if s.Contract.EntryPoint == "" {
+		return StepCode{}, false
+	}
+	c, ok := s.LookupCode(s.Contract.EntryPoint)
+	if !ok || c.Dir {
+		return StepCode{}, false
+	}
+	return c, true
+}
+
+// InferenceCode returns the catalog's serving code for a framework
+// (inference/<framework>), when it ships it with an inference.py. An
+// empty framework means the step's own (Step.Framework).
+func (s *Step) InferenceCode(framework string) (StepCode, bool) {
+	if framework == "" {
+		framework = s.Framework
+	}
+	if framework == "" || strings.ContainsAny(framework, "/\\.") {
+		return StepCode{}, false
+	}
+	c, ok := s.LookupCode(InferenceCodePath(framework))
+	if !ok || !c.Dir || !c.Has(InferenceEntryPoint) {
+		return StepCode{}, false
+	}
+	return c, true
+}
+
+// codeAt returns the code at rel in fsys.
+func codeAt(fsys fs.FS, origin, rel string) (StepCode, bool) {
+	st, err := fs.Stat(fsys, rel)
+	if err != nil || skipCodeName(path.Base(rel), st.IsDir()) {
+		return StepCode{}, false
+	}
+	c := StepCode{Path: rel, Dir: st.IsDir(), Origin: origin}
+	if origin != CodeEmbedded {
+		c.LocalPath = filepath.Join(origin, filepath.FromSlash(rel))
+	}
+	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return StepCode{}, false
+		}
+		parent, err := fs.Sub(fsys, path.Dir(rel))
+		if err != nil {
+			return StepCode{}, false
+		}
+		c.FS, c.Files = parent, []string{path.Base(rel)}
+		return c, true
+	}
+	sub, err := fs.Sub(fsys, rel)
+	if err != nil {
+		return StepCode{}, false
+	}
+	files, err := codeFiles(sub)
+	if err != nil || len(files) == 0 {
+		return StepCode{}, false
+	}
+	c.FS, c.Files = sub, files
+	return c, true
+}
+
+// codeFiles lists the regular files of a code tree, sorted.
+func codeFiles(fsys fs.FS) ([]string, error) {
+	var files []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if skipCodeName(d.Name(), d.IsDir()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// skipCodeName reports names that are never code: dot files, Python
+// caches.
+func skipCodeName(name string, dir bool) bool {
+	if strings.HasPrefix(name, ".") {
+		return true
+	}
+	if dir {
+		return name == "__pycache__"
+	}
+	return strings.HasSuffix(name, ".pyc")
+}

@@ -1,0 +1,93 @@
+package catalog
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestEmbeddedScript(t *testing.T) {
+	cat := mustDefault(t)
+	st, _ := cat.Step("DummyDataGeneration")
+	code, ok := st.Script()
+	if !ok {
+		t.Fatal("DummyDataGeneration ships no embedded script")
+	}
+	if !code.Embedded() || code.Dir || code.LocalPath != "" || code.Path != "dummy_data_generation.py" ||
+		code.Source() != "embedded:scripts/dummy_data_generation.py" || !reflect.DeepEqual(code.Files, []string{"dummy_data_generation.py"}) {
+		t.Fatalf("code %+v (source %s)", code, code.Source())
+	}
+	got, err := code.ReadFile(code.Files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fs.ReadFile(Code(), "dummy_data_generation.py")
+	if err != nil || !bytes.Equal(got, want) || !bytes.Contains(got, []byte("/opt/ml/processing/output/data")) {
+		t.Fatalf("read %d bytes (%v), Code() has %d", len(got), err, len(want))
+	}
+	if _, ok := st.InferenceCode("no-such-framework"); ok {
+		t.Error("InferenceCode found a framework that does not exist")
+	}
+	for _, bad := range []string{"", ".", "..", "../steps/Package.step.yaml", "/etc/passwd", "inference/../../load.go", "steps"} {
+		if c, ok := st.LookupCode(bad); ok {
+			t.Errorf("LookupCode(%q) = %+v", bad, c)
+		}
+	}
+	if _, ok := st.LookupCode("./dummy_data_generation.py"); !ok {
+		t.Error("LookupCode does not clean ./")
+	}
+}
+
+// TestWorkspaceCode: a workspace step's scripts/ directory comes before the
+// embedded code, caches and dot files are not code, and a step without a
+// file of its own falls back to the embedded one.
+func TestWorkspaceCode(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "Dedup.step.yaml", validExtraStep("Dedup"))
+	scripts := filepath.Join(dir, CodeDir)
+	for _, f := range []string{"dedup.py", "dummy_data_generation.py", "inference/xgboost/inference.py", "inference/xgboost/helpers/__init__.py",
+		"inference/xgboost/__pycache__/inference.cpython-311.pyc", "inference/xgboost/.hidden", "inference/xgboost/x.pyc", "inference/pytorch/helper.py"} {
+		p := filepath.Join(scripts, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Dir(p), filepath.Base(p), "# "+f+"\n")
+	}
+	cat, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cat.Step("Dedup")
+	code, ok := st.Script()
+	if !ok || code.Embedded() || code.Origin != scripts || code.LocalPath != filepath.Join(scripts, "dedup.py") || code.Source() != code.LocalPath {
+		t.Fatalf("workspace script %+v", code)
+	}
+	if b, err := code.ReadFile("dedup.py"); err != nil || string(b) != "# dedup.py\n" {
+		t.Fatalf("read %q %v", b, err)
+	}
+	inf, ok := st.InferenceCode("xgboost")
+	if !ok || !inf.Dir || !reflect.DeepEqual(inf.Files, []string{"helpers/__init__.py", "inference.py"}) || !inf.Has("inference.py") || inf.Has("x.pyc") {
+		t.Fatalf("inference code %+v", inf)
+	}
+	if _, ok := st.InferenceCode("pytorch"); ok {
+		t.Error("an inference directory without inference.py counts")
+	}
+	if c, ok := st.LookupCode("dummy_data_generation.py"); !ok || c.Embedded() {
+		t.Errorf("workspace copy should win: %+v", c)
+	}
+	if c, ok := st.LookupCode("README.md"); !ok || !c.Embedded() {
+		t.Errorf("embedded fallback: %+v", c)
+	}
+	// An embedded step is not affected by the workspace's scripts/.
+	gen, _ := cat.Step("DummyDataGeneration")
+	if c, ok := gen.Script(); !ok || !c.Embedded() {
+		t.Errorf("embedded step took workspace code: %+v", c)
+	}
+	if strings.Contains(InferenceCodePath("xgboost"), "..") || InferenceCodePath("xgboost") != "inference/xgboost" {
+		t.Error(InferenceCodePath("xgboost"))
+	}
+}

@@ -1,0 +1,177 @@
+package compiler
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+// This file resolves the code a step runs. Each piece of code is looked up
+// in order: the project's own file or directory (source_dir /
+// effective_source_dir plus the entry point, or a config field's path),
+// then the catalog's (catalog.Step.LookupCode: the scripts/ directory
+// beside a workspace step's file, then the embedded catalog.Code()), else
+// it is recorded missing (Artifact.Missing) under code/missing/<step>/.
+
+// InferenceFrameworkField is the config field that chooses a step's
+// serving code (inference/<framework> of the code root) when the step
+// declares it; otherwise the step's framework, else model_class, decides.
+const InferenceFrameworkField = "inference_framework"
+
+// isFile reports whether p is an existing regular file.
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// exists reports whether p exists.
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// catalogScript returns the catalog's script named entry for the step.
+func catalogScript(p *nodePlan, entry string) (catalog.StepCode, bool) {
+	c, ok := p.Step.LookupCode(entry)
+	if !ok || c.Dir {
+		return catalog.StepCode{}, false
+	}
+	return c, true
+}
+
+// inferenceFramework is the framework whose serving code the step uses:
+// config field inference_framework when the step declares it and it is
+// set, else the step's framework unless generic, else model_class.
+func (p *nodePlan) inferenceFramework() (string, error) {
+	if _, ok := p.Step.Field(InferenceFrameworkField); ok {
+		fw, err := p.Values.str(InferenceFrameworkField, "")
+		if err != nil || fw != "" {
+			return fw, err
+		}
+	}
+	switch p.Step.Framework {
+	case "", "generic":
+	default:
+		return p.Step.Framework, nil
+	}
+	return p.Values.str("model_class", "")
+}
+
+// processingCode resolves a processing step's script and returns the code
+// input's URI and the script path inside the code directory.
+func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, string, error) {
+	local := filepath.Join(dir, filepath.FromSlash(entry))
+	if p.Step.Contract.SourceDir {
+		if !isFile(local) {
+			if c, ok := catalogScript(p, entry); ok {
+				uri, _, err := e.artifacts.addCode(string(p.Name), KindDirectory, c, "")
+				return uri, path.Base(entry), err
+			}
+		}
+		uri, a, err := e.artifacts.add(string(p.Name), KindDirectory, dir, "")
+		if err != nil {
+			return "", "", err
+		}
+		switch {
+		case a.Missing:
+			e.warnf("step %s: source directory %s does not exist; the definition refers to %s, and upload will refuse until it exists", p.Name, dir, uri)
+		case !containsString(a.Files, entry):
+			e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
+		}
+		return uri, entry, nil
+	}
+	if !isFile(local) {
+		if c, ok := catalogScript(p, entry); ok {
+			uri, _, err := e.artifacts.addCode(string(p.Name), KindFile, c, path.Base(entry))
+			return uri, path.Base(entry), err
+		}
+	}
+	uri, a, err := e.artifacts.add(string(p.Name), KindFile, local, path.Base(entry))
+	if err != nil {
+		return "", "", err
+	}
+	if a.Missing {
+		e.warnf("step %s: script %s does not exist; the definition refers to %s, and upload will refuse until it exists", p.Name, a.LocalPath, uri)
+	}
+	return uri, path.Base(entry), nil
+}
+
+// sourceTarball records a sourcedir.tar.gz of a step's code and returns
+// its URI and the program to run from it: the project's source directory
+// when useDir and it holds the entry point, or the project's script alone;
+// else the catalog's code (a CreateModel step's serving directory,
+// inference/<framework>, or the script alone); else what the project
+// names, recorded missing when absent.
+func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (string, string, error) {
+	local := filepath.Join(dir, filepath.FromSlash(entry))
+	if !isFile(local) {
+		if c, program, ok, err := e.catalogTarballCode(p, entry); err != nil {
+			return "", "", err
+		} else if ok {
+			uri, _, err := e.artifacts.addCode(string(p.Name), KindSourceTarball, c, "sourcedir.tar.gz")
+			return uri, program, err
+		}
+	}
+	program := entry
+	if !useDir {
+		program = path.Base(entry)
+		dir = local
+	}
+	uri, a, err := e.artifacts.add(string(p.Name), KindSourceTarball, dir, "sourcedir.tar.gz")
+	if err != nil {
+		return "", "", err
+	}
+	if a.Missing {
+		e.warnf("step %s: code %s does not exist; the definition refers to %s, and upload will refuse until the code exists", p.Name, dir, uri)
+	} else if useDir && !containsString(a.Files, entry) {
+		e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
+	}
+	return uri, program, nil
+}
+
+// catalogTarballCode finds the catalog's code to pack for a step: serving
+// code for a model step (or any step whose entry point is inference.py),
+// else the entry point's script.
+func (e *buildEnv) catalogTarballCode(p *nodePlan, entry string) (catalog.StepCode, string, bool, error) {
+	if p.Step.Verb == catalog.VerbCreateModel || p.Step.Verb == catalog.VerbRegisterModel || path.Base(entry) == catalog.InferenceEntryPoint {
+		fw, err := p.inferenceFramework()
+		if err != nil {
+			return catalog.StepCode{}, "", false, err
+		}
+		if c, ok := p.Step.InferenceCode(fw); ok && c.Has(entry) {
+			return c, entry, true, nil
+		}
+	}
+	if c, ok := catalogScript(p, entry); ok {
+		return c, path.Base(entry), true, nil
+	}
+	return catalog.StepCode{}, "", false, nil
+}
+
+// configCode finds the catalog's code for a config field's relative path
+// that the project does not have: <rel>/<framework> for a directory
+// (Package's inference_scripts_dir "inference" -> inference/xgboost),
+// then rel itself.
+func (e *buildEnv) configCode(p *nodePlan, rel string, dir bool) (catalog.StepCode, bool, error) {
+	rel = strings.TrimSuffix(filepath.ToSlash(rel), "/")
+	var cands []string
+	if dir {
+		fw, err := p.inferenceFramework()
+		if err != nil {
+			return catalog.StepCode{}, false, err
+		}
+		if fw != "" {
+			cands = append(cands, rel+"/"+fw)
+		}
+	}
+	cands = append(cands, rel)
+	for _, c := range cands {
+		if code, ok := p.Step.LookupCode(c); ok && code.Dir == dir {
+			return code, true, nil
+		}
+	}
+	return catalog.StepCode{}, false, nil
+}
