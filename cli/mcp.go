@@ -92,7 +92,9 @@ func mcpHelp(c *cli.Context) error {
 	if err := checkFormat(format, "text", "json"); err != nil {
 		return err
 	}
-	args := map[string]any{}
+	// The CLI is read by people: it always shows every selected tool (the
+	// tool's own default for {} is the short namespace index agents read).
+	args := map[string]any{"detail": true}
 	if ns := c.String("namespace"); ns != "" {
 		args["namespace"] = ns
 	}

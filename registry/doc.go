@@ -6,13 +6,20 @@
 // Call is the one invoker every front end uses (the Go API, the CLI and the
 // MCP server). It never panics and always returns an *envelope.ToolResult:
 //
-//   - an unknown name answers unknown_tool with the available names in
-//     meta.details.available and a remedy pointing at tools.help;
+//   - an unknown name answers unknown_tool (UnknownTool; tools.describe_tool
+//     answers the same) with a did-you-mean: the few closest names by edit
+//     distance in the message and meta.details.available, never the whole
+//     list, and a remedy naming them and tools.help;
+//   - arguments that are not JSON answer invalid_input with the position of
+//     the error (line, column and byte offset);
+//   - deprecated argument names (Alias: a field tagged `deprecated:"<new>"`)
+//     are moved to their replacement, and the result warns about each;
 //   - arguments are validated in full against the tool's JSON Schema
 //     (types, nested values, required keys, enums, unknown keys; an explicit
 //     null counts as absent, so a null for a required key is "missing") and
 //     answer invalid_input with every problem in meta.details.errors, each
-//     naming its field path;
+//     naming its field path; an unknown argument names the closest known
+//     ones ("did you mean 'query'?");
 //   - schema defaults are applied, then the JSON is decoded into the
 //     argument struct and the handler runs;
 //   - a *envelope.ToolError keeps its code, details and remedy; any other

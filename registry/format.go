@@ -42,7 +42,7 @@ func (t *ToolDef) WithMarkdown(render func(data any) (string, error)) *ToolDef {
 		p["format"] = maps.Clone(formatProperty)
 		schema["properties"] = p
 	}
-	c := &ToolDef{Spec: t.Spec, Name: t.Name, argType: t.argType, wire: t.wire}
+	c := &ToolDef{Spec: t.Spec, Name: t.Name, argType: t.argType, wire: t.wire, aliases: t.aliases}
 	c.schemaOnce.Do(func() { c.schema = schema })
 	c.prepare = func() (*argSchema, error) { return compileSchema(schema) }
 	c.invoke = func(ctx context.Context, raw []byte) (*envelope.ToolResult, error) {

@@ -12,11 +12,50 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/suggest"
 )
 
-var unknownToolRemedy = []string{"tools.help", "tools.describe_tool"}
+// maxSuggestions bounds the did-you-mean names of an unknown tool.
+const maxSuggestions = 5
 
-const unknownToolFix = "call tools.help to see every tool, or tools.describe_tool with a name from meta.details.available"
+// UnknownTool is the failure of a call (or a lookup, as tools.describe_tool
+// makes) of a name no tool has: code unknown_tool, the closest registered
+// names in the message and in meta.details.available (at most five, best
+// first, by edit distance; empty when nothing is close), the number of
+// tools in meta.details.total_tools, and a remedy naming the suggestions
+// and tools.help. It never lists every tool.
+func (r *Registry) UnknownTool(name string) *envelope.ToolError {
+	name = strings.ToValidUTF8(name, "\uFFFD")
+	close := r.Suggest(name, maxSuggestions)
+	msg := "unknown tool: '" + name + "'"
+	fix := "call tools.help for the namespaces and their tools, or tools.describe_tool with an exact name"
+	if len(close) > 0 {
+		msg += "; did you mean " + strings.Join(close, ", ") + "?"
+		fix = "call " + close[0] + " if that is the tool you meant; else " + fix
+	}
+	return envelope.Errorf(envelope.CodeUnknownTool, "%s", msg).
+		WithDetails("name", name, "available", close, "total_tools", len(r.names)).
+		WithRemedy(fix, append(append([]string(nil), close...), "tools.help")...)
+}
+
+// Suggest returns up to n listed tool names closest to name (dotted or
+// wire form, any case), best first: did-you-mean for a misspelled tool.
+// When nothing is close but name starts with a namespace, that
+// namespace's help tool is suggested.
+func (r *Registry) Suggest(name string, n int) []string {
+	dotted := DottedName(strings.TrimSpace(name))
+	out := suggest.Closest(dotted, r.names, n)
+	if len(out) == 0 {
+		ns, _, _ := strings.Cut(dotted, ".")
+		if _, ok := r.byName[ns+".help"]; ok && n > 0 {
+			out = []string{ns + ".help"}
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
 
 // Call invokes a tool by dotted or wire name with args (nil, a JSON object
 // as []byte / json.RawMessage / string, or any value that marshals to a JSON
@@ -25,18 +64,12 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 	start := time.Now()
 	t, ok := r.Get(name)
 	if !ok {
-		// The available names are the registry's own read-only slice: copying
-		// 70 names on every miss would cost more than the rest of the call.
-		return &envelope.ToolResult{
-			Error:  "unknown tool: '" + strings.ToValidUTF8(name, "\uFFFD") + "'",
-			Code:   envelope.CodeUnknownTool,
-			Meta:   map[string]any{"details": map[string]any{"available": r.names}},
-			Remedy: &envelope.Remedy{SuggestedTools: unknownToolRemedy, FixAction: unknownToolFix},
-		}
+		return envelope.FromError(r.UnknownTool(name))
 	}
 	var (
 		observer CallObserver
 		raw      []byte
+		aliased  []string // warnings for the deprecated argument names used
 	)
 	defer func() {
 		if p := recover(); p != nil {
@@ -47,6 +80,7 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		if res == nil {
 			res = envelope.OK(nil)
 		}
+		res.WithWarnings(aliased...)
 		res.SetMeta("tool", t.Name)
 		res.SetMeta("duration_ms", float64(time.Since(start).Microseconds())/1000)
 		if observer != nil {
@@ -81,6 +115,17 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 	m, err := decodeArgs(raw)
 	if err != nil {
 		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+	}
+	if len(t.aliases) > 0 {
+		var errs []string
+		if aliased, errs = applyAliases(m, t.aliases); len(errs) > 0 {
+			return invalid(t.Name, errs)
+		}
+		if len(aliased) > 0 {
+			if raw, err = json.Marshal(m); err != nil {
+				return invalid(t.Name, []string{"(arguments): " + err.Error()})
+			}
+		}
 	}
 	errs, err := t.compiled.validate(m)
 	if err != nil {
@@ -192,6 +237,9 @@ func (t *ToolDef) ValidateArgs(args any) ([]string, error) {
 	m, err := decodeArgs(raw)
 	if err != nil {
 		return []string{"(arguments): " + err.Error()}, nil
+	}
+	if _, errs := applyAliases(m, t.aliases); len(errs) > 0 {
+		return errs, nil
 	}
 	return t.compiled.validate(m)
 }

@@ -65,6 +65,7 @@ type ToolDef struct {
 	schemaOnce sync.Once
 	schema     map[string]any
 	argType    reflect.Type
+	aliases    []Alias // deprecated argument names (`deprecated` tags)
 	wire       string
 	invoke     func(ctx context.Context, raw []byte) (*envelope.ToolResult, error)
 	prepare    func() (*argSchema, error)
@@ -95,6 +96,7 @@ func (t *ToolDef) Schema() map[string]any {
 		if err != nil {
 			panic(fmt.Sprintf("registry: tool %q: %v", t.Name, err))
 		}
+		markDeprecated(s, t.aliases)
 		t.schema = s
 	})
 	return t.schema
@@ -233,6 +235,7 @@ func Build(nss []Namespace) (*Registry, error) {
 	}
 	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
 	for _, t := range r.sorted {
+		errs = append(errs, checkAliases(t)...)
 		if t.DeprecatedBy != "" {
 			if _, ok := r.byName[t.DeprecatedBy]; !ok {
 				errs = append(errs, fmt.Sprintf("tool %q: deprecated by unknown tool %q", t.Name, t.DeprecatedBy))

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/jsonpos"
+	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/invopop/jsonschema"
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -17,7 +19,8 @@ import (
 // argSchema is a tool's compiled argument schema.
 type argSchema struct {
 	validator *gojsonschema.Schema
-	defaults  []byte // JSON object of top-level defaults, or nil
+	defaults  []byte         // JSON object of top-level defaults, or nil
+	schema    map[string]any // the schema, for did-you-mean on unknown arguments
 }
 
 var reflector = &jsonschema.Reflector{
@@ -40,7 +43,7 @@ func New[A any](name string, spec Spec, handler func(ctx context.Context, args A
 	if typ == nil || typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("registry.New(%q): the argument type must be a struct, got %v", name, typ))
 	}
-	t := &ToolDef{Spec: spec, Name: name, argType: typ, wire: WireName(name)}
+	t := &ToolDef{Spec: spec, Name: name, argType: typ, wire: WireName(name), aliases: collectAliases(typ)}
 	t.prepare = func() (*argSchema, error) { return compileSchema(t.Schema()) }
 	t.invoke = func(ctx context.Context, raw []byte) (*envelope.ToolResult, error) {
 		var args A
@@ -90,7 +93,7 @@ func compileSchema(schema map[string]any) (*argSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
 	}
-	out := &argSchema{validator: v}
+	out := &argSchema{validator: v, schema: schema}
 	props, _ := schema["properties"].(map[string]any)
 	defs := map[string]any{}
 	for k, p := range props {
@@ -119,7 +122,7 @@ func decodeArgs(raw []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+		return nil, fmt.Errorf("arguments are not valid JSON: %v", jsonpos.Locate(raw, err))
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("arguments hold more than one JSON value")
@@ -165,13 +168,13 @@ func (s *argSchema) validate(args map[string]any) ([]string, error) {
 	}
 	errs := make([]string, 0, len(res.Errors()))
 	for _, e := range res.Errors() {
-		errs = append(errs, formatSchemaError(e))
+		errs = append(errs, s.formatSchemaError(e))
 	}
 	sort.Strings(errs)
 	return errs, nil
 }
 
-func formatSchemaError(e gojsonschema.ResultError) string {
+func (s *argSchema) formatSchemaError(e gojsonschema.ResultError) string {
 	field := e.Field()
 	if field == "(root)" {
 		field = ""
@@ -183,12 +186,71 @@ func formatSchemaError(e gojsonschema.ResultError) string {
 		return joinPath(field, p) + ": missing required argument"
 	case "additional_property_not_allowed":
 		p, _ := details["property"].(string)
-		return joinPath(field, p) + ": unknown argument"
+		return joinPath(field, p) + ": unknown argument" + didYouMean(p, propertiesAt(s.schema, field))
 	}
 	if field == "" {
 		field = "(arguments)"
 	}
 	return field + ": " + e.Description()
+}
+
+// didYouMean is the hint of an unknown argument: the closest argument
+// names, or, when none is close, every argument the object takes (a tool
+// takes a handful; the list is short).
+func didYouMean(name string, props []string) string {
+	if len(props) == 0 {
+		return "; this object takes no arguments"
+	}
+	if close := suggest.Closest(name, props, 3); len(close) > 0 {
+		return "; did you mean '" + strings.Join(close, "' or '") + "'?"
+	}
+	if len(props) > 20 {
+		return ""
+	}
+	return "; the arguments are: " + strings.Join(props, ", ")
+}
+
+// propertiesAt returns the sorted, non-deprecated property names of the
+// object schema at a validation error's field path ("" for the root,
+// "inputs.0" for an item of the inputs array).
+func propertiesAt(schema map[string]any, field string) []string {
+	cur := schema
+	if field != "" {
+		for _, seg := range strings.Split(field, ".") {
+			if items, ok := cur["items"].(map[string]any); ok && isIndex(seg) {
+				cur = items
+				continue
+			}
+			props, _ := cur["properties"].(map[string]any)
+			next, ok := props[seg].(map[string]any)
+			if !ok {
+				return nil
+			}
+			cur = next
+		}
+	}
+	props, _ := cur["properties"].(map[string]any)
+	out := make([]string, 0, len(props))
+	for k, p := range props {
+		if pm, _ := p.(map[string]any); pm["deprecated"] == true {
+			continue
+		}
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func joinPath(a, b string) string {

@@ -139,15 +139,36 @@ func TestToolsHelp(t *testing.T) {
 	if len(d["phases"].(map[string]any)) != 3 {
 		t.Error("phases must have exactly three keys")
 	}
-	if len(res.NextSteps) != 3 {
-		t.Errorf("next_steps = %d", len(res.NextSteps))
+	if len(res.NextSteps) != 3 || res.NextSteps[0].Tool != "tools.help" {
+		t.Errorf("next_steps = %+v", res.NextSteps)
 	}
+	// the index: every namespace with its count and tool names, no tool details
+	named := 0
+	groups := d["namespaces"].([]tools.HelpNamespace)
+	if len(groups) != len(r.NamespaceNames()) {
+		t.Errorf("%d namespaces, registry %d", len(groups), len(r.NamespaceNames()))
+	}
+	for _, g := range groups {
+		if g.Tools != nil || g.Count != len(g.Names) || g.Description == "" {
+			t.Errorf("index entry %s: %+v", g.Namespace, g)
+		}
+		named += len(g.Names)
+	}
+	if named != r.Len() {
+		t.Errorf("each tool named once: %d vs %d", named, r.Len())
+	}
+
+	// detail on request: every tool, as before
+	res = call(t, "tools.help", map[string]any{"detail": true})
 	listed := 0
-	for _, g := range d["namespaces"].([]map[string]any) {
-		listed += len(g["tools"].([]*tools.ToolInfo))
+	for _, g := range res.Data.(map[string]any)["namespaces"].([]tools.HelpNamespace) {
+		if g.Names != nil {
+			t.Errorf("detail entry %s has names", g.Namespace)
+		}
+		listed += len(g.Tools)
 	}
 	if listed != r.Len() {
-		t.Errorf("each tool listed once: %d vs %d", listed, r.Len())
+		t.Errorf("detail lists each tool once: %d vs %d", listed, r.Len())
 	}
 
 	res = call(t, "tools.help", map[string]any{"namespace": "tools", "phase": "planner", "include_schema": true})
@@ -155,13 +176,16 @@ func TestToolsHelp(t *testing.T) {
 	if d["filtered_namespace"] != "tools" || d["filtered_phase"] != "planner" {
 		t.Errorf("filters not echoed: %v", d)
 	}
-	tl := d["namespaces"].([]map[string]any)[0]["tools"].([]*tools.ToolInfo)[0]
+	tl := d["namespaces"].([]tools.HelpNamespace)[0].Tools[0]
 	if tl.Schema == nil {
 		t.Error("include_schema ignored")
 	}
+	if res := call(t, "tools.help", map[string]any{"phase": "validator"}); len(res.Data.(map[string]any)["namespaces"].([]tools.HelpNamespace)[0].Tools) == 0 {
+		t.Error("a phase filter lists its tools in detail")
+	}
 
-	res = call(t, "tools.help", map[string]any{"namespace": "nope"})
-	if res.Code != envelope.CodeNotFound || res.Remedy == nil || res.Details()["available_namespaces"] == nil {
+	res = call(t, "tools.help", map[string]any{"namespace": "compil"})
+	if res.Code != envelope.CodeNotFound || res.Remedy == nil || res.Details()["available_namespaces"] == nil || !strings.Contains(res.Error, "did you mean compile?") {
 		t.Errorf("unknown namespace: %+v", res)
 	}
 	for _, bad := range []any{`{"phase": "bogus"}`, `{"bogus_arg": 1}`, `{"include_schema": "yes"}`} {
@@ -170,8 +194,26 @@ func TestToolsHelp(t *testing.T) {
 		}
 	}
 	res = call(t, "tools.help", map[string]any{"format": "markdown"})
-	if s, ok := res.Data.(string); !ok || !strings.HasPrefix(s, "# Cursus tools") {
+	if s, ok := res.Data.(string); !ok || !strings.HasPrefix(s, "# Cursus tools") || !strings.Contains(s, "`catalog.search`") {
 		t.Errorf("markdown help: %v", res.Data)
+	}
+}
+
+// TestToolsHelpBudget: the front door answers in at most 8 KB (compact
+// JSON of the whole envelope), every tool named.
+func TestToolsHelpBudget(t *testing.T) {
+	res := call(t, "tools.help", map[string]any{})
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 8192 {
+		t.Errorf("tools.help {} is %d bytes, budget 8192", len(b))
+	}
+	for _, n := range tools.Registry().Names() {
+		if !strings.Contains(string(b), `"`+n+`"`) {
+			t.Errorf("tools.help {} does not name %s", n)
+		}
 	}
 }
 
@@ -188,8 +230,17 @@ func TestByPhaseAndDescribe(t *testing.T) {
 		t.Errorf("describe by wire name: %+v", res)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "nope.nope"})
-	if res.Code != envelope.CodeNotFound || len(res.Remedy.SuggestedTools) != 2 {
+	if res.Code != envelope.CodeUnknownTool || res.Remedy == nil {
 		t.Errorf("describe unknown: %+v", res)
+	}
+	// one code and one did-you-mean for an unknown tool, called or described
+	called := call(t, "catalog.serch", map[string]any{"query": "xgb"})
+	described := call(t, "tools.describe_tool", map[string]any{"name": "catalog.serch"})
+	for _, r := range []*envelope.ToolResult{called, described} {
+		b, _ := json.Marshal(r)
+		if r.Code != envelope.CodeUnknownTool || !strings.Contains(r.Error, "did you mean catalog.search") || len(b) >= 2048 {
+			t.Errorf("unknown tool (%d bytes): %s", len(b), b)
+		}
 	}
 	if res := call(t, "tools.describe_tool", map[string]any{"name": "  "}); res.Code != envelope.CodeInvalidInput {
 		t.Errorf("blank name: %+v", res)

@@ -7,18 +7,19 @@ import (
 	"sync"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/cursus-go/cursus/registry"
 )
 
 func init() {
 	addNamespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
 		registry.New("tools.help", registry.Spec{
-			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and every tool grouped by namespace with its description, when to call it and examples.",
+			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and the namespaces, each with one line, its tool count and its tool names. With namespace or phase (or detail) it lists those tools with their description, when to call them and examples.",
 			When:        "at the start of any task, or whenever you are unsure which tool to call",
 			Examples: []string{
-				`tools.help {}  # everything`,
-				`tools.help {"namespace": "compile"}  # one namespace`,
-				`tools.help {"phase": "validator", "include_schema": true}  # validator tools with schemas`,
+				`tools.help {}  # the namespace index`,
+				`tools.help {"namespace": "compile"}  # one namespace in detail`,
+				`tools.help {"phase": "validator"}  # the validator tools in detail`,
 				`tools.help {"format": "markdown"}  # a compact summary to read`,
 			},
 			Tags: []string{registry.PhasePlanner},
@@ -39,9 +40,10 @@ func init() {
 }
 
 type helpArgs struct {
-	Namespace     string `json:"namespace,omitempty" jsonschema_description:"Only this namespace (see the namespaces list)."`
-	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase."`
-	IncludeSchema bool   `json:"include_schema,omitempty" jsonschema_description:"Include each tool's input schema."`
+	Namespace     string `json:"namespace,omitempty" jsonschema_description:"Only this namespace (see the namespaces list), in detail."`
+	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase, in detail."`
+	Detail        bool   `json:"detail,omitempty" jsonschema_description:"List every selected tool with its description, when and examples (the default with namespace or phase; {} alone answers the namespace index)."`
+	IncludeSchema bool   `json:"include_schema,omitempty" jsonschema_description:"Include each tool's input schema (implies detail)."`
 	Format        string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
 }
 
@@ -116,16 +118,32 @@ func nonNilStrings(s []string) []string {
 
 func hasTag(t *registry.ToolDef, tag string) bool { return slices.Contains(t.Tags, tag) }
 
+// HelpNamespace is one namespace of tools.help: in the index its tool
+// names, in detail its tools.
+type HelpNamespace struct {
+	Namespace   string      `json:"namespace"`
+	Description string      `json:"description"`
+	Count       int         `json:"count"`
+	Names       []string    `json:"names,omitempty"`
+	Tools       []*ToolInfo `json:"tools,omitempty"`
+}
+
 func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	r := registry.FromContext(ctx)
 	ns := strings.TrimSpace(a.Namespace)
 	if ns != "" {
 		if _, ok := r.NamespaceDescription(ns); !ok {
-			return nil, envelope.NotFound("unknown namespace: '%s'", ns).
+			close := suggest.Closest(ns, r.NamespaceNames(), 3)
+			msg := "unknown namespace: '" + ns + "'"
+			if len(close) > 0 {
+				msg += "; did you mean " + strings.Join(close, ", ") + "?"
+			}
+			return nil, envelope.NotFound("%s", msg).
 				WithDetails("available_namespaces", r.NamespaceNames()).
 				WithRemedy("call tools.help without a namespace to see them all, or pick one of meta.details.available_namespaces", "tools.help")
 		}
 	}
+	detail := a.Detail || a.IncludeSchema || ns != "" || a.Phase != ""
 	all := r.List(ns)
 	selected := make([]*registry.ToolDef, 0, len(all))
 	sess := SessionFrom(ctx)
@@ -140,12 +158,22 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	}
 	// One pass: the selection is sorted by dotted name, so each namespace's
 	// tools are contiguous and every group is a sub-slice of one allocation.
-	infos := make([]*ToolInfo, len(selected))
+	var infos []*ToolInfo
+	var names []string
+	if detail {
+		infos = make([]*ToolInfo, len(selected))
+	} else {
+		names = make([]string, len(selected))
+	}
 	var counts [3]int
-	var nsOut []map[string]any
+	nsOut := []HelpNamespace{}
 	start := 0
 	for i, t := range selected {
-		infos[i] = cachedSummary(t, a.IncludeSchema)
+		if detail {
+			infos[i] = cachedSummary(t, a.IncludeSchema)
+		} else {
+			names[i] = t.Name
+		}
 		for j, p := range registry.Phases {
 			if hasTag(t, p) {
 				counts[j]++
@@ -154,12 +182,15 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 		if i == len(selected)-1 || selected[i+1].Namespace() != t.Namespace() {
 			n := t.Namespace()
 			d, _ := r.NamespaceDescription(n)
-			nsOut = append(nsOut, map[string]any{"namespace": n, "description": d, "count": i + 1 - start, "tools": infos[start : i+1 : i+1]})
+			g := HelpNamespace{Namespace: n, Description: d, Count: i + 1 - start}
+			if detail {
+				g.Tools = infos[start : i+1 : i+1]
+			} else {
+				g.Names = names[start : i+1 : i+1]
+			}
+			nsOut = append(nsOut, g)
 			start = i + 1
 		}
-	}
-	if nsOut == nil {
-		nsOut = []map[string]any{}
 	}
 	phases := make(map[string]any, 3)
 	for j, p := range registry.Phases {
@@ -181,15 +212,17 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	if sess != nil {
 		data["stage"] = sess.Stage()
 	}
-	helpNS := "<namespace>.help"
-	if ns != "" && ns != "tools" {
-		helpNS = ns + ".help"
+	describe := envelope.NextStep{Tool: "tools.describe_tool", When: "you picked a tool and need its exact arguments", Why: "returns the full descriptor with the input schema", ArgsHint: map[string]any{"name": "<dotted tool name, e.g. compile.dag>"}}
+	byPhase := envelope.NextStep{Tool: "tools.by_phase", When: "you know the kind of work (planner, validator, programmer)", Why: "narrows the list to that phase", ArgsHint: map[string]any{"phase": "planner"}}
+	var res *envelope.ToolResult
+	if detail {
+		res = envelope.OK(data).WithNextSteps(describe, byPhase,
+			envelope.NextStep{Tool: "tools.help", When: "you want the other namespaces", Why: "the index of every namespace and its tool names", ArgsHint: map[string]any{}})
+	} else {
+		res = envelope.OK(data).WithNextSteps(
+			envelope.NextStep{Tool: "tools.help", When: "you picked a namespace to work in", Why: "lists its tools with when to call them and examples", ArgsHint: map[string]any{"namespace": "<a namespace of data.namespaces>"}},
+			describe, byPhase)
 	}
-	res := envelope.OK(data).WithNextSteps(
-		envelope.NextStep{Tool: helpNS, When: "you picked a namespace to work in", Why: "its overview lists each tool's when and examples", ArgsHint: map[string]any{"include_schema": false}},
-		envelope.NextStep{Tool: "tools.describe_tool", When: "you picked a tool and need its exact arguments", Why: "returns the full descriptor with the input schema", ArgsHint: map[string]any{"name": "<dotted tool name, e.g. compile.dag>"}},
-		envelope.NextStep{Tool: "tools.by_phase", When: "you know the kind of work (planner, validator, programmer)", Why: "narrows the list to that phase", ArgsHint: map[string]any{"phase": "planner"}},
-	)
 	// With format "markdown" the registry replaces data by its view
 	// (tools/format.go, package markdown).
 	return res, nil
@@ -214,9 +247,7 @@ func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.ToolResult, e
 	}
 	t, ok := r.Get(name)
 	if !ok {
-		return nil, envelope.NotFound("unknown tool: '%s'", name).
-			WithDetails("available", r.Names()).
-			WithRemedy("call tools.help or tools.by_phase to find the tool's exact name", "tools.help", "tools.by_phase")
+		return nil, r.UnknownTool(name)
 	}
 	return envelope.OK(ToolSummary(t, true)), nil
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/internal/suggest"
 )
 
 // Match is one search result.
@@ -264,7 +266,7 @@ func wordScore(q, w string) float64 {
 		if lq >= 6 {
 			k = 2
 		}
-		if d := levenshtein(q, w, k); d <= k {
+		if d := suggest.Distance(q, w, k); d <= k {
 			if d == 1 {
 				return 0.75
 			}
@@ -279,48 +281,6 @@ func absInt(x int) int {
 		return -x
 	}
 	return x
-}
-
-// levenshtein returns the edit distance of a and b, or k+1 as soon as it
-// is known to exceed k.
-func levenshtein(a, b string, k int) int {
-	if absInt(len(a)-len(b)) > k {
-		return k + 1
-	}
-	var prevBuf, curBuf [64]int
-	if len(b)+1 > len(prevBuf) {
-		return k + 1
-	}
-	prev, cur := prevBuf[:len(b)+1], curBuf[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			v := prev[j-1] + cost
-			if x := prev[j] + 1; x < v {
-				v = x
-			}
-			if x := cur[j-1] + 1; x < v {
-				v = x
-			}
-			cur[j] = v
-			if v < rowMin {
-				rowMin = v
-			}
-		}
-		if rowMin > k {
-			return k + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Closest returns up to n step types closest to a name that is not in the
@@ -345,7 +305,7 @@ func (c *Catalog) Closest(name string, n int) []StepType {
 			longest = len(e.key)
 		}
 		k := longest / 2
-		if d := levenshtein(key, e.key, k); d <= k {
+		if d := suggest.Distance(key, e.key, k); d <= k {
 			sim := 1 - float64(d)/float64(longest)
 			if sim > scores[e.step.Type] {
 				scores[e.step.Type] = sim

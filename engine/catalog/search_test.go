@@ -117,21 +117,3 @@ func TestClosest(t *testing.T) {
 		t.Errorf("n=0 gives %v", got)
 	}
 }
-
-func TestLevenshtein(t *testing.T) {
-	tests := []struct {
-		a, b string
-		k, d int
-	}{
-		{"kitten", "sitting", 3, 3},
-		{"abc", "abc", 1, 0},
-		{"abc", "abd", 1, 1},
-		{"abcdef", "zzzzzz", 2, 3}, // capped at k+1
-		{"", "abc", 3, 3},
-	}
-	for _, tc := range tests {
-		if got := levenshtein(tc.a, tc.b, tc.k); got != tc.d {
-			t.Errorf("levenshtein(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.k, got, tc.d)
-		}
-	}
-}

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -278,7 +279,7 @@ func (c *Catalog) Closest(s string, n int) []string {
 		if len(words) > 0 {
 			score += float64(shared) / float64(len(words))
 		}
-		d := levenshtein(s, e.ID)
+		d := suggest.Distance(s, e.ID, -1)
 		longest := max(len(s), len(e.ID), 1)
 		score += 1 - float64(d)/float64(longest)
 		cs = append(cs, cand{e.ID, score})
@@ -297,26 +298,6 @@ func splitWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	})
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Filter selects DAGs for List; empty fields match everything.

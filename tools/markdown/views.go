@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// helpView: tools.help. Phases with counts, then one line per tool under
-// its namespace; gated tools are marked.
+// helpView: tools.help. Phases with counts, then per namespace its tool
+// names (the index) or one line per tool (detail); gated tools are marked.
 func helpView(w *writer, d map[string]any) error {
 	w.heading(1, "Cursus tools")
 	if o := str(d, "overview"); o != "" {
@@ -44,6 +44,14 @@ func helpView(w *writer, d map[string]any) error {
 			title += ": " + desc
 		}
 		w.heading(2, "%s", title)
+		if names := list(ns, "names"); len(names) > 0 {
+			cs := make([]string, len(names))
+			for i, n := range names {
+				s, _ := n.(string)
+				cs[i] = code(s)
+			}
+			w.line("%s", strings.Join(cs, ", "))
+		}
 		for _, tv := range list(ns, "tools") {
 			t, _ := tv.(map[string]any)
 			flags := toolFlags(t)

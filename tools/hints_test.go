@@ -1,0 +1,111 @@
+package tools_test
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
+)
+
+// TestExampleHintsNameRealTools runs every tool's examples (in a scratch
+// project root that sees the repository's examples/, writes open, code
+// execution closed, no deployment) and checks every answer's next_steps
+// and remedy with registry.CheckHints: each names a registered tool and
+// hints only its current argument names.
+func TestExampleHintsNameRealTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every example")
+	}
+	root := t.TempDir()
+	ex, err := filepath.Abs("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ex, filepath.Join(root, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	r := tools.Registry()
+	ran := 0
+	for _, tl := range r.List("") {
+		for _, e := range tl.Examples {
+			if strings.Contains(e, `"upsert": true`) {
+				continue // would deploy
+			}
+			name, args, _, err := registry.ParseExample(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Call(ctx, name, args)
+			ran++
+			for _, p := range r.CheckHints(res) {
+				t.Errorf("%s: %s", e, p)
+			}
+		}
+	}
+	if ran < 100 {
+		t.Errorf("only %d examples ran", ran)
+	}
+}
+
+// TestLiteralHintsNameRealTools reads the tool sources and the engine
+// packages that build hints: every `Tool: "<name>"` field of a composite
+// literal and every tool a WithRemedy call suggests must be a registered
+// tool, so the branches no example reaches are held to the rule too.
+func TestLiteralHintsNameRealTools(t *testing.T) {
+	r := tools.Registry()
+	fset := token.NewFileSet()
+	checked := 0
+	for _, dir := range []string{".", "../engine/workflow", "../engine/project", "../engine/author", "../registry"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(fset, f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(lit ast.Expr) {
+				bl, ok := lit.(*ast.BasicLit)
+				if !ok || bl.Kind != token.STRING {
+					return
+				}
+				s, _ := strconv.Unquote(bl.Value)
+				checked++
+				if _, ok := r.Get(s); !ok || strings.Contains(s, "__") {
+					t.Errorf("%s: %q is not a registered tool's dotted name", fset.Position(bl.Pos()), s)
+				}
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.KeyValueExpr:
+					if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Tool" {
+						check(x.Value)
+					}
+				case *ast.CallExpr:
+					if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "WithRemedy" {
+						for _, a := range x.Args[1:] {
+							check(a)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d literals checked", checked)
+	}
+}
