@@ -26,6 +26,9 @@ const (
 	CodeUnsupported Code = "unsupported"
 	// CodeUpsertFailed: SageMaker or S3 refused the deployment; details carry the AWS error code.
 	CodeUpsertFailed Code = "upsert_failed"
+	// CodeUpsertPartial: a deployment took effect in part (e.g. UpdatePipeline went live, then
+	// AddTags failed); data says what went live, details carry the failed call's AWS error code.
+	CodeUpsertPartial Code = "upsert_partial"
 	// CodeValidationFailed: a validation ran and found blocking errors.
 	CodeValidationFailed Code = "validation_failed"
 	// CodeNotConstructible: a step fails one of the gates it must pass to compile.
@@ -47,5 +50,5 @@ var AllCodes = []Code{
 	CodeAlreadyExists, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
 	CodeNotConstructible, CodeNotFound, CodeScriptAnalysisError, CodeScriptCheckFailed,
 	CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
-	CodeUpsertFailed, CodeValidationFailed, CodeWorkflowStopped,
+	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,
 }

@@ -6,7 +6,8 @@
 //
 // The wire form drops empty optional fields: a minimal success is
 // {"ok":true,"data":...}; a failure carries "error" and "code" and never
-// "data" or "next_steps"; a success never carries "error", "code" or
+// "next_steps", and no "data" unless it took effect in part (Partial: data
+// says what took effect); a success never carries "error", "code" or
 // "remedy"; failure details live in meta.details. Keys are emitted in a
 // fixed order: ok, data, next_steps, error, code, remedy, warnings, meta.
 //

@@ -46,6 +46,14 @@ func Fail(message string, code Code) *ToolResult {
 	return &ToolResult{Error: message, Code: code}
 }
 
+// Partial returns the failure of an operation that took effect in part: ok is false, with the
+// message and code, and data says what took effect (the only failure that carries data).
+func Partial(message string, code Code, data any) *ToolResult {
+	r := Fail(message, code)
+	r.Data = data
+	return r
+}
+
 // FromError turns a *ToolError into a failure result, keeping its code,
 // details and remedy.
 func FromError(e *ToolError) *ToolResult {
@@ -130,6 +138,11 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 		}
 	} else {
 		b.WriteString(`"ok":false`)
+		if r.Data != nil {
+			if err := put("data", r.Data, false); err != nil {
+				return nil, err
+			}
+		}
 		code := r.Code
 		if code == "" {
 			code = CodeToolError

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -69,7 +68,7 @@ func init() {
 			Tags: []string{registry.PhaseProgrammer},
 		}, compileName),
 		registry.New("compile.dag", registry.Spec{
-			Description: "Compiles a DAG and, with upsert true, deploys it: uploads the step code to S3, then creates the SageMaker pipeline or updates it when it exists, and merges tags. AWS credentials, region and endpoints come from the standard AWS configuration. Without upsert it only builds.",
+			Description: "Compiles a DAG and, with upsert true, deploys it: uploads the step code to S3, then creates the SageMaker pipeline, updates it when its stored definition differs (unchanged: true and no new version when nothing changed), and merges tags. A definition of 100 KB or more is uploaded to S3 first and passed by location. An update that went live before a later call failed answers upsert_partial, with data saying what went live. AWS credentials, region and endpoints come from the standard AWS configuration. Without upsert it only builds.",
 			When:        "the definition is right (compile.validate passes) and you want the pipeline in SageMaker",
 			Examples: []string{
 				`compile.dag {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # build only`,
@@ -356,36 +355,7 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, er
 	if res.Role == "" {
 		return nil, envelope.InvalidInput("upsert needs an IAM role: set role in the config or pass role").WithRemedy("pass role: arn:aws:iam::<account>:role/<name>")
 	}
-	defJSON, err := res.JSON()
-	if err != nil {
-		return nil, err
-	}
-	work, err := os.MkdirTemp("", "cursus-upload-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(work)
-	manifest, err := res.Manifest.Materialize(work)
-	if err != nil {
-		return nil, compileError(err)
-	}
-	out, err := smclient.Upsert(ctx, smclient.UpsertInput{
-		PipelineName:   res.PipelineName,
-		DefinitionJSON: string(defJSON),
-		RoleARN:        res.Role,
-		Description:    res.Description,
-		Tags:           a.Tags,
-		Manifest:       manifest,
-	})
-	if err != nil {
-		return nil, compileError(err)
-	}
-	data["upserted"] = true
-	data["pipeline_arn"] = out.PipelineARN
-	data["created"] = out.Created
-	data["uploaded"] = nonNilStrings(out.Uploaded)
-	data["skipped"] = nonNilStrings(out.Skipped)
-	return envelope.OK(data).WithWarnings(res.Warnings...).WithMeta("upserted", true), nil
+	return upsertCompiled(ctx, res, a.Tags, data)
 }
 
 // compileError maps engine errors onto envelope codes.

@@ -5,27 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/awstest"
 	"github.com/cursus-go/cursus/tools"
 )
 
@@ -249,18 +239,12 @@ func newCountingAWS(t *testing.T, status int, code, msg string) *countingAWS {
 	return c
 }
 
+// compileAWSEnv points the AWS chain at endpoint with test credentials and no retries.
 func compileAWSEnv(t *testing.T, endpoint string) {
 	t.Helper()
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "",
-		"AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1", "AWS_PROFILE": "",
-		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none"),
-		"AWS_EC2_METADATA_DISABLED": "true", "AWS_ENDPOINT_URL": endpoint, "AWS_ENDPOINT_URL_SAGEMAKER": "",
-		"AWS_ENDPOINT_URL_S3": "", "AWS_MAX_ATTEMPTS": "1", "AWS_RETRY_MODE": "standard",
-	} {
-		t.Setenv(k, v)
-	}
+	awstest.SetEnv(t, endpoint)
+	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	t.Setenv("AWS_RETRY_MODE", "standard")
 }
 
 // Bad inputs fail with a clear code, and with upsert: true nothing is
@@ -364,130 +348,6 @@ func TestCompileDAGBuildOnly(t *testing.T) {
 	w, _ := env["warnings"].([]any)
 	if len(w) == 0 || !strings.Contains(fmt.Sprint(w), "build only") {
 		t.Errorf("warnings %v", w)
-	}
-}
-
-// --- moto_server end to end ---
-
-// startMoto starts moto_server on a free 127.0.0.1 port in its own process
-// group and stops that group (by its id) when the test ends. It skips the
-// test when moto_server is not installed.
-func startMotoServer(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("moto_server")
-	if err != nil {
-		t.Skip("moto_server not on PATH; skipping the end-to-end upsert test")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out strings.Builder
-	var mu sync.Mutex
-	cmd.Stdout = motoWriter(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-done
-		}
-	})
-	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(endpoint + "/moto-api/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return endpoint
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	t.Fatalf("moto_server did not start: %s", out.String())
-	return ""
-}
-
-type motoWriter func([]byte) (int, error)
-
-func (f motoWriter) Write(p []byte) (int, error) { return f(p) }
-
-// compile.dag with upsert against moto_server: the first run uploads the
-// code and creates the pipeline, the second updates it, and the definition
-// read back is the one compile.definition returns.
-func TestCompileDAGUpsertMoto(t *testing.T) {
-	endpoint := startMotoServer(t)
-	compileAWSEnv(t, endpoint)
-	ctx := context.Background()
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("testing", "testing", "")}
-	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(endpoint); o.UsePathStyle = true })
-	if _, err := s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("example-bucket")}); err != nil {
-		t.Fatal(err)
-	}
-	args := compileExampleArgs("pytorch-batch-transform")
-	args["upsert"] = true
-	args["tags"] = map[string]any{"team": "ml"}
-	data := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.dag", args))
-	if data["upserted"] != true || data["created"] != true || !strings.HasSuffix(data["pipeline_arn"].(string), "pipeline/alice-Demo-pytorch-NA-1-0-0-pipeline") {
-		t.Fatalf("first upsert %v", data)
-	}
-	uploaded := data["uploaded"].([]any)
-	if len(uploaded) != 3 {
-		t.Errorf("uploaded %v", uploaded)
-	}
-	data = tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.dag", args))
-	if data["created"] != false || len(data["skipped"].([]any)) != 3 || len(data["uploaded"].([]any)) != 0 {
-		t.Errorf("second upsert should update and skip unchanged code: %v", data)
-	}
-	smc := sm.NewFromConfig(cfg, func(o *sm.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	got, err := smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String("alice-Demo-pytorch-NA-1-0-0-pipeline")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	def := tools.WantOK(t, tools.CallTool(t, context.Background(), "compile.definition", compileExampleArgs("pytorch-batch-transform")))["definition"]
-	want, _ := json.Marshal(def)
-	var a, b any
-	if err := json.Unmarshal([]byte(aws.ToString(got.PipelineDefinition)), &a); err != nil {
-		t.Fatal(err)
-	}
-	_ = json.Unmarshal(want, &b)
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("definition read back differs:\n got  %.300s\n want %.300s", aws.ToString(got.PipelineDefinition), want)
-	}
-	// every uploaded object is in S3
-	for _, u := range uploaded {
-		key := strings.TrimPrefix(u.(string), "s3://example-bucket/")
-		if _, err := s3c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("example-bucket"), Key: aws.String(key)}); err != nil {
-			t.Errorf("%s: %v", u, err)
-		}
-	}
-	tags, err := smc.ListTags(ctx, &sm.ListTagsInput{ResourceArn: got.PipelineArn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var team string
-	for _, tg := range tags.Tags {
-		if aws.ToString(tg.Key) == "team" {
-			team = aws.ToString(tg.Value)
-		}
-	}
-	if team != "ml" {
-		t.Errorf("tags %v", tags.Tags)
 	}
 }
 

@@ -50,6 +50,7 @@ type Result struct {
 	Manifest     Manifest // local code the definition refers to, to upload first
 	Report       *Report
 	Warnings     []string
+	S3Location   string // pipeline_s3_loc, else s3://<bucket>/MODS/<pipeline_name>; code goes under <S3Location>/code
 }
 
 // JSON returns the definition as compact JSON, the PipelineDefinition
@@ -579,6 +580,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		Description:  pl.firstString("pipeline_description"),
 		Definition:   def,
 		Manifest:     env.artifacts.manifest(),
+		S3Location:   strings.TrimSuffix(base, "/code"),
 		Report:       report,
 		Warnings:     append(pl.warnings, env.warnings...),
 	}, nodeErrs, nil

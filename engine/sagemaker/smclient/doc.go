@@ -3,16 +3,22 @@
 // (names, limits, the upload manifest, image URIs) are package sagemaker, which the compiler uses
 // without linking the SDK.
 //
-// Upsert validates everything first (ValidateInput: names, role ARN, tags, the definition JSON and
-// its size, every manifest file readable with the recorded hash and size), so bad input is an
-// *InputError and nothing is uploaded or created. It then uploads the manifest (skipping objects
-// whose x-amz-meta-sha256 metadata, or full-object SHA-256 checksum, and size already match;
-// uploads send x-amz-checksum-sha256 so S3 refuses content that changed since validation), calls
-// DescribePipeline and CreatePipeline or UpdatePipeline, and merges tags. AWS failures are
-// *UpsertError values with the AWS error code (ValidationException, AccessDeniedException, ...),
-// which the tools layer maps to upsert_failed. Credentials, region and endpoints come from the
-// standard AWS configuration chain unless UpsertInput.Config is given; with an endpoint override
-// (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, ...) S3 uses path-style addressing.
+// Upsert validates everything first (ValidateInput: names, role ARN, tags, the definition JSON,
+// the S3 prefix a large definition needs, every manifest file readable with the recorded hash and
+// size), so bad input is an *InputError and nothing is uploaded or created. It then uploads the
+// manifest (skipping objects whose x-amz-meta-sha256 metadata, or full-object SHA-256 checksum, and
+// size already match; uploads send x-amz-checksum-sha256 so S3 refuses content that changed since
+// validation) and calls DescribePipeline. A stored definition JSON-equal to the new one (JSONEqual),
+// with the same role, is left alone: no UpdatePipeline, so no new pipeline version, and the answer
+// is Unchanged when the tags are in place too. Otherwise it calls CreatePipeline or UpdatePipeline
+// and merges tags. A definition of InlineDefinitionLimit (100 KB) or more is first uploaded
+// content-addressed (<prefix>/<sha256>.json, DefinitionS3URI) and passed as
+// PipelineDefinitionS3Location. AWS failures are *UpsertError values with the AWS error code
+// (ValidationException, AccessDeniedException, ...), which the tools layer maps to upsert_failed;
+// a failure after UpdatePipeline went live is a *PartialError saying so (upsert_partial).
+// Credentials, region and endpoints come from the standard AWS configuration chain unless
+// UpsertInput.Config is given; with an endpoint override (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3,
+// ...) S3 uses path-style addressing.
 //
 // Both not-found shapes are handled: real SageMaker answers DescribePipeline for a missing pipeline
 // with ResourceNotFound, moto with ValidationException "Could not find pipeline ...". The tests run

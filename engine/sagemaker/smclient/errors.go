@@ -56,6 +56,24 @@ func (e *UpsertError) Error() string {
 // Unwrap returns the underlying error.
 func (e *UpsertError) Unwrap() error { return e.Err }
 
+// PartialError reports an Upsert that changed the live pipeline and then failed: UpdatePipeline
+// replaced the definition (a new pipeline version is live) but merging the tags failed. Output says
+// what took effect (PipelineARN, Updated, Uploaded, DefinitionS3URI); Failed is the call that
+// failed afterwards.
+type PartialError struct {
+	Output UpsertOutput
+	Failed *UpsertError
+}
+
+// Error implements error.
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("sagemaker upsert: partial: pipeline %s was updated and is live, then %s", e.Output.PipelineARN,
+		strings.TrimPrefix(e.Failed.Error(), "sagemaker upsert: "))
+}
+
+// Unwrap returns the failure that came after the pipeline went live.
+func (e *PartialError) Unwrap() error { return e.Failed }
+
 // newUpsertError wraps err from op, pulling the AWS code and message out of a smithy.APIError.
 func newUpsertError(op, target string, err error) *UpsertError {
 	ue := &UpsertError{Op: op, Target: target, Err: err, Message: err.Error()}

@@ -45,8 +45,8 @@ type fakeObject struct {
 }
 
 type fakePipeline struct {
-	arn, definition string
-	tags            map[string]string
+	arn, definition, role, description, displayName string
+	tags                                            map[string]string
 }
 
 type fakeFailure struct {
@@ -145,13 +145,23 @@ func (f *fakeAWS) sagemaker(w http.ResponseWriter, op string, req map[string]any
 			writeCanned(w, notFound, "application/x-amz-json-1.1")
 			return
 		}
-		reply(map[string]any{"PipelineArn": p.arn, "PipelineName": name, "PipelineDefinition": p.definition})
+		reply(map[string]any{"PipelineArn": p.arn, "PipelineName": name, "PipelineDefinition": p.definition, "RoleArn": p.role,
+			"PipelineDescription": p.description, "PipelineDisplayName": p.displayName, "PipelineStatus": "Active"})
 	case "CreatePipeline":
 		if _, ok := f.pipelines[name]; ok {
 			writeCanned(w, fakeFailure{status: http.StatusBadRequest, body: `{"__type":"ValidationException","Message":"Pipeline names must be unique within an AWS account and region. Pipeline with name (` + name + `) already exists."}`}, "application/x-amz-json-1.1")
 			return
 		}
-		p := &fakePipeline{arn: "arn:aws:sagemaker:us-east-1:123456789012:pipeline/" + name, definition: req["PipelineDefinition"].(string), tags: map[string]string{}}
+		def, ff := f.definitionOf(req)
+		if ff != nil {
+			writeCanned(w, *ff, "application/x-amz-json-1.1")
+			return
+		}
+		p := &fakePipeline{arn: "arn:aws:sagemaker:us-east-1:123456789012:pipeline/" + name, definition: def, tags: map[string]string{}}
+		p.set(req)
+		if p.displayName == "" {
+			p.displayName = name
+		}
 		if tags, ok := req["Tags"].([]any); ok {
 			for _, tg := range tags {
 				m := tg.(map[string]any)
@@ -166,7 +176,13 @@ func (f *fakeAWS) sagemaker(w http.ResponseWriter, op string, req map[string]any
 			writeCanned(w, notFound, "application/x-amz-json-1.1")
 			return
 		}
-		p.definition = req["PipelineDefinition"].(string)
+		def, ff := f.definitionOf(req)
+		if ff != nil {
+			writeCanned(w, *ff, "application/x-amz-json-1.1")
+			return
+		}
+		p.definition = def
+		p.set(req)
 		reply(map[string]any{"PipelineArn": p.arn})
 	case "ListTags", "AddTags":
 		arn, _ := req["ResourceArn"].(string)
@@ -193,6 +209,43 @@ func (f *fakeAWS) sagemaker(w http.ResponseWriter, op string, req map[string]any
 		reply(map[string]any{"Tags": tags})
 	default:
 		writeCanned(w, fakeFailure{status: http.StatusBadRequest, body: `{"__type":"UnknownOperationException"}`}, "application/x-amz-json-1.1")
+	}
+}
+
+// definitionOf reads the definition of a CreatePipeline / UpdatePipeline request as SageMaker does:
+// exactly one of PipelineDefinition and PipelineDefinitionS3Location, the latter read from the
+// stored objects (and returned as a string by DescribePipeline, as the real service does).
+func (f *fakeAWS) definitionOf(req map[string]any) (string, *fakeFailure) {
+	inline, hasInline := req["PipelineDefinition"].(string)
+	loc, hasLoc := req["PipelineDefinitionS3Location"].(map[string]any)
+	invalid := func(msg string) (string, *fakeFailure) {
+		return "", &fakeFailure{status: http.StatusBadRequest, body: `{"__type":"ValidationException","Message":"` + msg + `"}`}
+	}
+	switch {
+	case hasInline && hasLoc:
+		return invalid("Both PipelineDefinition and PipelineDefinitionS3Location were given")
+	case hasInline:
+		return inline, nil
+	case hasLoc:
+		obj, ok := f.objects["/"+fmt.Sprint(loc["Bucket"])+"/"+fmt.Sprint(loc["ObjectKey"])]
+		if !ok {
+			return invalid("Could not read the pipeline definition from S3")
+		}
+		return string(obj.body), nil
+	}
+	return invalid("Either PipelineDefinition or PipelineDefinitionS3Location is required")
+}
+
+// set applies the role, description and display name a request carries.
+func (p *fakePipeline) set(req map[string]any) {
+	if v, ok := req["RoleArn"].(string); ok {
+		p.role = v
+	}
+	if v, ok := req["PipelineDescription"].(string); ok {
+		p.description = v
+	}
+	if v, ok := req["PipelineDisplayName"].(string); ok {
+		p.displayName = v
 	}
 }
 

@@ -1,160 +1,26 @@
-//go:build unix
-
 package smclient
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/awstest"
 )
-
-// motoServer is a moto_server process started by a test.
-type motoServer struct {
-	Endpoint string // http://127.0.0.1:<port>
-	cmd      *exec.Cmd
-	log      *syncBuffer
-	waitExit chan struct{} // closed when the process has exited
-}
-
-// syncBuffer collects the server's output for failure messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startMoto starts moto_server on a free 127.0.0.1 port, waits until it answers, and stops it (its
-// whole process group: the pyenv shim runs moto under a shell) when t's test ends. It skips t when
-// moto_server is not on PATH.
-func startMoto(t *testing.T) *motoServer {
-	t.Helper()
-	bin, err := exec.LookPath("moto_server")
-	if err != nil {
-		t.Skip("moto_server not on PATH (pip install 'moto[server]' to run the end-to-end upsert tests); skipping")
-	}
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		start := time.Now()
-		srv, err := launchMoto(bin)
-		if err == nil {
-			t.Logf("moto_server ready at %s in %v", srv.Endpoint, time.Since(start).Round(time.Millisecond))
-			t.Cleanup(srv.stop)
-			return srv
-		}
-		lastErr = err
-	}
-	t.Fatalf("moto_server did not start: %v", lastErr)
-	return nil
-}
-
-func launchMoto(bin string) (*motoServer, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	srv := &motoServer{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), log: &syncBuffer{}}
-	srv.cmd = exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
-	srv.cmd.Stdout, srv.cmd.Stderr = srv.log, srv.log
-	srv.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := srv.cmd.Start(); err != nil {
-		return nil, err
-	}
-	exited := make(chan struct{})
-	srv.waitExit = exited
-	go func() { _ = srv.cmd.Wait(); close(exited) }()
-	deadline := time.Now().Add(30 * time.Second)
-	client := &http.Client{Timeout: time.Second}
-	for time.Now().Before(deadline) {
-		select {
-		case <-exited:
-			return nil, fmt.Errorf("moto_server exited early: %s", srv.log.String())
-		default:
-		}
-		resp, err := client.Get(srv.Endpoint + "/moto-api/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return srv, nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	srv.stop()
-	return nil, fmt.Errorf("moto_server not ready after 30s: %s", srv.log.String())
-}
-
-// stop terminates the server's process group and waits for it.
-func (s *motoServer) stop() {
-	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-s.waitExit:
-	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-s.waitExit
-	}
-}
-
-// reset wipes all moto state between subtests.
-func (s *motoServer) reset(t *testing.T) {
-	t.Helper()
-	resp, err := http.Post(s.Endpoint+"/moto-api/reset", "application/json", nil)
-	if err != nil {
-		t.Fatalf("moto reset: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("moto reset: HTTP %d", resp.StatusCode)
-	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// motoClients are SDK clients aimed at moto for checking its state independently of Upsert.
-func motoClients(endpoint string) (*sm.Client, *s3.Client) {
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("testing", "testing", "")}
-	smc := sm.NewFromConfig(cfg, func(o *sm.Options) { o.BaseEndpoint = aws.String(endpoint) })
-	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(endpoint); o.UsePathStyle = true })
-	return smc, s3c
-}
 
 func pipelineNames(t *testing.T, smc *sm.Client) []string {
 	t.Helper()
@@ -198,8 +64,8 @@ func pipelineTags(t *testing.T, smc *sm.Client, arn string) map[string]string {
 // TestMoto runs Upsert end to end against one moto_server shared by its subtests (state is reset
 // before each). Upsert itself is configured only through the standard environment variables.
 func TestMoto(t *testing.T) {
-	srv := startMoto(t)
-	smc, s3c := motoClients(srv.Endpoint)
+	srv := awstest.StartMoto(t)
+	smc, s3c := awstest.Clients(srv.Endpoint)
 	ctx := context.Background()
 	const bucket = "cursus-test-artifacts"
 	makeBucket := func(t *testing.T) {
@@ -210,7 +76,7 @@ func TestMoto(t *testing.T) {
 	}
 
 	t.Run("create_then_update", func(t *testing.T) {
-		srv.reset(t)
+		srv.Reset(t)
 		makeBucket(t)
 		setAWSEnv(t)
 		t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint) // global override: both services
@@ -324,7 +190,7 @@ func TestMoto(t *testing.T) {
 	})
 
 	t.Run("bad_input_creates_nothing", func(t *testing.T) {
-		srv.reset(t)
+		srv.Reset(t)
 		makeBucket(t)
 		setAWSEnv(t)
 		t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint)
@@ -332,7 +198,7 @@ func TestMoto(t *testing.T) {
 		good := writeFile(t, dir, "train.py", "print('train')\n")
 		goodItem := item(t, good, "s3://"+bucket+"/code/train.py")
 		unreadable := goodItem
-		unreadable.LocalPath = dirJoin(dir, "missing.py")
+		unreadable.LocalPath = filepath.Join(dir, "missing.py")
 		tampered := goodItem
 		tampered.SHA256 = strings.Repeat("0", 64)
 		base := UpsertInput{PipelineName: "cursus-bad-input", DefinitionJSON: testDefinition("Step"), RoleARN: testRole, Manifest: sagemaker.Manifest{goodItem}}
@@ -372,8 +238,69 @@ func TestMoto(t *testing.T) {
 		}
 	})
 
+	t.Run("unchanged_second_upsert", func(t *testing.T) {
+		srv.Reset(t)
+		makeBucket(t)
+		rec := awstest.NewServer(t, srv.Endpoint) // records every call on its way to moto
+		awstest.SetEnv(t, rec.URL)
+		p := writeFile(t, t.TempDir(), "train.py", "print('train')\n")
+		in := UpsertInput{PipelineName: "cursus-unchanged", DefinitionJSON: testDefinition("Train"), RoleARN: testRole,
+			Tags: map[string]string{"team": "ml"}, Manifest: sagemaker.Manifest{item(t, p, "s3://"+bucket+"/code/train.py")}}
+		first, err := Upsert(ctx, in)
+		if err != nil || !first.Created {
+			t.Fatalf("first Upsert = %+v, %v", first, err)
+		}
+		second, err := Upsert(ctx, in)
+		if err != nil {
+			t.Fatalf("second Upsert: %v", err)
+		}
+		if !second.Unchanged || second.Updated || second.Created || second.PipelineARN != first.PipelineARN {
+			t.Errorf("second Upsert = %+v, want unchanged", second)
+		}
+		if c, u, a := rec.Count("sagemaker:CreatePipeline"), rec.Count("sagemaker:UpdatePipeline"), rec.Count("sagemaker:AddTags"); c != 1 || u != 0 || a != 0 {
+			t.Errorf("moto saw %d CreatePipeline, %d UpdatePipeline, %d AddTags; want 1, 0, 0 (calls %v)", c, u, a, rec.Calls())
+		}
+	})
+
+	t.Run("large_definition_through_s3_location", func(t *testing.T) {
+		srv.Reset(t)
+		makeBucket(t)
+		rec := awstest.NewServer(t, srv.Endpoint)
+		awstest.SetEnv(t, rec.URL)
+		prefix := "s3://" + bucket + "/pipelines/big/definition"
+		in := UpsertInput{PipelineName: "cursus-big", DefinitionJSON: largeDefinition("Big", 150*1024), DefinitionS3Prefix: prefix, RoleARN: testRole}
+		out, err := Upsert(ctx, in)
+		if err != nil {
+			t.Fatalf("Upsert: %v", err)
+		}
+		uri := DefinitionS3URI(prefix, in.DefinitionJSON)
+		if !out.Created || out.DefinitionS3URI != uri {
+			t.Fatalf("Upsert = %+v, want created through %s", out, uri)
+		}
+		create := rec.Requests("CreatePipeline")
+		if len(create) != 1 || create[0]["PipelineDefinition"] != nil || create[0]["PipelineDefinitionS3Location"] == nil {
+			t.Fatalf("CreatePipeline requests %d, want one naming an S3 location and no inline definition", len(create))
+		}
+		_, key, _ := parseS3URI(uri)
+		obj, err := s3c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("GetObject %s: %v", key, err)
+		}
+		body, _ := io.ReadAll(obj.Body)
+		obj.Body.Close()
+		if string(body) != in.DefinitionJSON {
+			t.Errorf("definition object differs from the definition (%d bytes, want %d)", len(body), len(in.DefinitionJSON))
+		}
+		// moto loaded the definition from S3 (it keeps it as an object, so read the answer raw).
+		desc := awstest.Call(t, srv.Endpoint, "DescribePipeline", map[string]string{"PipelineName": "cursus-big"})
+		stored, _ := json.Marshal(desc["PipelineDefinition"])
+		if !JSONEqual(string(stored), in.DefinitionJSON) {
+			t.Errorf("moto's stored definition is not the uploaded one: %.200s", stored)
+		}
+	})
+
 	t.Run("missing_bucket_is_upsert_error", func(t *testing.T) {
-		srv.reset(t)
+		srv.Reset(t)
 		setAWSEnv(t)
 		t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint)
 		p := writeFile(t, t.TempDir(), "train.py", "print('train')\n")
@@ -391,5 +318,3 @@ func TestMoto(t *testing.T) {
 		}
 	})
 }
-
-func dirJoin(dir, name string) string { return dir + string(os.PathSeparator) + name }

@@ -1,12 +1,15 @@
 package smclient
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -36,14 +39,24 @@ var (
 	sha256HexRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
+// InlineDefinitionLimit is the size from which Upsert sends the definition through S3
+// (PipelineDefinitionS3Location) rather than inline: a definition of fewer bytes goes inline, as
+// the SageMaker Python SDK decides.
+const InlineDefinitionLimit = 100 * 1024
+
 // UpsertInput is what Upsert deploys: a pipeline definition, the files it references, and the
 // pipeline's identity.
 type UpsertInput struct {
 	// PipelineName names the pipeline: 1-256 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}`.
 	PipelineName string
-	// DefinitionJSON is the pipeline definition (a JSON object, at most sagemaker.MaxDefinitionBytes). It is
-	// sent verbatim.
+	// DefinitionJSON is the pipeline definition (a JSON object). It is sent verbatim: inline when
+	// shorter than InlineDefinitionLimit bytes, else uploaded under DefinitionS3Prefix.
 	DefinitionJSON string
+	// DefinitionS3Prefix is the s3://bucket/prefix a definition of InlineDefinitionLimit bytes or
+	// more is uploaded under, content-addressed as <prefix>/<sha256>.json, before CreatePipeline or
+	// UpdatePipeline names it as the PipelineDefinitionS3Location. Required for such a definition;
+	// unused for a smaller one.
+	DefinitionS3Prefix string
 	// RoleARN is the IAM role SageMaker assumes to run the pipeline
 	// (arn:aws:iam::<account>:role/<name>). Required; on update it replaces the stored role.
 	RoleARN string
@@ -66,24 +79,45 @@ type UpsertInput struct {
 
 // UpsertOutput reports what Upsert did.
 type UpsertOutput struct {
-	PipelineARN string   // ARN of the created or updated pipeline
-	Created     bool     // true when the pipeline was created, false when an existing one was updated
-	Uploaded    []string // S3 URIs written, in manifest order
-	Skipped     []string // S3 URIs left alone because the object already holds the same content
+	PipelineARN string // ARN of the created, updated or unchanged pipeline
+	// Created is true when the pipeline was created.
+	Created bool
+	// Updated is true when UpdatePipeline replaced the stored definition (a new pipeline version).
+	Updated bool
+	// Unchanged is true when the stored pipeline already had this definition (JSON-equal), role,
+	// description, display name and tags: no UpdatePipeline and no AddTags was sent.
+	Unchanged bool
+	// DefinitionS3URI is where the definition was uploaded when it went through S3, else "".
+	DefinitionS3URI string
+	// TagsAdded lists the tag keys AddTags set (new or changed values), sorted.
+	TagsAdded []string
+	Uploaded  []string // S3 URIs written, in manifest order (the definition object last, when uploaded)
+	Skipped   []string // S3 URIs left alone because the object already holds the same content
 }
 
-// Upsert uploads in.Manifest to S3 and then creates the pipeline, or updates it when it exists,
-// and sets its tags.
+// Upsert uploads in.Manifest to S3 and then creates the pipeline, updates it when its stored
+// definition differs, or leaves it alone when nothing changed; it then sets its tags.
 //
 // The whole input is validated first (ValidateInput), so bad input returns an *InputError before
 // any AWS call. Each manifest file is then uploaded with PutObject, carrying its SHA-256 as the
 // object's x-amz-meta-sha256 metadata and as x-amz-checksum-sha256, so S3 rejects content that
 // changed after validation; an object whose metadata sha256 (or full-object SHA-256 checksum) and
-// size already match is skipped. Next DescribePipeline decides: a missing pipeline (ResourceNotFound
-// from SageMaker, or moto's ValidationException "Could not find pipeline") is created with
-// CreatePipeline (tags included); an existing one is updated with UpdatePipeline and its tags are
-// merged with ListTags/AddTags. A CreatePipeline that loses a race ("already exists") falls back to
-// UpdatePipeline. A failed AWS call returns an *UpsertError carrying the AWS error code.
+// size already match is skipped.
+//
+// DescribePipeline decides what follows. A missing pipeline (ResourceNotFound from SageMaker, or
+// moto's ValidationException "Could not find pipeline") is created with CreatePipeline, tags
+// included. For an existing one, a stored definition JSON-equal to the new one, with the same role
+// (and description and display name, when given), is not updated: no new pipeline version. Only
+// tags that are missing or differ are then added (ListTags/AddTags), and when there are none the
+// answer is Unchanged. Otherwise UpdatePipeline replaces the definition and the tags are merged. A
+// CreatePipeline that loses a race ("already exists") falls back to UpdatePipeline.
+//
+// A definition of InlineDefinitionLimit bytes or more is uploaded first, content-addressed under
+// DefinitionS3Prefix, and passed as PipelineDefinitionS3Location.
+//
+// A failed AWS call returns an *UpsertError carrying the AWS error code, except when the pipeline
+// was already created or updated (it is live) and a later call failed: that is a *PartialError
+// saying what went live.
 //
 // When an endpoint override is in force for S3 (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, a shared
 // config endpoint_url, or Config.BaseEndpoint), S3 requests use path-style addressing, which local
@@ -102,7 +136,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 	s3c := newS3Client(cfg)
 	smc := sm.NewFromConfig(cfg)
 
-	out := &UpsertOutput{Uploaded: []string{}, Skipped: []string{}}
+	out := &UpsertOutput{Uploaded: []string{}, Skipped: []string{}, TagsAdded: []string{}}
 	fail := func(ue *UpsertError) (*UpsertOutput, error) {
 		ue.Uploaded = append([]string(nil), out.Uploaded...)
 		return nil, ue
@@ -121,25 +155,44 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 	}
 
 	name := in.PipelineName
-	_, err = smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(name)})
+	stored, err := smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(name)})
 	exists := err == nil
 	if err != nil && !isPipelineNotFound(err) {
 		return fail(newUpsertError("sagemaker:DescribePipeline", name, err))
 	}
 
+	if exists && sameStoredPipeline(stored, in) {
+		out.PipelineARN = aws.ToString(stored.PipelineArn)
+		added, ue := mergeTags(ctx, smc, out.PipelineARN, in.Tags)
+		if ue != nil {
+			return fail(ue)
+		}
+		out.TagsAdded = added
+		out.Unchanged = len(added) == 0
+		slog.DebugContext(ctx, "sagemaker: pipeline definition unchanged; not updated", "pipeline", name, "tags_added", added)
+		return out, nil
+	}
+
+	def, s3loc, ue := definitionSource(ctx, s3c, in, out)
+	if ue != nil {
+		return fail(ue)
+	}
+
 	if !exists {
 		res, err := smc.CreatePipeline(ctx, &sm.CreatePipelineInput{
-			PipelineName:        aws.String(name),
-			PipelineDefinition:  aws.String(in.DefinitionJSON),
-			RoleArn:             aws.String(in.RoleARN),
-			PipelineDescription: optString(in.Description),
-			PipelineDisplayName: optString(in.DisplayName),
-			Tags:                sdkTags(in.Tags),
+			PipelineName:                 aws.String(name),
+			PipelineDefinition:           def,
+			PipelineDefinitionS3Location: s3loc,
+			RoleArn:                      aws.String(in.RoleARN),
+			PipelineDescription:          optString(in.Description),
+			PipelineDisplayName:          optString(in.DisplayName),
+			Tags:                         sdkTags(in.Tags),
 		})
 		switch {
 		case err == nil:
 			out.PipelineARN = aws.ToString(res.PipelineArn)
 			out.Created = true
+			out.TagsAdded = mapkeys.Sorted(in.Tags)
 			slog.DebugContext(ctx, "sagemaker: pipeline created", "pipeline", name, "arn", out.PipelineARN)
 			return out, nil
 		case isAlreadyExists(err):
@@ -150,22 +203,147 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 	}
 
 	res, err := smc.UpdatePipeline(ctx, &sm.UpdatePipelineInput{
-		PipelineName:        aws.String(name),
-		PipelineDefinition:  aws.String(in.DefinitionJSON),
-		RoleArn:             aws.String(in.RoleARN),
-		PipelineDescription: optString(in.Description),
-		PipelineDisplayName: optString(in.DisplayName),
+		PipelineName:                 aws.String(name),
+		PipelineDefinition:           def,
+		PipelineDefinitionS3Location: s3loc,
+		RoleArn:                      aws.String(in.RoleARN),
+		PipelineDescription:          optString(in.Description),
+		PipelineDisplayName:          optString(in.DisplayName),
 	})
 	if err != nil {
 		return fail(newUpsertError("sagemaker:UpdatePipeline", name, err))
 	}
 	out.PipelineARN = aws.ToString(res.PipelineArn)
+	out.Updated = true
 	slog.DebugContext(ctx, "sagemaker: pipeline updated", "pipeline", name, "arn", out.PipelineARN)
-	if ue := mergeTags(ctx, smc, out.PipelineARN, in.Tags); ue != nil {
-		return fail(ue)
+	added, ue := mergeTags(ctx, smc, out.PipelineARN, in.Tags)
+	if ue != nil {
+		ue.Uploaded = append([]string(nil), out.Uploaded...)
+		return nil, &PartialError{Output: *out, Failed: ue}
 	}
+	out.TagsAdded = added
 	return out, nil
 }
+
+// sameStoredPipeline reports whether the pipeline DescribePipeline answered already holds in: a
+// JSON-equal definition, the same role, and the same description and display name where in gives
+// them (an empty one keeps the stored value, so it cannot differ).
+func sameStoredPipeline(stored *sm.DescribePipelineOutput, in UpsertInput) bool {
+	if aws.ToString(stored.RoleArn) != in.RoleARN {
+		return false
+	}
+	if in.Description != "" && aws.ToString(stored.PipelineDescription) != in.Description {
+		return false
+	}
+	if in.DisplayName != "" && aws.ToString(stored.PipelineDisplayName) != in.DisplayName {
+		return false
+	}
+	return JSONEqual(aws.ToString(stored.PipelineDefinition), in.DefinitionJSON)
+}
+
+// JSONEqual reports whether a and b are JSON documents with the same value: object key order and
+// whitespace do not matter, numbers compare by value (6 equals 6.0). Invalid JSON equals nothing.
+func JSONEqual(a, b string) bool {
+	va, err := decodeJSON(a)
+	if err != nil {
+		return false
+	}
+	vb, err := decodeJSON(b)
+	if err != nil {
+		return false
+	}
+	return jsonValueEqual(va, vb)
+}
+
+func decodeJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+func jsonValueEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonValueEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonValueEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		fx, ex := x.Float64()
+		fy, ey := y.Float64()
+		return ex == nil && ey == nil && fx == fy
+	default: // string, bool, nil
+		return a == b
+	}
+}
+
+// definitionSource returns what CreatePipeline / UpdatePipeline carry: the definition inline, or,
+// from InlineDefinitionLimit bytes on, its S3 location after uploading it (skipped when the
+// content-addressed object is already there).
+func definitionSource(ctx context.Context, c *s3.Client, in UpsertInput, out *UpsertOutput) (*string, *smtypes.PipelineDefinitionS3Location, *UpsertError) {
+	if len(in.DefinitionJSON) < InlineDefinitionLimit {
+		return aws.String(in.DefinitionJSON), nil, nil
+	}
+	sum := sha256.Sum256([]byte(in.DefinitionJSON))
+	uri := DefinitionS3URI(in.DefinitionS3Prefix, in.DefinitionJSON)
+	body := []byte(in.DefinitionJSON)
+	uploaded, ue := putObject(ctx, c, uri, hex.EncodeToString(sum[:]), int64(len(body)),
+		func() (io.ReadSeekCloser, error) { return nopSeekCloser{bytes.NewReader(body)}, nil }, "application/json")
+	if ue != nil {
+		return nil, nil, ue
+	}
+	if uploaded {
+		out.Uploaded = append(out.Uploaded, uri)
+	} else {
+		out.Skipped = append(out.Skipped, uri)
+	}
+	out.DefinitionS3URI = uri
+	bucket, key, _ := parseS3URI(uri) // validated with the prefix
+	return nil, &smtypes.PipelineDefinitionS3Location{Bucket: aws.String(bucket), ObjectKey: aws.String(key)}, nil
+}
+
+// DefinitionS3URI is where Upsert puts a definition too large to send inline:
+// <prefix>/<sha256 of the definition>.json, so a changed definition gets a new object.
+func DefinitionS3URI(prefix, definitionJSON string) string {
+	sum := sha256.Sum256([]byte(definitionJSON))
+	return strings.TrimSuffix(prefix, "/") + "/" + hex.EncodeToString(sum[:]) + ".json"
+}
+
+type nopSeekCloser struct{ *bytes.Reader }
+
+func (nopSeekCloser) Close() error { return nil }
 
 // ValidateInput checks an UpsertInput the way Upsert does before any AWS call: pipeline name,
 // display name, role ARN, description, tags, the definition (a JSON object within
@@ -190,7 +368,7 @@ func ValidateInput(in UpsertInput) error {
 	if err := validateTags(in.Tags); err != nil {
 		return err
 	}
-	if err := validateDefinition(in.DefinitionJSON); err != nil {
+	if err := validateDefinition(in.DefinitionJSON, in.DefinitionS3Prefix); err != nil {
 		return err
 	}
 	return validateManifest(in.Manifest)
@@ -218,19 +396,42 @@ func validateTags(tags map[string]string) error {
 	return nil
 }
 
-func validateDefinition(def string) error {
+func validateDefinition(def, s3Prefix string) error {
 	trimmed := strings.TrimSpace(def)
 	switch {
 	case trimmed == "":
 		return &InputError{Field: "definition", Reason: "empty pipeline definition"}
-	case len(def) > sagemaker.MaxDefinitionBytes:
-		return &InputError{Field: "definition", Reason: fmt.Sprintf("%d bytes, the limit is %d", len(def), sagemaker.MaxDefinitionBytes)}
 	case !json.Valid([]byte(def)):
 		var v any
 		err := json.Unmarshal([]byte(def), &v)
 		return &InputError{Field: "definition", Reason: "not valid JSON: " + err.Error()}
 	case trimmed[0] != '{':
 		return &InputError{Field: "definition", Reason: "a pipeline definition is a JSON object"}
+	}
+	if s3Prefix != "" {
+		if err := validateS3Prefix(s3Prefix); err != nil {
+			return &InputError{Field: "definition_s3_prefix", Reason: err.Error()}
+		}
+	}
+	if len(def) >= InlineDefinitionLimit && s3Prefix == "" {
+		return &InputError{Field: "definition_s3_prefix", Reason: fmt.Sprintf(
+			"the definition is %d bytes; from %d bytes on it goes through S3 (PipelineDefinitionS3Location), so an s3://bucket/prefix to upload it under is needed", len(def), InlineDefinitionLimit)}
+	}
+	return nil
+}
+
+// validateS3Prefix checks an s3://bucket[/prefix] under which Upsert writes <sha256>.json.
+func validateS3Prefix(prefix string) error {
+	rest, ok := strings.CutPrefix(prefix, "s3://")
+	if !ok {
+		return fmt.Errorf("%q is not an s3://bucket/prefix URI", prefix)
+	}
+	bucket, key, _ := strings.Cut(rest, "/")
+	if !bucketRe.MatchString(bucket) || strings.Contains(bucket, "..") {
+		return fmt.Errorf("%q: invalid bucket name %q", prefix, bucket)
+	}
+	if len(strings.TrimSuffix(key, "/"))+len("/")+64+len(".json") > 1024 {
+		return fmt.Errorf("%q: prefix too long for an object key (1024 bytes with /<sha256>.json)", prefix)
 	}
 	return nil
 }
@@ -330,51 +531,59 @@ func newS3Client(cfg aws.Config) *s3.Client {
 
 // uploadItem puts one manifest file in S3 unless the object already holds that content.
 func uploadItem(ctx context.Context, c *s3.Client, item sagemaker.UploadItem) (uploaded bool, ue *UpsertError) {
-	bucket, key, _ := parseS3URI(item.S3URI) // validated
-	sum, _ := hex.DecodeString(item.SHA256)
-	checksum := base64.StdEncoding.EncodeToString(sum)
+	return putObject(ctx, c, item.S3URI, item.SHA256, item.Size, func() (io.ReadSeekCloser, error) { return os.Open(item.LocalPath) }, "")
+}
+
+// putObject writes size bytes with lowercase-hex SHA-256 sum to uri, unless the object already
+// holds that content (same size, and the sha256 metadata or a full-object SHA-256 checksum equal).
+// open gives the body; contentType may be empty.
+func putObject(ctx context.Context, c *s3.Client, uri, sum string, size int64, open func() (io.ReadSeekCloser, error), contentType string) (uploaded bool, ue *UpsertError) {
+	bucket, key, _ := parseS3URI(uri) // validated
+	raw, _ := hex.DecodeString(sum)
+	checksum := base64.StdEncoding.EncodeToString(raw)
 
 	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumMode: s3types.ChecksumModeEnabled})
 	switch status := httpStatus(err); {
 	case err == nil:
-		if sameObject(head, item, checksum) {
-			slog.DebugContext(ctx, "sagemaker: s3 object unchanged, skipped", "s3_uri", item.S3URI)
+		if sameObject(head, size, sum, checksum) {
+			slog.DebugContext(ctx, "sagemaker: s3 object unchanged, skipped", "s3_uri", uri)
 			return false, nil
 		}
 	case status == http.StatusNotFound || status == http.StatusForbidden:
 		// Missing, or not visible without s3:ListBucket: upload.
 	default:
-		return false, newUpsertError("s3:HeadObject", item.S3URI, err)
+		return false, newUpsertError("s3:HeadObject", uri, err)
 	}
 
-	f, err := os.Open(item.LocalPath)
+	body, err := open()
 	if err != nil {
-		return false, &UpsertError{Op: "s3:PutObject", Target: item.S3URI, Message: err.Error(), Err: err}
+		return false, &UpsertError{Op: "s3:PutObject", Target: uri, Message: err.Error(), Err: err}
 	}
-	defer f.Close()
+	defer body.Close()
 	_, err = c.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:         aws.String(bucket),
 		Key:            aws.String(key),
-		Body:           f,
-		ContentLength:  aws.Int64(item.Size),
+		Body:           body,
+		ContentLength:  aws.Int64(size),
+		ContentType:    optString(contentType),
 		ChecksumSHA256: aws.String(checksum),
-		Metadata:       map[string]string{metaSHA256: item.SHA256},
+		Metadata:       map[string]string{metaSHA256: sum},
 	})
 	if err != nil {
-		return false, newUpsertError("s3:PutObject", item.S3URI, err)
+		return false, newUpsertError("s3:PutObject", uri, err)
 	}
-	slog.DebugContext(ctx, "sagemaker: uploaded", "s3_uri", item.S3URI, "bytes", item.Size)
+	slog.DebugContext(ctx, "sagemaker: uploaded", "s3_uri", uri, "bytes", size)
 	return true, nil
 }
 
-// sameObject reports whether an existing object already holds item's content: same size, and the
-// sha256 metadata Upsert writes, or a full-object SHA-256 checksum, equal to item's hash.
-func sameObject(head *s3.HeadObjectOutput, item sagemaker.UploadItem, checksumB64 string) bool {
-	if aws.ToInt64(head.ContentLength) != item.Size {
+// sameObject reports whether an existing object already holds the content: same size, and the
+// sha256 metadata Upsert writes, or a full-object SHA-256 checksum, equal to its hash.
+func sameObject(head *s3.HeadObjectOutput, size int64, sum, checksumB64 string) bool {
+	if aws.ToInt64(head.ContentLength) != size {
 		return false
 	}
 	for k, v := range head.Metadata {
-		if strings.EqualFold(k, metaSHA256) && strings.EqualFold(v, item.SHA256) {
+		if strings.EqualFold(k, metaSHA256) && strings.EqualFold(v, sum) {
 			return true
 		}
 	}
@@ -412,17 +621,18 @@ func isAlreadyExists(err error) bool {
 	return code == "ValidationException" && strings.Contains(strings.ToLower(msg), "already exists")
 }
 
-// mergeTags adds or overwrites the wanted tags on arn; existing tags not in want are kept.
-func mergeTags(ctx context.Context, c *sm.Client, arn string, want map[string]string) *UpsertError {
+// mergeTags adds or overwrites the wanted tags on arn; existing tags not in want are kept. It
+// returns the keys it set (missing or with another value), sorted; none when all were in place.
+func mergeTags(ctx context.Context, c *sm.Client, arn string, want map[string]string) ([]string, *UpsertError) {
 	if len(want) == 0 {
-		return nil
+		return []string{}, nil
 	}
 	have := map[string]string{}
 	p := sm.NewListTagsPaginator(c, &sm.ListTagsInput{ResourceArn: aws.String(arn)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return newUpsertError("sagemaker:ListTags", arn, err)
+			return nil, newUpsertError("sagemaker:ListTags", arn, err)
 		}
 		for _, t := range page.Tags {
 			have[aws.ToString(t.Key)] = aws.ToString(t.Value)
@@ -435,12 +645,12 @@ func mergeTags(ctx context.Context, c *sm.Client, arn string, want map[string]st
 		}
 	}
 	if len(diff) == 0 {
-		return nil
+		return []string{}, nil
 	}
 	if _, err := c.AddTags(ctx, &sm.AddTagsInput{ResourceArn: aws.String(arn), Tags: sdkTags(diff)}); err != nil {
-		return newUpsertError("sagemaker:AddTags", arn, err)
+		return nil, newUpsertError("sagemaker:AddTags", arn, err)
 	}
-	return nil
+	return mapkeys.Sorted(diff), nil
 }
 
 // sdkTags converts tags to the SDK type, sorted by key; nil for none.

@@ -47,9 +47,12 @@ func TestValidateInput(t *testing.T) {
 		{"non-JSON definition", func(in *UpsertInput) { in.DefinitionJSON = "not json {" }, "definition"},
 		{"truncated definition", func(in *UpsertInput) { in.DefinitionJSON = `{"Steps": [` }, "definition"},
 		{"array definition", func(in *UpsertInput) { in.DefinitionJSON = `[{"Steps": []}]` }, "definition"},
-		{"oversized definition", func(in *UpsertInput) {
-			in.DefinitionJSON = `{"Metadata": {"pad": "` + strings.Repeat("x", sagemaker.MaxDefinitionBytes) + `"}}`
-		}, "definition"},
+		{"large definition without an S3 prefix", func(in *UpsertInput) {
+			in.DefinitionJSON = `{"Metadata": {"pad": "` + strings.Repeat("x", InlineDefinitionLimit) + `"}}`
+		}, "definition_s3_prefix"},
+		{"S3 prefix not s3://", func(in *UpsertInput) { in.DefinitionS3Prefix = "https://bucket/defs" }, "definition_s3_prefix"},
+		{"S3 prefix bad bucket", func(in *UpsertInput) { in.DefinitionS3Prefix = "s3://Bad_Bucket/defs" }, "definition_s3_prefix"},
+		{"S3 prefix too long", func(in *UpsertInput) { in.DefinitionS3Prefix = "s3://bucket/" + strings.Repeat("k", 1000) }, "definition_s3_prefix"},
 		{"empty local path", func(in *UpsertInput) { in.Manifest = sagemaker.Manifest{{S3URI: good.S3URI, SHA256: good.SHA256}} }, "manifest[0].local_path"},
 		{"missing file", func(in *UpsertInput) {
 			m := good
@@ -109,6 +112,51 @@ func TestValidateInput(t *testing.T) {
 				t.Errorf("Field = %q, want %q (%v)", ie.Field, c.field, err)
 			}
 		})
+	}
+}
+
+// A definition just under the inline limit needs no S3 prefix; one at the limit does, and is
+// accepted with one.
+func TestValidateInputInlineLimit(t *testing.T) {
+	pad := func(n int) string {
+		head, tail := `{"Metadata": {"pad": "`, `"}}`
+		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+	}
+	in := UpsertInput{PipelineName: "p", RoleARN: testRole, DefinitionJSON: pad(InlineDefinitionLimit - 1)}
+	if err := ValidateInput(in); err != nil {
+		t.Errorf("%d bytes inline: %v", len(in.DefinitionJSON), err)
+	}
+	in.DefinitionJSON = pad(InlineDefinitionLimit)
+	if err := ValidateInput(in); err == nil {
+		t.Errorf("%d bytes without an S3 prefix accepted", len(in.DefinitionJSON))
+	}
+	in.DefinitionS3Prefix = "s3://bucket/pipelines/p/definition/"
+	if err := ValidateInput(in); err != nil {
+		t.Errorf("%d bytes with an S3 prefix: %v", len(in.DefinitionJSON), err)
+	}
+	if got := DefinitionS3URI(in.DefinitionS3Prefix, "{}"); got != "s3://bucket/pipelines/p/definition/44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a.json" {
+		t.Errorf("DefinitionS3URI = %s", got)
+	}
+}
+
+func TestJSONEqual(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[1,2,{"c":null}]}`, `{ "b": [1, 2, {"c": null}], "a": 1 }`, true},
+		{`{"x":6}`, `{"x":6.0}`, true},
+		{`{"x":6}`, `{"x":"6"}`, false},
+		{`{"x":[1,2]}`, `{"x":[2,1]}`, false},
+		{`{"x":1}`, `{"x":1,"y":1}`, false},
+		{`{"x":true}`, `{"x":"true"}`, false},
+		{`{"x":1}`, `{"x":1} {}`, false},
+		{`not json`, `not json`, false},
+		{`{"s":"a\u00e9"}`, `{"s":"aé"}`, true},
+	} {
+		if got := JSONEqual(c.a, c.b); got != c.want {
+			t.Errorf("JSONEqual(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
 	}
 }
 
