@@ -2,6 +2,7 @@ package compiler_test
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -265,8 +266,21 @@ func TestManifest(t *testing.T) {
 		t.Errorf("content addressing: before %v after %v", res.Manifest, res2.Manifest)
 	}
 
-	// a missing script: compile warns, upload refuses
+	// a script the project drops: the catalog's is used
 	if err := os.Remove(filepath.Join(dir, "scripts", "dummy_data_loading.py")); err != nil {
+		t.Fatal(err)
+	}
+	if res3 := compileExample(t, dir); !res3.Manifest[0].Embedded || len(res3.Manifest.MissingFiles()) != 0 {
+		t.Errorf("dropped script: manifest %v", res3.Manifest[0].LocalPath)
+	}
+	// a script neither has: compile warns, upload refuses
+	cfgPath := filepath.Join(dir, "config.json")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = bytes.Replace(cfg, []byte(`"__model_type__": "DummyDataLoadingConfig",`), []byte(`"__model_type__": "DummyDataLoadingConfig", "processing_entry_point": "gone.py",`), 1)
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res3 := compileExample(t, dir)
