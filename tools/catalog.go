@@ -304,6 +304,7 @@ func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Too
 			Pattern:     f.Pattern,
 			Derivation:  f.Derivation,
 			Source:      f.Source,
+			Hyper:       f.Hyperparameter,
 		})
 	}
 	data := configFieldsData{
@@ -501,6 +502,7 @@ type configFieldOut struct {
 	Pattern     string   `json:"pattern,omitempty"`
 	Derivation  string   `json:"derivation,omitempty"`
 	Source      string   `json:"source"`
+	Hyper       bool     `json:"hyperparameter,omitempty"` // passed to the training job as a hyperparameter
 }
 
 type configFieldsData struct {

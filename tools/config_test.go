@@ -172,6 +172,7 @@ func fill(t *testing.T, tpl map[string]any, dagArg map[string]any, out string) m
 		"output_spec": map[string]any{"output_format": "CSV"}, "id_name": "id", "label_name": "y", "label_field": "y",
 		"expected_tps": 2, "max_latency_in_millisecond": 500, "model_owner": "o", "model_domain": "d",
 		"model_objective": "m", "framework": "xgboost", "framework_version": "1.7-1",
+		"tab_field_list": []any{"f1"}, "cat_field_list": []any{}, "objective": "binary:logistic",
 	}
 	for _, p := range tpl["essential_fields"].([]any) {
 		where, field, _ := strings.Cut(p.(string), ".")
@@ -195,7 +196,8 @@ func TestConfigTemplateMergeSaveLoad(t *testing.T) {
 	env := tools.CallTool(t, ctx, "config.template", map[string]any{"dag": dagArg})
 	tpl := tools.WantOK(t, env)
 	ess := tpl["essential_fields"].([]any)
-	for _, p := range []string{"base.author", "base.region", "XGBoostModelEval_calibration.id_name", "Payload.expected_tps", "Registration.framework"} {
+	for _, p := range []string{"base.author", "base.region", "XGBoostModelEval_calibration.id_name", "Payload.expected_tps", "Registration.framework",
+		"XGBoostTraining.label_name", "XGBoostTraining.tab_field_list", "XGBoostTraining.cat_field_list", "XGBoostTraining.objective"} {
 		if !slices.Contains(ess, any(p)) {
 			t.Errorf("essential_fields lacks %s: %v", p, ess)
 		}
@@ -245,12 +247,14 @@ func TestConfigMergeSaveRefusals(t *testing.T) {
 		byPath[m["path"].(string)] = m
 	}
 	for path, kind := range map[string]string{"base.role": "missing", "base.region": "allowed",
-		"XGBoostTraining.training_instance_count": "type", "TabularPreprocessing_training.output_format": "allowed"} {
+		"XGBoostTraining.training_instance_count": "type", "TabularPreprocessing_training.output_format": "allowed",
+		"XGBoostTraining.label_name": "missing", "XGBoostTraining.tab_field_list": "missing", "XGBoostTraining.cat_field_list": "missing",
+		"XGBoostTraining.objective": "missing"} {
 		if e, ok := byPath[path]; !ok || e["kind"] != kind {
 			t.Errorf("%s: %v (all: %v)", path, e, details["errors"])
 		}
 	}
-	if len(byPath) != 4 || details["error_count"] != 4.0 {
+	if len(byPath) != 8 || details["error_count"] != 8.0 {
 		t.Errorf("errors %v", details["errors"])
 	}
 	if al := byPath["TabularPreprocessing_training.output_format"]["allowed"].([]any); len(al) != 3 {
@@ -261,7 +265,8 @@ func TestConfigMergeSaveRefusals(t *testing.T) {
 	}
 
 	base["role"], base["region"] = "r", "NA"
-	steps = map[string]any{"XGBoostTraining": map[string]any{"training_entry_point": "train.py"}}
+	steps = map[string]any{"XGBoostTraining": map[string]any{"training_entry_point": "train.py", "label_name": "y",
+		"tab_field_list": []any{"f1"}, "cat_field_list": []any{}, "objective": "binary:logistic"}}
 	ok := map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "../outside.json"}
 	tools.WantFail(t, tools.CallTool(t, ctx, "config.merge_save", ok), "invalid_input")
 	ok["output_file"] = "inside.json"

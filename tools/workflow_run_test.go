@@ -303,6 +303,8 @@ func TestABadConfigValueFailsTheGateWithTheToolsEnvelope(t *testing.T) {
 			"steps": map[string]any{
 				"DummyDataLoading_training":     map[string]any{"data_source": "s3://demo-bucket/data/"},
 				"TabularPreprocessing_training": map[string]any{"train_ratio": 7.5},
+				"XGBoostTraining": map[string]any{"label_name": "y", "tab_field_list": []any{"f1", "f2"}, "cat_field_list": []any{},
+					"objective": "binary:logistic"},
 			},
 		},
 	}
@@ -362,7 +364,8 @@ func TestConfigurePipelineStopsForMissingValuesThenResumes(t *testing.T) {
 	}
 	answer := `{"base": {"author": "alice", "bucket": "demo-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole", "region": "EU",
 	  "service_name": "demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"},
-	  "steps": {"DummyDataLoading_training": {"data_source": "s3://demo-bucket/data/"}}}`
+	  "steps": {"DummyDataLoading_training": {"data_source": "s3://demo-bucket/data/"},
+	    "XGBoostTraining": {"label_name": "y", "tab_field_list": ["f1", "f2"], "cat_field_list": [], "objective": "binary:logistic"}}}`
 	if err := os.WriteFile(filepath.Join(root, "runs", "cfg", "values.json"), []byte(answer), 0o644); err != nil {
 		t.Fatal(err)
 	}

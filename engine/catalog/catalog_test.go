@@ -542,12 +542,19 @@ func TestFieldSets(t *testing.T) {
 		"processing_instance_type_small", "use_large_processing_instance", "processing_entry_point", "processing_source_dir"} {
 		get("processing", n)
 	}
-	for _, n := range []string{"training_instance_type", "training_instance_count", "training_volume_size", "training_entry_point", "hyperparameters"} {
+	for _, n := range []string{"training_instance_type", "training_instance_count", "training_volume_size", "training_entry_point"} {
 		get("training", n)
 		get("tuning", n) // tuning extends training
 	}
-	if f := get("training", "hyperparameters"); f.Type != FieldMap {
-		t.Errorf("hyperparameters type %s", f.Type)
+	// Hyperparameters are typed fields, not a free-form object.
+	fs, _ := c.FieldSet("training")
+	for _, f := range fs {
+		if f.Name == "hyperparameters" || f.Hyperparameter {
+			t.Errorf("training field set has %s (hyperparameter %v); hyperparameters belong to the step", f.Name, f.Hyperparameter)
+		}
+	}
+	if f := get("xgboost_hyperparameters", "label_name"); !f.Hyperparameter || f.Tier != TierEssential {
+		t.Errorf("xgboost label_name: hyperparameter %v tier %s", f.Hyperparameter, f.Tier)
 	}
 	// processing overrides effective_source_dir of base.
 	if f := get("processing", "effective_source_dir"); !strings.Contains(f.Derivation, "processing_source_dir") {
@@ -561,7 +568,7 @@ func TestFieldSets(t *testing.T) {
 	}
 	// Steps carry the chain and override defaults.
 	xt := mustStep(t, c, "XGBoostTraining")
-	if strings.Join(xt.FieldSets, ",") != "base,training" {
+	if strings.Join(xt.FieldSets, ",") != "base,training,xgboost_hyperparameters" {
 		t.Errorf("XGBoostTraining field sets %v", xt.FieldSets)
 	}
 	if f, _ := xt.Field("framework_version"); f.Default != "1.7-1" || f.Source != "step" {

@@ -204,7 +204,7 @@
 // # Config fields and field sets
 //
 // A field is {name, type, tier, default, allowed, min, max, pattern,
-// derive, description}:
+// derive, hyperparameter, description}:
 //
 //	type     string, int, float, bool, list (JSON array), map (JSON object), any
 //	tier     essential: the user must supply it (no default);
@@ -214,6 +214,9 @@
 //	         Placeholders: {field}, {field|aws_region}, {field|lower}, {field|upper},
 //	         {a|or:b} (a, else b), {flag|if:a:b} (a when flag is true, else b),
 //	         {today}. See ExpandDerivation and Step.DeriveValue.
+//	hyperparameter  true: the value is a hyperparameter of the training job
+//	         (Training and Tuning steps only, checked at load; not derived;
+//	         no name starting with sagemaker_, which the compiler owns)
 //
 // A default must obey type, allowed, min/max and pattern; this is checked
 // at load. A config value (not a default) of a string, int or float field
@@ -233,8 +236,27 @@
 // processing_framework_version "1.2-1", processing_entry_point,
 // processing_source_dir, ...), training (extends base:
 // training_instance_type/count, training_volume_size, training_entry_point,
-// hyperparameters, ...), tuning (extends training: objective, search space,
-// budget) and model (extends base: inference instance type and script).
+// ...), tuning (extends training: objective metric, search space, budget),
+// model (extends base: inference instance type and script) and
+// xgboost_hyperparameters (no parent: the XGBoost training script's
+// hyperparameters, used by XGBoostTraining and XGBoostTuning with
+// field_sets: [training, xgboost_hyperparameters]).
+//
+// # Hyperparameters
+//
+// A training script's hyperparameters are typed fields marked
+// hyperparameter: true (Step.Hyperparameters lists them), not a free-form
+// object: what the script cannot run without (XGBoost's label_name,
+// tab_field_list, cat_field_list, objective) is essential, so every tool
+// that shows or checks a config names it. The compiler passes each such
+// field with a value (the config's or the default) to the job under the
+// field's name, JSON-encoded as the SDK's framework estimators do, beside
+// the keys it owns (sagemaker_program, sagemaker_submit_directory, ...);
+// a tuning step's search space names hyperparameter fields, and a tuned
+// one is left out of the static hyperparameters. A step may still declare
+// a map field named hyperparameters, passed through key by key, until its
+// hyperparameters are typed; engine/config lifts the legacy object of an
+// older config.json into the typed fields.
 //
 // A step's fields list adds fields and overrides inherited ones by name:
 // an override changes only the attributes it writes, so

@@ -65,6 +65,9 @@ type FieldDecl struct {
 	Pattern     string    `yaml:"pattern,omitempty" json:"pattern,omitempty"`
 	Derive      string    `yaml:"derive,omitempty" json:"derive,omitempty"`
 	Description string    `yaml:"description,omitempty" json:"description,omitempty"`
+	// Hyperparameter (nil: inherited, or false for a new field) marks a
+	// hyperparameter of a Training or Tuning step.
+	Hyperparameter *bool `yaml:"hyperparameter,omitempty" json:"hyperparameter,omitempty"`
 
 	// SnapDefault and SnapAllowed carry Default and Allowed in the snapshot
 	// (snapshot.go), written with their types preserved; they are empty in

@@ -524,6 +524,9 @@ func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, sourc
 			if d.Description != "" {
 				f.Description = strings.TrimSpace(d.Description)
 			}
+			if d.Hyperparameter != nil {
+				f.Hyperparameter = *d.Hyperparameter
+			}
 			f.Source = source
 			out[j] = f
 			continue
@@ -536,6 +539,7 @@ func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, sourc
 			Name: d.Name, Type: d.Type, Tier: d.Tier, Default: def, Allowed: al,
 			Min: d.Min, Max: d.Max, Pattern: d.Pattern, Derivation: d.Derive,
 			Description: strings.TrimSpace(d.Description), Source: source,
+			Hyperparameter: d.Hyperparameter != nil && *d.Hyperparameter,
 		}
 		if f.Type == "" {
 			f.Type = FieldString
@@ -729,6 +733,7 @@ func buildStep(c *collector, file string, sf *StepFile, sets map[string]*FieldSe
 	st.Fields = mergeFields(c, inherited, sf.Fields, "step")
 	applyDefaults(st)
 	validateFields(c, st.Fields, "step", sf.Fields)
+	validateHyperparameters(c, st, sf.Fields)
 	validatePorts(c, st)
 	validateCompute(c, st)
 	validateContract(c, st)

@@ -174,6 +174,19 @@ func (s *Step) FieldsByTier(t FieldTier) []ConfigField {
 	return out
 }
 
+// Hyperparameters returns the step's hyperparameter fields (fields marked
+// hyperparameter: true), in declaration order. Only Training and Tuning
+// steps have any.
+func (s *Step) Hyperparameters() []ConfigField {
+	var out []ConfigField
+	for _, f := range s.Fields {
+		if f.Hyperparameter {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // EnvField returns the config field an environment variable reads ("" when
 // it takes only its declared default).
 func (s *Step) EnvField(name string) string {

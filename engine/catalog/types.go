@@ -102,7 +102,11 @@ type ConfigField struct {
 	Pattern     string    `yaml:"pattern,omitempty" json:"pattern,omitempty"`
 	Derivation  string    `yaml:"derive,omitempty" json:"derivation,omitempty"` // derived fields: the template that computes the value; system fields: a dynamic default (see ExpandDerivation)
 	Description string    `yaml:"description" json:"description"`
-	Source      string    `yaml:"-" json:"source"` // where the field was declared: "fieldset:<name>" or "step"
+	// Hyperparameter marks a field of a Training or Tuning step whose value
+	// the compiler passes to the job as a hyperparameter named like the
+	// field (JSON-encoded, as the SDK's framework estimators do).
+	Hyperparameter bool   `yaml:"hyperparameter,omitempty" json:"hyperparameter,omitempty"`
+	Source         string `yaml:"-" json:"source"` // where the field was declared: "fieldset:<name>" or "step"
 }
 
 // Required reports whether the field must be supplied (essential tier).

@@ -416,6 +416,42 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 	}
 }
 
+// ReservedHyperparameterPrefix starts the hyperparameter names the compiler
+// sets itself (sagemaker_program, sagemaker_submit_directory, ...); no
+// hyperparameter field may start with it.
+const ReservedHyperparameterPrefix = "sagemaker_"
+
+// validateHyperparameters checks the fields marked hyperparameter: only a
+// Training or Tuning step takes them (a field set that declares them is
+// for those steps only), a derived field is not one, and no name starts
+// with the compiler's prefix.
+func validateHyperparameters(c *collector, st *Step, decls []FieldDecl) {
+	declIdx := map[string]int{}
+	for i, d := range decls {
+		declIdx[d.Name] = i
+	}
+	takes := st.Verb == VerbTraining || st.Verb == VerbTuning
+	for _, f := range st.Fields {
+		if !f.Hyperparameter {
+			continue
+		}
+		where := "field_sets"
+		if i, own := declIdx[f.Name]; own {
+			where = fieldPath(i) + ".hyperparameter"
+		}
+		switch {
+		case !takes && f.Source == "step":
+			c.add(where, "field %s: only Training and Tuning steps take hyperparameters (this step's verb is %s)", f.Name, st.Verb)
+		case !takes:
+			c.add(where, "%s declares hyperparameter field %s, but only Training and Tuning steps take hyperparameters (this step's verb is %s)", f.Source, f.Name, st.Verb)
+		case f.Tier == TierDerived:
+			c.add(where, "field %s: a derived field is not a hyperparameter (give it a default instead)", f.Name)
+		case strings.HasPrefix(f.Name, ReservedHyperparameterPrefix):
+			c.add(where, "field %s: hyperparameters starting with %q are set by the compiler", f.Name, ReservedHyperparameterPrefix)
+		}
+	}
+}
+
 var compiledPatterns sync.Map // pattern -> *regexp.Regexp or error
 
 // compilePattern compiles a field pattern once.

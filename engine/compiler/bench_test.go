@@ -74,7 +74,7 @@ func synthetic(tb testing.TB, n int) (*dag.PipelineDAG, *config.Set) {
 		if len(nodes) == n {
 			break
 		}
-		t := add("XGBoostTrainingConfig", "XGBoostTraining", jt, map[string]any{"hyperparameters": map[string]any{"num_round": 10}})
+		t := add("XGBoostTrainingConfig", "XGBoostTraining", jt, xgbHyperparameters(map[string]any{"num_round": 10}))
 		edges = append(edges, dag.Edge{From: p, To: t})
 	}
 	set, err := config.NewSet(cs...)

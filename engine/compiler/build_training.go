@@ -6,8 +6,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
+
+// legacyHyperparameters is the free-form hyperparameters object a step may
+// still declare as a field until its hyperparameters are typed.
+const legacyHyperparameters = "hyperparameters"
 
 const (
 	defaultTrainingRuntime = 86400   // the SDK's default MaxRuntimeInSeconds
@@ -138,38 +143,68 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 		"sagemaker_container_log_level": "20",
 		"sagemaker_region":              strconv.Quote(region),
 	}
-	hp, err := p.Values.objectOrRefs("hyperparameters")
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range hp {
-		if strings.HasPrefix(k, "__") { // serialisation markers such as __model_type__
-			continue
+	fieldOf := map[string]string{} // hyperparameter -> the config field it came from
+	addHyper := func(name, field string, v any) error {
+		if _, reserved := j.hyper[name]; reserved || strings.HasPrefix(name, catalog.ReservedHyperparameterPrefix) {
+			return &fieldError{field, fmt.Sprintf("hyperparameter %s is set by the compiler", name)}
 		}
-		field := "hyperparameters." + k
-		if _, reserved := j.hyper[k]; reserved {
-			return nil, &fieldError{field, fmt.Sprintf("hyperparameter %s is set by the compiler", k)}
-		}
+		fieldOf[name] = field
 		// A parameter is passed as text, not JSON-encoded (the SDK's
 		// to_string()); the container's JSON decoding falls back to the text.
 		if ref, isRef, err := e.textRef(field, v); isRef {
 			if err != nil {
-				return nil, err
+				return err
 			}
-			j.hyper[k] = ref
-			continue
+			j.hyper[name] = ref
+			return nil
 		}
 		if at, ref, found := findRef(field, v); found {
-			return nil, refusedRef(at, ref)
+			return refusedRef(at, ref)
 		}
-		j.hyper[k] = jsonEncodeValue(v)
+		j.hyper[name] = jsonEncodeValue(v)
+		return nil
+	}
+	// Typed hyperparameter fields: every one with a value (the config's or
+	// the default), under the field's name.
+	for _, f := range p.Step.Hyperparameters() {
+		v, ok := p.Values.lookup(f.Name)
+		if !ok {
+			continue
+		}
+		if err := addHyper(f.Name, f.Name, v); err != nil {
+			return nil, err
+		}
+	}
+	// A step that still declares the free-form hyperparameters object
+	// passes its keys through.
+	if _, free := p.Step.Field(legacyHyperparameters); free {
+		hp, err := p.Values.objectOrRefs(legacyHyperparameters)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range mapkeys.Sorted(hp) {
+			if strings.HasPrefix(k, "__") { // serialisation markers such as __model_type__
+				continue
+			}
+			field := legacyHyperparameters + "." + k
+			if prev, dup := fieldOf[k]; dup {
+				return nil, &fieldError{field, fmt.Sprintf("hyperparameter %s is also set by field %s", k, prev)}
+			}
+			if err := addHyper(k, field, hp[k]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if len(j.hyper) > 100 {
-		return nil, &fieldError{"hyperparameters", fmt.Sprintf("%d hyperparameters; SageMaker allows 100", len(j.hyper))}
+		return nil, &fieldError{legacyHyperparameters, fmt.Sprintf("%d hyperparameters; SageMaker allows 100", len(j.hyper))}
 	}
 	for k, x := range j.hyper {
 		if v, literal := x.(string); literal && len(v) > 2500 {
-			return nil, &fieldError{"hyperparameters." + k, fmt.Sprintf("the value is %d characters long; SageMaker allows 2500", len(v))}
+			field := fieldOf[k]
+			if field == "" {
+				field = k
+			}
+			return nil, &fieldError{field, fmt.Sprintf("hyperparameter %s is %d characters long; SageMaker allows 2500", k, len(v))}
 		}
 	}
 	if j.env, err = e.environment(p); err != nil {
@@ -231,6 +266,9 @@ func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTuned(p.Step, ranges); err != nil {
+		return nil, err
+	}
 	metrics, err := metricDefinitions(p.Values)
 	if err != nil {
 		return nil, err
@@ -279,6 +317,49 @@ func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 			EnableNetworkIsolation: j.isolation,
 		},
 	}, nil
+}
+
+// checkTuned checks that every range of the search space names a
+// hyperparameter field of the step (any name when the step still declares
+// the free-form hyperparameters object).
+func checkTuned(st *catalog.Step, r ParameterRanges) error {
+	if _, free := st.Field(legacyHyperparameters); free {
+		return nil
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, f := range st.Hyperparameters() {
+		known[f.Name] = true
+		names = append(names, f.Name)
+	}
+	check := func(kind, name string) error {
+		if known[name] {
+			return nil
+		}
+		msg := fmt.Sprintf("%s is not a hyperparameter of %s", name, st.Type)
+		if len(names) == 0 {
+			msg += " (it declares none)"
+		} else {
+			msg += fmt.Sprintf(" (its hyperparameters: %s)", strings.Join(names, ", "))
+		}
+		return &fieldError{"search_space." + kind + "." + name, msg}
+	}
+	for _, x := range r.ContinuousParameterRanges {
+		if err := check("continuous", x.Name); err != nil {
+			return err
+		}
+	}
+	for _, x := range r.IntegerParameterRanges {
+		if err := check("integer", x.Name); err != nil {
+			return err
+		}
+	}
+	for _, x := range r.CategoricalParameterRanges {
+		if err := check("categorical", x.Name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parameterRanges reads the config's search_space, by kind (continuous,

@@ -71,7 +71,7 @@ var builders = []BuilderInfo{
 		})},
 	{Verb: catalog.VerbTraining, Name: "TrainingStepBuilder", DefinitionType: StepTypeTraining, APIRequest: "CreateTrainingJob",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
-			{Name: "hyperparameters", Source: "config", Type: "map", Doc: "Hyperparameters, each JSON-encoded as framework estimators do; a {{Parameters.X}} value is passed as the parameter, as text."},
+			{Name: "<hyperparameter fields>", Source: "config", Type: "any", Doc: "Every field marked hyperparameter with a value (config or default), under its name, JSON-encoded as framework estimators do; a {{Parameters.X}} value is passed as the parameter, as text. A step that still declares the free-form hyperparameters object passes its keys too."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input (skip_hyperparameters_s3_uri)."},
 		})},
 	{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",
@@ -101,13 +101,13 @@ var builders = []BuilderInfo{
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "objective_metric_name", Source: "config", Type: "string", Doc: "Metric to optimise (needs a metric definition)."},
 			{Name: "objective_type", Source: "config", Type: "string", Default: "Maximize", Doc: "Maximize or Minimize."},
-			{Name: "search_space", Source: "config", Type: "map", Doc: "{continuous|integer: {name: [min, max]} or [{name, min, max}], categorical: {name: [values]} or [{name, values}]}."},
+			{Name: "search_space", Source: "config", Type: "map", Doc: "{continuous|integer: {name: [min, max]} or [{name, min, max}], categorical: {name: [values]} or [{name, values}]}; each name is a hyperparameter field of the step."},
 			{Name: "metric_definitions", Source: "config", Type: "list", Doc: "[{Name, Regex}] metrics read from the training log."},
 			{Name: "tuning_strategy", Source: "config", Type: "string", Default: "Bayesian", Doc: "Bayesian, Random, Hyperband or Grid."},
 			{Name: "max_jobs", Source: "config", Type: "int", Default: 20, Doc: "Training jobs in total."},
 			{Name: "max_parallel_jobs", Source: "config", Type: "int", Default: 1, Doc: "Training jobs at once."},
 			{Name: "early_stopping_type", Source: "config", Type: "string", Default: "Off", Doc: "Off or Auto."},
-			{Name: "hyperparameters", Source: "config", Type: "map", Doc: "Static hyperparameters (tuned ones are removed)."},
+			{Name: "<hyperparameter fields>", Source: "config", Type: "any", Doc: "Static hyperparameters: the hyperparameter fields with a value, less the tuned ones."},
 		})},
 }
 

@@ -26,15 +26,15 @@ func init() {
 	stepConfigs["XGBoostTuning"] = struct {
 		class string
 		vals  map[string]any
-	}{"XGBoostTuningConfig", map[string]any{
+	}{"XGBoostTuningConfig", xgbHyperparameters(map[string]any{
 		"search_space": map[string]any{
 			"continuous":  []any{map[string]any{"name": "eta", "min": 0.01, "max": 0.3}},
 			"integer":     []any{map[string]any{"name": "max_depth", "min": 3, "max": 10, "scaling": "Linear"}},
 			"categorical": []any{map[string]any{"name": "booster", "values": []any{"gbtree", "dart"}}},
 		},
-		"hyperparameters": map[string]any{"num_round": 100, "eta": 0.1},
-		"max_jobs":        10, "max_parallel_jobs": 2,
-	}}
+		"num_round": 100, "eta": 0.1,
+		"max_jobs": 10, "max_parallel_jobs": 2,
+	})}
 }
 
 // tuningNodes and tuningEdges tune a model on the preprocessed data and
@@ -68,9 +68,55 @@ func TestTuning(t *testing.T) {
 	if static["num_round"] != "100" {
 		t.Errorf("static num_round = %v", static["num_round"])
 	}
+	for _, k := range []string{"max_depth", "booster"} {
+		if _, tuned := static[k]; tuned {
+			t.Errorf("tuned %s is static", k)
+		}
+	}
+	if static["label_name"] != `"y"` || static["objective"] != `"binary:logistic"` || static["subsample"] != "1" {
+		t.Errorf("static typed hyperparameters: %v", static)
+	}
 	eq(t, "channels", len(at(t, def, "InputDataConfig").([]any)), 3)
 	eq(t, "best model", at(t, steps["XGBoostModel"], "Arguments", "PrimaryContainer", "ModelDataUrl"),
 		compiler.JoinOn("/", compiler.JoinOn("/", prefix, "xgboost_tuning"), compiler.Get{Get: "Steps.XGBoostTuning.BestTrainingJob.TrainingJobName"}, "output", "model.tar.gz"))
+}
+
+// A search space names hyperparameter fields; any other name is refused,
+// naming the range.
+func TestTuningSearchSpaceNamesHyperparameters(t *testing.T) {
+	_, err := compileCase(t, tuningNodes, tuningEdges, func(in *compiler.Input) {
+		in.Configs = configSetPer(t, tuningNodes, map[string]map[string]any{"XGBoostTuning": {
+			"search_space": map[string]any{"continuous": map[string]any{"learning_rate": []any{0.01, 0.3}}}}})
+	})
+	var se *compiler.StepBuildError
+	if !errors.As(err, &se) || se.Field != "search_space.continuous.learning_rate" || !strings.Contains(err.Error(), "not a hyperparameter of XGBoostTuning") ||
+		!strings.Contains(err.Error(), "eta") {
+		t.Fatalf("want a StepBuildError on search_space.continuous.learning_rate, got %v", err)
+	}
+}
+
+// The training job gets every typed hyperparameter field with a value
+// (config or default) under its name, JSON-encoded, beside the compiler's
+// own keys; a field without a value is left out.
+func TestTypedHyperparameters(t *testing.T) {
+	_, steps := mustCompileCase(t, threeNodes, threeEdges, func(in *compiler.Input) {
+		in.Configs = configSetPer(t, threeNodes, map[string]map[string]any{"XGBoostTraining": {"multiclass_categories": []any{"no", "yes"}, "seed": 7}})
+	})
+	hp := at(t, steps["XGBoostTraining"], "Arguments", "HyperParameters").(map[string]any)
+	for k, want := range map[string]string{
+		"label_name": `"y"`, "tab_field_list": `["f1","f2"]`, "cat_field_list": "[]", "objective": `"binary:logistic"`,
+		"num_round": "100", "eta": "0.3", "booster": `"gbtree"`, "multiclass_categories": `["no","yes"]`, "seed": "7",
+		"sagemaker_program": `"xgboost_training.py"`,
+	} {
+		if hp[k] != want {
+			t.Errorf("HyperParameters[%s] = %v, want %s", k, hp[k], want)
+		}
+	}
+	for _, k := range []string{"hyperparameters", "num_class", "base_score", "early_stopping_rounds", "training_instance_type"} {
+		if _, ok := hp[k]; ok {
+			t.Errorf("HyperParameters has %s", k)
+		}
+	}
 }
 
 func TestBuildersTable(t *testing.T) {

@@ -46,7 +46,7 @@ var stepConfigs = map[string]struct {
 	"DummyDataLoading_calibration":     {"DummyDataLoadingConfig", map[string]any{"job_type": "calibration", "data_source": "s3://example-bucket/raw/calibration/"}},
 	"TabularPreprocessing_training":    {"TabularPreprocessingConfig", map[string]any{"job_type": "training", "label_name": "y"}},
 	"TabularPreprocessing_calibration": {"TabularPreprocessingConfig", map[string]any{"job_type": "calibration", "label_name": "y"}},
-	"XGBoostTraining":                  {"XGBoostTrainingConfig", map[string]any{"hyperparameters": map[string]any{"num_round": 100, "max_depth": 6}}},
+	"XGBoostTraining":                  {"XGBoostTrainingConfig", xgbHyperparameters(map[string]any{"num_round": 100, "max_depth": 6})},
 	"XGBoostModelEval_calibration":     {"XGBoostModelEvalConfig", map[string]any{"job_type": "calibration", "id_name": "id", "label_name": "y"}},
 	"ModelCalibration_calibration":     {"ModelCalibrationConfig", map[string]any{"job_type": "calibration", "label_field": "y"}},
 	"Package":                          {"PackageConfig", map[string]any{}},
@@ -55,6 +55,17 @@ var stepConfigs = map[string]struct {
 		"framework": "xgboost", "framework_version": "1.7-1"}},
 	"XGBoostModel":               {"XGBoostModelConfig", map[string]any{"framework_version": "1.5-1"}},
 	"BatchTransform_calibration": {"BatchTransformStepConfig", map[string]any{"job_type": "calibration"}},
+}
+
+// xgbHyperparameters returns the XGBoost training script's essential
+// hyperparameters for the cases' data (label y, numeric f1 and f2, no
+// categorical column, binary), plus extra.
+func xgbHyperparameters(extra map[string]any) map[string]any {
+	out := map[string]any{"label_name": "y", "tab_field_list": []any{"f1", "f2"}, "cat_field_list": []any{}, "objective": "binary:logistic"}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 // configSet builds the configs of the given keys over the base values;

@@ -118,7 +118,7 @@ func TestStepBuildErrors(t *testing.T) {
 	}{
 		{"unknown framework version", "XGBoostTraining", "framework_version", map[string]any{"framework_version": "0.1"}, "no xgboost image"},
 		{"env value over the processing limit", "TabularPreprocessing_training", "label_name", map[string]any{"label_name": strings.Repeat("x", 300)}, "256"},
-		{"hyperparameter the compiler owns", "XGBoostTraining", "hyperparameters.sagemaker_program", map[string]any{"hyperparameters": map[string]any{"sagemaker_program": "x.py"}}, "set by the compiler"},
+		{"hyperparameter over the length limit", "XGBoostTraining", "label_name", map[string]any{"label_name": strings.Repeat("y", 2600)}, "2500"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			set := configSet(t, nodes, nil)

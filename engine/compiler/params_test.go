@@ -43,7 +43,7 @@ func paramValues() map[string]map[string]any {
 		"XGBoostTraining": {
 			"pipeline_parameters":     declaredParams(),
 			"training_instance_count": "{{Parameters.Count}}",
-			"hyperparameters":         map[string]any{"num_round": 100, "eta": "{{Parameters.Eta}}", "objective": "{{Parameters.Objective}}"},
+			"num_round":               100, "eta": "{{Parameters.Eta}}", "objective": "{{Parameters.Objective}}",
 		},
 		"BatchTransform_calibration": {
 			"content_type":             "{{Parameters.ContentType}}",
@@ -118,7 +118,7 @@ func TestParameterReferencesInTuning(t *testing.T) {
 				p("Early", "String", "Auto"), p("Jobs", "Integer", 4), p("Parallel", "Integer", 2), p("Depth", "Integer", 6)},
 			"tuning_strategy": "{{Parameters.Strategy}}", "objective_type": "{{Parameters.Direction}}",
 			"early_stopping_type": "{{Parameters.Early}}", "max_jobs": "{{Parameters.Jobs}}", "max_parallel_jobs": "{{Parameters.Parallel}}",
-			"hyperparameters": map[string]any{"num_round": 100, "eta": 0.1, "max_depth": "{{Parameters.Depth}}"},
+			"num_round": 100, "eta": 0.1, "max_depth": "{{Parameters.Depth}}",
 		}})
 	})
 	if err != nil {
@@ -163,7 +163,7 @@ func TestParameterReferencesRefused(t *testing.T) {
 		{node: "TabularPreprocessing_training", field: "processing_entry_point", value: "{{Parameters.Label}}", wantField: "processing_entry_point"},
 		{node: "TabularPreprocessing_training", field: "processing_framework_version", value: "{{Parameters.Label}}", wantField: "processing_framework_version"},
 		{node: "TabularPreprocessing_training", field: "cache_expire_after", value: "{{Parameters.Label}}", extra: map[string]any{"enable_caching": true}, wantField: "cache_expire_after"},
-		{node: "XGBoostTraining", field: "hyperparameters", value: map[string]any{"layers": []any{"{{Parameters.Label}}"}}, wantField: "hyperparameters.layers[0]"},
+		{node: "XGBoostTraining", field: "tab_field_list", value: []any{"f1", "{{Parameters.Label}}"}, wantField: "tab_field_list[1]"},
 		{node: "XGBoostModel", field: "framework_version", value: "{{Parameters.Label}}", wantField: "framework_version"},
 		{node: "TabularPreprocessing_training", field: "processing_instance_count", value: "{{Parameters.Label}}", wantField: "processing_instance_count", wantText: "needs an Integer parameter"},
 		{node: "TabularPreprocessing_training", field: "processing_volume_size", value: "{{Parameters.Undeclared}}", wantField: "processing_volume_size", wantText: "no config declares"},

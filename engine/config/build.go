@@ -84,7 +84,7 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 	for _, name := range mapkeys.Sorted(in.Base) {
 		used := false
 		for _, p := range plans {
-			if p.class.HasField(name) {
+			if p.class.HasField(name) || (name == LegacyHyperparametersKey && p.class.LiftsHyperparameters()) {
 				used = true
 				break
 			}
@@ -103,13 +103,23 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 	origin := map[string]string{} // path -> "node" | "base" | "none"
 	for _, p := range plans {
 		values := map[string]any{}
+		own := in.Steps[string(p.node)]
+		legacy := p.class.legacyObjectKeys(own) // the node's legacy hyperparameters win over base values
 		for name, v := range in.Base {
-			if p.class.HasField(name) {
+			if p.class.HasField(name) && !legacy[name] {
 				values[name] = v
 			}
 		}
-		own := in.Steps[string(p.node)]
+		if p.class.legacyObjectKeys(in.Base) != nil {
+			values[LegacyHyperparametersKey] = mergeLegacy(in.Base[LegacyHyperparametersKey], own[LegacyHyperparametersKey])
+		}
 		for name, v := range own {
+			if name == LegacyHyperparametersKey && p.class.LiftsHyperparameters() {
+				if values[name] == nil {
+					values[name] = v
+				}
+				continue // the lift warns about it
+			}
 			values[name] = v
 			if !p.class.HasField(name) && !metaKeys[name] {
 				warnings = append(warnings, fmt.Sprintf("%s.%s is not a field of %s; kept as an extra field", p.node, name, p.class.Name))
@@ -271,12 +281,15 @@ type Requirement struct {
 	Max           *float64 `json:"max,omitempty"`
 	Pattern       string   `json:"pattern,omitempty"`
 	Derivation    string   `json:"derivation,omitempty"` // for derived fields
+	// Hyperparameter is set on a field the training job receives as a
+	// hyperparameter (catalog.ConfigField.Hyperparameter).
+	Hyperparameter bool `json:"hyperparameter,omitempty"`
 }
 
 func requirementOf(f catalog.ConfigField) Requirement {
 	r := Requirement{Name: f.Name, Type: string(f.Type), Description: f.Description, Required: f.Required(),
 		Default: cloneValue(normalize(f.Default)), Tier: string(f.Tier), AllowedValues: slices.Clone(f.Allowed),
-		Min: f.Min, Max: f.Max, Pattern: f.Pattern, Derivation: derivationOf(f)}
+		Min: f.Min, Max: f.Max, Pattern: f.Pattern, Derivation: derivationOf(f), Hyperparameter: f.Hyperparameter}
 	if r.AllowedValues == nil {
 		r.AllowedValues = []any{}
 	}

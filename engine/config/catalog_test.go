@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"weak"
@@ -63,6 +64,17 @@ func TestOriginalFileWithTheCatalog(t *testing.T) {
 	}
 	if res[2].Config.String("hyperparameter_file") != "s3://example-bucket/MODS/alice-Demo-xgboost-NA_1.0.0/hyperparameters/NA_hyperparameters.json" {
 		t.Errorf("hyperparameter_file %q", res[2].Config.String("hyperparameter_file"))
+	}
+	// The file keeps the original's free-form hyperparameters object: its
+	// keys load as the typed fields (objective derived as the original did).
+	for field, want := range map[string]string{"label_name": "is_abuse", "id_name": "objectId", "objective": "binary:logistic",
+		"tab_field_list": `["amount"]`, "cat_field_list": `["marketplace_id"]`, "num_round": "300"} {
+		if got := res[2].Config.String(field); got != want {
+			t.Errorf("XGBoostTraining %s = %q, want %q", field, got, want)
+		}
+	}
+	if len(set.Warnings) == 0 || !strings.Contains(set.Warnings[0], "hyperparameters object is deprecated") {
+		t.Errorf("no deprecation warning: %v", set.Warnings)
 	}
 }
 

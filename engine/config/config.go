@@ -127,6 +127,11 @@ func (c *Class) newConfig(key catalog.ConfigKey, input map[string]any) (*Config,
 	}
 	// Key first when the caller fixed it, so paths are right.
 	cfg.Key = key
+	liftAt := key
+	if liftAt == "" {
+		liftAt = GenerateKey(c, input) // the key the config will get, so paths match the others
+	}
+	input, problems, warnings = c.liftLegacy(string(liftAt), input)
 	var bad []pending
 	for _, f := range c.Fields {
 		if f.Tier == catalog.TierDerived {

@@ -37,6 +37,23 @@
 // unwrapped); files written here load there. Values -> file -> values is
 // lossless. Writes are atomic.
 //
+// # Hyperparameters and the legacy object
+//
+// A training step's hyperparameters are typed fields
+// (catalog.ConfigField.Hyperparameter; [Class.HyperparameterFields]).
+// A config.json written before they were typed keeps them in a free-form
+// "hyperparameters" object; it still loads ([Class.LiftsHyperparameters]):
+// each key naming a field of the class becomes that field's value (the
+// config's own legacy object wins over config.json's shared section and
+// merge_save's base values, as its own top-level values would), a
+// top-level value of the same field that differs is a [KindConflict]
+// problem at <key>.hyperparameters.<field> naming both, serialisation
+// markers (__model_type__) are dropped, and the keys that name no field
+// stay in a hyperparameters object of their own, kept like any extra value
+// and reported by [Config.UnknownKeys] as "hyperparameters.<key>". Every
+// lift adds a deprecation warning; saving the config writes the lifted
+// values as top-level fields.
+//
 // # Node -> config resolution
 //
 // [Set.Resolve] picks a config for each DAG node in the original's order:

@@ -22,6 +22,7 @@ const (
 	KindDuplicateKey = "duplicate_key" // two configs would get the same config key
 	KindResolution   = "resolution"    // a node would not resolve to its own config
 	KindMalformed    = "malformed"     // the config file's structure is wrong
+	KindConflict     = "conflict"      // a legacy hyperparameters key and the top-level field disagree
 )
 
 // FieldError is one problem with one field (or one config).

@@ -282,12 +282,19 @@ func (sc *Schema) FromFile(f *File) (*Set, error) {
 	for _, key := range mapkeys.Sorted(types) {
 		class, _ := sc.Class(types[key])
 		merged := make(map[string]any, len(shared)+len(specific[key]))
+		own := class.legacyObjectKeys(specific[key]) // the entry's legacy hyperparameters win over shared values
 		for name, v := range shared {
-			if class.HasField(name) {
+			if class.HasField(name) && !own[name] {
 				merged[name] = v
 			}
 		}
+		if sharedHP := class.legacyObjectKeys(shared); sharedHP != nil {
+			merged[LegacyHyperparametersKey] = mergeLegacy(shared[LegacyHyperparametersKey], specific[key][LegacyHyperparametersKey])
+		}
 		for name, v := range specific[key] {
+			if name == LegacyHyperparametersKey && merged[name] != nil {
+				continue
+			}
 			merged[name] = v
 		}
 		cfg, errs, warns := class.newConfig(catalog.ConfigKey(key), merged)

@@ -30,7 +30,7 @@ func paramSteps(trainingInstance string) map[string]map[string]any {
 		"TabularPreprocessing_training": {"label_name": "y", "processing_instance_type_small": "{{ Parameters.ProcessingInstance }}"},
 		"XGBoostTraining": {
 			"training_instance_type": trainingInstance,
-			"hyperparameters":        map[string]any{"num_round": 10},
+			"label_name":             "y", "tab_field_list": []any{"f1"}, "cat_field_list": []any{}, "objective": "binary:logistic", "num_round": 10,
 			"pipeline_parameters": []any{
 				map[string]any{"name": "InputData", "type": "String", "default_value": "s3://example-bucket/raw/"},
 				map[string]any{"name": "ProcessingInstance", "type": "String", "default_value": "ml.m5.xlarge"},

@@ -122,7 +122,7 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 			fmt.Fprintf(&b, "- [ ] `%s` = `%v`\n", k, r.Choices[k])
 		}
 	}
-	b.WriteString("- [ ] `label_name` / `id_name` (and the `hyperparameters` of the training node): the real label and id columns\n\n")
+	b.WriteString("- [ ] `label_name` / `id_name` (the training node's too: its hyperparameters are typed fields, with the feature lists `tab_field_list` / `cat_field_list` and the `objective`): the real label, id and feature columns\n\n")
 	b.WriteString("## Write the step logic\n\n")
 	fmt.Fprintf(&b, "- [ ] `%s/%s`: replace the skeleton's `transform()` with the feature engineering; keep the declared paths and variables (run `author.check_script` after each change)\n", ScriptsDir, custom.Contract.EntryPoint)
 	fmt.Fprintf(&b, "- [ ] `%s/%s%s`: add the environment variables, fields and ports the script needs\n", StepsDir, custom.Type, catalog.StepFileSuffix)

@@ -344,8 +344,9 @@ func withStep(file string, yml []byte) (*catalog.Catalog, error) {
 }
 
 // projectConfig builds config.json: the template's values, project values
-// (source dir, model class, data sources, label and id columns,
-// hyperparameters), placeholders for the remaining essential fields, and
+// (source dir, model class, data sources, label and id columns, which
+// the training step's typed hyperparameters include), placeholders for
+// the remaining essential fields (a trainer's feature lists), and
 // the whole set validated by the config schema of the project's catalog.
 func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Framework, nodes []string, edges [][]string, tmplFn TemplateFunc) ([]byte, map[string]any, string, error) {
 	schema, err := config.FromCatalog(cat)
@@ -421,8 +422,9 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 		}
 		set("label_name", "label")
 		set("id_name", "id")
-		if class != nil && class.HasField("hyperparameters") && m["hyperparameters"] == nil {
-			m["hyperparameters"] = map[string]any{"label_name": "label", "id_name": "id", "tab_field_list": []any{"f1", "f2"}}
+		if class != nil && class.HasField(config.LegacyHyperparametersKey) && m[config.LegacyHyperparametersKey] == nil {
+			// a training step whose hyperparameters are not typed yet
+			m[config.LegacyHyperparametersKey] = map[string]any{"label_name": "label", "id_name": "id", "tab_field_list": []any{"f1", "f2"}}
 		}
 	}
 	// Placeholders for every essential field still blank.

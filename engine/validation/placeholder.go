@@ -150,6 +150,13 @@ func PlaceholderValues(class *config.Class, st *catalog.Step, jobType string) ma
 	if jobType != "" && class.HasField("job_type") {
 		out["job_type"] = jobType
 	}
+	// A search space names a hyperparameter of the step: the first bounded
+	// numeric one, over its bounds.
+	if _, ok := out["search_space"]; ok {
+		if r, ok := searchSpacePlaceholder(class); ok {
+			out["search_space"] = r
+		}
+	}
 	// A framework-version field without a default gets a version the image
 	// tables know for the step's framework.
 	c := st.Compute
@@ -173,6 +180,23 @@ func PlaceholderValues(class *config.Class, st *catalog.Step, jobType string) ma
 		}
 	}
 	return out
+}
+
+// searchSpacePlaceholder is a one-range search space over the first
+// hyperparameter field of the class with a min and a max.
+func searchSpacePlaceholder(class *config.Class) (map[string]any, bool) {
+	for _, f := range class.HyperparameterFields() {
+		if f.Min == nil || f.Max == nil {
+			continue
+		}
+		switch f.Type {
+		case catalog.FieldFloat:
+			return map[string]any{"continuous": map[string]any{f.Name: []any{*f.Min, *f.Max}}}, true
+		case catalog.FieldInt:
+			return map[string]any{"integer": map[string]any{f.Name: []any{*f.Min, *f.Max}}}, true
+		}
+	}
+	return nil, false
 }
 
 // DefaultConfig builds the config of one step with defaults and

@@ -441,17 +441,37 @@ func prepareNode(root, work string, st *catalog.Step, r *ScriptResult) error {
 }
 
 // writeHyperparameters writes a Training or Tuning node's hyperparameters
-// config field where SageMaker puts them, /opt/ml/input/config/
-// hyperparameters.json (every value a string, as SageMaker writes them).
+// where SageMaker puts them, /opt/ml/input/config/hyperparameters.json:
+// every hyperparameter field with a value (and the keys of a free-form
+// hyperparameters field, for a step that still declares one), each value
+// a string holding its JSON encoding, as the SDK's framework estimators
+// pass them and SageMaker writes them.
 func writeHyperparameters(root string, st *catalog.Step, cfg *config.Config) error {
 	if st.Verb != catalog.VerbTraining && st.Verb != catalog.VerbTuning {
 		return nil
 	}
 	hp := map[string]string{}
-	if v, ok := cfg.Get("hyperparameters"); ok {
-		if m, ok := v.(map[string]any); ok {
+	put := func(k string, x any) error {
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Errorf("hyperparameter %s: %w", k, err)
+		}
+		hp[k] = string(b)
+		return nil
+	}
+	for _, f := range st.Hyperparameters() {
+		if v, ok := cfg.Get(f.Name); ok && v != nil {
+			if err := put(f.Name, v); err != nil {
+				return err
+			}
+		}
+	}
+	if _, free := st.Field(config.LegacyHyperparametersKey); free {
+		if m, ok := cfg.Values[config.LegacyHyperparametersKey].(map[string]any); ok {
 			for k, x := range m {
-				hp[k] = catalog.EnvValue(x)
+				if err := put(k, x); err != nil {
+					return err
+				}
 			}
 		}
 	}
