@@ -174,7 +174,7 @@ func writeSyntheticProject(t *testing.T, n int) (dagFile, configFile string) {
 			break
 		}
 		x := add("XGBoostTraining", "XGBoostTrainingConfig", map[string]any{"job_type": jt,
-			"hyperparameters": map[string]any{"num_round": 10, "label_name": "label", "objective": "binary:logistic"}})
+			"num_round": 10, "label_name": "label", "objective": "binary:logistic", "tab_field_list": []any{"f1", "f2"}, "cat_field_list": []any{}})
 		edges = append(edges, [2]string{p, x})
 	}
 	write := func(name string, v any) string {
