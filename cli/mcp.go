@@ -13,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/registry"
 )
 
 func mcpCommand() *cli.Command {
@@ -267,7 +268,11 @@ func mcpCall(c *cli.Context) error {
 			return usagef("ARGS is not valid JSON (give a JSON object, @file or -)")
 		}
 	}
-	res := cursus.CallTool(ctxOf(c), c.Args().First(), raw)
+	// A long tool's progress (execution.wait polling) goes to stderr, one line per report.
+	ctx := registry.WithProgress(ctxOf(c), func(_, _ float64, message string) {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.Args().First(), message)
+	})
+	res := cursus.CallTool(ctx, c.Args().First(), raw)
 	b, err := marshalOut(res, c.Bool("compact"))
 	if err != nil {
 		// The envelope holds something JSON cannot carry: report it as an envelope.

@@ -24,6 +24,9 @@ const (
 	CodeAlreadyExists Code = "already_exists"
 	// CodeUnsupported: the operation cannot be offered.
 	CodeUnsupported Code = "unsupported"
+	// CodeAWSError: SageMaker refused a call that is not a deployment (an execution call);
+	// details carry the AWS error code and the operation.
+	CodeAWSError Code = "aws_error"
 	// CodeUpsertFailed: SageMaker or S3 refused the deployment; details carry the AWS error code.
 	CodeUpsertFailed Code = "upsert_failed"
 	// CodeUpsertPartial: a deployment took effect in part (e.g. UpdatePipeline went live, then
@@ -47,7 +50,7 @@ const (
 
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
-	CodeAlreadyExists, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
+	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
 	CodeNotConstructible, CodeNotFound, CodeScriptAnalysisError, CodeScriptCheckFailed,
 	CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,

@@ -166,7 +166,7 @@ func (gs *guidedSession) handler(name string) mcp.ToolHandler {
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
 		}
-		return gs.call(ctx, name, args), nil
+		return gs.call(withProgress(ctx, req), name, args), nil
 	}
 }
 
@@ -196,7 +196,7 @@ func (gs *guidedSession) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 				return toResult(deselected(t)), nil
 			}
 		}
-		return gs.call(ctx, r.Params.Name, r.Params.Arguments), nil
+		return gs.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
 	}
 }
 

@@ -320,7 +320,7 @@ func (s *srv) handler(name string) mcp.ToolHandler {
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
 		}
-		return s.call(ctx, name, args), nil
+		return s.call(withProgress(ctx, req), name, args), nil
 	}
 }
 
@@ -352,7 +352,7 @@ func (s *srv) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 				return toResult(deselected(t)), nil
 			}
 		}
-		return s.call(ctx, name, r.Params.Arguments), nil
+		return s.call(withProgress(ctx, r), name, r.Params.Arguments), nil
 	}
 }
 

@@ -1,7 +1,7 @@
-// Package smclient is the AWS side of the engine: it uploads a compiled pipeline's files to S3 and
-// creates or updates the pipeline on SageMaker with aws-sdk-go-v2. The pure parts it builds on
-// (names, limits, the upload manifest, image URIs) are package sagemaker, which the compiler uses
-// without linking the SDK.
+// Package smclient is the AWS side of the engine: it uploads a compiled pipeline's files to S3,
+// creates or updates the pipeline on SageMaker, and starts, follows and stops its executions, with
+// aws-sdk-go-v2. The pure parts it builds on (names, limits, the upload manifest, image URIs) are
+// package sagemaker, which the compiler uses without linking the SDK.
 //
 // Upsert validates everything first (ValidateInput: names, role ARN, tags, the definition JSON,
 // the S3 prefix a large definition needs, every manifest file readable with the recorded hash and
@@ -19,6 +19,17 @@
 // Credentials, region and endpoints come from the standard AWS configuration chain unless
 // UpsertInput.Config is given; with an endpoint override (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3,
 // ...) S3 uses path-style addressing.
+//
+// # Executions
+//
+// Client (NewClient) runs the pipeline-execution calls. Start reads the pipeline's declared
+// parameters from DescribePipeline and refuses an undeclared name or a value its type refuses
+// (*ParameterError) before StartPipelineExecution; Describe, List and Steps answer
+// DescribePipelineExecution (with ListPipelineParametersForExecution), ListPipelineExecutions and
+// ListPipelineExecutionSteps (each step with its job ARN and the CloudWatch log group and stream
+// prefix SageMaker writes its logs to); Stop sends StopPipelineExecution; Wait polls with backoff
+// until a terminal status or a timeout. Failed calls are *AWSError values (NotFound for a missing
+// pipeline or execution).
 //
 // Both not-found shapes are handled: real SageMaker answers DescribePipeline for a missing pipeline
 // with ResourceNotFound, moto with ValidationException "Could not find pipeline ...". The tests run

@@ -38,17 +38,22 @@ type UpsertError struct {
 
 // Error implements error.
 func (e *UpsertError) Error() string {
+	return "sagemaker upsert: " + failureText(e.Op, e.Target, e.Code, e.Message)
+}
+
+// failureText is "<op> [<target>] failed[: <code>][: <message>]".
+func failureText(op, target, code, message string) string {
 	var b strings.Builder
-	b.WriteString("sagemaker upsert: " + e.Op)
-	if e.Target != "" {
-		b.WriteString(" " + e.Target)
+	b.WriteString(op)
+	if target != "" {
+		b.WriteString(" " + target)
 	}
 	b.WriteString(" failed")
-	if e.Code != "" {
-		b.WriteString(": " + e.Code)
+	if code != "" {
+		b.WriteString(": " + code)
 	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
+	if message != "" {
+		b.WriteString(": " + message)
 	}
 	return b.String()
 }

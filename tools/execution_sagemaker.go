@@ -1,0 +1,301 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// executionNamespace describes the execution namespace, shared by the local runner and the
+// SageMaker run loop.
+const executionNamespace = "Run pipelines: locally (run_local) and on SageMaker (start, describe, list, steps, stop, wait)."
+
+const exampleExecutionARN = "arn:aws:sagemaker:us-east-1:123456789012:pipeline/alice-Demo-xgboost-NA-1-0-0-pipeline/execution/4hbpvjhnx2ox"
+
+func init() {
+	addNamespace("execution", executionNamespace,
+		registry.New("execution.start", registry.Spec{
+			Description: "Starts an execution of a deployed SageMaker pipeline (StartPipelineExecution). Parameters are given by name and checked first against the parameters the pipeline's current definition declares: an undeclared name, or a value its type refuses, is refused by name and nothing starts. Answers the execution's ARN and status.",
+			When:        "the pipeline is deployed (compile.dag with upsert) and you want it to run",
+			Examples: []string{
+				`execution.start {"pipeline_name": "alice-Demo-xgboost-NA-1-0-0-pipeline"}`,
+				`execution.start {"pipeline_name": "alice-Demo-xgboost-NA-1-0-0-pipeline", "parameters": {"EXECUTION_S3_PREFIX": "s3://example-bucket/runs/2024-06-01"}}  # override a declared parameter`,
+			},
+			Tags:        []string{registry.PhaseProgrammer},
+			Destructive: true,
+			Network:     true,
+		}, executionStart),
+		registry.New("execution.describe", registry.Spec{
+			Description: "Describes one SageMaker pipeline execution: status (Executing, Stopping, Stopped, Failed, Succeeded), times, failure reason and the parameter values it ran with.",
+			When:        "you have an execution ARN and want its status",
+			Examples:    []string{`execution.describe {"execution_arn": "` + exampleExecutionARN + `"}`},
+			Tags:        []string{registry.PhaseProgrammer},
+			Network:     true,
+		}, executionDescribe),
+		registry.New("execution.list", registry.Spec{
+			Description: "Lists a SageMaker pipeline's executions, newest first, each with its ARN, status, start time and failure reason.",
+			When:        "you want the recent runs of a pipeline, or the ARN of the latest",
+			Examples:    []string{`execution.list {"pipeline_name": "alice-Demo-xgboost-NA-1-0-0-pipeline", "max_results": 5}`},
+			Tags:        []string{registry.PhaseProgrammer},
+			Network:     true,
+		}, executionList),
+		registry.New("execution.steps", registry.Spec{
+			Description: "Lists the steps of a SageMaker pipeline execution in the order they started: each step's status, start and end time, failure reason, the job it ran (ARN and name) and where that job's CloudWatch logs are (log group and stream prefix, as SageMaker names them).",
+			When:        "an execution failed or is slow and you need to know which step and why, or where its logs are",
+			Examples:    []string{`execution.steps {"execution_arn": "` + exampleExecutionARN + `"}`},
+			Tags:        []string{registry.PhaseProgrammer},
+			Network:     true,
+		}, executionSteps),
+		registry.New("execution.stop", registry.Spec{
+			Description: "Asks SageMaker to stop a pipeline execution (StopPipelineExecution); its status becomes Stopping, then Stopped. Answers the status after the request.",
+			When:        "an execution should not go on (wrong parameters, runaway cost)",
+			Examples:    []string{`execution.stop {"execution_arn": "` + exampleExecutionARN + `"}`},
+			Tags:        []string{registry.PhaseProgrammer},
+			Destructive: true,
+			Network:     true,
+		}, executionStop),
+		registry.New("execution.wait", registry.Spec{
+			Description: "Waits for a SageMaker pipeline execution to finish: polls its status with backoff (2 s, growing to 30 s) until Stopped, Failed or Succeeded, or until timeout_seconds pass (then timed_out: true with the last status). Reports progress while it waits (MCP progress notifications when the client sent a progress token; stderr in the CLI); cancellable.",
+			When:        "you started an execution and want its outcome",
+			Examples:    []string{`execution.wait {"execution_arn": "` + exampleExecutionARN + `", "timeout_seconds": 1800}`},
+			Tags:        []string{registry.PhaseProgrammer},
+			Network:     true,
+		}, executionWait),
+	)
+}
+
+type executionStartArgs struct {
+	PipelineName string         `json:"pipeline_name" jsonschema:"required,minLength=1,maxLength=256" jsonschema_description:"Name of the deployed pipeline (compile.dag answers it as pipeline_name)."`
+	Parameters   map[string]any `json:"parameters,omitempty" jsonschema_description:"Pipeline parameter values by name: strings, numbers or booleans (sent as strings). Each name must be declared by the pipeline's definition."`
+	DisplayName  string         `json:"display_name,omitempty" jsonschema:"maxLength=82" jsonschema_description:"Display name of the execution."`
+	Description  string         `json:"description,omitempty" jsonschema:"maxLength=3072" jsonschema_description:"Description of the execution."`
+}
+
+type executionARNArgs struct {
+	ExecutionARN string `json:"execution_arn" jsonschema:"required,minLength=1,maxLength=2048" jsonschema_description:"ARN of the execution: arn:aws:sagemaker:<region>:<account>:pipeline/<name>/execution/<id> (execution.start and execution.list answer it)."`
+}
+
+type executionListArgs struct {
+	PipelineName string `json:"pipeline_name" jsonschema:"required,minLength=1,maxLength=256" jsonschema_description:"Name of the pipeline."`
+	MaxResults   int    `json:"max_results,omitempty" jsonschema:"minimum=1,maximum=1000,default=20" jsonschema_description:"At most this many executions, newest first."`
+}
+
+type executionWaitArgs struct {
+	executionARNArgs
+	TimeoutSeconds int `json:"timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=600" jsonschema_description:"Give up after this many seconds and answer timed_out: true with the last status."`
+}
+
+// executionClient builds the SageMaker client from the standard AWS configuration.
+func executionClient(ctx context.Context) (*smclient.Client, error) {
+	c, err := smclient.NewClient(ctx, nil)
+	if err != nil {
+		return nil, executionError(err)
+	}
+	return c, nil
+}
+
+func executionStart(ctx context.Context, a executionStartArgs) (*envelope.ToolResult, error) {
+	if err := sagemaker.ValidatePipelineName(a.PipelineName); err != nil {
+		return nil, envelope.InvalidInput("pipeline_name: %v", err)
+	}
+	params, err := parameterStrings(a.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	c, err := executionClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := c.Start(ctx, smclient.StartInput{PipelineName: a.PipelineName, Parameters: params, DisplayName: a.DisplayName, Description: a.Description})
+	if err != nil {
+		return nil, executionError(err)
+	}
+	return envelope.OK(ex).WithNextSteps(
+		envelope.NextStep{Tool: "execution.wait", When: "you want the outcome", Why: "polls until the execution ends", ArgsHint: map[string]any{"execution_arn": ex.ARN}},
+		envelope.NextStep{Tool: "execution.steps", When: "you want to follow its steps", Why: "each step's status, job and logs", ArgsHint: map[string]any{"execution_arn": ex.ARN}},
+	), nil
+}
+
+// parameterStrings turns the parameters argument into StartPipelineExecution's string values.
+func parameterStrings(in map[string]any) (map[string]string, error) {
+	out := make(map[string]string, len(in))
+	for name, v := range in {
+		switch x := v.(type) {
+		case string:
+			out[name] = x
+		case bool:
+			out[name] = strconv.FormatBool(x)
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+				out[name] = strconv.FormatInt(int64(x), 10)
+			} else {
+				out[name] = strconv.FormatFloat(x, 'g', -1, 64)
+			}
+		default:
+			return nil, envelope.InvalidInput("parameters.%s: a parameter value is a string, number or boolean, not %s", name, jsonKind(v)).
+				WithDetails("parameter", name)
+		}
+	}
+	return out, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// checkExecutionARN answers a malformed execution_arn with invalid_input before any AWS call.
+func checkExecutionARN(arn string) error {
+	if err := smclient.ValidateExecutionARN(arn); err != nil {
+		return envelope.InvalidInput("execution_arn: %v", err).WithRemedy("take the ARN execution.start or execution.list answered", "execution.list")
+	}
+	return nil
+}
+
+// onExecution checks an execution_arn argument, builds the client and runs call, mapping its error.
+func onExecution[T any](ctx context.Context, arn string, call func(*smclient.Client) (T, error)) (T, error) {
+	var zero T
+	if err := checkExecutionARN(arn); err != nil {
+		return zero, err
+	}
+	c, err := executionClient(ctx)
+	if err != nil {
+		return zero, err
+	}
+	out, err := call(c)
+	if err != nil {
+		return zero, executionError(err)
+	}
+	return out, nil
+}
+
+func executionDescribe(ctx context.Context, a executionARNArgs) (*envelope.ToolResult, error) {
+	ex, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) (*smclient.Execution, error) { return c.Describe(ctx, a.ExecutionARN) })
+	if err != nil {
+		return nil, err
+	}
+	return envelope.OK(ex), nil
+}
+
+func executionList(ctx context.Context, a executionListArgs) (*envelope.ToolResult, error) {
+	if err := sagemaker.ValidatePipelineName(a.PipelineName); err != nil {
+		return nil, envelope.InvalidInput("pipeline_name: %v", err)
+	}
+	c, err := executionClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := c.List(ctx, a.PipelineName, a.MaxResults)
+	if err != nil {
+		return nil, executionError(err)
+	}
+	return envelope.OK(map[string]any{"pipeline_name": a.PipelineName, "count": len(list), "executions": list}), nil
+}
+
+func executionSteps(ctx context.Context, a executionARNArgs) (*envelope.ToolResult, error) {
+	var ex *smclient.Execution
+	steps, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) ([]smclient.StepExecution, error) {
+		var err error
+		if ex, err = c.Describe(ctx, a.ExecutionARN); err != nil {
+			return nil, err
+		}
+		return c.Steps(ctx, a.ExecutionARN)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var failed []string
+	for _, s := range steps {
+		if s.Status == smclient.StatusFailed {
+			failed = append(failed, s.Name)
+		}
+	}
+	return envelope.OK(map[string]any{
+		"execution_arn": ex.ARN, "pipeline_name": ex.PipelineName, "status": ex.Status, "failure_reason": ex.FailureReason,
+		"step_count": len(steps), "failed_steps": nonNilStrings(failed), "steps": steps,
+	}), nil
+}
+
+func executionStop(ctx context.Context, a executionARNArgs) (*envelope.ToolResult, error) {
+	ex, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) (*smclient.Execution, error) { return c.Stop(ctx, a.ExecutionARN) })
+	if err != nil {
+		return nil, err
+	}
+	return envelope.OK(ex).WithNextSteps(envelope.NextStep{Tool: "execution.wait", When: "you want to see it stopped", Why: "Stopping becomes Stopped", ArgsHint: map[string]any{"execution_arn": ex.ARN}}), nil
+}
+
+func executionWait(ctx context.Context, a executionWaitArgs) (*envelope.ToolResult, error) {
+	timeout := a.TimeoutSeconds
+	if timeout == 0 {
+		timeout = 600
+	}
+	polls := 0
+	start := time.Now()
+	timedOut := false
+	ex, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) (*smclient.Execution, error) {
+		ex, gaveUp, err := c.Wait(ctx, a.ExecutionARN, smclient.WaitOptions{
+			Timeout: time.Duration(timeout) * time.Second,
+			OnPoll: func(ex *smclient.Execution, waited time.Duration) {
+				polls++
+				registry.ReportProgress(ctx, math.Round(waited.Seconds()*10)/10, float64(timeout),
+					fmt.Sprintf("%s is %s after %s (poll %d)", ex.PipelineName, ex.Status, waited.Round(time.Second), polls))
+			},
+		})
+		timedOut = gaveUp
+		return ex, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{
+		"execution_arn": ex.ARN, "pipeline_name": ex.PipelineName, "status": ex.Status, "failure_reason": ex.FailureReason,
+		"timed_out": timedOut, "waited_seconds": math.Round(time.Since(start).Seconds()*10) / 10, "polls": polls,
+	}
+	out := envelope.OK(data)
+	if timedOut {
+		out = out.WithWarnings(fmt.Sprintf("gave up after %d s with the execution still %s; call execution.wait again to keep waiting", timeout, ex.Status))
+	}
+	if ex.Status == smclient.StatusFailed {
+		out = out.WithNextSteps(envelope.NextStep{Tool: "execution.steps", When: "the execution failed", Why: "says which step failed, why, and where its logs are", ArgsHint: map[string]any{"execution_arn": ex.ARN}})
+	}
+	return out, nil
+}
+
+// executionError maps the run loop's errors onto envelope codes.
+func executionError(err error) error {
+	var (
+		pe *smclient.ParameterError
+		ae *smclient.AWSError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return envelope.InvalidInput("%s", pe.Error()).
+			WithDetails("unknown", nonNilStrings(pe.Unknown), "invalid", pe.Invalid, "declared", nonNilStrings(pe.Declared)).
+			WithRemedy("use only the parameters meta.details.declared lists, with values of their type", "compile.definition")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &ae) && ae.NotFound:
+		return envelope.NotFound("%s", ae.Error()).WithDetails("operation", ae.Op, "target", ae.Target, "aws_error_code", ae.Code).
+			WithRemedy("check the name or ARN: execution.list lists a pipeline's executions; compile.dag with upsert deploys a pipeline", "execution.list", "compile.dag")
+	case errors.As(err, &ae):
+		return envelope.Errorf(envelope.CodeAWSError, "%s", ae.Error()).
+			WithDetails("operation", ae.Op, "target", ae.Target, "aws_error_code", ae.Code, "aws_message", ae.Message).
+			WithRemedy("check AWS credentials, region and the caller's SageMaker permissions; the AWS error code says which")
+	}
+	return err
+}
