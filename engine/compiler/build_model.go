@@ -89,7 +89,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	}
 	return &ModelArguments{
 		ExecutionRoleArn:       role,
-		PrimaryContainer:       ContainerDefinition{Image: image, Environment: env, ModelDataUrl: b.Value},
+		PrimaryContainer:       ContainerDefinition{Image: image, Environment: env, ModelDataUrl: objectIn(b.Value, modelArchive)},
 		VpcConfig:              vpc,
 		EnableNetworkIsolation: iso,
 	}, nil
@@ -264,7 +264,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 		ModelPackageGroupName:   group,
 		ModelPackageDescription: desc,
 		InferenceSpecification: InferenceSpecification{
-			Containers:                              []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: model.Value}},
+			Containers:                              []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: objectIn(model.Value, modelArchive)}},
 			SupportedContentTypes:                   contentTypes,
 			SupportedResponseMIMETypes:              responseTypes,
 			SupportedRealtimeInferenceInstanceTypes: realtime,
@@ -273,7 +273,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 		ModelApprovalStatus: status,
 	}
 	if payload != nil {
-		args.SamplePayloadUrl = payload.Value
+		args.SamplePayloadUrl = objectIn(payload.Value, payloadArchive)
 	}
 	return args, nil
 }
@@ -337,6 +337,26 @@ func (e *buildEnv) listOr(p *nodePlan, def []any, fields ...string) ([]any, erro
 func omitEmpty(v any) any {
 	if v == "" {
 		return nil
+	}
+	return v
+}
+
+// The archives the model fields name: SageMaker's model.tar.gz (a training job's
+// ModelArtifacts.S3ModelArtifacts, and the Package step's output), and the Payload step's
+// payload.tar.gz.
+const (
+	modelArchive   = "model.tar.gz"
+	payloadArchive = "payload.tar.gz"
+)
+
+// objectIn returns the one S3 object a field such as ModelDataUrl needs: a reference to a
+// processing job's output location, which is a prefix, becomes the archive under it
+// ({"Std:Join": {"On": "/", "Values": [<output>, file]}}); anything else (a training job's
+// S3ModelArtifacts, a literal, a parameter) is left as it is.
+func objectIn(v any, file string) any {
+	g, ok := v.(Get)
+	if ok && strings.Contains(g.Get, ".ProcessingOutputConfig.Outputs[") && strings.HasSuffix(g.Get, ".S3Output.S3Uri") {
+		return JoinOn("/", g, file)
 	}
 	return v
 }

@@ -376,9 +376,12 @@ func TestCase4StepOrder(t *testing.T) {
 	// The original registered through an SDK-delegated processing job with
 	// the two inputs mounted in that order; ours is a native RegisterModel
 	// step, so the packaged model is the container's ModelDataUrl and the
-	// payload the SamplePayloadUrl.
-	eq(t, "ModelDataUrl", at(t, reg, "Arguments", "InferenceSpecification", "Containers", 0, "ModelDataUrl"), procOut("Package", "packaged_model"))
-	eq(t, "SamplePayloadUrl", at(t, reg, "Arguments", "SamplePayloadUrl"), procOut("Payload", "payload_sample"))
+	// payload the SamplePayloadUrl: each one archive (an object, as
+	// CreateModelPackage requires) under its step's output location.
+	eq(t, "ModelDataUrl", at(t, reg, "Arguments", "InferenceSpecification", "Containers", 0, "ModelDataUrl"),
+		map[string]any{"Std:Join": map[string]any{"On": "/", "Values": []any{procOut("Package", "packaged_model"), "model.tar.gz"}}})
+	eq(t, "SamplePayloadUrl", at(t, reg, "Arguments", "SamplePayloadUrl"),
+		map[string]any{"Std:Join": map[string]any{"On": "/", "Values": []any{procOut("Payload", "payload_sample"), "payload.tar.gz"}}})
 }
 
 // Case 5: bindings of the end-to-end DAG.

@@ -71,6 +71,11 @@
 // shows node -> config -> builder with confidence. [CompileSingleNode]
 // builds one config's step alone with manual S3 inputs. Names:
 // [GeneratePipelineName], [SanitizePipelineName], [ValidatePipelineName].
+// [CheckReferences] checks a compiled definition's references: each Get
+// names a step before it and a property its type has (the table in
+// sdk_properties.json, generated from the aws-sdk-go-v2 output types by
+// go generate; the compiler itself does not link the SDK), declared outputs,
+// parameters and property files, and no prefix where one object is needed.
 //
 // # Errors
 //

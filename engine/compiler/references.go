@@ -1,0 +1,574 @@
+package compiler
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+)
+
+//go:generate go run ./internal/sdkshape/gen -o sdk_properties.json
+
+// sdkPropertiesJSON is the table of the property paths each step Type exposes, generated from the
+// aws-sdk-go-v2 SageMaker output types (internal/sdkshape; a test checks it is current).
+//
+//go:embed sdk_properties.json
+var sdkPropertiesJSON []byte
+
+// stepShape is one step Type's properties: the SDK output types and every path, lists marked
+// "[]" and maps "{}".
+type stepShape struct {
+	From  []string `json:"from"`
+	Paths []string `json:"paths"`
+	set   map[string]bool
+}
+
+var stepShapes = sync.OnceValues(func() (map[string]*stepShape, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(sdkPropertiesJSON, &raw); err != nil {
+		return nil, fmt.Errorf("sdk_properties.json: %w", err)
+	}
+	out := map[string]*stepShape{}
+	for typ, msg := range raw {
+		if strings.HasPrefix(typ, "_") {
+			continue
+		}
+		sh := &stepShape{}
+		if err := json.Unmarshal(msg, sh); err != nil {
+			return nil, fmt.Errorf("sdk_properties.json: %s: %w", typ, err)
+		}
+		if len(sh.From) == 0 || len(sh.Paths) == 0 {
+			return nil, fmt.Errorf("sdk_properties.json: %s has no output type or no paths", typ)
+		}
+		sh.set = make(map[string]bool, len(sh.Paths))
+		for _, p := range sh.Paths {
+			sh.set[p] = true
+		}
+		out[typ] = sh
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("sdk_properties.json: no step types")
+	}
+	return out, nil
+})
+
+// ExecutionVariables are the names a {"Get": "Execution.<name>"} may use.
+var ExecutionVariables = []string{"CurrentDateTime", "PipelineArn", "PipelineExecutionArn", "PipelineExecutionId",
+	"PipelineName", "ProcessingJobName", "StartDateTime", "TrainingJobName"}
+
+// ReferenceProblem is one reference in a definition that cannot resolve when SageMaker runs it, or
+// a value a field cannot take.
+type ReferenceProblem struct {
+	Step      string `json:"step"`      // the step holding the reference
+	Field     string `json:"field"`     // where in the step, e.g. Arguments.ProcessingInputs[0].S3Input.S3Uri
+	Reference string `json:"reference"` // the Get path, or the value at fault
+	Reason    string `json:"reason"`
+}
+
+// String is "<step> <field>: <reason>".
+func (p ReferenceProblem) String() string { return p.Step + " " + p.Field + ": " + p.Reason }
+
+// objectFields are the fields, per consuming step Type, that need one S3 object (a .tar.gz), never
+// a prefix. Indices are written [], map keys as fields.
+var objectFields = map[string][]string{
+	"Model": {"Arguments.PrimaryContainer.ModelDataUrl", "Arguments.Containers[].ModelDataUrl",
+		"Arguments.PrimaryContainer.Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY"},
+	"RegisterModel": {"Arguments.InferenceSpecification.Containers[].ModelDataUrl",
+		"Arguments.InferenceSpecification.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.SamplePayloadUrl"},
+	"Training": {"Arguments.HyperParameters.sagemaker_submit_directory"},
+}
+
+// prefixProperties are the properties, per producing step Type, that hold an S3 prefix (a job's
+// output location) rather than one object.
+var prefixProperties = map[string][]string{
+	"Processing": {"ProcessingOutputConfig.Outputs[].S3Output.S3Uri", "ProcessingInputs[].S3Input.S3Uri"},
+	"Training": {"OutputDataConfig.S3OutputPath", "CheckpointConfig.S3Uri", "DebugHookConfig.S3OutputPath",
+		"InputDataConfig[].DataSource.S3DataSource.S3Uri"},
+	"Transform": {"TransformOutput.S3OutputPath", "TransformInput.DataSource.S3DataSource.S3Uri"},
+	"Tuning":    {"TrainingJobDefinition.OutputDataConfig.S3OutputPath"},
+}
+
+// refStep is one step of the definition in the order SageMaker may run them.
+type refStep struct {
+	name, typ string
+	raw       map[string]any
+}
+
+// CheckReferences checks every reference in a compiled definition and returns each problem:
+//
+//   - {"Get": "Steps.<S>.<path>"} names a step S that comes before the referring step (a step can
+//     only use the properties of a step before it; its own are not set yet), and <path> is a
+//     property of S's type: a field of the Describe response the SDK's output types give for it
+//     (the generated sdk_properties.json), list and map entries written [<n>] or ['<key>'];
+//   - ProcessingOutputConfig.Outputs['<name>'] names an output S declares;
+//   - {"Get": "Parameters.<X>"} names a declared parameter, {"Get": "Execution.<X>"} an execution
+//     variable;
+//   - Steps.<S>.PropertyFiles.<F> is read only through Std:JsonGet's PropertyFile and names a
+//     property file S declares (PropertyFiles[].PropertyFileName);
+//   - a field that needs one S3 object (a model's ModelDataUrl, a SamplePayloadUrl, a sourcedir.tar.gz) is not given
+//     a prefix: a literal ending in "/", a parameter defaulting to one, a Std:Join ending in one,
+//     or a property that is a job's output location.
+//
+// Steps nested in a Condition's IfSteps and ElseSteps follow the condition in the order. Step
+// types the table does not list (Condition, Fail, Lambda, ...) have their paths left unchecked.
+func CheckReferences(def *Definition) ([]ReferenceProblem, error) {
+	b, err := def.Marshal(false)
+	if err != nil {
+		return nil, err
+	}
+	return CheckReferencesJSON(b)
+}
+
+// CheckReferencesJSON is CheckReferences on a definition in its JSON form (as compiled, or as
+// read from a file); only JSON that is not an object is an error.
+func CheckReferencesJSON(definition []byte) ([]ReferenceProblem, error) {
+	shapes, err := stepShapes()
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(definition, &doc); err != nil {
+		return nil, fmt.Errorf("the definition is not a JSON object: %w", err)
+	}
+	c := &refChecker{shapes: shapes, params: map[string]any{}, index: map[string]int{}}
+	for _, p := range asList(doc["Parameters"]) {
+		if m, ok := p.(map[string]any); ok {
+			if name, _ := m["Name"].(string); name != "" {
+				c.params[name] = m["DefaultValue"]
+			}
+		}
+	}
+	c.flatten(asList(doc["Steps"]))
+	for i, st := range c.steps {
+		c.cur = i
+		for _, key := range mapkeys.Sorted(st.raw) {
+			switch key {
+			case "Name", "Type", "DependsOn", "DisplayName", "Description":
+				continue
+			}
+			c.walk(st.raw[key], key)
+		}
+	}
+	return c.problems, nil
+}
+
+type refChecker struct {
+	shapes   map[string]*stepShape
+	params   map[string]any
+	steps    []refStep
+	index    map[string]int
+	cur      int
+	problems []ReferenceProblem
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+// flatten lists the steps in order, a Condition's branches after it.
+func (c *refChecker) flatten(steps []any) {
+	for _, s := range steps {
+		m, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _ := m["Name"].(string)
+		typ, _ := m["Type"].(string)
+		if _, dup := c.index[name]; !dup {
+			c.index[name] = len(c.steps)
+		}
+		c.steps = append(c.steps, refStep{name: name, typ: typ, raw: m})
+		if typ == "Condition" {
+			args, _ := m["Arguments"].(map[string]any)
+			c.flatten(asList(args["IfSteps"]))
+			c.flatten(asList(args["ElseSteps"]))
+		}
+	}
+}
+
+func (c *refChecker) add(field, ref, format string, a ...any) {
+	c.problems = append(c.problems, ReferenceProblem{Step: c.steps[c.cur].name, Field: field, Reference: ref, Reason: fmt.Sprintf(format, a...)})
+}
+
+// walk checks every expression under v, at field (the JSON path inside the step).
+func (c *refChecker) walk(v any, field string) {
+	st := c.steps[c.cur]
+	if c.needsObject(st.typ, field) {
+		c.checkObject(v, field)
+	}
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			c.walk(e, field+"["+strconv.Itoa(i)+"]")
+		}
+	case map[string]any:
+		if g, ok := x["Get"].(string); ok && len(x) == 1 {
+			c.checkGet(g, field, false)
+			return
+		}
+		if jg, ok := x["Std:JsonGet"].(map[string]any); ok && len(x) == 1 {
+			if pf, ok := jg["PropertyFile"]; ok {
+				if m, ok := pf.(map[string]any); ok {
+					if g, ok := m["Get"].(string); ok {
+						c.checkGet(g, field+".Std:JsonGet.PropertyFile", true)
+					}
+				}
+			}
+			if u, ok := jg["S3Uri"]; ok {
+				c.walk(u, field+".Std:JsonGet.S3Uri")
+			}
+			return
+		}
+		for _, k := range mapkeys.Sorted(x) {
+			if st.typ == "Condition" && field == "Arguments" && (k == "IfSteps" || k == "ElseSteps") {
+				continue // the branch steps are checked as steps of their own
+			}
+			c.walk(x[k], field+"."+k)
+		}
+	}
+}
+
+// needsObject reports whether field of a step of type typ takes one S3 object.
+func (c *refChecker) needsObject(typ, field string) bool {
+	pats := objectFields[typ]
+	if len(pats) == 0 {
+		return false
+	}
+	norm := normalizeIndices(field)
+	for _, p := range pats {
+		if p == norm {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeIndices writes every [<n>] of a field path as [].
+func normalizeIndices(field string) string {
+	var b strings.Builder
+	for i := 0; i < len(field); i++ {
+		if field[i] == '[' {
+			if j := strings.IndexByte(field[i:], ']'); j > 0 {
+				b.WriteString("[]")
+				i += j
+				continue
+			}
+		}
+		b.WriteByte(field[i])
+	}
+	return b.String()
+}
+
+// checkObject reports a prefix given where one object is needed.
+func (c *refChecker) checkObject(v any, field string) {
+	const need = "needs one S3 object (a .tar.gz), not a prefix"
+	switch x := v.(type) {
+	case string:
+		s := x
+		if u, err := strconv.Unquote(x); err == nil && strings.HasPrefix(x, `"`) {
+			s = u // hyperparameters carry JSON-quoted strings
+		}
+		if strings.HasSuffix(s, "/") {
+			c.add(field, x, "%s: %s ends in /", need, s)
+		}
+	case map[string]any:
+		if g, ok := x["Get"].(string); ok {
+			if name, ok := strings.CutPrefix(g, "Parameters."); ok {
+				if d, _ := c.params[name].(string); strings.HasSuffix(d, "/") {
+					c.add(field, g, "%s: parameter %s defaults to the prefix %s", need, name, d)
+				}
+				return
+			}
+			if step, path, ok := splitStepRef(g); ok {
+				if i, found := c.index[step]; found {
+					typ := c.steps[i].typ
+					for _, p := range prefixProperties[typ] {
+						if pathMatches(path, p) {
+							c.add(field, g, "%s: %s is where %s step %s writes its output, a prefix", need, path, typ, step)
+						}
+					}
+				}
+			}
+			return
+		}
+		if j, ok := x["Std:Join"].(map[string]any); ok {
+			vals := asList(j["Values"])
+			if len(vals) > 0 {
+				if last, ok := vals[len(vals)-1].(string); ok && strings.HasSuffix(last, "/") {
+					c.add(field, last, "%s: the Std:Join ends in %q", need, last)
+				}
+			}
+		}
+	}
+}
+
+// splitStepRef splits "Steps.<name>.<path>".
+func splitStepRef(g string) (step, path string, ok bool) {
+	rest, ok := strings.CutPrefix(g, "Steps.")
+	if !ok {
+		return "", "", false
+	}
+	step, path, ok = strings.Cut(rest, ".")
+	return step, path, ok && step != "" && path != ""
+}
+
+// checkGet checks one Get path; inPropertyFile says it is Std:JsonGet's PropertyFile.
+func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
+	switch {
+	case strings.HasPrefix(g, "Parameters."):
+		name := strings.TrimPrefix(g, "Parameters.")
+		if _, ok := c.params[name]; !ok {
+			c.add(field, g, "parameter %s is not declared (the definition declares %s)", name, strings.Join(mapkeys.Sorted(c.params), ", "))
+		}
+		if inPropertyFile {
+			c.add(field, g, "Std:JsonGet's PropertyFile is Steps.<step>.PropertyFiles.<name>, not a parameter")
+		}
+		return
+	case strings.HasPrefix(g, "Execution."):
+		if name := strings.TrimPrefix(g, "Execution."); !slices.Contains(ExecutionVariables, name) {
+			c.add(field, g, "%s is not an execution variable (they are %s)", name, strings.Join(ExecutionVariables, ", "))
+		}
+		return
+	}
+	step, path, ok := splitStepRef(g)
+	if !ok {
+		c.add(field, g, "a Get names Parameters.<name>, Execution.<variable> or Steps.<step>.<property>")
+		return
+	}
+	i, found := c.index[step]
+	switch {
+	case !found:
+		c.add(field, g, "names no step %s: the definition has no step of that name", step)
+		return
+	case i == c.cur:
+		c.add(field, g, "refers to its own step: a step's properties are set only when it has run")
+		return
+	case i > c.cur:
+		c.add(field, g, "names step %s, which does not come before it: a step can use only the properties of a step that ran before it", step)
+		return
+	}
+	prod := c.steps[i]
+	if name, ok := strings.CutPrefix(path, "PropertyFiles."); ok {
+		if !inPropertyFile {
+			c.add(field, g, "a property file is read with Std:JsonGet (its PropertyFile), not with Get")
+			return
+		}
+		declared := propertyFileNames(prod.raw)
+		if !slices.Contains(declared, name) {
+			c.add(field, g, "step %s declares no property file %s (it declares %s)", step, name, listOrNone(declared))
+		}
+		return
+	}
+	if inPropertyFile {
+		c.add(field, g, "Std:JsonGet's PropertyFile is Steps.<step>.PropertyFiles.<name>")
+		return
+	}
+	shape := c.shapes[prod.typ]
+	if shape == nil {
+		return // a step type whose properties the table does not list
+	}
+	segs, err := parsePath(path)
+	if err != nil {
+		c.add(field, g, "malformed property path %s: %v", path, err)
+		return
+	}
+	if !shape.has(segs) {
+		c.add(field, g, "%s is not a property of a %s step (its properties are the fields of %s)%s",
+			path, prod.typ, strings.Join(shape.From, " and "), shape.hint(segs))
+		return
+	}
+	if prod.typ == "Processing" && len(segs) >= 2 && segs[0].name == "ProcessingOutputConfig" && segs[1].name == "Outputs" && segs[1].index != nil {
+		outs := processingOutputNames(prod.raw)
+		switch ix := segs[1].index; {
+		case ix.key != nil && !slices.Contains(outs, *ix.key):
+			c.add(field, g, "step %s declares no output %q (its outputs are %s)", step, *ix.key, listOrNone(outs))
+		case ix.n != nil && *ix.n >= len(outs):
+			c.add(field, g, "step %s has %d outputs; index %d is past them", step, len(outs), *ix.n)
+		}
+	}
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+func propertyFileNames(step map[string]any) []string {
+	return namesIn(asList(step["PropertyFiles"]), "PropertyFileName")
+}
+
+func processingOutputNames(step map[string]any) []string {
+	args, _ := step["Arguments"].(map[string]any)
+	poc, _ := args["ProcessingOutputConfig"].(map[string]any)
+	return namesIn(asList(poc["Outputs"]), "OutputName")
+}
+
+// namesIn collects the non-empty string key of each object in list.
+func namesIn(list []any, key string) []string {
+	var out []string
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			if n, _ := m[key].(string); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// pathSeg is one field of a property path and the index after it, if any.
+type pathSeg struct {
+	name  string
+	index *pathIndex
+}
+
+type pathIndex struct {
+	n   *int    // [<n>]
+	key *string // ['<key>']
+}
+
+// parsePath splits a property path such as ProcessingOutputConfig.Outputs['train'].S3Output.S3Uri.
+func parsePath(p string) ([]pathSeg, error) {
+	var segs []pathSeg
+	for _, part := range splitOutsideQuotes(p) {
+		name, rest, _ := strings.Cut(part, "[")
+		if name == "" {
+			return nil, fmt.Errorf("empty field name in %q", part)
+		}
+		seg := pathSeg{name: name}
+		if rest != "" {
+			inner, ok := strings.CutSuffix(rest, "]")
+			if !ok {
+				return nil, fmt.Errorf("unclosed [ in %q", part)
+			}
+			switch {
+			case len(inner) >= 2 && inner[0] == '\'' && inner[len(inner)-1] == '\'':
+				k := inner[1 : len(inner)-1]
+				seg.index = &pathIndex{key: &k}
+			default:
+				n, err := strconv.Atoi(inner)
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("index [%s] is neither a number nor a quoted key", inner)
+				}
+				seg.index = &pathIndex{n: &n}
+			}
+		}
+		segs = append(segs, seg)
+	}
+	return segs, nil
+}
+
+// splitOutsideQuotes splits on dots that are not inside ['...'].
+func splitOutsideQuotes(p string) []string {
+	var parts []string
+	start, quoted := 0, false
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\'':
+			quoted = !quoted
+		case '.':
+			if !quoted {
+				parts = append(parts, p[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, p[start:])
+}
+
+// has reports whether segs name a property: an index [<n>] stands for a list entry, ['<key>'] for a
+// list entry (by name, as the SDK allows) or a map entry.
+func (sh *stepShape) has(segs []pathSeg) bool {
+	prefixes := []string{""}
+	for _, s := range segs {
+		var next []string
+		for _, p := range prefixes {
+			base := s.name
+			if p != "" {
+				base = p + "." + s.name
+			}
+			switch {
+			case s.index == nil:
+				next = append(next, base)
+			case s.index.n != nil:
+				next = append(next, base+"[]")
+			default:
+				next = append(next, base+"[]", base+"{}")
+			}
+		}
+		prefixes = prefixes[:0]
+		for _, p := range next {
+			if sh.set[p] {
+				prefixes = append(prefixes, p)
+			}
+		}
+		if len(prefixes) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// hint names the fields under the longest valid prefix of segs, for the message.
+func (sh *stepShape) hint(segs []pathSeg) string {
+	for n := len(segs) - 1; n >= 0; n-- {
+		prefix := ""
+		if n > 0 {
+			if !sh.has(segs[:n]) {
+				continue
+			}
+			prefix = renderNormalized(sh, segs[:n])
+		}
+		var fields []string
+		for _, p := range sh.Paths {
+			rest, ok := p, true
+			if prefix != "" {
+				rest, ok = strings.CutPrefix(p, prefix+".")
+			}
+			if ok && rest != "" && !strings.ContainsAny(rest, ".[{") {
+				fields = append(fields, rest)
+			}
+		}
+		if len(fields) == 0 {
+			return ""
+		}
+		if len(fields) > 12 {
+			fields = append(fields[:12], "...")
+		}
+		if prefix == "" {
+			return "; its fields are " + strings.Join(fields, ", ")
+		}
+		return "; " + prefix + " has " + strings.Join(fields, ", ")
+	}
+	return ""
+}
+
+// renderNormalized writes segs the way the table does (the first matching form).
+func renderNormalized(sh *stepShape, segs []pathSeg) string {
+	p := ""
+	for _, s := range segs {
+		base := s.name
+		if p != "" {
+			base = p + "." + s.name
+		}
+		switch {
+		case s.index == nil:
+			p = base
+		case sh.set[base+"[]"]:
+			p = base + "[]"
+		default:
+			p = base + "{}"
+		}
+	}
+	return p
+}
+
+// pathMatches reports whether the property path (with indices) is the table pattern (indices as []).
+func pathMatches(path, pattern string) bool {
+	return normalizeIndices(path) == pattern
+}
