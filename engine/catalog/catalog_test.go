@@ -413,7 +413,7 @@ func TestCorePortNames(t *testing.T) {
 			map[string]string{"payload_sample": ""}},
 		{"RiskTableMapping", []port{{"input_data", true, DepProcessingOutput}, {"hyperparameters_s3_uri", false, DepHyperparameters}, {"model_artifacts_input", false, DepProcessingOutput}},
 			map[string]string{"processed_data": "", "model_artifacts_output": ""}},
-		{"MissingValueImputation", []port{{"input_data", true, DepProcessingOutput}, {"model_artifacts_input", false, DepProcessingOutput}},
+		{"MissingValueImputation", []port{{"input_data", true, DepProcessingOutput}, {"model_artifacts_input", false, DepProcessingOutput}, {"column_strategies", false, DepCustomProperty}},
 			map[string]string{"processed_data": "", "model_artifacts_output": ""}},
 		{"StratifiedSampling", []port{{"input_data", true, DepProcessingOutput}}, map[string]string{"processed_data": ""}},
 		{"ModelMetricsComputation", []port{{"eval_output", true, DepProcessingOutput}}, map[string]string{"metrics_output": "", "plots_output": ""}},

@@ -198,15 +198,6 @@ func write(t *testing.T, p, body string) {
 	}
 }
 
-func atoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestDummyDataLoading(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a", "train.csv"), "id,amount,country,label\n1,10.5,US,0\n2,3.0,DE,1\n3,,US,0\n")
@@ -253,5 +244,226 @@ func TestDummyDataLoading(t *testing.T) {
 		Inputs: map[string]string{"DATA": res.Outputs["DATA"], "SIGNATURE": res.Outputs["SIGNATURE"]}})
 	if tb := readCSV(t, filepath.Join(pre.Outputs["processed_data"], "testing", "testing_processed_data.csv")); len(tb.rows) != 3 {
 		t.Errorf("preprocessed %d rows", len(tb.rows))
+	}
+}
+
+func splitFile(out, split string) string {
+	return filepath.Join(out, split, split+"_processed_data.csv")
+}
+
+// TestTransformChain runs the fit-then-apply steps on generated binary and
+// multiclass data, chained as a pipeline chains them: imputation, risk
+// tables, feature selection and sampling fitted by their training jobs and
+// applied by a calibration job with the training job's artifacts.
+func TestTransformChain(t *testing.T) {
+	for _, classes := range []int{2, 3} {
+		t.Run(strconv.Itoa(classes)+"-classes", func(t *testing.T) { transformChain(t, classes) })
+	}
+}
+
+func transformChain(t *testing.T, classes int) {
+	pre := preprocessed(t, classes, 0.15)
+	before := readCSV(t, splitFile(pre, "train"))
+
+	// Imputation: fitted on train, every split imputed, no empty cell left.
+	imp := scripttest.RunProcessing(t, scripttest.Run{Node: "MissingValueImputation_training",
+		Config: map[string]any{"label_field": "label", "default_numerical_strategy": "median", "column_strategies": map[string]any{"num_2": "constant"}, "numerical_constant_value": -1},
+		Inputs: map[string]string{"input_data": pre}})
+	mustFile(t, filepath.Join(imp.Outputs["model_artifacts_output"], "impute_dict.pkl"))
+	summary, _ := os.ReadFile(filepath.Join(imp.Outputs["model_artifacts_output"], "imputation_summary.json"))
+	if !strings.Contains(string(summary), `"strategy": "median"`) || !strings.Contains(string(summary), `"fill_value": -1.0`) {
+		t.Errorf("summary %s", summary)
+	}
+	for _, split := range []string{"train", "val", "test"} {
+		tb := readCSV(t, splitFile(imp.Outputs["processed_data"], split))
+		for _, col := range []string{"num_1", "num_2", "num_3"} {
+			for _, v := range tb.col(t, col) {
+				if v == "" {
+					t.Fatalf("%s.%s still has an empty cell", split, col)
+				}
+			}
+		}
+	}
+	emptyBefore, minusOne := 0, 0
+	after := readCSV(t, splitFile(imp.Outputs["processed_data"], "train"))
+	for i, v := range before.col(t, "num_2") {
+		if v == "" {
+			emptyBefore++
+			if after.col(t, "num_2")[i] == "-1.0" {
+				minusOne++
+			}
+		}
+	}
+	if emptyBefore == 0 || minusOne != emptyBefore {
+		t.Errorf("num_2's constant strategy filled %d of %d empty cells with -1", minusOne, emptyBefore)
+	}
+	// A calibration job applies the training job's values and passes them on.
+	calData := t.TempDir()
+	copyTree(t, filepath.Join(pre, "test"), filepath.Join(calData, "calibration"))
+	cal := scripttest.RunProcessing(t, scripttest.Run{Node: "MissingValueImputation_calibration", Config: map[string]any{"label_field": "label"},
+		Inputs: map[string]string{"input_data": calData, "model_artifacts_input": imp.Outputs["model_artifacts_output"]}})
+	if a, b := readCSV(t, splitFile(cal.Outputs["processed_data"], "calibration")), readCSV(t, splitFile(imp.Outputs["processed_data"], "test")); strings.Join(a.col(t, "num_1"), ",") != strings.Join(b.col(t, "num_1"), ",") {
+		t.Error("the calibration job's imputation differs from the training job's on the same rows")
+	}
+	mustFile(t, filepath.Join(cal.Outputs["model_artifacts_output"], "impute_dict.pkl"))
+	if _, err := scripttest.RunProcessingErr(t, scripttest.Run{Node: "MissingValueImputation_calibration", Config: map[string]any{"label_field": "label"},
+		Inputs: map[string]string{"input_data": calData, "model_artifacts_input": t.TempDir()}}); err == nil {
+		t.Error("a calibration job without the training artifacts succeeded")
+	}
+
+	// Risk tables: categorical columns become risks in [0,1]; the imputation artifacts travel along.
+	risk := scripttest.RunProcessing(t, scripttest.Run{Node: "RiskTableMapping_training",
+		Config: map[string]any{"label_name": "label", "cat_field_list": []any{"cat_1", "cat_2"}, "count_threshold": 1},
+		Inputs: map[string]string{"input_data": imp.Outputs["processed_data"], "model_artifacts_input": imp.Outputs["model_artifacts_output"]}})
+	for _, f := range []string{"risk_table_map.pkl", "hyperparameters.json", "impute_dict.pkl"} {
+		mustFile(t, filepath.Join(risk.Outputs["model_artifacts_output"], f))
+	}
+	rtrain := readCSV(t, splitFile(risk.Outputs["processed_data"], "train"))
+	risks := distinct(rtrain.col(t, "cat_1"))
+	if len(risks) < 2 || len(risks) > 5 {
+		t.Errorf("cat_1 maps to %v", risks)
+	}
+	for _, r := range risks {
+		f, err := strconv.ParseFloat(r, 64)
+		if err != nil || f < 0 || f > 1 {
+			t.Errorf("risk %q", r)
+		}
+	}
+	rcal := scripttest.RunProcessing(t, scripttest.Run{Node: "RiskTableMapping_calibration", Config: map[string]any{"label_name": "label"},
+		Inputs: map[string]string{"input_data": cal.Outputs["processed_data"], "model_artifacts_input": risk.Outputs["model_artifacts_output"]}})
+	for _, r := range distinct(readCSV(t, splitFile(rcal.Outputs["processed_data"], "calibration")).col(t, "cat_1")) {
+		found := false
+		for _, x := range risks {
+			found = found || x == r
+		}
+		if !found {
+			t.Errorf("calibration risk %s is not one of the training risks %v", r, risks)
+		}
+	}
+
+	// Feature selection keeps the label and N features in every split.
+	fs := scripttest.RunProcessing(t, scripttest.Run{Node: "FeatureSelection_training",
+		Config: map[string]any{"label_field": "label", "n_features_to_select": 3, "feature_selection_methods": "variance,correlation,mutual_info,f_test,rfe,importance"},
+		Inputs: map[string]string{"input_data": risk.Outputs["processed_data"], "model_artifacts_input": risk.Outputs["model_artifacts_output"]}})
+	sel, _ := os.ReadFile(filepath.Join(fs.Outputs["model_artifacts_output"], "selected_features.json"))
+	for _, split := range []string{"train", "val", "test"} {
+		tb := readCSV(t, splitFile(fs.Outputs["processed_data"], split))
+		if len(tb.header) != 4 || tb.header[len(tb.header)-1] != "label" {
+			t.Errorf("%s: columns %v (selection %s)", split, tb.header, sel)
+		}
+	}
+	mustFile(t, filepath.Join(fs.Outputs["model_artifacts_output"], "feature_scores.csv"))
+	mustFile(t, filepath.Join(fs.Outputs["model_artifacts_output"], "risk_table_map.pkl"))
+	for _, strategy := range []string{"ranking", "scoring"} {
+		other := scripttest.RunProcessing(t, scripttest.Run{Node: "FeatureSelection_training",
+			Config: map[string]any{"label_field": "label", "n_features_to_select": 2, "combination_strategy": strategy, "feature_selection_methods": "mutual_info,chi2,lasso"},
+			Inputs: map[string]string{"input_data": risk.Outputs["processed_data"]}})
+		if tb := readCSV(t, splitFile(other.Outputs["processed_data"], "val")); len(tb.header) != 3 {
+			t.Errorf("%s: columns %v", strategy, tb.header)
+		}
+	}
+
+	// Balanced sampling of train and val; test copied as it is.
+	ss := scripttest.RunProcessing(t, scripttest.Run{Node: "StratifiedSampling_training",
+		Config: map[string]any{"strata_column": "label", "target_sample_size": 60, "min_samples_per_stratum": 5, "allow_replacement": true},
+		Inputs: map[string]string{"input_data": fs.Outputs["processed_data"]}})
+	per := map[string]int{}
+	for _, v := range readCSV(t, splitFile(ss.Outputs["processed_data"], "train")).col(t, "label") {
+		per[v]++
+	}
+	if len(per) != classes {
+		t.Errorf("sample strata %v", per)
+	}
+	for k, n := range per {
+		if n != 60/classes {
+			t.Errorf("balanced: stratum %s has %d rows, want %d (%v)", k, n, 60/classes, per)
+		}
+	}
+	mustFile(t, filepath.Join(ss.Outputs["processed_data"], "val", "sampling_diagnostics.json"))
+	if a, b := readCSV(t, splitFile(ss.Outputs["processed_data"], "test")), readCSV(t, splitFile(fs.Outputs["processed_data"], "test")); len(a.rows) != len(b.rows) {
+		t.Errorf("test was sampled: %d rows, had %d", len(a.rows), len(b.rows))
+	}
+}
+
+func TestStratifiedSamplingStrategies(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("order_id,segment,spend\n")
+	for i := 0; i < 300; i++ { // segment a: 200 rows of low spread, b: 100 rows of high spread
+		seg, spend := "a", 10+i%3
+		if i%3 == 0 {
+			seg, spend = "b", (i%50)*10
+		}
+		b.WriteString(strconv.Itoa(i) + "," + seg + "," + strconv.Itoa(spend) + "\n")
+	}
+	write(t, filepath.Join(dir, "validation", "validation_processed_data.csv"), b.String())
+	count := func(cfg map[string]any) map[string]int {
+		cfg["strata_column"] = "segment"
+		res := scripttest.RunProcessing(t, scripttest.Run{Node: "StratifiedSampling_validation", Config: cfg, Inputs: map[string]string{"input_data": dir}})
+		tb := readCSV(t, splitFile(res.Outputs["processed_data"], "validation"))
+		per := map[string]int{}
+		for _, v := range tb.col(t, "segment") {
+			per[v]++
+		}
+		if ids := tb.col(t, "order_id"); len(distinct(ids)) != len(ids) {
+			t.Errorf("%v: an id appears twice", cfg)
+		}
+		return per
+	}
+	if got := count(map[string]any{"sampling_strategy": "proportional_min", "target_sample_size": 90, "min_samples_per_stratum": 5}); got["a"] != 60 || got["b"] != 30 {
+		t.Errorf("proportional_min: %v, want a 60 b 30", got)
+	}
+	if got := count(map[string]any{"sampling_strategy": "optimal", "target_sample_size": 90, "variance_column": "spend", "min_samples_per_stratum": 5}); got["b"] <= got["a"] {
+		t.Errorf("optimal: %v; the high-spread stratum should get more rows", got)
+	}
+	if got := count(map[string]any{"sampling_strategy": "balanced", "target_sample_size": 500}); got["a"] != 200 || got["b"] != 100 {
+		t.Errorf("balanced above the data without replacement: %v", got)
+	}
+}
+
+func TestCurrencyConversion(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "train", "train_processed_data.csv"), "id,price,fee,currency,mp,label\n1,100,10,EUR,,0\n2,100,10,,3,1\n3,100,10,,,0\n4,50,,GBP,,1\n5,30,3,XYZ,,0\n")
+	write(t, filepath.Join(dir, "val", "val_processed_data.csv"), "id,price,fee,currency,mp,label\n6,200,20,JPY,,0\n")
+	res := scripttest.RunProcessing(t, scripttest.Run{Node: "CurrencyConversion_training",
+		Config: map[string]any{"currency_conversion_vars": []any{"price", "fee"}, "currency_code_field": "currency", "marketplace_id_field": "mp",
+			"currency_conversion_dict": map[string]any{"mappings": []any{
+				map[string]any{"currency_code": "EUR", "conversion_rate": 0.5, "marketplace_id": 3},
+				map[string]any{"currency_code": "GBP", "conversion_rate": 0.25},
+				map[string]any{"currency_code": "JPY", "conversion_rate": 100},
+				map[string]any{"currency_code": "XYZ", "conversion_rate": 0},
+			}}},
+		Inputs: map[string]string{"input_data": dir}})
+	tb := readCSV(t, splitFile(res.Outputs["processed_data"], "train"))
+	if got := strings.Join(tb.col(t, "price"), ","); got != "200.0,200.0,100.0,200.0,30.0" {
+		t.Errorf("prices %s (EUR by code, EUR by marketplace, USD default, GBP, XYZ without a rate)", got)
+	}
+	if got := strings.Join(tb.col(t, "fee"), ","); got != "20.0,20.0,10.0,,3.0" {
+		t.Errorf("fees %s", got)
+	}
+	if got := readCSV(t, splitFile(res.Outputs["processed_data"], "val")).col(t, "price")[0]; got != "2.0" {
+		t.Errorf("val price %s", got)
+	}
+	if !strings.Contains(res.Log, "XYZ") {
+		t.Errorf("the currency without a rate is not named in the log:\n%s", res.Log)
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		write(t, filepath.Join(dst, rel), string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
