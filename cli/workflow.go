@@ -121,7 +121,7 @@ func workflowDescribeCmd(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("workflow describe takes one NAME (see `cursus workflow list`)")
 	}
-	res := cursus.CallTool(ctxOf(c), "workflow.describe", map[string]any{"name": c.Args().First()})
+	res := cursus.CallTool(ctxOf(c), "workflow.describe", map[string]any{"workflow": c.Args().First()})
 	if !res.OK {
 		if err := writeJSON(c.App.Writer, res); err != nil {
 			return err

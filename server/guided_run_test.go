@@ -97,13 +97,13 @@ func TestGuidedWholeRun(t *testing.T) {
 			if !strings.Contains(rec["data"].(string), "xgboost_complete_e2e") {
 				t.Errorf("recommend: %v", rec["data"])
 			}
-			a.call("dag__validate_integrity", dagArgs)
-			a.call("dag__serialize", map[string]any{"nodes": dagArgs["nodes"], "edges": dagArgs["edges"], "path": dagFile})
+			a.call("dag__validate_integrity", map[string]any{"dag": dagArgs})
+			a.call("dag__serialize", map[string]any{"dag": dagArgs, "output_file": dagFile})
 		case "configure":
 			a.call("config__template", map[string]any{"dag": dagArgs})
 			a.call("config__merge_save", map[string]any{"dag": dagArgs, "base": base, "steps": steps, "output_file": configFile})
 		case "validate":
-			a.call("dag__validate_integrity", dagArgs)
+			a.call("dag__validate_integrity", map[string]any{"dag": dagArgs})
 			a.call("compile__validate", map[string]any{"dag_file": dagFile, "config_file": configFile})
 			a.call("compile__preview", map[string]any{"dag_file": dagFile, "config_file": configFile, "format": "markdown"})
 		case "compile":

@@ -306,10 +306,10 @@ func TestGuidedTwoHTTPSessions(t *testing.T) {
 	if env := b.call(t, "config__template", map[string]any{"dag": map[string]any{"nodes": []string{"Package"}}}); env["ok"] != true {
 		t.Errorf("b (configure) refused config__template: %v", env)
 	}
-	if env := b.call(t, "dag__construct", map[string]any{"nodes": []string{"Package"}}); env["code"] != "tool_not_in_stage" {
+	if env := b.call(t, "dag__construct", map[string]any{"dag": map[string]any{"nodes": []string{"Package"}}}); env["code"] != "tool_not_in_stage" {
 		t.Errorf("b (configure) called dag__construct: %v", env)
 	}
-	if env := a.call(t, "dag__construct", map[string]any{"nodes": []string{"Package"}}); env["ok"] != true {
+	if env := a.call(t, "dag__construct", map[string]any{"dag": map[string]any{"nodes": []string{"Package"}}}); env["ok"] != true {
 		t.Errorf("a (plan) refused dag__construct: %v", env)
 	}
 }

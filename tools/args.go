@@ -76,7 +76,7 @@ func checkConfigFile(given, path string) error {
 }
 
 // requireConfigPath answers a blank config.json path argument (arg names
-// it: config_file, config_path) with invalid_input.
+// it: config_file) with invalid_input.
 func requireConfigPath(arg, given string) error {
 	if strings.TrimSpace(given) == "" {
 		return envelope.InvalidInput("%s must not be blank", arg).WithRemedy("pass the path of the pipeline's config.json", "config.template")

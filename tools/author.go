@@ -27,7 +27,7 @@ func init() {
 			Tags: []string{registry.PhaseValidator},
 		}, authorRules),
 		registry.New("author.checklist", registry.Spec{
-			Description: "The ordered procedure to add a step type for a SageMaker step type: resolve the builder, read the naming rules, study the exemplar step, write the step file and script, validate, check the script, preflight, integrate; each step names the tool to call and its arguments.",
+			Description: "The ordered procedure to add a step type for a SageMaker step type: resolve the builder, read the naming rules, study the exemplar step, scaffold the step file and script (author.scaffold_step, for Processing steps), validate, check the script, preflight, integrate; each step names the tool to call and its arguments.",
 			When:        "you need a new step type and want the steps in order",
 			Examples: []string{
 				`author.checklist {"sagemaker_step_type": "Processing"}`,

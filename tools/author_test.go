@@ -34,14 +34,43 @@ func TestAuthorChecklistTool(t *testing.T) {
 	if len(steps) < 5 || d["routable"] != true || d["exemplar_step"] != "TabularPreprocessing" || nextTools(env)[0] != "strategies.for_step_type" {
 		t.Fatalf("processing: %v", env)
 	}
-	for _, s := range steps {
-		m := s.(map[string]any)
-		if blank(m["tool"]) || blank(m["phase"]) {
-			t.Errorf("step %v", m)
+	checkSteps := func(verb string, steps []any) {
+		t.Helper()
+		for _, s := range steps {
+			m := s.(map[string]any)
+			if blank(m["tool"]) || blank(m["phase"]) {
+				t.Errorf("%s: step %v", verb, m)
+			}
+			// every step names a real tool and hints its current arguments; so do its see_also
+			step := envelope.NextStep{Tool: m["tool"].(string), ArgsHint: m["args_hint"]}
+			res := envelope.OK(nil).WithNextSteps(step)
+			if also, ok := m["see_also"].([]any); ok {
+				for _, a := range also {
+					res.WithNextSteps(envelope.NextStep{Tool: a.(string)})
+				}
+			}
+			for _, p := range Registry().CheckHints(res) {
+				t.Errorf("%s: step %v: %s", verb, m["order"], p)
+			}
 		}
-		if _, ok := Registry().Get(m["tool"].(string)); !ok && !strings.ContainsAny(m["tool"].(string), " (") {
-			t.Errorf("checklist names unknown tool %v", m["tool"])
+	}
+	checkSteps("Processing", steps)
+	// the step file of a Processing step is scaffolded, not written by hand
+	write := steps[3].(map[string]any)
+	if write["tool"] != "author.scaffold_step" || write["phase"] != "author" {
+		t.Errorf("Processing write step: %v", write)
+	}
+	for _, verb := range []string{"Training", "CreateModel", "Transform", "RegisterModel", "Tuning"} {
+		d := wantOK(t, callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": verb}))
+		steps := d["steps"].([]any)
+		checkSteps(verb, steps)
+		if w := steps[3].(map[string]any); w["tool"] == "author.scaffold_step" || !strings.Contains(w["action"].(string), "author.scaffold_step scaffolds Processing steps") {
+			t.Errorf("%s write step: %v", verb, w)
 		}
+	}
+	sa := wantOK(t, callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Processing", "step_assembly": "step_args"}))
+	if w := sa["steps"].([]any)[3].(map[string]any); w["tool"] != "catalog.step_info" {
+		t.Errorf("step_args write step: %v", w)
 	}
 	// Original step types without a builder: routable false, a warning, no next steps.
 	env = callTool(t, ctx, "author.checklist", map[string]any{"sagemaker_step_type": "Lambda"})

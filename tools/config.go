@@ -26,7 +26,7 @@ func init() {
 			When:        "you have a DAG and need to know which config values to collect before writing config.json",
 			Examples: []string{
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
-				`config.requirements {"dag": {"dag": {"nodes": ["DummyDataLoading_training", "XGBoostTraining"], "edges": []}}}  # the serialized form works too`,
+				`config.requirements {"dag_file": "examples/simple-training/dag.json"}  # a DAG file`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, configRequirements),
@@ -44,8 +44,8 @@ func init() {
 			Description: "Summarizes a saved config.json (the original's shared/specific/metadata format): shared fields, each config key with its class and fields, and whether every value is valid against the config classes.",
 			When:        "you have a config.json and want to know what it configures before compiling",
 			Examples: []string{
-				`config.load {"path": "examples/xgboost-end-to-end/config.json"}`,
-				`config.load {"path": "projects/demo_xgboost/pipeline_config/config.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a project with its own steps`,
+				`config.load {"config_file": "examples/xgboost-end-to-end/config.json"}`,
+				`config.load {"config_file": "projects/demo_xgboost/pipeline_config/config.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a project with its own steps`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, configLoad),
@@ -76,8 +76,25 @@ type configWorkspace struct {
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); their steps get config classes too, so a project's own steps are configured like catalog steps."`
 }
 
+// configDAG is the DAG argument of the config.* tools, as every tool takes
+// it: inline or as a file.
+type configDAG struct {
+	DAG     map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}. Give this or dag_file."`
+	DAGFile string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
+}
+
+// hint is the DAG argument of a next step: the one the call gave.
+func (c configDAG) hint(h map[string]any) map[string]any {
+	if strings.TrimSpace(c.DAGFile) != "" {
+		h["dag_file"] = c.DAGFile
+	} else {
+		h["dag"] = c.DAG
+	}
+	return h
+}
+
 type configDAGArgs struct {
-	DAG map[string]any `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}."`
+	configDAG
 	configWorkspace
 }
 
@@ -88,7 +105,8 @@ type fieldInfoArgs struct {
 }
 
 type loadArgs struct {
-	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+	ConfigFile string `json:"config_file" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+	Path       string `json:"path,omitempty" deprecated:"config_file"`
 	configWorkspace
 }
 
@@ -110,7 +128,8 @@ func (o *jsonObject) UnmarshalJSON(b []byte) error {
 }
 
 type mergeSaveArgs struct {
-	DAG        map[string]any        `json:"dag" jsonschema:"required" jsonschema_description:"Pipeline DAG, inline {\"nodes\", \"edges\"} or wrapped {\"dag\": {...}}; every node gets a config."`
+	configDAG
+
 	Base       jsonObject            `json:"base" jsonschema:"required" jsonschema_description:"Values applied to every config whose class declares them: author, bucket, role, region, service_name, pipeline_version, project_root_folder, and any base or processing field (see config.requirements)."`
 	Steps      map[string]jsonObject `json:"steps,omitempty" jsonschema_description:"Per-node values keyed by DAG node name; they win over base. A node <StepType>_<job_type> gets job_type from its name unless given."`
 	OutputFile string                `json:"output_file" jsonschema:"required,minLength=1" jsonschema_description:"Where to write config.json (confined to the project root when one is set); an existing file is replaced."`
@@ -147,8 +166,8 @@ func configSchemaFor(ctx context.Context, workspaceDirs []string) (*config.Schem
 	return s, nil
 }
 
-func dagNodes(ctx context.Context, dagArg map[string]any) ([]catalog.NodeName, []string, error) {
-	d, err := loadDAGArg(ctx, dagArg, "")
+func dagNodes(ctx context.Context, dagArg map[string]any, dagFile string) ([]catalog.NodeName, []string, error) {
+	d, err := loadDAGArg(ctx, dagArg, dagFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,7 +182,7 @@ func dagNodes(ctx context.Context, dagArg map[string]any) ([]catalog.NodeName, [
 // load reads the DAG's nodes (with dagNodes' warnings), then the config
 // schema of the workspace's catalog (configSchemaFor).
 func (a configDAGArgs) load(ctx context.Context) ([]catalog.NodeName, []string, *config.Schema, error) {
-	nodes, warns, err := dagNodes(ctx, a.DAG)
+	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -201,8 +220,8 @@ func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolRes
 		WithMeta("mapped_count", len(r.ConfigClassMap)).
 		WithWarnings(append(warns, pendingWarnings(r.Pending)...)...).
 		WithNextSteps(
-			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: withWorkspace(map[string]any{"dag": a.DAG}, a.WorkspaceDirs)},
-			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: withWorkspace(map[string]any{"dag": a.DAG, "base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}, a.WorkspaceDirs)},
+			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: withWorkspace(a.hint(map[string]any{}), a.WorkspaceDirs)},
+			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: withWorkspace(a.hint(map[string]any{"base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)},
 		)
 	return res, nil
 }
@@ -254,21 +273,21 @@ func nonNilReqs(r []config.Requirement) []config.Requirement {
 }
 
 func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
-	p, err := registry.ResolveReadPath(ctx, a.Path)
+	p, err := registry.ResolveReadPath(ctx, a.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, envelope.NotFound("config file not found: %s", a.Path).WithDetails("path", a.Path).
+			return nil, envelope.NotFound("config file not found: %s", a.ConfigFile).WithDetails("config_file", a.ConfigFile).
 				WithRemedy("check the path, or write one with config.merge_save", "config.merge_save", "config.template")
 		}
-		return nil, envelope.InvalidInput("cannot read %s: %v", a.Path, err).WithDetails("path", a.Path)
+		return nil, envelope.InvalidInput("cannot read %s: %v", a.ConfigFile, err).WithDetails("config_file", a.ConfigFile)
 	}
 	f, err := config.ParseFile(b)
 	if err != nil {
-		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).WithDetails("path", a.Path).
+		return nil, envelope.InvalidInput("cannot load %s: %v", a.ConfigFile, err).WithDetails("config_file", a.ConfigFile).
 			WithRemedy("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template")
 	}
 	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
@@ -280,11 +299,11 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 	var uce *config.UnknownClassError
 	switch {
 	case errors.As(err, &uce):
-		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).
-			WithDetails("path", a.Path, "unknown_classes", uce.Classes, "available", uce.Available).
+		return nil, envelope.InvalidInput("cannot load %s: %v", a.ConfigFile, err).
+			WithDetails("config_file", a.ConfigFile, "unknown_classes", uce.Classes, "available", uce.Available).
 			WithRemedy("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps")
 	case err != nil && !errors.As(err, &ve):
-		return nil, envelope.InvalidInput("cannot load %s: %v", a.Path, err).WithDetails("path", a.Path)
+		return nil, envelope.InvalidInput("cannot load %s: %v", a.ConfigFile, err).WithDetails("config_file", a.ConfigFile)
 	}
 	sharedFields := sortedMapKeys(f.Configuration.Shared)
 	steps := map[string]any{}
@@ -300,7 +319,7 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 		steps[key] = map[string]any{"config_class": f.Metadata.ConfigTypes[key], "field_count": len(fields), "fields": fields}
 	}
 	data := map[string]any{
-		"path":               a.Path,
+		"path":               a.ConfigFile,
 		"shared_field_count": len(sharedFields),
 		"shared_fields":      sharedFields,
 		"step_count":         len(steps),
@@ -319,7 +338,7 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 	res := envelope.OK(data).WithMeta("step_count", len(steps)).WithWarnings(warnings...)
 	if ve == nil {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "to check the DAG against this config", Why: "every node must resolve to a config and a builder",
-			ArgsHint: withWorkspace(map[string]any{"config_file": a.Path, "dag_file": "<path of the DAG file>"}, a.WorkspaceDirs)})
+			ArgsHint: withWorkspace(map[string]any{"config_file": a.ConfigFile, "dag_file": "<path of the DAG file>"}, a.WorkspaceDirs)})
 	} else {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "to rewrite the file with corrected values", Why: "it validates every field before writing"})
 	}
@@ -345,7 +364,7 @@ func sortedMapKeys[V any](m map[string]V) []string {
 }
 
 func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult, error) {
-	nodes, warns, err := dagNodes(ctx, a.DAG)
+	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile)
 	if err != nil {
 		return nil, err
 	}
@@ -391,8 +410,8 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 		WithMeta("config_count", set.Len()).
 		WithWarnings(append(warns, set.Warnings...)...).
 		WithNextSteps(
-			envelope.NextStep{Tool: "config.load", When: "to review what was written", Why: "summarizes shared and per-step fields", ArgsHint: withWorkspace(map[string]any{"path": path}, a.WorkspaceDirs)},
-			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "checks every node resolves to a config and a builder", ArgsHint: withWorkspace(map[string]any{"dag": a.DAG, "config_file": path}, a.WorkspaceDirs)},
+			envelope.NextStep{Tool: "config.load", When: "to review what was written", Why: "summarizes shared and per-step fields", ArgsHint: withWorkspace(map[string]any{"config_file": path}, a.WorkspaceDirs)},
+			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "checks every node resolves to a config and a builder", ArgsHint: withWorkspace(a.hint(map[string]any{"config_file": path}), a.WorkspaceDirs)},
 		), nil
 }
 
@@ -421,5 +440,5 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult,
 		WithWarnings(append(warns, t.Warnings...)...).
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
 			Why:      "validates the values and writes config.json",
-			ArgsHint: withWorkspace(map[string]any{"dag": a.DAG, "base": "<merge_save_args.base, filled>", "steps": "<merge_save_args.steps, filled>", "output_file": "pipeline_config/config.json"}, a.WorkspaceDirs)}), nil
+			ArgsHint: withWorkspace(a.hint(map[string]any{"base": "<merge_save_args.base, filled>", "steps": "<merge_save_args.steps, filled>", "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
 }

@@ -119,7 +119,7 @@ func TestConfigFieldInfo(t *testing.T) {
 func TestConfigLoad(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(exampleDir, "config.json")
-	env := tools.CallTool(t, ctx, "config.load", map[string]any{"path": path})
+	env := tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": path})
 	d := tools.WantOK(t, env)
 	if d["step_count"] != 10.0 || d["valid"] != true || d["path"] != path {
 		t.Errorf("summary %v", d)
@@ -134,25 +134,25 @@ func TestConfigLoad(t *testing.T) {
 		t.Errorf("XGBoostTraining summary %v", xgb)
 	}
 
-	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "/nonexistent/config.json"}), "not_found")
-	if details["path"] != "/nonexistent/config.json" {
+	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": "/nonexistent/config.json"}), "not_found")
+	if details["config_file"] != "/nonexistent/config.json" {
 		t.Errorf("details %v", details)
 	}
-	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "  "}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": "  "}), "invalid_input")
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"configuration": {"shared": {}, "specific": []}}`), 0o644)
-	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": bad}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": bad}), "invalid_input")
 	unknown := filepath.Join(dir, "unknown.json")
 	os.WriteFile(unknown, []byte(`{"configuration": {"specific": {"A": {}}}, "metadata": {"config_types": {"A": "NoSuchConfig"}}}`), 0o644)
-	details = tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": unknown}), "invalid_input")
+	details = tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": unknown}), "invalid_input")
 	if details["unknown_classes"].(map[string]any)["A"] != "NoSuchConfig" {
 		t.Errorf("details %v", details)
 	}
 	// A structurally fine file with bad values is summarized and flagged.
 	invalid := filepath.Join(dir, "invalid.json")
 	os.WriteFile(invalid, []byte(`{"configuration": {"shared": {"region": "XX"}, "specific": {"Package": {}}}, "metadata": {"config_types": {"Package": "PackageConfig"}}}`), 0o644)
-	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": invalid}))
+	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": invalid}))
 	if d["valid"] != false || len(d["errors"].([]any)) < 7 {
 		t.Errorf("invalid file: valid=%v errors=%v", d["valid"], d["errors"])
 	}
@@ -219,7 +219,7 @@ func TestConfigTemplateMergeSaveLoad(t *testing.T) {
 	if d["path"] != want || d["config_count"] != 10.0 {
 		t.Errorf("merge_save data %v", d)
 	}
-	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}))
+	d = tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": "pipeline_config/config.json"}))
 	if d["valid"] != true || d["step_count"] != 10.0 {
 		t.Errorf("load after save %v", d)
 	}
@@ -364,10 +364,10 @@ func TestConfigToolsWorkspaceDirs(t *testing.T) {
 	if d := tools.WantOK(t, tools.CallTool(t, ctx, "config.merge_save", save)); d["config_count"] != 2.0 {
 		t.Errorf("merge_save %v", d)
 	}
-	if d := tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json", "workspace_dirs": ws})); d["valid"] != true {
+	if d := tools.WantOK(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": "pipeline_config/config.json", "workspace_dirs": ws})); d["valid"] != true {
 		t.Errorf("load with workspace_dirs %v", d)
 	}
-	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"path": "pipeline_config/config.json"}), "invalid_input")
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": "pipeline_config/config.json"}), "invalid_input")
 
 	// A broken workspace is invalid_input naming the file, as in catalog.*.
 	if err := os.WriteFile(filepath.Join(root, "steps", "Broken.step.yaml"), []byte("step: Broken\nverb: Nope\n"), 0o644); err != nil {

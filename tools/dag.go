@@ -12,15 +12,16 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/cursus-go/cursus/registry"
 )
 
 func init() {
-	const twoStep = `"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]`
-	const threeStep = `"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]`
+	const twoStep = `"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]}`
+	const threeStep = `"dag": {"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}`
 	addNamespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
 		registry.New("dag.construct", registry.Spec{
-			Description: "Builds a pipeline DAG from nodes and [src, dst] edges and returns it in the serialized DAG format (version, created_at, metadata, dag{nodes, edges}, statistics), the round-trippable form the other DAG tools accept. A cycle is reported as a warning, not an error.",
+			Description: "Builds a pipeline DAG from its nodes and [src, dst] edges (dag) and returns it in the serialized DAG format (version, created_at, metadata, dag{nodes, edges}, statistics), the round-trippable form the other DAG tools accept. A cycle is reported as a warning, not an error.",
 			When:        "you have step names and their dependency edges and want the serialized DAG with its statistics",
 			Examples: []string{
 				`dag.construct {` + twoStep + `}  # minimal two-step DAG`,
@@ -29,11 +30,11 @@ func init() {
 			Tags: []string{registry.PhasePlanner},
 		}, dagConstruct),
 		registry.New("dag.validate_integrity", registry.Spec{
-			Description: "Checks a DAG's integrity: cycles (each with its path), dangling edges, edge endpoints not declared in nodes (likely typos), isolated nodes, and nodes whose step type the step catalog does not know. Returns is_valid and the issues by category.",
+			Description: "Checks a DAG's integrity: cycles (each with its path), dangling edges, edge endpoints not declared in nodes (likely typos), isolated nodes, and nodes whose step type the step catalog does not know (workspace_dirs adds a project's own step files). Returns is_valid and the issues by category.",
 			When:        "before compiling or resolving a DAG, or after editing its nodes or edges",
 			Examples: []string{
 				`dag.validate_integrity {` + twoStep + `}  # is_valid true`,
-				`dag.validate_integrity {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTrainng"]]}  # typo: undeclared_edge_nodes`,
+				`dag.validate_integrity {"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTrainng"]]}}  # typo: undeclared_edge_nodes`,
 			},
 			Tags: []string{registry.PhaseValidator},
 		}, dagValidateIntegrity),
@@ -42,7 +43,7 @@ func init() {
 			When:        "you need the order steps will run in and what feeds what before compiling",
 			Examples: []string{
 				`dag.resolve_plan {` + threeStep + `}  # order + data flow`,
-				`dag.resolve_plan {"nodes": ["a", "b", "c"], "edges": [["a", "c"], ["b", "c"]]}  # generic node names`,
+				`dag.resolve_plan {"dag_file": "examples/xgboost-end-to-end/dag.json"}  # from a file`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, dagResolvePlan),
@@ -50,16 +51,16 @@ func init() {
 			Description: "Lists the immediate parents (dependencies: must run before) and children (dependents: run after) of one node of a DAG.",
 			When:        "you need the direct neighbours of one step in a DAG",
 			Examples: []string{
-				`dag.dependencies {"step": "XGBoostTraining", ` + twoStep + `}  # dependencies = [TabularPreprocessing_training]`,
+				`dag.dependencies {"node": "XGBoostTraining", ` + twoStep + `}  # dependencies = [TabularPreprocessing_training]`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, dagDependencies),
 		registry.New("dag.serialize", registry.Spec{
-			Description: "Serializes a DAG to JSON in the original engine's file format (version 1.0.0). With path it checks the DAG (it must sort, have a node and no dangling edge) and writes the file atomically, confined to the project root; without path it returns the JSON text.",
+			Description: "Serializes a DAG to JSON in the original engine's file format (version 1.0.0). With output_file it checks the DAG (it must sort, have a node and no dangling edge) and writes the file atomically, confined to the project root; without it returns the JSON text.",
 			When:        "you want to save a DAG to a file for later tools (dag_file arguments) or get its JSON text",
 			Examples: []string{
 				`dag.serialize {` + twoStep + `}  # JSON returned inline`,
-				`dag.serialize {` + twoStep + `, "path": "dags/xgb.json", "metadata": {"author": "me"}}  # writes the file`,
+				`dag.serialize {` + twoStep + `, "output_file": "dags/xgb.json", "metadata": {"author": "me"}}  # writes the file`,
 			},
 			Tags:   []string{registry.PhasePlanner},
 			Writes: true,
@@ -67,7 +68,7 @@ func init() {
 		registry.New("dag.deserialize", registry.Spec{
 			Description: "Loads a DAG file (written by dag.serialize, by the original engine, or a pipeline-catalog DAG file) and returns its nodes, edges, stored statistics, metadata and creation time.",
 			When:        "you have a DAG JSON file and want its contents",
-			Examples:    []string{`dag.deserialize {"path": "dags/xgb.json"}`},
+			Examples:    []string{`dag.deserialize {"dag_file": "examples/simple-training/dag.json"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, dagDeserialize),
 		registry.New("dag.render", registry.Spec{
@@ -75,51 +76,75 @@ func init() {
 			When:        "you or a person want to look at a DAG and see what each edge carries",
 			Examples: []string{
 				`dag.render {` + threeStep + `}  # Mermaid text with port labels`,
-				`dag.render {"dag_file": "dags/xgb.json", "direction": "LR"}  # from a file, left to right`,
-				`dag.render {"nodes": ["a", "b"], "edges": [["a", "b"]], "show_ports": false}  # topology only`,
+				`dag.render {"dag_file": "examples/xgboost-end-to-end/dag.json", "direction": "LR"}  # from a file, left to right`,
+				`dag.render {"dag": {"nodes": ["a", "b"], "edges": [["a", "b"]]}, "show_ports": false}  # topology only`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, dagRender),
 	)
 }
 
-// dagInlineArgs are the nodes and edges arguments of the dag.* tools that
-// take a DAG inline.
-type dagInlineArgs struct {
-	Nodes []string   `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]. The order decides ties in the execution order."`
-	Edges [][]string `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst. Endpoints are NOT added to nodes, so a misspelled endpoint shows up as undeclared_edge_nodes."`
+// dagArgs is how every dag.* tool takes its DAG, as the other tools do:
+// inline (dag) or as a file (dag_file). The top-level nodes and edges the
+// dag.* tools used to take are deprecated names of dag's nodes and edges.
+type dagArgs struct {
+	DAG     map[string]any `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file."`
+	DAGFile string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
+	Nodes   []string       `json:"nodes,omitempty" deprecated:"dag.nodes"`
+	Edges   [][]string     `json:"edges,omitempty" deprecated:"dag.edges"`
+}
+
+// load resolves the DAG argument (loadDAGArg).
+func (a dagArgs) load(ctx context.Context) (*dag.PipelineDAG, error) {
+	return loadDAGArg(ctx, a.DAG, a.DAGFile)
+}
+
+// hint is the DAG argument of a next step: the file when one was given,
+// else the DAG inline.
+func (a dagArgs) hint(d *dag.PipelineDAG) map[string]any {
+	if strings.TrimSpace(a.DAGFile) != "" {
+		return map[string]any{"dag_file": a.DAGFile}
+	}
+	return map[string]any{"dag": map[string]any{"nodes": d.Nodes(), "edges": d.EdgePairs()}}
+}
+
+// dagCheckArgs are the arguments of the dag.* tools that check nodes
+// against the step catalog: the DAG, and the workspace directories of a
+// project's own step files.
+type dagCheckArgs struct {
+	dagArgs
+	catalogWorkspace
 }
 
 type dagConstructArgs struct {
-	dagInlineArgs
+	dagArgs
 	Metadata map[string]any `json:"metadata,omitempty" jsonschema_description:"Free-form metadata embedded in the serialized DAG."`
 }
 
 type dagDependenciesArgs struct {
-	Step  string     `json:"step" jsonschema:"required" jsonschema_description:"The node to inspect; must be one of nodes."`
-	Nodes []string   `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]."`
-	Edges [][]string `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst."`
+	Node string `json:"node" jsonschema:"required" jsonschema_description:"The node to inspect; must be a node of the DAG."`
+	dagArgs
+	Step string `json:"step,omitempty" deprecated:"node"`
 }
 
 type dagSerializeArgs struct {
-	Nodes    []string       `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names in order, e.g. [\"CradleDataLoading_training\", \"TabularPreprocessing_training\"]."`
-	Edges    [][]string     `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs; src runs before dst."`
-	Metadata map[string]any `json:"metadata,omitempty" jsonschema_description:"Free-form metadata embedded in the file."`
-	Path     string         `json:"path,omitempty" jsonschema_description:"File to write (relative paths are taken from the project root). Omit to get the JSON inline."`
-	Pretty   bool           `json:"pretty,omitempty" jsonschema:"default=true" jsonschema_description:"Indent the JSON by two spaces."`
+	dagArgs
+	Metadata   map[string]any `json:"metadata,omitempty" jsonschema_description:"Free-form metadata embedded in the file."`
+	OutputFile string         `json:"output_file,omitempty" jsonschema_description:"File to write (relative paths are taken from the project root). Omit to get the JSON inline."`
+	Pretty     bool           `json:"pretty,omitempty" jsonschema:"default=true" jsonschema_description:"Indent the JSON by two spaces."`
+	Path       string         `json:"path,omitempty" deprecated:"output_file"`
 }
 
 type dagDeserializeArgs struct {
-	Path string `json:"path" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file to read (relative paths are taken from the project root when one is set)."`
+	DAGFile string `json:"dag_file" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file to read (relative paths are taken from the project root when one is set)."`
+	Path    string `json:"path,omitempty" deprecated:"dag_file"`
 }
 
 type dagRenderArgs struct {
-	Nodes     []string       `json:"nodes,omitempty" jsonschema_description:"DAG node names in order (or give dag or dag_file instead)."`
-	Edges     [][]string     `json:"edges,omitempty" jsonschema_description:"Directed edges as [src, dst] pairs, with nodes."`
-	DAG       map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}."`
-	DAGFile   string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file."`
-	Direction string         `json:"direction,omitempty" jsonschema:"enum=TD,enum=LR,enum=BT,enum=RL,default=TD" jsonschema_description:"Flowchart direction: TD top-down (default), LR left-right, BT, RL."`
-	ShowPorts bool           `json:"show_ports,omitempty" jsonschema:"default=true" jsonschema_description:"Label edges with the ports they bind (needs nodes the step catalog knows)."`
+	dagArgs
+	catalogWorkspace
+	Direction string `json:"direction,omitempty" jsonschema:"enum=TD,enum=LR,enum=BT,enum=RL,default=TD" jsonschema_description:"Flowchart direction: TD top-down (default), LR left-right, BT, RL."`
+	ShowPorts bool   `json:"show_ports,omitempty" jsonschema:"default=true" jsonschema_description:"Label edges with the ports they bind (needs nodes the step catalog knows)."`
 }
 
 // dagCatalog returns the embedded step catalog, or nil and a warning when
@@ -132,6 +157,18 @@ func dagCatalog() (*catalog.Catalog, string) {
 	return c, ""
 }
 
+// dagCatalogFor is the catalog the dag.* checks use: dagCatalog's, or with
+// workspace directories the catalog they extend (a bad directory is an
+// error, as for the catalog.* tools).
+func dagCatalogFor(ctx context.Context, dirs []string) (*catalog.Catalog, string, error) {
+	if len(dirs) == 0 {
+		c, w := dagCatalog()
+		return c, w, nil
+	}
+	c, err := loadCatalog(ctx, dirs)
+	return c, "", err
+}
+
 func dagAppendIf(w []string, s string) []string {
 	if s != "" {
 		return append(w, s)
@@ -139,8 +176,8 @@ func dagAppendIf(w []string, s string) []string {
 	return w
 }
 
-func dagConstruct(_ context.Context, a dagConstructArgs) (*envelope.ToolResult, error) {
-	d, err := dagInline(a.Nodes, a.Edges)
+func dagConstruct(ctx context.Context, a dagConstructArgs) (*envelope.ToolResult, error) {
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -154,19 +191,24 @@ func dagConstruct(_ context.Context, a dagConstructArgs) (*envelope.ToolResult, 
 	return envelope.OK(f).WithWarnings(w...).
 		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()).
 		WithNextSteps(envelope.NextStep{Tool: "dag.validate_integrity", When: "before using the DAG", Why: "checks cycles, typos in edges and unknown step types",
-			ArgsHint: map[string]any{"nodes": d.Nodes(), "edges": d.EdgePairs()}}), nil
+			ArgsHint: a.hint(d)}), nil
 }
 
-func dagValidateIntegrity(_ context.Context, a dagInlineArgs) (*envelope.ToolResult, error) {
-	d, err := dagInline(a.Nodes, a.Edges)
+func dagValidateIntegrity(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, error) {
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return dagIntegrityResult(d), nil
+	cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
+	return dagIntegrityResult(d, cat, warn, withWorkspace(a.hint(d), a.WorkspaceDirs)), nil
 }
 
-func dagIntegrityResult(d *dag.PipelineDAG) *envelope.ToolResult {
-	cat, warn := dagCatalog()
+// dagIntegrityResult checks d against cat (nil: no catalog checks, warn
+// says why); hint is the DAG argument its next steps pass on.
+func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, hint map[string]any) *envelope.ToolResult {
 	var opts dag.ValidateOptions
 	if cat != nil {
 		opts.StepKnown = func(n string) bool { _, _, ok := cat.ResolveNode(catalog.NodeName(n)); return ok }
@@ -202,10 +244,10 @@ func dagIntegrityResult(d *dag.PipelineDAG) *envelope.ToolResult {
 	if issues.Valid() {
 		return res.WithNextSteps(
 			envelope.NextStep{Tool: "validate.deps_resolve", When: "next", Why: "checks that every required input finds an upstream output along the edges",
-				ArgsHint: map[string]any{"dag": map[string]any{"nodes": d.Nodes(), "edges": d.EdgePairs()}}},
-			envelope.NextStep{Tool: "dag.render", When: "to look at the wiring", Why: "draws the DAG with the ports each edge binds"})
+				ArgsHint: hint},
+			envelope.NextStep{Tool: "dag.render", When: "to look at the wiring", Why: "draws the DAG with the ports each edge binds", ArgsHint: hint})
 	}
-	res = res.WithNextSteps(envelope.NextStep{Tool: "dag.render", When: "to see the problem", Why: "draws the DAG, undeclared endpoints and unknown steps marked"})
+	res = res.WithNextSteps(envelope.NextStep{Tool: "dag.render", When: "to see the problem", Why: "draws the DAG, undeclared endpoints and unknown steps marked", ArgsHint: hint})
 	if _, ok := issues[dag.CategoryMissing]; ok {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "catalog.search", When: "a node's step type is unknown", Why: "finds the step type you meant"})
 	}
@@ -248,8 +290,8 @@ func dagPortResolution(ctx context.Context, d *dag.PipelineDAG, cat *catalog.Cat
 	return out, unknown, nil
 }
 
-func dagResolvePlan(ctx context.Context, a dagInlineArgs) (*envelope.ToolResult, error) {
-	d, err := dagInline(a.Nodes, a.Edges)
+func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, error) {
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +324,10 @@ func dagResolvePlan(ctx context.Context, a dagInlineArgs) (*envelope.ToolResult,
 		dependencies[n] = append([]string{}, d.Parents(n)...)
 	}
 	flow := make(map[string]map[string]string, len(order))
-	cat, warn := dagCatalog()
+	cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
+	if err != nil {
+		return nil, err
+	}
 	warnings = dagAppendIf(warnings, warn)
 	var consumers map[string]*deps.Consumer
 	if cat != nil {
@@ -321,29 +366,33 @@ func dagResolvePlan(ctx context.Context, a dagInlineArgs) (*envelope.ToolResult,
 	}).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
 }
 
-func dagDependencies(_ context.Context, a dagDependenciesArgs) (*envelope.ToolResult, error) {
-	if strings.TrimSpace(a.Step) == "" {
-		return nil, envelope.InvalidInput("'step' must be a non-empty string")
+func dagDependencies(ctx context.Context, a dagDependenciesArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.Node) == "" {
+		return nil, envelope.InvalidInput("'node' must be a non-empty string")
 	}
-	d, err := dagInline(a.Nodes, a.Edges)
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !d.HasNode(a.Step) {
-		return nil, envelope.NotFound("step '%s' is not a node in the DAG", a.Step).
+	if !d.HasNode(a.Node) {
+		msg := fmt.Sprintf("node '%s' is not a node of the DAG", a.Node)
+		if close := suggest.Closest(a.Node, d.Nodes(), 3); len(close) > 0 {
+			msg += "; did you mean " + strings.Join(close, ", ") + "?"
+		}
+		return nil, envelope.NotFound("%s", msg).
 			WithDetails("available_nodes", d.Nodes()).
 			WithRemedy("use one of the DAG's nodes (details.available_nodes)")
 	}
-	parents, children := nonNilStrings(d.Parents(a.Step)), nonNilStrings(d.Children(a.Step))
+	parents, children := nonNilStrings(d.Parents(a.Node)), nonNilStrings(d.Children(a.Node))
 	return envelope.OK(map[string]any{
-		"step":         a.Step,
+		"node":         a.Node,
 		"dependencies": parents,
 		"dependents":   children,
 	}).WithWarnings(dagWarnings(d)...), nil
 }
 
 func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult, error) {
-	d, err := dagInline(a.Nodes, a.Edges)
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -351,21 +400,21 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult
 		m["node_count"], m["edge_count"] = d.NodeCount(), d.EdgeCount()
 		return m
 	}
-	if a.Path == "" {
+	if a.OutputFile == "" {
 		b, err := dag.NewFile(d, a.Metadata, time.Now()).Encode(a.Pretty)
 		if err != nil {
 			return nil, err
 		}
 		return envelope.OK(counts(map[string]any{"json": string(b)})).WithWarnings(dagWarnings(d)...), nil
 	}
-	path, err := registry.ResolveWritePath(ctx, a.Path)
+	path, err := registry.ResolveWritePath(ctx, a.OutputFile)
 	if err != nil {
 		return nil, err
 	}
 	if err := dag.WriteFile(path, d, a.Metadata, a.Pretty); err != nil {
 		var we *dag.WriteCheckError
 		if errors.As(err, &we) {
-			return nil, envelope.InvalidInput("cannot serialize DAG: %s", we.Reason).WithDetails("path", a.Path).
+			return nil, envelope.InvalidInput("cannot serialize DAG: %s", we.Reason).WithDetails("output_file", a.OutputFile).
 				WithRemedy("fix the DAG first; dag.validate_integrity lists its problems", "dag.validate_integrity")
 		}
 		return nil, envelope.Errorf(envelope.CodeToolError, "cannot write %s: %v", path, err).WithDetails("path", path)
@@ -375,20 +424,20 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult
 }
 
 func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.ToolResult, error) {
-	if strings.TrimSpace(a.Path) == "" {
-		return nil, envelope.InvalidInput("'path' must be a non-empty string")
+	if strings.TrimSpace(a.DAGFile) == "" {
+		return nil, envelope.InvalidInput("'dag_file' must be a non-empty string")
 	}
-	path, err := registry.ResolveReadPath(ctx, a.Path)
+	path, err := registry.ResolveReadPath(ctx, a.DAGFile)
 	if err != nil {
 		return nil, err
 	}
 	d, info, err := dag.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, envelope.NotFound("File not found: %s", a.Path).WithDetails("path", a.Path, "resolved_path", path).
+			return nil, envelope.NotFound("File not found: %s", a.DAGFile).WithDetails("dag_file", a.DAGFile, "resolved_path", path).
 				WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
 		}
-		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("path", a.Path)
+		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("dag_file", a.DAGFile)
 	}
 	data := map[string]any{
 		"nodes":      d.Nodes(),
@@ -406,29 +455,7 @@ func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.ToolRe
 }
 
 func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, error) {
-	sources := 0
-	if a.Nodes != nil || a.Edges != nil {
-		sources++
-	}
-	if a.DAG != nil {
-		sources++
-	}
-	if a.DAGFile != "" {
-		sources++
-	}
-	var d *dag.PipelineDAG
-	var err error
-	switch {
-	case sources > 1:
-		return nil, envelope.InvalidInput("give the DAG once: nodes/edges, dag or dag_file")
-	case a.Nodes != nil || a.Edges != nil:
-		if len(a.Nodes) == 0 {
-			return nil, envelope.InvalidInput("'nodes' must be a non-empty list of node names")
-		}
-		d, err = dagInline(a.Nodes, a.Edges)
-	default:
-		d, err = loadDAGArg(ctx, a.DAG, a.DAGFile)
-	}
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +464,10 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 	var unknown []string
 	catOK := false
 	if a.ShowPorts {
-		cat, warn := dagCatalog()
+		cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
+		if err != nil {
+			return nil, err
+		}
 		warnings = dagAppendIf(warnings, warn)
 		if cat != nil {
 			catOK = true

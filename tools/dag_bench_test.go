@@ -22,7 +22,7 @@ func benchDAGArgs(n int) map[string]any {
 			edges = append(edges, []any{nodes[i-11], nodes[i]})
 		}
 	}
-	return map[string]any{"nodes": nodes, "edges": edges}
+	return map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}}
 }
 
 func BenchmarkDAGValidateIntegrity10000(b *testing.B) {

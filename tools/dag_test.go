@@ -40,7 +40,7 @@ var (
 
 func TestDAGConstruct(t *testing.T) {
 	ctx := context.Background()
-	env := callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}}, "metadata": map[string]any{"k": "v"}})
+	env := callTool(t, ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}}}, "metadata": map[string]any{"k": "v"}})
 	d := wantOK(t, env)
 	for _, k := range []string{"version", "created_at", "metadata", "dag", "statistics"} {
 		if _, ok := d[k]; !ok {
@@ -56,7 +56,7 @@ func TestDAGConstruct(t *testing.T) {
 		t.Errorf("statistics %v", stats)
 	}
 	// A cycle is a warning, not an error.
-	env = callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}, []any{"B", "A"}}})
+	env = callTool(t, ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []any{"A", "B"}, "edges": []any{[]any{"A", "B"}, []any{"B", "A"}}}})
 	wantOK(t, env)
 	if w, _ := json.Marshal(env["warnings"]); !strings.Contains(string(w), "cycle") {
 		t.Errorf("no cycle warning: %s", w)
@@ -67,25 +67,25 @@ func TestDAGConstruct(t *testing.T) {
 		[]any{[]any{"A", "B"}, []any{"A", "B", "C"}},
 		[]any{[]any{"A", "B"}, []any{"A", " "}},
 	} {
-		env = callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", "B"}, "edges": bad})
+		env = callTool(t, ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []any{"A", "B"}, "edges": bad}})
 		wantFail(t, env, envelope.CodeInvalidInput)
-		if !strings.Contains(env["error"].(string), "edges[1]") {
+		if !strings.Contains(env["error"].(string), "dag.edges[1]") {
 			t.Errorf("error does not name edges[1]: %v", env["error"])
 		}
 	}
-	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A"}, "metadata": "x"}), envelope.CodeInvalidInput)
-	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A", ""}}), envelope.CodeInvalidInput)
-	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"nodes": []any{"A"}, "edges": []any{[]any{"A", 3}}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []any{"A"}}, "metadata": "x"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []any{"A", ""}}}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []any{"A"}, "edges": []any{[]any{"A", 3}}}}), envelope.CodeInvalidInput)
 }
 
 func TestDAGValidateIntegrity(t *testing.T) {
 	ctx := context.Background()
-	d := wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": e2eNodes, "edges": e2eEdges}))
+	d := wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"dag": map[string]any{"nodes": e2eNodes, "edges": e2eEdges}}))
 	if d["is_valid"] != true || len(d["issues"].(map[string]any)) != 0 || d["node_count"] != 10.0 || d["edge_count"] != 11.0 {
 		t.Fatalf("real DAG: %v", d)
 	}
 	// Reference case 9c.
-	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": case9cNodes, "edges": case9cEdges}))
+	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"dag": map[string]any{"nodes": case9cNodes, "edges": case9cEdges}}))
 	want := []any{"cycles", "dangling_dependencies", "isolated_nodes", "missing_steps", "undeclared_edge_nodes"}
 	if d["is_valid"] != false || !reflect.DeepEqual(d["issue_categories"], want) {
 		t.Fatalf("case 9c: %v", d)
@@ -95,15 +95,15 @@ func TestDAGValidateIntegrity(t *testing.T) {
 		t.Errorf("case 9c issues %v", issues)
 	}
 	// A misspelled node gets suggestions.
-	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": []any{"XGBoostTrainng"}}))
+	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"dag": map[string]any{"nodes": []any{"XGBoostTrainng"}}}))
 	if s, _ := json.Marshal(d["missing_step_suggestions"]); !strings.Contains(string(s), `"XGBoostTrainng":["XGBoostTraining"`) {
 		t.Errorf("suggestions %s", s)
 	}
 	// A typo in an edge endpoint is named.
-	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{
+	d = wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"dag": map[string]any{
 		"nodes": []any{"TabularPreprocessing_training", "XGBoostTraining"},
 		"edges": []any{[]any{"TabularPreprocessing_training", "XGBoostTrainng"}},
-	}))
+	}}))
 	u, _ := json.Marshal(d["issues"].(map[string]any)["undeclared_edge_nodes"])
 	if !strings.Contains(string(u), "XGBoostTrainng") {
 		t.Errorf("undeclared endpoint not named: %s", u)
@@ -112,7 +112,7 @@ func TestDAGValidateIntegrity(t *testing.T) {
 
 func TestDAGResolvePlan(t *testing.T) {
 	ctx := context.Background()
-	env := callTool(t, ctx, "dag.resolve_plan", map[string]any{"nodes": e2eNodes, "edges": e2eEdges})
+	env := callTool(t, ctx, "dag.resolve_plan", map[string]any{"dag": map[string]any{"nodes": e2eNodes, "edges": e2eEdges}})
 	d := wantOK(t, env)
 	// Reference case 4's step order.
 	want := []any{
@@ -133,15 +133,15 @@ func TestDAGResolvePlan(t *testing.T) {
 		t.Errorf("data flow %v", flow)
 	}
 	// Generic nodes fall back to the original's per-parent entries.
-	d = wantOK(t, callTool(t, ctx, "dag.resolve_plan", map[string]any{"nodes": []any{"n1", "n2", "n3", "n4", "n5"},
-		"edges": []any{[]any{"n1", "n3"}, []any{"n2", "n3"}, []any{"n3", "n4"}, []any{"n1", "n5"}}}))
+	d = wantOK(t, callTool(t, ctx, "dag.resolve_plan", map[string]any{"dag": map[string]any{"nodes": []any{"n1", "n2", "n3", "n4", "n5"},
+		"edges": []any{[]any{"n1", "n3"}, []any{"n2", "n3"}, []any{"n3", "n4"}, []any{"n1", "n5"}}}}))
 	if !reflect.DeepEqual(d["execution_order"], []any{"n1", "n2", "n5", "n3", "n4"}) {
 		t.Errorf("FIFO order %v", d["execution_order"])
 	}
 	if !reflect.DeepEqual(d["data_flow_map"].(map[string]any)["n3"], map[string]any{"input_0": "n1:output", "input_1": "n2:output"}) {
 		t.Errorf("generic flow %v", d["data_flow_map"])
 	}
-	env = callTool(t, ctx, "dag.resolve_plan", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}})
+	env = callTool(t, ctx, "dag.resolve_plan", map[string]any{"dag": map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}}})
 	wantFail(t, env, envelope.CodeInvalidInput)
 	if !strings.Contains(env["error"].(string), "cycles") {
 		t.Errorf("cycle message %v", env["error"])
@@ -150,21 +150,24 @@ func TestDAGResolvePlan(t *testing.T) {
 
 func TestDAGDependencies(t *testing.T) {
 	ctx := context.Background()
-	args := map[string]any{"step": "XGBoostTraining", "nodes": e2eNodes, "edges": e2eEdges}
+	args := map[string]any{"node": "XGBoostTraining", "dag": map[string]any{"nodes": e2eNodes, "edges": e2eEdges}}
 	d := wantOK(t, callTool(t, ctx, "dag.dependencies", args))
 	if !reflect.DeepEqual(d["dependencies"], []any{"TabularPreprocessing_training"}) ||
 		!reflect.DeepEqual(d["dependents"], []any{"XGBoostModelEval_calibration", "Package", "Payload"}) {
 		t.Errorf("dependencies %v", d)
 	}
-	args["step"] = "zz"
+	args["node"] = "XGBoostTrainig"
 	env := callTool(t, ctx, "dag.dependencies", args)
 	wantFail(t, env, envelope.CodeNotFound)
+	if !strings.Contains(env["error"].(string), "did you mean XGBoostTraining") {
+		t.Errorf("no did-you-mean: %v", env["error"])
+	}
 	if len(env["meta"].(map[string]any)["details"].(map[string]any)["available_nodes"].([]any)) != 10 {
 		t.Errorf("available_nodes missing: %v", env["meta"])
 	}
-	args["step"] = "  "
+	args["node"] = "  "
 	wantFail(t, callTool(t, ctx, "dag.dependencies", args), envelope.CodeInvalidInput)
-	delete(args, "step")
+	delete(args, "node")
 	wantFail(t, callTool(t, ctx, "dag.dependencies", args), envelope.CodeInvalidInput)
 }
 
@@ -174,18 +177,18 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 	nodes := []any{"n1", "n2", "n3"}
 	edges := []any{[]any{"n1", "n3"}, []any{"n2", "n3"}}
 	// Inline.
-	d := wantOK(t, callTool(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "edges": edges, "pretty": false}))
+	d := wantOK(t, callTool(t, ctx, "dag.serialize", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}, "pretty": false}))
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(d["json"].(string)), &doc); err != nil || doc["version"] != "1.0.0" || strings.Contains(d["json"].(string), "\n") {
 		t.Fatalf("inline json %v %v", d["json"], err)
 	}
 	// To a file under the root, then back.
-	d = wantOK(t, callTool(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "edges": edges, "path": "sub/dag.json", "metadata": map[string]any{"k": "v"}}))
+	d = wantOK(t, callTool(t, ctx, "dag.serialize", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}, "output_file": "sub/dag.json", "metadata": map[string]any{"k": "v"}}))
 	path := filepath.Join(dir, "sub", "dag.json")
 	if real, _ := filepath.EvalSymlinks(dir); d["path"] != filepath.Join(real, "sub", "dag.json") {
 		t.Errorf("path %v", d["path"])
 	}
-	env := callTool(t, ctx, "dag.deserialize", map[string]any{"path": path})
+	env := callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": path})
 	got := wantOK(t, env)
 	if !reflect.DeepEqual(got["nodes"], nodes) || !reflect.DeepEqual(got["edges"], edges) || got["metadata"].(map[string]any)["k"] != "v" {
 		t.Errorf("round trip %v", got)
@@ -194,27 +197,27 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 		t.Errorf("stats %v meta %v", got["stats"], env["meta"])
 	}
 	// Refusals: outside the root, a cyclic DAG, gate closed.
-	env = callTool(t, ctx, "dag.serialize", map[string]any{"nodes": nodes, "path": "../escape.json"})
+	env = callTool(t, ctx, "dag.serialize", map[string]any{"dag": map[string]any{"nodes": nodes}, "output_file": "../escape.json"})
 	wantFail(t, env, envelope.CodeInvalidInput)
-	env = callTool(t, ctx, "dag.serialize", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}, "path": "cyc.json"})
+	env = callTool(t, ctx, "dag.serialize", map[string]any{"dag": map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}, []any{"b", "a"}}}, "output_file": "cyc.json"})
 	wantFail(t, env, envelope.CodeInvalidInput)
 	if _, err := os.Stat(filepath.Join(dir, "cyc.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("cyclic DAG written")
 	}
 	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: dir})
-	wantFail(t, callTool(t, closed, "dag.serialize", map[string]any{"nodes": nodes, "path": "x.json"}), envelope.CodeToolDisabled)
+	wantFail(t, callTool(t, closed, "dag.serialize", map[string]any{"dag": map[string]any{"nodes": nodes}, "output_file": "x.json"}), envelope.CodeToolDisabled)
 	// Reading: missing, malformed, the original engine's own file.
-	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": filepath.Join(dir, "none.json")}), envelope.CodeNotFound)
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": filepath.Join(dir, "none.json")}), envelope.CodeNotFound)
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"version": "2.0", "dag": {"nodes": [], "edges": []}}`), 0o644)
-	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": bad}), envelope.CodeInvalidInput)
-	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": " "}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": bad}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": " "}), envelope.CodeInvalidInput)
 	// (a relative path is taken from the policy's root, so name it absolutely)
 	orig, err := filepath.Abs("../engine/dag/testdata/original_writer_xgboost_e2e.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = wantOK(t, callTool(t, ctx, "dag.deserialize", map[string]any{"path": orig}))
+	got = wantOK(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": orig}))
 	if !reflect.DeepEqual(got["nodes"], e2eNodes) || got["created_at"] != "2026-11-30T02:09:59.920360+00:00" {
 		t.Errorf("original file %v", got)
 	}
@@ -222,7 +225,7 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 
 func TestDAGRender(t *testing.T) {
 	ctx := context.Background()
-	d := wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"nodes": e2eNodes, "edges": e2eEdges}))
+	d := wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"dag": map[string]any{"nodes": e2eNodes, "edges": e2eEdges}}))
 	text := d["mermaid"].(string)
 	for _, s := range []string{
 		"flowchart TD",
@@ -251,11 +254,11 @@ func TestDAGRender(t *testing.T) {
 	if !reflect.DeepEqual(d["unresolved_inputs"], []any{"XGBoostTraining.input_path"}) || !reflect.DeepEqual(d["unknown_steps"], []any{"mystery"}) {
 		t.Errorf("render data %v", d)
 	}
-	d = wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}}, "show_ports": false}))
+	d = wantOK(t, callTool(t, ctx, "dag.render", map[string]any{"dag": map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}}}, "show_ports": false}))
 	if !strings.Contains(d["mermaid"].(string), "n0 --> n1") {
 		t.Errorf("plain render %v", d["mermaid"])
 	}
-	wantFail(t, callTool(t, ctx, "dag.render", map[string]any{"nodes": []any{"a"}, "dag_file": "x.json"}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "dag.render", map[string]any{"dag": map[string]any{"nodes": []any{"a"}}, "dag_file": "x.json"}), envelope.CodeInvalidInput)
 	wantFail(t, callTool(t, ctx, "dag.render", map[string]any{}), envelope.CodeInvalidInput)
 }
 
@@ -393,5 +396,45 @@ func TestValidateDepsResolve(t *testing.T) {
 	d = wantOK(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{}))
 	if len(d["registered_steps"].([]any)) < 20 || len(d["missing_specs"].([]any)) != 0 {
 		t.Errorf("all steps: %d registered", len(d["registered_steps"].([]any)))
+	}
+}
+
+// TestDAGDeprecatedArguments: the dag.* tools' old spellings (top-level
+// nodes and edges, dependencies' step, serialize's and deserialize's path)
+// still work for one release and warn, naming the new argument.
+func TestDAGDeprecatedArguments(t *testing.T) {
+	dir := t.TempDir()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: dir})
+	warned := func(env map[string]any, old, new string) {
+		t.Helper()
+		if w, _ := json.Marshal(env["warnings"]); !strings.Contains(string(w), "argument '"+old+"' is deprecated: use '"+new+"'") {
+			t.Errorf("no deprecation warning for %s: %s", old, w)
+		}
+	}
+	old := map[string]any{"nodes": e2eNodes, "edges": e2eEdges}
+	for _, tool := range []string{"dag.construct", "dag.validate_integrity", "dag.resolve_plan", "dag.render"} {
+		env := callTool(t, ctx, tool, old)
+		wantOK(t, env)
+		warned(env, "nodes", "dag.nodes")
+		warned(env, "edges", "dag.edges")
+	}
+	env := callTool(t, ctx, "dag.dependencies", map[string]any{"step": "XGBoostTraining", "nodes": e2eNodes, "edges": e2eEdges})
+	if d := wantOK(t, env); !reflect.DeepEqual(d["dependencies"], []any{"TabularPreprocessing_training"}) {
+		t.Errorf("dependencies via step: %v", d)
+	}
+	warned(env, "step", "node")
+	env = callTool(t, ctx, "dag.serialize", map[string]any{"nodes": []any{"a", "b"}, "edges": []any{[]any{"a", "b"}}, "path": "old.json"})
+	wantOK(t, env)
+	warned(env, "path", "output_file")
+	env = callTool(t, ctx, "dag.deserialize", map[string]any{"path": filepath.Join(dir, "old.json")})
+	if d := wantOK(t, env); !reflect.DeepEqual(d["nodes"], []any{"a", "b"}) {
+		t.Errorf("deserialize via path: %v", d)
+	}
+	warned(env, "path", "dag_file")
+	// the old and the new spelling together are refused
+	wantFail(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"nodes": []any{"a"}, "dag": map[string]any{"nodes": []any{"a"}}}), envelope.CodeInvalidInput)
+	// a dag_file works for every dag.* tool that reads a DAG
+	for _, tool := range []string{"dag.construct", "dag.validate_integrity", "dag.resolve_plan", "dag.render"} {
+		wantOK(t, callTool(t, ctx, tool, map[string]any{"dag_file": filepath.Join(dir, "old.json")}))
 	}
 }

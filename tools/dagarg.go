@@ -94,22 +94,6 @@ func dagGiven(dagArg map[string]any, dagFile string) bool {
 	return dagArg != nil || strings.TrimSpace(dagFile) != ""
 }
 
-// dagInline builds the DAG of the dag.* tools' top-level nodes and edges
-// arguments, checking that nodes are non-empty strings and each edge has
-// exactly two non-empty strings.
-func dagInline(nodes []string, edges [][]string) (*dag.PipelineDAG, error) {
-	for i, n := range nodes {
-		if strings.TrimSpace(n) == "" {
-			return nil, envelope.InvalidInput("nodes[%d] must be a non-empty string", i).WithDetails("index", i)
-		}
-	}
-	es, err := dagCheckEdges(edges, "edges")
-	if err != nil {
-		return nil, err
-	}
-	return dag.New(nodes, es), nil
-}
-
 func dagCheckEdges(pairs [][]string, field string) ([]dag.Edge, error) {
 	out := make([]dag.Edge, 0, len(pairs))
 	for i, p := range pairs {

@@ -76,7 +76,7 @@ func TestXGBoostExampleRunsLocally(t *testing.T) {
 	dagArg := exampleDAG(t)["dag"].(map[string]any)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
 	env := tools.CallTool(t, ctx, "validate.run_scripts", map[string]any{
-		"nodes": dagArg["nodes"], "edges": dagArg["edges"], "config_path": "config.json",
+		"dag": dagArg, "config_file": "config.json",
 		"test_workspace_dir": "runs"})
 	d := tools.WantOK(t, env)
 	results := d["script_results"].(map[string]any)

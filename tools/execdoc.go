@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/envelope"
@@ -30,8 +29,8 @@ func init() {
 			Description: "Fills an execution document from a DAG and its config.json: each node is resolved to its config as a compile would, and the steps that take runtime configuration are filled (data-loading requests as camelCase objects; registration settings with the inference image and the Payload step's load-test targets). Without execution_document the template is built from the DAG's SageMaker step names.",
 			When:        "you have a DAG and a config.json and need the execution document to start a run",
 			Examples: []string{
-				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_path": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,
-				`execdoc.generate {"dag": {"nodes": ["CradleDataLoading_training"], "edges": []}, "config_path": "pipeline_config/config.json", "execution_document": {"PIPELINE_STEP_CONFIGS": {"CradleDataLoading-Training": {"STEP_TYPE": ["WORKFLOW_INPUT", "CradleDataLoadingStep"], "STEP_CONFIG": {}}}}}  # fill a given document`,
+				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,
+				`execdoc.generate {"dag": {"nodes": ["CradleDataLoading_training"], "edges": []}, "config_file": "pipeline_config/config.json", "execution_document": {"PIPELINE_STEP_CONFIGS": {"CradleDataLoading-Training": {"STEP_TYPE": ["WORKFLOW_INPUT", "CradleDataLoadingStep"], "STEP_CONFIG": {}}}}}  # fill a given document`,
 			},
 			Tags:    []string{registry.PhaseProgrammer},
 			Network: true,
@@ -41,7 +40,7 @@ func init() {
 			When:        "before starting a run with an execution document, or after editing one",
 			Examples: []string{
 				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {"XGBoostTraining": {"STEP_TYPE": "TRAINING_STEP", "STEP_CONFIG": {}}}}}`,
-				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {}}, "dag_file": "examples/xgboost-end-to-end/dag.json", "config_path": "examples/xgboost-end-to-end/config.json"}  # against a DAG`,
+				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {}}, "dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # against a DAG`,
 			},
 			Tags: []string{registry.PhaseValidator},
 		}, execdocValidate),
@@ -60,23 +59,28 @@ type execdocTemplateArgs struct {
 	StepNames []string       `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
 	DAG       map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or wrapped {\"dag\": {...}}) to build the template from."`
 	DAGFile   string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize format) to build the template from."`
+	catalogWorkspace
 }
 
 type execdocGenerateArgs struct {
-	ConfigPath        string         `json:"config_path" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative paths resolve against project_root, or the directory of anchor_file)."`
+	ConfigFile        string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative paths resolve against project_root, or the directory of anchor_file)."`
 	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"Path of the DAG file (give this or dag)."`
 	DAG               map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
 	ExecutionDocument map[string]any `json:"execution_document,omitempty" jsonschema_description:"Document to fill (keyed by SageMaker step names); omitted: built from the DAG."`
 	Role              string         `json:"role,omitempty" jsonschema_description:"IAM role ARN recorded in the registration settings instead of the config's role."`
-	ProjectRoot       string         `json:"project_root,omitempty" jsonschema_description:"Directory that relative config_path and dag_file resolve against."`
+	ProjectRoot       string         `json:"project_root,omitempty" jsonschema_description:"Directory that relative config_file and dag_file resolve against."`
 	AnchorFile        string         `json:"anchor_file,omitempty" jsonschema_description:"A file of the project; its directory is the project root when project_root is not given."`
+	catalogWorkspace
+	ConfigPath string `json:"config_path,omitempty" deprecated:"config_file"`
 }
 
 type execdocValidateArgs struct {
 	ExecutionDocument any            `json:"execution_document" jsonschema:"required" jsonschema_description:"The document to check (any JSON value; a non-object is reported as an issue)."`
 	DAG               map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG the document is for: enables unknown-step and missing-step checks."`
 	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"DAG file the document is for (instead of dag)."`
-	ConfigPath        string         `json:"config_path,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
+	ConfigFile        string         `json:"config_file,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
+	catalogWorkspace
+	ConfigPath string `json:"config_path,omitempty" deprecated:"config_file"`
 }
 
 type execdocMergeArgs struct {
@@ -104,7 +108,7 @@ func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Tool
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Default()
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +124,7 @@ func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Tool
 
 func execdocNextAfterTemplate() []envelope.NextStep {
 	return []envelope.NextStep{
-		{Tool: "execdoc.generate", When: "you have the DAG's config.json", Why: "fill the data-loading and registration steps from the configs", ArgsHint: map[string]any{"dag_file": "<dag file>", "config_path": "<config.json>"}},
+		{Tool: "execdoc.generate", When: "you have the DAG's config.json", Why: "fill the data-loading and registration steps from the configs", ArgsHint: map[string]any{"dag_file": "<dag file>", "config_file": "<config.json>"}},
 		{Tool: "execdoc.validate", When: "after filling the document by hand", Why: "list structural problems and missing configurations"},
 	}
 }
@@ -147,9 +151,11 @@ func projectPath(ctx context.Context, root, anchor, p string) (string, error) {
 	return registry.ResolveReadPath(ctx, p)
 }
 
-// loadConfigSet reads a config.json (path, resolved from the argument arg
-// the caller gave as given) into a config set, mapping errors.
-func loadConfigSet(given, path, arg string) (*config.Set, error) {
+// loadConfigSet reads a config.json (path, resolved from the config_file
+// the caller gave as given) into a config set of the workspace's config
+// classes (configSchemaFor), mapping errors.
+func loadConfigSet(ctx context.Context, given, path string, workspaceDirs []string) (*config.Set, error) {
+	const arg = "config_file"
 	if err := checkConfigFile(given, path); err != nil {
 		var te *envelope.ToolError
 		if errors.As(err, &te) {
@@ -157,7 +163,7 @@ func loadConfigSet(given, path, arg string) (*config.Set, error) {
 		}
 		return nil, err
 	}
-	schema, err := configSchema()
+	schema, err := configSchemaFor(ctx, workspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -177,17 +183,17 @@ func loadConfigSet(given, path, arg string) (*config.Set, error) {
 }
 
 func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.ToolResult, error) {
-	if err := requireConfigPath("config_path", a.ConfigPath); err != nil {
+	if err := requireConfigPath("config_file", a.ConfigFile); err != nil {
 		return nil, err
 	}
 	if a.Role != "" && !strings.HasPrefix(strings.TrimSpace(a.Role), "arn:") {
 		return nil, envelope.InvalidInput("role must be an IAM role ARN (arn:aws:iam::<account>:role/<name>), got %q", a.Role)
 	}
-	cfgPath, err := projectPath(ctx, a.ProjectRoot, a.AnchorFile, a.ConfigPath)
+	cfgPath, err := projectPath(ctx, a.ProjectRoot, a.AnchorFile, a.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
-	set, err := loadConfigSet(a.ConfigPath, cfgPath, "config_path")
+	set, err := loadConfigSet(ctx, a.ConfigFile, cfgPath, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +207,7 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Tool
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Default()
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -225,21 +231,21 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Tool
 		WithMeta("filled_steps", res.Steps).
 		WithWarnings(warns...).
 		WithNextSteps(envelope.NextStep{Tool: "execdoc.validate", When: "before starting the run", Why: "check the filled document against the DAG",
-			ArgsHint: map[string]any{"execution_document": "<data>", "config_path": a.ConfigPath}},
+			ArgsHint: withWorkspace(map[string]any{"execution_document": "<data>", "config_file": a.ConfigFile}, a.WorkspaceDirs)},
 			envelope.NextStep{Tool: "execdoc.merge", When: "you have overrides for some steps", Why: "combine them with the generated document",
 				ArgsHint: map[string]any{"base_doc": "<data>", "additional_doc": map[string]any{execdoc.KeyStepConfigs: map[string]any{}}}}), nil
 }
 
 func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.ToolResult, error) {
-	cat, err := catalog.Default()
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
 	opts := execdoc.Options{Catalog: cat}
 	var warns []string
 	hasDAG := dagGiven(a.DAG, a.DAGFile)
-	if strings.TrimSpace(a.ConfigPath) != "" && !hasDAG {
-		return nil, envelope.InvalidInput("config_path needs the DAG the document is for (dag or dag_file)")
+	if strings.TrimSpace(a.ConfigFile) != "" && !hasDAG {
+		return nil, envelope.InvalidInput("config_file needs the DAG the document is for (dag or dag_file)")
 	}
 	if hasDAG {
 		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
@@ -247,12 +253,12 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Tool
 			return nil, err
 		}
 		var set *config.Set
-		if strings.TrimSpace(a.ConfigPath) != "" {
-			cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigPath)
+		if strings.TrimSpace(a.ConfigFile) != "" {
+			cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigFile)
 			if err != nil {
 				return nil, err
 			}
-			if set, err = loadConfigSet(a.ConfigPath, cfgPath, "config_path"); err != nil {
+			if set, err = loadConfigSet(ctx, a.ConfigFile, cfgPath, a.WorkspaceDirs); err != nil {
 				return nil, err
 			}
 		}

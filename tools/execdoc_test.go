@@ -131,7 +131,7 @@ func TestExecdocValidateTool(t *testing.T) {
 	// against a DAG and its config: unknown steps are errors, helper steps must be present
 	dir := t.TempDir()
 	cfg := i8Config(t, dir)
-	d = wantOK(t, callTool(t, ctx, "execdoc.validate", map[string]any{"dag": i8DAG(), "config_path": cfg, "execution_document": i8JSON(t,
+	d = wantOK(t, callTool(t, ctx, "execdoc.validate", map[string]any{"dag": i8DAG(), "config_file": cfg, "execution_document": i8JSON(t,
 		`{"PIPELINE_STEP_CONFIGS": {"Registration-NA": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}, "Packaging": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}}}`)}))
 	kinds = nil
 	for _, is := range d["issues"].([]any) {
@@ -141,15 +141,15 @@ func TestExecdocValidateTool(t *testing.T) {
 		t.Fatalf("against the DAG: %v", d)
 	}
 	wantFail(t, callTool(t, ctx, "execdoc.validate", map[string]any{}), "invalid_input")
-	wantFail(t, callTool(t, ctx, "execdoc.validate", map[string]any{"execution_document": map[string]any{}, "config_path": cfg}), "invalid_input")
-	wantFail(t, callTool(t, ctx, "execdoc.validate", map[string]any{"execution_document": map[string]any{}, "dag": i8DAG(), "config_path": filepath.Join(dir, "nope.json")}), "not_found")
+	wantFail(t, callTool(t, ctx, "execdoc.validate", map[string]any{"execution_document": map[string]any{}, "config_file": cfg}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "execdoc.validate", map[string]any{"execution_document": map[string]any{}, "dag": i8DAG(), "config_file": filepath.Join(dir, "nope.json")}), "not_found")
 }
 
 func TestExecdocGenerateTool(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := i8Config(t, dir)
-	env := callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": cfg})
+	env := callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg})
 	d := wantOK(t, env)
 	steps := d["PIPELINE_STEP_CONFIGS"].(map[string]any)
 	reg := steps["Registration-NA"].(map[string]any)["STEP_CONFIG"].(map[string]any)
@@ -161,12 +161,12 @@ func TestExecdocGenerateTool(t *testing.T) {
 		t.Fatalf("meta %v", meta)
 	}
 	// the generated document validates against the DAG
-	v := wantOK(t, callTool(t, ctx, "execdoc.validate", map[string]any{"execution_document": d, "dag": i8DAG(), "config_path": cfg}))
+	v := wantOK(t, callTool(t, ctx, "execdoc.validate", map[string]any{"execution_document": d, "dag": i8DAG(), "config_file": cfg}))
 	if v["valid"] != true || len(v["issues"].([]any)) != 0 {
 		t.Fatalf("generated document has issues: %v", v)
 	}
 	// relative paths resolve against project_root; a given document is filled, not replaced
-	env = callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": "config.json", "project_root": dir, "role": "arn:aws:iam::111122223333:role/X",
+	env = callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": "config.json", "project_root": dir, "role": "arn:aws:iam::111122223333:role/X",
 		"execution_document": i8JSON(t, `{"PIPELINE_STEP_CONFIGS": {"Registration-NA": {"STEP_TYPE": ["PROCESSING_STEP", "MimsModelRegistrationProcessingStep"], "STEP_CONFIG": {}}}}`)})
 	d = wantOK(t, env)
 	reg = d["PIPELINE_STEP_CONFIGS"].(map[string]any)["Registration-NA"].(map[string]any)
@@ -177,17 +177,17 @@ func TestExecdocGenerateTool(t *testing.T) {
 		t.Fatalf("the missing cradle entry should be warned about: %v", env["warnings"])
 	}
 	// anchor_file gives the root too
-	wantOK(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": "config.json", "anchor_file": filepath.Join(dir, "README.md")}))
+	wantOK(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": "config.json", "anchor_file": filepath.Join(dir, "README.md")}))
 
-	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": filepath.Join(dir, "missing.json")}), "not_found", "config.template")
-	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "dag_file": "x.json", "config_path": cfg}), "invalid_input")
-	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"config_path": cfg}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": filepath.Join(dir, "missing.json")}), "not_found", "config.template")
+	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "dag_file": "x.json", "config_file": cfg}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"config_file": cfg}), "invalid_input")
 	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG()}), "invalid_input")
-	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": cfg, "execution_document": []any{}}), "invalid_input")
-	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": cfg, "execution_document": map[string]any{"x": 1}}), "invalid_input", "execdoc.validate")
-	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": cfg, "role": "admin"}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg, "execution_document": []any{}}), "invalid_input")
+	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg, "execution_document": map[string]any{"x": 1}}), "invalid_input", "execdoc.validate")
+	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg, "role": "admin"}), "invalid_input")
 
 	// the tool is flagged network (as the original) but not gated by the read-only policy
 	gated := registry.WithPolicy(ctx, registry.Policy{})
-	wantOK(t, callTool(t, gated, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_path": cfg}))
+	wantOK(t, callTool(t, gated, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg}))
 }

@@ -159,6 +159,8 @@ var (
 	WantFail = wantFail
 	// Blank is blank.
 	Blank = blank
+	// ToJSON is toJSON.
+	ToJSON = toJSON
 )
 
 // blank reports whether a decoded JSON value is not a non-empty string

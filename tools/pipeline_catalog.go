@@ -237,7 +237,7 @@ func pipelineCatalogLoadDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.ToolR
 	data := map[string]any{"dag_id": e.ID, "nodes": e.Nodes, "edges": e.Edges, "node_count": e.NodeCount(), "edge_count": e.EdgeCount()}
 	return envelope.OK(data).WithMeta("dag_id", e.ID).WithNextSteps(
 		envelope.NextStep{Tool: "config.template", When: "next: write its config", Why: "a config.json skeleton for these nodes", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
-		envelope.NextStep{Tool: "dag.validate_integrity", When: "after changing nodes or edges", Why: "check the graph and its step types", ArgsHint: map[string]any{"nodes": e.Nodes, "edges": e.Edges}},
+		envelope.NextStep{Tool: "dag.validate_integrity", When: "after changing nodes or edges", Why: "check the graph and its step types", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
 		envelope.NextStep{Tool: "compile.validate", When: "once config.json exists", Why: "check every node compiles", ArgsHint: map[string]any{"dag": pcDAGArg(e), "config_file": "<config.json>"}},
 	), nil
 }

@@ -180,7 +180,7 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 			root := t.TempDir()
 			ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 			dagArg := pcDAGArgFor(t, id)
-			v := wantOK(t, callTool(t, ctx, "dag.validate_integrity", dagArg))
+			v := wantOK(t, callTool(t, ctx, "dag.validate_integrity", map[string]any{"dag": dagArg}))
 			if v["is_valid"] != true {
 				t.Fatalf("integrity %v", v)
 			}

@@ -112,7 +112,7 @@ func projectInit(ctx context.Context, a projectInitArgs) (*envelope.ToolResult, 
 			envelope.NextStep{Tool: "validate.alignment", When: "after editing scripts", Why: "scripts match their contracts", ArgsHint: map[string]any{"workspace_dirs": ws, "script_dirs": []string{res.ScriptsDir}}},
 			envelope.NextStep{Tool: "compile.validate", When: "before compiling", Why: "the DAG and config compile", ArgsHint: map[string]any{"dag_file": res.DAGFile, "config_file": res.ConfigFile, "workspace_dirs": ws}},
 			envelope.NextStep{Tool: "validate.run_scripts", When: "to run the scripts on the sample data", Why: "the data flows end to end",
-				ArgsHint: map[string]any{"nodes": res.Nodes, "edges": res.Edges, "config_path": res.ConfigFile, "workspace_dirs": ws, "input_data": res.InputData}},
+				ArgsHint: map[string]any{"dag_file": res.DAGFile, "config_file": res.ConfigFile, "workspace_dirs": ws, "input_data": res.InputData}},
 		)
 	return out, nil
 }

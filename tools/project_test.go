@@ -231,7 +231,7 @@ func TestProjectEndToEnd(t *testing.T) {
 	w.Flush()
 	f.Close()
 	input := map[string]any{"DummyDataLoading_training": map[string]any{"INPUT_DATA": "mydata"}, "DummyDataLoading_calibration": map[string]any{"INPUT_DATA": "mydata/part-0.csv"}}
-	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": d["nodes"], "edges": d["edges"], "config_path": d["config_file"],
+	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"dag_file": d["dag_file"], "config_file": d["config_file"],
 		"workspace_dirs": []string{ws}, "input_data": input, "test_workspace_dir": "runs"})
 	rd := wantOK(t, env)
 	if rd["pipeline_success"] != true || rd["successful_scripts"] != 8.0 {

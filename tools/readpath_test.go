@@ -31,16 +31,16 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"config.load", map[string]any{"path": "config.json"}},
-		{"dag.deserialize", map[string]any{"path": "dag.json"}},
+		{"config.load", map[string]any{"config_file": "config.json"}},
+		{"dag.deserialize", map[string]any{"dag_file": "dag.json"}},
 		{"dag.render", map[string]any{"dag_file": "dag.json"}},
 		{"compile.validate", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
 		{"compile.preview", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
 		{"compile.definition", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
 		{"compile.single_node", map[string]any{"dag_file": "dag.json", "config_file": "config.json", "target_node": "XGBoostTraining", "manual_inputs": map[string]any{"input_path": "s3://example-bucket/train/"}}},
 		{"execdoc.template", map[string]any{"dag_file": "dag.json"}},
-		{"execdoc.generate", map[string]any{"dag_file": "dag.json", "config_path": "config.json"}},
-		{"execdoc.validate", map[string]any{"dag_file": "dag.json", "config_path": "config.json", "execution_document": map[string]any{"PIPELINE_STEP_CONFIGS": map[string]any{}}}},
+		{"execdoc.generate", map[string]any{"dag_file": "dag.json", "config_file": "config.json"}},
+		{"execdoc.validate", map[string]any{"dag_file": "dag.json", "config_file": "config.json", "execution_document": map[string]any{"PIPELINE_STEP_CONFIGS": map[string]any{}}}},
 		{"validate.deps_resolve", map[string]any{"dag_file": "dag.json"}},
 		{"validate.alignment", map[string]any{"target_scripts": []any{"TabularPreprocessing"}, "script_dirs": []any{"scripts"}}},
 	}
@@ -68,7 +68,7 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	inSub := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: sub})
-	if env := tools.CallTool(t, inSub, "config.load", map[string]any{"path": "../config.json"}); env["ok"] != true {
+	if env := tools.CallTool(t, inSub, "config.load", map[string]any{"config_file": "../config.json"}); env["ok"] != true {
 		t.Errorf("read above the root: %v", env)
 	}
 }

@@ -69,8 +69,8 @@ func init() {
 			Description: "Runs a DAG's step scripts locally with python3 in topological order, in a fresh run directory under test_workspace_dir: container paths in each script are rewritten to a per-node local root, each node's inputs are copied from the outputs bound to them by dependency resolution (input_data feeds the rest), environment variables and job arguments come from the config. Reports per script success, output files, error message and time; a failed node skips its dependants.",
 			When:        "the scripts exist and you want to see the pipeline's data flow run end to end on small data before compiling",
 			Examples: []string{
-				`validate.run_scripts {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]], "config_path": "pipeline_config/config.json", "input_data": {"DummyDataLoading_training": {"INPUT_DATA": "data/sample.csv"}}}`,
-				`validate.run_scripts {"nodes": ["TabularPreprocessing_training"], "config_path": "pipeline_config/config.json", "use_dependency_resolution": false, "test_workspace_dir": "tmp/script_runs"}`,
+				`validate.run_scripts {"dag": {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]]}, "config_file": "pipeline_config/config.json", "input_data": {"DummyDataLoading_training": {"INPUT_DATA": "data/sample.csv"}}}`,
+				`validate.run_scripts {"dag_file": "pipeline_config/dag.json", "config_file": "pipeline_config/config.json", "use_dependency_resolution": false, "test_workspace_dir": "tmp/script_runs"}`,
 			},
 			Tags:     []string{registry.PhaseValidator},
 			ExecCode: true,
@@ -376,9 +376,9 @@ func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.ToolResult, 
 // --- validate.run_scripts ---
 
 type runScriptsArgs struct {
-	Nodes                   []string                     `json:"nodes" jsonschema:"required" jsonschema_description:"DAG node names (TabularPreprocessing_training, ...)."`
-	ConfigPath              string                       `json:"config_path" jsonschema:"required" jsonschema_description:"config.json with a config for every node (relative paths from the project root)."`
-	Edges                   [][]string                   `json:"edges,omitempty" jsonschema_description:"DAG edges as [src, dst] pairs."`
+	dagArgs
+	ConfigFile              string                       `json:"config_file" jsonschema:"required" jsonschema_description:"config.json with a config for every node (relative paths from the project root)."`
+	ConfigPath              string                       `json:"config_path,omitempty" deprecated:"config_file"`
 	TestWorkspaceDir        string                       `json:"test_workspace_dir,omitempty" jsonschema:"default=test/integration/script_testing" jsonschema_description:"Directory a fresh run-* directory is created in (confined to the project root)."`
 	UseDependencyResolution *bool                        `json:"use_dependency_resolution,omitempty" jsonschema:"default=true" jsonschema_description:"Bind inputs to upstream outputs with the dependency resolver; false binds by equal logical names or aliases."`
 	WorkspaceDirs           []string                     `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (custom steps of the DAG)."`
@@ -388,10 +388,7 @@ type runScriptsArgs struct {
 }
 
 func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolResult, error) {
-	if len(a.Nodes) == 0 {
-		return nil, envelope.InvalidInput("nodes must be a non-empty list of node names")
-	}
-	d, err := dagInline(a.Nodes, a.Edges)
+	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -402,15 +399,15 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	if _, err := d.TopologicalSort(); err != nil {
 		return nil, envelope.InvalidInput("the DAG cannot be ordered: %v", err).WithRemedy("remove an edge of the cycle", "dag.validate_integrity")
 	}
-	if err := requireConfigPath("config_path", a.ConfigPath); err != nil {
+	if err := requireConfigPath("config_file", a.ConfigFile); err != nil {
 		return nil, err
 	}
-	cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigPath)
+	cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
 	if st, err := os.Stat(cfgPath); err != nil || st.IsDir() {
-		return nil, envelope.NotFound("config_path not found: %s", a.ConfigPath).WithDetails("config_path", a.ConfigPath, "resolved_path", cfgPath).
+		return nil, envelope.NotFound("config_file not found: %s", a.ConfigFile).WithDetails("config_file", a.ConfigFile, "resolved_path", cfgPath).
 			WithRemedy("write a config.json first", "config.template", "config.merge_save", "project.init")
 	}
 	py := validation.Python()
@@ -433,7 +430,7 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	input := map[string]map[string]string{}
 	for node, m := range a.InputData {
 		if !d.HasNode(node) {
-			return nil, envelope.InvalidInput("input_data names node %q, which is not in nodes", node).WithDetails("node", node, "nodes", a.Nodes)
+			return nil, envelope.InvalidInput("input_data names node %q, which is not a node of the DAG", node).WithDetails("node", node, "nodes", d.Nodes())
 		}
 		input[node] = map[string]string{}
 		for in, p := range m {

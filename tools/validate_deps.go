@@ -25,12 +25,12 @@ func init() {
 			Examples: []string{
 				`validate.deps_resolve {"step_names": ["CradleDataLoading", "TabularPreprocessing", "XGBoostTraining"]}  # every listed step may feed every other`,
 				`validate.deps_resolve {"dag": {"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}}  # along the DAG's edges`,
-				`validate.deps_resolve {"dag_file": "dags/xgb.json", "workspace_dirs": ["my_steps"]}  # with workspace step files`,
+				`validate.deps_resolve {"dag_file": "projects/demo_xgboost/pipeline_config/dag.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # with a project's own step files`,
 			},
 			Tags: []string{registry.PhaseValidator},
 		}, validateDepsResolve),
 		registry.New("validate.deps_explain", registry.Spec{
-			Description: "Explains the semantic similarity of two names the way the dependency resolver scores them: the overall score and its string, token, synonym and substring parts. With consumer_step and provider_step, name1 is the consumer's input and name2 the provider's output, and the full six-component compatibility score of that pair is added.",
+			Description: "Explains the semantic similarity of two names the way the dependency resolver scores them: the overall score and its string, token, synonym and substring parts. With consumer_step and provider_step, name1 is the consumer's input and name2 the provider's output, and the full six-component compatibility score of that pair is added; workspace_dirs adds a project's own step files, so its steps can be scored too.",
 			When:        "a dependency match looks wrong or is missing and you want to see why two port names score as they do",
 			Examples: []string{
 				`validate.deps_explain {"name1": "input_path", "name2": "processed_data"}  # 0.2`,
@@ -53,6 +53,7 @@ type depsExplainArgs struct {
 	Name2        string `json:"name2" jsonschema:"required" jsonschema_description:"Second name (the provider's output, or one of its aliases, when provider_step is given)."`
 	ConsumerStep string `json:"consumer_step,omitempty" jsonschema_description:"Step type or node name (XGBoostTraining, TabularPreprocessing_calibration) whose input is name1. Give with provider_step."`
 	ProviderStep string `json:"provider_step,omitempty" jsonschema_description:"Step type or node name whose output is name2. Give with consumer_step."`
+	catalogWorkspace
 }
 
 // depsStepReport is one step of validate.deps_resolve's report.
@@ -262,7 +263,7 @@ func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.Tool
 	if a.ConsumerStep == "" || a.ProviderStep == "" {
 		return nil, envelope.InvalidInput("give consumer_step and provider_step together (or neither)")
 	}
-	cat, err := loadCatalog(ctx, nil)
+	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}

@@ -170,16 +170,17 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{}, "config_path": cfg}), envelope.CodeInvalidInput)
-	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A"}}}), envelope.CodeInvalidInput)
-	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "edges": [][]string{{"A", "B"}}}), envelope.CodeInvalidInput)
-	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A", "B"}, "config_path": cfg, "edges": [][]string{{"A", "B"}, {"B", "A"}}}), envelope.CodeInvalidInput)
-	// A blank config_path: invalid_input naming the argument, with a remedy.
-	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": "  "})
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{}}, "config_file": cfg}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}, "edges": [][]string{{"A"}}}, "config_file": cfg}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}, "edges": [][]string{{"A", "B"}}}, "config_file": cfg}), envelope.CodeInvalidInput)
+	wantFail(t, callTool(t, ctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A", "B"}, "edges": [][]string{{"A", "B"}, {"B", "A"}}}, "config_file": cfg}), envelope.CodeInvalidInput)
+	// A blank config_file: invalid_input naming the argument, with a remedy.
+	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": "  "})
 	wantFail(t, env, envelope.CodeInvalidInput, "config.template")
-	if msg, _ := env["error"].(string); !strings.Contains(msg, "config_path") {
-		t.Errorf("blank config_path: message %q does not name the argument", msg)
+	if msg, _ := env["error"].(string); !strings.Contains(msg, "config_file") {
+		t.Errorf("blank config_file: message %q does not name the argument", msg)
 	}
+	// the old spellings (top-level nodes, config_path) still reach the same checks
 	env = callTool(t, ctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": filepath.Join(t.TempDir(), "missing.json")})
 	wantFail(t, env, envelope.CodeNotFound)
 	remedyToolsOf(t, env)
@@ -187,13 +188,13 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	root := t.TempDir()
 	pctx := registry.WithPolicy(ctx, registry.Policy{AllowScriptExec: true, ProjectRoot: root})
 	if validation.Python().Available {
-		det := wantFail(t, callTool(t, pctx, "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg, "test_workspace_dir": "../outside"}), envelope.CodeInvalidInput)
+		det := wantFail(t, callTool(t, pctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": cfg, "test_workspace_dir": "../outside"}), envelope.CodeInvalidInput)
 		if det["base"] == nil {
 			t.Errorf("details %v", det)
 		}
 	}
 	// The gate: closed by default under a policy.
-	det := wantFail(t, callTool(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root}), "validate.run_scripts", map[string]any{"nodes": []string{"A"}, "config_path": cfg}), envelope.CodeToolDisabled)
+	det := wantFail(t, callTool(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root}), "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": cfg}), envelope.CodeToolDisabled)
 	if det["env_var"] != registry.EnvAllowScriptExec {
 		t.Errorf("gate details %v", det)
 	}

@@ -33,13 +33,13 @@ func init() {
 			Writes: true,
 		}, workflowRun),
 		registry.New("workflow.describe", registry.Spec{
-			Description: "Describes the workflows as data: without a name, each workflow's name, description and phase count; with a name, its arguments, " +
+			Description: "Describes the workflows as data: without a workflow, each workflow's name, description and phase count; with one, its arguments, " +
 				"phases (title, detail, gate, tools, guided stage, judgment it may stop for), the tools it calls and what each outcome means, so a host can " +
 				"follow it step by step. With run_id, the state of one run instead.",
 			When: "before running a workflow, or to follow one phase by phase with the guided stages, or to inspect a run",
 			Examples: []string{
 				`workflow.describe {}  # every workflow`,
-				`workflow.describe {"name": "new-project"}`,
+				`workflow.describe {"workflow": "new-project"}`,
 				`workflow.describe {"run_id": "new-project-001"}  # a run's phases and outcome`,
 			},
 			Tags: []string{registry.PhasePlanner},
@@ -55,8 +55,9 @@ type workflowRunArgs struct {
 }
 
 type workflowDescribeArgs struct {
-	Name  string `json:"name,omitempty" jsonschema_description:"Workflow to describe; omit to list every workflow."`
-	RunID string `json:"run_id,omitempty" jsonschema_description:"A run to report on (runs/<run_id>/workflow.json) instead of a workflow."`
+	Workflow string `json:"workflow,omitempty" jsonschema_description:"Workflow to describe (as workflow.run names it); omit to list every workflow."`
+	RunID    string `json:"run_id,omitempty" jsonschema_description:"A run to report on (runs/<run_id>/workflow.json) instead of a workflow."`
+	Name     string `json:"name,omitempty" deprecated:"workflow"`
 }
 
 // WorkflowCaller returns a workflow.Caller that calls tools through r, for
@@ -258,7 +259,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		}
 		return envelope.OK(resultData(res)).WithMeta("run_id", id), nil
 	}
-	name := strings.TrimSpace(a.Name)
+	name := strings.TrimSpace(a.Workflow)
 	if name == "" {
 		list := []map[string]any{}
 		for _, w := range workflow.List() {
@@ -268,7 +269,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		}
 		return envelope.OK(map[string]any{"count": len(list), "workflows": list}).WithMeta("count", len(list)).
 			WithNextSteps(envelope.NextStep{Tool: "workflow.describe", When: "to see one workflow's phases", Why: "phases, gates, tools and arguments",
-				ArgsHint: map[string]any{"name": "new-project"}}), nil
+				ArgsHint: map[string]any{"workflow": "new-project"}}), nil
 	}
 	w, err := workflow.Get(name)
 	if err != nil {

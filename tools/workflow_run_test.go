@@ -420,16 +420,19 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	if !res.OK || d["count"].(float64) != 4 {
 		t.Fatalf("list: %v", d)
 	}
-	res = Registry().Call(ctx, "workflow.describe", map[string]any{"name": "new-project"})
+	res = Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "new-project"})
 	d = wfData(t, res)
 	if !res.OK || len(d["phases"].([]any)) != 14 || d["cli"] == nil {
 		t.Fatalf("describe: %v", d)
+	}
+	if old := Registry().Call(ctx, "workflow.describe", map[string]any{"name": "new-project"}); !old.OK || len(old.Warnings) != 1 || !strings.Contains(old.Warnings[0], "'name' is deprecated: use 'workflow'") {
+		t.Errorf("deprecated name: %+v", old)
 	}
 	first := d["phases"].([]any)[0].(map[string]any)
 	if first["name"] != "init-project/scaffold" || first["from"] != "init-project" || first["stage"] != "plan" {
 		t.Fatalf("first phase %v", first)
 	}
-	if res := Registry().Call(ctx, "workflow.describe", map[string]any{"name": "nope"}); res.Code != envelope.CodeNotFound {
+	if res := Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "nope"}); res.Code != envelope.CodeNotFound {
 		t.Fatalf("unknown: %v", res.Code)
 	}
 	// workflow.run's enum is the engine's list of workflows.

@@ -71,12 +71,12 @@ func TestMarkdownViewsThroughTheRegistry(t *testing.T) {
 	}
 	args := map[string]map[string]any{
 		"tools.help":                 {},
-		"dag.resolve_plan":           dagArgs,
+		"dag.resolve_plan":           {"dag": dagArgs},
 		"compile.with_report":        {"dag_file": ex + "dag.json", "config_file": ex + "config.json"},
 		"compile.preview":            {"dag_file": ex + "dag.json", "config_file": ex + "config.json"},
 		"validate.alignment":         {"target_scripts": []string{"XGBoostTraining"}},
 		"pipeline_catalog.recommend": {"framework": "xgboost"},
-		"execdoc.generate":           {"dag_file": ex + "dag.json", "config_path": ex + "config.json"},
+		"execdoc.generate":           {"dag_file": ex + "dag.json", "config_file": ex + "config.json"},
 		"workflow.status":            {"run_id": "md"},
 	}
 	for _, tool := range markdown.Views() {
@@ -295,7 +295,7 @@ func TestSessionWholeRun(t *testing.T) {
 		t.Errorf("early complete: %v", c)
 	}
 	r.start("plan")
-	r.call("dag.serialize", map[string]any{"nodes": dagArgs["nodes"], "edges": dagArgs["edges"], "path": dagFile})
+	r.call("dag.serialize", map[string]any{"dag": dagArgs, "output_file": dagFile})
 	if c := r.complete(true); c["next_stage"] != "configure" || c["recorded"] != true {
 		t.Errorf("complete plan: next %v, recorded %v", c["next_stage"], c["recorded"])
 	}
@@ -309,7 +309,7 @@ func TestSessionWholeRun(t *testing.T) {
 	if d["model_tier"] != "fast" {
 		t.Errorf("validate tier %v", d["model_tier"])
 	}
-	res = r.call("dag.validate_integrity", dagArgs)
+	res = r.call("dag.validate_integrity", map[string]any{"dag": dagArgs})
 	if res.Meta["recorded"] != filepath.Join(root, "runs", "demo", "reports", "dag.validate_integrity.json") {
 		t.Errorf("not recorded: %v", res.Meta)
 	}
@@ -317,7 +317,7 @@ func TestSessionWholeRun(t *testing.T) {
 	r.call("compile.validate", map[string]any{"dag_file": dagFile, "config_file": configFile})
 	r.call("compile.preview", map[string]any{"dag_file": dagFile, "config_file": configFile, "format": "markdown"})
 	// A tool the stage does not record leaves no report.
-	r.call("config.load", map[string]any{"path": configFile})
+	r.call("config.load", map[string]any{"config_file": configFile})
 	if _, err := os.Stat(filepath.Join(root, "runs", "demo", "reports", "config.load.json")); err == nil {
 		t.Error("config.load was recorded")
 	}
@@ -415,7 +415,7 @@ func TestSessionsAreIndependent(t *testing.T) {
 	if res := a.Call(ctx, "workflow.start_stage", map[string]any{"run_id": "two"}); !res.OK {
 		t.Fatal(res.Error)
 	}
-	if res := a.Call(ctx, "dag.serialize", map[string]any{"nodes": dagArgs["nodes"], "edges": dagArgs["edges"], "path": "runs/two/dag.json"}); !res.OK {
+	if res := a.Call(ctx, "dag.serialize", map[string]any{"dag": dagArgs, "output_file": "runs/two/dag.json"}); !res.OK {
 		t.Fatal(res.Error)
 	}
 	a.Call(ctx, "workflow.complete_stage", map[string]any{"run_id": "two"})
@@ -427,10 +427,10 @@ func TestSessionsAreIndependent(t *testing.T) {
 	if a.Stage() != "configure" || b.Stage() != "plan" {
 		t.Fatalf("a in %s, b in %s", a.Stage(), b.Stage())
 	}
-	if res := a.Call(ctx, "dag.construct", map[string]any{"nodes": []string{"x"}}); res.Code != envelope.CodeToolNotInStage {
+	if res := a.Call(ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"x"}}}); res.Code != envelope.CodeToolNotInStage {
 		t.Errorf("a (configure) called dag.construct: %+v", res)
 	}
-	if res := b.Call(ctx, "dag.construct", map[string]any{"nodes": []string{"x"}}); !res.OK {
+	if res := b.Call(ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"x"}}}); !res.OK {
 		t.Errorf("b (plan) refused dag.construct: %+v", res)
 	}
 	if a.RunID() != "two" || b.RunID() != "one" {
@@ -497,7 +497,7 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 	if s.Stage() != "validate" {
 		t.Fatalf("stage %s", s.Stage())
 	}
-	res = s.Call(context.Background(), "dag.validate_integrity", readDAG(t, filepath.Join(runDir, "dag.json")))
+	res = s.Call(context.Background(), "dag.validate_integrity", map[string]any{"dag": readDAG(t, filepath.Join(runDir, "dag.json"))})
 	if !res.OK || res.Meta["recorded"] != nil || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[len(res.Warnings)-1], "writes are disabled") {
 		t.Errorf("recorded with the gate closed: %+v", res)
 	}

@@ -8,13 +8,15 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 )
 
-// ChecklistStep is one step of the authoring checklist.
+// ChecklistStep is one step of the authoring checklist: Tool is the tool
+// to call, SeeAlso tools that help with the same step.
 type ChecklistStep struct {
 	Order    int            `json:"order"`
 	Phase    string         `json:"phase"` // resolve, author, validate, preflight, integrate
 	Action   string         `json:"action"`
 	Tool     string         `json:"tool"`
 	ArgsHint map[string]any `json:"args_hint"`
+	SeeAlso  []string       `json:"see_also,omitempty"`
 }
 
 // Checklist is the ordered procedure to add a step type for one verb.
@@ -117,28 +119,45 @@ func NewChecklist(cat *catalog.Catalog, verb, assembly string) (*Checklist, erro
 	}
 	name := "<NewStep>"
 	ws := "<workspace dir>"
+	// author.scaffold_step writes a Processing step of the code assembly
+	// (step file and script skeleton, consistent as written); any other
+	// step file is written by hand from the exemplar's.
+	write := struct {
+		phase, action, tool string
+		args                map[string]any
+		also                []string
+	}{"author", "Scaffold the step file " + ws + "/" + name + catalog.StepFileSuffix + " and its script skeleton with the ports the step reads and writes (both validate as written), then write the step's logic in the script's main(input_paths, output_paths, environ_vars, job_args)",
+		"author.scaffold_step",
+		map[string]any{"step_name": name, "workspace_dir": ws, "inputs": []any{map[string]any{"name": "<input port>"}}, "outputs": []any{map[string]any{"name": "<output port>"}}},
+		[]string{"author.rules"}}
+	if v != catalog.VerbProcessing || assembly != "code" {
+		write.action = "Write the step file " + ws + "/" + name + catalog.StepFileSuffix + " (ports with container paths, contract env vars and job arguments, fields) starting from a copy of the exemplar's step file (catalog.step_info gives its path), and its script with main(input_paths, output_paths, environ_vars, job_args); author.scaffold_step scaffolds Processing steps of the code assembly only"
+		write.tool = "catalog.step_info"
+		write.args = map[string]any{"step_name": cl.ExemplarStep}
+		write.also = []string{"author.rules", "steps.patterns"}
+	}
 	steps := []struct {
 		phase, action, tool string
 		args                map[string]any
+		also                []string
 	}{
 		{"resolve", "Confirm the verb routes to a builder and read its knobs", "strategies.for_step_type",
-			map[string]any{"sagemaker_step_type": verb, "step_assembly": assembly}},
-		{"resolve", "Read the naming rules and pick a PascalCase name that no catalog step uses", "author.rules", map[string]any{"topic": "naming"}},
-		{"author", "Study the exemplar's ports, construction patterns and config fields", "steps.io / steps.patterns / catalog.config_fields",
-			map[string]any{"step_name": cl.ExemplarStep}},
-		{"author", "Write the step file " + ws + "/" + name + catalog.StepFileSuffix + " (ports with container paths, contract env vars and job arguments, fields) and its script scripts/<snake_name>.py with main(input_paths, output_paths, environ_vars, job_args)", "(your Write tool)",
-			map[string]any{"path": ws + "/" + name + catalog.StepFileSuffix}},
+			map[string]any{"sagemaker_step_type": verb, "step_assembly": assembly}, nil},
+		{"resolve", "Read the naming rules and pick a PascalCase name that no catalog step uses", "author.rules", map[string]any{"topic": "naming"}, nil},
+		{"author", "Study the exemplar's ports, construction patterns and config fields", "steps.io",
+			map[string]any{"step_name": cl.ExemplarStep}, []string{"steps.patterns", "catalog.config_fields"}},
+		write,
 		{"validate", "Validate the step file: schema, invariants, registry parity", "validate.step_interface",
-			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}},
+			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}, nil},
 		{"validate", "Check the script against the contract in both directions", "author.check_script",
-			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}},
+			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}, nil},
 		{"preflight", "Prove the step is constructible: interface, parity, builder routability, resolvable ports", "author.preflight_step",
-			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}},
+			map[string]any{"step_name": name, "workspace_dirs": []string{ws}}, nil},
 		{"integrate", "Add the step to a DAG and config, then validate and compile", "compile.validate",
-			map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}},
+			map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>", "workspace_dirs": []string{ws}}, nil},
 	}
 	for i, s := range steps {
-		cl.Steps = append(cl.Steps, ChecklistStep{Order: i + 1, Phase: s.phase, Action: s.action, Tool: s.tool, ArgsHint: s.args})
+		cl.Steps = append(cl.Steps, ChecklistStep{Order: i + 1, Phase: s.phase, Action: s.action, Tool: s.tool, ArgsHint: s.args, SeeAlso: s.also})
 	}
 	return cl, nil
 }

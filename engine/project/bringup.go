@@ -61,10 +61,10 @@ func BringUpPlan(o BringUpOptions) ([]PlanStep, error) {
 		add(PlanStep{Phase: "dag", Tool: "pipeline_catalog.load_dag", ArgsHint: map[string]any{"dag_id": "<chosen dag_id>"}, Optional: true,
 			Why: "take its nodes and edges; keep the custom step between preprocessing and training, then rewrite " + DAGFile + " (dag.serialize)"})
 	} else {
-		add(PlanStep{Phase: "dag", Tool: "dag.construct", ArgsHint: map[string]any{"nodes": nodes, "edges": edges}, Optional: true,
+		add(PlanStep{Phase: "dag", Tool: "dag.construct", ArgsHint: map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}}, Optional: true,
 			Why: "edit the DAG by hand starting from the scaffold's default; write it with dag.serialize to " + dagFile})
 	}
-	add(PlanStep{Phase: "dag", Tool: "dag.validate_integrity", ArgsHint: map[string]any{"nodes": nodes, "edges": edges},
+	add(PlanStep{Phase: "dag", Tool: "dag.validate_integrity", ArgsHint: map[string]any{"dag_file": dagFile},
 		Why: "no cycles, dangling or undeclared nodes", Gate: "data.is_valid"})
 	add(PlanStep{Phase: "author", Tool: "validate.step_interface", ArgsHint: map[string]any{"step_name": custom, "workspace_dirs": ws},
 		Why: "the custom step file loads and passes registry parity", Gate: "ok"})
@@ -76,11 +76,11 @@ func BringUpPlan(o BringUpOptions) ([]PlanStep, error) {
 		Why: "every step and script of the project aligns", Gate: "data.failed_steps == 0"})
 	add(PlanStep{Phase: "configure", Tool: "author.config_constraints", ArgsHint: map[string]any{"step_name": string(fw.Training)},
 		Why: "legal values of the fields to fill (see " + LedgerFile + ")"})
-	add(PlanStep{Phase: "configure", Tool: "config.merge_save", ArgsHint: map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}, "base": map[string]any{"region": o.Region, "author": "<you>", "bucket": "<bucket>", "role": "<role arn>"}, "steps": map[string]any{}, "output_file": cfgFile},
+	add(PlanStep{Phase: "configure", Tool: "config.merge_save", ArgsHint: map[string]any{"dag_file": dagFile, "base": map[string]any{"region": o.Region, "author": "<you>", "bucket": "<bucket>", "role": "<role arn>"}, "steps": map[string]any{}, "output_file": cfgFile},
 		Why: "replace the scaffold's placeholder values (or edit " + cfgFile + " directly)", Optional: true})
 	add(PlanStep{Phase: "compile", Tool: "compile.validate", ArgsHint: map[string]any{"dag_file": dagFile, "config_file": cfgFile, "workspace_dirs": ws},
 		Why: "every node resolves to a config and a builder and every required input is bound", Gate: "data.is_valid"})
-	add(PlanStep{Phase: "run", Tool: "validate.run_scripts", ArgsHint: map[string]any{"nodes": nodes, "edges": edges, "config_path": cfgFile, "workspace_dirs": ws,
+	add(PlanStep{Phase: "run", Tool: "validate.run_scripts", ArgsHint: map[string]any{"dag_file": dagFile, "config_file": cfgFile, "workspace_dirs": ws,
 		"input_data": map[string]any{"DummyDataLoading_training": map[string]string{"INPUT_DATA": path.Join(dir, SampleData)}, "DummyDataLoading_calibration": map[string]string{"INPUT_DATA": path.Join(dir, SampleData)}}},
 		Why: "the scripts run end to end on the sample data", Gate: "data.pipeline_success; needs CURSUS_MCP_ALLOW_SCRIPT_EXEC on a gated server"})
 	add(PlanStep{Phase: "compile", Tool: "compile.preview", ArgsHint: map[string]any{"dag_file": dagFile, "config_file": cfgFile, "workspace_dirs": ws},

@@ -575,7 +575,7 @@ func phaseGenerate(ctx context.Context, s *Step) error {
 	if err := s.Record(out); err != nil {
 		return err
 	}
-	load, err := s.Require(ctx, "config.load", withWorkspace(s, "config.load", map[string]any{"path": s.Abs(out)}))
+	load, err := s.Require(ctx, "config.load", withWorkspace(s, "config.load", map[string]any{"config_file": s.Abs(out)}))
 	if err != nil {
 		return err
 	}

@@ -216,7 +216,7 @@ func phaseVerify(ctx context.Context, s *Step) error {
 	// be given the project's workspace cannot read it.
 	canRead := func(tool string) bool { return len(custom) == 0 || acceptsArg(s, tool, "workspace_dirs") }
 	if canRead("config.load") {
-		largs := withWorkspace(s, "config.load", map[string]any{"path": s.Abs(cfgFile)})
+		largs := withWorkspace(s, "config.load", map[string]any{"config_file": s.Abs(cfgFile)})
 		load, err := s.Require(ctx, "config.load", largs)
 		if err != nil {
 			return err

@@ -122,7 +122,7 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 			},
 			ToolCalls: []ToolCall{
 				{Tool: "pipeline_catalog.list", Args: map[string]any{"framework": s.ArgString("framework")}, Why: "the catalog DAGs of the framework"},
-				{Tool: "dag.deserialize", Args: map[string]any{"path": s.Abs(target)}, Why: "the project's scaffolded default DAG, a starting point"},
+				{Tool: "dag.deserialize", Args: map[string]any{"dag_file": s.Abs(target)}, Why: "the project's scaffolded default DAG, a starting point"},
 				{Command: "cursus workflow run new-project --resume " + s.RunID(), Why: "continue once " + choicePath + " is written"},
 			},
 			Files: []string{choicePath},

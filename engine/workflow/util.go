@@ -51,7 +51,7 @@ func dagFromValue(v any) (DAG, error) {
 
 // loadDAGFile reads a DAG file through dag.deserialize.
 func loadDAGFile(ctx context.Context, s *Step, path string) (DAG, error) {
-	resp, err := s.Require(ctx, "dag.deserialize", map[string]any{"path": s.Abs(path)})
+	resp, err := s.Require(ctx, "dag.deserialize", map[string]any{"dag_file": s.Abs(path)})
 	if err != nil {
 		return DAG{}, err
 	}
@@ -64,7 +64,7 @@ func loadDAGFile(ctx context.Context, s *Step, path string) (DAG, error) {
 
 // saveDAG writes a DAG file through dag.serialize and records it.
 func saveDAG(ctx context.Context, s *Step, d DAG, path string, metadata map[string]any) error {
-	args := map[string]any{"nodes": d.object()["nodes"], "edges": d.object()["edges"], "path": s.Abs(path)}
+	args := map[string]any{"dag": d.object(), "output_file": s.Abs(path)}
 	if metadata != nil {
 		args["metadata"] = metadata
 	}
@@ -95,7 +95,7 @@ type dagIntegrity struct {
 // in reports/ (under key) and decodes it; the phase gates on IsValid.
 func validateIntegrity(ctx context.Context, s *Step, d DAG, key ...string) (Response, dagIntegrity, error) {
 	var iv dagIntegrity
-	resp, err := s.RequireAndReport(ctx, "dag.validate_integrity", d.object(), key...)
+	resp, err := s.RequireAndReport(ctx, "dag.validate_integrity", withWorkspace(s, "dag.validate_integrity", map[string]any{"dag": d.object()}), key...)
 	if err != nil {
 		return resp, iv, err
 	}

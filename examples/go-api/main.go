@@ -41,7 +41,7 @@ func main() {
 		Edges [][]string `json:"edges"`
 	}
 	decode(loaded, &dag)
-	check := call(ctx, "dag.validate_integrity", map[string]any{"nodes": dag.Nodes, "edges": dag.Edges})
+	check := call(ctx, "dag.validate_integrity", map[string]any{"dag": map[string]any{"nodes": dag.Nodes, "edges": dag.Edges}})
 	var integrity struct {
 		IsValid bool `json:"is_valid"`
 	}

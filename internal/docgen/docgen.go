@@ -30,6 +30,7 @@ func ToolsMarkdown(r *registry.Registry) []byte {
 		d, _ := r.NamespaceDescription(ns)
 		fmt.Fprintf(&b, "| [%s](#%s) | %d | %s |\n", ns, ns, len(r.List(ns)), cell(d))
 	}
+	writeVocabulary(&b, r)
 	for _, ns := range r.NamespaceNames() {
 		d, _ := r.NamespaceDescription(ns)
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", ns, d)
@@ -62,6 +63,23 @@ func ToolsMarkdown(r *registry.Registry) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// writeVocabulary renders the argument vocabulary and every deprecated
+// argument name with its replacement.
+func writeVocabulary(b *bytes.Buffer, r *registry.Registry) {
+	b.WriteString("\n## Argument vocabulary\n\n")
+	b.WriteString("Every tool names the same thing the same way: `dag` is a DAG inline (`{\"nodes\": [...], \"edges\": [[src, dst], ...]}` or the serialized form) and `dag_file` its path; ")
+	b.WriteString("`config_file` is a config.json; `output_file` is a file the tool writes; `workspace_dirs` are the directories of a project's own `*.step.yaml` files; ")
+	b.WriteString("`step_name` is a step type and `node` a DAG node. Relative paths are taken from the project root when one is set.\n\n")
+	b.WriteString("A misspelled tool or argument is answered with the closest names (\"did you mean\"). ")
+	b.WriteString("The deprecated names below are still accepted until the next release: the call is answered as with the new name, plus a warning naming it.\n\n")
+	b.WriteString("| tool | deprecated | use |\n|---|---|---|\n")
+	for _, t := range r.List("") {
+		for _, a := range t.Aliases() {
+			fmt.Fprintf(b, "| `%s` | `%s` | `%s` |\n", t.Name, a.Old, a.New)
+		}
+	}
 }
 
 func writeArgs(b *bytes.Buffer, schema map[string]any) {
