@@ -1,0 +1,24 @@
+// Package proc runs the child processes of Cursus (the script analyzer,
+// step scripts, sandboxed jobs) with bounds, so that no child can hang,
+// exhaust or outlive the program that started it:
+//
+//   - a time limit (Cmd.Timeout) on top of the caller's context; on either
+//     the whole process group is killed;
+//   - a memory limit (Cmd.MemoryBytes): the address-space limit RLIMIT_AS,
+//     set in the child before the program starts (on Linux through
+//     `/bin/sh -c 'ulimit -v N; exec "$@"'`, so the limit is in place before
+//     the first instruction and no cgroup is needed);
+//   - its own process group, killed when the context ends, after the child
+//     exits (a background grandchild does not survive it) and, on Linux,
+//     when the parent dies (Pdeathsig SIGKILL);
+//   - no inherited stdio: stdin is /dev/null, stdout and stderr are
+//     captured in memory with a size cap (Cmd.MaxOutput). A log keeps its
+//     newest bytes; a data stream (Cmd.FailOnOverflow) stops the child with
+//     ErrOutputLimit instead of being cut;
+//   - the environment is exactly Cmd.Env: nothing of the caller's
+//     environment (credentials included) leaks in unless passed.
+//
+// Run returns the captured output and exit status in a *Result; a non-zero
+// exit is an *ExitError, a time-out ErrTimeout (wrapped), a cancelled
+// context the context's error.
+package proc

@@ -1,0 +1,17 @@
+//go:build !unix
+
+package proc
+
+import "os/exec"
+
+// MemoryLimitSupported reports whether Cmd.MemoryBytes is applied here: not
+// on this system.
+const MemoryLimitSupported = false
+
+func withMemoryLimit(_ int64, path string, args []string) (string, []string) { return path, args }
+
+// isolate has no process groups to use here: cancellation kills the child
+// only.
+func isolate(*exec.Cmd) {}
+
+func killGroup(*exec.Cmd) {}
