@@ -1,0 +1,321 @@
+package localrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/internal/fsutil"
+)
+
+// processing runs a Processing step as a processing job does: each
+// S3Input at its LocalPath (read-only), each output's LocalPath an empty
+// writable directory whose content becomes the output's S3Uri when the
+// job succeeds, the entry point and arguments of AppSpecification, the
+// Environment.
+func (r *run) processing(ctx context.Context, s *defStep, sr *StepResult) error {
+	app := objOf(s.Arguments, "AppSpecification")
+	entry, err := r.ev.strs(app["ContainerEntrypoint"])
+	if err != nil {
+		return fmt.Errorf("ContainerEntrypoint: %w", err)
+	}
+	args, err := r.ev.strs(app["ContainerArguments"])
+	if err != nil {
+		return fmt.Errorf("ContainerArguments: %w", err)
+	}
+	if len(entry) == 0 {
+		return fmt.Errorf("AppSpecification has no ContainerEntrypoint: the image's own entry point cannot run locally")
+	}
+	env, err := r.ev.strMap(s.Arguments["Environment"])
+	if err != nil {
+		return fmt.Errorf("Environment: %w", err)
+	}
+	var mounts []Mount
+	for i, in := range listOf(s.Arguments, "ProcessingInputs") {
+		m, _ := in.(map[string]any)
+		name, _ := m["InputName"].(string)
+		s3, ok := m["S3Input"].(map[string]any)
+		if !ok {
+			return fmt.Errorf("input %s has no S3Input (a dataset definition needs its managed service): give the outputs of %s in data", name, s.Name)
+		}
+		if t, _ := s3["S3DataType"].(string); t == "ManifestFile" || t == "AugmentedManifestFile" {
+			return fmt.Errorf("input %s: S3DataType %s is not supported locally", name, t)
+		}
+		uri, err := r.ev.str(s3["S3Uri"])
+		if err != nil {
+			return fmt.Errorf("input %s (ProcessingInputs[%d]) S3Uri: %w", name, i, err)
+		}
+		lp, _ := s3["LocalPath"].(string)
+		mt, _, err := r.inputMount("input "+name, uri, lp)
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, mt)
+	}
+	type outDir struct{ name, uri, local string }
+	var outs []outDir
+	for i, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
+		m, _ := o.(map[string]any)
+		name, _ := m["OutputName"].(string)
+		s3 := objOf(m, "S3Output")
+		uri, err := r.ev.str(s3["S3Uri"])
+		if err != nil {
+			return fmt.Errorf("output %s (Outputs[%d]) S3Uri: %w", name, i, err)
+		}
+		local, err := r.st.storePath(uri)
+		if err != nil {
+			return fmt.Errorf("output %s: %w", name, err)
+		}
+		if hasObjects(local) {
+			return fmt.Errorf("output %s: %s already holds objects of another step of this run", name, uri)
+		}
+		if err := os.MkdirAll(local, 0o755); err != nil {
+			return err
+		}
+		lp, _ := s3["LocalPath"].(string)
+		mounts = append(mounts, Mount{Container: lp, Host: local, Writable: true})
+		outs = append(outs, outDir{name, uri, local})
+	}
+	j := job{Argv: append(entry, args...), Env: env, Dir: "/opt/ml/processing", Mounts: mounts, Timeout: r.timeout(s)}
+	if err := r.runJob(ctx, s, sr, j); err != nil {
+		return err
+	}
+	state := r.ev.steps[s.Name]
+	state.props["ProcessingJobName"] = state.job
+	for _, o := range outs {
+		if err := r.st.bind(o.uri, o.local, s.Name+"."+o.name); err != nil {
+			return err
+		}
+		sr.Outputs[o.name] = o.local
+		r.setOutputProps(s, state, o.name, o.uri, o.local)
+	}
+	return nil
+}
+
+// training runs a Training step as a framework image's training toolkit
+// does: the submitted sourcedir.tar.gz unpacked in /opt/ml/code, each
+// channel at /opt/ml/input/data/<channel>, hyperparameters.json,
+// inputdataconfig.json and resourceconfig.json in /opt/ml/input/config,
+// an empty /opt/ml/model and /opt/ml/output, then python
+// <sagemaker_program> with the hyperparameters as --key value arguments
+// and the SM_* environment (harness/train.py). The model directory is
+// packed as <S3OutputPath>/<job>/output/model.tar.gz, output/data as
+// output.tar.gz beside it.
+func (r *run) training(ctx context.Context, s *defStep, sr *StepResult) error {
+	state := r.ev.steps[s.Name]
+	hps, err := r.ev.strMap(s.Arguments["HyperParameters"])
+	if err != nil {
+		return fmt.Errorf("HyperParameters: %w", err)
+	}
+	env, err := r.ev.strMap(s.Arguments["Environment"])
+	if err != nil {
+		return fmt.Errorf("Environment: %w", err)
+	}
+	itype, _ := r.ev.str(objOf(s.Arguments, "ResourceConfig")["InstanceType"])
+	var channels []trainChannel
+	for i, c := range listOf(s.Arguments, "InputDataConfig") {
+		m, _ := c.(map[string]any)
+		name, _ := m["ChannelName"].(string)
+		src := objOf(m, "DataSource", "S3DataSource")
+		uri, err := r.ev.str(src["S3Uri"])
+		if err != nil {
+			return fmt.Errorf("channel %s (InputDataConfig[%d]) S3Uri: %w", name, i, err)
+		}
+		ct, _ := m["ContentType"].(string)
+		channels = append(channels, trainChannel{name: name, uri: uri, contentType: ct})
+	}
+	base, err := r.ev.str(objOf(s.Arguments, "OutputDataConfig")["S3OutputPath"])
+	if err != nil {
+		return fmt.Errorf("OutputDataConfig.S3OutputPath: %w", err)
+	}
+	tj := trainingJob{Hyperparameters: hps, Env: env, InstanceType: itype, Job: state.job, Timeout: r.timeout(s)}
+	for _, c := range channels {
+		mt, _, err := r.inputMount("channel "+c.name, c.uri, "/opt/ml/input/data/"+c.name)
+		if err != nil {
+			return err
+		}
+		tj.Channels = append(tj.Channels, TrainingChannel{Name: c.name, Mount: mt, ContentType: c.contentType})
+	}
+	submit := decodeHP(hps["sagemaker_submit_directory"])
+	if submit == "" {
+		return fmt.Errorf("hyperparameter sagemaker_submit_directory is not set: the training toolkit has no code to run")
+	}
+	code, _, err := r.st.resolve(submit)
+	if err != nil {
+		return fmt.Errorf("sagemaker_submit_directory: %w", err)
+	}
+	if st, err := os.Stat(code); err != nil || st.IsDir() {
+		return fmt.Errorf("sagemaker_submit_directory %s is not an uploaded sourcedir.tar.gz", submit)
+	}
+	tj.SourceTarball = code
+	dir := r.stepDir(s)
+	if err := layoutTraining(dir, &tj); err != nil {
+		return err
+	}
+	if err := r.runJob(ctx, s, sr, tj.job(dir)); err != nil {
+		return err
+	}
+	uri := strings.TrimSuffix(base, "/") + "/" + state.job + "/output/model.tar.gz"
+	local, err := r.st.storePath(uri)
+	if err != nil {
+		return err
+	}
+	if err := packTarGz(filepath.Join(dir, "model"), local); err != nil {
+		return fmt.Errorf("pack model.tar.gz: %w", err)
+	}
+	sr.Outputs[outModelArtifacts] = local
+	if hasObjects(filepath.Join(dir, "output", "data")) {
+		od := strings.TrimSuffix(local, "model.tar.gz") + "output.tar.gz"
+		if err := packTarGz(filepath.Join(dir, "output", "data"), od); err != nil {
+			return fmt.Errorf("pack output.tar.gz: %w", err)
+		}
+		sr.Outputs["output_data"] = od
+	}
+	if ents, err := listTarGz(local); err == nil && len(ents) == 0 {
+		sr.Warnings = append(sr.Warnings, "the training script wrote nothing to /opt/ml/model: model.tar.gz is empty")
+	}
+	state.props["TrainingJobName"] = state.job
+	state.props["OutputDataConfig.S3OutputPath"] = base
+	r.setOutputProps(s, state, outModelArtifacts, uri, local)
+	return nil
+}
+
+type trainChannel struct{ name, uri, contentType string }
+
+// TrainingChannel is one input channel of a training job: its data
+// mounted at /opt/ml/input/data/<Name>.
+type TrainingChannel struct {
+	Name        string
+	Mount       Mount
+	ContentType string
+}
+
+// trainingJob is a training job ready to lay out.
+type trainingJob struct {
+	Hyperparameters map[string]string // as in the definition: JSON-encoded text
+	Env             map[string]string
+	Channels        []TrainingChannel
+	SourceTarball   string // sourcedir.tar.gz, or "" with SourceDir
+	SourceDir       string // a directory copied to /opt/ml/code instead
+	InstanceType    string
+	Job             string
+	Timeout         time.Duration
+}
+
+// layoutTraining lays a training job out under dir: code/ (the unpacked
+// source), config/ (the three config files), model/ and output/ (empty).
+func layoutTraining(dir string, tj *trainingJob) error {
+	for _, d := range []string{"code", "config", "model", "output"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	switch {
+	case tj.SourceTarball != "":
+		if err := extractTarGz(tj.SourceTarball, filepath.Join(dir, "code")); err != nil {
+			return fmt.Errorf("unpack the submitted source: %w", err)
+		}
+	case tj.SourceDir != "":
+		if err := copyTree(tj.SourceDir, filepath.Join(dir, "code")); err != nil {
+			return fmt.Errorf("copy the source directory: %w", err)
+		}
+	}
+	hp := map[string]string{}
+	for k, v := range tj.Hyperparameters {
+		hp[k] = v
+	}
+	if _, ok := hp["sagemaker_job_name"]; !ok && tj.Job != "" {
+		hp["sagemaker_job_name"] = jsonText(tj.Job)
+	}
+	dataConfig := map[string]any{}
+	for _, c := range tj.Channels {
+		cfg := map[string]any{"TrainingInputMode": "File", "S3DistributionType": "FullyReplicated", "RecordWrapperType": "None"}
+		if c.ContentType != "" {
+			cfg["ContentType"] = c.ContentType
+		}
+		dataConfig[c.Name] = cfg
+	}
+	itype := tj.InstanceType
+	if itype == "" {
+		itype = "local"
+	}
+	resources := map[string]any{
+		"current_host": "algo-1", "hosts": []string{"algo-1"}, "current_instance_type": itype,
+		"current_group_name": "homogeneousCluster", "network_interface_name": "eth0",
+		"instance_groups": []any{map[string]any{"instance_group_name": "homogeneousCluster", "instance_type": itype, "hosts": []string{"algo-1"}}},
+	}
+	for name, v := range map[string]any{"hyperparameters.json": hp, "inputdataconfig.json": dataConfig, "resourceconfig.json": resources} {
+		if err := fsutil.WriteJSONAtomic(filepath.Join(dir, "config", name), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// job is the container run of a laid-out training job.
+func (tj *trainingJob) job(dir string) job {
+	mounts := []Mount{
+		{Container: "/opt/ml/code", Host: filepath.Join(dir, "code"), Writable: true},
+		{Container: "/opt/ml/input/config", Host: filepath.Join(dir, "config")},
+		{Container: "/opt/ml/model", Host: filepath.Join(dir, "model"), Writable: true},
+		{Container: "/opt/ml/output", Host: filepath.Join(dir, "output"), Writable: true},
+	}
+	for _, c := range tj.Channels {
+		mounts = append(mounts, c.Mount)
+	}
+	env := map[string]string{"TRAINING_JOB_NAME": tj.Job}
+	for k, v := range tj.Env {
+		env[k] = v
+	}
+	return job{Argv: []string{"python3", harnessContainerDir + "/train.py"}, Env: env, Dir: "/opt/ml/code", Mounts: mounts, Timeout: tj.Timeout}
+}
+
+// decodeHP decodes a hyperparameter as the toolkit does: JSON when it
+// parses, else the text.
+func decodeHP(v string) string {
+	var s string
+	if err := json.Unmarshal([]byte(v), &s); err == nil {
+		return s
+	}
+	return v
+}
+
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// copyTree copies a directory's regular files (links and hidden
+// directories left out) to dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(p, filepath.Join(dst, rel))
+	})
+}
+
+// isUnder reports whether container path p is dir or below it.
+func isUnder(p, dir string) bool {
+	p, dir = path.Clean(p), path.Clean(dir)
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}

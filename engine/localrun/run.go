@@ -1,0 +1,941 @@
+package localrun
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/proc"
+)
+
+// Step statuses.
+const (
+	StatusSucceeded   = "succeeded"
+	StatusFailed      = "failed"
+	StatusSkipped     = "skipped"
+	StatusSubstituted = "substituted"
+	// StatusRunning is only ever an Event's status: the step started.
+	StatusRunning = "running"
+)
+
+// Defaults of Options.
+const (
+	DefaultStepTimeout = time.Hour
+	DefaultMemoryBytes = 8 << 30
+)
+
+// logTailBytes is how much of a step's log its result carries; maxLog is
+// how much of it is kept (the newest bytes) in its log file.
+const (
+	logTailBytes = 3000
+	maxLog       = 4 << 20
+)
+
+// managedDataSteps are the catalog step types whose job is a managed data
+// service no local machine can run: their outputs come from Options.Data.
+var managedDataSteps = map[string]string{
+	"CradleDataLoading":   "a managed data-loading service (Cradle)",
+	"AthenaDataLoading":   "Amazon Athena",
+	"RedshiftDataLoading": "Amazon Redshift",
+}
+
+// IsManagedDataStep reports whether a catalog step type loads its data
+// through a managed service, so that a local run substitutes it.
+func IsManagedDataStep(stepType string) bool { _, ok := managedDataSteps[stepType]; return ok }
+
+// Options are the settings of a local run.
+type Options struct {
+	// WorkDir is where the run directory (<WorkDir>/<execution id>) is
+	// made; required.
+	WorkDir string
+	// Data maps an S3 URI (the object or prefix the definition reads) or a
+	// step output ("<SageMaker step name>.<output name>") to a local file
+	// or directory, which must exist. A step whose every output is given,
+	// and a step that loads through a managed data service, is not run:
+	// its outputs are taken from here and it is reported substituted.
+	// Relative paths are taken from the current directory.
+	Data map[string]string
+	// Parameters gives values to pipeline parameters (text, converted to
+	// the parameter's type); the others take their defaults.
+	Parameters map[string]string
+	// Python is the interpreter; "" finds one (FindPython).
+	Python string
+	// Sandbox forces a sandbox; "" detects one (DetectSandbox).
+	Sandbox Sandbox
+	// StepTimeout bounds each step (DefaultStepTimeout when 0); a step's
+	// own StoppingCondition wins when shorter.
+	StepTimeout time.Duration
+	// MemoryBytes is each job's address-space limit (DefaultMemoryBytes
+	// when 0).
+	MemoryBytes int64
+	// ExecutionID names the run ("" makes one: local-<time>-<random>).
+	ExecutionID string
+	// Progress, when set, is called as each step starts and ends.
+	Progress func(Event)
+}
+
+// Event is a progress report: a step started (StatusRunning) or ended.
+type Event struct {
+	Step     string  `json:"step"`
+	Type     string  `json:"type"`
+	Index    int     `json:"index"` // 1-based, in run order
+	Total    int     `json:"total"`
+	Status   string  `json:"status"`
+	Duration float64 `json:"duration_seconds,omitempty"`
+	Error    string  `json:"error,omitempty"`
+}
+
+// StepResult is what one step did.
+type StepResult struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // the definition's step type (Processing, Training, ...)
+	// StepType is the catalog step type the step was compiled from.
+	StepType string `json:"step_type,omitempty"`
+	Status   string `json:"status"`
+	// DurationSeconds is the whole step: staging, the job, packing.
+	DurationSeconds float64 `json:"duration_seconds"`
+	// JobSeconds is the time its container process ran.
+	JobSeconds float64 `json:"job_seconds,omitempty"`
+	// Outputs maps each output (a processing output name, model_artifacts,
+	// transform_output, model_data, sample_payload) to its absolute local
+	// path.
+	Outputs  map[string]string `json:"outputs"`
+	Command  []string          `json:"command,omitempty"` // the container command line
+	ExitCode *int              `json:"exit_code,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	// Checks lists what was verified (Model and RegisterModel steps).
+	Checks   []string `json:"checks,omitempty"`
+	LogTail  string   `json:"log_tail,omitempty"`
+	LogFile  string   `json:"log_file,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Failure names the first step that failed.
+type Failure struct {
+	Step     string `json:"step"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Error    string `json:"error"`
+	LogTail  string `json:"log_tail,omitempty"`
+}
+
+// Report is the outcome of a local run.
+type Report struct {
+	PipelineName string `json:"pipeline_name"`
+	ExecutionID  string `json:"execution_id"`
+	RunDir       string `json:"run_dir"`
+	// Sandbox is the sandbox the jobs ran in; SandboxNote says why the
+	// fallback was used.
+	Sandbox     Sandbox      `json:"sandbox"`
+	SandboxNote string       `json:"sandbox_note,omitempty"`
+	Python      string       `json:"python"`
+	Succeeded   bool         `json:"succeeded"`
+	Steps       []StepResult `json:"steps"`
+	Failed      *Failure     `json:"failed,omitempty"`
+	Parameters  map[string]string `json:"parameters"`
+	// DurationSeconds is the whole run; JobSeconds the sum of the steps'
+	// container processes; OverheadSeconds the rest (the runner's own
+	// work: compiling aside, staging, packing, checking, sandbox set-up).
+	DurationSeconds float64  `json:"duration_seconds"`
+	JobSeconds      float64  `json:"job_seconds"`
+	OverheadSeconds float64  `json:"overhead_seconds"`
+	Warnings        []string `json:"warnings,omitempty"`
+}
+
+// InputError is an option the run cannot use; Field names it (work_dir,
+// data.<key>, parameters.<name>, sandbox).
+type InputError struct {
+	Field   string
+	Problem string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Problem }
+
+// DefinitionError is a definition the runner cannot order or read.
+type DefinitionError struct{ Problem string }
+
+func (e *DefinitionError) Error() string { return "the definition cannot run: " + e.Problem }
+
+type defStep struct {
+	Name          string         `json:"Name"`
+	Type          string         `json:"Type"`
+	Arguments     map[string]any `json:"Arguments"`
+	DependsOn     []string       `json:"DependsOn"`
+	PropertyFiles []struct {
+		PropertyFileName string `json:"PropertyFileName"`
+		OutputName       string `json:"OutputName"`
+		FilePath         string `json:"FilePath"`
+	} `json:"PropertyFiles"`
+}
+
+type defParam struct {
+	Name         string `json:"Name"`
+	Type         string `json:"Type"`
+	DefaultValue any    `json:"DefaultValue"`
+}
+
+// Run runs a compiled pipeline on this machine: the steps of its
+// definition in dependency order, each job in the sandbox with its
+// container layout, the data flowing through a local stand-in for S3 as
+// the definition's property references say. It returns a report of every
+// step; a step that fails stops the steps that depend on it (skipped),
+// and the report names it. The error is for a run that cannot start
+// (*InputError, *DefinitionError, ErrNoPython, the manifest's
+// *compiler.FileError) or was cancelled (ctx's error).
+func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, error) {
+	began := time.Now()
+	if res == nil || res.Definition == nil {
+		return nil, &DefinitionError{Problem: "no definition"}
+	}
+	if strings.TrimSpace(opts.WorkDir) == "" {
+		return nil, &InputError{Field: "work_dir", Problem: "a work directory is needed"}
+	}
+	r := &run{opts: opts, res: res, models: map[string]*modelInfo{}}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	if err := r.setup(); err != nil {
+		return nil, err
+	}
+	rep := r.report
+	total := len(r.order)
+	for i, s := range r.order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sr := StepResult{Name: s.Name, Type: s.Type, StepType: r.stepType[s.Name], Outputs: map[string]string{}}
+		r.emit(Event{Step: s.Name, Type: s.Type, Index: i + 1, Total: total, Status: StatusRunning})
+		stepBegan := time.Now()
+		if why := r.blocked(s); why != "" {
+			sr.Status, sr.Error = StatusSkipped, why
+		} else if err := r.runStep(ctx, s, &sr); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			sr.Status = StatusFailed
+			sr.Error = err.Error()
+		}
+		sr.DurationSeconds = seconds(time.Since(stepBegan))
+		state := r.ev.steps[s.Name]
+		state.status = sr.Status
+		if sr.Status == StatusFailed && rep.Failed == nil {
+			rep.Failed = &Failure{Step: s.Name, ExitCode: sr.ExitCode, Error: sr.Error, LogTail: sr.LogTail}
+		}
+		rep.Steps = append(rep.Steps, sr)
+		r.emit(Event{Step: s.Name, Type: s.Type, Index: i + 1, Total: total, Status: sr.Status, Duration: sr.DurationSeconds, Error: sr.Error})
+	}
+	rep.Succeeded = rep.Failed == nil
+	for _, s := range rep.Steps {
+		if s.Status == StatusSkipped {
+			rep.Succeeded = false
+		}
+	}
+	rep.DurationSeconds = seconds(time.Since(began))
+	rep.JobSeconds = seconds(r.jobTime)
+	rep.OverheadSeconds = seconds(time.Since(began) - r.jobTime)
+	_ = fsutil.WriteJSONAtomic(filepath.Join(r.dir, "report.json"), rep)
+	return rep, nil
+}
+
+func seconds(d time.Duration) float64 { return float64(d.Round(time.Millisecond)) / float64(time.Second) }
+
+type run struct {
+	opts     Options
+	res      *compiler.Result
+	steps    []*defStep
+	order    []*defStep
+	params   []defParam
+	stepType map[string]string // SageMaker step name -> catalog step type
+	deps     map[string][]string
+	outputs  map[string][]string        // step -> its output names
+	consumed map[string]map[string]bool // step -> outputs other steps read
+	dataOut  map[string]map[string]string
+	dir      string
+	ex       *executor
+	st       *store
+	ev       *evaluator
+	models   map[string]*modelInfo // ModelName -> the model a Model step made
+	report   *Report
+	jobTime  time.Duration
+}
+
+func (r *run) emit(e Event) {
+	if r.opts.Progress != nil {
+		r.opts.Progress(e)
+	}
+}
+
+// load reads the definition (as JSON, the form SageMaker gets), orders
+// its steps and checks the options against it.
+func (r *run) load() error {
+	b, err := r.res.Definition.Marshal(false)
+	if err != nil {
+		return err
+	}
+	var d struct {
+		Parameters []defParam `json:"Parameters"`
+		Steps      []*defStep `json:"Steps"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return &DefinitionError{Problem: err.Error()}
+	}
+	r.steps, r.params = d.Steps, d.Parameters
+	if len(r.steps) == 0 {
+		return &DefinitionError{Problem: "it has no steps"}
+	}
+	r.stepType = map[string]string{}
+	if r.res.Report != nil {
+		for _, n := range r.res.Report.Nodes {
+			r.stepType[n.StepName] = n.StepType
+		}
+	}
+	states := map[string]*stepState{}
+	for _, s := range r.steps {
+		if _, dup := states[s.Name]; dup {
+			return &DefinitionError{Problem: "two steps are named " + s.Name}
+		}
+		states[s.Name] = &stepState{name: s.Name, props: map[string]any{}, propFiles: map[string]string{}}
+	}
+	r.ev = &evaluator{steps: states}
+	r.deps = map[string][]string{}
+	r.outputs = map[string][]string{}
+	r.consumed = map[string]map[string]bool{}
+	for _, s := range r.steps {
+		set := map[string]bool{}
+		for _, p := range s.DependsOn {
+			if _, ok := states[p]; !ok {
+				return &DefinitionError{Problem: fmt.Sprintf("step %s depends on %s, which is not a step", s.Name, p)}
+			}
+			set[p] = true
+		}
+		refs(map[string]any(s.Arguments), states, set)
+		delete(set, s.Name)
+		r.deps[s.Name] = mapkeys.Sorted(set)
+		r.outputs[s.Name] = outputNames(s)
+		consumedOutputs(s.Arguments, states, r.consumed)
+	}
+	if r.order, err = r.topo(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// topo orders the steps: dependencies first, definition order otherwise.
+func (r *run) topo() ([]*defStep, error) {
+	done := map[string]bool{}
+	var out []*defStep
+	for len(out) < len(r.steps) {
+		progressed := false
+		for _, s := range r.steps {
+			if done[s.Name] {
+				continue
+			}
+			ready := true
+			for _, p := range r.deps[s.Name] {
+				ready = ready && done[p]
+			}
+			if ready {
+				done[s.Name] = true
+				out = append(out, s)
+				progressed = true
+			}
+		}
+		if !progressed {
+			var left []string
+			for _, s := range r.steps {
+				if !done[s.Name] {
+					left = append(left, s.Name)
+				}
+			}
+			return nil, &DefinitionError{Problem: "its steps depend on each other in a cycle: " + strings.Join(left, ", ")}
+		}
+	}
+	return out, nil
+}
+
+// outputNames are the names a step's outputs go by in data keys and
+// results.
+func outputNames(s *defStep) []string {
+	switch s.Type {
+	case compiler.StepTypeProcessing:
+		var out []string
+		poc, _ := s.Arguments["ProcessingOutputConfig"].(map[string]any)
+		outs, _ := poc["Outputs"].([]any)
+		for _, o := range outs {
+			if m, ok := o.(map[string]any); ok {
+				if n, _ := m["OutputName"].(string); n != "" {
+					out = append(out, n)
+				}
+			}
+		}
+		return out
+	case compiler.StepTypeTraining:
+		return []string{outModelArtifacts}
+	case compiler.StepTypeTransform:
+		return []string{outTransform}
+	}
+	return nil
+}
+
+// Output names of steps other than processing steps.
+const (
+	outModelArtifacts = "model_artifacts"
+	outTransform      = "transform_output"
+	outModelData      = "model_data"
+	outSamplePayload  = "sample_payload"
+)
+
+// consumedOutputs records which outputs of which steps a step reads.
+func consumedOutputs(v any, steps map[string]*stepState, out map[string]map[string]bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if g, ok := t["Get"].(string); ok && len(t) == 1 {
+			rest, ok := strings.CutPrefix(g, "Steps.")
+			if !ok {
+				return
+			}
+			name, prop, ok := cutStep(rest, steps)
+			if !ok {
+				return
+			}
+			prop = normProp(prop)
+			o := ""
+			switch {
+			case strings.HasPrefix(prop, "ProcessingOutputConfig.Outputs['"):
+				o, _, _ = strings.Cut(strings.TrimPrefix(prop, "ProcessingOutputConfig.Outputs['"), "'")
+			case strings.HasPrefix(prop, "ModelArtifacts."):
+				o = outModelArtifacts
+			case strings.HasPrefix(prop, "TransformOutput."):
+				o = outTransform
+			}
+			if o != "" {
+				if out[name] == nil {
+					out[name] = map[string]bool{}
+				}
+				out[name][o] = true
+			}
+			return
+		}
+		for _, x := range t {
+			consumedOutputs(x, steps, out)
+		}
+	case []any:
+		for _, x := range t {
+			consumedOutputs(x, steps, out)
+		}
+	}
+}
+
+// setup makes the run directory, the store (with the code of the
+// manifest and the data bindings), the parameters and the sandbox.
+func (r *run) setup() error {
+	id := r.opts.ExecutionID
+	if id == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		id = "local-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	}
+	if strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return &InputError{Field: "execution_id", Problem: fmt.Sprintf("%q is not a directory name", id)}
+	}
+	params, noDef, err := r.parameters()
+	if err != nil {
+		return err
+	}
+	r.ev.params, r.ev.noDef = params, noDef
+
+	py := r.opts.Python
+	var prefixes []string
+	if py == "" {
+		p := FindPython()
+		if !p.Available {
+			return fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
+		}
+		py, prefixes = p.Path, p.Prefixes
+	}
+	kind, note := r.opts.Sandbox, ""
+	switch kind {
+	case "":
+		kind, note = DetectSandbox()
+	case Bubblewrap, PathRewrite:
+	default:
+		return &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", kind, Bubblewrap, PathRewrite)}
+	}
+
+	workDir, err := filepath.Abs(r.opts.WorkDir)
+	if err != nil {
+		return &InputError{Field: "work_dir", Problem: err.Error()}
+	}
+	r.dir = filepath.Join(workDir, id)
+	if _, err := os.Stat(r.dir); err == nil {
+		return &InputError{Field: "execution_id", Problem: fmt.Sprintf("%s already exists: a run never reuses a run directory", r.dir)}
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, "steps"), 0o755); err != nil {
+		return &InputError{Field: "work_dir", Problem: err.Error()}
+	}
+	if r.ex, err = newExecutor(kind, py, prefixes, filepath.Join(r.dir, ".cursus")); err != nil {
+		return err
+	}
+	r.st = &store{root: filepath.Join(r.dir, "s3")}
+	r.ev.exec = r.executionVars(id)
+	r.report = &Report{PipelineName: r.res.PipelineName, ExecutionID: id, RunDir: r.dir, Sandbox: kind, SandboxNote: note,
+		Python: py, Steps: []StepResult{}, Parameters: map[string]string{}}
+	for _, n := range mapkeys.Sorted(params) {
+		r.report.Parameters[n] = text(params[n])
+	}
+
+	// The code: materialized as it would be uploaded, then put where its
+	// S3 URI points.
+	build := filepath.Join(r.dir, ".cursus", "code")
+	if err := os.MkdirAll(build, 0o755); err != nil {
+		return err
+	}
+	items, err := r.res.Manifest.Materialize(build)
+	if err != nil {
+		return fmt.Errorf("upload manifest: %w", err)
+	}
+	for _, it := range items {
+		if err := r.st.put(it.S3URI, it.LocalPath); err != nil {
+			return fmt.Errorf("code %s: %w", it.S3URI, err)
+		}
+	}
+	return r.bindData()
+}
+
+// parameters resolves every declared parameter: the value given, else
+// the default. A given value for an undeclared parameter is an error.
+func (r *run) parameters() (map[string]any, map[string]bool, error) {
+	vals, noDef := map[string]any{}, map[string]bool{}
+	declared := map[string]defParam{}
+	for _, p := range r.params {
+		declared[p.Name] = p
+		if p.DefaultValue != nil {
+			vals[p.Name] = p.DefaultValue
+		} else {
+			noDef[p.Name] = true
+		}
+	}
+	for _, n := range mapkeys.Sorted(r.opts.Parameters) {
+		p, ok := declared[n]
+		if !ok {
+			return nil, nil, &InputError{Field: "parameters." + n, Problem: fmt.Sprintf("the definition declares no such parameter (it has: %s)", strings.Join(mapkeys.Sorted(declared), ", "))}
+		}
+		v, err := convertParam(p.Type, r.opts.Parameters[n])
+		if err != nil {
+			return nil, nil, &InputError{Field: "parameters." + n, Problem: err.Error()}
+		}
+		vals[n] = v
+		delete(noDef, n)
+	}
+	return vals, noDef, nil
+}
+
+func convertParam(typ, s string) (any, error) {
+	switch typ {
+	case "Integer":
+		var n int64
+		if _, err := fmt.Sscan(s, &n); err != nil {
+			return nil, fmt.Errorf("%q is not an Integer", s)
+		}
+		return float64(n), nil
+	case "Float":
+		var f float64
+		if _, err := fmt.Sscan(s, &f); err != nil {
+			return nil, fmt.Errorf("%q is not a Float", s)
+		}
+		return f, nil
+	case "Boolean":
+		switch strings.ToLower(s) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%q is not a Boolean (true or false)", s)
+	}
+	return s, nil
+}
+
+func (r *run) executionVars(id string) map[string]string {
+	name := r.res.PipelineName
+	if name == "" {
+		name = "local-pipeline"
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	arn := "arn:aws:sagemaker:local:000000000000:pipeline/" + strings.ToLower(name)
+	return map[string]string{
+		"PipelineName":         name,
+		"PipelineArn":          arn,
+		"PipelineExecutionId":  id,
+		"PipelineExecutionArn": arn + "/execution/" + id,
+		"StartDateTime":        now,
+		"CurrentDateTime":      now,
+	}
+}
+
+// bindData checks the data keys and binds them: an S3 URI resolves below
+// its path; a step output is kept for substituting its step.
+func (r *run) bindData() error {
+	r.dataOut = map[string]map[string]string{}
+	states := r.ev.steps
+	for _, k := range mapkeys.Sorted(r.opts.Data) {
+		field := "data." + k
+		p := r.opts.Data[k]
+		if strings.TrimSpace(p) == "" {
+			return &InputError{Field: field, Problem: "the local path is blank"}
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return &InputError{Field: field, Problem: err.Error()}
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return &InputError{Field: field, Problem: fmt.Sprintf("%s does not exist", p)}
+		}
+		if strings.HasPrefix(k, "s3://") {
+			if err := r.st.bind(k, abs, k); err != nil {
+				return &InputError{Field: field, Problem: err.Error()}
+			}
+			continue
+		}
+		step, out, ok := cutStep(k, states)
+		if !ok {
+			return &InputError{Field: field, Problem: fmt.Sprintf("a data key is an s3:// URI or <step>.<output>; no step is named %q (steps: %s)", strings.Split(k, ".")[0], strings.Join(mapkeys.Sorted(states), ", "))}
+		}
+		if !contains(r.outputs[step], out) {
+			return &InputError{Field: field, Problem: fmt.Sprintf("step %s has no output %s (outputs: %s)", step, out, strings.Join(r.outputs[step], ", "))}
+		}
+		if r.dataOut[step] == nil {
+			r.dataOut[step] = map[string]string{}
+		}
+		r.dataOut[step][out] = abs
+	}
+	return nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// blocked says why a step cannot run: a step it depends on did not
+// succeed (or was not substituted).
+func (r *run) blocked(s *defStep) string {
+	var bad []string
+	for _, p := range r.deps[s.Name] {
+		if st := r.ev.steps[p].status; st != StatusSucceeded && st != StatusSubstituted {
+			bad = append(bad, fmt.Sprintf("%s (%s)", p, st))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return "not run: it depends on " + strings.Join(bad, ", ")
+}
+
+// runStep runs one step by its type and fills its result.
+func (r *run) runStep(ctx context.Context, s *defStep, sr *StepResult) error {
+	state := r.ev.steps[s.Name]
+	state.job = jobName(s.Name, r.report.ExecutionID)
+	r.ev.current = state
+	defer func() { r.ev.current = nil }()
+	if why, sub := r.substitute(s); sub {
+		return r.substituteStep(s, sr, why)
+	}
+	var err error
+	switch s.Type {
+	case compiler.StepTypeProcessing:
+		err = r.processing(ctx, s, sr)
+	case compiler.StepTypeTraining:
+		err = r.training(ctx, s, sr)
+	case compiler.StepTypeModel:
+		err = r.model(s, sr)
+	case compiler.StepTypeRegisterModel:
+		err = r.register(s, sr)
+	case compiler.StepTypeTransform:
+		err = r.transform(ctx, s, sr)
+	default:
+		err = fmt.Errorf("a %s step does not run locally (the local runner runs Processing, Training, Model, RegisterModel and Transform steps)", s.Type)
+	}
+	if err == nil && sr.Status == "" {
+		sr.Status = StatusSucceeded
+	}
+	return err
+}
+
+// substitute says whether a step is not run but takes its outputs from
+// data, and why: its job is a managed data service, or data gives all of
+// its outputs.
+func (r *run) substitute(s *defStep) (string, bool) {
+	if svc, ok := managedDataSteps[r.stepType[s.Name]]; ok {
+		return fmt.Sprintf("%s loads its data through %s, which a local run cannot reach", s.Name, svc), true
+	}
+	given := r.dataOut[s.Name]
+	if len(given) > 0 && len(given) == len(r.outputs[s.Name]) {
+		return "data gives every output of " + s.Name, true
+	}
+	return "", false
+}
+
+// substituteStep takes a step's outputs from data: each output by its
+// step-output key, else by its S3 URI. An output another step reads must
+// be given.
+func (r *run) substituteStep(s *defStep, sr *StepResult, why string) error {
+	state := r.ev.steps[s.Name]
+	var missing []string
+	for _, o := range r.outputs[s.Name] {
+		uri, err := r.outputURI(s, o)
+		if err != nil {
+			return err
+		}
+		local, from := r.dataOut[s.Name][o], s.Name+"."+o
+		if local == "" && uri != "" {
+			if p, b, err := r.st.resolve(uri); err == nil && b != nil && hasObjects(p) {
+				local, from = p, b.from
+			}
+		}
+		if local == "" {
+			if r.consumed[s.Name][o] {
+				missing = append(missing, o)
+			} else {
+				sr.Warnings = append(sr.Warnings, fmt.Sprintf("output %s is not given in data; no step reads it", o))
+			}
+			continue
+		}
+		if uri != "" {
+			if err := r.st.bind(uri, local, from); err != nil {
+				return err
+			}
+		}
+		sr.Outputs[o] = local
+		r.setOutputProps(s, state, o, uri, local)
+	}
+	if len(missing) > 0 {
+		keys := make([]string, len(missing))
+		for i, o := range missing {
+			keys[i] = fmt.Sprintf("%q", s.Name+"."+o)
+		}
+		return fmt.Errorf("%s; data must give the local path of each output later steps read: add %s to data", why, strings.Join(keys, ", "))
+	}
+	sr.Status = StatusSubstituted
+	sr.Checks = append(sr.Checks, why+"; outputs taken from data")
+	return nil
+}
+
+// outputURI is where a step's output goes in S3 ("" when the step type
+// has no URI for it before it runs).
+func (r *run) outputURI(s *defStep, out string) (string, error) {
+	switch s.Type {
+	case compiler.StepTypeProcessing:
+		for _, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
+			m, _ := o.(map[string]any)
+			if m["OutputName"] == out {
+				s3, _ := m["S3Output"].(map[string]any)
+				return r.ev.str(s3["S3Uri"])
+			}
+		}
+	case compiler.StepTypeTraining:
+		base, err := r.ev.str(objOf(s.Arguments, "OutputDataConfig")["S3OutputPath"])
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSuffix(base, "/") + "/" + r.ev.steps[s.Name].job + "/output/model.tar.gz", nil
+	case compiler.StepTypeTransform:
+		return r.ev.str(objOf(s.Arguments, "TransformOutput")["S3OutputPath"])
+	}
+	return "", nil
+}
+
+// setOutputProps records the properties later steps read of an output.
+func (r *run) setOutputProps(s *defStep, state *stepState, out, uri, local string) {
+	switch s.Type {
+	case compiler.StepTypeProcessing:
+		for i, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
+			if m, _ := o.(map[string]any); m["OutputName"] == out {
+				state.props[fmt.Sprintf("ProcessingOutputConfig.Outputs['%s'].S3Output.S3Uri", out)] = uri
+				state.props[fmt.Sprintf("ProcessingOutputConfig.Outputs[%d].S3Output.S3Uri", i)] = uri
+			}
+		}
+		for _, pf := range s.PropertyFiles {
+			if pf.OutputName == out {
+				state.propFiles[pf.PropertyFileName] = filepath.Join(local, filepath.FromSlash(pf.FilePath))
+			}
+		}
+	case compiler.StepTypeTraining:
+		state.props["ModelArtifacts.S3ModelArtifacts"] = uri
+	case compiler.StepTypeTransform:
+		state.props["TransformOutput.S3OutputPath"] = uri
+	}
+}
+
+func objOf(m map[string]any, keys ...string) map[string]any {
+	cur := m
+	for _, k := range keys {
+		next, _ := cur[k].(map[string]any)
+		if next == nil {
+			return map[string]any{}
+		}
+		cur = next
+	}
+	return cur
+}
+
+func listOf(m map[string]any, keys ...string) []any {
+	if len(keys) == 0 {
+		return nil
+	}
+	l, _ := objOf(m, keys[:len(keys)-1]...)[keys[len(keys)-1]].([]any)
+	return l
+}
+
+// jobName is the name a step's job runs as: lower-case step name and the
+// execution id's tail, at most 63 characters, like SageMaker's
+// pipelines-<id>-<step> names.
+func jobName(step, exec string) string {
+	clean := strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			return c
+		case c >= 'A' && c <= 'Z':
+			return c + 'a' - 'A'
+		}
+		return '-'
+	}, step)
+	tail := exec
+	if i := strings.LastIndexByte(exec, '-'); i >= 0 {
+		tail = exec[i+1:]
+	}
+	n := strings.Trim(clean, "-") + "-" + tail
+	if len(n) > 63 {
+		n = strings.Trim(n[len(n)-63:], "-")
+	}
+	return n
+}
+
+// stepDir is a step's private directory under the run.
+func (r *run) stepDir(s *defStep) string {
+	return filepath.Join(r.dir, "steps", safeName(s.Name))
+}
+
+func safeName(n string) string {
+	return strings.Map(func(c rune) rune {
+		if c == '/' || c == '\\' || c == 0 {
+			return '_'
+		}
+		return c
+	}, n)
+}
+
+// runJob runs a job for a step, keeps its log and fills the result's
+// command, exit code, log tail and job time.
+func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) error {
+	j.Scratch = r.stepDir(s)
+	if j.MemoryBytes == 0 {
+		j.MemoryBytes = r.opts.MemoryBytes
+		if j.MemoryBytes <= 0 {
+			j.MemoryBytes = DefaultMemoryBytes
+		}
+	}
+	sr.Command = j.Argv
+	res, err := r.ex.run(ctx, j)
+	if res != nil {
+		r.jobTime += res.Duration
+		sr.JobSeconds = seconds(res.Duration)
+		logFile := filepath.Join(r.stepDir(s), "log.txt")
+		log := res.Stdout
+		if res.StdoutDropped > 0 {
+			log = append([]byte(fmt.Sprintf("[... %d earlier bytes dropped ...]\n", res.StdoutDropped)), log...)
+		}
+		if werr := fsutil.WriteFileAtomic(logFile, log, 0o644); werr == nil {
+			sr.LogFile = logFile
+		}
+		sr.LogTail = proc.Tail(res.Stdout, logTailBytes)
+		code := res.ExitCode
+		sr.ExitCode = &code
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ee *proc.ExitError
+		if errors.As(err, &ee) {
+			msg := ee.Error()
+			if f := readFailure(j, r); f != "" {
+				msg += "; /opt/ml/output/failure: " + f
+			}
+			return fmt.Errorf("the job failed: %s", msg)
+		}
+		return fmt.Errorf("the job did not complete: %w", err)
+	}
+	return nil
+}
+
+// readFailure returns the failure reason a training job wrote, if any.
+func readFailure(j job, r *run) string {
+	for _, m := range j.Mounts {
+		if m.Container == "/opt/ml/output" {
+			if b, err := os.ReadFile(filepath.Join(m.Host, "failure")); err == nil {
+				return proc.Tail(b, 500)
+			}
+		}
+	}
+	return ""
+}
+
+// timeout is the time limit of a step's job: the option, or the step's
+// StoppingCondition when shorter.
+func (r *run) timeout(s *defStep) time.Duration {
+	t := r.opts.StepTimeout
+	if t <= 0 {
+		t = DefaultStepTimeout
+	}
+	if v, ok := objOf(s.Arguments, "StoppingCondition")["MaxRuntimeInSeconds"]; ok {
+		if str, err := r.ev.str(v); err == nil {
+			var n float64
+			if _, err := fmt.Sscan(str, &n); err == nil && n > 0 {
+				if d := time.Duration(n * float64(time.Second)); d < t {
+					t = d
+				}
+			}
+		}
+	}
+	return t
+}
+
+// inputMount places an S3 input at a container directory as SageMaker
+// does: a prefix's objects below the directory, a single object in it
+// under its own name. The input must hold objects.
+func (r *run) inputMount(what, uri, container string) (Mount, string, error) {
+	p, b, err := r.st.resolve(uri)
+	if err != nil {
+		return Mount{}, "", fmt.Errorf("%s: %w", what, err)
+	}
+	if !hasObjects(p) {
+		hint := "an upstream step wrote nothing there"
+		if b == nil {
+			hint = fmt.Sprintf("nothing in this run writes it: map it to local data with data {%q: \"<local path>\"}", uri)
+		}
+		return Mount{}, "", fmt.Errorf("%s: no objects under %s (%s)", what, uri, hint)
+	}
+	st, _ := os.Stat(p)
+	if !st.IsDir() {
+		name := objectName(uri)
+		if name == "" || strings.HasSuffix(uri, "/") {
+			name = filepath.Base(p)
+		}
+		return Mount{Container: strings.TrimSuffix(container, "/") + "/" + name, Host: p}, p, nil
+	}
+	return Mount{Container: strings.TrimSuffix(container, "/"), Host: p}, p, nil
+}
