@@ -349,4 +349,3 @@ type ParameterError struct {
 func (e *ParameterError) Error() string {
 	return fmt.Sprintf("pipeline parameter %s %s", e.Name, e.Problem)
 }
-

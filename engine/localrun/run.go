@@ -135,12 +135,12 @@ type Report struct {
 	RunDir       string `json:"run_dir"`
 	// Sandbox is the sandbox the jobs ran in; SandboxNote says why the
 	// fallback was used.
-	Sandbox     Sandbox      `json:"sandbox"`
-	SandboxNote string       `json:"sandbox_note,omitempty"`
-	Python      string       `json:"python"`
-	Succeeded   bool         `json:"succeeded"`
-	Steps       []StepResult `json:"steps"`
-	Failed      *Failure     `json:"failed,omitempty"`
+	Sandbox     Sandbox           `json:"sandbox"`
+	SandboxNote string            `json:"sandbox_note,omitempty"`
+	Python      string            `json:"python"`
+	Succeeded   bool              `json:"succeeded"`
+	Steps       []StepResult      `json:"steps"`
+	Failed      *Failure          `json:"failed,omitempty"`
 	Parameters  map[string]string `json:"parameters"`
 	// DurationSeconds is the whole run; JobSeconds the sum of the steps'
 	// container processes; OverheadSeconds the rest (the runner's own
@@ -246,7 +246,9 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 	return rep, nil
 }
 
-func seconds(d time.Duration) float64 { return float64(d.Round(time.Millisecond)) / float64(time.Second) }
+func seconds(d time.Duration) float64 {
+	return float64(d.Round(time.Millisecond)) / float64(time.Second)
+}
 
 type run struct {
 	opts     Options
