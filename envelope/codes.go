@@ -44,6 +44,9 @@ const (
 	CodeScriptCheckFailed Code = "script_check_failed"
 	// CodeCancelled: the caller's context was cancelled or timed out.
 	CodeCancelled Code = "cancelled"
+	// CodeRunFailed: a local pipeline run ran and a step failed (or could not
+	// run); details carry every step's result and the failing step's log.
+	CodeRunFailed Code = "run_failed"
 	// CodeWorkflowStopped: a workflow stopped at a phase that needs judgment or failed a gate.
 	CodeWorkflowStopped Code = "workflow_stopped"
 )
@@ -51,7 +54,7 @@ const (
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
 	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
-	CodeNotConstructible, CodeNotFound, CodeScriptAnalysisError, CodeScriptCheckFailed,
+	CodeNotConstructible, CodeNotFound, CodeRunFailed, CodeScriptAnalysisError, CodeScriptCheckFailed,
 	CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,
 }

@@ -346,6 +346,7 @@ type ParameterError struct {
 	Problem string
 }
 
+// Error says which parameter has no value and why.
 func (e *ParameterError) Error() string {
 	return fmt.Sprintf("pipeline parameter %s %s", e.Name, e.Problem)
 }

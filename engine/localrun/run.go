@@ -158,11 +158,13 @@ type InputError struct {
 	Problem string
 }
 
+// Error names the field and the problem.
 func (e *InputError) Error() string { return e.Field + ": " + e.Problem }
 
 // DefinitionError is a definition the runner cannot order or read.
 type DefinitionError struct{ Problem string }
 
+// Error says why the definition cannot run.
 func (e *DefinitionError) Error() string { return "the definition cannot run: " + e.Problem }
 
 type defStep struct {

@@ -1,0 +1,93 @@
+// Package localrun runs a compiled SageMaker pipeline definition on this
+// machine, step by step, as SageMaker would run it: the same job
+// arguments, environment, channels and container paths, the data passed
+// from step to step as the definition's property references say. It
+// proves that a pipeline runs before it is deployed.
+//
+// # Input
+//
+// [Run] takes a compiler.Result (its Definition, read as the JSON SageMaker
+// gets, and its upload Manifest, whose code Manifest.Materialize writes)
+// and [Options]: a work directory, local data, parameter values. Steps run
+// in dependency order (DependsOn and {"Get": "Steps.X..."} references),
+// one at a time. A failed step stops the steps that depend on it (they
+// are skipped); the report names the step, its exit code and log tail.
+//
+// # The local S3
+//
+// Every s3://bucket/key of the run is <run>/s3/bucket/key. The manifest's
+// code is put there first. Options.Data binds an S3 URI (an object or a
+// prefix) to a local path, or gives a step's outputs by
+// "<step>.<output>". A processing output's directory is its S3Uri's
+// place, bound at its LocalPath, so the next step's {"Get":
+// "Steps.X.ProcessingOutputConfig.Outputs['o'].S3Output.S3Uri"} (through
+// Std:Join, parameters and execution variables, resolved by the evaluator
+// as SageMaker resolves them) names what the step wrote. An input whose
+// prefix holds no objects fails the step, as it fails the job on SageMaker.
+//
+// # Step kinds
+//
+//   - Processing: each S3Input at its LocalPath (read-only; a single object
+//     inside the directory under its own name), each output's LocalPath
+//     writable, ContainerEntrypoint + ContainerArguments run with the
+//     Environment (a python entry point runs with the interpreter,
+//     CURSUS_PYTHON or python3).
+//   - Training: as the SageMaker training toolkit runs a framework
+//     image's script mode (harness/train.py): sourcedir.tar.gz unpacked in
+//     /opt/ml/code, each channel at /opt/ml/input/data/<channel>,
+//     hyperparameters.json, inputdataconfig.json and resourceconfig.json
+//     in /opt/ml/input/config, then python <sagemaker_program> with the
+//     decoded hyperparameters as sorted --key value arguments and the SM_*
+//     variables; /opt/ml/model is packed into
+//     <S3OutputPath>/<job>/output/model.tar.gz (ModelArtifacts.
+//     S3ModelArtifacts), /opt/ml/output/data into output.tar.gz.
+//   - Model and RegisterModel: checked, not run. ModelDataUrl must be a
+//     single gzip'ed tar (not a prefix) holding model files and the
+//     inference code the container loads: SAGEMAKER_PROGRAM in an S3
+//     SAGEMAKER_SUBMIT_DIRECTORY archive or in the model's code/ (or
+//     code/inference.py when no program is named); a SamplePayloadUrl must
+//     be an archive too.
+//   - Transform: the model's archive unpacked at /opt/ml/model, its code
+//     beside it, and harness/transform.py serving the input files through
+//     model_fn / input_fn / predict_fn / output_fn (or transform_fn) as the
+//     inference toolkit does, with SplitType, batching, InputFilter,
+//     JoinSource, OutputFilter and AssembleWith; <file>.out per input file.
+//   - Substituted: a step of a managed data service (CradleDataLoading,
+//     AthenaDataLoading, RedshiftDataLoading), or one whose every output
+//     Options.Data gives, does not run; its outputs are the data's paths. A
+//     missing one that a later step reads is an error naming the data key
+//     to add.
+//
+// Other step types (Tuning, Condition, ...) fail with a message saying so.
+//
+// # Sandbox
+//
+// [Bubblewrap] (bwrap) is the sandbox: the host's top-level directories
+// bound read-only (home directories replaced by an empty tmpfs, the
+// interpreter's prefix bound back), fresh /proc, /dev, /tmp and /run, a
+// tmpfs /opt/ml with the job's inputs (read-only) and outputs (read-write)
+// bound at their container paths, the harness scripts at /cursus, the
+// root remounted read-only, every namespace unshared (no network,
+// hostname algo-1), the sandbox killed with its parent. Where bwrap is
+// missing or cannot create namespaces, [PathRewrite] is the fallback: the
+// container paths are symbolic links under a per-step root and
+// harness/rewrite.py rewrites the string constants of the script and its
+// own modules that name them. The report says which one ran
+// ($CURSUS_SANDBOX forces one).
+//
+// Every job runs through internal/proc: a time limit (the step's
+// StoppingCondition or Options.StepTimeout), an address-space limit
+// (Options.MemoryBytes), its own process group killed on cancellation and
+// with the parent, stdin /dev/null, its output captured with a cap (the
+// newest 4 MiB kept in the step's log.txt) and an environment of its own
+// (nothing of the caller's, credentials included).
+//
+// # Report
+//
+// Each [StepResult] has the step's name, type, status (succeeded, failed,
+// skipped, substituted), duration, job time, outputs (absolute local
+// paths), command, exit code, checks and log tail. The [Report] adds the
+// sandbox, the interpreter, the parameters and the runner's own overhead
+// (the run's time minus its jobs'); it is also written to
+// <run>/report.json.
+package localrun

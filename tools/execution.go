@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// executionNamespaceDescription is the execution namespace's one line; the
+// SageMaker execution tools share it.
+const executionNamespaceDescription = "Run pipelines: locally (run_local) and on SageMaker (start, describe, list, steps, stop, wait)."
+
+func init() {
+	addNamespace("execution", executionNamespaceDescription,
+		registry.New("execution.run_local", registry.Spec{
+			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift), or a step whose every output data gives, is substituted by local data. Answers each step's status, time, outputs (local paths) and log tail; a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
+			When:        "the pipeline compiles and you want proof it runs end to end, on small local data, before deploying it",
+			Examples: []string{
+				`execution.run_local {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "work_dir": "runs/local", "data": {"s3://example-bucket/raw/train/": "examples/simple-training/data/train.csv"}}`,
+				`execution.run_local {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json", "work_dir": "runs/local", "data": {"CradleDataLoading-Training.DATA": "examples/xgboost-end-to-end/data/training/data"}}  # a managed data-loading step's output from local data`,
+			},
+			Tags:     []string{registry.PhaseValidator},
+			ExecCode: true,
+			Writes:   true,
+		}, executionRunLocal),
+	)
+}
+
+type runLocalArgs struct {
+	namedCompileArgs
+	WorkDir string `json:"work_dir" jsonschema:"required,minLength=1,maxLength=4096" jsonschema_description:"Directory the run directory (<work_dir>/<execution id>/: the local S3 under s3/, each step's files and log under steps/, report.json) is made in (confined to the project root)."`
+	Data    map[string]string `json:"data,omitempty" jsonschema_description:"Local data: an S3 URI the definition reads (an object or a prefix) or a step output \"<SageMaker step name>.<output name>\" (e.g. \"CradleDataLoading-Training.DATA\") -> a local file or directory (relative paths from the project root). A managed data-loading step takes its outputs from here; so does any step whose every output is given."`
+	// Parameters gives pipeline parameters values; the others take their defaults.
+	Parameters         map[string]string `json:"parameters,omitempty" jsonschema_description:"Pipeline parameter name -> value for this run (the others take their default values)."`
+	StepTimeoutSeconds int               `json:"step_timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=3600" jsonschema_description:"Time limit of each step's job (a step's own StoppingCondition wins when shorter)."`
+}
+
+func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.ToolResult, error) {
+	if strings.TrimSpace(a.WorkDir) == "" {
+		return nil, envelope.InvalidInput("work_dir must be a non-empty path").WithDetails("field", "work_dir")
+	}
+	workDir, err := registry.ResolveWritePath(ctx, a.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	data := make(map[string]string, len(a.Data))
+	for k, p := range a.Data {
+		if strings.TrimSpace(k) == "" {
+			return nil, envelope.InvalidInput("data has a blank key: a key is an s3:// URI or <step>.<output>").WithDetails("field", "data")
+		}
+		if strings.TrimSpace(p) == "" {
+			return nil, envelope.InvalidInput("data[%q]: the local path is blank", k).WithDetails("field", "data."+k)
+		}
+		lp, err := registry.ResolveReadPath(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		data[k] = lp
+	}
+	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := localrun.Run(ctx, res, localrun.Options{
+		WorkDir: workDir, Data: data, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second,
+		Progress: localrun.ProgressFrom(ctx),
+	})
+	if err != nil {
+		return nil, runLocalError(err)
+	}
+	warnings := append([]string{}, res.Warnings...)
+	if rep.Sandbox != localrun.Bubblewrap {
+		warnings = append(warnings, fmt.Sprintf("no sandbox: the scripts ran on the host with their container paths rewritten (%s)", rep.SandboxNote))
+	}
+	for _, s := range rep.Steps {
+		for _, w := range s.Warnings {
+			warnings = append(warnings, s.Name+": "+w)
+		}
+	}
+	if !rep.Succeeded {
+		return nil, runFailed(rep).WithDetails("report", rep)
+	}
+	return envelope.OK(rep).WithWarnings(warnings...).
+		WithMeta("run_dir", rep.RunDir).WithMeta("sandbox", string(rep.Sandbox)).WithMeta("steps", len(rep.Steps)).
+		WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "every step ran locally and the definition is what you want", Why: "deploy it (upsert: true)",
+			ArgsHint: hint(a.compileArgs)}), nil
+}
+
+// runFailed is the failure of a run whose step failed (or was skipped).
+func runFailed(rep *localrun.Report) *envelope.ToolError {
+	f := rep.Failed
+	if f == nil {
+		return envelope.Errorf(envelope.CodeRunFailed, "the local run did not complete: a step was skipped")
+	}
+	msg := fmt.Sprintf("step %s failed", f.Step)
+	if f.ExitCode != nil && *f.ExitCode != 0 {
+		msg += fmt.Sprintf(" (exit code %d)", *f.ExitCode)
+	}
+	msg += ": " + f.Error
+	skipped := 0
+	for _, s := range rep.Steps {
+		if s.Status == localrun.StatusSkipped {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %d step(s) that depend on it were skipped", skipped)
+	}
+	e := envelope.Errorf(envelope.CodeRunFailed, "%s", msg)
+	if f.LogTail != "" {
+		e = e.WithRemedy("read the step's log tail in meta.details.report (its whole log is in the step's log_file), fix the script or the config field it names, and run again", "author.check_script", "validate.step", "config.load")
+	} else {
+		e = e.WithRemedy("fix what the error names (a data key, an archive, an input) and run again", "compile.definition", "compile.with_report")
+	}
+	return e
+}
+
+func runLocalError(err error) error {
+	var (
+		ie *localrun.InputError
+		de *localrun.DefinitionError
+		fe *compiler.FileError
+	)
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return envelope.Errorf(envelope.CodeCancelled, "local run cancelled: %v", err)
+	case errors.As(err, &ie):
+		return envelope.InvalidInput("%s", ie.Error()).WithDetails("field", ie.Field)
+	case errors.As(err, &de):
+		return envelope.InvalidInput("%s", de.Error()).WithRemedy("check the definition", "compile.definition", "compile.with_report")
+	case errors.As(err, &fe):
+		return compileError(err)
+	case errors.Is(err, localrun.ErrNoPython):
+		return envelope.Errorf(envelope.CodeToolError, "cannot run the steps: %v", err).
+			WithRemedy("install python3 or set "+localrun.EnvPython+" to an interpreter with the step scripts' libraries; validate.info shows what was found", "validate.info")
+	}
+	return envelope.Errorf(envelope.CodeToolError, "local run failed: %v", err)
+}
