@@ -77,6 +77,8 @@ type ExitError struct {
 	Tail string
 }
 
+// Error gives the status (or signal), the memory limit when it may have
+// been hit, and the last line of the output.
 func (e *ExitError) Error() string {
 	var b strings.Builder
 	if e.Signal != "" {
