@@ -1,0 +1,220 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// needRunner skips (fails under CI) without an interpreter that imports
+// mods, or without bubblewrap.
+func needRunner(t *testing.T, mods ...string) {
+	t.Helper()
+	skip := func(msg string) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI: " + msg)
+		}
+		t.Skip(msg)
+	}
+	py := localrun.FindPython()
+	if !py.Available {
+		skip("no Python interpreter: " + py.Reason)
+	}
+	if len(mods) > 0 {
+		probe := "import importlib, sys\nprint(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))\n"
+		out, err := exec.Command(py.Path, append([]string{"-c", "import importlib.util\n" + probe}, mods...)...).Output()
+		if err != nil {
+			t.Fatalf("probe %s: %v", py.Path, err)
+		}
+		if missing := strings.TrimSpace(string(out)); missing != "" {
+			skip(py.Path + " lacks " + missing + " (set " + localrun.EnvPython + "=/usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost python3-torch)")
+		}
+	}
+	if kind, why := localrun.DetectSandbox(); kind != localrun.Bubblewrap {
+		skip("bubblewrap cannot run here: " + why)
+	}
+}
+
+// knownBroken lists example steps that fail today for a reason outside the
+// runner, with the text their error carries. Every other step of every
+// example must succeed (or be substituted); a listed step that runs is
+// reported so that its entry is dropped.
+var knownBroken = map[string]map[string]string{
+	// The compiled RegisterModel points ModelDataUrl at the Package output
+	// prefix, not at its model.tar.gz (issue 14 item 4, a compiler fix).
+	"xgboost-end-to-end": {"Registration-NA": "is a prefix (a folder holding model.tar.gz), not an object"},
+	// The transform input is TabularPreprocessing's calibration CSV with
+	// its header line, which the batch transform sends to input_fn as a
+	// record (as SageMaker would).
+	"pytorch-batch-transform": {"BatchTransform-Calibration": "could not convert string 'f1' to float64"},
+}
+
+// TestRunLocalExamples runs every example (a folder with dag.json and
+// config.json) locally with its local-data.json, as a user would: one
+// execution.run_local call each.
+func TestRunLocalExamples(t *testing.T) {
+	needRunner(t, "pandas", "sklearn", "xgboost", "torch")
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "examples", "*", "dag.json"))
+	if len(dirs) < 3 {
+		t.Fatalf("want the examples, found %v", dirs)
+	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
+	work, err := os.MkdirTemp(filepath.Join(root, "testdata"), "run-local-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	for _, dagFile := range dirs {
+		ex := filepath.Dir(dagFile)
+		name := filepath.Base(ex)
+		t.Run(name, func(t *testing.T) {
+			rel := func(p string) string { r, _ := filepath.Rel(root, p); return r }
+			args := map[string]any{"dag_file": rel(dagFile), "config_file": rel(filepath.Join(ex, "config.json")), "work_dir": rel(filepath.Join(work, name))}
+			if b, err := os.ReadFile(filepath.Join(ex, "local-data.json")); err == nil {
+				var data map[string]string
+				if err := json.Unmarshal(b, &data); err != nil {
+					t.Fatalf("local-data.json: %v", err)
+				}
+				args["data"] = data
+			}
+			env := callTool(t, ctx, "execution.run_local", args)
+			var rep localrun.Report
+			switch env["ok"] {
+			case true:
+				remarshalT(t, env["data"], &rep)
+			default:
+				if env["code"] != envelope.CodeRunFailed {
+					t.Fatalf("run_local: %v", env)
+				}
+				remarshalT(t, details(env)["report"], &rep)
+			}
+			if len(rep.Steps) < 2 || rep.Sandbox != localrun.Bubblewrap {
+				t.Fatalf("report: %d steps in %s", len(rep.Steps), rep.Sandbox)
+			}
+			byType := map[string][]localrun.StepResult{}
+			for _, s := range rep.Steps {
+				byType[s.StepType] = append(byType[s.StepType], s)
+				want, broken := knownBroken[name][s.Name]
+				switch {
+				case broken && s.Status == localrun.StatusFailed && strings.Contains(s.Error, want):
+					t.Logf("%s fails as known: %s", s.Name, s.Error)
+				case broken && s.Status == localrun.StatusSucceeded:
+					t.Logf("%s runs now: drop it from knownBroken", s.Name)
+				case s.Status == localrun.StatusSkipped && rep.Failed != nil && knownBroken[name][rep.Failed.Step] != "":
+				case s.Status != localrun.StatusSucceeded && s.Status != localrun.StatusSubstituted:
+					t.Errorf("%s (%s) %s: %s\n%s", s.Name, s.Type, s.Status, s.Error, s.LogTail)
+				}
+				for o, p := range s.Outputs {
+					if _, err := os.Stat(p); err != nil || !filepath.IsAbs(p) {
+						t.Errorf("%s output %s: %s is not an existing absolute path", s.Name, o, p)
+					}
+				}
+			}
+			for _, s := range rep.Steps {
+				if s.Status != localrun.StatusSucceeded {
+					continue
+				}
+				switch {
+				case s.Type == "Training":
+					if !strings.HasSuffix(s.Outputs["model_artifacts"], "/output/model.tar.gz") {
+						t.Errorf("%s: no model.tar.gz among %v", s.Name, s.Outputs)
+					}
+				case strings.HasSuffix(s.StepType, "ModelEval"):
+					if !anyFile(s.Outputs, "metric") {
+						t.Errorf("%s writes no metrics: %v", s.Name, s.Outputs)
+					}
+				case s.StepType == "ModelCalibration", s.StepType == "Package", s.StepType == "Payload":
+					if !anyFile(s.Outputs, "") {
+						t.Errorf("%s writes nothing: %v", s.Name, s.Outputs)
+					}
+				case s.Type == "RegisterModel", s.Type == "Model":
+					if len(s.Checks) < 2 {
+						t.Errorf("%s: checks %v", s.Name, s.Checks)
+					}
+				}
+			}
+		})
+	}
+}
+
+// anyFile reports whether an output directory holds a file whose path
+// contains sub.
+func anyFile(outputs map[string]string, sub string) bool {
+	for _, p := range outputs {
+		found := false
+		_ = filepath.Walk(p, func(f string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() && strings.Contains(strings.ToLower(f[len(p):]), sub) {
+				found = true
+			}
+			return nil
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+func remarshalT(t *testing.T, from, to any) {
+	t.Helper()
+	b, err := json.Marshal(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunLocalContract(t *testing.T) {
+	ctx := context.Background()
+	args := func(extra map[string]any) map[string]any {
+		a := map[string]any{"dag_file": "../examples/simple-training/dag.json", "config_file": "../examples/simple-training/config.json", "work_dir": t.TempDir()}
+		for k, v := range extra {
+			a[k] = v
+		}
+		return a
+	}
+	wantFail(t, callTool(t, ctx, "execution.run_local", args(map[string]any{"work_dir": " "})), envelope.CodeInvalidInput)
+	det := wantFail(t, callTool(t, ctx, "execution.run_local", args(map[string]any{"data": map[string]string{"Nope.DATA": "."}})), envelope.CodeInvalidInput)
+	if det["field"] != "data.Nope.DATA" {
+		t.Errorf("the error names the data key: %v", det)
+	}
+	det = wantFail(t, callTool(t, ctx, "execution.run_local", args(map[string]any{"parameters": map[string]string{"NOPE": "1"}})), envelope.CodeInvalidInput)
+	if det["field"] != "parameters.NOPE" {
+		t.Errorf("the error names the parameter: %v", det)
+	}
+	wantFail(t, callTool(t, ctx, "execution.run_local", args(map[string]any{"config_file": "../examples/missing.json"})), envelope.CodeNotFound)
+
+	// gated: executes code and writes
+	root := t.TempDir()
+	wantFail(t, callTool(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root}), "execution.run_local", args(nil)), envelope.CodeToolDisabled)
+	open := registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root, AllowDestructive: true, AllowScriptExec: true})
+	wantFail(t, callTool(t, open, "execution.run_local", args(map[string]any{"work_dir": "../outside"})), envelope.CodeInvalidInput)
+
+	// a run whose first step finds no data fails with run_failed, naming
+	// the step and the data key, with every step's result in details
+	needRunner(t)
+	det = wantFail(t, callTool(t, ctx, "execution.run_local", args(nil)), envelope.CodeRunFailed, "compile.definition")
+	var rep localrun.Report
+	remarshalT(t, det["report"], &rep)
+	if rep.Failed == nil || rep.Failed.Step != "DummyDataLoading-Training" || !strings.Contains(rep.Failed.Error, `data {"s3://example-bucket/raw/train/": "<local path>"}`) {
+		t.Fatalf("failure: %+v", rep.Failed)
+	}
+	if len(rep.Steps) != 3 || rep.Steps[2].Status != localrun.StatusSkipped {
+		t.Fatalf("steps: %+v", rep.Steps)
+	}
+}
