@@ -59,6 +59,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			mcpCommand(),
 			workflowCommand(),
+			runCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",

@@ -35,7 +35,7 @@ func init() {
 
 type runLocalArgs struct {
 	namedCompileArgs
-	WorkDir string `json:"work_dir" jsonschema:"required,minLength=1,maxLength=4096" jsonschema_description:"Directory the run directory (<work_dir>/<execution id>/: the local S3 under s3/, each step's files and log under steps/, report.json) is made in (confined to the project root)."`
+	WorkDir string            `json:"work_dir" jsonschema:"required,minLength=1,maxLength=4096" jsonschema_description:"Directory the run directory (<work_dir>/<execution id>/: the local S3 under s3/, each step's files and log under steps/, report.json) is made in (confined to the project root)."`
 	Data    map[string]string `json:"data,omitempty" jsonschema_description:"Local data: an S3 URI the definition reads (an object or a prefix) or a step output \"<SageMaker step name>.<output name>\" (e.g. \"CradleDataLoading-Training.DATA\") -> a local file or directory (relative paths from the project root). A managed data-loading step takes its outputs from here; so does any step whose every output is given."`
 	// Parameters gives pipeline parameters values; the others take their defaults.
 	Parameters         map[string]string `json:"parameters,omitempty" jsonschema_description:"Pipeline parameter name -> value for this run (the others take their default values)."`

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cursus-go/cursus"
+	// Only for the progress callback carried in the context of the
+	// execution.run_local call; the run itself goes through the tool.
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/envelope"
+)
+
+// runCommand is `cursus run local`.
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "run a compiled pipeline",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "local",
+				Usage:     "compile a DAG and its config and run the definition on this machine (execution.run_local)",
+				ArgsUsage: " ",
+				Description: "Each step runs in a bubblewrap sandbox at its SageMaker container paths, with the interpreter CURSUS_PYTHON (default python3).\n" +
+					"One line per step on stderr; the run's report (JSON) on stdout. Exit status 0 when every step succeeded or was substituted,\n" +
+					"1 when a step failed (the report names it) or the call failed, 2 for a usage error.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "dag-file", Usage: "the pipeline DAG (JSON)"},
+					&cli.StringFlag{Name: "config-file", Usage: "the pipeline's config.json"},
+					&cli.StringFlag{Name: "work-dir", Usage: "directory the run directory is made in"},
+					&cli.StringFlag{Name: "data", Usage: "a JSON file mapping S3 URIs or <step>.<output> to local paths (an example's local-data.json)"},
+					&cli.StringSliceFlag{Name: "param", Usage: "a pipeline parameter value, NAME=VALUE (repeatable)"},
+					&cli.StringFlag{Name: "pipeline-name", Usage: "pipeline name (default: from the config)"},
+					&cli.IntFlag{Name: "step-timeout", Usage: "time limit of each step's job, in seconds (default 3600)"},
+					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+					&cli.BoolFlag{Name: "compact", Usage: "print the report on one line"},
+				},
+				Action: runLocalCmd,
+			},
+		},
+	}
+}
+
+func runLocalCmd(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("run local takes no operands, got %q", c.Args().First())
+	}
+	for _, f := range []string{"dag-file", "config-file", "work-dir"} {
+		if strings.TrimSpace(c.String(f)) == "" {
+			return usagef("run local needs --dag-file, --config-file and --work-dir (--%s is missing)", f)
+		}
+	}
+	args := map[string]any{"dag_file": c.String("dag-file"), "config_file": c.String("config-file"), "work_dir": c.String("work-dir")}
+	if f := c.String("data"); f != "" {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return usagef("--data: %v", err)
+		}
+		var data map[string]string
+		if err := json.Unmarshal(bytes.TrimSpace(raw), &data); err != nil {
+			return usagef("--data %s must hold a JSON object of strings: %v", f, err)
+		}
+		args["data"] = data
+	}
+	if ps := c.StringSlice("param"); len(ps) > 0 {
+		params := map[string]string{}
+		for _, p := range ps {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || k == "" {
+				return usagef("--param %q: want NAME=VALUE", p)
+			}
+			params[k] = v
+		}
+		args["parameters"] = params
+	}
+	if n := c.String("pipeline-name"); n != "" {
+		args["pipeline_name"] = n
+	}
+	if s := c.Int("step-timeout"); s > 0 {
+		args["step_timeout_seconds"] = s
+	}
+	ctx, stop := signal.NotifyContext(ctxOf(c), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if !c.Bool("quiet") {
+		ctx = localrun.WithProgress(ctx, stepPrinter(c.App.ErrWriter))
+	}
+	res := cursus.CallTool(ctx, "execution.run_local", args)
+	var out any
+	switch {
+	case res.OK:
+		out = res.Data
+	case res.Code == envelope.CodeRunFailed:
+		out = res.Details()["report"]
+	default:
+		if err := writeJSON(c.App.Writer, res); err != nil {
+			return err
+		}
+		if res.Code == envelope.CodeInvalidInput || res.Code == envelope.CodeNotFound {
+			return failure{msg: res.Error, code: ExitUsage}
+		}
+		return failure{msg: res.Error}
+	}
+	b, err := marshalOut(out, c.Bool("compact"))
+	if err != nil {
+		return failure{msg: err.Error()}
+	}
+	if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if !res.OK {
+		return failure{msg: res.Error}
+	}
+	return nil
+}
+
+// stepPrinter writes one line per finished step to w.
+func stepPrinter(w io.Writer) func(localrun.Event) {
+	return func(e localrun.Event) {
+		if e.Status == localrun.StatusRunning {
+			return
+		}
+		line := fmt.Sprintf("[%d/%d] %s (%s) %s in %.1fs", e.Index, e.Total, e.Step, e.Type, e.Status, e.Duration)
+		if e.Error != "" {
+			msg := e.Error
+			if len(msg) > 300 {
+				msg = msg[:297] + "..."
+			}
+			line += ": " + msg
+		}
+		fmt.Fprintln(w, line)
+	}
+}

@@ -1,0 +1,81 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/localrun"
+)
+
+// needLocalRun skips (fails under CI) without bubblewrap and an
+// interpreter that imports mods.
+func needLocalRun(t *testing.T, mods ...string) {
+	t.Helper()
+	skip := func(msg string) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI: " + msg)
+		}
+		t.Skip(msg)
+	}
+	py := localrun.FindPython()
+	if !py.Available {
+		skip("no Python interpreter: " + py.Reason)
+	}
+	for _, m := range mods {
+		if err := exec.Command(py.Path, "-c", "import "+m).Run(); err != nil {
+			skip(py.Path + " cannot import " + m + " (set " + localrun.EnvPython + "=/usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost)")
+		}
+	}
+	if kind, why := localrun.DetectSandbox(); kind != localrun.Bubblewrap {
+		skip("bubblewrap cannot run here: " + why)
+	}
+}
+
+func TestRunLocal(t *testing.T) {
+	for _, c := range [][]string{
+		{"run", "local"},
+		{"run", "local", "--dag-file", "d.json", "--config-file", "c.json"},
+		{"run", "local", "--dag-file", "d.json", "--config-file", "c.json", "--work-dir", "w", "--param", "novalue"},
+		{"run", "local", "--dag-file", "d.json", "--config-file", "c.json", "--work-dir", "w", "--data", "/nonexistent.json"},
+		{"run", "local", "--dag-file", "d.json", "--config-file", "c.json", "--work-dir", "w", "extra"},
+	} {
+		if code, out, errb := run(t, "", c...); code != 2 || out != "" || errb == "" {
+			t.Errorf("%v: want a usage error (exit 2, nothing on stdout), got %d %q %q", c, code, out, errb)
+		}
+	}
+
+	needLocalRun(t, "pandas", "xgboost")
+	ex := "../examples/simple-training"
+	data := filepath.Join(t.TempDir(), "data.json")
+	abs, _ := filepath.Abs(filepath.Join(ex, "data", "train.csv"))
+	b, _ := json.Marshal(map[string]string{"s3://example-bucket/raw/train/": abs})
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "local", "--dag-file", ex + "/dag.json", "--config-file", ex + "/config.json", "--work-dir", t.TempDir()}
+	code, out, errb := run(t, "", append(args, "--data", data)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errb, out)
+	}
+	var rep localrun.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.Succeeded || len(rep.Steps) != 3 {
+		t.Fatalf("stdout is the report: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(errb), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "[3/3] XGBoostTraining (Training) succeeded in ") {
+		t.Fatalf("one progress line per step on stderr: %q", errb)
+	}
+	// without the data the first step fails: exit 1, the report on stdout
+	code, out, errb = run(t, "", args...)
+	if code != 1 || !strings.Contains(errb, "step DummyDataLoading-Training failed") {
+		t.Fatalf("exit %d, stderr %q", code, errb)
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Succeeded || rep.Failed == nil {
+		t.Fatalf("stdout is the failed run's report: %v\n%s", err, out)
+	}
+}
