@@ -383,7 +383,7 @@ func tarEntries(t *testing.T, path string) [][2]string {
 // a workspace step file, which also shows user steps compile.
 func TestConfigSourcedInputs(t *testing.T) {
 	dir := copyExample(t, "simple-training")
-	data := filepath.Join(dir, "data")
+	data := filepath.Join(dir, "config-data") // not data/: the example ships its sample data there
 	if err := os.MkdirAll(filepath.Join(data, "part"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestConfigSourcedInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set := configSet(t, []string{"DummyDataLoading_training"}, map[string]any{"data_source": "data", "source_dir": "scripts"})
+	set := configSet(t, []string{"DummyDataLoading_training"}, map[string]any{"data_source": "config-data", "source_dir": "scripts"})
 	res, err := compiler.Compile(context.Background(), compiler.Input{DAG: newDAG([]string{"DummyDataLoading_training"}, nil), Configs: set, BaseDir: dir})
 	if err != nil {
 		t.Fatal(err)
