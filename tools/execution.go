@@ -13,12 +13,8 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-// executionNamespaceDescription is the execution namespace's one line; the
-// SageMaker execution tools share it.
-const executionNamespaceDescription = "Run pipelines: locally (run_local) and on SageMaker (start, describe, list, steps, stop, wait)."
-
 func init() {
-	addNamespace("execution", executionNamespaceDescription,
+	addNamespace("execution", executionNamespace,
 		registry.New("execution.run_local", registry.Spec{
 			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift), or a step whose every output data gives, is substituted by local data. Answers each step's status, time, outputs (local paths) and log tail; a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
 			When:        "the pipeline compiles and you want proof it runs end to end, on small local data, before deploying it",
