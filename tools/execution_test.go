@@ -49,9 +49,6 @@ func needRunner(t *testing.T, mods ...string) {
 // example must succeed (or be substituted); a listed step that runs is
 // reported so that its entry is dropped.
 var knownBroken = map[string]map[string]string{
-	// The compiled RegisterModel points ModelDataUrl at the Package output
-	// prefix, not at its model.tar.gz (issue 14 item 4, a compiler fix).
-	"xgboost-end-to-end": {"Registration-NA": "is a prefix (a folder holding model.tar.gz), not an object"},
 	// The transform input is TabularPreprocessing's calibration CSV with
 	// its header line, which the batch transform sends to input_fn as a
 	// record (as SageMaker would).
