@@ -50,6 +50,10 @@ func TestCallExitCodesAndArgForms(t *testing.T) {
 	if code != 0 || envelopeOf(t, out)["ok"] != true {
 		t.Fatalf("@file args: %d %s", code, out)
 	}
+	// bad JSON arguments are named by position
+	if code, _, errs := run(t, "", "mcp", "call", "tools.help", "{\"namespace\": \"compile\",\n \"phase\" \"x\"}"); code != 2 || !strings.Contains(errs, "line 2, column 10 (byte 34)") {
+		t.Errorf("bad JSON: %d %s", code, errs)
+	}
 	for _, c := range [][]string{
 		{"mcp", "call"},
 		{"mcp", "call", "tools.help", "{not json"},

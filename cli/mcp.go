@@ -13,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/jsonpos"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -263,9 +264,11 @@ func mcpCall(c *cli.Context) error {
 		if raw, err = readArgs(c, c.Args().Get(1)); err != nil {
 			return err
 		}
-		trimmed := bytes.TrimSpace(raw)
-		if len(trimmed) > 0 && !json.Valid(trimmed) {
-			return usagef("ARGS is not valid JSON (give a JSON object, @file or -)")
+		if len(bytes.TrimSpace(raw)) > 0 {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return usagef("ARGS is not valid JSON: %v (give a JSON object, @file or -)", jsonpos.Locate(raw, err))
+			}
 		}
 	}
 	// A long tool's progress (execution.wait polling) goes to stderr, one line per report.

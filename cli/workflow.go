@@ -18,6 +18,7 @@ import (
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/jsonpos"
 	// Only for the progress observer carried in the context of the
 	// workflow.run call; everything else goes through the tools.
 	"github.com/cursus-go/cursus/engine/workflow"
@@ -202,8 +203,12 @@ func workflowRunCmd(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
-			if err := json.Unmarshal(bytes.TrimSpace(raw), &args); err != nil || args == nil {
-				return usagef("--args must be a JSON object (or @file, or - for stdin)")
+			if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+				why := "null"
+				if err != nil {
+					why = jsonpos.Locate(raw, err).Error()
+				}
+				return usagef("--args must be a JSON object (or @file, or - for stdin): %s", why)
 			}
 		}
 		call["args"] = args

@@ -10,6 +10,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/jsonpos"
 )
 
 // createdAtLayout is Python's datetime.now().isoformat() (local time, no zone).
@@ -176,10 +177,10 @@ func ParseFile(data []byte) (*File, error) {
 	dec.UseNumber()
 	var root any
 	if err := dec.Decode(&root); err != nil {
-		return nil, &FormatError{Msg: "not valid JSON", Err: err}
+		return nil, &FormatError{Msg: "not valid JSON", Err: jsonpos.Locate(data, err)}
 	}
 	if dec.More() {
-		return nil, &FormatError{Msg: "trailing data after the JSON document"}
+		return nil, &FormatError{Msg: "not valid JSON", Err: jsonpos.Trailing(data, dec)}
 	}
 	top, ok := root.(map[string]any)
 	if !ok {

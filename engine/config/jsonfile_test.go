@@ -269,6 +269,13 @@ func TestUnmarshalVariantsAndErrors(t *testing.T) {
 		t.Errorf("stale derived value not warned: %v", set.Warnings)
 	}
 
+	// bad JSON is reported with its position
+	if _, err := ParseFile([]byte("{\"configuration\": {\n  \"shared\": {\"a\": 1,}}}")); err == nil || !strings.Contains(err.Error(), "not valid JSON: line 2, column 21 (byte 40)") {
+		t.Errorf("bad JSON: %v", err)
+	}
+	if _, err := ParseFile([]byte(`{"configuration": {}} x`)); err == nil || !strings.Contains(err.Error(), "line 1, column 23 (byte 22): data after the JSON document") {
+		t.Errorf("trailing data: %v", err)
+	}
 	for name, tc := range map[string]struct {
 		doc  string
 		want any

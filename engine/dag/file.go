@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/jsonpos"
 )
 
 // SchemaVersion is the version written into DAG files.
@@ -165,10 +166,10 @@ func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, nil, &FormatError{Reason: "Invalid JSON format: " + err.Error()}
+		return nil, nil, &FormatError{Reason: "Invalid JSON format: " + jsonpos.Locate(data, err).Error()}
 	}
 	if dec.More() {
-		return nil, nil, &FormatError{Reason: "Invalid JSON format: extra data after the document"}
+		return nil, nil, &FormatError{Reason: "Invalid JSON format: " + jsonpos.Trailing(data, dec).Error()}
 	}
 	top, ok := doc.(map[string]any)
 	if !ok {

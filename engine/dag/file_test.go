@@ -154,13 +154,23 @@ func TestParseErrors(t *testing.T) {
 		`{"dag":{"nodes":[1],"edges":[]}}`:          "dag.nodes[0] must be a string",
 		`{"dag":{"nodes":["a"],"edges":[["a"]]}}`:   "Invalid edge format",
 		`{"dag":{"nodes":["a"],"edges":[["a",2]]}}`: "Expected [src, dst] strings",
-		`{"dag":{"nodes":[],"edges":[]}} {}`:        "extra data",
+		`{"dag":{"nodes":[],"edges":[]}} {}`:        "data after the JSON document",
 	}
 	for in, want := range cases {
 		_, _, err := Parse([]byte(in))
 		var fe *FormatError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%s) = %v, want %q", in, err, want)
+		}
+	}
+	// Bad JSON is reported with its position.
+	for in, want := range map[string]string{
+		"{\"dag\": {\"nodes\": [\"a\",\n  \"b\"]\n  \"edges\": []}}": "line 3, column 3 (byte ",
+		"{\"dag\": {\"nodes\": [], \"edges\": []}}\n\n  {}":          "line 3, column 3 (byte 39): data after the JSON document",
+		`{"dag": {"nodes": [`: "line 1, column 19 (byte 18): unexpected end of JSON input",
+	} {
+		if _, _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", in, err, want)
 		}
 	}
 	// A version with major 1 and a missing version are accepted.

@@ -16,7 +16,7 @@ import (
 type Error struct {
 	Line   int   // 1-based
 	Column int   // 1-based, in bytes
-	Offset int64 // bytes read before the error
+	Offset int64 // 0-based index of the byte where the error is
 	Err    error
 }
 
@@ -54,24 +54,35 @@ func Locate(data []byte, err error) error {
 	if off < 0 {
 		return err
 	}
-	line, col := Position(data, off)
-	return &Error{Line: line, Column: col, Offset: off, Err: err}
+	// encoding/json's offset counts the bytes read, the offending one
+	// included: the error is at the last of them
+	at := max(off-1, 0)
+	line, col := Position(data, at)
+	return &Error{Line: line, Column: col, Offset: at, Err: err}
 }
 
-// Position turns a byte offset of data into a 1-based line and column. The
-// offset of a syntax error is the number of bytes read, so it points just
-// past the offending byte: the column is that byte's.
-func Position(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	if offset < 1 {
+// Position turns the 0-based index of a byte of data into its 1-based line
+// and column; an index past the end is the last byte's.
+func Position(data []byte, index int64) (line, col int) {
+	index = min(index, int64(len(data))-1)
+	if index < 0 {
 		return 1, 1
 	}
-	before := data[:offset-1] // up to, not including, the last byte read
+	before := data[:index]
 	line = bytes.Count(before, []byte{'\n'}) + 1
 	col = len(before) - bytes.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// Trailing is the error of data left after the first JSON value a decoder
+// of data read: it points at the first byte of that data.
+func Trailing(data []byte, dec *json.Decoder) error {
+	off := dec.InputOffset()
+	for off < int64(len(data)) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\n' || data[off] == '\r') {
+		off++
+	}
+	line, col := Position(data, off)
+	return &Error{Line: line, Column: col, Offset: off, Err: errors.New("data after the JSON document")}
 }
 
 // Unmarshal is json.Unmarshal with the error located (Locate).

@@ -44,7 +44,7 @@ func TestLocateTypeAndEOF(t *testing.T) {
 	dec := json.NewDecoder(strings.NewReader(`{"a": [1, 2`))
 	var x any
 	derr := dec.Decode(&x)
-	if err := Locate([]byte(`{"a": [1, 2`), derr); !errors.As(err, &pe) || pe.Offset != 11 {
+	if err := Locate([]byte(`{"a": [1, 2`), derr); !errors.As(err, &pe) || pe.Offset != 10 {
 		t.Fatalf("decoder EOF: %v", err)
 	}
 	other := errors.New("disk on fire")
@@ -56,12 +56,25 @@ func TestLocateTypeAndEOF(t *testing.T) {
 	}
 }
 
+func TestTrailing(t *testing.T) {
+	data := []byte("{}\n  [1]")
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	var pe *Error
+	if err := Trailing(data, dec); !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 3 || pe.Offset != 5 {
+		t.Errorf("trailing: %v", err)
+	}
+}
+
 func TestPosition(t *testing.T) {
 	data := []byte("ab\ncd\n")
 	for _, c := range []struct {
 		off       int64
 		line, col int
-	}{{0, 1, 1}, {1, 1, 1}, {2, 1, 2}, {4, 2, 1}, {5, 2, 2}, {99, 2, 3}} {
+	}{{0, 1, 1}, {1, 1, 2}, {2, 1, 3}, {3, 2, 1}, {4, 2, 2}, {99, 2, 3}, {-1, 1, 1}} {
 		if l, col := Position(data, c.off); l != c.line || col != c.col {
 			t.Errorf("Position(%d) = %d:%d, want %d:%d", c.off, l, col, c.line, c.col)
 		}
