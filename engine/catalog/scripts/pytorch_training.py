@@ -82,21 +82,15 @@ def write_failure(reason):
         pass
 
 
-def env_flag(name, default=False):
-    v = os.environ.get(name)
-    if v is None or v.strip() == "":
-        return default
-    return v.strip().lower() in ("1", "true", "yes", "on")
+def flag(value):
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
-def env_int(name, default):
-    v = os.environ.get(name, "").strip()
-    if not v:
-        return default
+def count(name, value):
     try:
-        return int(v)
+        return int(str(value).strip() or 0)
     except ValueError:
-        raise SystemExit("environment variable %s=%r is not an integer" % (name, v))
+        raise SystemExit("environment variable %s=%r is not an integer" % (name, value))
 
 
 def decode(value):
@@ -427,15 +421,15 @@ def write_split(name, df, x, y, model, device, hp, n_classes):
     return m
 
 
-def main():
+def main(environ_vars):
     hp = load_hyperparameters()
     torch.manual_seed(hp["seed"])
     np.random.seed(hp["seed"])
-    streaming = env_flag("ENABLE_TRUE_STREAMING")
-    workers = env_int("NUM_WORKERS_PER_RANK", 0)
-    persistent = env_flag("USE_PERSISTENT_WORKERS") and workers > 0
-    precomputed_imputation = env_flag("USE_PRECOMPUTED_IMPUTATION")
-    precomputed_risk = env_flag("USE_PRECOMPUTED_RISK_TABLES")
+    streaming = flag(environ_vars["ENABLE_TRUE_STREAMING"])
+    workers = count("NUM_WORKERS_PER_RANK", environ_vars["NUM_WORKERS_PER_RANK"])
+    persistent = flag(environ_vars["USE_PERSISTENT_WORKERS"]) and workers > 0
+    precomputed_imputation = flag(environ_vars["USE_PRECOMPUTED_IMPUTATION"])
+    precomputed_risk = flag(environ_vars["USE_PRECOMPUTED_RISK_TABLES"])
     label = hp["label_name"]
     artifacts = load_artifacts() if os.path.isdir(ARTIFACTS_DIR) else {}
 
@@ -551,7 +545,7 @@ def main():
         "tab_field_list": prep.tab,
         "cat_field_list": prep.cat,
         "full_field_list": hp["full_field_list"],
-        "region": os.environ.get("REGION", ""),
+        "region": environ_vars["REGION"],
     }
     config.update(prep.config())
     with open(os.path.join(MODEL_DIR, "model_config.json"), "w", encoding="utf-8") as f:
@@ -570,7 +564,14 @@ def main():
 
 if __name__ == "__main__":
     try:
-        main()
+        main({
+            "USE_PRECOMPUTED_IMPUTATION": os.environ.get("USE_PRECOMPUTED_IMPUTATION", "false"),
+            "USE_PRECOMPUTED_RISK_TABLES": os.environ.get("USE_PRECOMPUTED_RISK_TABLES", "false"),
+            "ENABLE_TRUE_STREAMING": os.environ.get("ENABLE_TRUE_STREAMING", "false"),
+            "NUM_WORKERS_PER_RANK": os.environ.get("NUM_WORKERS_PER_RANK", "0"),
+            "USE_PERSISTENT_WORKERS": os.environ.get("USE_PERSISTENT_WORKERS", "false"),
+            "REGION": os.environ.get("REGION", "NA"),
+        })
     except SystemExit as e:
         if e.code not in (None, 0):
             write_failure(e.code)
