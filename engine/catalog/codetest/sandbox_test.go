@@ -1,10 +1,4 @@
-package catalog
-
-// Runs the model step code the catalog ships (PyTorch, LightGBM, DummyTraining and the serving
-// handlers) for real: each script in a bubblewrap sandbox that mounts the job's container paths
-// (/opt/ml/input, /opt/ml/model, /opt/ml/output for a training job; /opt/ml/processing/... for a
-// processing job), with no network, on small generated data, with the Python of
-// $CURSUS_PYTHON (default /usr/bin/python3, where Debian's ML stack lives).
+package codetest
 
 import (
 	"archive/tar"
@@ -13,15 +7,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 // scriptSandbox runs step scripts under bwrap with a chosen interpreter.
@@ -68,7 +66,7 @@ func lastLine(s string) string {
 
 // job is one sandboxed run of a script.
 type job struct {
-	script  string            // file under scripts/ (slash-separated)
+	script  string            // embedded code file (catalog.Code, slash-separated)
 	codeDir string            // container directory the script is mounted in
 	extra   map[string]string // more files for the code directory: name -> content
 	entry   string            // the file run (default: the script's)
@@ -80,16 +78,12 @@ type job struct {
 // run executes the job and returns its combined output and error.
 func (s *scriptSandbox) run(t *testing.T, j job) (string, error) {
 	t.Helper()
-	src, err := filepath.Abs(filepath.Join("scripts", filepath.FromSlash(j.script)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	code := t.TempDir()
-	data, err := os.ReadFile(src)
+	data, err := fs.ReadFile(catalog.Code(), j.script) // the embedded bytes the compiler uploads
 	if err != nil {
-		t.Fatalf("read %s: %v", src, err)
+		t.Fatalf("embedded %s: %v", j.script, err)
 	}
-	name := filepath.Base(src)
+	name := path.Base(j.script)
 	if err := os.WriteFile(filepath.Join(code, name), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +106,9 @@ func (s *scriptSandbox) run(t *testing.T, j job) (string, error) {
 		args = append(args, "--bind", j.binds[c], c)
 	}
 	args = append(args, "--ro-bind", code, j.codeDir, "--chdir", j.codeDir)
+	if pp := os.Getenv("PYTHONPATH"); pp != "" { // an interpreter's extra packages (a lightgbm build)
+		args = append(args, "--setenv", "PYTHONPATH", pp)
+	}
 	var keys []string
 	for k := range j.env {
 		keys = append(keys, k)

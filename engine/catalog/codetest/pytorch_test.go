@@ -1,4 +1,4 @@
-package catalog
+package codetest
 
 import (
 	"encoding/json"
