@@ -107,6 +107,11 @@ func (s *scriptSandbox) run(t *testing.T, j job) (string, error) {
 	}
 	args = append(args, "--ro-bind", code, j.codeDir, "--chdir", j.codeDir)
 	if pp := os.Getenv("PYTHONPATH"); pp != "" { // an interpreter's extra packages (a lightgbm build)
+		for _, dir := range filepath.SplitList(pp) {
+			if st, err := os.Stat(dir); err == nil && st.IsDir() && filepath.IsAbs(dir) {
+				args = append(args, "--ro-bind", dir, dir) // visible under the sandbox's own /tmp too
+			}
+		}
 		args = append(args, "--setenv", "PYTHONPATH", pp)
 	}
 	var keys []string
