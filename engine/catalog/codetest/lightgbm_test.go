@@ -23,7 +23,7 @@ func needLightGBM(t *testing.T) *scriptSandbox {
 
 func lgbHyperparameters(extra map[string]any) map[string]any {
 	hp := map[string]any{
-		"label_name": "label", "id_name": "id",
+		"label_name": "label", "id_name": "id", "objective": "binary",
 		"tab_field_list": []string{"x1", "x2", "x3"}, "cat_field_list": []string{"c1"},
 		"num_boost_round": 60, "num_leaves": 7, "learning_rate": 0.1, "min_data_in_leaf": 10, "min_data_per_group": 10,
 		"early_stopping_rounds": 10,
@@ -99,7 +99,7 @@ func TestLightGBMBinaryNativeCategorical(t *testing.T) {
 }
 
 func TestLightGBMMulticlassStringLabels(t *testing.T) {
-	hp := lgbHyperparameters(map[string]any{"is_binary": false, "num_classes": 3, "multiclass_categories": []string{"low", "mid", "high"}, "class_weights": []float64{1, 1, 1.5}})
+	hp := lgbHyperparameters(map[string]any{"objective": "multiclass", "num_class": 3, "multiclass_categories": []string{"low", "mid", "high"}, "class_weights": []float64{1, 1, 1.5}})
 	cfg := lightgbmRoundTrip(t, dataset{classes: 3, labels: []string{"low", "mid", "high"}}, hp, nil, 0.85)
 	if fmt.Sprint(cfg["classes"]) != "[low mid high]" {
 		t.Errorf("classes %v", cfg["classes"])
@@ -114,7 +114,7 @@ func TestLightGBMRiskTablesAndSelectedFeatures(t *testing.T) {
 	d := newTrainingDirs(t)
 	dataset{classes: 2}.writeChannels(t, filepath.Join(d.input, "data"))
 	writeJSON(t, filepath.Join(d.input, "data", "model_artifacts_input", "selected_features.json"), map[string]any{"selected_features": []string{"x1", "x2", "c1"}})
-	hp := lgbHyperparameters(map[string]any{"smooth_factor": 5.0})
+	hp := lgbHyperparameters(map[string]any{"smooth_factor": 0.01})
 	d.writeHyperparameters(t, hp)
 	env := trainingEnv()
 	env["USE_NATIVE_CATEGORICAL"] = "false"
@@ -141,15 +141,19 @@ func TestLightGBMTrainingRefusesBadHyperparameters(t *testing.T) {
 		hp   map[string]any
 		want string
 	}{
-		"no features":          {map[string]any{"label_name": "label"}, "tab_field_list"},
-		"objective":            {lgbHyperparameters(map[string]any{"objective": "regression"}), "objective"},
-		"class weights":        {lgbHyperparameters(map[string]any{"class_weights": []float64{1}}), "class_weights"},
-		"selected, no file":    {lgbHyperparameters(nil), "selected_features.json"},
-		"multiclass objective": {lgbHyperparameters(map[string]any{"objective": "multiclass"}), "is_binary true"},
+		"no features":                {map[string]any{"label_name": "label"}, "tab_field_list"},
+		"objective":                  {lgbHyperparameters(map[string]any{"objective": "regression"}), "objective"},
+		"class weights":              {lgbHyperparameters(map[string]any{"class_weights": []float64{1}}), "class_weights"},
+		"selected, no file":          {lgbHyperparameters(nil), "selected_features.json"},
+		"binary objective, 3 labels": {lgbHyperparameters(nil), "not among the classes"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := newTrainingDirs(t)
-			dataset{classes: 2}.writeChannels(t, filepath.Join(d.input, "data"))
+			ds := dataset{classes: 2}
+			if strings.Contains(name, "3 labels") {
+				ds.classes = 3
+			}
+			ds.writeChannels(t, filepath.Join(d.input, "data"))
 			d.writeHyperparameters(t, c.hp)
 			env := trainingEnv()
 			if name == "selected, no file" {

@@ -150,7 +150,7 @@ func TestPyTorchBinaryTrainEvaluateInferServe(t *testing.T) {
 func TestPyTorchMulticlassStringLabels(t *testing.T) {
 	sb := needSandbox(t, torchModules...)
 	ds := dataset{classes: 3, labels: []string{"low", "mid", "high"}}
-	hp := torchHyperparameters(map[string]any{"is_binary": false, "num_classes": 3, "multiclass_categories": []string{"low", "mid", "high"}, "class_weights": []float64{1, 1, 1.5}})
+	hp := torchHyperparameters(map[string]any{"num_class": 3, "multiclass_categories": []string{"low", "mid", "high"}, "class_weights": []float64{1, 1, 1.5}})
 	d, out := trainTorch(t, sb, ds, hp, nil)
 	valM := readJSON(t, filepath.Join(d.output, "data", "val", "metrics.json"))
 	if auc := metric(t, valM, "auc"); auc < 0.85 {
@@ -245,8 +245,8 @@ func TestPyTorchTrainingRefusesBadHyperparameters(t *testing.T) {
 		want string
 	}{
 		{"no label", dataset{classes: 2}, map[string]any{"tab_field_list": []string{"x1"}}, "label_name"},
-		{"three labels, binary", dataset{classes: 3}, torchHyperparameters(nil), "not among the classes"},
-		{"num_classes without is_binary false", dataset{classes: 3}, torchHyperparameters(map[string]any{"num_classes": 3}), "is_binary is true but num_classes=3"},
+		{"num_class disagrees", dataset{classes: 3}, torchHyperparameters(map[string]any{"num_class": 2}), "num_class=2 but there are 3 classes"},
+		{"label outside the categories", dataset{classes: 3}, torchHyperparameters(map[string]any{"multiclass_categories": []int{0, 1}}), "not among the classes"},
 		{"missing column", dataset{classes: 2}, torchHyperparameters(map[string]any{"tab_field_list": []string{"x1", "nope"}}), "nope"},
 	}
 	for _, c := range cases {
@@ -309,7 +309,7 @@ type served struct {
 
 // serveDriver calls the handlers as the SageMaker inference toolkit does: model_fn once, then
 // input_fn / predict_fn / output_fn per request (the whole CSV file, header line included, as
-// text/csv; the rows as JSON objects as application/json).
+// text/csv; the rows as JSON objects, values as strings, as application/json).
 const serveDriver = `import csv, json, sys
 import inference
 model = inference.model_fn("/opt/ml/model")
@@ -338,7 +338,12 @@ func serve(t *testing.T, sb *scriptSandbox, framework, archive, rowsFile string)
 		JSON json.RawMessage `json:"json"`
 	}
 	must(t, json.Unmarshal(b, &raw))
-	s := served{CSV: raw.CSV}
+	// The file's header line is answered with a header line (a joining batch transform keeps
+	// one output line per input line).
+	if len(raw.CSV) == 0 || !strings.HasPrefix(raw.CSV[0], "prob_class_0,prob_class_1") {
+		t.Fatalf("the CSV answer does not start with a header line: %q", raw.CSV)
+	}
+	s := served{CSV: raw.CSV[1:]}
 	must(t, json.Unmarshal(raw.JSON, &s.JSON))
 	header, rows := readCSV(t, rowsFile)
 	if i := indexOf(header, "id"); i >= 0 {

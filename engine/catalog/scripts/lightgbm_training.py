@@ -22,8 +22,8 @@ Contract:
            USE_NATIVE_CATEGORICAL       LightGBM's own categorical splits (default); else risk tables
            REGION                       region code, recorded in model_config.json
 
-Hyperparameters: label_name, tab_field_list (required); id_name, cat_field_list, is_binary,
-num_classes, multiclass_categories, class_weights, objective, metric, num_leaves,
+Hyperparameters: label_name, tab_field_list, objective (required); id_name, cat_field_list,
+multiclass_categories, num_class, class_weights, metric, num_leaves,
 learning_rate, num_boost_round, max_depth, min_data_in_leaf, feature_fraction,
 bagging_fraction, bagging_freq, lambda_l1, lambda_l2, early_stopping_rounds,
 min_data_per_group, cat_smooth, max_cat_threshold, smooth_factor, count_threshold, seed.
@@ -61,8 +61,7 @@ LIST_KEYS = ("tab_field_list", "cat_field_list", "multiclass_categories", "class
 DEFAULTS = {
     "id_name": "id",
     "cat_field_list": [],
-    "is_binary": True,
-    "num_classes": 2,
+    "num_class": None,
     "multiclass_categories": [],
     "class_weights": [],
     "objective": "",
@@ -77,7 +76,7 @@ DEFAULTS = {
     "bagging_freq": 0,
     "lambda_l1": 0.0,
     "lambda_l2": 0.0,
-    "early_stopping_rounds": 10,
+    "early_stopping_rounds": 0,
     "min_data_per_group": 100,
     "cat_smooth": 10.0,
     "max_cat_threshold": 32,
@@ -85,10 +84,10 @@ DEFAULTS = {
     "count_threshold": 0,
     "seed": 42,
 }
-INTS = ("num_classes", "num_leaves", "num_boost_round", "max_depth", "min_data_in_leaf", "bagging_freq",
+INTS = ("num_leaves", "num_boost_round", "max_depth", "min_data_in_leaf", "bagging_freq",
         "early_stopping_rounds", "min_data_per_group", "max_cat_threshold", "count_threshold", "seed")
 FLOATS = ("learning_rate", "feature_fraction", "bagging_fraction", "lambda_l1", "lambda_l2", "cat_smooth", "smooth_factor")
-OBJECTIVES = ("", "binary", "cross_entropy", "multiclass", "multiclassova")
+OBJECTIVES = ("binary", "cross_entropy", "multiclass", "multiclassova")
 
 
 def log(msg):
@@ -136,7 +135,7 @@ def load_hyperparameters():
     for k in LIST_KEYS:
         if isinstance(hp.get(k), str):  # legacy comma-separated lists
             hp[k] = [x.strip() for x in hp[k].split(",") if x.strip()]
-    missing = [k for k in ("label_name", "tab_field_list") if k not in hp]
+    missing = [k for k in ("label_name", "tab_field_list", "objective") if k not in hp]
     if missing:
         raise SystemExit("hyperparameter(s) %s required (set the config field(s) of the training step)" % ", ".join(missing))
     out = dict(DEFAULTS)
@@ -148,11 +147,16 @@ def load_hyperparameters():
             out[k] = float(out[k])
     except (TypeError, ValueError) as e:
         raise SystemExit("hyperparameter %s=%r: %s" % (k, out[k], e))
-    if isinstance(out["is_binary"], str):
-        out["is_binary"] = out["is_binary"].lower() == "true"
+    # older hyperparameter files: num_classes / is_binary
+    if out.get("num_class") is None and out.get("num_classes") is not None:
+        out["num_class"] = out["num_classes"]
+    if out.get("num_class") is None and str(out.get("is_binary", "")).lower() == "true":
+        out["num_class"] = 2
+    if out.get("num_class") is not None:
+        out["num_class"] = int(out["num_class"])
     out["class_weights"] = [float(w) for w in out["class_weights"]]
     if out["objective"] not in OBJECTIVES:
-        raise SystemExit("hyperparameter objective=%r: want one of %s" % (out["objective"], ", ".join(o for o in OBJECTIVES if o)))
+        raise SystemExit("hyperparameter objective=%r: want one of %s" % (out["objective"], ", ".join(OBJECTIVES)))
     return out
 
 
@@ -197,29 +201,32 @@ def sort_key(v):
 
 
 class Classes(object):
-    """The label values in class-index order: multiclass_categories when given, else the indices
-    0..num_classes-1 (0 and 1 when is_binary)."""
+    """The label values in class-index order: multiclass_categories when given; else 0 and 1 for
+    a binary task (binary True) or labels that are all 0 or 1; else the sorted distinct training
+    labels. num_class, when set, must agree."""
 
-    def __init__(self, hp, train_labels):
-        given = [category_key(v) for v in hp["multiclass_categories"]]
+    def __init__(self, hp, train_labels, binary=None):
+        given = [category_key(v) for v in (hp.get("multiclass_categories") or [])]
+        seen = sorted(set(category_key(v) for v in train_labels) - {""}, key=sort_key)
+        n = hp.get("num_class")
         if given:
             if len(set(given)) != len(given):
                 raise SystemExit("multiclass_categories %s has duplicates" % given)
             self.names = given
+        elif binary or (binary is None and n in (None, 2) and set(seen) <= {"0", "1"}):
+            self.names = ["0", "1"]
         else:
-            n = 2 if hp["is_binary"] else hp["num_classes"]
-            self.names = [str(i) for i in range(n)]
-        if hp["is_binary"] and len(self.names) != 2:
-            raise SystemExit("is_binary is true but there are %d classes %s: set is_binary false for a multiclass model" % (len(self.names), self.names))
-        if hp["is_binary"] and not given and hp["num_classes"] != 2:
-            raise SystemExit("is_binary is true but num_classes=%d: set is_binary false for a multiclass model" % hp["num_classes"])
+            self.names = seen
+        if n is not None and n != len(self.names):
+            raise SystemExit("num_class=%d but there are %d classes %s: set multiclass_categories or num_class" % (n, len(self.names), self.names[:10]))
+        if binary and len(self.names) != 2:
+            raise SystemExit("a binary objective needs two classes, there are %d %s" % (len(self.names), self.names[:10]))
         if len(self.names) < 2:
             raise SystemExit("need at least two classes, found %s" % self.names)
         self.index = {v: i for i, v in enumerate(self.names)}
-        unknown = sorted(set(category_key(v) for v in train_labels) - set(self.names), key=sort_key)
+        unknown = [v for v in seen if v not in self.index]
         if unknown:
-            hint = "list them in multiclass_categories" if given or any(sort_key(v)[0] for v in unknown) else "raise num_classes"
-            raise SystemExit("training labels %s are not among the classes %s: %s" % (unknown[:10], self.names, hint))
+            raise SystemExit("training labels %s are not among the classes %s: list them in multiclass_categories" % (unknown[:10], self.names))
 
     def encode(self, labels):
         return np.array([self.index.get(category_key(v), -1) for v in labels], dtype="int64")
@@ -248,9 +255,11 @@ def load_artifacts():
     return found
 
 
-def fit_risk_tables(df, fields, y, smooth, threshold):
-    """Smoothed rate of class 1 per category (binary labels)."""
+def fit_risk_tables(df, fields, y, smooth_factor, threshold):
+    """Per category, the rate of class 1 shrunk towards the overall rate by smooth_factor x rows
+    pseudo-observations; a category seen fewer than threshold times gets the overall rate."""
     prior = float(y.mean())
+    pseudo = int(len(y) * smooth_factor)
     tables = {}
     for f in fields:
         keys = df[f].map(category_key)
@@ -258,7 +267,7 @@ def fit_risk_tables(df, fields, y, smooth, threshold):
         bins = {}
         for k, row in stats.iterrows():
             n = float(row["count"])
-            bins[k] = prior if n < threshold else float((row["sum"] + smooth * prior) / (n + smooth))
+            bins[k] = prior if n < threshold else float((row["sum"] + pseudo * prior) / (n + pseudo))
         tables[f] = {"bins": bins, "default_bin": prior}
     return tables
 
@@ -332,11 +341,7 @@ class Features(object):
 
 
 def lgb_params(hp, n_classes, native):
-    objective = hp["objective"] or ("binary" if n_classes == 2 else "multiclass")
-    if objective in ("binary", "cross_entropy") and n_classes != 2:
-        raise SystemExit("objective %s is for two classes; there are %d" % (objective, n_classes))
-    if objective in ("multiclass", "multiclassova") and n_classes == 2 and hp["is_binary"]:
-        raise SystemExit("objective %s with is_binary true: use binary" % objective)
+    objective = hp["objective"]
     params = {
         "objective": objective, "num_leaves": hp["num_leaves"], "learning_rate": hp["learning_rate"],
         "max_depth": hp["max_depth"], "min_data_in_leaf": hp["min_data_in_leaf"], "feature_fraction": hp["feature_fraction"],
@@ -418,7 +423,7 @@ def main(environ_vars):
         if df is not None:
             check_columns(df, needed, name)
     train_df = train_df[train_df[label].notna()].reset_index(drop=True)
-    classes = Classes(hp, train_df[label].tolist())
+    classes = Classes(hp, train_df[label].tolist(), binary=hp["objective"] in ("binary", "cross_entropy"))
     n_classes = len(classes.names)
     y_train = classes.encode(train_df[label])
     y_val = classes.encode(val_df[label])
@@ -449,7 +454,7 @@ def main(environ_vars):
     os.makedirs(MODEL_DIR, exist_ok=True)
     booster.save_model(os.path.join(MODEL_DIR, "lightgbm_model.txt"), num_iteration=booster.best_iteration or None)
     hp["full_field_list"] = hp.get("full_field_list") or list(train_df.columns)
-    hp["num_classes"] = n_classes
+    hp["num_class"] = n_classes
     config = {
         "framework": "lightgbm",
         "model_file": "lightgbm_model.txt",
@@ -458,7 +463,7 @@ def main(environ_vars):
         "label_name": label,
         "id_name": hp["id_name"],
         "classes": classes.names,
-        "is_binary": n_classes == 2,
+        "binary": n_classes == 2,
         "full_field_list": hp["full_field_list"],
         "region": environ_vars["REGION"],
     }

@@ -21,12 +21,12 @@ Contract:
            NUM_WORKERS_PER_RANK, USE_PERSISTENT_WORKERS  DataLoader workers
            REGION                       region code, recorded in model_config.json
 
-Hyperparameters: label_name, tab_field_list (required); id_name, cat_field_list, is_binary,
-num_classes, multiclass_categories, class_weights, hidden_dims, embedding_dim, dropout, lr,
+Hyperparameters: label_name, tab_field_list (required); id_name, cat_field_list,
+multiclass_categories, num_class, class_weights, hidden_dims, embedding_dim, dropout, lr,
 batch_size, max_epochs, optimizer, weight_decay, early_stop_patience, seed. The command-line
 arguments the training toolkit adds (--name value per hyperparameter) are ignored: the file is
-read instead. Labels are mapped to class indices 0..num_classes-1 (multiclass_categories gives
-the order; without it the sorted distinct training labels).
+read instead. Labels are mapped to class indices (multiclass_categories gives the order; without
+it 0 and 1 when every label is 0 or 1, else the sorted distinct training labels).
 """
 import glob
 import json
@@ -51,8 +51,7 @@ LIST_KEYS = ("tab_field_list", "cat_field_list", "multiclass_categories", "class
 DEFAULTS = {
     "id_name": "id",
     "cat_field_list": [],
-    "is_binary": True,
-    "num_classes": 2,
+    "num_class": None,
     "multiclass_categories": [],
     "class_weights": [],
     "hidden_dims": [64, 32],
@@ -125,12 +124,17 @@ def load_hyperparameters():
         raise SystemExit("hyperparameter(s) %s required (set the config field(s) of the training step)" % ", ".join(missing))
     out = dict(DEFAULTS)
     out.update(hp)
-    for k in ("num_classes", "embedding_dim", "batch_size", "max_epochs", "early_stop_patience", "seed"):
+    for k in ("embedding_dim", "batch_size", "max_epochs", "early_stop_patience", "seed"):
         out[k] = int(out[k])
     for k in ("dropout", "lr", "weight_decay"):
         out[k] = float(out[k])
-    if isinstance(out["is_binary"], str):
-        out["is_binary"] = out["is_binary"].lower() == "true"
+    # older hyperparameter files: num_classes / is_binary
+    if out.get("num_class") is None and out.get("num_classes") is not None:
+        out["num_class"] = out["num_classes"]
+    if out.get("num_class") is None and str(out.get("is_binary", "")).lower() == "true":
+        out["num_class"] = 2
+    if out.get("num_class") is not None:
+        out["num_class"] = int(out["num_class"])
     out["hidden_dims"] = [int(h) for h in out["hidden_dims"]]
     out["class_weights"] = [float(w) for w in out["class_weights"]]
     if out["optimizer"] not in ("adam", "adamw", "sgd"):
@@ -307,29 +311,32 @@ class TabularNet(nn.Module):
 
 
 class Classes(object):
-    """The label values in class-index order: multiclass_categories when given, else the indices
-    0..num_classes-1 (0 and 1 when is_binary)."""
+    """The label values in class-index order: multiclass_categories when given; else 0 and 1 for
+    a binary task (binary True) or labels that are all 0 or 1; else the sorted distinct training
+    labels. num_class, when set, must agree."""
 
-    def __init__(self, hp, train_labels):
-        given = [category_key(v) for v in hp["multiclass_categories"]]
+    def __init__(self, hp, train_labels, binary=None):
+        given = [category_key(v) for v in (hp.get("multiclass_categories") or [])]
+        seen = sorted(set(category_key(v) for v in train_labels) - {""}, key=sort_key)
+        n = hp.get("num_class")
         if given:
             if len(set(given)) != len(given):
                 raise SystemExit("multiclass_categories %s has duplicates" % given)
             self.names = given
+        elif binary or (binary is None and n in (None, 2) and set(seen) <= {"0", "1"}):
+            self.names = ["0", "1"]
         else:
-            n = 2 if hp["is_binary"] else hp["num_classes"]
-            self.names = [str(i) for i in range(n)]
-        if hp["is_binary"] and len(self.names) != 2:
-            raise SystemExit("is_binary is true but there are %d classes %s: set is_binary false for a multiclass model" % (len(self.names), self.names))
-        if hp["is_binary"] and not given and hp["num_classes"] != 2:
-            raise SystemExit("is_binary is true but num_classes=%d: set is_binary false for a multiclass model" % hp["num_classes"])
+            self.names = seen
+        if n is not None and n != len(self.names):
+            raise SystemExit("num_class=%d but there are %d classes %s: set multiclass_categories or num_class" % (n, len(self.names), self.names[:10]))
+        if binary and len(self.names) != 2:
+            raise SystemExit("a binary objective needs two classes, there are %d %s" % (len(self.names), self.names[:10]))
         if len(self.names) < 2:
             raise SystemExit("need at least two classes, found %s" % self.names)
         self.index = {v: i for i, v in enumerate(self.names)}
-        unknown = sorted(set(category_key(v) for v in train_labels) - set(self.names), key=sort_key)
+        unknown = [v for v in seen if v not in self.index]
         if unknown:
-            hint = "list them in multiclass_categories" if given or any(sort_key(v)[0] for v in unknown) else "raise num_classes"
-            raise SystemExit("training labels %s are not among the classes %s: %s" % (unknown[:10], self.names, hint))
+            raise SystemExit("training labels %s are not among the classes %s: list them in multiclass_categories" % (unknown[:10], self.names))
 
     def encode(self, labels):
         return np.array([self.index.get(category_key(v), -1) for v in labels], dtype="int64")
@@ -534,14 +541,14 @@ def main(environ_vars):
     os.makedirs(MODEL_DIR, exist_ok=True)
     torch.jit.script(model).save(os.path.join(MODEL_DIR, "model.pt"))
     hp["full_field_list"] = hp.get("full_field_list") or full_fields
-    hp["num_classes"] = n_classes
+    hp["num_class"] = n_classes
     config = {
         "framework": "pytorch",
         "model_file": "model.pt",
         "label_name": label,
         "id_name": hp["id_name"],
         "classes": classes.names,
-        "is_binary": n_classes == 2,
+        "binary": n_classes == 2,
         "tab_field_list": prep.tab,
         "cat_field_list": prep.cat,
         "full_field_list": hp["full_field_list"],

@@ -10,13 +10,15 @@ Requests:
                     (told apart by their count): full_field_list (the training data's columns),
                     full_field_list without its first column (a batch transform's input_filter
                     "$[1:]" drops the id), full_field_list without the id and label (a Payload
-                    sample), or tab_field_list + cat_field_list. A header line is skipped.
+                    sample), or tab_field_list + cat_field_list. A header line (the field names)
+                    is answered with a header line, so a batch transform that joins its input
+                    to the predictions keeps one output line per input line.
   application/json  an object keyed by field, a list of them, {"instances": [...]}, or lists of
                     values (read as CSV records)
 Responses:
   application/json  {"predictions": [{"probabilities": [...], "predicted_label": ..., "score": p1}]}
                     (score, the probability of class 1, for binary models)
-  text/csv          one line a record: the class probabilities
+  text/csv          one line a record: the class probabilities (prob_class_0,... for a header line)
 """
 import csv
 import io
@@ -71,7 +73,7 @@ def input_fn(request_body, request_content_type):
 
 
 def _records(data, model):
-    """Each request record as a dict keyed by field."""
+    """Each request record as a dict keyed by field; None for a CSV header line."""
     out = []
     for rec in data:
         if isinstance(rec, dict):
@@ -83,7 +85,8 @@ def _records(data, model):
         if fields is None:
             raise ValueError("a record has %d values; this model takes %s" % (len(rec), " or ".join(str(len(f)) for f in model["layouts"])))
         if [str(v).strip() for v in rec] == fields:
-            continue  # header line
+            out.append(None)  # header line
+            continue
         out.append(dict(zip(fields, rec)))
     return out
 
@@ -135,14 +138,20 @@ def _vector(rec, config):
 def predict_fn(input_data, model):
     config = model["config"]
     records = _records(input_data, model)
-    if not records:
-        return []
-    x = np.array([_vector(r, config) for r in records], dtype="float64").reshape(len(records), len(config["feature_columns"]))
-    raw = np.asarray(model["model"].predict(x), dtype="float64")
-    prob = (np.stack([1 - raw, raw], axis=1) if raw.ndim == 1 else raw.reshape(len(records), len(config["classes"]))).tolist()
+    rows = [r for r in records if r is not None]
     classes = config["classes"]
+    if not rows:
+        return [{"header": ["prob_class_%d" % i for i in range(len(classes))]} for _ in records]
+    x = np.array([_vector(r, config) for r in rows], dtype="float64").reshape(len(rows), len(config["feature_columns"]))
+    raw = np.asarray(model["model"].predict(x), dtype="float64")
+    prob = (np.stack([1 - raw, raw], axis=1) if raw.ndim == 1 else raw.reshape(len(rows), len(classes))).tolist()
     out = []
-    for p in prob:
+    answers = iter(prob)
+    for r in records:
+        if r is None:
+            out.append({"header": ["prob_class_%d" % i for i in range(len(classes))]})
+            continue
+        p = next(answers)
         rec = {"probabilities": p, "predicted_label": classes[max(range(len(p)), key=p.__getitem__)]}
         if len(p) == 2:
             rec["score"] = p[1]
@@ -153,7 +162,7 @@ def predict_fn(input_data, model):
 def output_fn(prediction, accept):
     media = _media(accept)
     if media == CSV:
-        return "".join(",".join(repr(float(v)) for v in p["probabilities"]) + "\n" for p in prediction)
+        return "".join(",".join(p["header"] if "header" in p else [repr(float(v)) for v in p["probabilities"]]) + "\n" for p in prediction)
     if media in ("", "*/*", JSON):
-        return json.dumps({"predictions": prediction})
+        return json.dumps({"predictions": [p for p in prediction if "header" not in p]})
     raise ValueError("unsupported accept type %r: ask for %s or %s" % (accept, JSON, CSV))
