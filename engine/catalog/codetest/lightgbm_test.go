@@ -34,25 +34,12 @@ func lgbHyperparameters(extra map[string]any) map[string]any {
 	return hp
 }
 
-func trainLightGBM(t *testing.T, sb *scriptSandbox, ds dataset, hp map[string]any, env map[string]string) (trainingDirs, string) {
-	t.Helper()
-	d := newTrainingDirs(t)
-	ds.writeChannels(t, filepath.Join(d.input, "data"))
-	d.writeHyperparameters(t, hp)
-	e := trainingEnv()
-	for k, v := range env {
-		e[k] = v
-	}
-	out := sb.mustRun(t, job{script: "lightgbm_training.py", codeDir: "/opt/ml/code", binds: d.binds(), env: e, args: toolkitArgs(hp)})
-	return d, out
-}
-
 // lightgbmRoundTrip trains, evaluates the packed model on the test split (the same metrics as
 // training's own test pass), runs batch inference (the same probabilities) and serves the test
 // rows (the same again).
 func lightgbmRoundTrip(t *testing.T, ds dataset, hp map[string]any, env map[string]string, minAUC float64) map[string]any {
 	sb := needLightGBM(t)
-	d, out := trainLightGBM(t, sb, ds, hp, env)
+	d, out := train(t, sb, "lightgbm_training.py", ds, hp, env)
 	for _, f := range []string{"lightgbm_model.txt", "model_config.json", "feature_importance.json", "hyperparameters.json"} {
 		if _, err := os.Stat(filepath.Join(d.model, f)); err != nil {
 			t.Fatalf("training wrote no %s: %v\n%s", f, err, out)

@@ -25,20 +25,6 @@ func torchHyperparameters(extra map[string]any) map[string]any {
 	return hp
 }
 
-// trainTorch runs pytorch_training.py on ds and returns the training directories.
-func trainTorch(t *testing.T, sb *scriptSandbox, ds dataset, hp map[string]any, env map[string]string) (trainingDirs, string) {
-	t.Helper()
-	d := newTrainingDirs(t)
-	ds.writeChannels(t, filepath.Join(d.input, "data"))
-	d.writeHyperparameters(t, hp)
-	e := trainingEnv()
-	for k, v := range env {
-		e[k] = v
-	}
-	out := sb.mustRun(t, job{script: "pytorch_training.py", codeDir: "/opt/ml/code", binds: d.binds(), env: e, args: toolkitArgs(hp)})
-	return d, out
-}
-
 // torchModelInput packs a trained model as a processing job's model input (model.tar.gz).
 func torchModelInput(t *testing.T, d trainingDirs, p processingDirs) {
 	packModel(t, d.model, p.path("input/model/model.tar.gz"))
@@ -81,7 +67,7 @@ func probs(t *testing.T, path, idField string) map[string][]float64 {
 func TestPyTorchBinaryTrainEvaluateInferServe(t *testing.T) {
 	sb := needSandbox(t, torchModules...)
 	ds := dataset{classes: 2}
-	d, out := trainTorch(t, sb, ds, torchHyperparameters(nil), nil)
+	d, out := train(t, sb, "pytorch_training.py", ds, torchHyperparameters(nil), nil)
 	for _, f := range []string{"model.pt", "model_config.json", "hyperparameters.json"} {
 		if _, err := os.Stat(filepath.Join(d.model, f)); err != nil {
 			t.Fatalf("training wrote no %s: %v\n%s", f, err, out)
@@ -151,7 +137,7 @@ func TestPyTorchMulticlassStringLabels(t *testing.T) {
 	sb := needSandbox(t, torchModules...)
 	ds := dataset{classes: 3, labels: []string{"low", "mid", "high"}}
 	hp := torchHyperparameters(map[string]any{"num_class": 3, "multiclass_categories": []string{"low", "mid", "high"}, "class_weights": []float64{1, 1, 1.5}})
-	d, out := trainTorch(t, sb, ds, hp, nil)
+	d, out := train(t, sb, "pytorch_training.py", ds, hp, nil)
 	valM := readJSON(t, filepath.Join(d.output, "data", "val", "metrics.json"))
 	if auc := metric(t, valM, "auc"); auc < 0.85 {
 		t.Errorf("val macro auc %.3f < 0.85\n%s", auc, out)
@@ -274,7 +260,7 @@ func TestPyTorchEvalComparisonMode(t *testing.T) {
 	ds := dataset{classes: 2, extra: func(r *rand.Rand, label int) (string, string) {
 		return "old_score", strconv.FormatFloat(0.3+0.3*float64(label)+0.2*r.Float64(), 'f', 4, 64)
 	}}
-	d, _ := trainTorch(t, sb, dataset{classes: 2}, torchHyperparameters(map[string]any{"max_epochs": 4}), nil)
+	d, _ := train(t, sb, "pytorch_training.py", dataset{classes: 2}, torchHyperparameters(map[string]any{"max_epochs": 4}), nil)
 	p := newProcessingDirs(t)
 	torchModelInput(t, d, p)
 	ds.write(t, p.path("input/eval_data/calibration.csv"), "calibration", 9)

@@ -20,43 +20,22 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 )
 
 // scriptSandbox runs step scripts under bwrap with a chosen interpreter.
 type scriptSandbox struct {
 	python, bwrap string
+	mounts        []string // directories the interpreter needs besides /usr and /etc
 }
 
 // needSandbox returns a sandbox whose Python imports modules, or skips the test with the reason
-// (fails under CI, where the packages are installed).
+// (fails under CI, where the packages are installed): scripttest finds both.
 func needSandbox(t *testing.T, modules ...string) *scriptSandbox {
 	t.Helper()
-	fail := t.Skipf
-	if os.Getenv("CI") != "" {
-		fail = t.Fatalf
-	}
-	py := strings.TrimSpace(os.Getenv("CURSUS_PYTHON"))
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	pyPath, err := exec.LookPath(py)
-	if err != nil {
-		fail("no Python interpreter %s (set CURSUS_PYTHON): %v", py, err)
-	}
-	bw, err := exec.LookPath("bwrap")
-	if err != nil {
-		fail("bubblewrap (bwrap) is not installed: Debian package bubblewrap")
-	}
-	if out, err := exec.Command(bw, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true").CombinedOutput(); err != nil {
-		fail("bwrap cannot create a sandbox here: %v: %s", err, out)
-	}
-	if len(modules) > 0 {
-		code := "import " + strings.Join(modules, ", ")
-		if out, err := exec.Command(pyPath, "-c", code).CombinedOutput(); err != nil {
-			fail("%s cannot %q (Debian packages python3-pandas, python3-sklearn, python3-torch, ...): %s", pyPath, code, lastLine(string(out)))
-		}
-	}
-	return &scriptSandbox{python: pyPath, bwrap: bw}
+	bw := scripttest.Bwrap(t)
+	py := scripttest.Python(t, modules...)
+	return &scriptSandbox{python: py.Path, bwrap: bw, mounts: py.Mounts}
 }
 
 func lastLine(s string) string {
@@ -106,6 +85,9 @@ func (s *scriptSandbox) run(t *testing.T, j job) (string, error) {
 		args = append(args, "--bind", j.binds[c], c)
 	}
 	args = append(args, "--ro-bind", code, j.codeDir, "--chdir", j.codeDir)
+	for _, m := range s.mounts {
+		args = append(args, "--ro-bind", m, m)
+	}
 	if pp := os.Getenv("PYTHONPATH"); pp != "" { // an interpreter's extra packages (a lightgbm build)
 		for _, dir := range filepath.SplitList(pp) {
 			if st, err := os.Stat(dir); err == nil && st.IsDir() && filepath.IsAbs(dir) {
@@ -167,6 +149,21 @@ func (d trainingDirs) writeHyperparameters(t *testing.T, hp map[string]any) {
 		enc[k] = string(b)
 	}
 	writeJSON(t, filepath.Join(d.input, "config", "hyperparameters.json"), enc)
+}
+
+// train runs a training script on ds's channels with hp as the job's hyperparameters (and the
+// toolkit's --key value arguments) and returns the job's directories and log.
+func train(t *testing.T, sb *scriptSandbox, script string, ds dataset, hp map[string]any, env map[string]string) (trainingDirs, string) {
+	t.Helper()
+	d := newTrainingDirs(t)
+	ds.writeChannels(t, filepath.Join(d.input, "data"))
+	d.writeHyperparameters(t, hp)
+	e := trainingEnv()
+	for k, v := range env {
+		e[k] = v
+	}
+	out := sb.mustRun(t, job{script: script, codeDir: "/opt/ml/code", binds: d.binds(), env: e, args: toolkitArgs(hp)})
+	return d, out
 }
 
 // toolkitArgs are the command-line arguments the SageMaker training toolkit passes.
