@@ -48,12 +48,7 @@ func needRunner(t *testing.T, mods ...string) {
 // runner, with the text their error carries. Every other step of every
 // example must succeed (or be substituted); a listed step that runs is
 // reported so that its entry is dropped.
-var knownBroken = map[string]map[string]string{
-	// The transform input is TabularPreprocessing's calibration CSV with
-	// its header line, which the batch transform sends to input_fn as a
-	// record (as SageMaker would).
-	"pytorch-batch-transform": {"BatchTransform-Calibration": "could not convert string 'f1' to float64"},
-}
+var knownBroken = map[string]map[string]string{}
 
 // TestRunLocalExamples runs every example (a folder with dag.json and
 // config.json) locally with its local-data.json, as a user would: one
