@@ -3,8 +3,10 @@
 // the MCP server, and prints only the requested output on stdout; errors
 // and logs go to stderr.
 //
-// Exit status: 0 on success, 1 when a tool answered ok=false or a command
-// failed, 2 for usage errors.
+// Exit status: 0 on success, 1 when a tool answered ok=false, when a check
+// answered ok with meta.verdict "fail" (compile.validate of a pipeline that
+// is not deployable, dag.validate_integrity of a DAG with issues, ...: see
+// envelope.MetaVerdict) or a command failed, 2 for usage errors.
 package cli
 
 import (

@@ -162,3 +162,56 @@ func BenchmarkColdListTools(b *testing.B) {
 		}
 	}
 }
+
+// A check that answers ok with a failed verdict exits 1: compile.validate
+// of a pipeline that is not deployable (a placeholder author), while the
+// same pipeline with real values exits 0; dag.validate_integrity of a
+// cyclic DAG exits 1 too.
+func TestCallExitsOneOnAFailedCheck(t *testing.T) {
+	ex := filepath.Join("..", "examples", "simple-training")
+	args := func(cfg string) string {
+		b, _ := json.Marshal(map[string]any{"dag_file": filepath.Join(ex, "dag.json"), "config_file": cfg})
+		return string(b)
+	}
+	code, out, _ := run(t, "", "mcp", "call", "compile.validate", args(filepath.Join(ex, "config.json")))
+	if env := envelopeOf(t, out); code != 0 || env["data"].(map[string]any)["deployable"] != true {
+		t.Fatalf("deployable example: exit %d %s", code, out)
+	}
+
+	raw, err := os.ReadFile(filepath.Join(ex, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["configuration"].(map[string]any)["shared"].(map[string]any)["author"] = "replace-me"
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(ex)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(doc)
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "", "mcp", "call", "compile.validate", args(cfg))
+	env := envelopeOf(t, out)
+	d, _ := env["data"].(map[string]any)
+	if code != 1 || env["ok"] != true || d["deployable"] != false || !strings.Contains(out, `"author"`) {
+		t.Fatalf("placeholder author: want exit 1 with ok true, deployable false and a blocker naming author; got %d %s", code, out)
+	}
+	if env["meta"].(map[string]any)["verdict"] != "fail" {
+		t.Errorf("meta %v", env["meta"])
+	}
+
+	code, out, _ = run(t, "", "mcp", "call", "dag.validate_integrity", `{"nodes":["a","b"],"edges":[["a","b"],["b","a"]]}`)
+	if env := envelopeOf(t, out); code != 1 || env["ok"] != true || env["data"].(map[string]any)["is_valid"] != false {
+		t.Errorf("cyclic DAG: want exit 1 with ok true and is_valid false, got %d %s", code, out)
+	}
+	code, _, _ = run(t, "", "mcp", "call", "dag.validate_integrity", `{"nodes":["DummyDataLoading_training","TabularPreprocessing_training"],"edges":[["DummyDataLoading_training","TabularPreprocessing_training"]]}`)
+	if code != 0 {
+		t.Errorf("valid DAG: exit %d", code)
+	}
+}

@@ -45,7 +45,7 @@ func mcpCommand() *cli.Command {
 			},
 			{
 				Name:      "call",
-				Usage:     "call one tool and print its envelope as JSON",
+				Usage:     "call one tool and print its envelope as JSON (exit 1 when it is not ok, or when a check's meta.verdict is fail)",
 				ArgsUsage: "TOOL [ARGS]  (ARGS: a JSON object, @file, or - for stdin)",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "compact", Usage: "print the envelope on one line"},
@@ -285,7 +285,7 @@ func mcpCall(c *cli.Context) error {
 	if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
 		return err
 	}
-	if !res.OK {
+	if !res.OK || res.FailedCheck() {
 		return failure{code: ExitFail}
 	}
 	return nil

@@ -49,12 +49,15 @@ const (
 	CodeRunFailed Code = "run_failed"
 	// CodeWorkflowStopped: a workflow stopped at a phase that needs judgment or failed a gate.
 	CodeWorkflowStopped Code = "workflow_stopped"
+	// CodeNotDeployable: a deployment was refused before any AWS call because the
+	// readiness gate found blockers (placeholders, missing code, ...); details list them.
+	CodeNotDeployable Code = "not_deployable"
 )
 
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
 	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
-	CodeNotConstructible, CodeNotFound, CodeRunFailed, CodeScriptAnalysisError, CodeScriptCheckFailed,
+	CodeNotConstructible, CodeNotDeployable, CodeNotFound, CodeRunFailed, CodeScriptAnalysisError, CodeScriptCheckFailed,
 	CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,
 }

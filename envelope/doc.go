@@ -11,6 +11,11 @@
 // "remedy"; failure details live in meta.details. Keys are emitted in a
 // fixed order: ok, data, next_steps, error, code, remedy, warnings, meta.
 //
+// A check (a tool that judges the caller's pipeline: compile.validate,
+// compile.definition, dag.validate_integrity, ...) answers ok with its
+// judgement in data and the verdict in meta.verdict, "pass" or "fail"
+// (WithVerdict, FailedCheck): the call worked, the subject did not pass.
+//
 // Handlers report handled failures with a *ToolError (see Errorf), whose code
 // is one of the Code constants in this package.
 package envelope

@@ -99,6 +99,34 @@ func (r *ToolResult) SetMeta(key string, value any) {
 	r.Meta[key] = value
 }
 
+// MetaVerdict is the meta key of a check's verdict on its subject:
+// VerdictPass or VerdictFail. A tool whose purpose is to judge the
+// caller's pipeline (is it valid, deployable, aligned) answers ok with the
+// judgement in data and sets the verdict too, so a caller that only looks
+// at the outcome (the CLI's exit status) sees a failed check as a failure.
+const MetaVerdict = "verdict"
+
+// Verdicts.
+const (
+	VerdictPass = "pass"
+	VerdictFail = "fail"
+)
+
+// WithVerdict sets meta.verdict (VerdictPass when pass, else VerdictFail)
+// and returns r.
+func (r *ToolResult) WithVerdict(pass bool) *ToolResult {
+	if pass {
+		return r.WithMeta(MetaVerdict, VerdictPass)
+	}
+	return r.WithMeta(MetaVerdict, VerdictFail)
+}
+
+// FailedCheck reports whether r is a success whose verdict is VerdictFail.
+func (r *ToolResult) FailedCheck() bool {
+	v, _ := r.Meta[MetaVerdict].(string)
+	return r.OK && v == VerdictFail
+}
+
 // Details returns meta.details of a failure as a map, or nil.
 func (r *ToolResult) Details() map[string]any {
 	d, _ := r.Meta["details"].(map[string]any)

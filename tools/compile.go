@@ -20,7 +20,7 @@ import (
 func init() {
 	addNamespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
 		registry.New("compile.validate", registry.Spec{
-			Description: "Checks that every DAG node resolves to a config, a step type and a builder, that configs match node names, that every step builds, and that every required input of every step is bound to an upstream output or a config value. Reports all problems at once.",
+			Description: "Checks that every DAG node resolves to a config, a step type and a builder, that configs match node names, that every step builds, and that every required input of every step is bound to an upstream output or a config value; then the readiness gate: data.deployable is true only when nothing would stop the pipeline on SageMaker, and data.blockers lists every problem (placeholder values, unknown config keys with a did-you-mean, missing code, parameters without a default, unbound inputs, images that do not exist, bad values), each with node, field, path, problem, fix and tool. Reports all problems at once; a pipeline that is not deployable sets meta.verdict fail (the CLI exits 1).",
 			When:        "before compiling, after writing or changing a DAG or its config.json",
 			Examples: []string{
 				`compile.validate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -35,7 +35,7 @@ func init() {
 			Tags:        []string{registry.PhasePlanner, registry.PhaseValidator},
 		}, compilePreview),
 		registry.New("compile.definition", registry.Spec{
-			Description: "Compiles a DAG and its config.json into the SageMaker Pipelines definition and returns it as a JSON object, with the upload manifest of the local code it refers to (local path, S3 URI, SHA-256). Read-only: it never uploads or deploys.",
+			Description: "Compiles a DAG and its config.json into the SageMaker Pipelines definition and returns it as a JSON object, with the upload manifest of the local code it refers to (local path, S3 URI, SHA-256) and the readiness gate (deployable, blockers: see compile.validate). Read-only: it never uploads or deploys.",
 			When:        "you want to see, check or deploy-by-other-means the pipeline definition",
 			Examples: []string{
 				`compile.definition {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -68,8 +68,8 @@ func init() {
 			Tags: []string{registry.PhaseProgrammer},
 		}, compileName),
 		registry.New("compile.dag", registry.Spec{
-			Description: "Compiles a DAG and, with upsert true, deploys it: uploads the step code to S3, then creates the SageMaker pipeline, updates it when its stored definition differs (unchanged: true and no new version when nothing changed), and merges tags. A definition of 100 KB or more is uploaded to S3 first and passed by location. An update that went live before a later call failed answers upsert_partial, with data saying what went live. AWS credentials, region and endpoints come from the standard AWS configuration. Without upsert it only builds.",
-			When:        "the definition is right (compile.validate passes) and you want the pipeline in SageMaker",
+			Description: "Compiles a DAG and, with upsert true, deploys it: uploads the step code to S3, then creates the SageMaker pipeline, updates it when its stored definition differs (unchanged: true and no new version when nothing changed), and merges tags. A definition of 100 KB or more is uploaded to S3 first and passed by location. An update that went live before a later call failed answers upsert_partial, with data saying what went live. A pipeline the readiness gate blocks (see compile.validate) is refused with not_deployable listing the blockers, before any AWS call. AWS credentials, region and endpoints come from the standard AWS configuration. Without upsert it only builds.",
+			When:        "the definition is right (compile.validate answers deployable) and you want the pipeline in SageMaker",
 			Examples: []string{
 				`compile.dag {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # build only`,
 				`compile.dag {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "upsert": true, "tags": {"team": "ml"}}  # deploy`,
@@ -169,18 +169,55 @@ func compileValidate(ctx context.Context, a compileArgs) (*envelope.ToolResult, 
 	if err != nil {
 		return nil, err
 	}
-	res := envelope.OK(v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid)
-	if v.IsValid {
+	res := envelope.OK(v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid).WithMeta("deployable", v.Deployable).WithVerdict(v.Deployable)
+	if v.Deployable {
 		return res.WithNextSteps(
 			envelope.NextStep{Tool: "compile.definition", When: "validation passed", Why: "build the definition and inspect it", ArgsHint: hint(a)},
 			envelope.NextStep{Tool: "compile.dag", When: "you are ready to deploy", Why: "upload the code and create or update the pipeline", ArgsHint: hint(a)},
 		), nil
 	}
-	return res.WithNextSteps(
-		envelope.NextStep{Tool: "compile.preview", When: "nodes resolve to missing or wrong configs", Why: "see each node's config, confidence and candidates", ArgsHint: hint(a)},
-		envelope.NextStep{Tool: "validate.deps_resolve", When: "dependency_issues lists unbound inputs", Why: "see which upstream outputs each input could take and their scores"},
-		envelope.NextStep{Tool: "catalog.search", When: "a step type is unknown", Why: "find the right step name"},
-	), nil
+	return res.WithNextSteps(blockerNextSteps(v.Blockers, a)...), nil
+}
+
+// blockerNextSteps are the next steps of a pipeline that is not
+// deployable: the tool of each kind of blocker, then compile.validate to
+// check again. None of them deploys.
+func blockerNextSteps(bs []compiler.Blocker, a compileArgs) []envelope.NextStep {
+	var out []envelope.NextStep
+	seen := map[string]bool{}
+	for _, b := range bs {
+		if b.Tool == "" || seen[b.Tool] {
+			continue
+		}
+		seen[b.Tool] = true
+		out = append(out, envelope.NextStep{Tool: b.Tool, When: "data.blockers lists a " + b.Kind + " blocker", Why: b.Fix})
+		if len(out) == 4 {
+			break
+		}
+	}
+	return append(out, envelope.NextStep{Tool: "compile.validate", When: "after fixing the blockers", Why: "check the pipeline is deployable", ArgsHint: hint(a)})
+}
+
+// blockerTools are the distinct tools the blockers suggest, then
+// compile.validate.
+func blockerTools(bs []compiler.Blocker) []string {
+	var out []string
+	seen := map[string]bool{"compile.validate": true}
+	for _, b := range bs {
+		if b.Tool != "" && !seen[b.Tool] {
+			seen[b.Tool] = true
+			out = append(out, b.Tool)
+		}
+	}
+	return append(out, "compile.validate")
+}
+
+// blockerItems is the JSON form of blockers (never null).
+func blockerItems(bs []compiler.Blocker) []compiler.Blocker {
+	if bs == nil {
+		return []compiler.Blocker{}
+	}
+	return bs
 }
 
 func hint(a compileArgs) map[string]any {
@@ -224,6 +261,8 @@ func definitionData(res *compiler.Result) (map[string]any, error) {
 		"definition":       def,
 		"definition_bytes": len(b),
 		"upload_manifest":  manifest,
+		"deployable":       res.Deployable(),
+		"blockers":         blockerItems(res.Blockers),
 	}, nil
 }
 
@@ -240,9 +279,13 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 	if n := data["definition_bytes"].(int); n > sagemaker.MaxDefinitionBytes {
 		warnings = append(warnings, fmt.Sprintf("the definition is %d bytes; CreatePipeline accepts at most %d, so it cannot be deployed inline", n, sagemaker.MaxDefinitionBytes))
 	}
-	out := envelope.OK(data).WithWarnings(warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps))
+	out := envelope.OK(data).WithWarnings(warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps)).
+		WithMeta("deployable", res.Deployable()).WithVerdict(res.Deployable())
 	if missing := res.Manifest.MissingFiles(); len(missing) > 0 {
 		out = out.WithMeta("missing_files", missing)
+	}
+	if !res.Deployable() {
+		return out.WithNextSteps(blockerNextSteps(res.Blockers, a.compileArgs)...), nil
 	}
 	return out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "the definition is what you want", Why: "deploy it (upsert: true)", ArgsHint: hint(a.compileArgs)}), nil
 }
@@ -315,9 +358,13 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 		return nil, err
 	}
 	data["target_node"] = target
+	note := "build only: nothing was uploaded or deployed; deploy the definition with your own tooling"
+	if !res.Deployable() {
+		note = "build only: nothing was uploaded or deployed, and the definition is not deployable as it is (data.blockers)"
+	}
 	return envelope.OK(data).
-		WithWarnings(append(res.Warnings, "build only: nothing was uploaded or deployed; deploy the definition with your own tooling or compile.dag")...).
-		WithMeta("target_node", target), nil
+		WithWarnings(append(res.Warnings, note)...).
+		WithMeta("target_node", target).WithVerdict(res.Deployable()), nil
 }
 
 func compileName(_ context.Context, a nameArgs) (*envelope.ToolResult, error) {
@@ -345,12 +392,22 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, er
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{"pipeline_name": res.PipelineName, "step_count": len(res.Definition.Steps), "upserted": false}
+	data := map[string]any{"pipeline_name": res.PipelineName, "step_count": len(res.Definition.Steps), "upserted": false,
+		"deployable": res.Deployable(), "blockers": blockerItems(res.Blockers)}
 	if !a.Upsert {
-		return envelope.OK(data).WithWarnings(append(res.Warnings,
-			"build only: the pipeline was compiled but not deployed; pass upsert: true to upload the code and create or update it in SageMaker")...).
-			WithMeta("upserted", false).
+		note := "build only: the pipeline was compiled but not deployed; pass upsert: true to upload the code and create or update it in SageMaker"
+		if !res.Deployable() {
+			note = "build only, and not deployable: upsert would refuse until data.blockers is empty"
+		}
+		return envelope.OK(data).WithWarnings(append(res.Warnings, note)...).
+			WithMeta("upserted", false).WithVerdict(res.Deployable()).
 			WithNextSteps(envelope.NextStep{Tool: "compile.definition", When: "you want to inspect the definition", Why: "returns the definition JSON and the upload manifest", ArgsHint: hint(a.compileArgs)}), nil
+	}
+	// The readiness gate comes before any AWS call: nothing is uploaded.
+	if !res.Deployable() {
+		return nil, envelope.Errorf(envelope.CodeNotDeployable, "pipeline %s is not deployable: %s (nothing was uploaded or created)", res.PipelineName, compiler.BlockerSummary(res.Blockers)).
+			WithDetails("blockers", res.Blockers, "pipeline_name", res.PipelineName).
+			WithRemedy("fix every blocker (each names its node, field, fix and tool), then check with compile.validate", blockerTools(res.Blockers)...)
 	}
 	if res.Role == "" {
 		return nil, envelope.InvalidInput("upsert needs an IAM role: set role in the config or pass role").WithRemedy("pass role: arn:aws:iam::<account>:role/<name>")

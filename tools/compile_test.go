@@ -163,21 +163,33 @@ func compileBadInputs(t *testing.T) []struct {
 	if err := os.WriteFile(garbage, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	noScripts := filepath.Join(tmp, "noscripts")
-	if err := os.MkdirAll(noScripts, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	cfg, err := os.ReadFile(filepath.Join(compileExampleRoot, "simple-training", "config.json"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(noScripts, "config.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st := func(mod func(map[string]any)) map[string]any {
 		a := compileExampleArgs("simple-training")
 		mod(a)
 		return a
+	}
+	// A copy of the example's config (beside a copy of its scripts) edited
+	// by mod: valid, but not deployable.
+	edited := func(name string, mod func(shared, specific map[string]any)) map[string]any {
+		var doc map[string]any
+		if err := json.Unmarshal(cfg, &doc); err != nil {
+			t.Fatal(err)
+		}
+		conf := doc["configuration"].(map[string]any)
+		mod(conf["shared"].(map[string]any), conf["specific"].(map[string]any))
+		dir := filepath.Join(tmp, name)
+		if err := os.CopyFS(dir, os.DirFS(filepath.Join(compileExampleRoot, "simple-training"))); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(doc)
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]any{"dag_file": filepath.Join(dir, "dag.json"), "config_file": filepath.Join(dir, "config.json")}
 	}
 	return []struct {
 		name string
@@ -203,8 +215,19 @@ func compileBadInputs(t *testing.T) []struct {
 			a["dag"] = map[string]any{"nodes": []any{"XGBoostTraining"}}
 		}), envelope.CodeInvalidInput, "input_path"},
 		{"invalid pipeline name", st(func(a map[string]any) { a["pipeline_name"] = "bad_name!" }), envelope.CodeInvalidInput, "invalid pipeline name"},
-		{"code missing locally", map[string]any{"dag_file": filepath.Join(compileExampleRoot, "simple-training", "dag.json"), "config_file": filepath.Join(noScripts, "config.json")},
-			envelope.CodeNotFound, "does not exist"},
+		{"code missing", edited("nocode", func(_, specific map[string]any) {
+			// a script neither the project nor the catalog has (a project
+			// without scripts of its own runs the catalog's)
+			specific["TabularPreprocessing_training"].(map[string]any)["processing_entry_point"] = "my_preprocessing.py"
+		}), envelope.CodeNotDeployable, "my_preprocessing.py does not exist"},
+		{"missing label", edited("nolabel", func(_, specific map[string]any) {
+			delete(specific["XGBoostTraining"].(map[string]any), "label_name")
+		}), envelope.CodeInvalidInput, "label_name"},
+		{"placeholder value", edited("placeholder", func(shared, _ map[string]any) { shared["author"] = "replace-me" }),
+			envelope.CodeNotDeployable, "author"},
+		{"unknown config key", edited("typo", func(_, specific map[string]any) {
+			specific["XGBoostTraining"].(map[string]any)["lable_name"] = "is_fraud"
+		}), envelope.CodeNotDeployable, "label_name"},
 	}
 }
 
@@ -260,8 +283,8 @@ func TestCompileBadInputs(t *testing.T) {
 			}
 			if tool == "compile.dag" {
 				args["upsert"] = true
-			} else if c.name == "code missing locally" {
-				continue // compile.definition only warns about missing code
+			} else if c.code == envelope.CodeNotDeployable {
+				continue // compile.definition builds it and says it is not deployable (below)
 			}
 			t.Run(c.name+"/"+tool, func(t *testing.T) {
 				env := tools.CallTool(t, context.Background(), tool, args)
@@ -275,18 +298,39 @@ func TestCompileBadInputs(t *testing.T) {
 	if n := aws.calls.Load(); n != 0 {
 		t.Errorf("%d AWS requests were made for bad inputs; want none", n)
 	}
-	// the missing-code case compiles in compile.definition, with a warning
-	// and the file flagged in the manifest
+	// a pipeline that is not deployable compiles in compile.definition and
+	// compile.validate, which say why (a blocker naming the field) and
+	// offer no deploying next step; the verdict makes the CLI exit 1
 	for _, c := range compileBadInputs(t) {
-		if c.name != "code missing locally" {
+		if c.code != envelope.CodeNotDeployable {
 			continue
 		}
-		env := tools.CallTool(t, context.Background(), "compile.definition", c.args)
-		tools.WantOK(t, env)
-		if w, _ := env["warnings"].([]any); len(w) == 0 {
-			t.Error("no warning about the missing scripts")
+		for _, tool := range []string{"compile.definition", "compile.validate"} {
+			env := tools.CallTool(t, context.Background(), tool, c.args)
+			d := tools.WantOK(t, env)
+			if d["deployable"] != false || len(d["blockers"].([]any)) == 0 || !strings.Contains(fmt.Sprint(d["blockers"]), c.says) {
+				t.Errorf("%s %s: deployable %v, blockers %v; want a blocker that says %q", c.name, tool, d["deployable"], d["blockers"], c.says)
+			}
+			if env["meta"].(map[string]any)["verdict"] != envelope.VerdictFail {
+				t.Errorf("%s %s: verdict %v", c.name, tool, env["meta"])
+			}
+			for _, ns := range nextSteps(env) {
+				if ns == "compile.dag" {
+					t.Errorf("%s %s: next_steps offer compile.dag", c.name, tool)
+				}
+			}
 		}
 	}
+}
+
+// nextSteps are the tools an envelope's next_steps name.
+func nextSteps(env map[string]any) []string {
+	var out []string
+	list, _ := env["next_steps"].([]any)
+	for _, x := range list {
+		out = append(out, fmt.Sprint(x.(map[string]any)["tool"]))
+	}
+	return out
 }
 
 // An AWS error comes back as upsert_failed with the AWS error code.

@@ -240,7 +240,7 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 		}
 		data["missing_step_suggestions"] = sugg
 	}
-	res := envelope.OK(data).WithWarnings(dagAppendIf(dagDuplicateWarnings(d), warn)...)
+	res := envelope.OK(data).WithWarnings(dagAppendIf(dagDuplicateWarnings(d), warn)...).WithVerdict(issues.Valid())
 	if issues.Valid() {
 		return res.WithNextSteps(
 			envelope.NextStep{Tool: "validate.deps_resolve", When: "next", Why: "checks that every required input finds an upstream output along the edges",

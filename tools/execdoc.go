@@ -271,7 +271,7 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Tool
 		warns = append(dagWarnings(d), exp.Warnings...)
 	}
 	r := execdoc.Validate(a.ExecutionDocument, opts)
-	res := envelope.OK(r).WithMeta("valid", r.Valid).WithMeta("issue_count", len(r.Issues)).WithWarnings(warns...)
+	res := envelope.OK(r).WithMeta("valid", r.Valid).WithMeta("issue_count", len(r.Issues)).WithWarnings(warns...).WithVerdict(r.Valid)
 	if !r.Valid {
 		res.WithNextSteps(envelope.NextStep{Tool: "execdoc.template", When: "the structure is wrong", Why: "start from a well-formed skeleton"},
 			envelope.NextStep{Tool: "execdoc.generate", When: "configurations are missing", Why: "fill them from the DAG's config.json"})

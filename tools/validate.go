@@ -246,6 +246,7 @@ func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.ToolResu
 			failed = append(failed, s.StepName)
 		}
 	}
+	res.WithVerdict(len(failed) == 0)
 	if len(failed) > 0 {
 		res.WithWarnings(fmt.Sprintf("%d step(s) fail alignment: %s", len(failed), strings.Join(failed, ", ")))
 		res.WithNextSteps(envelope.NextStep{Tool: "validate.step", When: "to see every finding of a failing step", Why: "lists each level's issues with recommendations",

@@ -137,35 +137,8 @@ func kindOf(msg string) string {
 }
 
 func suggest(class *config.Class, name string) string {
-	best, bestScore := "", 0.0
-	for _, f := range class.Fields {
-		if s := similarity(name, f.Name); s > bestScore {
-			best, bestScore = f.Name, s
-		}
-	}
-	if bestScore >= 0.6 {
+	if best := class.ClosestField(name); best != "" {
 		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
 	return ""
-}
-
-// similarity is a cheap normalised common-prefix/suffix measure.
-func similarity(a, b string) float64 {
-	a, b = strings.ToLower(a), strings.ToLower(b)
-	if a == b {
-		return 1
-	}
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	m := 0
-	for m < len(a)-n && m < len(b)-n && a[len(a)-1-m] == b[len(b)-1-m] {
-		m++
-	}
-	l := len(a)
-	if len(b) > l {
-		l = len(b)
-	}
-	return float64(n+m) / float64(l)
 }

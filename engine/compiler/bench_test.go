@@ -112,12 +112,12 @@ func BenchmarkCompileSynthetic(b *testing.B) {
 // measures real work).
 func TestSyntheticDAG(t *testing.T) {
 	d, set := synthetic(t, 100)
-	res, err := compiler.Compile(context.Background(), compiler.Input{DAG: d, Configs: set, BaseDir: filepath.Join(examplesDir, "simple-training")})
+	res, err := compiler.Compile(context.Background(), compiler.Input{DAG: d, Configs: set, BaseDir: filepath.Join(examplesDir, "simple-training"), PipelineName: "synthetic-100"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Definition.Steps) != 100 || len(res.Manifest) != 3 || len(res.Warnings) != 0 {
-		t.Fatalf("%d steps, manifest %d, warnings %v", len(res.Definition.Steps), len(res.Manifest), res.Warnings)
+	if len(res.Definition.Steps) != 100 || len(res.Manifest) != 3 || len(res.Warnings) != 0 || !res.Deployable() {
+		t.Fatalf("%d steps, manifest %d, warnings %v, blockers %v", len(res.Definition.Steps), len(res.Manifest), res.Warnings, res.Blockers)
 	}
 	b, err := res.JSON()
 	if err != nil {

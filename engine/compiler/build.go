@@ -202,6 +202,27 @@ var defaultFrameworkVersion = map[string]string{
 	"sklearn": "1.2-1", "xgboost": "1.7-1", "pytorch": "2.1.0", "lightgbm": "2.1.0", "lightgbmmt": "2.1.0",
 }
 
+// errNoImage is the cause of an image error that is not a failed lookup:
+// the step names no framework to look an image up for.
+var errNoImage = errors.New("no framework image")
+
+// imageLookupError is a step's image that cannot be found; it unwraps to
+// the lookup's *sagemaker.ImageError (or errNoImage).
+type imageLookupError struct {
+	msg   string
+	cause error
+}
+
+func (e *imageLookupError) Error() string { return e.msg }
+
+// Unwrap returns the cause, for errors.Is and errors.As.
+func (e *imageLookupError) Unwrap() error { return e.cause }
+
+// imageError is the *StepBuildError of a step whose image cannot be found.
+func (p *nodePlan) imageError(field, msg string, cause error) error {
+	return &StepBuildError{Node: p.Node, StepName: string(p.Name), Field: field, Err: &imageLookupError{msg, cause}}
+}
+
 // scope returns the image scope of a step: the step file's, else by verb.
 func imageScope(p *nodePlan) string {
 	if s := p.Step.Compute.ImageScope; s != "" {
@@ -238,7 +259,7 @@ func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	}
 	fw = strings.ToLower(fw)
 	if fw == "" || fw == "none" {
-		return "", &fieldError{imgField, fmt.Sprintf("step type %s has no framework image: set config field %s", p.Step.Type, imgField)}
+		return "", p.imageError(imgField, fmt.Sprintf("step type %s has no framework image: set config field %s", p.Step.Type, imgField), errNoImage)
 	}
 	// Only the fields the step file names are read: the base field
 	// framework_version (2.1.0) means nothing to a scikit-learn processor.
@@ -278,7 +299,7 @@ func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 				field = c.FrameworkField
 			}
 		}
-		return "", &fieldError{field, fmt.Sprintf("no %s image: %v", fw, err)}
+		return "", p.imageError(field, fmt.Sprintf("no %s image: %v", fw, err), err)
 	}
 	return uri, nil
 }
@@ -299,6 +320,7 @@ func (e *buildEnv) imageAndRole(p *nodePlan, itype string) (image any, role stri
 // definition takes each value (a literal or a parameter reference).
 type jobCompute struct {
 	instanceType any
+	itype        string // the literal instance type (a parameter's default)
 	count        any
 	volume       any
 	image        any
@@ -326,7 +348,7 @@ func (e *buildEnv) computeOf(p *nodePlan, defType string, defVolumeGB int) (*job
 	if err != nil {
 		return nil, err
 	}
-	return &jobCompute{instanceType: itypeVal, count: count, volume: volume, image: image, role: role}, nil
+	return &jobCompute{instanceType: itypeVal, itype: itype, count: count, volume: volume, image: image, role: role}, nil
 }
 
 // instanceTypeField names the field the step's instance type comes from.

@@ -22,15 +22,22 @@ func isModelArtifactsPort(port catalog.InputPort) bool {
 	return port.Type == catalog.DepModelArtifacts
 }
 
+// modelCodeDir is where a framework container finds the inference code a
+// repacked model archive holds under code/ (the SDK's repack convention).
+const modelCodeDir = "/opt/ml/model/code"
+
 // inferenceEnv returns the model container environment of a framework
-// model: the script and its packed code when the config names an entry
-// point, the region, and the contract's variables.
-func (e *buildEnv) inferenceEnv(p *nodePlan) (map[string]any, error) {
+// model, as the SageMaker SDK sets it: SAGEMAKER_PROGRAM (the inference
+// script), SAGEMAKER_SUBMIT_DIRECTORY (where its code is),
+// SAGEMAKER_CONTAINER_LOG_LEVEL 20 and SAGEMAKER_REGION, plus the
+// contract's variables. The code is inside the model archive
+// (/opt/ml/model/code) when the model is a repacked archive (a processing
+// step's model.tar.gz, such as Package's: objectIn), else the inference
+// code is packed from the step's source directory into sourcedir.tar.gz
+// and the submit directory is its S3 URI. entry is the script ("" names
+// none: no framework variables).
+func (e *buildEnv) inferenceEnv(p *nodePlan, model *Binding, entry string) (map[string]any, error) {
 	env, err := e.environment(p)
-	if err != nil {
-		return nil, err
-	}
-	entry, _, err := p.entryPoint()
 	if err != nil {
 		return nil, err
 	}
@@ -41,19 +48,35 @@ func (e *buildEnv) inferenceEnv(p *nodePlan) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, useDir, err := e.sourceDir(p)
-	if err != nil {
-		return nil, err
-	}
-	code, program, err := e.sourceTarball(p, dir, entry, useDir)
-	if err != nil {
-		return nil, err
+	program, submit := entry, modelCodeDir
+	if model == nil || !isProcessingOutput(model.Value) {
+		dir, useDir, err := e.sourceDir(p)
+		if err != nil {
+			return nil, err
+		}
+		if submit, program, err = e.sourceTarball(p, dir, entry, useDir); err != nil {
+			return nil, err
+		}
 	}
 	env["SAGEMAKER_PROGRAM"] = program
-	env["SAGEMAKER_SUBMIT_DIRECTORY"] = code
+	env["SAGEMAKER_SUBMIT_DIRECTORY"] = submit
 	env["SAGEMAKER_CONTAINER_LOG_LEVEL"] = "20"
 	env["SAGEMAKER_REGION"] = region
 	return env, nil
+}
+
+// inferenceEntry returns the inference script of a model step: its
+// inference_entry_point field when the step declares one (a model
+// package's script inside the packaged model), else its entry point.
+func (p *nodePlan) inferenceEntry() (string, error) {
+	if _, declared := p.Step.Field("inference_entry_point"); declared {
+		ep, err := p.Values.str("inference_entry_point", "")
+		if err != nil || ep != "" {
+			return ep, err
+		}
+	}
+	ep, _, err := p.entryPoint()
+	return ep, err
 }
 
 // buildModel builds a CreateModel-shaped step (Type "Model"): the framework
@@ -79,7 +102,11 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := e.inferenceEnv(p)
+	entry, err := p.inferenceEntry()
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.inferenceEnv(p, b, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +156,15 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	if db == nil {
 		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: dataPort.LogicalName, Detail: "a transform needs input data"}
 	}
-	_, itypeVal, err := e.instanceType(p, "ml.m5.large")
+	itype, itypeVal, err := e.instanceType(p, "ml.m5.large")
+	if err != nil {
+		return nil, err
+	}
+	kms, err := e.kmsKey(p)
+	if err != nil {
+		return nil, err
+	}
+	volumeKMS, err := e.volumeKMS(p, kms, itype)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +209,9 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 			S3OutputPath: e.outputDestination(p, outName),
 			Accept:       strs["accept"],
 			AssembleWith: omitEmpty(strs["assemble_with"]),
+			KmsKeyId:     kms,
 		},
-		TransformResources: TransformResources{InstanceCount: count, InstanceType: itypeVal},
+		TransformResources: TransformResources{InstanceCount: count, InstanceType: itypeVal, VolumeKmsKeyId: volumeKMS},
 	}
 	if strs["input_filter"] != nil || strs["output_filter"] != nil || strs["join_source"] != "None" {
 		args.DataProcessing = &DataProcessing{InputFilter: strs["input_filter"], OutputFilter: strs["output_filter"], JoinSource: strs["join_source"]}
@@ -256,7 +292,11 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	if err != nil {
 		return nil, err
 	}
-	env, err := e.inferenceEnv(p)
+	entry, err := p.inferenceEntry()
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.inferenceEnv(p, model, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -354,9 +394,15 @@ const (
 // ({"Std:Join": {"On": "/", "Values": [<output>, file]}}); anything else (a training job's
 // S3ModelArtifacts, a literal, a parameter) is left as it is.
 func objectIn(v any, file string) any {
-	g, ok := v.(Get)
-	if ok && strings.Contains(g.Get, ".ProcessingOutputConfig.Outputs[") && strings.HasSuffix(g.Get, ".S3Output.S3Uri") {
-		return JoinOn("/", g, file)
+	if isProcessingOutput(v) {
+		return JoinOn("/", v, file)
 	}
 	return v
+}
+
+// isProcessingOutput reports whether v is a reference to a processing
+// job's output location (a prefix).
+func isProcessingOutput(v any) bool {
+	g, ok := v.(Get)
+	return ok && strings.Contains(g.Get, ".ProcessingOutputConfig.Outputs[") && strings.HasSuffix(g.Get, ".S3Output.S3Uri")
 }

@@ -77,8 +77,15 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 			},
 		})
 	}
+	kms, err := e.kmsKey(p)
+	if err != nil {
+		return nil, err
+	}
+	if args.ProcessingResources.ClusterConfig.VolumeKmsKeyId, err = e.volumeKMS(p, kms, c.itype); err != nil {
+		return nil, err
+	}
 	if len(outs) > 0 {
-		args.ProcessingOutputConfig = &ProcessingOutputConfig{Outputs: outs}
+		args.ProcessingOutputConfig = &ProcessingOutputConfig{Outputs: outs, KmsKeyId: kms}
 	}
 
 	env, err := e.environment(p)

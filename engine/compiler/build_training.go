@@ -71,10 +71,18 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	kms, err := e.kmsKey(p)
+	if err != nil {
+		return nil, err
+	}
+	volumeKMS, err := e.volumeKMS(p, kms, c.itype)
+	if err != nil {
+		return nil, err
+	}
 	j := &trainingJob{
 		spec:      AlgorithmSpecification{TrainingInputMode: "File", TrainingImage: c.image},
-		output:    OutputDataConfig{S3OutputPath: e.trainingOutputPath(p)},
-		resources: ResourceConfig{VolumeSizeInGB: c.volume, InstanceCount: c.count, InstanceType: c.instanceType},
+		output:    OutputDataConfig{S3OutputPath: e.trainingOutputPath(p), KmsKeyId: kms},
+		resources: ResourceConfig{VolumeSizeInGB: c.volume, InstanceCount: c.count, InstanceType: c.instanceType, VolumeKmsKeyId: volumeKMS},
 		stopping:  StoppingCondition{MaxRuntimeInSeconds: runtime},
 		role:      c.role,
 	}

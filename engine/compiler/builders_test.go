@@ -583,12 +583,14 @@ func TestDeclaredParameters(t *testing.T) {
 	withParams := func(extra map[string]any) func(*compiler.Input) {
 		return func(in *compiler.Input) { in.Configs = configSet(t, nodes, extra) }
 	}
-	res, steps := mustCompileCase(t, nodes, edges, withParams(map[string]any{"pipeline_parameters": params, "inference_scripts_dir": "{{Parameters.InferenceScripts}}"}))
+	env := map[string]any{"THRESHOLD": "{{Parameters.Threshold}}", "RETRIES": "{{Parameters.Retries}}", "DRY_RUN": "{{Parameters.DryRun}}"}
+	res, steps := mustCompileCase(t, nodes, edges, withParams(map[string]any{"pipeline_parameters": params, "inference_scripts_dir": "{{Parameters.InferenceScripts}}", "env": env}))
 	var names []string
 	for _, p := range res.Definition.Parameters {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "EXECUTION_S3_PREFIX,KMS_ENCRYPTION_KEY_PARAM,SECURITY_GROUP_ID,VPC_SUBNET,InferenceScripts,Threshold,Retries,DryRun" {
+	// Only what some step uses is declared: no KMS key, no VPC here.
+	if strings.Join(names, ",") != "EXECUTION_S3_PREFIX,InferenceScripts,Threshold,Retries,DryRun" {
 		t.Errorf("parameters %v", names)
 	}
 	b, _ := res.JSON()
@@ -598,6 +600,34 @@ func TestDeclaredParameters(t *testing.T) {
 	eq(t, "scripts input", at(t, steps["Package"], "Arguments", "ProcessingInputs", "InputName=inference_scripts_input", "S3Input", "S3Uri"),
 		compiler.Param("InferenceScripts"))
 
+	r2, _ := mustCompileCase(t, nodes, edges, withParams(map[string]any{"pipeline_parameters": params, "inference_scripts_dir": "{{Parameters.InferenceScripts}}"}))
+	names = names[:0]
+	for _, p := range r2.Definition.Parameters {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "EXECUTION_S3_PREFIX,InferenceScripts" || !strings.Contains(strings.Join(r2.Warnings, "\n"), "Threshold is declared in pipeline_parameters but no step uses it") {
+		t.Errorf("unused parameters are left out with a warning: %v %q", names, r2.Warnings)
+	}
+	vpc := map[string]any{"inference_scripts_dir": "inference", "subnets": []any{"{{Parameters.VPC_SUBNET}}"}, "security_group_ids": []any{"sg-1"}}
+	r2, _ = mustCompileCase(t, nodes, edges, withParams(vpc))
+	blocks := false
+	for _, b := range r2.Blockers {
+		blocks = blocks || (b.Kind == compiler.BlockerUnsetParameter && b.Field == "VPC_SUBNET")
+	}
+	if len(r2.Definition.Parameters) != 2 || r2.Definition.Parameters[1].Name != "VPC_SUBNET" || r2.Definition.Parameters[1].DefaultValue != nil || !blocks {
+		t.Errorf("a referenced built-in parameter without a default is declared and blocks: %+v %+v", r2.Definition.Parameters, r2.Blockers)
+	}
+	vpc["pipeline_parameters"] = []any{map[string]any{"name": "VPC_SUBNET", "default_value": "subnet-1"}}
+	r2, _ = mustCompileCase(t, nodes, edges, withParams(vpc))
+	if len(r2.Definition.Parameters) != 2 || r2.Definition.Parameters[1].DefaultValue != "subnet-1" {
+		t.Errorf("pipeline_parameters gives a built-in parameter its default: %+v", r2.Definition.Parameters)
+	}
+	for _, b := range r2.Blockers {
+		if b.Kind == compiler.BlockerUnsetParameter {
+			t.Errorf("blocker %+v", b)
+		}
+	}
+
 	_, err := compileCase(t, nodes, edges, withParams(map[string]any{"inference_scripts_dir": "{{Parameters.Nope}}"}))
 	var se *compiler.StepBuildError
 	if !errors.As(err, &se) || se.Field != "inference_scripts_dir" || !strings.Contains(err.Error(), "Nope") {
@@ -605,7 +635,7 @@ func TestDeclaredParameters(t *testing.T) {
 	}
 	for _, bad := range []map[string]any{
 		{"name": "bad name!"}, {"name": "X", "type": "Int"}, {"name": "X", "type": "Integer", "default_value": 1.5},
-		{"name": "EXECUTION_S3_PREFIX"}, {"name": "X", "extra": 1},
+		{"name": "EXECUTION_S3_PREFIX", "type": "Integer"}, {"name": "X", "extra": 1},
 	} {
 		_, err := compileCase(t, nodes, edges, withParams(map[string]any{"pipeline_parameters": []any{bad}}))
 		var pe *compiler.ParameterError

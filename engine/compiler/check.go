@@ -23,8 +23,15 @@ const LowConfidence = 0.8
 // dependency_issues, warnings) plus the DAG's own problems. Unlike the
 // original, dependency_issues is filled: every required input of every
 // step must be bound.
+//
+// Deployable is the readiness gate: true when the pipeline is valid and
+// nothing would stop it on SageMaker. Blockers lists every problem, the
+// errors behind is_valid included, each with its node, field, a fix and
+// a tool (see Blocker).
 type ValidationResult struct {
 	IsValid              bool                `json:"is_valid"`
+	Deployable           bool                `json:"deployable"`
+	Blockers             []Blocker           `json:"blockers"`
 	MissingConfigs       []string            `json:"missing_configs"`
 	UnresolvableBuilders []string            `json:"unresolvable_builders"`
 	ConfigErrors         map[string][]string `json:"config_errors"`
@@ -65,10 +72,12 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 			key, _, _ := strings.Cut(fe.Path, ".")
 			v.addConfigError(key, fe.String())
 		}
+		v.Blockers = append(v.Blockers, ErrorBlockers(badFields)...)
 	}
 	order, orderErr := topoOrder(d)
 	if orderErr != nil {
 		v.DAGIssues = append(v.DAGIssues, orderErr.Error())
+		v.Blockers = append(v.Blockers, ErrorBlockers(orderErr)...)
 	}
 	pl := &plan{in: in, dag: d, order: order, set: set, cat: cat, nodes: map[string]*nodePlan{}}
 	var resolved []config.Resolution
@@ -80,6 +89,9 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 			if errors.As(err, &amb) {
 				v.addConfigError(n, err.Error())
 			}
+			v.Blockers = append(v.Blockers, Blocker{Kind: BlockerMissingConfig, Node: n, Tool: "compile.preview",
+				Problem: fmt.Sprintf("node %s resolves to no config: %v", n, err),
+				Fix:     fmt.Sprintf("add a config with key %s (config.template writes one), or rename the node to a config key", n)})
 			continue
 		}
 		resolved = append(resolved, r)
@@ -87,11 +99,15 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("node %s resolved to config %s with low confidence %.2f (%s); consider renaming the node to the config key", n, r.Config.Key, r.Confidence, r.Method))
 		}
 		if t, _, ok := cat.ResolveNode(catalog.NodeName(n)); ok && t != r.Config.StepType() && r.Rule != config.RuleMetadata {
-			v.addConfigError(n, fmt.Sprintf("config-node mismatch: node %s names step type %s but resolved to config %s (%s, step type %s)", n, t, r.Config.Key, r.Config.Class.Name, r.Config.StepType()))
+			msg := fmt.Sprintf("config-node mismatch: node %s names step type %s but resolved to config %s (%s, step type %s)", n, t, r.Config.Key, r.Config.Class.Name, r.Config.StepType())
+			v.addConfigError(n, msg)
+			v.Blockers = append(v.Blockers, Blocker{Kind: BlockerMissingConfig, Node: n, Tool: "compile.preview", Problem: msg,
+				Fix: fmt.Sprintf("add a %s config with key %s, or map the node in metadata.config_types", t, n)})
 		}
 		np, err := newNodePlan(cat, r)
 		if err != nil {
 			v.UnresolvableBuilders = append(v.UnresolvableBuilders, fmt.Sprintf("%s (%s): %v", n, r.Config.StepType(), err))
+			v.Blockers = append(v.Blockers, ErrorBlockers(err)...)
 			continue
 		}
 		pl.nodes[n] = np
@@ -101,24 +117,30 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 	}
 	if err := checkDuplicates(resolved); err != nil {
 		v.addConfigError("duplicate_step_names", err.Error())
+		v.Blockers = append(v.Blockers, Blocker{Kind: BlockerBuildError, Field: "job_type", Tool: "compile.preview", Problem: err.Error(),
+			Fix: "give the colliding configs different job types"})
 	}
 	complete := orderErr == nil && len(v.MissingConfigs) == 0 && len(v.UnresolvableBuilders) == 0
 	if complete {
 		if err := pl.checkStepNames(); err != nil {
 			v.addConfigError("step_names", err.Error())
+			v.Blockers = append(v.Blockers, ErrorBlockers(err)...)
 			complete = false
 		}
 	}
+	var res *Result
 	if complete {
 		if err := pl.resolveDeps(ctx); err != nil {
 			return nil, err
 		}
-		res, nodeErrs, err := pl.assemble(ctx, nil)
+		var nodeErrs map[string]error
+		res, nodeErrs, err = pl.assemble(ctx, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
 			v.addConfigError("pipeline", err.Error())
+			v.Blockers = append(v.Blockers, ErrorBlockers(err)...)
 		} else {
 			for _, n := range pl.order {
 				e, ok := nodeErrs[n]
@@ -131,17 +153,30 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 				} else {
 					v.addConfigError(n, e.Error())
 				}
+				v.Blockers = append(v.Blockers, ErrorBlockers(e)...)
 			}
 			v.Warnings = append(v.Warnings, res.Warnings...)
 		}
 	} else {
 		v.Warnings = append(v.Warnings, "steps were not built and dependencies not checked: fix the DAG and config problems first")
 	}
+	if res != nil {
+		v.Blockers = append(v.Blockers, res.Blockers...)
+	} else if set != nil {
+		v.Blockers = append(v.Blockers, CheckReadiness(pl.readinessInput(nil))...)
+	}
+	if v.Blockers == nil {
+		v.Blockers = []Blocker{}
+	}
 	v.IsValid = len(v.MissingConfigs) == 0 && len(v.UnresolvableBuilders) == 0 && len(v.ConfigErrors) == 0 &&
 		len(v.DependencyIssues) == 0 && len(v.DAGIssues) == 0
-	if v.IsValid {
-		v.Summary = fmt.Sprintf("Validation passed: %d nodes resolve to configs and builders, every required input is bound", d.NodeCount())
-	} else {
+	v.Deployable = v.IsValid && len(v.Blockers) == 0
+	switch {
+	case v.Deployable:
+		v.Summary = fmt.Sprintf("Validation passed: %d nodes resolve to configs and builders, every required input is bound, nothing blocks deployment", d.NodeCount())
+	case v.IsValid:
+		v.Summary = "Valid but not deployable: " + BlockerSummary(v.Blockers)
+	default:
 		var parts []string
 		add := func(n int, what string) {
 			if n > 0 {
@@ -154,6 +189,9 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 		add(len(v.ConfigErrors), "config errors")
 		add(len(v.DependencyIssues), "dependency issues")
 		v.Summary = "Validation failed: " + strings.Join(parts, ", ")
+		if len(v.Blockers) > 0 {
+			v.Summary += ": " + BlockerSummary(v.Blockers)
+		}
 	}
 	return v, nil
 }

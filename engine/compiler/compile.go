@@ -51,6 +51,9 @@ type Result struct {
 	Report       *Report
 	Warnings     []string
 	S3Location   string // pipeline_s3_loc, else s3://<bucket>/MODS/<pipeline_name>; code goes under <S3Location>/code
+	// Blockers are the reasons the pipeline would not run as it is
+	// (CheckReadiness); it is deployable when there are none.
+	Blockers []Blocker
 }
 
 // JSON returns the definition as compact JSON, the PipelineDefinition
@@ -456,21 +459,6 @@ func (pl *plan) codeBase() (string, error) {
 	return strings.TrimSuffix(loc, "/") + "/code", nil
 }
 
-// parameters are the definition's pipeline parameters: the four defaults,
-// the execution prefix defaulting to the config's pipeline_s3_loc.
-func (pl *plan) parameters() []Parameter {
-	params := []Parameter{
-		{Name: ParamExecutionS3Prefix, Type: "String"},
-		{Name: ParamKMSKey, Type: "String"},
-		{Name: ParamSecurityGroupID, Type: "String"},
-		{Name: ParamVPCSubnet, Type: "String"},
-	}
-	if loc := pl.firstString("pipeline_s3_loc"); loc != "" {
-		params[0].DefaultValue = loc
-	}
-	return params
-}
-
 // build builds every step in topological order and fails on the first
 // problem (unbound required inputs are collected and reported together).
 func (pl *plan) build(ctx context.Context, only map[string]bool) (*Result, error) {
@@ -509,6 +497,10 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if err != nil {
 		return nil, nil, err
 	}
+	if pl.in.PipelineName == "" {
+		pl.warnings = append(pl.warnings, fmt.Sprintf("pipeline name %s is the default, made from author, service_name, model_class, region and pipeline_version, not from the DAG: "+
+			"every other DAG compiled with these values gets the same name, and deploying one replaces the other in SageMaker; pass pipeline_name to give this DAG a name of its own", name))
+	}
 	base, err := pl.codeBase()
 	if err != nil {
 		return nil, nil, err
@@ -517,11 +509,10 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if images == nil {
 		images = sagemaker.ImageURI
 	}
-	declared, err := declaredParameters(pl.set)
+	params, err := pl.parameters(strings.TrimSuffix(base, "/code"))
 	if err != nil {
 		return nil, nil, err
 	}
-	params := append(pl.parameters(), declared...)
 	env := &buildEnv{
 		prefix:       pl.prefix(),
 		roleOverride: pl.in.Role,
@@ -570,11 +561,12 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if len(report.Nodes) > 0 {
 		report.AvgConfidence = conf / float64(len(report.Nodes))
 	}
+	def.Parameters = env.usedParameters(def)
 	role := pl.in.Role
 	if role == "" {
 		role = pl.firstString("role")
 	}
-	return &Result{
+	res = &Result{
 		PipelineName: name,
 		Role:         role,
 		Description:  pl.firstString("pipeline_description"),
@@ -583,7 +575,24 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		S3Location:   strings.TrimSuffix(base, "/code"),
 		Report:       report,
 		Warnings:     append(pl.warnings, env.warnings...),
-	}, nodeErrs, nil
+	}
+	res.Blockers = CheckReadiness(pl.readinessInput(res))
+	return res, nodeErrs, nil
+}
+
+// readinessInput is what CheckReadiness needs of the plan: the configs
+// the DAG's nodes use, their steps and the result.
+func (pl *plan) readinessInput(res *Result) ReadinessInput {
+	in := ReadinessInput{Configs: pl.set, Nodes: map[string]string{}, Steps: map[string]*catalog.Step{}, Result: res}
+	for _, n := range pl.dag.Nodes() {
+		if np, ok := pl.nodes[n]; ok {
+			if _, dup := in.Nodes[np.ConfigKey]; !dup {
+				in.Nodes[np.ConfigKey] = n
+			}
+			in.Steps[np.ConfigKey] = np.Step
+		}
+	}
+	return in
 }
 
 // explainUnbound adds the resolver's best rejected candidate to an

@@ -143,7 +143,8 @@ type ProcessingS3 struct {
 
 // ProcessingOutputConfig lists the outputs of a processing job.
 type ProcessingOutputConfig struct {
-	Outputs []ProcessingOutput `json:"Outputs"`
+	Outputs  []ProcessingOutput `json:"Outputs"`
+	KmsKeyId any                `json:"KmsKeyId,omitempty"`
 }
 
 // ProcessingOutput is one S3 output of a processing job.
@@ -199,6 +200,7 @@ type MetricDefinition struct {
 // OutputDataConfig is where the model artefacts of a training job go.
 type OutputDataConfig struct {
 	S3OutputPath any `json:"S3OutputPath"`
+	KmsKeyId     any `json:"KmsKeyId,omitempty"`
 }
 
 // ResourceConfig is the compute of a training job.
@@ -206,6 +208,7 @@ type ResourceConfig struct {
 	VolumeSizeInGB any `json:"VolumeSizeInGB"`
 	InstanceCount  any `json:"InstanceCount"`
 	InstanceType   any `json:"InstanceType"`
+	VolumeKmsKeyId any `json:"VolumeKmsKeyId,omitempty"`
 }
 
 // Channel is one training input channel.
@@ -282,12 +285,14 @@ type TransformOutput struct {
 	S3OutputPath any `json:"S3OutputPath"`
 	Accept       any `json:"Accept,omitempty"`
 	AssembleWith any `json:"AssembleWith,omitempty"`
+	KmsKeyId     any `json:"KmsKeyId,omitempty"`
 }
 
 // TransformResources is the compute of a transform job.
 type TransformResources struct {
-	InstanceCount any `json:"InstanceCount"`
-	InstanceType  any `json:"InstanceType"`
+	InstanceCount  any `json:"InstanceCount"`
+	InstanceType   any `json:"InstanceType"`
+	VolumeKmsKeyId any `json:"VolumeKmsKeyId,omitempty"`
 }
 
 // DataProcessing filters and joins the records of a transform job. Each

@@ -19,11 +19,14 @@
 //	RegisterModel -> CreateModelPackage arguments     (Type "RegisterModel")
 //	Tuning        -> CreateHyperParameterTuningJob    (Type "Tuning")
 //
-// The [Definition] has Version 2020-12-01, empty Metadata, the parameters
-// EXECUTION_S3_PREFIX, KMS_ENCRYPTION_KEY_PARAM, SECURITY_GROUP_ID and
-// VPC_SUBNET, plus the parameters the configs declare in pipeline_parameters
-// (see params.go; a "{{Parameters.X}}" config value becomes a reference),
-// the SDK's default PipelineExperimentConfig and the steps.
+// The [Definition] has Version 2020-12-01, empty Metadata, the pipeline
+// parameters some step uses, each with a default from the config
+// (EXECUTION_S3_PREFIX, KMS_ENCRYPTION_KEY_PARAM when a config sets
+// kms_key_id, SECURITY_GROUP_ID and VPC_SUBNET when a config refers to
+// them, and those the configs declare in pipeline_parameters: see
+// params.go; a "{{Parameters.X}}" config value becomes a reference, a
+// "{{Execution.X}}" one an execution variable), the SDK's default
+// PipelineExperimentConfig and the steps.
 // Job names are omitted (SageMaker names jobs at execution time). A bound
 // input is a property reference with the provider's SageMaker step name,
 // {"Get": "Steps.<name>.<property path without 'properties.'>"}; an output
@@ -63,11 +66,39 @@
 // The config's subnets, security_group_ids and enable_network_isolation
 // become the jobs' NetworkConfig / VpcConfig.
 //
+// A model (CreateModel) or model package (RegisterModel) gets the
+// archive object itself where SageMaker needs one: ModelDataUrl and
+// SamplePayloadUrl are Std:Join("/", [the provider's output prefix, its
+// object]) for an output that names its object (catalog OutputPort.Object:
+// Package's model.tar.gz, Payload's payload.tar.gz); a training job's
+// ModelArtifacts.S3ModelArtifacts is the object already. The container gets
+// the framework model environment the SDK sets: SAGEMAKER_PROGRAM,
+// SAGEMAKER_SUBMIT_DIRECTORY (/opt/ml/model/code when the code is inside
+// the packaged model, else the S3 URI of the packed inference code),
+// SAGEMAKER_CONTAINER_LOG_LEVEL and SAGEMAKER_REGION. A config's
+// kms_key_id encrypts outputs and volumes (kms.go).
+//
+// # The readiness gate
+//
+// A definition that compiles may still not run: Result.Blockers and
+// ValidationResult.Blockers ([Blocker], [CheckReadiness], readiness.go)
+// list why: placeholder values (config.IsPlaceholder: replace-me in any
+// spelling, a bare TODO/TBD/FIXME/..., a <slot>; an essential field left
+// blank), unknown config keys with a did-you-mean, missing code, a
+// parameter without a default, a reference left as text; Validate adds
+// every error as a blocker too (bad values, missing essentials, unbound
+// inputs, images that do not exist, missing configs). A pipeline is
+// deployable when there are none. The default pipeline name does not
+// depend on the DAG (it is made from author, service_name, model_class,
+// region and pipeline_version), so a compile that uses it warns: another
+// DAG with the same base values would get the same name.
+//
 // # Other entry points
 //
 // [Validate] checks everything Compile checks but reports every problem
 // (missing configs, unknown builders, config errors, unbound required
-// inputs, DAG problems) instead of stopping at the first. [PreviewResolution]
+// inputs, DAG problems) instead of stopping at the first, and the
+// readiness gate (deployable, blockers). [PreviewResolution]
 // shows node -> config -> builder with confidence. [CompileSingleNode]
 // builds one config's step alone with manual S3 inputs. Names:
 // [GeneratePipelineName], [SanitizePipelineName], [ValidatePipelineName].

@@ -12,11 +12,21 @@ import (
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
-// Pipeline parameters a config declares.
+// Pipeline parameters.
 //
-// Besides the four default parameters, a config may declare its own in an
-// extra field pipeline_parameters (in any config of the file; the same name
-// declared twice must be declared identically):
+// A definition declares only the parameters some step uses, each with a
+// default, so an execution started without parameters runs:
+// EXECUTION_S3_PREFIX (where every output goes; default: the config's
+// pipeline_s3_loc), KMS_ENCRYPTION_KEY_PARAM (the KMS key of volumes and
+// outputs; declared when a config sets kms_key_id, which is its default),
+// SECURITY_GROUP_ID and VPC_SUBNET (declared when a config refers to them;
+// they have no default unless pipeline_parameters gives one, which makes
+// the pipeline not deployable) and the parameters the configs declare.
+//
+// A config may declare its own in an extra field pipeline_parameters (in
+// any config of the file, or in configuration.shared for all of them; the
+// same name declared twice must be declared identically). Declaring one of
+// the four built-in names gives it a default (it must stay a String):
 //
 //	"pipeline_parameters": [
 //	  {"name": "InputData", "type": "String", "default_value": "s3://bucket/raw/"},
@@ -62,9 +72,82 @@ var paramNameRE = regexp.MustCompile(`^[A-Za-z0-9\-_]{1,64}$`)
 
 var paramRefRE = regexp.MustCompile(`^\{\{\s*Parameters\.([A-Za-z0-9\-_]{1,64})\s*\}\}$`)
 
+// builtinParameter reports whether name is one of the compiler's four
+// parameters.
+func builtinParameter(name string) bool {
+	switch name {
+	case ParamExecutionS3Prefix, ParamKMSKey, ParamSecurityGroupID, ParamVPCSubnet:
+		return true
+	}
+	return false
+}
+
+// parameters are the parameters the steps may use, in declaration order:
+// the four built-in ones (EXECUTION_S3_PREFIX defaulting to prefix, the
+// KMS key defaulting to the configs' kms_key_id), a user declaration of a
+// built-in name replacing it, then the parameters the configs declare.
+// usedParameters later keeps those some step uses.
+func (pl *plan) parameters(prefix string) ([]Parameter, error) {
+	declared, err := declaredParameters(pl.set)
+	if err != nil {
+		return nil, err
+	}
+	kms, err := pl.kmsDefault()
+	if err != nil {
+		return nil, err
+	}
+	params := []Parameter{
+		{Name: ParamExecutionS3Prefix, Type: "String", DefaultValue: nonEmptyString(prefix)},
+		{Name: ParamKMSKey, Type: "String", DefaultValue: nonEmptyString(kms)},
+		{Name: ParamSecurityGroupID, Type: "String"},
+		{Name: ParamVPCSubnet, Type: "String"},
+	}
+	for _, d := range declared {
+		if !builtinParameter(d.Name) {
+			params = append(params, d)
+			continue
+		}
+		for i := range params {
+			if params[i].Name == d.Name && d.DefaultValue != nil {
+				params[i].DefaultValue = d.DefaultValue
+			}
+		}
+	}
+	return params, nil
+}
+
+func nonEmptyString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+var paramUseRE = regexp.MustCompile(`"Get":"Parameters\.([A-Za-z0-9\-_]{1,64})"`)
+
+// usedParameters returns the parameters some step of the definition refers
+// to, in declaration order. A parameter a config declares that no step uses
+// is left out with a warning.
+func (e *buildEnv) usedParameters(def *Definition) []Parameter {
+	used := map[string]bool{}
+	if b, err := json.Marshal(def.Steps); err == nil {
+		for _, m := range paramUseRE.FindAllSubmatch(b, -1) {
+			used[string(m[1])] = true
+		}
+	}
+	out := []Parameter{}
+	for _, p := range def.Parameters {
+		if used[p.Name] {
+			out = append(out, p)
+		} else if !builtinParameter(p.Name) {
+			e.warnf("pipeline parameter %s is declared in pipeline_parameters but no step uses it; it is left out of the definition", p.Name)
+		}
+	}
+	return out
+}
+
 // declaredParameters collects the pipeline_parameters of every config.
 func declaredParameters(set *config.Set) ([]Parameter, error) {
-	reserved := map[string]bool{ParamExecutionS3Prefix: true, ParamKMSKey: true, ParamSecurityGroupID: true, ParamVPCSubnet: true}
 	var out []Parameter
 	byName := map[string]Parameter{}
 	for _, c := range set.Configs() {
@@ -85,8 +168,8 @@ func declaredParameters(set *config.Set) ([]Parameter, error) {
 			if err != nil {
 				return nil, &ParameterError{string(c.Key), fmt.Sprintf("item %d: %v", i, err)}
 			}
-			if reserved[p.Name] {
-				return nil, &ParameterError{string(c.Key), fmt.Sprintf("%s is a default parameter of every pipeline", p.Name)}
+			if builtinParameter(p.Name) && p.Type != "String" {
+				return nil, &ParameterError{string(c.Key), fmt.Sprintf("%s is a built-in String parameter; declare it with type String to give it a default", p.Name)}
 			}
 			if prev, dup := byName[p.Name]; dup {
 				if !reflect.DeepEqual(prev, p) {
@@ -179,12 +262,22 @@ func paramRefName(x any) (string, bool) {
 	return m[1], true
 }
 
-// findRef returns the first parameter reference inside a config value
-// (a string, or nested in lists and objects), with its path from field.
+// isRef reports whether a string is a parameter reference or holds an
+// execution variable.
+func isRef(s string) bool {
+	if _, ok := paramRefName(s); ok {
+		return true
+	}
+	return hasExecRef(s)
+}
+
+// findRef returns the first parameter reference or execution variable
+// inside a config value (a string, or nested in lists and objects), with
+// its path from field.
 func findRef(field string, x any) (at, ref string, found bool) {
 	switch t := x.(type) {
 	case string:
-		if _, ok := paramRefName(t); ok {
+		if isRef(t) {
 			return field, t, true
 		}
 	case []any:
@@ -195,7 +288,7 @@ func findRef(field string, x any) (at, ref string, found bool) {
 		}
 	case []string:
 		for i, e := range t {
-			if _, ok := paramRefName(e); ok {
+			if isRef(e) {
 				return fmt.Sprintf("%s[%d]", field, i), e, true
 			}
 		}
@@ -214,7 +307,59 @@ func findRef(field string, x any) (at, ref string, found bool) {
 // definition (a name, a choice, a file it uploads, a check), or the
 // SageMaker API takes only a literal there.
 func refusedRef(field, ref string) error {
-	return &fieldError{field, fmt.Sprintf("%s is a pipeline parameter reference, but %s cannot be one: the compiler needs its literal value when it builds the definition, or SageMaker takes only a literal there; set a value", strings.TrimSpace(ref), field)}
+	what := "a pipeline parameter reference"
+	if hasExecRef(ref) {
+		what = "an execution variable reference"
+	}
+	return &fieldError{field, fmt.Sprintf("%s is %s, but %s cannot be one: the compiler needs its literal value when it builds the definition, or SageMaker takes only a literal there; set a value", strings.TrimSpace(ref), what, field)}
+}
+
+// Execution variables.
+//
+// A config value in a place of the definition that takes an expression
+// may name an execution variable, "{{Execution.<name>}}", as the whole
+// value ({"Get": "Execution.<name>"}) or inside text
+// ("s3://bucket/runs/{{Execution.PipelineExecutionId}}/" becomes a
+// Std:Join on "" of the text and the Get). The names are SageMaker's:
+// ExecutionVariables. An unknown name, or a variable where the compiler
+// needs the literal value, is refused naming the field; no "{{...}}"
+// reaches the definition as text (the readiness gate checks that too).
+
+var execRefRE = regexp.MustCompile(`\{\{\s*Execution\.([A-Za-z0-9_\-]*)\s*\}\}`)
+
+// hasExecRef reports whether s holds a "{{Execution.<name>}}".
+func hasExecRef(s string) bool {
+	return strings.Contains(s, "{{") && execRefRE.MatchString(s)
+}
+
+// execExpr returns s with its execution variables as an expression: the
+// Get when s is one variable, else a Std:Join on "" of the text pieces and
+// the Gets. isRef is false when s holds no variable.
+func execExpr(field, s string) (v any, isRef bool, err error) {
+	locs := execRefRE.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		return nil, false, nil
+	}
+	var parts []any
+	last := 0
+	for _, l := range locs {
+		name := s[l[2]:l[3]]
+		if !containsString(ExecutionVariables, name) {
+			return nil, true, &fieldError{field, fmt.Sprintf("%s names no execution variable %q; SageMaker's are %s", strings.TrimSpace(s[l[0]:l[1]]), name, strings.Join(ExecutionVariables, ", "))}
+		}
+		if l[0] > last {
+			parts = append(parts, s[last:l[0]])
+		}
+		parts = append(parts, ExecutionVar(name))
+		last = l[1]
+	}
+	if last < len(s) {
+		parts = append(parts, s[last:])
+	}
+	if len(parts) == 1 {
+		return parts[0], true, nil
+	}
+	return JoinOn("", parts...), true, nil
 }
 
 // param returns the declared parameter a reference names (the four default
@@ -232,6 +377,11 @@ func (e *buildEnv) param(field, ref, name string) (Parameter, error) {
 // parameter; an Integer, Float or Boolean one is converted to text with a
 // one-value Std:Join, as the SageMaker SDK's to_string() does.
 func (e *buildEnv) textRef(field string, x any) (v any, isRef bool, err error) {
+	if s, isStr := x.(string); isStr {
+		if v, isRef, err := execExpr(field, s); isRef {
+			return v, true, err
+		}
+	}
 	name, ok := paramRefName(x)
 	if !ok {
 		return nil, false, nil
@@ -266,6 +416,13 @@ func (e *buildEnv) textExpr(field string, x any) (any, error) {
 						return nil, err
 					}
 					vals[i] = Param(name)
+					continue
+				}
+				if v, isRef, err := e.textRef(itemField, it); isRef {
+					if err != nil {
+						return nil, err
+					}
+					vals[i] = v
 					continue
 				}
 				if at, ref, found := findRef(itemField, it); found {

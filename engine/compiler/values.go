@@ -65,10 +65,8 @@ func (e *fieldError) Error() string { return e.msg }
 // an expression).
 func (v Values) str(field, def string) (string, error) {
 	s, err := v.strOrRef(field, def)
-	if err == nil {
-		if _, ok := paramRefName(s); ok {
-			return "", refusedRef(field, s)
-		}
+	if err == nil && isRef(s) {
+		return "", refusedRef(field, s)
 	}
 	return s, err
 }

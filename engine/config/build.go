@@ -82,7 +82,7 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 		}
 	}
 	for _, name := range mapkeys.Sorted(in.Base) {
-		used := false
+		used := PipelineKeys[name]
 		for _, p := range plans {
 			if p.class.HasField(name) || (name == LegacyHyperparametersKey && p.class.LiftsHyperparameters()) {
 				used = true
@@ -106,7 +106,7 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 		own := in.Steps[string(p.node)]
 		legacy := p.class.legacyObjectKeys(own) // the node's legacy hyperparameters win over base values
 		for name, v := range in.Base {
-			if p.class.HasField(name) && !legacy[name] {
+			if (p.class.HasField(name) && !legacy[name]) || PipelineKeys[name] {
 				values[name] = v
 			}
 		}
@@ -121,8 +121,12 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 				continue // the lift warns about it
 			}
 			values[name] = v
-			if !p.class.HasField(name) && !metaKeys[name] {
-				warnings = append(warnings, fmt.Sprintf("%s.%s is not a field of %s; kept as an extra field", p.node, name, p.class.Name))
+			if !p.class.HasField(name) && !metaKeys[name] && !PipelineKeys[name] {
+				hint := ""
+				if near := p.class.ClosestField(name); near != "" {
+					hint = fmt.Sprintf(" (did you mean %s?)", near)
+				}
+				warnings = append(warnings, fmt.Sprintf("%s.%s is not a field of %s%s; kept as an extra field", p.node, name, p.class.Name, hint))
 			}
 		}
 		if p.jobType != "" && values["job_type"] == nil {

@@ -35,8 +35,10 @@ func TestDefaultSchema(t *testing.T) {
 		nodes = append(nodes, catalog.NodeName(st.Type))
 	}
 	r := s.Requirements(nodes)
-	if len(r.Base) != 19 || len(r.BaseProcessing) != 10 {
-		t.Errorf("base %d and processing %d requirements; the original has 19 and 10", len(r.Base), len(r.BaseProcessing))
+	// The original has 19 and 10; kms_key_id (the key of outputs and
+	// volumes) is ours.
+	if len(r.Base) != 20 || len(r.BaseProcessing) != 10 {
+		t.Errorf("base %d and processing %d requirements; want the original's 19 and 10 plus kms_key_id", len(r.Base), len(r.BaseProcessing))
 	}
 	if len(r.Pending) != 0 {
 		t.Errorf("catalog steps pending: %v", r.Pending)

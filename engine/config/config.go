@@ -318,7 +318,18 @@ type Set struct {
 	CreatedAt string
 	// Warnings are non-fatal findings made while building or loading the set.
 	Warnings []string
+	// IgnoredShared are the keys of config.json's configuration.shared that
+	// no config class of the file declares (and that are not PipelineKeys):
+	// they reach no config, so a misspelt shared key is listed here.
+	IgnoredShared []string
 }
+
+// PipelineKeys are keys a config may carry that no config class declares
+// but the compiler reads for the whole pipeline: pipeline_parameters (the
+// pipeline's own parameters, see engine/compiler). Written in
+// configuration.shared of a config.json, or in the Base values of Build,
+// they apply to every config.
+var PipelineKeys = map[string]bool{"pipeline_parameters": true}
 
 // NewSet orders configs by key. Two configs with the same key are a
 // *ValidationError (kind duplicate_key).

@@ -98,6 +98,19 @@
 // itself (an entry point, a framework version, caching) or where SageMaker
 // takes only a literal.
 //
+// # Placeholders and keys nothing reads
+//
+// [IsPlaceholder] is the engine's placeholder set (a replace-me marker in
+// any spelling, a bare to-do word such as TODO, a <slot>);
+// [Config.PlaceholderFields] lists a config's placeholders, an essential
+// field left blank included. A key no class declares is kept as an extra
+// field ([Config.Extras]) and [Class.ClosestField] names the field it
+// probably means; a configuration.shared key no class of the file
+// declares reaches no config and is listed in [Set.IgnoredShared].
+// [PipelineKeys] (pipeline_parameters) are the exception: the compiler
+// reads them from any config, and a shared one applies to every config.
+// The compiler's readiness gate reports all of these as blockers.
+//
 // # Value types
 //
 // Values are typed by the declarations: string, int64, float64, bool, []any

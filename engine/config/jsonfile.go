@@ -280,13 +280,15 @@ func (sc *Schema) FromFile(f *File) (*Set, error) {
 	}
 	var configs []*Config
 	var problems []FieldError
+	used := map[string]bool{}
 	for _, key := range mapkeys.Sorted(types) {
 		class, _ := sc.Class(types[key])
 		merged := make(map[string]any, len(shared)+len(specific[key]))
 		own := class.legacyObjectKeys(specific[key]) // the entry's legacy hyperparameters win over shared values
 		for name, v := range shared {
-			if class.HasField(name) && !own[name] {
+			if (class.HasField(name) && !own[name]) || PipelineKeys[name] {
 				merged[name] = v
+				used[name] = true
 			}
 		}
 		if sharedHP := class.legacyObjectKeys(shared); sharedHP != nil {
@@ -309,6 +311,12 @@ func (sc *Schema) FromFile(f *File) (*Set, error) {
 	}
 	set.MetadataConfigTypes = types
 	set.CreatedAt = f.Metadata.CreatedAt
+	for _, name := range mapkeys.Sorted(shared) {
+		if !used[name] && !metaKeys[name] {
+			set.IgnoredShared = append(set.IgnoredShared, name)
+			warnings = append(warnings, fmt.Sprintf("shared.%s is not a field of any config class of the file and is ignored", name))
+		}
+	}
 	set.Warnings = warnings
 	if len(problems) > 0 {
 		return set, &ValidationError{Errors: problems}

@@ -351,3 +351,55 @@ func canonicalKey(name string) string {
 	}
 	return b.String()
 }
+
+// ClosestField returns the declared, non-derived field of the class whose
+// name is nearest to name (a misspelt key such as lable_name gives
+// label_name), or "" when none is near enough: the share of the longer
+// name covered by the common prefix and suffix must be at least 0.6.
+func (c *Class) ClosestField(name string) string {
+	var names []string
+	for _, f := range c.Fields {
+		if f.Tier != catalog.TierDerived {
+			names = append(names, f.Name)
+		}
+	}
+	return ClosestName(name, names)
+}
+
+// ClosestName returns the candidate nearest to name by the measure of
+// Class.ClosestField, or "" when none is near enough. Ties go to the
+// earlier candidate.
+func ClosestName(name string, candidates []string) string {
+	best, bestScore := "", 0.0
+	for _, c := range candidates {
+		if s := nameSimilarity(name, c); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	if bestScore >= 0.6 {
+		return best
+	}
+	return ""
+}
+
+// nameSimilarity is a cheap normalised common-prefix/suffix measure of two
+// names, case-insensitive: 1 for equal names.
+func nameSimilarity(a, b string) float64 {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	if a == b {
+		return 1
+	}
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	m := 0
+	for m < len(a)-n && m < len(b)-n && a[len(a)-1-m] == b[len(b)-1-m] {
+		m++
+	}
+	l := len(a)
+	if len(b) > l {
+		l = len(b)
+	}
+	return float64(n+m) / float64(l)
+}

@@ -11,7 +11,7 @@ import (
 // PlaceholderMarker is contained in every placeholder string value, so a
 // config generated with placeholders shows at a glance (and to a grep) what
 // still needs a real value.
-const PlaceholderMarker = "replace-me"
+const PlaceholderMarker = config.PlaceholderMarker
 
 // PlaceholderRole is the placeholder execution role: a well-formed IAM role
 // ARN in the documentation account.
@@ -103,20 +103,9 @@ func bounded(f catalog.ConfigField, n float64, integer bool) any {
 	return n
 }
 
-// IsPlaceholder reports whether a value is (or contains) a placeholder.
-func IsPlaceholder(v any) bool {
-	switch t := v.(type) {
-	case string:
-		return strings.Contains(strings.ToLower(t), PlaceholderMarker) || strings.Contains(t, "REPLACE_ME") || strings.Contains(t, "ReplaceMe") || strings.Contains(t, "replace_me")
-	case []any:
-		for _, x := range t {
-			if IsPlaceholder(x) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// IsPlaceholder reports whether a value is (or contains) a placeholder, by
+// the engine's placeholder set (config.IsPlaceholder).
+func IsPlaceholder(v any) bool { return config.IsPlaceholder(v) }
 
 // DefaultNode returns the DAG node name a step's default config is built
 // for: <Type>_<job type> when the step has a job_type field (the given job

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/config"
 )
 
 // DAG is a pipeline DAG as the tools take it inline.
@@ -174,7 +176,7 @@ type Field struct {
 // PlaceholderMarker marks every placeholder string the workflows fill in
 // (the same marker project.init uses), so a grep finds what still needs a
 // real value.
-const PlaceholderMarker = "replace-me"
+const PlaceholderMarker = config.PlaceholderMarker
 
 // placeholderByName are placeholders for well-known essential fields.
 var placeholderByName = map[string]any{
@@ -288,8 +290,6 @@ func fieldAccepts(f Field, v any) bool {
 	return true
 }
 
-// isPlaceholder reports whether a value is a placeholder string.
-func isPlaceholder(v any) bool {
-	s, ok := v.(string)
-	return ok && (strings.Contains(s, PlaceholderMarker) || strings.Contains(s, "replace_me") || strings.Contains(s, "REPLACE_ME") || strings.Contains(s, "ReplaceMe"))
-}
+// isPlaceholder reports whether a value is a placeholder (the engine's
+// placeholder set, config.IsPlaceholder).
+func isPlaceholder(v any) bool { return config.IsPlaceholder(v) }
