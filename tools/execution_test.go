@@ -128,6 +128,16 @@ func TestRunLocalExamples(t *testing.T) {
 					if !anyFile(s.Outputs, "metric") {
 						t.Errorf("%s writes no metrics: %v", s.Name, s.Outputs)
 					}
+					if name == "pytorch-multiclass" { // three learnable classes: a real model, not a guess
+						var m map[string]any
+						b, err := os.ReadFile(filepath.Join(s.Outputs["metrics_output"], "metrics.json"))
+						if err != nil || json.Unmarshal(b, &m) != nil {
+							t.Fatalf("%s: metrics.json: %v", s.Name, err)
+						}
+						if auc, _ := m["auc"].(float64); m["num_classes"] != float64(3) || auc < 0.8 {
+							t.Errorf("%s: macro auc %v over %v classes", s.Name, m["auc"], m["num_classes"])
+						}
+					}
 				case s.StepType == "ModelCalibration", s.StepType == "Package", s.StepType == "Payload":
 					if !anyFile(s.Outputs, "") {
 						t.Errorf("%s writes nothing: %v", s.Name, s.Outputs)
