@@ -26,10 +26,10 @@ func init() {
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogList),
 		registry.New("pipeline_catalog.recommend", registry.Spec{
-			Description: "Ranks the shared DAGs for a need: a framework (a hard filter), facts about the data and resources (data type, labels, LLM, multi-task, incremental, GPU) that raise or lower each DAG's score, and a free-text need (\"calibration and registration\") matched against each DAG's features, node names and descriptions. Each recommendation carries its score and the reasons for it.",
+			Description: "Ranks the shared DAGs for a need: a framework (a hard filter), where the data lives (data_source, or an s3:// URI in the need: a DAG that loads through the managed data service is left out unless asked for), facts about the data and resources (data type, labels, LLM, multi-task, incremental, GPU) that raise or lower each DAG's score, and a free-text need (\"calibration and registration\") matched against each DAG's features, node names and descriptions. Ties go to the closer fit. Each recommendation carries its score and the reasons for it; what no DAG can serve is listed as unmatched.",
 			When:        "you know roughly what the pipeline must do and want the best starting DAG",
 			Examples: []string{
-				`pipeline_catalog.recommend {"framework": "xgboost", "need": "calibration and registration"}`,
+				`pipeline_catalog.recommend {"framework": "xgboost", "data_source": "s3", "need": "calibration and registration"}`,
 				`pipeline_catalog.recommend {"data_type": "tabular", "has_labels": true, "need": "batch scoring", "max_results": 3}`,
 			},
 			Tags: []string{registry.PhasePlanner},
@@ -80,6 +80,7 @@ type pcRecommendArgs struct {
 	GPUAvailable bool   `json:"gpu_available,omitempty" jsonschema:"default=true" jsonschema_description:"Whether GPU instances may be used; false drops DAGs that need one."`
 	Need         string `json:"need,omitempty" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration); matched against features, node names and descriptions."`
 	MaxResults   int    `json:"max_results,omitempty" jsonschema:"default=5,minimum=1,maximum=50" jsonschema_description:"Number of recommendations."`
+	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives: s3 (DAGs that load from S3 first, then Athena or Redshift ones), athena, redshift, or cradle (the managed data service, whose DAGs are left out otherwise). Omitted: inferred from an s3:// URI or a source named in need."`
 }
 
 type pcAutoSelectArgs struct {
@@ -160,26 +161,38 @@ func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope
 	}
 	labels, gpu := a.HasLabels, a.GPUAvailable
 	r := c.Recommend(pipelines.Request{DataType: a.DataType, HasLabels: &labels, NeedsLLM: a.NeedsLLM, MultiTask: a.MultiTask,
-		Incremental: a.Incremental, Framework: a.Framework, GPUAvailable: &gpu, Need: a.Need, MaxResults: a.MaxResults})
+		Incremental: a.Incremental, Framework: a.Framework, GPUAvailable: &gpu, Need: a.Need, MaxResults: a.MaxResults, DataSource: a.DataSource})
 	data := map[string]any{
 		"status":          "success",
 		"total_matches":   r.TotalMatches,
 		"recommendations": r.Recommendations,
 		"need_terms":      nonNilStrings(r.NeedTerms),
+		"data_source":     nullIfEmpty(r.DataSource),
+	}
+	if r.DataSourceFrom != "" {
+		data["data_source_from"] = r.DataSourceFrom
 	}
 	if len(r.Excluded) > 0 {
 		data["excluded"] = r.Excluded
 	}
+	var warns []string
+	if len(r.Unmatched) > 0 {
+		data["unmatched"] = r.Unmatched
+		for _, u := range r.Unmatched {
+			warns = append(warns, fmt.Sprintf("the catalog cannot serve %s: %s", u.Requirement, u.Reason))
+		}
+	}
+	warns = append(warns, r.Notes...)
 	if len(r.Recommendations) == 0 {
 		data["action"] = "No shared DAG fits these requirements; relax them or design a DAG with dag.construct."
 		data["next_step"] = "pipeline_catalog.list"
-		return envelope.OK(data).WithMeta("total_matches", 0).WithWarnings(fmt.Sprintf("no DAG scored above %g", pipelines.MinRecommendScore)).
+		return envelope.OK(data).WithMeta("total_matches", 0).WithWarnings(append(warns, fmt.Sprintf("no DAG scored above %g", pipelines.MinRecommendScore))...).
 			WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.list", When: "to see every DAG", Why: "nothing matched the filters"}), nil
 	}
 	top := r.Recommendations[0].DagID
 	data["action"] = fmt.Sprintf("Review the top recommendation %s with pipeline_catalog.get_dag, then collect its configuration with pipeline_catalog.config_guidance.", top)
 	data["next_step"] = "pipeline_catalog.config_guidance"
-	return envelope.OK(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top).
+	return envelope.OK(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top).WithWarnings(warns...).
 		WithNextSteps(
 			envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "you chose a DAG", Why: "learn which config values to collect", ArgsHint: map[string]any{"dag_id": top}},
 			envelope.NextStep{Tool: "pipeline_catalog.get_dag", When: "to compare the candidates", Why: "see nodes, cost and advice of a DAG", ArgsHint: map[string]any{"dag_id": top}},

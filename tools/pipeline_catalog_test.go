@@ -87,12 +87,54 @@ func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 		t.Fatalf("max_results: %v", d)
 	}
 	env = callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "lightgbmmt"})
-	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || !slices.Equal(strs(t, env["warnings"]), []string{"no DAG scored above 0.2"}) || d["excluded"] == nil {
+	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || d["excluded"] == nil || !strings.Contains(toJSON(d["unmatched"]), `"requirement":"framework lightgbmmt"`) ||
+		!slices.Contains(strs(t, env["warnings"]), "no DAG scored above 0.2") || !strings.Contains(toJSON(env["warnings"]), "the catalog cannot serve framework lightgbmmt") {
 		t.Fatalf("no match: %v", env)
 	}
+	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"data_source": "ftp"}), "invalid_input")
 	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "julia"}), "invalid_input")
 	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"has_labels": "yes"}), "invalid_input")
 	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"max_results": 0}), "invalid_input")
+}
+
+// TestPipelineCatalogRecommendWhereTheDataLives: for S3 data the answer,
+// its action and its hints name a DAG that loads from S3; what the catalog
+// cannot serve is in data.unmatched and the warnings.
+func TestPipelineCatalogRecommendWhereTheDataLives(t *testing.T) {
+	ctx := context.Background()
+	for _, args := range []map[string]any{
+		{"framework": "xgboost", "data_source": "s3", "need": "calibration and registration"},
+		{"framework": "xgboost", "need": "calibration and registration for s3://my-bucket/train/"},
+	} {
+		env := callTool(t, ctx, "pipeline_catalog.recommend", args)
+		d := wantOK(t, env)
+		if d["data_source"] != "s3" {
+			t.Errorf("%v: data_source %v", args, d["data_source"])
+		}
+		for _, r := range d["recommendations"].([]any) {
+			if src := r.(map[string]any)["data_source"]; src == "cradle" {
+				t.Errorf("%v: %v loads through the data service", args, r.(map[string]any)["dag_id"])
+			}
+		}
+		for _, n := range env["next_steps"].([]any) {
+			if id := n.(map[string]any)["args_hint"].(map[string]any)["dag_id"]; id != "xgboost_complete_e2e_dummy" {
+				t.Errorf("%v: hint names %v", args, id)
+			}
+		}
+		if !strings.Contains(d["action"].(string), "xgboost_complete_e2e_dummy") {
+			t.Errorf("action %v", d["action"])
+		}
+	}
+	env := callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "xgboost", "needs_llm": true, "need": "calibration"})
+	d := wantOK(t, env)
+	if !strings.Contains(toJSON(d["unmatched"]), `"requirement":"needs_llm"`) || !strings.Contains(toJSON(env["warnings"]), "the catalog cannot serve needs_llm") {
+		t.Errorf("needs_llm: %v", env)
+	}
+	// without a data source, the ranking says how to give one
+	env = callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "xgboost", "need": "calibration and registration"})
+	if d := wantOK(t, env); d["data_source"] != nil || !strings.Contains(toJSON(env["warnings"]), "give data_source") {
+		t.Errorf("no data source: %v", env)
+	}
 }
 
 func TestPipelineCatalogAutoSelect(t *testing.T) {

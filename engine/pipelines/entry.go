@@ -13,6 +13,29 @@ var Complexities = []string{"simple", "standard", "comprehensive"}
 // CostTiers are the values of Cost.InstanceCostTier.
 var CostTiers = []string{"low", "medium", "high"}
 
+// Data sources: where a DAG's data-loading steps read from
+// (InputRequirements.DataSource). Cradle is a managed data service whose
+// loading step needs data-service request specs; S3, Athena and Redshift
+// are read directly; a pretrained_model DAG loads no data.
+const (
+	SourceS3         = "s3"
+	SourceAthena     = "athena"
+	SourceRedshift   = "redshift"
+	SourceCradle     = "cradle"
+	SourcePretrained = "pretrained_model"
+)
+
+// DataSources is the closed vocabulary of InputRequirements.DataSource.
+var DataSources = []string{SourceAthena, SourceCradle, SourcePretrained, SourceRedshift, SourceS3}
+
+// LoadingSteps maps each data-loading step type to the source it reads.
+var LoadingSteps = map[string]string{
+	"DummyDataLoading":    SourceS3,
+	"AthenaDataLoading":   SourceAthena,
+	"RedshiftDataLoading": SourceRedshift,
+	"CradleDataLoading":   SourceCradle,
+}
+
 // Features is the closed vocabulary of Entry.Features.
 var Features = []string{
 	"batch_inference", "calibration", "currency_conversion", "data_loading", "documentation", "evaluation",

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
@@ -155,6 +156,24 @@ func Parse(file string, data []byte) (*Entry, []*FileError) {
 			bad(fmt.Sprintf("features[%d]", i), "duplicate feature %q", f)
 		}
 		seenF[f] = true
+	}
+	// data_source is a closed value and says what the loading nodes read
+	loads := map[string]bool{}
+	for _, n := range e.Nodes {
+		t, _, _ := strings.Cut(n, "_")
+		if src, ok := LoadingSteps[t]; ok {
+			loads[src] = true
+		}
+	}
+	switch src := e.InputRequirements.DataSource; {
+	case !slices.Contains(DataSources, src):
+		bad("input_requirements.data_source", "must be one of %v, got %q", DataSources, src)
+	case len(loads) == 0 && src != SourcePretrained:
+		bad("input_requirements.data_source", "is %q but no node loads data (a DAG without a loading step is %s)", src, SourcePretrained)
+	case len(loads) > 0 && !loads[src]:
+		bad("input_requirements.data_source", "is %q but the loading nodes read %v", src, mapkeys.Sorted(loads))
+	case len(loads) > 1:
+		bad("input_requirements.data_source", "the loading nodes read from several sources %v; one DAG loads from one", mapkeys.Sorted(loads))
 	}
 	if len(e.AgentContext.ConfigGuidance.UserMustProvide) == 0 {
 		bad("agent_context.config_guidance.user_must_provide", "must not be empty")

@@ -3,6 +3,7 @@ package pipelines
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +24,16 @@ type Request struct {
 	Need string
 	// MaxResults bounds the recommendations (default 5).
 	MaxResults int
+	// DataSource is where the data lives: s3, athena, redshift or cradle;
+	// "" infers it from the need (an s3:// URI, or the name of a source)
+	// or leaves it unknown.
+	DataSource string
+}
+
+// Unmatched is a requirement no shared DAG can serve.
+type Unmatched struct {
+	Requirement string `json:"requirement"`
+	Reason      string `json:"reason"`
 }
 
 // Recommendation is one ranked DAG.
@@ -39,6 +50,10 @@ type Recommendation struct {
 	Features        []string `json:"features"`
 	Reasons         []string `json:"reasons"`
 	NeedMatch       float64  `json:"need_match,omitempty"` // share of the need's terms the DAG matches, 0..1
+	DataSource      string   `json:"data_source"`          // where the DAG loads its data from
+	// ExtraFeatures are the DAG's features the need did not ask for (with
+	// a need): fewer is a closer fit.
+	ExtraFeatures []string `json:"extra_features,omitempty"`
 }
 
 // Ranking is the result of Recommend.
@@ -47,6 +62,16 @@ type Ranking struct {
 	Recommendations []Recommendation `json:"recommendations"`
 	NeedTerms       []string         `json:"need_terms,omitempty"` // the need as matched
 	Excluded        map[string]int   `json:"excluded,omitempty"`   // why DAGs were dropped: reason -> count
+	// DataSource is where the data lives, as given or inferred from the
+	// need (DataSourceFrom: "argument" or "need"); "" when unknown.
+	DataSource     string `json:"data_source,omitempty"`
+	DataSourceFrom string `json:"data_source_from,omitempty"`
+	// Unmatched lists what was asked for that no shared DAG offers: the
+	// ranking cannot honour it, whatever the scores say.
+	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	// Notes are advice about the request itself (a fact that would change
+	// the ranking if given).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // MinRecommendScore is the floor of Recommend (the original's 0.2).
@@ -66,16 +91,32 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		fw = ""
 	}
 	dataType := strings.ToLower(strings.TrimSpace(r.DataType))
-	terms := NeedTerms(r.Need)
+	ds, from := strings.ToLower(strings.TrimSpace(r.DataSource)), "argument"
+	inferred, need := InferDataSource(r.Need)
+	if ds == "" && inferred != "" {
+		ds, from = inferred, "need"
+	}
+	terms := NeedTerms(need)
 	out := &Ranking{Recommendations: []Recommendation{}, NeedTerms: terms, Excluded: map[string]int{}}
+	if ds != "" {
+		out.DataSource, out.DataSourceFrom = ds, from
+	}
+	out.Unmatched = c.unmatched(r, fw, dataType, ds, terms)
 	type scored struct {
-		rec   Recommendation
-		entry *Entry
+		rec     Recommendation
+		entry   *Entry
+		service bool // loads through the managed data service: its specs must be written
 	}
 	var all []scored
 	for _, e := range c.entries {
 		if fw != "" && e.Framework != fw {
 			out.Excluded["framework is not "+fw]++
+			continue
+		}
+		src := e.InputRequirements.DataSource
+		fit, why := sourceFit(ds, src)
+		if fit == 0 {
+			out.Excluded[why]++
 			continue
 		}
 		if dataType == "text" && !e.InputRequirements.TextSupport {
@@ -91,6 +132,9 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		if fw != "" {
 			reasons = append(reasons, "framework "+fw+" (required)")
 		}
+		if fit == 1 && ds != "" {
+			reasons = append(reasons, why)
+		}
 		if dataType != "" {
 			if slices.Contains(e.InputRequirements.DataTypes, dataType) || dataType == "mixed" {
 				reasons = append(reasons, dataType+" data fits")
@@ -102,6 +146,9 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		mul := func(f float64, why string) {
 			score *= f
 			reasons = append(reasons, fmt.Sprintf("x%g: %s", f, why))
+		}
+		if fit < 1 {
+			mul(fit, why)
 		}
 		if dataType == "tabular" && e.Framework == "pytorch" && !r.NeedsLLM {
 			mul(0.5, "tabular data without an LLM suits tree models better than PyTorch")
@@ -133,8 +180,9 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		}
 		rec := Recommendation{DagID: e.ID, Framework: e.Framework, Complexity: e.Complexity, Description: truncate(e.Description, 100),
 			NodeCount: len(e.Nodes), Cost: e.Cost, WhenToUse: e.AgentContext.WhenToUse,
-			Differentiators: slices.Clone(e.AgentContext.Differentiators), Features: slices.Clone(e.Features)}
+			Differentiators: slices.Clone(e.AgentContext.Differentiators), Features: slices.Clone(e.Features), DataSource: src}
 		if len(terms) > 0 {
+			rec.ExtraFeatures = e.extraFeatures(terms)
 			m, why := e.needMatch(terms)
 			rec.NeedMatch = round3(m)
 			reasons = append(reasons, why...)
@@ -153,7 +201,24 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 			reasons = append(reasons, "no preference given: every DAG fits; the smallest comes first")
 		}
 		rec.Reasons = reasons
-		all = append(all, scored{rec, e})
+		all = append(all, scored{rec, e, src == SourceCradle})
+	}
+	// Ties (same score and need match) go to the closer fit: fewer
+	// features beyond the need, then data read directly rather than through
+	// the data service, then the smaller DAG, then the id.
+	fitOrder := func(a, b scored) (int, string) {
+		switch {
+		case len(a.rec.ExtraFeatures) != len(b.rec.ExtraFeatures):
+			return cmpInt(len(a.rec.ExtraFeatures), len(b.rec.ExtraFeatures)), fmt.Sprintf("fewer features beyond the need (%d against %d)", len(a.rec.ExtraFeatures), len(b.rec.ExtraFeatures))
+		case a.service != b.service:
+			if a.service {
+				return 1, ""
+			}
+			return -1, fmt.Sprintf("loads its data from %s directly, without the data service's specs", a.rec.DataSource)
+		case a.rec.NodeCount != b.rec.NodeCount:
+			return cmpInt(a.rec.NodeCount, b.rec.NodeCount), fmt.Sprintf("smaller (%d nodes against %d)", a.rec.NodeCount, b.rec.NodeCount)
+		}
+		return strings.Compare(a.rec.DagID, b.rec.DagID), ""
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i].rec, all[j].rec
@@ -163,17 +228,178 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		if a.NeedMatch != b.NeedMatch {
 			return a.NeedMatch > b.NeedMatch
 		}
-		if a.NodeCount != b.NodeCount {
-			return a.NodeCount < b.NodeCount
-		}
-		return a.DagID < b.DagID
+		o, _ := fitOrder(all[i], all[j])
+		return o < 0
 	})
 	out.TotalMatches = len(all)
 	for i := 0; i < len(all) && i < max; i++ {
-		out.Recommendations = append(out.Recommendations, all[i].rec)
+		rec := all[i].rec
+		if i+1 < len(all) && all[i+1].rec.Score == rec.Score && all[i+1].rec.NeedMatch == rec.NeedMatch {
+			if _, why := fitOrder(all[i], all[i+1]); why != "" {
+				rec.Reasons = append(slices.Clone(rec.Reasons), fmt.Sprintf("ranked above %s at the same score: %s", all[i+1].rec.DagID, why))
+			}
+		}
+		out.Recommendations = append(out.Recommendations, rec)
+	}
+	if ds == "" {
+		service := 0
+		for _, rec := range out.Recommendations {
+			if rec.DataSource == SourceCradle {
+				service++
+			}
+		}
+		if service > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("where the data lives is not known: %d of these DAGs load through the managed data service (CradleDataLoading), whose loading steps need data-service request specs; "+
+				"give data_source (s3, athena, redshift or cradle), or an s3:// URI in the need, to rank by it", service))
+		}
 	}
 	if len(out.Excluded) == 0 {
 		out.Excluded = nil
+	}
+	return out
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sourceFit scores a DAG that loads from src for data that lives in ds:
+// 1 when they agree (or ds is unknown), a penalty when the DAG can be
+// adapted, 0 (excluded) for a DAG that loads through the managed data
+// service when that was not asked for. why says which.
+func sourceFit(ds, src string) (float64, string) {
+	switch {
+	case ds == "":
+		return 1, ""
+	case src == ds:
+		return 1, "loads its data from " + ds
+	case src == SourceCradle:
+		return 0, "loads through the managed data service (CradleDataLoading), not asked for"
+	case src == SourcePretrained:
+		return 0.5, "loads no data (it starts from a pretrained model)"
+	case ds == SourceS3 && src == SourceAthena:
+		return 0.8, "loads through Athena, which queries tables over S3 data (the data needs an Athena table)"
+	case ds == SourceS3 && src == SourceRedshift:
+		return 0.8, "loads from Redshift, which can load S3 data (the data needs a Redshift table)"
+	}
+	return 0.6, fmt.Sprintf("loads from %s, not %s: swap its loading steps for %s", src, ds, loadingStepOf(ds))
+}
+
+// loadingStepOf is the loading step type that reads a source.
+func loadingStepOf(src string) string {
+	for t, s := range LoadingSteps {
+		if s == src {
+			return t
+		}
+	}
+	return "a loading step for " + src
+}
+
+// s3URI matches the S3 URIs a need may carry.
+var s3URI = regexp.MustCompile(`(?i)\bs3a?://[^\s,;)]*`)
+
+// sourceWords name a data source in a need.
+var sourceWords = map[string]string{"s3": SourceS3, "athena": SourceAthena, "redshift": SourceRedshift, "cradle": SourceCradle}
+
+// InferDataSource reads where the data lives from a free-text need: an
+// s3:// URI means s3, and so does the word s3; athena, redshift and cradle
+// name theirs. Several different sources, or none, infer nothing. It
+// returns the need without its URIs, for NeedTerms.
+func InferDataSource(need string) (source, rest string) {
+	rest = need
+	found := map[string]bool{}
+	if s3URI.MatchString(need) {
+		found[SourceS3] = true
+		rest = s3URI.ReplaceAllString(need, " ")
+	}
+	for _, w := range splitWords(rest) {
+		if src, ok := sourceWords[w]; ok {
+			found[src] = true
+		}
+	}
+	if len(found) != 1 {
+		return "", rest
+	}
+	for src := range found {
+		source = src
+	}
+	return source, rest
+}
+
+// extraFeatures are the entry's features none of the need terms asks for.
+func (e *Entry) extraFeatures(terms []string) []string {
+	var out []string
+	for _, f := range e.Features {
+		asked := false
+		for _, t := range terms {
+			if f == t || strings.Contains(f, stem(t)) {
+				asked = true
+				break
+			}
+		}
+		if !asked {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// unmatched lists the requirements of r that no DAG of the framework
+// (every DAG when fw is "") can serve.
+func (c *Catalog) unmatched(r Request, fw, dataType, ds string, terms []string) []Unmatched {
+	var out []Unmatched
+	pool := c.entries
+	which := "shared DAG"
+	if fw != "" {
+		pool = nil
+		for _, e := range c.entries {
+			if e.Framework == fw {
+				pool = append(pool, e)
+			}
+		}
+		which = fw + " DAG"
+		if len(pool) == 0 {
+			return []Unmatched{{Requirement: "framework " + fw, Reason: fmt.Sprintf("no shared DAG uses %s; the catalog's frameworks are %s", fw, strings.Join(Frameworks, ", "))}}
+		}
+	}
+	none := func(has func(*Entry) bool) bool {
+		for _, e := range pool {
+			if has(e) {
+				return false
+			}
+		}
+		return true
+	}
+	others := func(has func(*Entry) bool) string {
+		var ids []string
+		for _, e := range c.entries {
+			if has(e) && (fw == "" || e.Framework != fw) {
+				ids = append(ids, e.ID)
+			}
+		}
+		if len(ids) == 0 || fw == "" {
+			return ""
+		}
+		return " (other frameworks' do: " + strings.Join(ids, ", ") + ")"
+	}
+	check := func(asked bool, req, what string, has func(*Entry) bool) {
+		if asked && none(has) {
+			out = append(out, Unmatched{Requirement: req, Reason: "no " + which + " " + what + others(has)})
+		}
+	}
+	check(r.NeedsLLM, "needs_llm", "calls an LLM", func(e *Entry) bool { return e.InputRequirements.RequiresLLM })
+	check(r.MultiTask, "multi_task", "trains several tasks in one model", func(e *Entry) bool { return e.InputRequirements.MultiTask })
+	check(r.Incremental, "incremental", "trains incrementally", func(e *Entry) bool { return strings.Contains(e.TaskType, "incremental") })
+	check(dataType == "text", "data_type text", "takes text input", func(e *Entry) bool { return e.InputRequirements.TextSupport })
+	check(ds != "", "data_source "+ds, "loads its data from "+ds, func(e *Entry) bool { return e.InputRequirements.DataSource == ds })
+	for _, t := range terms {
+		check(true, fmt.Sprintf("need %q", t), "covers it", func(e *Entry) bool { return e.covers(t) > 0 })
 	}
 	return out
 }
@@ -205,15 +431,17 @@ var needSynonyms = map[string]string{
 
 var needStopwords = map[string]bool{"a": true, "an": true, "and": true, "the": true, "with": true, "for": true, "of": true, "to": true,
 	"in": true, "on": true, "my": true, "i": true, "need": true, "want": true, "pipeline": true, "dag": true, "plus": true, "then": true,
-	"that": true, "it": true, "is": true, "be": true, "using": true, "use": true, "data": true, "steps": true, "step": true, "also": true, "or": true}
+	"that": true, "it": true, "is": true, "be": true, "using": true, "use": true, "data": true, "steps": true, "step": true, "also": true, "or": true,
+	"from": true, "bucket": true, "lives": true, "stored": true, "our": true, "we": true, "are": true, "has": true, "have": true, "this": true, "its": true}
 
 // NeedTerms splits a free-text need into canonical terms: words lowered,
-// stop words dropped, synonyms mapped (calibrate -> calibration, hpo ->
-// tuning), duplicates removed, in order.
+// stop words and the names of data sources dropped (where the data lives
+// is Request.DataSource, not something the pipeline does), synonyms mapped
+// (calibrate -> calibration, hpo -> tuning), duplicates removed, in order.
 func NeedTerms(need string) []string {
 	var out []string
 	for _, w := range splitWords(need) {
-		if needStopwords[w] || len(w) < 2 {
+		if needStopwords[w] || sourceWords[w] != "" || len(w) < 2 {
 			continue
 		}
 		if s, ok := needSynonyms[w]; ok {
@@ -268,37 +496,13 @@ func newNeedIndex(e *Entry) needIndex {
 func (e *Entry) needMatch(terms []string) (float64, []string) {
 	var total float64
 	var reasons []string
-	lowerTypes, text := e.need.types, e.need.text
 	for _, t := range terms {
-		st := stem(t)
-		var where []string
-		if e.HasFeature(t) {
-			where = append(where, "feature "+t)
-		} else {
-			for _, f := range e.Features {
-				if strings.Contains(f, st) {
-					where = append(where, "feature "+f)
-					break
-				}
-			}
-		}
-		if e.Framework == t {
-			where = append(where, "framework "+t)
-		}
-		var nodes []string
-		for i, n := range lowerTypes {
-			if strings.Contains(n, st) {
-				nodes = append(nodes, e.Nodes[i])
-			}
-		}
-		if len(nodes) > 0 {
-			where = append(where, "node "+strings.Join(nodes, ", "))
-		}
+		where := e.termWhere(t)
 		switch {
 		case len(where) > 0:
 			total++
 			reasons = append(reasons, fmt.Sprintf("need %q: %s", t, strings.Join(where, "; ")))
-		case strings.Contains(text, st):
+		case strings.Contains(e.need.text, stem(t)):
 			total += 0.5
 			reasons = append(reasons, fmt.Sprintf("need %q: mentioned in the description only", t))
 		default:
@@ -306,6 +510,49 @@ func (e *Entry) needMatch(terms []string) (float64, []string) {
 		}
 	}
 	return total / float64(len(terms)), reasons
+}
+
+// covers is how far the DAG covers one need term: 1 by a feature, the
+// framework or a node, 0.5 by its texts only, else 0.
+func (e *Entry) covers(t string) float64 {
+	switch {
+	case len(e.termWhere(t)) > 0:
+		return 1
+	case strings.Contains(e.need.text, stem(t)):
+		return 0.5
+	}
+	return 0
+}
+
+// termWhere says where a need term matches the DAG's features, framework
+// or nodes (empty: nowhere).
+func (e *Entry) termWhere(t string) []string {
+	lowerTypes := e.need.types
+	st := stem(t)
+	var where []string
+	if e.HasFeature(t) {
+		where = append(where, "feature "+t)
+	} else {
+		for _, f := range e.Features {
+			if strings.Contains(f, st) {
+				where = append(where, "feature "+f)
+				break
+			}
+		}
+	}
+	if e.Framework == t {
+		where = append(where, "framework "+t)
+	}
+	var nodes []string
+	for i, n := range lowerTypes {
+		if strings.Contains(n, st) {
+			nodes = append(nodes, e.Nodes[i])
+		}
+	}
+	if len(nodes) > 0 {
+		where = append(where, "node "+strings.Join(nodes, ", "))
+	}
+	return where
 }
 
 func truncate(s string, n int) string {

@@ -354,6 +354,9 @@ func recommendView(w *writer, d map[string]any) error {
 	if terms := strs(d, "need_terms"); len(terms) > 0 {
 		w.para("Need matched as: %s.", strings.Join(terms, ", "))
 	}
+	if src := str(d, "data_source"); src != "" {
+		w.para("Data lives in: %s.", src)
+	}
 	if len(recs) == 0 {
 		w.para("No DAG matches; relax the filters or call pipeline_catalog.list.")
 	}
@@ -400,6 +403,10 @@ func recommendView(w *writer, d map[string]any) error {
 			parts = append(parts, fmt.Sprintf("%s %s", scalar(ex[k]), k))
 		}
 		w.para("Excluded: %s.", strings.Join(parts, ", "))
+	}
+	for _, uv := range list(d, "unmatched") {
+		u, _ := uv.(map[string]any)
+		w.line("- Cannot serve %s: %s.", code(str(u, "requirement")), str(u, "reason"))
 	}
 	if s := str(d, "next_step"); s != "" {
 		w.para("Next: %s", s)
