@@ -61,6 +61,13 @@ const (
 	BlockerUnknownStep = "unknown_step"
 	// BlockerDAG: the DAG cannot be ordered (a cycle, an undeclared node).
 	BlockerDAG = "dag"
+	// BlockerBadReference: a reference in the definition cannot resolve: a
+	// Get names no earlier step, no property of that step's type, no
+	// declared output, parameter or property file ([CheckReferences]).
+	BlockerBadReference = "bad_reference"
+	// BlockerPrefixForObject: a field that needs one S3 object (a model's
+	// ModelDataUrl, a sourcedir.tar.gz) is given a prefix.
+	BlockerPrefixForObject = "prefix_for_object"
 )
 
 // Blocker is one reason a compiled pipeline would not run on SageMaker as
@@ -144,11 +151,13 @@ var readinessChecks = []func(ReadinessInput) []Blocker{
 	missingCodeBlockers,
 	parameterBlockers,
 	definitionTextBlockers,
+	referenceBlockers,
 }
 
 // CheckReadiness returns every blocker of a pipeline: placeholder values,
-// unknown config keys, missing code, parameters without a default and
-// references left as text in the definition. Errors that stop a compile
+// unknown config keys, missing code, parameters without a default,
+// references left as text in the definition, and references that cannot
+// resolve or prefixes where one object is needed (CheckReferences). Errors that stop a compile
 // are turned into blockers by ErrorBlockers.
 func CheckReadiness(in ReadinessInput) []Blocker {
 	var out []Blocker

@@ -64,11 +64,26 @@ var ExecutionVariables = []string{"CurrentDateTime", "PipelineArn", "PipelineExe
 // ReferenceProblem is one reference in a definition that cannot resolve when SageMaker runs it, or
 // a value a field cannot take.
 type ReferenceProblem struct {
+	Kind      string `json:"kind"`      // one of the Ref* kinds
 	Step      string `json:"step"`      // the step holding the reference
 	Field     string `json:"field"`     // where in the step, e.g. Arguments.ProcessingInputs[0].S3Input.S3Uri
 	Reference string `json:"reference"` // the Get path, or the value at fault
 	Reason    string `json:"reason"`
 }
+
+// The kinds of ReferenceProblem.
+const (
+	RefNoStep              = "no_step"               // Steps.<S>: no step S
+	RefLaterStep           = "later_step"            // Steps.<S>: S does not come before the referring step
+	RefOwnStep             = "own_step"              // Steps.<S>: S is the referring step
+	RefNoProperty          = "no_property"           // the path is no property of S's type
+	RefNoOutput            = "no_output"             // Outputs['<name>'] or [<n>]: S declares no such output
+	RefNoParameter         = "no_parameter"          // Parameters.<X>: X is not declared
+	RefNoExecutionVariable = "no_execution_variable" // Execution.<X>: X is no execution variable
+	RefPropertyFile        = "property_file"         // a property file read without Std:JsonGet, or not declared
+	RefMalformed           = "malformed"             // not a Get form at all, or a path that does not parse
+	RefPrefix              = "prefix"                // a prefix where one S3 object is needed
+)
 
 // String is "<step> <field>: <reason>".
 func (p ReferenceProblem) String() string { return p.Step + " " + p.Field + ": " + p.Reason }
@@ -189,8 +204,8 @@ func (c *refChecker) flatten(steps []any) {
 	}
 }
 
-func (c *refChecker) add(field, ref, format string, a ...any) {
-	c.problems = append(c.problems, ReferenceProblem{Step: c.steps[c.cur].name, Field: field, Reference: ref, Reason: fmt.Sprintf(format, a...)})
+func (c *refChecker) add(kind, field, ref, format string, a ...any) {
+	c.problems = append(c.problems, ReferenceProblem{Kind: kind, Step: c.steps[c.cur].name, Field: field, Reference: ref, Reason: fmt.Sprintf(format, a...)})
 }
 
 // walk checks every expression under v, at field (the JSON path inside the step).
@@ -272,13 +287,13 @@ func (c *refChecker) checkObject(v any, field string) {
 			s = u // hyperparameters carry JSON-quoted strings
 		}
 		if strings.HasSuffix(s, "/") {
-			c.add(field, x, "%s: %s ends in /", need, s)
+			c.add(RefPrefix, field, x, "%s: %s ends in /", need, s)
 		}
 	case map[string]any:
 		if g, ok := x["Get"].(string); ok {
 			if name, ok := strings.CutPrefix(g, "Parameters."); ok {
 				if d, _ := c.params[name].(string); strings.HasSuffix(d, "/") {
-					c.add(field, g, "%s: parameter %s defaults to the prefix %s", need, name, d)
+					c.add(RefPrefix, field, g, "%s: parameter %s defaults to the prefix %s", need, name, d)
 				}
 				return
 			}
@@ -287,7 +302,7 @@ func (c *refChecker) checkObject(v any, field string) {
 					typ := c.steps[i].typ
 					for _, p := range prefixProperties[typ] {
 						if pathMatches(path, p) {
-							c.add(field, g, "%s: %s is where %s step %s writes its output, a prefix", need, path, typ, step)
+							c.add(RefPrefix, field, g, "%s: %s is where %s step %s writes its output, a prefix", need, path, typ, step)
 						}
 					}
 				}
@@ -298,7 +313,7 @@ func (c *refChecker) checkObject(v any, field string) {
 			vals := asList(j["Values"])
 			if len(vals) > 0 {
 				if last, ok := vals[len(vals)-1].(string); ok && strings.HasSuffix(last, "/") {
-					c.add(field, last, "%s: the Std:Join ends in %q", need, last)
+					c.add(RefPrefix, field, last, "%s: the Std:Join ends in %q", need, last)
 				}
 			}
 		}
@@ -321,49 +336,49 @@ func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
 	case strings.HasPrefix(g, "Parameters."):
 		name := strings.TrimPrefix(g, "Parameters.")
 		if _, ok := c.params[name]; !ok {
-			c.add(field, g, "parameter %s is not declared (the definition declares %s)", name, strings.Join(mapkeys.Sorted(c.params), ", "))
+			c.add(RefNoParameter, field, g, "parameter %s is not declared (the definition declares %s)", name, strings.Join(mapkeys.Sorted(c.params), ", "))
 		}
 		if inPropertyFile {
-			c.add(field, g, "Std:JsonGet's PropertyFile is Steps.<step>.PropertyFiles.<name>, not a parameter")
+			c.add(RefPropertyFile, field, g, "Std:JsonGet's PropertyFile is Steps.<step>.PropertyFiles.<name>, not a parameter")
 		}
 		return
 	case strings.HasPrefix(g, "Execution."):
 		if name := strings.TrimPrefix(g, "Execution."); !slices.Contains(ExecutionVariables, name) {
-			c.add(field, g, "%s is not an execution variable (they are %s)", name, strings.Join(ExecutionVariables, ", "))
+			c.add(RefNoExecutionVariable, field, g, "%s is not an execution variable (they are %s)", name, strings.Join(ExecutionVariables, ", "))
 		}
 		return
 	}
 	step, path, ok := splitStepRef(g)
 	if !ok {
-		c.add(field, g, "a Get names Parameters.<name>, Execution.<variable> or Steps.<step>.<property>")
+		c.add(RefMalformed, field, g, "a Get names Parameters.<name>, Execution.<variable> or Steps.<step>.<property>")
 		return
 	}
 	i, found := c.index[step]
 	switch {
 	case !found:
-		c.add(field, g, "names no step %s: the definition has no step of that name", step)
+		c.add(RefNoStep, field, g, "names no step %s: the definition has no step of that name", step)
 		return
 	case i == c.cur:
-		c.add(field, g, "refers to its own step: a step's properties are set only when it has run")
+		c.add(RefOwnStep, field, g, "refers to its own step: a step's properties are set only when it has run")
 		return
 	case i > c.cur:
-		c.add(field, g, "names step %s, which does not come before it: a step can use only the properties of a step that ran before it", step)
+		c.add(RefLaterStep, field, g, "names step %s, which does not come before it: a step can use only the properties of a step that ran before it", step)
 		return
 	}
 	prod := c.steps[i]
 	if name, ok := strings.CutPrefix(path, "PropertyFiles."); ok {
 		if !inPropertyFile {
-			c.add(field, g, "a property file is read with Std:JsonGet (its PropertyFile), not with Get")
+			c.add(RefPropertyFile, field, g, "a property file is read with Std:JsonGet (its PropertyFile), not with Get")
 			return
 		}
 		declared := propertyFileNames(prod.raw)
 		if !slices.Contains(declared, name) {
-			c.add(field, g, "step %s declares no property file %s (it declares %s)", step, name, listOrNone(declared))
+			c.add(RefPropertyFile, field, g, "step %s declares no property file %s (it declares %s)", step, name, listOrNone(declared))
 		}
 		return
 	}
 	if inPropertyFile {
-		c.add(field, g, "Std:JsonGet's PropertyFile is Steps.<step>.PropertyFiles.<name>")
+		c.add(RefPropertyFile, field, g, "Std:JsonGet's PropertyFile is Steps.<step>.PropertyFiles.<name>")
 		return
 	}
 	shape := c.shapes[prod.typ]
@@ -372,11 +387,11 @@ func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
 	}
 	segs, err := parsePath(path)
 	if err != nil {
-		c.add(field, g, "malformed property path %s: %v", path, err)
+		c.add(RefMalformed, field, g, "malformed property path %s: %v", path, err)
 		return
 	}
 	if !shape.has(segs) {
-		c.add(field, g, "%s is not a property of a %s step (its properties are the fields of %s)%s",
+		c.add(RefNoProperty, field, g, "%s is not a property of a %s step (its properties are the fields of %s)%s",
 			path, prod.typ, strings.Join(shape.From, " and "), shape.hint(segs))
 		return
 	}
@@ -384,9 +399,9 @@ func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
 		outs := processingOutputNames(prod.raw)
 		switch ix := segs[1].index; {
 		case ix.key != nil && !slices.Contains(outs, *ix.key):
-			c.add(field, g, "step %s declares no output %q (its outputs are %s)", step, *ix.key, listOrNone(outs))
+			c.add(RefNoOutput, field, g, "step %s declares no output %q (its outputs are %s)", step, *ix.key, listOrNone(outs))
 		case ix.n != nil && *ix.n >= len(outs):
-			c.add(field, g, "step %s has %d outputs; index %d is past them", step, len(outs), *ix.n)
+			c.add(RefNoOutput, field, g, "step %s has %d outputs; index %d is past them", step, len(outs), *ix.n)
 		}
 	}
 }
@@ -571,4 +586,47 @@ func renderNormalized(sh *stepShape, segs []pathSeg) string {
 // pathMatches reports whether the property path (with indices) is the table pattern (indices as []).
 func pathMatches(path, pattern string) bool {
 	return normalizeIndices(path) == pattern
+}
+
+// referenceFixes say what to do about each kind of ReferenceProblem.
+var referenceFixes = map[string]string{
+	RefNoStep:              "wire the input from a step of the DAG (an edge), or give the field a literal value; compile.with_report shows where each input comes from",
+	RefLaterStep:           "wire the input from a step that runs before this one: the DAG's edges decide the order",
+	RefOwnStep:             "wire the input from another step: a step cannot read its own properties",
+	RefNoProperty:          "use a property the step's type has (the fields of its Describe response, as the problem lists); the catalog's output property_path is the usual one",
+	RefNoOutput:            "use an output the step declares (the problem lists them), or declare the output on that step",
+	RefNoParameter:         "declare the parameter in pipeline_parameters, or use one the definition declares",
+	RefNoExecutionVariable: "use one of the execution variables the problem lists",
+	RefPropertyFile:        "declare the property file on the step that writes it (PropertyFiles) and read it with Std:JsonGet",
+	RefMalformed:           "write the reference as Parameters.<name>, Execution.<variable> or Steps.<step>.<property>",
+	RefPrefix:              "point the field at the archive itself, e.g. <prefix>/model.tar.gz, not at the folder it is in",
+}
+
+// referenceBlockers turns CheckReferences' problems into blockers. When some
+// steps did not build (Validate goes on past them), references to them are
+// left out: their build errors are the blockers.
+func referenceBlockers(in ReadinessInput) []Blocker {
+	r := in.Result
+	if r == nil || r.Definition == nil {
+		return nil
+	}
+	probs, err := CheckReferences(r.Definition)
+	if err != nil {
+		return []Blocker{{Kind: BlockerBuildError, Problem: "the definition's references could not be checked: " + err.Error(), Fix: "see the problem"}}
+	}
+	incomplete := r.Report != nil && len(r.Report.Nodes) < r.Report.DAGNodes
+	nodeOf := stepNodes(r)
+	var out []Blocker
+	for _, p := range probs {
+		if incomplete && p.Kind == RefNoStep {
+			continue
+		}
+		kind := BlockerBadReference
+		if p.Kind == RefPrefix {
+			kind = BlockerPrefixForObject
+		}
+		out = append(out, Blocker{Kind: kind, Node: nodeOf[p.Step], Path: "Steps[" + p.Step + "]." + p.Field, Tool: "compile.with_report",
+			Problem: fmt.Sprintf("%s: %s", p.Reference, p.Reason), Fix: referenceFixes[p.Kind]})
+	}
+	return out
 }

@@ -252,3 +252,39 @@ func TestCheckReferencesFindsEach(t *testing.T) {
 		})
 	}
 }
+
+// The readiness gate carries CheckReferences' problems: a model step compiled alone with a folder
+// as its model data is not deployable (prefix_for_object at its ModelDataUrl); the archive itself is.
+func TestReadinessPrefixForObject(t *testing.T) {
+	compileModel := func(uri string) *compiler.Result {
+		t.Helper()
+		res, err := compiler.CompileSingleNode(context.Background(), compiler.SingleNodeInput{
+			Input:        compiler.Input{ConfigFile: filepath.Join(examplesDir, "pytorch-batch-transform", "config.json")},
+			Target:       "PyTorchModel",
+			ManualInputs: map[string]string{"model_data": uri}, ValidateInputs: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := compileModel("s3://example-bucket/models/")
+	var found bool
+	for _, b := range res.Blockers {
+		if b.Kind == compiler.BlockerPrefixForObject {
+			found = true
+			if b.Node != "PyTorchModel" || b.Path != "Steps[PyTorchModel].Arguments.PrimaryContainer.ModelDataUrl" ||
+				!strings.Contains(b.Problem, "s3://example-bucket/models/ ends in /") || !strings.Contains(b.Fix, "model.tar.gz") || b.Tool == "" {
+				t.Errorf("blocker %+v", b)
+			}
+		}
+	}
+	if !found || res.Deployable() {
+		t.Fatalf("a folder as ModelDataUrl: deployable %v, blockers %s", res.Deployable(), compiler.BlockerSummary(res.Blockers))
+	}
+	for _, b := range compileModel("s3://example-bucket/models/model.tar.gz").Blockers {
+		if b.Kind == compiler.BlockerPrefixForObject || b.Kind == compiler.BlockerBadReference {
+			t.Errorf("the archive itself: %s", b)
+		}
+	}
+}
