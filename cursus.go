@@ -10,7 +10,7 @@
 // *envelope.ToolResult.
 //
 // In-process callers are trusted: they see and may call every tool. Pass a
-// policy with WithPolicy to get the gates and the write confinement the MCP
+// policy with WithPolicy to get the gates and the file confinement the MCP
 // server applies.
 package cursus
 
@@ -57,8 +57,8 @@ func CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
 }
 
 // WithPolicy returns a context under which CallTool applies the policy: its
-// closed gates answer tool_disabled and writes are confined to its project
-// root.
+// closed gates answer tool_disabled, and reads and writes are confined to
+// its project root (reads also to its read-only roots).
 func WithPolicy(ctx context.Context, p registry.Policy) context.Context {
 	return registry.WithPolicy(ctx, p)
 }

@@ -16,7 +16,7 @@ type SessionOptions struct {
 	// in "orchestrator" and follows workflow.start_stage and
 	// workflow.complete_stage.
 	Stage string
-	// Policy, when set, applies its gates and write confinement (as the MCP
+	// Policy, when set, applies its gates and file confinement (as the MCP
 	// server does); nil is a trusted caller. Runs live under the policy's
 	// ProjectRoot, else CURSUS_MCP_PROJECT_ROOT, else the working directory.
 	Policy *registry.Policy

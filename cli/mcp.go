@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
-	"github.com/cursus-go/cursus/internal/fsutil"
 	"github.com/cursus-go/cursus/internal/jsonpos"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -236,13 +235,14 @@ func flagMarks(destructive, writes, exec bool) string {
 func readArgs(c *cli.Context, operand string) ([]byte, error) {
 	switch {
 	case operand == "-":
-		b, err := io.ReadAll(c.App.Reader)
+		// Capped one byte over the call limit: the registry then answers too_large.
+		b, err := io.ReadAll(io.LimitReader(c.App.Reader, registry.MaxArgBytes+1))
 		if err != nil {
 			return nil, usagef("read arguments from stdin: %v", err)
 		}
 		return b, nil
 	case strings.HasPrefix(operand, "@"):
-		b, err := os.ReadFile(operand[1:])
+		b, err := safefs.Trusted().ReadFile(operand[1:], safefs.KindDocument)
 		if err != nil {
 			return nil, usagef("read arguments file: %v", err)
 		}
@@ -309,7 +309,7 @@ func mcpExport(c *cli.Context) error {
 	}
 	pretty.WriteByte('\n')
 	if out := c.String("output"); out != "" {
-		if err := fsutil.WriteFileAtomic(out, pretty.Bytes(), 0o644); err != nil {
+		if err := safefs.Trusted().WriteFile(out, pretty.Bytes(), 0o644); err != nil {
 			return failure{msg: fmt.Sprintf("write %s: %v", out, err)}
 		}
 		return nil

@@ -17,6 +17,7 @@ import (
 	// execution.run_local call; the run itself goes through the tool.
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // runCommand is `cursus run local`.
@@ -60,7 +61,7 @@ func runLocalCmd(c *cli.Context) error {
 	}
 	args := map[string]any{"dag_file": c.String("dag-file"), "config_file": c.String("config-file"), "work_dir": c.String("work-dir")}
 	if f := c.String("data"); f != "" {
-		raw, err := os.ReadFile(f)
+		raw, err := safefs.Trusted().ReadFile(f, safefs.KindDocument)
 		if err != nil {
 			return usagef("--data: %v", err)
 		}

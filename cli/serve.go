@@ -25,8 +25,11 @@ Streamable HTTP with --http. stdout carries JSON-RPC only; logs go to stderr.
 Safe by default: tools that change external state or write files are hidden and refused
 unless CURSUS_MCP_ENABLE_DESTRUCTIVE is set (any non-empty value) or --allow-destructive
 is given; tools that execute code need CURSUS_MCP_ALLOW_SCRIPT_EXEC or --allow-script-exec.
-A flag can only open a gate, never close one the environment opened. Writes are confined
-to --project-root, else CURSUS_MCP_PROJECT_ROOT, else the directory the server starts in.
+A flag can only open a gate, never close one the environment opened. Reads and writes are
+confined to --project-root, else CURSUS_MCP_PROJECT_ROOT, else the directory the server
+starts in; --read-root (or CURSUS_MCP_READ_ROOTS) adds directories that may be read, not
+written. Only regular files are read, each within the size cap of its kind (--file-limit,
+CURSUS_FILE_LIMITS); an answer over --max-result-size answers too_large.
 
 --namespaces and --tools narrow the listed tools (--tools adds single tools to the
 namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
@@ -45,7 +48,10 @@ func serveCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "allow-destructive", Usage: "list and allow tools that change external state or write files (as " + registry.EnvEnableDestructive + "=1)"},
 			&cli.BoolFlag{Name: "allow-script-exec", Usage: "list and allow tools that execute code (as " + registry.EnvAllowScriptExec + "=1)"},
-			&cli.StringFlag{Name: "project-root", Usage: "confine file writes to `DIR` (default: " + registry.EnvProjectRoot + ", else the current directory)"},
+			&cli.StringFlag{Name: "project-root", Usage: "confine file reads and writes to `DIR` (default: " + registry.EnvProjectRoot + ", else the current directory)"},
+			&cli.StringSliceFlag{Name: "read-root", Usage: "also let tools read (not write) files under `DIR` (repeatable; adds to " + registry.EnvReadRoots + ")"},
+			&cli.StringSliceFlag{Name: "file-limit", Usage: "read size cap of a kind of file, `KIND=SIZE` (kinds: " + strings.Join(registry.FileLimitKinds, ", ") + "; e.g. config=16MiB); overrides " + registry.EnvFileLimits},
+			&cli.StringFlag{Name: "max-result-size", Usage: "cap the JSON of one answer at `SIZE` (default " + registry.FormatSize(registry.DefaultMaxResultBytes) + ", or " + registry.EnvMaxResultBytes + ")"},
 			&cli.StringSliceFlag{Name: "namespaces", Usage: "list only the tools of these namespaces (comma-separated)"},
 			&cli.StringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
 			&cli.StringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
@@ -161,6 +167,46 @@ func servePolicy(c *cli.Context) (registry.Policy, error) {
 		return p, usagef("project root %q (%s) is not an existing directory", p.ProjectRoot, source)
 	}
 	p.ProjectRoot = abs
+	for _, r := range c.StringSlice("read-root") {
+		if r = strings.TrimSpace(r); r != "" {
+			p.ReadRoots = append(p.ReadRoots, r)
+		}
+	}
+	for i, r := range p.ReadRoots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return p, usagef("read root %q: %v", r, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return p, usagef("read root %q is not an existing directory", r)
+		}
+		p.ReadRoots[i] = abs
+	}
+	if env := os.Getenv(registry.EnvFileLimits); strings.TrimSpace(env) != "" {
+		if _, err := registry.ParseFileLimits(env); err != nil {
+			return p, usagef("%s: %v", registry.EnvFileLimits, err)
+		}
+	}
+	if fl := c.StringSlice("file-limit"); len(fl) > 0 {
+		l, err := registry.ParseFileLimits(strings.Join(fl, ","))
+		if err != nil {
+			return p, usagef("--file-limit: %v", err)
+		}
+		p.FileLimits = l
+	}
+	if v := c.String("max-result-size"); c.IsSet("max-result-size") {
+		n, err := registry.ParseSize(v)
+		if err != nil {
+			return p, usagef("--max-result-size: %v", err)
+		}
+		p.MaxResultBytes = n
+	} else if v := os.Getenv(registry.EnvMaxResultBytes); strings.TrimSpace(v) != "" {
+		n, err := registry.ParseSize(v)
+		if err != nil {
+			return p, usagef("%s: %v", registry.EnvMaxResultBytes, err)
+		}
+		p.MaxResultBytes = n
+	}
 	return p, nil
 }
 

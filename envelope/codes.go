@@ -52,12 +52,16 @@ const (
 	// CodeNotDeployable: a deployment was refused before any AWS call because the
 	// readiness gate found blockers (placeholders, missing code, ...); details list them.
 	CodeNotDeployable Code = "not_deployable"
+	// CodeTooLarge: an argument, a file read or the answer is over its size
+	// limit; meta.details names the limit, and the remedy the argument that
+	// narrows the input or the answer.
+	CodeTooLarge Code = "too_large"
 )
 
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
 	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
 	CodeNotConstructible, CodeNotDeployable, CodeNotFound, CodeRunFailed, CodeScriptAnalysisError, CodeScriptCheckFailed,
-	CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
+	CodeTooLarge, CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,
 }

@@ -34,9 +34,25 @@
 //
 // Safety: a Policy in the context (WithPolicy) gates tools that are
 // destructive or write files (CURSUS_MCP_ENABLE_DESTRUCTIVE) and tools that
-// execute code (CURSUS_MCP_ALLOW_SCRIPT_EXEC), and confines writes to a
-// project root (ResolveWritePath). Without a policy the caller is trusted:
-// in-process Go callers and the CLI see every tool.
+// execute code (CURSUS_MCP_ALLOW_SCRIPT_EXEC). Without a policy the caller
+// is trusted: in-process Go callers and the CLI see every tool.
+//
+// Files: every call gets one file-access layer (internal/safefs), which the
+// handler, the engine code it calls, nested calls and the call's observer
+// all read and write through. Under a policy it is confined to the policy's
+// ProjectRoot (the working directory when empty) for reads and writes, plus
+// its ReadRoots for reads; a trusted caller's is unconfined, unless
+// CURSUS_MCP_PROJECT_ROOT names a root. Either way only regular files are
+// read, within a size cap per kind of file (Policy.FileLimits,
+// CURSUS_FILE_LIMITS), and writes are atomic. FileError maps the layer's
+// errors to envelopes (a path outside the root is invalid_input, a file
+// over its cap too_large, an absent file and one behind a symbolic link out
+// of the root alike not_found).
+//
+// Limits: arguments over MaxArgBytes and answers over the answer cap
+// (Policy.MaxResultBytes, CURSUS_MAX_RESULT_BYTES, else
+// DefaultMaxResultBytes) answer too_large; the remedy names the arguments
+// that narrow the answer (Spec.NarrowBy, NarrowingArgs).
 //
 // Differences from the original (Python) registry, on purpose: validation
 // is full JSON Schema rather than a light required/unknown/enum check;

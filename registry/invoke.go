@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/internal/suggest"
 )
 
@@ -70,6 +71,7 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		observer CallObserver
 		raw      []byte
 		aliased  []string // warnings for the deprecated argument names used
+		closeFS  func()
 	)
 	defer func() {
 		if p := recover(); p != nil {
@@ -86,6 +88,10 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		if observer != nil {
 			observe(ctx, observer, t, raw, res)
 		}
+		res = capResult(ctx, t, res)
+		if closeFS != nil {
+			closeFS() // after the observer, which writes through it
+		}
 	}()
 	if p := PolicyFrom(ctx); p != nil {
 		if allowed, env := p.Allows(t); !allowed {
@@ -94,6 +100,21 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 				WithDetails("env_var", env).
 				WithRemedy("restart the server with "+env+"=1 if the user agrees, or use a read-only tool instead", "tools.help"))
 		}
+	}
+	// The file-access layer of the call: open before the scope hands out
+	// an observer, so whatever runs from here on (the handler, the
+	// observer, nested calls) reads and writes through it.
+	if !safefs.InContext(ctx) {
+		fsys, err := openFS(ctx)
+		if err != nil {
+			var te *envelope.ToolError
+			if errors.As(err, &te) {
+				return envelope.FromError(te)
+			}
+			return envelope.Fail(err.Error(), envelope.CodeInternalError)
+		}
+		closeFS = func() { _ = fsys.Close() }
+		ctx = safefs.WithFS(ctx, fsys)
 	}
 	if s := ScopeFrom(ctx); s != nil {
 		if allowed, terr := s.Allows(t); !allowed {
@@ -107,6 +128,9 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 	raw, err := argBytes(args)
 	if err != nil {
 		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+	}
+	if len(raw) > MaxArgBytes {
+		return argsTooLarge(t, len(raw))
 	}
 	t.once.Do(func() { t.compiled, t.prepErr = t.prepare() })
 	if t.prepErr != nil {

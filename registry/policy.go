@@ -2,8 +2,6 @@ package registry
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +15,14 @@ const (
 	EnvEnableDestructive = "CURSUS_MCP_ENABLE_DESTRUCTIVE"
 	// EnvAllowScriptExec opens the gate of tools that execute code.
 	EnvAllowScriptExec = "CURSUS_MCP_ALLOW_SCRIPT_EXEC"
-	// EnvProjectRoot confines file writes to a directory.
+	// EnvProjectRoot confines file reads and writes to a directory.
 	EnvProjectRoot = "CURSUS_MCP_PROJECT_ROOT"
+	// EnvReadRoots lists further directories the server may read (not
+	// write), separated like PATH (os.PathListSeparator).
+	EnvReadRoots = "CURSUS_MCP_READ_ROOTS"
+	// EnvMaxResultBytes caps the size of a tool's answer, in bytes (units
+	// as in CURSUS_FILE_LIMITS), for every caller.
+	EnvMaxResultBytes = "CURSUS_MAX_RESULT_BYTES"
 )
 
 // Policy is the safety policy of a caller. The zero Policy is the safest:
@@ -28,22 +32,40 @@ type Policy struct {
 	AllowDestructive bool
 	// AllowScriptExec opens tools that execute code.
 	AllowScriptExec bool
-	// ProjectRoot, when set, confines every file write to this directory.
+	// ProjectRoot confines every file read and write to this directory
+	// (relative paths are taken from it); empty is the working directory.
 	ProjectRoot string
+	// ReadRoots are further directories that may be read, not written.
+	ReadRoots []string
+	// FileLimits overrides read size caps per kind of file, in bytes:
+	// "config", "dag", "script", "step", "document", "data" (see
+	// FileLimitKinds); kinds left out keep their defaults.
+	FileLimits map[string]int64
+	// MaxResultBytes caps the size of an answer's JSON; 0 is
+	// DefaultMaxResultBytes (or CURSUS_MAX_RESULT_BYTES).
+	MaxResultBytes int64
 }
 
 // PolicyFromEnv reads the policy from the environment: a gate is open when
 // its variable is non-empty (any value, as in the original). The project
-// root is CURSUS_MCP_PROJECT_ROOT, or defaultRoot when that is empty.
+// root is CURSUS_MCP_PROJECT_ROOT, or defaultRoot when that is empty; the
+// read-only roots are CURSUS_MCP_READ_ROOTS.
 func PolicyFromEnv(defaultRoot string) Policy {
 	root := os.Getenv(EnvProjectRoot)
 	if root == "" {
 		root = defaultRoot
 	}
+	var readRoots []string
+	for _, r := range filepath.SplitList(os.Getenv(EnvReadRoots)) {
+		if strings.TrimSpace(r) != "" {
+			readRoots = append(readRoots, r)
+		}
+	}
 	return Policy{
 		AllowDestructive: os.Getenv(EnvEnableDestructive) != "",
 		AllowScriptExec:  os.Getenv(EnvAllowScriptExec) != "",
 		ProjectRoot:      root,
+		ReadRoots:        readRoots,
 	}
 }
 
@@ -85,117 +107,6 @@ func WithPolicy(ctx context.Context, p Policy) context.Context {
 func PolicyFrom(ctx context.Context) *Policy {
 	p, _ := ctx.Value(policyKey).(*Policy)
 	return p
-}
-
-// ProjectRoot returns the directory writes are confined to: the policy's
-// root, else CURSUS_MCP_PROJECT_ROOT, else "" (no confinement: a trusted
-// in-process or CLI caller without that variable).
-func ProjectRoot(ctx context.Context) string {
-	if p := PolicyFrom(ctx); p != nil && p.ProjectRoot != "" {
-		return p.ProjectRoot
-	}
-	return os.Getenv(EnvProjectRoot)
-}
-
-// ResolveWritePath turns path into the absolute path to write, confined to
-// the project root when one is in force (see ProjectRoot): a relative path
-// is taken from the root, and a path that resolves outside it (through "..",
-// an absolute path or a symbolic link) is refused with invalid_input and
-// nothing should be written. Without a root a relative path is taken from
-// the working directory.
-func ResolveWritePath(ctx context.Context, path string) (string, error) {
-	if strings.TrimSpace(path) == "" {
-		return "", envelope.InvalidInput("path must be a non-empty string")
-	}
-	root := ProjectRoot(ctx)
-	if root == "" {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return "", envelope.InvalidInput("path %q: %v", path, err)
-		}
-		return abs, nil
-	}
-	base, err := filepath.Abs(root)
-	if err != nil {
-		return "", envelope.InvalidInput("project root %q: %v", root, err)
-	}
-	if real, err := filepath.EvalSymlinks(base); err == nil {
-		base = real
-	}
-	target := path
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(base, target)
-	}
-	target = filepath.Clean(target)
-	resolved := resolveExisting(target)
-	if !within(base, resolved) {
-		return "", envelope.InvalidInput("refusing to write outside the confined project root: %q resolves to %q, outside %q", path, resolved, base).
-			WithDetails("path", path, "resolved_target", resolved, "base", base, "env_var", EnvProjectRoot).
-			WithRemedy("write under the project root, or start the server with " + EnvProjectRoot + " set to a directory that contains the target")
-	}
-	return resolved, nil
-}
-
-// ResolveReadPath turns path into the absolute path to read: a relative
-// path is taken from the project root when one is in force (see
-// ProjectRoot), else from the working directory; an absolute path is kept
-// (cleaned). Reads are not confined: a tool may read any file its caller
-// names. A blank path is invalid_input. With it a server started with a
-// project root elsewhere reads the same files its writing tools write
-// (ResolveWritePath takes relative paths from the same root).
-func ResolveReadPath(ctx context.Context, path string) (string, error) {
-	if strings.TrimSpace(path) == "" {
-		return "", envelope.InvalidInput("path must be a non-empty string")
-	}
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path), nil
-	}
-	if root := ProjectRoot(ctx); root != "" {
-		base, err := filepath.Abs(root)
-		if err != nil {
-			return "", envelope.InvalidInput("project root %q: %v", root, err)
-		}
-		return filepath.Join(base, path), nil
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", envelope.InvalidInput("path %q: %v", path, err)
-	}
-	return abs, nil
-}
-
-// resolveExisting resolves symbolic links in the longest existing prefix of p.
-func resolveExisting(p string) string {
-	rest := ""
-	cur := p
-	for {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return real
-			}
-			return filepath.Join(real, rest)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
-		}
-		cur = parent
-	}
-}
-
-func within(base, target string) bool {
-	rel, err := filepath.Rel(base, target)
-	if err != nil {
-		return false
-	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
 // Scope restricts which tools a session may call (the guided stages use it).

@@ -12,21 +12,28 @@ import (
 )
 
 // ResolveReadPath takes a relative path from the policy's project root,
-// else from the working directory; keeps absolute paths; refuses blanks;
-// does not confine.
+// else from the working directory; confines a policy caller's paths to the
+// root (and its read-only roots); refuses blanks.
 func TestResolveReadPath(t *testing.T) {
 	t.Setenv(registry.EnvProjectRoot, "")
-	root := t.TempDir()
-	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
+	root, ro := t.TempDir(), t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, ReadRoots: []string{ro}})
 	if got, err := registry.ResolveReadPath(ctx, "a/b.json"); err != nil || got != filepath.Join(root, "a", "b.json") {
 		t.Errorf("relative under a root: %q %v", got, err)
 	}
-	outside := filepath.Join(filepath.Dir(root), "elsewhere", "x.json")
-	if got, err := registry.ResolveReadPath(ctx, outside); err != nil || got != outside {
-		t.Errorf("absolute path outside the root: %q %v", got, err)
+	var te *envelope.ToolError
+	for _, p := range []string{filepath.Join(filepath.Dir(root), "elsewhere", "x.json"), "../up.json", "/etc/passwd"} {
+		if _, err := registry.ResolveReadPath(ctx, p); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
+			t.Errorf("%s outside the root: %v, want invalid_input", p, err)
+		}
 	}
-	if got, err := registry.ResolveReadPath(ctx, "../up.json"); err != nil || got != filepath.Join(filepath.Dir(root), "up.json") {
-		t.Errorf("reads are not confined: %q %v", got, err)
+	inRO := filepath.Join(ro, "x.json")
+	if got, err := registry.ResolveReadPath(ctx, inRO); err != nil || filepath.Base(got) != "x.json" {
+		t.Errorf("a read-only root is readable: %q %v", got, err)
+	}
+	if _, err := registry.ResolveWritePath(ctx, inRO); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
+		t.Errorf("a read-only root is not writable: %v", err)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -35,7 +42,9 @@ func TestResolveReadPath(t *testing.T) {
 	if got, err := registry.ResolveReadPath(context.Background(), "c.json"); err != nil || got != filepath.Join(wd, "c.json") {
 		t.Errorf("relative without a root: %q %v", got, err)
 	}
-	var te *envelope.ToolError
+	if got, err := registry.ResolveReadPath(context.Background(), "/etc/passwd"); err != nil || got != "/etc/passwd" {
+		t.Errorf("a trusted caller reads anywhere: %q %v", got, err)
+	}
 	if _, err := registry.ResolveReadPath(ctx, "  "); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
 		t.Errorf("blank path: %v", err)
 	}

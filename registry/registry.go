@@ -50,6 +50,12 @@ type Spec struct {
 	Network bool
 	// Title is an optional human title; the dotted name is used when empty.
 	Title string
+	// NarrowBy names the arguments that make the answer smaller (paging, a
+	// filter, a compact format); an answer over the size cap answers
+	// too_large with a remedy naming them. Empty: the tool's arguments among
+	// format, namespace, max_results, limit, offset, cursor, include_schema
+	// and detail (NarrowingArgs).
+	NarrowBy []string
 	// DeprecatedBy, when set, marks the tool deprecated in favour of the
 	// named tool: it is hidden from lists, still callable, and answers with a
 	// warning and a remedy naming the replacement.

@@ -26,7 +26,8 @@
 // Safety: with the zero Policy, tools that are destructive, write files or
 // execute code are neither listed nor callable; the selection options
 // (Namespaces, Tools, ExcludeTools) can only narrow what the policy allows.
-// Writes are confined to Policy.ProjectRoot by registry.ResolveWritePath.
+// Reads and writes are confined to Policy.ProjectRoot (and reads also to
+// Policy.ReadRoots) by the registry's file-access layer.
 //
 // ServeStdio speaks newline-delimited JSON-RPC over a reader and a writer
 // (stdin and stdout in the CLI); ServeHTTP serves the Streamable HTTP

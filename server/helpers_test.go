@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cursus-go/cursus/envelope"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 )
@@ -65,7 +65,7 @@ func save(ctx context.Context, a saveArgs) (*envelope.ToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fsutil.WriteFileAtomic(p, []byte(a.Content), 0o644); err != nil {
+	if err := safefs.From(ctx).WriteFile(p, []byte(a.Content), 0o644); err != nil {
 		return nil, err
 	}
 	return envelope.OK(map[string]any{"written": p}), nil

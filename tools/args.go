@@ -4,33 +4,33 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
 // resolveDirs resolves the entries of a list-of-directories argument named
 // field, one after the other: a blank entry is invalid_input, a relative
-// one is taken from the project root when one is in force
-// (registry.ResolveReadPath) and, with mustExist, an entry that is not an
-// existing directory is not_found.
+// one is taken from the project root (registry.ResolveReadPath), one
+// outside a confined caller's roots is invalid_input and, with mustExist,
+// an entry that is not an existing directory (as the call's file-access
+// layer sees it) is not_found.
 func resolveDirs(ctx context.Context, field string, dirs []string, mustExist bool) ([]string, error) {
 	var out []string
+	fsys := safefs.From(ctx)
 	for _, d := range dirs {
 		if strings.TrimSpace(d) == "" {
 			return nil, envelope.InvalidInput("%s entries must be non-empty paths", field).WithDetails(field, dirs)
 		}
-		p, err := registry.ResolveReadPath(ctx, d)
+		p, err := fsys.Abs(d)
 		if err != nil {
-			return nil, err
+			return nil, registry.FileError(field, d, err)
 		}
-		if mustExist {
-			if st, err := os.Stat(p); err != nil || !st.IsDir() {
-				return nil, envelope.NotFound("%s: %s is not an existing directory", field, d).WithDetails(field, dirs, "path", p).
-					WithRemedy("pass directories that exist (relative paths are taken from the project root)", "project.init")
-			}
+		if mustExist && !fsys.IsDir(p) {
+			return nil, envelope.NotFound("%s: %s is not an existing directory", field, d).WithDetails(field, dirs).
+				WithRemedy("pass directories that exist (relative paths are taken from the project root)", "project.init")
 		}
 		out = append(out, p)
 	}
@@ -44,35 +44,47 @@ func existingDirs(ctx context.Context, field string, dirs []string) ([]string, e
 }
 
 // configFilePath resolves a config_file argument (relative paths from the
-// project root when one is in force, registry.ResolveReadPath) and checks
-// it is a readable file.
+// project root, registry.ResolveReadPath) and checks it is a readable file.
 func configFilePath(ctx context.Context, given string) (string, error) {
-	if err := requireConfigPath("config_file", given); err != nil {
-		return "", err
-	}
-	path, err := registry.ResolveReadPath(ctx, given)
-	if err != nil {
-		return "", err
-	}
-	return path, checkConfigFile(given, path)
+	return checkedConfigPath(ctx, "config_file", given)
 }
 
-// checkConfigFile checks the resolved path of a config file the caller
-// named given (not blank: its callers check that first, with the name of
-// their own argument).
-func checkConfigFile(given, path string) error {
-	st, err := os.Stat(path)
+// checkedConfigPath resolves a config.json path argument (arg names it:
+// config_file, config_path) and checks it with checkedFile.
+func checkedConfigPath(ctx context.Context, arg, given string) (string, error) {
+	if err := requireConfigPath(arg, given); err != nil {
+		return "", err
+	}
+	return checkedFile(ctx, arg, given, safefs.KindConfig,
+		"check the path (relative paths are taken from the project root), or write a config.json for the DAG", "config.template", "config.requirements")
+}
+
+// checkedFile resolves a file path argument and checks, through the call's
+// file-access layer, that it names a regular file within the cap of its
+// kind, before any work is done: outside the roots, absent (remedy and
+// tools then name the way out), a directory, a special file or too large
+// are each a tool error naming the argument. It returns the absolute path.
+func checkedFile(ctx context.Context, arg, given string, kind safefs.Kind, remedy string, tools ...string) (string, error) {
+	fsys := safefs.From(ctx)
+	path, err := fsys.Abs(given)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return envelope.NotFound("config file not found: %s", given).WithDetails("config_file", given, "resolved_path", path).
-				WithRemedy("check the path (relative paths are taken from the project root when one is set), or write a config.json for the DAG", "config.template", "config.requirements")
-		}
-		return envelope.InvalidInput("cannot read config file %s: %v", given, err).WithDetails("config_file", given, "resolved_path", path)
+		return "", registry.FileError(arg, given, err)
 	}
-	if st.IsDir() {
-		return envelope.InvalidInput("config_file %s is a directory", given).WithDetails("config_file", given, "resolved_path", path)
+	st, err := fsys.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", envelope.NotFound("%s not found: %s", arg, given).WithDetails(arg, given).WithRemedy(remedy, tools...)
+	case err != nil:
+		return "", registry.FileError(arg, given, err)
+	case st.IsDir():
+		return "", envelope.InvalidInput("%s %s is a directory", arg, given).WithDetails(arg, given)
+	case !st.Mode().IsRegular():
+		return "", envelope.InvalidInput("%s %s is not a regular file", arg, given).WithDetails(arg, given)
+	case st.Size() > fsys.Limit(kind):
+		return "", registry.FileError(arg, given, &safefs.PathError{Op: "read", Path: given,
+			Err: &safefs.TooLargeError{Kind: kind, Limit: fsys.Limit(kind), Size: st.Size()}})
 	}
-	return nil
+	return path, nil
 }
 
 // requireConfigPath answers a blank config.json path argument (arg names

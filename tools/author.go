@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/author"
@@ -12,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -232,12 +232,9 @@ func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolRe
 	st := tg.step
 	script := ""
 	if strings.TrimSpace(a.ScriptPath) != "" {
-		if script, err = registry.ResolveReadPath(ctx, a.ScriptPath); err != nil {
+		if script, err = checkedFile(ctx, "script_path", a.ScriptPath, safefs.KindScript,
+			"check the path, or omit script_path to search the script directories", "steps.io"); err != nil {
 			return nil, err
-		}
-		if fi, err := os.Stat(script); err != nil || fi.IsDir() {
-			return nil, envelope.NotFound("script_path not found: %s", a.ScriptPath).WithDetails("script_path", a.ScriptPath).
-				WithRemedy("check the path, or omit script_path to search the script directories", "steps.io")
 		}
 	}
 	res, err := validation.CheckScript(ctx, st, script, validation.ScriptDirs(tg.cat, tg.scriptDirs...))

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,7 +16,7 @@ import (
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -123,12 +122,12 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Tool
 	}{{stepPath, yml}, {scriptPath, script}}
 	status := map[string]string{}
 	for _, f := range plan {
-		b, err := os.ReadFile(f.path)
+		b, err := safefs.From(ctx).ReadFile(f.path, safefs.KindScript)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			status[f.path] = "written"
 		case err != nil:
-			return nil, envelope.Errorf(envelope.CodeInternalError, "read %s: %v", f.path, err)
+			return nil, registry.FileError("path", f.path, err)
 		case bytes.Equal(b, f.data):
 			status[f.path] = "unchanged"
 		case mode == "fail":
@@ -142,8 +141,8 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Tool
 	}
 	for _, f := range plan {
 		if s := status[f.path]; s == "written" || s == "overwritten" {
-			if err := fsutil.WriteFileAtomic(f.path, f.data, 0o644); err != nil {
-				return nil, envelope.Errorf(envelope.CodeInternalError, "write %s: %v", f.path, err)
+			if err := safefs.From(ctx).WriteFile(f.path, f.data, 0o644); err != nil {
+				return nil, registry.FileError("path", f.path, err)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cursus-go/cursus/engine/sagemaker"
 	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -130,7 +131,7 @@ func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
 	if err != nil {
 		return compiler.Input{}, err
 	}
-	in := compiler.Input{DAG: d, ConfigFile: cfg, Role: strings.TrimSpace(a.Role)}
+	in := compiler.Input{DAG: d, ConfigFile: cfg, Role: strings.TrimSpace(a.Role), FS: safefs.From(ctx)}
 	if in.Catalog, err = workspaceCatalog(ctx, a.WorkspaceDirs); err != nil {
 		return compiler.Input{}, err
 	}
@@ -340,7 +341,7 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 		}
 	}
 	validate := a.ValidateInputs == nil || *a.ValidateInputs
-	in := compiler.Input{DAG: d, ConfigFile: cfg, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role)}
+	in := compiler.Input{DAG: d, ConfigFile: cfg, PipelineName: strings.TrimSpace(a.PipelineName), Role: strings.TrimSpace(a.Role), FS: safefs.From(ctx)}
 	if in.Catalog, err = workspaceCatalog(ctx, a.WorkspaceDirs); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // upsertCompiled deploys a compiled pipeline (compile.dag with upsert): it materializes the
@@ -24,7 +25,7 @@ func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]s
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	manifest, err := res.Manifest.Materialize(work)
+	manifest, err := res.Manifest.Materialize(safefs.From(ctx), work)
 	if err != nil {
 		return nil, compileError(err)
 	}

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -273,17 +273,13 @@ func nonNilReqs(r []config.Requirement) []config.Requirement {
 }
 
 func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
-	p, err := registry.ResolveReadPath(ctx, a.ConfigFile)
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(p)
+	b, err := safefs.From(ctx).ReadFile(a.ConfigFile, safefs.KindConfig)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, envelope.NotFound("config file not found: %s", a.ConfigFile).WithDetails("config_file", a.ConfigFile).
-				WithRemedy("check the path, or write one with config.merge_save", "config.merge_save", "config.template")
+				WithRemedy("check the path (relative paths are taken from the project root), or write one with config.merge_save", "config.merge_save", "config.template")
 		}
-		return nil, envelope.InvalidInput("cannot read %s: %v", a.ConfigFile, err).WithDetails("config_file", a.ConfigFile)
+		return nil, registry.FileError("config_file", a.ConfigFile, err)
 	}
 	f, err := config.ParseFile(b)
 	if err != nil {
@@ -394,8 +390,8 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 	if err := ctx.Err(); err != nil {
 		return nil, envelope.Errorf(envelope.CodeCancelled, "cancelled before writing %s: %v", a.OutputFile, err)
 	}
-	if err := config.Save(set, path); err != nil {
-		return nil, envelope.Errorf(envelope.CodeToolError, "cannot write %s: %v", a.OutputFile, err).WithDetails("path", path)
+	if err := config.Save(safefs.From(ctx), set, path); err != nil {
+		return nil, registry.FileError("output_file", a.OutputFile, err)
 	}
 	keys := set.Keys()
 	data := map[string]any{

@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -411,13 +412,13 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult
 	if err != nil {
 		return nil, err
 	}
-	if err := dag.WriteFile(path, d, a.Metadata, a.Pretty); err != nil {
+	if err := dag.WriteFile(safefs.From(ctx), path, d, a.Metadata, a.Pretty); err != nil {
 		var we *dag.WriteCheckError
 		if errors.As(err, &we) {
 			return nil, envelope.InvalidInput("cannot serialize DAG: %s", we.Reason).WithDetails("output_file", a.OutputFile).
 				WithRemedy("fix the DAG first; dag.validate_integrity lists its problems", "dag.validate_integrity")
 		}
-		return nil, envelope.Errorf(envelope.CodeToolError, "cannot write %s: %v", path, err).WithDetails("path", path)
+		return nil, registry.FileError("output_file", a.OutputFile, err)
 	}
 	return envelope.OK(counts(map[string]any{"path": path})).WithWarnings(dagWarnings(d)...).
 		WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the DAG is ready for configs", Why: "pass the file as dag_file", ArgsHint: map[string]any{"dag_file": path}}), nil
@@ -427,15 +428,14 @@ func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.ToolRe
 	if strings.TrimSpace(a.DAGFile) == "" {
 		return nil, envelope.InvalidInput("'dag_file' must be a non-empty string")
 	}
-	path, err := registry.ResolveReadPath(ctx, a.DAGFile)
-	if err != nil {
-		return nil, err
-	}
-	d, info, err := dag.ReadFile(path)
+	d, info, err := dag.ReadFile(safefs.From(ctx), a.DAGFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, envelope.NotFound("File not found: %s", a.DAGFile).WithDetails("dag_file", a.DAGFile, "resolved_path", path).
-				WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
+			return nil, envelope.NotFound("File not found: %s", a.DAGFile).WithDetails("dag_file", a.DAGFile).
+				WithRemedy("check the path (relative paths are taken from the project root); dag.serialize writes DAG files", "dag.serialize")
+		}
+		if ferr := registry.FileError("dag_file", a.DAGFile, err); ferr != err {
+			return nil, ferr
 		}
 		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("dag_file", a.DAGFile)
 	}

@@ -217,7 +217,9 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = wantOK(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": orig}))
+	// (and read it as a trusted caller: it is outside the policy's root)
+	got = wantOK(t, callTool(t, context.Background(), "dag.deserialize", map[string]any{"dag_file": orig}))
+	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": orig}), envelope.CodeInvalidInput)
 	if !reflect.DeepEqual(got["nodes"], e2eNodes) || got["created_at"] != "2026-11-30T02:09:59.920360+00:00" {
 		t.Errorf("original file %v", got)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -20,8 +21,8 @@ import (
 // {"dag": {"nodes", "edges"}} (the body is dag.dag when that is an object);
 // nodes must be a non-empty list of non-empty strings and each edge a pair
 // of non-empty strings (invalid_input naming the offending element). A
-// relative dag_file is taken from the project root when one is in force
-// (registry.ResolveReadPath).
+// relative dag_file is taken from the project root, and the file is read
+// through the call's file-access layer (confined, size-capped).
 func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*dag.PipelineDAG, error) {
 	hasFile := strings.TrimSpace(dagFile) != ""
 	switch {
@@ -32,15 +33,14 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 		return nil, envelope.InvalidInput("must provide one of 'dag' (inline JSON) or 'dag_file' (path)").
 			WithRemedy("pass dag: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or dag_file: a path written by dag.serialize", "dag.construct", "pipeline_catalog.load_dag")
 	case hasFile:
-		path, err := registry.ResolveReadPath(ctx, dagFile)
-		if err != nil {
-			return nil, err
-		}
-		d, _, err := dag.ReadFile(path)
+		d, _, err := dag.ReadFile(safefs.From(ctx), dagFile)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, envelope.NotFound("dag_file not found: %s", dagFile).WithDetails("dag_file", dagFile, "resolved_path", path).
-					WithRemedy("check the path; dag.serialize writes DAG files", "dag.serialize")
+				return nil, envelope.NotFound("dag_file not found: %s", dagFile).WithDetails("dag_file", dagFile).
+					WithRemedy("check the path (relative paths are taken from the project root); dag.serialize writes DAG files", "dag.serialize")
+			}
+			if ferr := registry.FileError("dag_file", dagFile, err); ferr != err {
+				return nil, ferr
 			}
 			return nil, envelope.InvalidInput("failed to load DAG from '%s': %v", dagFile, err).WithDetails("dag_file", dagFile)
 		}

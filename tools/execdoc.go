@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -153,13 +154,14 @@ func projectPath(ctx context.Context, root, anchor, p string) (string, error) {
 
 // loadConfigSet reads a config.json (path, resolved from the config_file
 // the caller gave as given) into a config set of the workspace's config
-// classes (configSchemaFor), mapping errors.
+// classes (configSchemaFor), through the call's file-access layer, mapping
+// errors.
 func loadConfigSet(ctx context.Context, given, path string, workspaceDirs []string) (*config.Set, error) {
 	const arg = "config_file"
-	if err := checkConfigFile(given, path); err != nil {
+	if _, err := checkedConfigPath(ctx, arg, path); err != nil {
 		var te *envelope.ToolError
 		if errors.As(err, &te) {
-			te.Details = map[string]any{arg: given, "resolved_path": path}
+			te.Details = map[string]any{arg: given}
 		}
 		return nil, err
 	}
@@ -167,15 +169,18 @@ func loadConfigSet(ctx context.Context, given, path string, workspaceDirs []stri
 	if err != nil {
 		return nil, err
 	}
-	set, err := config.Load(schema, path)
+	set, err := config.Load(safefs.From(ctx), schema, path)
 	if err != nil {
 		var fe *config.FormatError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, envelope.NotFound("config file not found: %s", path).WithDetails(arg, path)
+			return nil, envelope.NotFound("config file not found: %s", given).WithDetails(arg, given)
 		case errors.As(err, &fe):
-			return nil, envelope.InvalidInput("cannot read %s as a config.json: %v", path, err).WithDetails(arg, path).
+			return nil, envelope.InvalidInput("cannot read %s as a config.json: %v", given, err).WithDetails(arg, given).
 				WithRemedy("write the file with config.merge_save", "config.merge_save", "config.load")
+		}
+		if ferr := registry.FileError(arg, given, err); ferr != err {
+			return nil, ferr
 		}
 		return nil, compileError(err)
 	}

@@ -50,7 +50,7 @@ func i8Config(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "config.json")
-	if err := config.Save(set, p); err != nil {
+	if err := config.Save(nil, set, p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -188,6 +188,6 @@ func TestExecdocGenerateTool(t *testing.T) {
 	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg, "role": "admin"}), "invalid_input")
 
 	// the tool is flagged network (as the original) but not gated by the read-only policy
-	gated := registry.WithPolicy(ctx, registry.Policy{})
+	gated := registry.WithPolicy(ctx, registry.Policy{ProjectRoot: dir})
 	wantOK(t, callTool(t, gated, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg}))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -66,7 +67,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.ToolResul
 	}
 	rep, err := localrun.Run(ctx, res, localrun.Options{
 		WorkDir: workDir, Data: data, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second,
-		Progress: localrun.ProgressFrom(ctx),
+		Progress: localrun.ProgressFrom(ctx), FS: safefs.From(ctx),
 	})
 	if err != nil {
 		return nil, runLocalError(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // This file holds what every namespace that reads the step catalog shares:
@@ -29,7 +30,7 @@ func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load(resolved...)
+	cat, err := catalog.Load(safefs.From(ctx), resolved...)
 	if err == nil {
 		return cat, nil
 	}

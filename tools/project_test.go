@@ -99,7 +99,7 @@ func TestProjectInitConfinement(t *testing.T) {
 	} {
 		env := callTool(t, ctx, "project.init", args)
 		det := wantFail(t, env, envelope.CodeInvalidInput)
-		if det["got"] == nil && det["resolved_target"] == nil {
+		if det["got"] == nil && det["env_var"] != registry.EnvProjectRoot {
 			t.Errorf("%v: details %v", args, det)
 		}
 	}
@@ -187,11 +187,11 @@ func TestProjectEndToEnd(t *testing.T) {
 	}
 
 	// The DAG compiles with the project's catalog.
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pd, _, err := dag.ReadFile(d["dag_file"].(string))
+	pd, _, err := dag.ReadFile(nil, d["dag_file"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,13 +62,23 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 			}
 		})
 	}
-	// A relative path outside the root is read (reads are not confined).
+	// A path above the root is refused (reads are confined), and so is one
+	// through a symbolic link out of it; the trusted caller reads both.
 	sub := filepath.Join(root, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(root, filepath.Join(sub, "up")); err != nil {
+		t.Fatal(err)
+	}
 	inSub := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: sub})
-	if env := tools.CallTool(t, inSub, "config.load", map[string]any{"config_file": "../config.json"}); env["ok"] != true {
+	if env := tools.CallTool(t, inSub, "config.load", map[string]any{"config_file": "../config.json"}); env["code"] != "invalid_input" {
 		t.Errorf("read above the root: %v", env)
+	}
+	if env := tools.CallTool(t, inSub, "config.load", map[string]any{"config_file": "up/config.json"}); env["code"] != "not_found" {
+		t.Errorf("read through a link out of the root: %v", env)
+	}
+	if env := tools.CallTool(t, context.Background(), "config.load", map[string]any{"config_file": filepath.Join(sub, "up", "config.json")}); env["ok"] != true {
+		t.Errorf("a trusted caller follows the link: %v", env)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -255,6 +256,7 @@ func (s *Session) ObserveCall(ctx context.Context, t *registry.ToolDef, args []b
 	if run == nil || res == nil {
 		return
 	}
+	run = run.WithFS(safefs.From(ctx)) // this call's file-access layer
 	st, ok := s.set.Stage(stage)
 	if !ok {
 		return

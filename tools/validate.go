@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -148,7 +148,7 @@ func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.
 	if err != nil {
 		return nil, err
 	}
-	rep, err := validation.CheckInterfaces(validation.InterfaceOptions{StepName: name, All: a.All, JobType: a.JobType, WorkspaceDirs: dirs})
+	rep, err := validation.CheckInterfaces(validation.InterfaceOptions{StepName: name, All: a.All, JobType: a.JobType, WorkspaceDirs: dirs, FS: safefs.From(ctx)})
 	if err != nil {
 		return nil, envelope.InvalidInput("cannot validate step interfaces: %v", err).WithDetails("workspace_dirs", a.WorkspaceDirs)
 	}
@@ -403,13 +403,9 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	if err := requireConfigPath("config_file", a.ConfigFile); err != nil {
 		return nil, err
 	}
-	cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigFile)
+	cfgPath, err := checkedConfigPath(ctx, "config_file", a.ConfigFile)
 	if err != nil {
 		return nil, err
-	}
-	if st, err := os.Stat(cfgPath); err != nil || st.IsDir() {
-		return nil, envelope.NotFound("config_file not found: %s", a.ConfigFile).WithDetails("config_file", a.ConfigFile, "resolved_path", cfgPath).
-			WithRemedy("write a config.json first", "config.template", "config.merge_save", "project.init")
 	}
 	py := validation.Python()
 	if !py.Available {
@@ -438,12 +434,12 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 			if strings.TrimSpace(p) == "" {
 				return nil, envelope.InvalidInput("input_data %s.%s: the path is blank", node, in).WithDetails("node", node, "input", in)
 			}
-			lp, err := registry.ResolveReadPath(ctx, p)
+			lp, err := safefs.From(ctx).Abs(p)
 			if err != nil {
-				return nil, err
+				return nil, registry.FileError("input_data."+node+"."+in, p, err)
 			}
-			if _, err := os.Stat(lp); err != nil {
-				return nil, envelope.NotFound("input_data %s.%s: %s does not exist", node, in, p).WithDetails("node", node, "input", in, "path", p, "resolved_path", lp)
+			if !safefs.From(ctx).Exists(lp) {
+				return nil, envelope.NotFound("input_data %s.%s: %s does not exist", node, in, p).WithDetails("node", node, "input", in, "path", p)
 			}
 			input[node][in] = lp
 		}

@@ -189,7 +189,7 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	pctx := registry.WithPolicy(ctx, registry.Policy{AllowScriptExec: true, ProjectRoot: root})
 	if validation.Python().Available {
 		det := wantFail(t, callTool(t, pctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": cfg, "test_workspace_dir": "../outside"}), envelope.CodeInvalidInput)
-		if det["base"] == nil {
+		if det["env_var"] != registry.EnvProjectRoot {
 			t.Errorf("details %v", det)
 		}
 	}

@@ -90,7 +90,7 @@ func TestConfigToolsTakeDAGFile(t *testing.T) {
 	if len(tpl["essential_fields"].([]any)) == 0 {
 		t.Errorf("template from dag_file: %v", tpl)
 	}
-	d, _, err := dag.ReadFile(dagFile)
+	d, _, err := dag.ReadFile(nil, dagFile)
 	if err != nil {
 		t.Fatal(err)
 	}

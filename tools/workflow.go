@@ -11,6 +11,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -75,8 +76,8 @@ type statusArgs struct {
 	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
 }
 
-// projectRoot is where runs live: the policy's project root, else
-// CURSUS_MCP_PROJECT_ROOT, else the working directory.
+// projectRoot is where runs live: the root of the call's file-access
+// layer (registry.ProjectRoot), else the working directory.
 func projectRoot(ctx context.Context) (string, error) {
 	if r := registry.ProjectRoot(ctx); r != "" {
 		return filepath.Abs(r)
@@ -85,7 +86,7 @@ func projectRoot(ctx context.Context) (string, error) {
 }
 
 // runError maps engine/stages errors onto envelope codes.
-func runError(err error, id string, root string) error {
+func runError(fsys *safefs.FS, err error, id string, root string) error {
 	var idErr *stages.RunIDError
 	switch {
 	case errors.As(err, &idErr):
@@ -95,7 +96,7 @@ func runError(err error, id string, root string) error {
 		return envelope.Errorf(envelope.CodeAlreadyExists, "run %q already exists", id).WithDetails("run_id", id).
 			WithRemedy("continue it with workflow.start_stage, or pick another run_id", "workflow.start_stage", "workflow.status")
 	case errors.Is(err, stages.ErrRunNotFound):
-		runs, _ := stages.ListRuns(root)
+		runs, _ := stages.ListRuns(fsys, root)
 		return envelope.NotFound("no run %q under %s", id, filepath.Join(root, stages.RunsDir)).WithDetails("run_id", id, "runs", runs).
 			WithRemedy("create it with workflow.new_run, or use one of meta.details.runs", "workflow.new_run")
 	case errors.Is(err, stages.ErrUnknownStage):
@@ -122,9 +123,9 @@ func openStageRun(ctx context.Context, id string) (*stageRun, error) {
 		return nil, err
 	}
 	id = strings.TrimSpace(id)
-	run, err := stages.OpenRun(root, id)
+	run, err := stages.OpenRun(safefs.From(ctx), root, id)
 	if err != nil {
-		return nil, runError(err, id, root)
+		return nil, runError(safefs.From(ctx), err, id, root)
 	}
 	sess := SessionFrom(ctx)
 	return &stageRun{run: run, sess: sess, set: sessionStages(sess)}, nil
@@ -134,7 +135,7 @@ func openStageRun(ctx context.Context, id string) (*stageRun, error) {
 func (r *stageRun) inspect(ctx context.Context) (*stages.Status, error) {
 	status, err := r.set.Inspect(ctx, r.run)
 	if err != nil {
-		return nil, runError(err, r.run.ID, r.run.Root)
+		return nil, runError(r.run.FS(), err, r.run.ID, r.run.Root)
 	}
 	return status, nil
 }
@@ -166,16 +167,20 @@ func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, er
 	if id == "" {
 		id = stages.NewRunID(time.Now())
 	}
-	dir, err := stages.RunPath(root, id)
+	fsys := safefs.From(ctx)
+	dir, err := stages.RunPath(fsys, root, id)
 	if err != nil {
-		return nil, runError(err, id, root)
+		return nil, runError(fsys, err, id, root)
 	}
 	if _, err := registry.ResolveWritePath(ctx, dir); err != nil {
 		return nil, err
 	}
-	r, err := stages.CreateRun(root, id, time.Now())
+	r, err := stages.CreateRun(fsys, root, id, time.Now())
 	if err != nil {
-		return nil, runError(err, id, root)
+		if ferr := registry.FileError("run_id", id, err); ferr != err {
+			return nil, ferr
+		}
+		return nil, runError(fsys, err, id, root)
 	}
 	data := map[string]any{"run_id": r.ID, "artifacts": runPaths(r)}
 	return envelope.OK(data).WithMeta("run_id", r.ID).WithNextSteps(envelope.NextStep{
@@ -311,7 +316,7 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 	}
 	checks, ok, err := stageChecks(ctx, set, run, status, stage)
 	if err != nil {
-		return nil, runError(err, run.ID, run.Root)
+		return nil, runError(run.FS(), err, run.ID, run.Root)
 	}
 	var warnings, missing []string
 	for _, c := range checks {

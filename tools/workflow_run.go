@@ -11,6 +11,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -134,11 +135,11 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 			slog.Debug("workflow", "run", e.RunID, "event", e.Kind, "phase", e.Phase, "index", e.Index, "total", e.Total, "message", e.Message, "elapsed", e.Elapsed)
 		}
 	}
-	opts := workflow.Options{Root: root, Caller: registryCaller{r}, RunID: a.RunID, Observer: observe}
+	opts := workflow.Options{Root: root, Caller: registryCaller{r}, RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
 	var res *workflow.Result
 	if resume != "" {
 		if a.Workflow != "" {
-			if st, err := workflow.Status(root, resume); err == nil && st.Workflow != a.Workflow {
+			if st, err := workflow.Status(safefs.From(ctx), root, resume); err == nil && st.Workflow != a.Workflow {
 				return nil, envelope.InvalidInput("run %s is a %s run, not %s", resume, st.Workflow, a.Workflow).WithDetails("run_id", resume, "workflow", st.Workflow)
 			}
 		}
@@ -253,7 +254,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		if err != nil {
 			return nil, err
 		}
-		res, err := workflow.Status(root, id)
+		res, err := workflow.Status(safefs.From(ctx), root, id)
 		if err != nil {
 			return nil, workflowError(err)
 		}

@@ -58,12 +58,12 @@ func TestStageToolsExist(t *testing.T) {
 // format markdown and checks the view replaced the JSON data.
 func TestMarkdownViewsThroughTheRegistry(t *testing.T) {
 	root := t.TempDir()
-	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, AllowDestructive: true})
-	r := tools.Registry()
 	ex, err := filepath.Abs("../examples/xgboost-end-to-end")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, ReadRoots: []string{ex}, AllowDestructive: true})
+	r := tools.Registry()
 	ex += "/"
 	dagArgs := readDAG(t, ex+"dag.json")
 	if res := r.Call(ctx, "workflow.new_run", map[string]any{"run_id": "md"}); !res.OK {
@@ -357,7 +357,7 @@ func TestSessionWholeRun(t *testing.T) {
 	if md := res.Data.(string); !strings.HasPrefix(md, "# Run `demo`: complete") {
 		t.Errorf("status view:\n%s", md)
 	}
-	st, _ := stages.OpenRun(root, "demo")
+	st, _ := stages.OpenRun(nil, root, "demo")
 	state, _ := st.State()
 	var done []string
 	for _, c := range state.Completed {

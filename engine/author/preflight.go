@@ -9,6 +9,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // The gates of PreflightStep, in order.
@@ -65,7 +66,7 @@ func PreflightStep(ctx context.Context, opts PreflightOptions) (*Preflight, erro
 	if name == "" && !opts.All {
 		return nil, validation.ErrNoSelection
 	}
-	rep, err := validation.CheckInterfaces(validation.InterfaceOptions{StepName: name, All: opts.All, JobType: opts.JobType, WorkspaceDirs: opts.WorkspaceDirs})
+	rep, err := validation.CheckInterfaces(validation.InterfaceOptions{StepName: name, All: opts.All, JobType: opts.JobType, WorkspaceDirs: opts.WorkspaceDirs, FS: safefs.From(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func PreflightStep(ctx context.Context, opts PreflightOptions) (*Preflight, erro
 			}
 		}
 	}
-	cat, catErr := catalog.Load(opts.WorkspaceDirs...)
+	cat, catErr := catalog.Load(safefs.From(ctx), opts.WorkspaceDirs...)
 	var steps []*catalog.Step
 	if catErr == nil {
 		if opts.All {

@@ -53,12 +53,12 @@ func BenchmarkForJobType(b *testing.B) {
 func BenchmarkLoadWorkspaceCached(b *testing.B) {
 	dir := b.TempDir()
 	writeFile(b, dir, "DedupRows.step.yaml", validExtraStep("DedupRows"))
-	if _, err := Load(dir); err != nil {
+	if _, err := Load(nil, dir); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Load(dir); err != nil {
+		if _, err := Load(nil, dir); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@ func TestWorkspaceCacheIsBounded(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(d, "DummyDataLoading.step.yaml"), step, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(d); err != nil {
+		if _, err := Load(nil, d); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
@@ -32,13 +32,13 @@ func TestWorkspaceCacheIsBounded(t *testing.T) {
 		t.Fatalf("cache holds %d catalogs, the bound is %d", n, maxCachedWorkspaces)
 	}
 	last := dirs[len(dirs)-1]
-	a, _ := Load(last)
-	b, _ := Load(last)
+	a, _ := Load(nil, last)
+	b, _ := Load(nil, last)
 	if a != b {
 		t.Error("the most recent workspace was evicted")
 	}
-	first, _ := Load(dirs[0])
-	again, _ := Load(dirs[0])
+	first, _ := Load(nil, dirs[0])
+	again, _ := Load(nil, dirs[0])
 	if first != again {
 		t.Error("a reloaded workspace is not cached again")
 	}

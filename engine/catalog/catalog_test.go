@@ -812,7 +812,7 @@ func TestConcurrentAccess(t *testing.T) {
 				return
 			}
 			if i%2 == 0 {
-				if c, err = Load(dir); err != nil {
+				if c, err = Load(nil, dir); err != nil {
 					t.Error(err)
 					return
 				}

@@ -117,8 +117,10 @@ func (s *Step) codeRoots() []struct {
 	var out []root
 	if s.WorkspaceID != CoreWorkspace && s.Source != "" && !strings.HasPrefix(s.Source, CodeEmbedded+":") {
 		dir := filepath.Join(filepath.Dir(s.Source), CodeDir)
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			out = append(out, root{dir, os.DirFS(dir)})
+		// os.Root, not os.DirFS: a symbolic link in scripts/ cannot lead
+		// the code read out of it (the root closes when collected).
+		if r, err := os.OpenRoot(dir); err == nil {
+			out = append(out, root{dir, r.FS()})
 		}
 	}
 	return append(out, root{CodeEmbedded, codeRoot})

@@ -57,7 +57,7 @@ func TestWorkspaceCode(t *testing.T) {
 		}
 		writeFile(t, filepath.Dir(p), filepath.Base(p), "# "+f+"\n")
 	}
-	cat, err := Load(dir)
+	cat, err := Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,9 @@ package catalog
 import (
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -15,7 +15,18 @@ import (
 	"sync/atomic"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
+
+// fileMessage is the cause of a file-access error without the operation
+// and path (a FileError names the file itself).
+func fileMessage(err error) string {
+	var pe *safefs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
 
 //go:embed steps/*.step.yaml fieldsets/*.yaml
 var embedded embed.FS
@@ -78,12 +89,16 @@ func Default() (*Catalog, error) {
 }
 
 // Load returns the embedded catalog extended with the *.step.yaml files at
-// the top level of each workspace directory, in order. A workspace step
-// adds a new type or replaces an embedded (or earlier workspace) type of the
-// same name. With no directories it returns Default(). Results are cached
-// per directory set and reused while no step file in those directories
-// changes (name, size or modification time).
-func Load(workspaceDirs ...string) (*Catalog, error) {
+// the top level of each workspace directory, in order, read through fsys
+// (nil: the trusted file-access layer; relative directories are taken as
+// fsys takes them, and a directory or file fsys cannot reach is a
+// *FileError). A workspace step adds a new type or replaces an embedded (or
+// earlier workspace) type of the same name. With no directories it returns
+// Default(). Results are cached per directory set and reused while no step
+// file in those directories changes (name, size or modification time); the
+// directories are listed through fsys on every call, so a cached catalog is
+// never handed to a caller who cannot read its files.
+func Load(fsys *safefs.FS, workspaceDirs ...string) (*Catalog, error) {
 	base, err := Default()
 	if err != nil {
 		return nil, err
@@ -93,9 +108,9 @@ func Load(workspaceDirs ...string) (*Catalog, error) {
 		if strings.TrimSpace(d) == "" {
 			continue
 		}
-		abs, err := filepath.Abs(d)
+		abs, err := fsys.Abs(d)
 		if err != nil {
-			return nil, &FileError{File: d, Message: err.Error()}
+			return nil, &FileError{File: d, Message: fileMessage(err)}
 		}
 		dirs = append(dirs, abs)
 	}
@@ -103,7 +118,7 @@ func Load(workspaceDirs ...string) (*Catalog, error) {
 		return base, nil
 	}
 	key := strings.Join(dirs, "\x00")
-	fp, files, err := fingerprint(dirs)
+	fp, files, err := fingerprint(fsys, dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +131,7 @@ func Load(workspaceDirs ...string) (*Catalog, error) {
 	}
 	cacheMu.Unlock()
 
-	cat, err := extend(base, dirs, files)
+	cat, err := extend(fsys, base, dirs, files)
 	if err != nil {
 		return nil, err
 	}
@@ -143,23 +158,23 @@ func evictLeastRecentlyUsed() {
 }
 
 // fingerprint lists the step files of each directory and summarises them.
-func fingerprint(dirs []string) (string, [][]string, error) {
+func fingerprint(fsys *safefs.FS, dirs []string) (string, [][]string, error) {
 	var b strings.Builder
 	files := make([][]string, len(dirs))
 	for i, d := range dirs {
-		st, err := os.Stat(d)
+		st, err := fsys.Stat(d)
 		if err != nil {
-			if os.IsNotExist(err) {
+			if errors.Is(err, fs.ErrNotExist) {
 				return "", nil, &FileError{File: d, Message: "workspace directory does not exist"}
 			}
-			return "", nil, &FileError{File: d, Message: err.Error()}
+			return "", nil, &FileError{File: d, Message: fileMessage(err)}
 		}
 		if !st.IsDir() {
 			return "", nil, &FileError{File: d, Message: "workspace path is not a directory"}
 		}
-		entries, err := os.ReadDir(d)
+		entries, err := fsys.ReadDir(d)
 		if err != nil {
-			return "", nil, &FileError{File: d, Message: err.Error()}
+			return "", nil, &FileError{File: d, Message: fileMessage(err)}
 		}
 		fmt.Fprintf(&b, "%s\n", d)
 		for _, e := range entries {
@@ -249,7 +264,7 @@ func loadEmbeddedWith(useSnapshot bool) (*Catalog, error) {
 }
 
 // extend builds a catalog from base plus workspace files.
-func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
+func extend(fsys *safefs.FS, base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
 	var errs LoadErrors
 	steps := make(map[StepType]*Step, len(base.steps)+8)
 	for k, v := range base.steps {
@@ -260,9 +275,9 @@ func extend(base *Catalog, dirs []string, files [][]string) (*Catalog, error) {
 		wsID := filepath.Base(d)
 		jobs := make([]parseJob, 0, len(files[i]))
 		for _, f := range files[i] {
-			data, err := os.ReadFile(f)
+			data, err := fsys.ReadFile(f, safefs.KindStep)
 			if err != nil {
-				errs = append(errs, &FileError{File: f, Message: err.Error()})
+				errs = append(errs, &FileError{File: f, Message: fileMessage(err)})
 				continue
 			}
 			jobs = append(jobs, parseJob{file: f, data: data})

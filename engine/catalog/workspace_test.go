@@ -73,7 +73,7 @@ func TestWorkspaceAddsStep(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "DedupRows.step.yaml", validExtraStep("DedupRows"))
 	writeFile(t, dir, "notes.txt", "ignored")
-	c, err := Load(dir)
+	c, err := Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,17 +98,17 @@ func TestWorkspaceAddsStep(t *testing.T) {
 		t.Error("ResolveNode on workspace step")
 	}
 	// Cached: the same dir set gives the same catalog.
-	again, err := Load(dir)
+	again, err := Load(nil, dir)
 	if err != nil || again != c {
 		t.Errorf("second Load not cached: %v", err)
 	}
-	if c2, _ := Load(); c2 != base {
-		t.Error("Load() without dirs should be Default()")
+	if c2, _ := Load(nil); c2 != base {
+		t.Error("Load(nil, ) without dirs should be Default()")
 	}
 	// A snake_case file name is accepted too.
 	dir2 := t.TempDir()
 	writeFile(t, dir2, "dedup_rows.step.yaml", validExtraStep("DedupRows"))
-	if _, err := Load(dir2); err != nil {
+	if _, err := Load(nil, dir2); err != nil {
 		t.Errorf("snake_case file name: %v", err)
 	}
 }
@@ -117,7 +117,7 @@ func TestWorkspaceOverridesEmbeddedStep(t *testing.T) {
 	dir := t.TempDir()
 	body := strings.Replace(validExtraStep("Package"), "Drop duplicate rows", "Our own packaging", 1)
 	writeFile(t, dir, "Package.step.yaml", body)
-	c, err := Load(dir)
+	c, err := Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestWorkspaceLaterDirectoryOverrides(t *testing.T) {
 	}
 	writeFile(t, a, "DedupRows.step.yaml", validExtraStep("DedupRows"))
 	writeFile(t, b, "DedupRows.step.yaml", strings.Replace(validExtraStep("DedupRows"), "Drop duplicate rows", "Second version", 1))
-	c, err := Load(a, b)
+	c, err := Load(nil, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestWorkspaceLaterDirectoryOverrides(t *testing.T) {
 	}
 	// The same step twice in one directory is an error.
 	writeFile(t, a, "dedup_rows.step.yaml", validExtraStep("DedupRows"))
-	if _, err := Load(a); err == nil || !strings.Contains(err.Error(), "already declared") {
+	if _, err := Load(nil, a); err == nil || !strings.Contains(err.Error(), "already declared") {
 		t.Errorf("duplicate in one directory: %v", err)
 	}
 }
@@ -162,7 +162,7 @@ func TestWorkspaceLaterDirectoryOverrides(t *testing.T) {
 func TestWorkspaceReloadsChangedFiles(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "DedupRows.step.yaml", validExtraStep("DedupRows"))
-	c1, err := Load(dir)
+	c1, err := Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestWorkspaceReloadsChangedFiles(t *testing.T) {
 	}
 	future := time.Now().Add(2 * time.Second)
 	_ = os.Chtimes(p, future, future)
-	c2, err := Load(dir)
+	c2, err := Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestWorkspaceMalformedFileNamesFileAndField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, tc.file, tc.body)
-			_, err := Load(dir)
+			_, err := Load(nil, dir)
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -223,23 +223,23 @@ func TestWorkspaceMalformedFileNamesFileAndField(t *testing.T) {
 }
 
 func TestWorkspaceDirErrors(t *testing.T) {
-	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if _, err := Load(nil, filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing dir: %v", err)
 	}
 	f := writeFile(t, t.TempDir(), "plain.txt", "x")
-	if _, err := Load(f); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if _, err := Load(nil, f); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("file as dir: %v", err)
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "A.step.yaml", validExtraStep("DedupRows"))
 	writeFile(t, dir, "DedupRows.step.yaml", validExtraStep("DedupRows"))
-	if _, err := Load(dir); err == nil {
+	if _, err := Load(nil, dir); err == nil {
 		t.Error("two problems expected (name mismatch)")
 	} else if n := len(Problems(err)); n < 1 {
 		t.Errorf("problems %d", n)
 	}
 	var fe *FileError
-	_, err := Load(filepath.Join(t.TempDir(), "missing"))
+	_, err := Load(nil, filepath.Join(t.TempDir(), "missing"))
 	if !errors.As(err, &fe) {
 		t.Errorf("want *FileError, got %T", err)
 	}

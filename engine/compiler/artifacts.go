@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Artifact kinds.
@@ -63,20 +66,21 @@ type Artifact struct {
 
 // ReadFile returns the bytes of one of the artifact's files: rel is one of
 // Files (for a local KindFile, or any KindGenerated, rel is ignored). It
-// reads embedded code from the binary and project code from disk.
-func (a Artifact) ReadFile(rel string) ([]byte, error) {
+// reads embedded code from the binary and project code through fsys (nil:
+// the trusted file-access layer).
+func (a Artifact) ReadFile(fsys *safefs.FS, rel string) ([]byte, error) {
 	switch {
 	case a.Content != nil:
 		return a.Content, nil
 	case a.source != nil:
 		return fs.ReadFile(a.source, rel)
 	case a.Kind == KindFile:
-		return os.ReadFile(a.LocalPath)
+		return fsys.ReadFile(a.LocalPath, safefs.KindData)
 	}
-	if st, err := os.Stat(a.LocalPath); err == nil && !st.IsDir() {
-		return os.ReadFile(a.LocalPath) // a tarball of a single file
+	if fsys.IsFile(a.LocalPath) {
+		return fsys.ReadFile(a.LocalPath, safefs.KindData) // a tarball of a single file
 	}
-	return os.ReadFile(filepath.Join(a.LocalPath, filepath.FromSlash(rel)))
+	return fsys.ReadFile(filepath.Join(a.LocalPath, filepath.FromSlash(rel)), safefs.KindData)
 }
 
 // Manifest is the ordered upload manifest of a compile.
@@ -94,18 +98,21 @@ func (m Manifest) MissingFiles() []string {
 }
 
 // Materialize turns the manifest into the file list smclient.Upsert
-// uploads: files as they are, directories one item per file under their
-// prefix, tarballs packed (deterministically: sorted entries, zero times
-// and owners) into workDir, generated and embedded code written into
-// workDir. It refuses a manifest with missing files.
-func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
+// uploads, every item a file in workDir (a private directory the caller
+// made): project files and the files of project directories copied there
+// through fsys (nil: the trusted file-access layer), tarballs packed there
+// (deterministically: sorted entries, zero times and owners), generated
+// and embedded code written there. The upload then reads only workDir, so
+// a source path changed after compiling cannot make it send a file fsys
+// may not read. It refuses a manifest with missing files.
+func (m Manifest) Materialize(fsys *safefs.FS, workDir string) (sagemaker.Manifest, error) {
 	if missing := m.MissingFiles(); len(missing) > 0 {
 		return nil, &FileError{Path: strings.Join(missing, ", "), What: "code file(s) the definition refers to", Missing: true}
 	}
 	var out sagemaker.Manifest
 	for i, a := range m {
 		if a.Embedded {
-			items, err := a.materializeEmbedded(workDir, i)
+			items, err := a.materializeEmbedded(fsys, workDir, i)
 			if err != nil {
 				return nil, err
 			}
@@ -114,14 +121,22 @@ func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
 		}
 		switch a.Kind {
 		case KindFile:
-			it, err := sagemaker.NewUploadItem(a.LocalPath, a.S3URI)
+			dst := filepath.Join(workDir, fmt.Sprintf("file-%03d-%s", i, path.Base(a.S3URI)))
+			if err := copyOut(fsys, a.LocalPath, dst); err != nil {
+				return nil, &FileError{Path: a.LocalPath, What: "script", Err: err}
+			}
+			it, err := sagemaker.NewUploadItem(dst, a.S3URI)
 			if err != nil {
 				return nil, &FileError{Path: a.LocalPath, What: "script", Err: err}
 			}
 			out = append(out, it)
 		case KindDirectory:
-			for _, rel := range a.Files {
-				it, err := sagemaker.NewUploadItem(filepath.Join(a.LocalPath, filepath.FromSlash(rel)), strings.TrimSuffix(a.S3URI, "/")+"/"+rel)
+			for j, rel := range a.Files {
+				dst := filepath.Join(workDir, fmt.Sprintf("dir-%03d-%04d-%s", i, j, path.Base(rel)))
+				if err := copyOut(fsys, filepath.Join(a.LocalPath, filepath.FromSlash(rel)), dst); err != nil {
+					return nil, &FileError{Path: a.LocalPath, What: "source directory", Err: err}
+				}
+				it, err := sagemaker.NewUploadItem(dst, strings.TrimSuffix(a.S3URI, "/")+"/"+rel)
 				if err != nil {
 					return nil, &FileError{Path: a.LocalPath, What: "source directory", Err: err}
 				}
@@ -139,7 +154,7 @@ func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
 			out = append(out, it)
 		case KindSourceTarball:
 			dst := filepath.Join(workDir, fmt.Sprintf("sourcedir-%03d-%s.tar.gz", i, shortHash(a.SHA256)))
-			if err := writeTarball(dst, a); err != nil {
+			if err := writeTarball(fsys, dst, a); err != nil {
 				return nil, &FileError{Path: a.LocalPath, What: "source directory", Err: err}
 			}
 			it, err := sagemaker.NewUploadItem(dst, a.S3URI)
@@ -156,13 +171,13 @@ func (m Manifest) Materialize(workDir string) (sagemaker.Manifest, error) {
 
 // materializeEmbedded writes embedded code into workDir: a file or a
 // directory's files under embedded-<i>/, a tarball packed.
-func (a Artifact) materializeEmbedded(workDir string, i int) (sagemaker.Manifest, error) {
+func (a Artifact) materializeEmbedded(fsys *safefs.FS, workDir string, i int) (sagemaker.Manifest, error) {
 	fail := func(err error) (sagemaker.Manifest, error) {
 		return nil, &FileError{Path: a.LocalPath, What: "embedded code", Err: err}
 	}
 	if a.Kind == KindSourceTarball {
 		dst := filepath.Join(workDir, fmt.Sprintf("sourcedir-%03d-%s.tar.gz", i, shortHash(a.SHA256)))
-		if err := writeTarball(dst, a); err != nil {
+		if err := writeTarball(fsys, dst, a); err != nil {
 			return fail(err)
 		}
 		it, err := sagemaker.NewUploadItem(dst, a.S3URI)
@@ -174,7 +189,7 @@ func (a Artifact) materializeEmbedded(workDir string, i int) (sagemaker.Manifest
 	dir := filepath.Join(workDir, fmt.Sprintf("embedded-%03d", i))
 	var out sagemaker.Manifest
 	for _, rel := range a.Files {
-		data, err := a.ReadFile(rel)
+		data, err := a.ReadFile(fsys, rel)
 		if err != nil {
 			return fail(err)
 		}
@@ -198,9 +213,29 @@ func (a Artifact) materializeEmbedded(workDir string, i int) (sagemaker.Manifest
 	return out, nil
 }
 
-// writeTarball packs the artifact's files into a gzip'ed tar at dst. A
-// tarball of a single file holds that file at the archive root.
-func writeTarball(dst string, a Artifact) error {
+// copyOut copies a file read through fsys to dst, a new file in a private
+// directory.
+func copyOut(fsys *safefs.FS, src, dst string) error {
+	in, err := fsys.Open(src, safefs.KindData)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// writeTarball packs the artifact's files (project files read through
+// fsys) into a gzip'ed tar at dst. A tarball of a single file holds that
+// file at the archive root.
+func writeTarball(fsys *safefs.FS, dst string, a Artifact) error {
 	f, err := os.Create(dst)
 	if err != nil {
 		return err
@@ -208,7 +243,7 @@ func writeTarball(dst string, a Artifact) error {
 	gz := gzip.NewWriter(f)
 	tw := tar.NewWriter(gz)
 	for _, rel := range a.Files {
-		data, err := a.ReadFile(rel)
+		data, err := a.ReadFile(fsys, rel)
 		if err != nil {
 			f.Close()
 			return err
@@ -237,7 +272,8 @@ func writeTarball(dst string, a Artifact) error {
 // artifactSet collects the artifacts of one compile, hashing each local
 // path once.
 type artifactSet struct {
-	codeBase string // S3 prefix for code: <pipeline_s3_loc>/code
+	fs       *safefs.FS // where local code is read
+	codeBase string     // S3 prefix for code: <pipeline_s3_loc>/code
 	order    []string
 	byKey    map[string]*Artifact
 	hashes   map[string]treeHash
@@ -252,8 +288,8 @@ type treeHash struct {
 	err     error
 }
 
-func newArtifactSet() *artifactSet {
-	return &artifactSet{byKey: map[string]*Artifact{}, hashes: map[string]treeHash{}}
+func newArtifactSet(fsys *safefs.FS) *artifactSet {
+	return &artifactSet{fs: fsys, byKey: map[string]*Artifact{}, hashes: map[string]treeHash{}}
 }
 
 // hash returns the content hash of a file or directory tree (cached).
@@ -261,28 +297,30 @@ func (s *artifactSet) hash(p string) treeHash {
 	if h, ok := s.hashes[p]; ok {
 		return h
 	}
-	h := hashTree(p)
+	h := hashTree(s.fs, p)
 	s.hashes[p] = h
 	return h
 }
 
-func hashTree(p string) treeHash {
-	st, err := os.Stat(p)
+// hashTree hashes a file, or a directory's tree, read through fsys; a path
+// fsys cannot reach is missing.
+func hashTree(fsys *safefs.FS, p string) treeHash {
+	st, err := fsys.Stat(p)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return treeHash{missing: true}
 		}
 		return treeHash{err: err}
 	}
 	if !st.IsDir() {
-		sum, size, err := sagemaker.HashFile(p)
+		sum, size, err := hashFile(fsys, p)
 		if err != nil {
 			return treeHash{err: err}
 		}
 		return treeHash{sum: sum, size: size, files: []string{filepath.Base(p)}}
 	}
 	var files []string
-	err = filepath.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {
+	err = fsys.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -310,7 +348,7 @@ func hashTree(p string) treeHash {
 	h := sha256.New()
 	var total int64
 	for _, rel := range files {
-		sum, size, err := sagemaker.HashFile(filepath.Join(p, filepath.FromSlash(rel)))
+		sum, size, err := hashFile(fsys, filepath.Join(p, filepath.FromSlash(rel)))
 		if err != nil {
 			return treeHash{err: err}
 		}
@@ -318,6 +356,22 @@ func hashTree(p string) treeHash {
 		fmt.Fprintf(h, "%s\x00%s\n", rel, sum)
 	}
 	return treeHash{sum: hex.EncodeToString(h.Sum(nil)), size: total, files: files, isDir: true}
+}
+
+// hashFile is the SHA-256 (lowercase hex) and size of a regular file read
+// through fsys.
+func hashFile(fsys *safefs.FS, p string) (string, int64, error) {
+	f, err := fsys.Open(p, safefs.KindData)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 func shortHash(sum string) string {

@@ -16,7 +16,7 @@ import (
 // loading, resolution, build and JSON encoding included).
 func BenchmarkCompileExample(b *testing.B) {
 	for _, dir := range exampleDirs(b) {
-		d, _, err := dag.ReadFile(filepath.Join(dir, "dag.json"))
+		d, _, err := dag.ReadFile(nil, filepath.Join(dir, "dag.json"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // ImageResolver returns the container image URI of a framework version
@@ -60,6 +60,7 @@ type buildEnv struct {
 	baseDir      string // relative source directories are resolved against it
 	images       ImageResolver
 	artifacts    *artifactSet
+	fs           *safefs.FS // where local paths are checked
 	warnings     []string
 	params       map[string]Parameter // every pipeline parameter by name: the defaults and those the configs declare
 }
@@ -617,7 +618,7 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 	if !strings.HasSuffix(src, "/") && path.Ext(src) != "" {
 		kind = KindFile
 	}
-	if !exists(local) && !filepath.IsAbs(src) {
+	if !e.exists(local) && !filepath.IsAbs(src) {
 		code, ok, err := e.configCode(p, src, kind == KindDirectory)
 		if err != nil {
 			return nil, err
@@ -655,7 +656,7 @@ func (e *buildEnv) resolveConfigPath(p *nodePlan, rel string) (string, error) {
 	}
 	if set {
 		cand := filepath.Join(dir, filepath.FromSlash(rel))
-		if _, err := os.Stat(cand); err == nil {
+		if _, err := e.fs.Stat(cand); err == nil {
 			return cand, nil
 		}
 	}

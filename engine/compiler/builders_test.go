@@ -242,7 +242,7 @@ func TestPreviewAndValidate(t *testing.T) {
 
 func compileDAGFile(t *testing.T, example string) *dag.PipelineDAG {
 	t.Helper()
-	d, _, err := dag.ReadFile(filepath.Join(examplesDir, example, "dag.json"))
+	d, _, err := dag.ReadFile(nil, filepath.Join(examplesDir, example, "dag.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestManifest(t *testing.T) {
 		t.Fatalf("manifest %+v", res.Manifest)
 	}
 	work := t.TempDir()
-	items, err := res.Manifest.Materialize(work)
+	items, err := res.Manifest.Materialize(nil, work)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestManifest(t *testing.T) {
 	if !sort.StringsAreSorted(names) || strings.Join(names, ",") != "dummy_data_loading.py,tabular_preprocessing.py,xgboost_training.py" {
 		t.Errorf("tarball entries %v", names)
 	}
-	again, err := res.Manifest.Materialize(t.TempDir())
+	again, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil || again[2].SHA256 != tb.SHA256 {
 		t.Errorf("tarballs are not reproducible: %v", err)
 	}
@@ -334,7 +334,7 @@ func TestManifest(t *testing.T) {
 		t.Errorf("missing file: manifest %v warnings %v", res3.Manifest, res3.Warnings)
 	}
 	var fe *compiler.FileError
-	if _, err := res3.Manifest.Materialize(t.TempDir()); !errors.As(err, &fe) || !fe.Missing {
+	if _, err := res3.Manifest.Materialize(nil, t.TempDir()); !errors.As(err, &fe) || !fe.Missing {
 		t.Errorf("Materialize with a missing file: %v", err)
 	}
 }
@@ -410,7 +410,7 @@ func TestConfigSourcedInputs(t *testing.T) {
 	if args.ProcessingInputs[0].S3Input.S3Uri != dirArt.S3URI {
 		t.Errorf("INPUT_DATA %v, want %s", args.ProcessingInputs[0].S3Input.S3Uri, dirArt.S3URI)
 	}
-	items, err := res.Manifest.Materialize(t.TempDir())
+	items, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ fields:
 	if err := os.WriteFile(filepath.Join(ws, "RequestRunner.step.yaml"), []byte(step), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,7 +493,7 @@ fields:
 	if in.InputName != "request" || in.S3Input.S3Uri != gen.S3URI || in.S3Input.LocalPath != "/opt/ml/processing/input/request" {
 		t.Errorf("request input %+v", in)
 	}
-	items2, err := res2.Manifest.Materialize(t.TempDir())
+	items2, err := res2.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

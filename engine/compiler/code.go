@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -21,17 +20,13 @@ import (
 // declares it; otherwise the step's framework, else model_class, decides.
 const InferenceFrameworkField = "inference_framework"
 
-// isFile reports whether p is an existing regular file.
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
+// isFile reports whether p is an existing regular file, as the compile's
+// file-access layer sees it.
+func (e *buildEnv) isFile(p string) bool { return e.fs.IsFile(p) }
 
-// exists reports whether p exists.
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+// exists reports whether p exists, as the compile's file-access layer sees
+// it.
+func (e *buildEnv) exists(p string) bool { return e.fs.Exists(p) }
 
 // catalogScript returns the catalog's script named entry for the step.
 func catalogScript(p *nodePlan, entry string) (catalog.StepCode, bool) {
@@ -65,7 +60,7 @@ func (p *nodePlan) inferenceFramework() (string, error) {
 func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, string, error) {
 	local := filepath.Join(dir, filepath.FromSlash(entry))
 	if p.Step.Contract.SourceDir {
-		if !isFile(local) {
+		if !e.isFile(local) {
 			if c, ok := catalogScript(p, entry); ok {
 				uri, _, err := e.artifacts.addCode(string(p.Name), KindDirectory, c, "")
 				return uri, path.Base(entry), err
@@ -83,7 +78,7 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 		}
 		return uri, entry, nil
 	}
-	if !isFile(local) {
+	if !e.isFile(local) {
 		if c, ok := catalogScript(p, entry); ok {
 			uri, _, err := e.artifacts.addCode(string(p.Name), KindFile, c, path.Base(entry))
 			return uri, path.Base(entry), err
@@ -107,7 +102,7 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 // names, recorded missing when absent.
 func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (string, string, error) {
 	local := filepath.Join(dir, filepath.FromSlash(entry))
-	if !isFile(local) {
+	if !e.isFile(local) {
 		if c, program, ok, err := e.catalogTarballCode(p, entry); err != nil {
 			return "", "", err
 		} else if ok {

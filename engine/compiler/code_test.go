@@ -48,10 +48,10 @@ func TestEmbeddedScriptUploaded(t *testing.T) {
 	eq(t, "code input", code, wantURI)
 	eq(t, "entry point", at(t, steps["DummyDataGeneration-Training"], "Arguments", "AppSpecification", "ContainerEntrypoint", 1),
 		"/opt/ml/processing/input/code/dummy_data_generation.py")
-	if b, err := a.ReadFile(""); err != nil || string(b) != string(embedded) {
+	if b, err := a.ReadFile(nil, ""); err != nil || string(b) != string(embedded) {
 		t.Fatalf("ReadFile: %v", err)
 	}
-	items, err := res.Manifest.Materialize(t.TempDir())
+	items, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil || len(items) != 1 || items[0].S3URI != wantURI || items[0].SHA256 != sha(embedded) {
 		t.Fatalf("materialized %+v %v", items, err)
 	}
@@ -105,7 +105,7 @@ func workspaceCatalog(t *testing.T, steps map[string]string, scripts map[string]
 			t.Fatal(err)
 		}
 	}
-	cat, err := catalog.Load(dir)
+	cat, err := catalog.Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestCatalogCodeKinds(t *testing.T) {
 	for _, a := range res.Manifest {
 		byStep[a.Steps[0]+"|"+a.Kind] = a
 	}
-	items, err := res.Manifest.Materialize(t.TempDir())
+	items, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestCatalogCodeKinds(t *testing.T) {
 	if got := tarContents(t, local[tr.S3URI]); !reflect.DeepEqual(got, map[string]string{"dummy_data_generation.py": string(gen)}) {
 		t.Errorf("training tarball holds %v", mapKeys(got))
 	}
-	again, err := res.Manifest.Materialize(t.TempDir())
+	again, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

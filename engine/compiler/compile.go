@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Input is what a compile needs: a DAG and its configs, plus optional
@@ -24,6 +24,11 @@ type Input struct {
 	DAG        *dag.PipelineDAG
 	ConfigFile string      // a config.json in the original's format
 	Configs    *config.Set // configs already loaded or built in memory
+
+	// FS reads the config file and the local code the configs name (nil:
+	// the trusted file-access layer); a confined FS keeps a compile from
+	// reading, hashing or uploading files outside its roots.
+	FS *safefs.FS
 
 	Catalog *catalog.Catalog // nil: catalog.Default()
 	Schema  *config.Schema   // nil: the schema of Catalog
@@ -208,7 +213,7 @@ func loadConfigs(in Input) (*config.Set, error) {
 	if in.ConfigFile == "" {
 		return nil, ErrNoConfig
 	}
-	st, err := os.Stat(in.ConfigFile)
+	st, err := in.FS.Stat(in.ConfigFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &FileError{Path: in.ConfigFile, What: "config file", Missing: true, Err: err}
@@ -229,7 +234,7 @@ func loadConfigs(in Input) (*config.Set, error) {
 			return nil, err
 		}
 	}
-	set, err := config.Load(schema, in.ConfigFile)
+	set, err := config.Load(in.FS, schema, in.ConfigFile)
 	if ve := (*config.ValidationError)(nil); errors.As(err, &ve) && set != nil {
 		return set, err // Validate reports the fields and goes on
 	}
@@ -518,7 +523,8 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		roleOverride: pl.in.Role,
 		baseDir:      pl.baseDir(),
 		images:       images,
-		artifacts:    newArtifactSet(),
+		artifacts:    newArtifactSet(pl.in.FS),
+		fs:           pl.in.FS,
 		params:       make(map[string]Parameter, len(params)),
 	}
 	for _, p := range params {

@@ -50,7 +50,7 @@ func fileExists(p string) bool {
 
 func compileExample(t testing.TB, dir string) *compiler.Result {
 	t.Helper()
-	d, _, err := dag.ReadFile(filepath.Join(dir, "dag.json"))
+	d, _, err := dag.ReadFile(nil, filepath.Join(dir, "dag.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestOriginalFileWithTheCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := Load(s, "testdata/original_config.json")
+	set, err := Load(nil, s, "testdata/original_config.json")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -138,7 +138,7 @@ func TestFromCatalogBuiltOncePerCatalog(t *testing.T) {
 	if err := os.WriteFile(file, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := catalog.Load(dir)
+	ws, err := catalog.Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestFromCatalogBuiltOncePerCatalog(t *testing.T) {
 	if err := os.Chtimes(file, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if ws2, err := catalog.Load(dir); err != nil || ws2 == ws {
+	if ws2, err := catalog.Load(nil, dir); err != nil || ws2 == ws {
 		t.Fatalf("catalog not reloaded after a change: %v", err)
 	}
 	ws, w1 = nil, nil

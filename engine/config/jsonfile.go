@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
-	"github.com/cursus-go/cursus/internal/fsutil"
 	"github.com/cursus-go/cursus/internal/jsonpos"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // createdAtLayout is Python's datetime.now().isoformat() (local time, no zone).
@@ -124,20 +123,22 @@ func (f *File) Document() map[string]any {
 	}
 }
 
-// Save writes a set to path atomically (temp file in the same directory,
-// then rename). Missing parent directories are created.
-func Save(s *Set, path string) error {
+// Save writes a set to path through fsys (nil: the trusted file-access
+// layer), atomically and confined as fsys is.
+func Save(fsys *safefs.FS, s *Set, path string) error {
 	b, err := Marshal(s)
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(path, b, 0o644)
+	return fsys.WriteFile(path, b, 0o644)
 }
 
-// Load reads a config.json (see Unmarshal). A missing file is an error that
-// satisfies errors.Is(err, fs.ErrNotExist).
-func Load(schema *Schema, path string) (*Set, error) {
-	b, err := os.ReadFile(path)
+// Load reads a config.json through fsys (nil: the trusted file-access
+// layer; see Unmarshal). A file fsys cannot read (absent, outside its root,
+// not a regular file, over the size cap of config files) fails with its
+// *safefs.PathError; a missing file satisfies errors.Is(err, fs.ErrNotExist).
+func Load(fsys *safefs.FS, schema *Schema, path string) (*Set, error) {
+	b, err := fsys.ReadFile(path, safefs.KindConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func TestMarshalLayout(t *testing.T) {
 
 func TestOriginalFileLoadsAndResolves(t *testing.T) {
 	s := testSchema(t)
-	set, err := Load(s, filepath.Join("testdata", "original_config.json"))
+	set, err := Load(nil, s, filepath.Join("testdata", "original_config.json"))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -324,22 +324,22 @@ func TestSaveIsAtomicAndLoadReportsMissingFile(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "config.json")
-	if err := Save(set, path); err != nil {
+	if err := Save(nil, set, path); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 || entries[0].Name() != "config.json" {
 		t.Errorf("directory holds %v", entries)
 	}
-	if _, err := Load(s, path); err != nil {
+	if _, err := Load(nil, s, path); err != nil {
 		t.Errorf("Load after Save: %v", err)
 	}
-	_, err = Load(s, filepath.Join(dir, "missing.json"))
+	_, err = Load(nil, s, filepath.Join(dir, "missing.json"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{"), 0o644)
-	_, err = Load(s, filepath.Join(dir, "bad.json"))
+	_, err = Load(nil, s, filepath.Join(dir, "bad.json"))
 	var fe *FormatError
 	if !errors.As(err, &fe) || fe.Path == "" {
 		t.Errorf("bad file: %v", err)

@@ -82,7 +82,7 @@ func TestParameterRefsEndToEnd(t *testing.T) {
 		t.Fatalf("build: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "config.json")
-	if err := config.Save(set, path); err != nil {
+	if err := config.Save(nil, set, path); err != nil {
 		t.Fatal(err)
 	}
 	res, err := compiler.Compile(context.Background(), compiler.Input{DAG: paramDAG(), ConfigFile: path})

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/cursus-go/cursus/internal/fsutil"
 	"github.com/cursus-go/cursus/internal/jsonpos"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // SchemaVersion is the version written into DAG files.
@@ -122,9 +120,9 @@ func CheckWritable(d *PipelineDAG) error {
 }
 
 // WriteFile checks d (CheckWritable) and writes its document to path
-// atomically (a temporary file in the same directory, then a rename),
-// creating missing parent directories. The caller confines path.
-func WriteFile(path string, d *PipelineDAG, metadata map[string]any, pretty bool) error {
+// through fsys (nil: the trusted file-access layer), atomically and
+// confined as fsys is.
+func WriteFile(fsys *safefs.FS, path string, d *PipelineDAG, metadata map[string]any, pretty bool) error {
 	if err := CheckWritable(d); err != nil {
 		return err
 	}
@@ -132,18 +130,17 @@ func WriteFile(path string, d *PipelineDAG, metadata map[string]any, pretty bool
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o644)
+	return fsys.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// ReadFile loads a DAG file. A missing file is an error wrapping
-// fs.ErrNotExist; anything else wrong is a *FormatError.
-func ReadFile(path string) (*PipelineDAG, *FileInfo, error) {
-	b, err := os.ReadFile(path)
+// ReadFile loads a DAG file through fsys (nil: the trusted file-access
+// layer). A file fsys cannot read (absent, outside its root, not a regular
+// file, over the size cap of DAG files) fails with fsys's *safefs.PathError;
+// a file that is not a DAG document with a *FormatError.
+func ReadFile(fsys *safefs.FS, path string) (*PipelineDAG, *FileInfo, error) {
+	b, err := fsys.ReadFile(path, safefs.KindDAG)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("DAG file not found: %s: %w", path, fs.ErrNotExist)
-		}
-		return nil, nil, &FormatError{Path: path, Reason: "cannot read file: " + err.Error()}
+		return nil, nil, err
 	}
 	d, info, err := Parse(b)
 	if err != nil {

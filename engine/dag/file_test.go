@@ -15,7 +15,7 @@ import (
 func TestReadOriginalWriterFile(t *testing.T) {
 	// Written by the original engine's PipelineDAGWriter.write_to_file
 	// (Python, ensure_ascii escapes, microsecond timestamp).
-	d, info, err := ReadFile("testdata/original_writer_xgboost_e2e.json")
+	d, info, err := ReadFile(nil, "testdata/original_writer_xgboost_e2e.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestReadOriginalWriterFile(t *testing.T) {
 		t.Errorf("statistics\n ours   %s\n theirs %s", ours, theirs)
 	}
 	// The compact form the original returns inline.
-	d2, info2, err := ReadFile("testdata/original_writer_compact.json")
+	d2, info2, err := ReadFile(nil, "testdata/original_writer_compact.json")
 	if err != nil || d2.NodeCount() != 10 || info2.Metadata["compact"] != true {
 		t.Fatalf("compact: %v %+v", err, info2)
 	}
@@ -46,7 +46,7 @@ func TestReadOriginalWriterFile(t *testing.T) {
 
 func TestReadCatalogFile(t *testing.T) {
 	// The shared pipeline catalog's format: no version, dag.description.
-	d, info, err := ReadFile("testdata/catalog_xgboost_complete_e2e.dag.json")
+	d, info, err := ReadFile(nil, "testdata/catalog_xgboost_complete_e2e.dag.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(dir, "sub", "dag.json")
 	meta := map[string]any{"k": "v", "n": json.Number("2")}
 	src := New(e2eNodes, e2eEdges)
-	if err := WriteFile(path, src, meta, true); err != nil {
+	if err := WriteFile(nil, path, src, meta, true); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
@@ -87,7 +87,7 @@ func TestRoundTrip(t *testing.T) {
 	if _, err := time.Parse("2006-01-02T15:04:05.999999-07:00", doc["created_at"].(string)); err != nil || !strings.HasSuffix(doc["created_at"].(string), "+00:00") {
 		t.Errorf("created_at %v %v", doc["created_at"], err)
 	}
-	got, info, err := ReadFile(path)
+	got, info, err := ReadFile(nil, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestWriteChecks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, c.name+".json")
-			err := WriteFile(path, c.d, nil, true)
+			err := WriteFile(nil, path, c.d, nil, true)
 			var we *WriteCheckError
 			if !errors.As(err, &we) || we.Error() != c.want {
 				t.Fatalf("err %v, want %q", err, c.want)
@@ -179,13 +179,13 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%s): %v", in, err)
 		}
 	}
-	_, _, err := ReadFile(filepath.Join(t.TempDir(), "missing.json"))
+	_, _, err := ReadFile(nil, filepath.Join(t.TempDir(), "missing.json"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	_ = os.WriteFile(bad, []byte("{"), 0o644)
-	_, _, err = ReadFile(bad)
+	_, _, err = ReadFile(nil, bad)
 	var fe *FormatError
 	if !errors.As(err, &fe) || fe.Path != bad {
 		t.Fatalf("malformed file: %v", err)

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // evaluator resolves the pipeline expressions of a definition as
@@ -271,7 +271,9 @@ func (e *evaluator) jsonGet(v any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("Std:JsonGet: step %s has no property file %s", step, file)
 	}
-	b, err := os.ReadFile(local)
+	// A step script wrote it: read it as a regular file of bounded size
+	// (a FIFO or a huge file in its place must not hang or exhaust the run).
+	b, err := safefs.Trusted().ReadFile(local, safefs.KindDocument)
 	if err != nil {
 		return nil, fmt.Errorf("Std:JsonGet: property file %s of %s: %w", file, step, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // processing runs a Processing step as a processing job does: each
@@ -250,7 +250,8 @@ func layoutTraining(dir string, tj *trainingJob) error {
 		"instance_groups": []any{map[string]any{"instance_group_name": "homogeneousCluster", "instance_type": itype, "hosts": []string{"algo-1"}}},
 	}
 	for name, v := range map[string]any{"hyperparameters.json": hp, "inputdataconfig.json": dataConfig, "resourceconfig.json": resources} {
-		if err := fsutil.WriteJSONAtomic(filepath.Join(dir, "config", name), v); err != nil {
+		// dir is the job's own directory in the run directory this run made.
+		if err := safefs.Trusted().WriteJSON(filepath.Join(dir, "config", name), v); err != nil {
 			return err
 		}
 	}

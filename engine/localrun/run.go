@@ -14,8 +14,8 @@ import (
 
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
-	"github.com/cursus-go/cursus/internal/fsutil"
 	"github.com/cursus-go/cursus/internal/proc"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Step statuses.
@@ -82,6 +82,12 @@ type Options struct {
 	ExecutionID string
 	// Progress, when set, is called as each step starts and ends.
 	Progress func(Event)
+	// FS reaches WorkDir, Data and the project's code (nil: the trusted
+	// file-access layer). A confined FS makes the run directory (a fresh
+	// directory, created exclusively) and reads the data and code only
+	// within its roots; the run's report and logs are written through it.
+	// The scripts the run executes are confined by the sandbox, not by FS.
+	FS *safefs.FS
 }
 
 // Event is a progress report: a step started (StatusRunning) or ended.
@@ -244,7 +250,7 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 	rep.DurationSeconds = seconds(time.Since(began))
 	rep.JobSeconds = seconds(r.jobTime)
 	rep.OverheadSeconds = seconds(time.Since(began) - r.jobTime)
-	_ = fsutil.WriteJSONAtomic(filepath.Join(r.dir, "report.json"), rep)
+	_ = r.opts.FS.WriteJSON(filepath.Join(r.dir, "report.json"), rep)
 	return rep, nil
 }
 
@@ -475,15 +481,22 @@ func (r *run) setup() error {
 		return &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", kind, Bubblewrap, PathRewrite)}
 	}
 
-	workDir, err := filepath.Abs(r.opts.WorkDir)
+	fsys := r.opts.FS
+	workDir, err := fsys.Abs(r.opts.WorkDir)
 	if err != nil {
 		return &InputError{Field: "work_dir", Problem: err.Error()}
 	}
 	r.dir = filepath.Join(workDir, id)
-	if _, err := os.Stat(r.dir); err == nil {
+	if fsys.Exists(r.dir) {
 		return &InputError{Field: "execution_id", Problem: fmt.Sprintf("%s already exists: a run never reuses a run directory", r.dir)}
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, "steps"), 0o755); err != nil {
+	if err := fsys.MkdirAll(workDir, 0o755); err != nil {
+		return &InputError{Field: "work_dir", Problem: err.Error()}
+	}
+	if err := fsys.Mkdir(r.dir, 0o755); err != nil {
+		return &InputError{Field: "work_dir", Problem: err.Error()}
+	}
+	if err := fsys.Mkdir(filepath.Join(r.dir, "steps"), 0o755); err != nil {
 		return &InputError{Field: "work_dir", Problem: err.Error()}
 	}
 	if r.ex, err = newExecutor(kind, py, prefixes, filepath.Join(r.dir, ".cursus")); err != nil {
@@ -503,7 +516,7 @@ func (r *run) setup() error {
 	if err := os.MkdirAll(build, 0o755); err != nil {
 		return err
 	}
-	items, err := r.res.Manifest.Materialize(build)
+	items, err := r.res.Manifest.Materialize(fsys, build)
 	if err != nil {
 		return fmt.Errorf("upload manifest: %w", err)
 	}
@@ -597,11 +610,11 @@ func (r *run) bindData() error {
 		if strings.TrimSpace(p) == "" {
 			return &InputError{Field: field, Problem: "the local path is blank"}
 		}
-		abs, err := filepath.Abs(p)
+		abs, err := r.opts.FS.Abs(p)
 		if err != nil {
 			return &InputError{Field: field, Problem: err.Error()}
 		}
-		if _, err := os.Stat(abs); err != nil {
+		if !r.opts.FS.Exists(abs) {
 			return &InputError{Field: field, Problem: fmt.Sprintf("%s does not exist", p)}
 		}
 		if strings.HasPrefix(k, "s3://") {
@@ -862,7 +875,7 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) err
 		if res.StdoutDropped > 0 {
 			log = append([]byte(fmt.Sprintf("[... %d earlier bytes dropped ...]\n", res.StdoutDropped)), log...)
 		}
-		if werr := fsutil.WriteFileAtomic(logFile, log, 0o644); werr == nil {
+		if werr := r.opts.FS.WriteFile(logFile, log, 0o644); werr == nil {
 			sr.LogFile = logFile
 		}
 		sr.LogTail = proc.Tail(res.Stdout, logTailBytes)
@@ -890,7 +903,7 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) err
 func readFailure(j job, r *run) string {
 	for _, m := range j.Mounts {
 		if m.Container == "/opt/ml/output" {
-			if b, err := os.ReadFile(filepath.Join(m.Host, "failure")); err == nil {
+			if b, err := safefs.Trusted().ReadFile(filepath.Join(m.Host, "failure"), safefs.KindDocument); err == nil {
 				return proc.Tail(b, 500)
 			}
 		}

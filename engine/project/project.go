@@ -15,7 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/validation"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Framework is one project flavour: which catalog steps train and evaluate.
@@ -200,7 +200,8 @@ func Init(ctx context.Context, opts InitOptions) (*Result, error) {
 	dirName := DirName(name, fw.Name)
 	target := filepath.Join(opts.Parent, dirName)
 	exists := false
-	if _, err := os.Lstat(target); err == nil {
+	fsys := safefs.From(ctx)
+	if _, err := fsys.Lstat(target); err == nil {
 		exists = true
 		if !opts.Overwrite {
 			return nil, &ExistsError{Path: target}
@@ -214,7 +215,7 @@ func Init(ctx context.Context, opts InitOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeTree(opts.Parent, target, files, exists); err != nil {
+	if err := writeTree(fsys, opts.Parent, target, files, exists); err != nil {
 		return nil, err
 	}
 	res.Replaced = exists
@@ -326,17 +327,18 @@ func render(ctx context.Context, name string, fw Framework, target string, tmplF
 }
 
 // withStep returns a catalog of base plus one step, by writing the step to
-// a temporary workspace directory (the catalog's only way to add steps).
+// a private temporary workspace directory (the catalog's only way to add
+// steps), with the trusted file-access layer: the directory is its own.
 func withStep(file string, yml []byte) (*catalog.Catalog, error) {
 	dir, err := os.MkdirTemp("", "cursus-scaffold-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := fsutil.WriteFileAtomic(filepath.Join(dir, file), yml, 0o644); err != nil {
+	if err := safefs.Trusted().WriteFile(filepath.Join(dir, file), yml, 0o644); err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load(dir)
+	cat, err := catalog.Load(nil, dir)
 	if err != nil {
 		return nil, fmt.Errorf("the scaffolded step does not load with the catalog: %w", err)
 	}
@@ -542,55 +544,57 @@ func sampleCSV() []byte {
 	return []byte(b.String())
 }
 
-// writeTree writes files under a temporary directory in parent, then
-// renames it to target; an existing target (replace true) is moved aside
-// first and removed after the swap.
-func writeTree(parent, target string, files map[string][]byte, replace bool) error {
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+// writeTree writes files, through fsys, under a temporary directory in
+// parent, then renames it to target; an existing target (replace true) is
+// moved aside first and removed after the swap. A parent it had to create
+// is removed again when the write fails.
+func writeTree(fsys *safefs.FS, parent, target string, files map[string][]byte, replace bool) (err error) {
+	if !fsys.Exists(parent) {
+		if err := fsys.MkdirAll(parent, 0o755); err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				_ = fsys.Remove(parent)
+			}
+		}()
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(target)+".tmp-")
+	tmp, err := fsys.MkdirTemp(parent, "."+filepath.Base(target)+".tmp-", 0o755)
 	if err != nil {
 		return err
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			os.RemoveAll(tmp)
+			_ = fsys.RemoveAll(tmp)
 		}
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
 	for rel, data := range files {
 		p := filepath.Join(tmp, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
 		mode := os.FileMode(0o644)
 		if strings.HasSuffix(rel, ".py") {
 			mode = 0o755
 		}
-		if err := fsutil.WriteFileAtomic(p, data, mode); err != nil {
+		if err := fsys.WriteFile(p, data, mode); err != nil {
 			return err
 		}
 	}
 	var old string
 	if replace {
 		old = tmp + ".old"
-		if err := os.Rename(target, old); err != nil {
+		if err := fsys.Rename(target, old); err != nil {
 			return err
 		}
 	}
-	if err := os.Rename(tmp, target); err != nil {
+	if err := fsys.Rename(tmp, target); err != nil {
 		if old != "" {
-			_ = os.Rename(old, target)
+			_ = fsys.Rename(old, target)
 		}
 		return err
 	}
 	ok = true
 	if old != "" {
-		_ = os.RemoveAll(old)
+		_ = fsys.RemoveAll(old)
 	}
 	return nil
 }

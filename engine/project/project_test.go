@@ -94,7 +94,7 @@ func TestInitWritesAProjectThatValidatesAndCompiles(t *testing.T) {
 			if err != nil || rep.Blocking() || rep.Results[0].Step != "DemoFeatureEngineering" {
 				t.Fatalf("step_interface: %+v %v", rep, err)
 			}
-			cat, err := catalog.Load(res.WorkspaceDir)
+			cat, err := catalog.Load(nil, res.WorkspaceDir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestInitWritesAProjectThatValidatesAndCompiles(t *testing.T) {
 				t.Fatalf("alignment of every step: %d failed: %+v", all.FailedSteps, all.CriticalIssues)
 			}
 			// compile.validate holds and the pipeline compiles.
-			d, _, err := dag.ReadFile(res.DAGFile)
+			d, _, err := dag.ReadFile(nil, res.DAGFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestInitWritesAProjectThatValidatesAndCompiles(t *testing.T) {
 			}
 			// Placeholders are in the config and in the ledger.
 			schema, _ := config.FromCatalog(cat)
-			set, err := config.Load(schema, res.ConfigFile)
+			set, err := config.Load(nil, schema, res.ConfigFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,11 +164,11 @@ func TestInitScriptsRunOnTheSampleData(t *testing.T) {
 	needPython(t)
 	for _, fw := range FrameworkNames() {
 		res := initProject(t, "runme", fw)
-		cat, err := catalog.Load(res.WorkspaceDir)
+		cat, err := catalog.Load(nil, res.WorkspaceDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _, err := dag.ReadFile(res.DAGFile)
+		d, _, err := dag.ReadFile(nil, res.DAGFile)
 		if err != nil {
 			t.Fatal(err)
 		}

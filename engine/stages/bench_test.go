@@ -25,7 +25,7 @@ func BenchmarkInspect(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := CreateRun(b.TempDir(), "bench", time.Now())
+	r, err := CreateRun(nil, b.TempDir(), "bench", time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}

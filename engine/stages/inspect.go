@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // CheckResult is the outcome of one completion check.
@@ -146,7 +146,7 @@ func newEvaluator(r *Run) *evaluator { return &evaluator{r: r} }
 func (e *evaluator) dag() (*dag.PipelineDAG, error) {
 	if !e.dagLoaded {
 		e.dagLoaded = true
-		e.d, _, e.dagErr = dag.ReadFile(e.r.DAGPath())
+		e.d, _, e.dagErr = dag.ReadFile(e.r.fs, e.r.DAGPath())
 	}
 	return e.d, e.dagErr
 }
@@ -156,8 +156,8 @@ func (e *evaluator) dag() (*dag.PipelineDAG, error) {
 func (e *evaluator) catalog() (*catalog.Catalog, error) {
 	if !e.catLoaded {
 		e.catLoaded = true
-		if hasStepFiles(e.r.StepsPath()) {
-			e.cat, e.catErr = catalog.Load(e.r.StepsPath())
+		if e.hasStepFiles(e.r.StepsPath()) {
+			e.cat, e.catErr = catalog.Load(e.r.fs, e.r.StepsPath())
 		} else {
 			e.cat, e.catErr = catalog.Default()
 		}
@@ -165,9 +165,14 @@ func (e *evaluator) catalog() (*catalog.Catalog, error) {
 	return e.cat, e.catErr
 }
 
-func hasStepFiles(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*.step.yaml"))
-	return len(m) > 0
+func (e *evaluator) hasStepFiles(dir string) bool {
+	ents, _ := e.r.fs.ReadDir(dir)
+	for _, en := range ents {
+		if !en.IsDir() && strings.HasSuffix(en.Name(), catalog.StepFileSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *evaluator) run(c Check) CheckResult {
@@ -277,7 +282,7 @@ func (e *evaluator) configResolves() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(e.r.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
+	if _, err := e.r.fs.Stat(e.r.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s is missing: write it with config.merge_save (output_file)", ConfigFile)
 	}
 	cat, err := e.catalog()
@@ -288,7 +293,7 @@ func (e *evaluator) configResolves() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("config classes: %v", err)
 	}
-	set, err := config.Load(schema, e.r.ConfigPath())
+	set, err := config.Load(e.r.fs, schema, e.r.ConfigPath())
 	if err != nil {
 		return "", fmt.Errorf("%s does not load: %v", ConfigFile, err)
 	}
@@ -303,8 +308,8 @@ func (e *evaluator) configResolves() (string, error) {
 }
 
 // modTime is the modification time of a file, or the zero time.
-func modTime(path string) time.Time {
-	st, err := os.Stat(path)
+func (e *evaluator) modTime(path string) time.Time {
+	st, err := e.r.fs.Stat(path)
 	if err != nil {
 		return time.Time{}
 	}
@@ -320,9 +325,9 @@ func (e *evaluator) report(c Check) (string, error) {
 		return "", err
 	}
 	p, _ := e.r.ReportPath(c.Tool)
-	written := modTime(p)
+	written := e.modTime(p)
 	for _, in := range []struct{ name, path string }{{DAGFile, e.r.DAGPath()}, {ConfigFile, e.r.ConfigPath()}} {
-		if m := modTime(in.path); !m.IsZero() && written.Before(m) {
+		if m := e.modTime(in.path); !m.IsZero() && written.Before(m) {
 			return "", fmt.Errorf("the %s report is stale: %s changed after it; call %s again", c.Tool, in.name, c.Tool)
 		}
 	}
@@ -507,7 +512,7 @@ func sameGraph(inline map[string]any, d *dag.PipelineDAG) bool {
 }
 
 func (e *evaluator) definition() (string, error) {
-	b, err := os.ReadFile(e.r.DefinitionPath())
+	b, err := e.r.fs.ReadFile(e.r.DefinitionPath(), safefs.KindDocument)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s is missing: compile.definition on the run's DAG and config saves it", DefinitionFile)
 	}
@@ -524,9 +529,9 @@ func (e *evaluator) definition() (string, error) {
 	if def.Version == "" || len(def.Steps) == 0 {
 		return "", fmt.Errorf("%s is not a pipeline definition (no Version or no Steps)", DefinitionFile)
 	}
-	written := modTime(e.r.DefinitionPath())
+	written := e.modTime(e.r.DefinitionPath())
 	for _, in := range []struct{ name, path string }{{DAGFile, e.r.DAGPath()}, {ConfigFile, e.r.ConfigPath()}} {
-		m := modTime(in.path)
+		m := e.modTime(in.path)
 		if m.IsZero() {
 			return "", fmt.Errorf("%s is missing, so %s cannot be current", in.name, DefinitionFile)
 		}

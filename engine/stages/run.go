@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // The run folder layout (see the package doc).
@@ -84,7 +83,8 @@ func NewRunID(now time.Time) string {
 	return "run-" + now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// Run is one run folder. Its methods read and write files under Dir only.
+// Run is one run folder. Its methods read and write files under Dir only,
+// through the file-access layer the run was opened with.
 type Run struct {
 	// ID is the run id (the folder's name).
 	ID string `json:"run_id"`
@@ -92,14 +92,28 @@ type Run struct {
 	Root string `json:"project_root"`
 	// Dir is the absolute run folder: <Root>/runs/<ID>.
 	Dir string `json:"run_dir"`
+
+	fs *safefs.FS
 }
 
-// RunPath returns the run folder of id under root, checking the id.
-func RunPath(root, id string) (string, error) {
+// FS is the file-access layer the run reads and writes through.
+func (r *Run) FS() *safefs.FS { return r.fs }
+
+// WithFS returns the run reached through another file-access layer (a
+// later call's, when a session keeps the run across calls).
+func (r *Run) WithFS(fsys *safefs.FS) *Run {
+	c := *r
+	c.fs = fsys
+	return &c
+}
+
+// RunPath returns the run folder of id under root, checking the id; a
+// relative root is taken as fsys takes it (nil: the trusted layer).
+func RunPath(fsys *safefs.FS, root, id string) (string, error) {
 	if err := CheckRunID(id); err != nil {
 		return "", err
 	}
-	abs, err := filepath.Abs(root)
+	abs, err := fsys.Abs(root)
 	if err != nil {
 		return "", err
 	}
@@ -120,51 +134,53 @@ type Completion struct {
 }
 
 // CreateRun makes the run folder (and its reports folder) and writes
-// run.json. It fails with ErrRunExists when the folder exists.
-func CreateRun(root, id string, now time.Time) (*Run, error) {
-	dir, err := RunPath(root, id)
+// run.json, through fsys (nil: the trusted layer). It fails with
+// ErrRunExists when the folder exists.
+func CreateRun(fsys *safefs.FS, root, id string, now time.Time) (*Run, error) {
+	dir, err := RunPath(fsys, root, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := fsys.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := fsys.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s", ErrRunExists, dir)
 		}
 		return nil, err
 	}
-	r := &Run{ID: id, Root: filepath.Dir(filepath.Dir(dir)), Dir: dir}
-	if err := os.MkdirAll(r.ReportsPath(), 0o755); err != nil {
+	r := &Run{ID: id, Root: filepath.Dir(filepath.Dir(dir)), Dir: dir, fs: fsys}
+	if err := fsys.MkdirAll(r.ReportsPath(), 0o755); err != nil {
 		return nil, err
 	}
-	if err := fsutil.WriteJSONAtomic(filepath.Join(dir, StateFile), State{RunID: id, CreatedAt: now.UTC(), Completed: []Completion{}}); err != nil {
+	if err := fsys.WriteJSON(filepath.Join(dir, StateFile), State{RunID: id, CreatedAt: now.UTC(), Completed: []Completion{}}); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// OpenRun returns an existing run; ErrRunNotFound when its folder is missing.
-func OpenRun(root, id string) (*Run, error) {
-	dir, err := RunPath(root, id)
+// OpenRun returns an existing run, reached through fsys (nil: the trusted
+// layer); ErrRunNotFound when its folder is missing or fsys cannot reach it
+// (a runs/<id> that is a symbolic link out of a confined root).
+func OpenRun(fsys *safefs.FS, root, id string) (*Run, error) {
+	dir, err := RunPath(fsys, root, id)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
+	if !fsys.IsDir(dir) {
 		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, dir)
 	}
-	return &Run{ID: id, Root: filepath.Dir(filepath.Dir(dir)), Dir: dir}, nil
+	return &Run{ID: id, Root: filepath.Dir(filepath.Dir(dir)), Dir: dir, fs: fsys}, nil
 }
 
 // ListRuns returns the ids of the run folders under root, sorted.
-func ListRuns(root string) ([]string, error) {
-	abs, err := filepath.Abs(root)
+func ListRuns(fsys *safefs.FS, root string) ([]string, error) {
+	abs, err := fsys.Abs(root)
 	if err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(filepath.Join(abs, RunsDir))
+	ents, err := fsys.ReadDir(filepath.Join(abs, RunsDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return []string{}, nil
 	}
@@ -224,7 +240,7 @@ func (r *Run) lock() func() {
 
 // State reads run.json; a missing file gives an empty state.
 func (r *Run) State() (*State, error) {
-	b, err := os.ReadFile(filepath.Join(r.Dir, StateFile))
+	b, err := r.fs.ReadFile(filepath.Join(r.Dir, StateFile), safefs.KindDocument)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{RunID: r.ID, Completed: []Completion{}}, nil
 	}
@@ -252,7 +268,7 @@ func (r *Run) MarkCompleted(stage string, at time.Time) error {
 		s.RunID = r.ID
 	}
 	s.Completed = append(s.Completed, Completion{Stage: stage, At: at.UTC()})
-	return fsutil.WriteJSONAtomic(filepath.Join(r.Dir, StateFile), s)
+	return r.fs.WriteJSON(filepath.Join(r.Dir, StateFile), s)
 }
 
 // Report is a recorded tool result.
@@ -280,10 +296,7 @@ func (r *Run) WriteReport(rep *Report) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(r.ReportsPath(), 0o755); err != nil {
-		return err
-	}
-	return fsutil.WriteJSONAtomic(p, rep)
+	return r.fs.WriteJSON(p, rep)
 }
 
 // ReadReport reads reports/<tool>.json; ErrNoReport when absent.
@@ -292,7 +305,7 @@ func (r *Run) ReadReport(tool string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := r.fs.ReadFile(p, safefs.KindDocument)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w for %s", ErrNoReport, tool)
 	}
@@ -312,7 +325,7 @@ func (r *Run) WriteArtifact(artifact string, data []byte) error {
 	if p == "" {
 		return fmt.Errorf("unknown artifact %q", artifact)
 	}
-	return fsutil.WriteFileAtomic(p, data, 0o644)
+	return r.fs.WriteFile(p, data, 0o644)
 }
 
 // Artifact describes one artifact file of a run.
@@ -329,24 +342,24 @@ type Artifact struct {
 func (r *Run) Artifacts() []Artifact {
 	var out []Artifact
 	for _, n := range ArtifactNames {
-		out = append(out, stat(n, r.Path(n)))
+		out = append(out, r.stat(n, r.Path(n)))
 	}
-	ents, err := os.ReadDir(r.ReportsPath())
+	ents, err := r.fs.ReadDir(r.ReportsPath())
 	if err == nil {
 		for _, e := range ents {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 				continue
 			}
 			tool := strings.TrimSuffix(e.Name(), ".json")
-			out = append(out, stat("report:"+tool, filepath.Join(r.ReportsPath(), e.Name())))
+			out = append(out, r.stat("report:"+tool, filepath.Join(r.ReportsPath(), e.Name())))
 		}
 	}
 	return out
 }
 
-func stat(name, path string) Artifact {
+func (r *Run) stat(name, path string) Artifact {
 	a := Artifact{Name: name, Path: path}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+	if st, err := r.fs.Stat(path); err == nil && !st.IsDir() {
 		a.Exists, a.Size, a.Modified = true, st.Size(), st.ModTime().UTC()
 	}
 	return a

@@ -32,29 +32,29 @@ func TestCheckRunID(t *testing.T) {
 
 func TestCreateOpenList(t *testing.T) {
 	root := t.TempDir()
-	if _, err := OpenRun(root, "r1"); !errors.Is(err, ErrRunNotFound) {
+	if _, err := OpenRun(nil, root, "r1"); !errors.Is(err, ErrRunNotFound) {
 		t.Fatalf("OpenRun before create = %v", err)
 	}
-	ids, err := ListRuns(root)
+	ids, err := ListRuns(nil, root)
 	if err != nil || len(ids) != 0 {
-		t.Fatalf("ListRuns(empty) = %v, %v", ids, err)
+		t.Fatalf("ListRuns(nil, empty) = %v, %v", ids, err)
 	}
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	r, err := CreateRun(root, "r1", now)
+	r, err := CreateRun(nil, root, "r1", now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Dir != filepath.Join(root, "runs", "r1") {
 		t.Errorf("Dir = %s", r.Dir)
 	}
-	if _, err := CreateRun(root, "r1", now); !errors.Is(err, ErrRunExists) {
+	if _, err := CreateRun(nil, root, "r1", now); !errors.Is(err, ErrRunExists) {
 		t.Errorf("second CreateRun = %v", err)
 	}
-	if _, err := CreateRun(root, "../x", now); err == nil {
+	if _, err := CreateRun(nil, root, "../x", now); err == nil {
 		t.Error("CreateRun accepted ../x")
 	}
 	if _, err := os.Stat(filepath.Join(root, "x")); err == nil {
-		t.Error("CreateRun(../x) wrote outside runs/")
+		t.Error("CreateRun(nil, ../x) wrote outside runs/")
 	}
 	st, err := r.State()
 	if err != nil || st.RunID != "r1" || !st.CreatedAt.Equal(now) || len(st.Completed) != 0 {
@@ -67,14 +67,14 @@ func TestCreateOpenList(t *testing.T) {
 	if len(st.Completed) != 1 || st.Completed[0].Stage != "plan" {
 		t.Errorf("Completed = %+v", st.Completed)
 	}
-	if _, err := CreateRun(root, "r2", now); err != nil {
+	if _, err := CreateRun(nil, root, "r2", now); err != nil {
 		t.Fatal(err)
 	}
-	ids, _ = ListRuns(root)
+	ids, _ = ListRuns(nil, root)
 	if strings.Join(ids, ",") != "r1,r2" {
 		t.Errorf("ListRuns = %v", ids)
 	}
-	r2, err := OpenRun(root, "r1")
+	r2, err := OpenRun(nil, root, "r1")
 	if err != nil || r2.Dir != r.Dir {
 		t.Errorf("OpenRun = %+v, %v", r2, err)
 	}
@@ -137,7 +137,7 @@ func TestInspectWalksTheSequence(t *testing.T) {
 	}
 	root := t.TempDir()
 	base := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	r, err := CreateRun(root, "r1", base)
+	r, err := CreateRun(nil, root, "r1", base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func edgesOf(t *testing.T, r *Run) []any {
 func TestStepsKnownWithWorkspace(t *testing.T) {
 	s, _ := Default()
 	root := t.TempDir()
-	r, err := CreateRun(root, "r1", time.Now())
+	r, err := CreateRun(nil, root, "r1", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Level statuses.
@@ -198,18 +199,17 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 
 	// Level 1 inputs: find every script, analyse them in one run.
 	// scripts maps a step to the file analysed, shown maps that file to
-	// the name reported (an embedded script is written to a temporary
-	// directory for python3 and reported as embedded:scripts/<entry>).
+	// the name reported (an embedded script is handed to the analyzer from
+	// the binary and reported as embedded:scripts/<entry>).
 	scripts := map[catalog.StepType]string{}
 	shown := map[string]string{}
 	var paths []string
-	tmp := &scriptTemp{}
-	defer tmp.cleanup()
+	tmp := embeddedScripts{}
 	for _, st := range steps {
 		if !HasScript(st) {
 			continue
 		}
-		p, _ := FindScript(st, dirs)
+		p, _ := FindScript(safefs.From(ctx), st, dirs)
 		if p == "" {
 			code, ok := st.Script()
 			if !ok {
@@ -228,7 +228,7 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 	var analysisErr error
 	if len(paths) > 0 && rep.Python.Available {
 		uniq := dedupe(paths)
-		as, err := AnalyzeScripts(ctx, uniq...)
+		as, err := analyzeScripts(ctx, tmp, uniq...)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -92,7 +92,7 @@ func TestAlignLevelFailures(t *testing.T) {
 	ws := workspace(t, map[string]string{
 		"DemoScoring.step.yaml": customStep, "DemoOrphan.step.yaml": orphan, "DemoUnbuildable.step.yaml": unbuildable,
 	})
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestAlignLevel1WithScripts(t *testing.T) {
 	scripts := t.TempDir()
 	writeFile(t, filepath.Join(scripts, "demo_scoring.py"), goodDemoScript)
 	writeFile(t, filepath.Join(scripts, "tabular_preprocessing.py"), "import os\nprint(os.environ['NOT_DECLARED'])\n")
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestAlignSharedEntryPoint(t *testing.T) {
 	other := strings.NewReplacer("step: DemoScoring", "step: DemoScoringTwo", "name: LABEL_FIELD", "name: OTHER_FIELD").Replace(customStep)
 	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep, "DemoScoringTwo.step.yaml": other})
 	writeFile(t, filepath.Join(ws, "scripts", "demo_scoring.py"), goodDemoScript)
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 # Static analysis of step scripts for cursus-go (engine/validation).
 #
-# Run as: python3 -c "<this file>" <script.py>...  (Go passes the program
-# text with -c). For every script it prints one JSON object on its own line
+# Run as: python3 -I -c "<this file>" (Go passes the program text with -c)
+# with one JSON object {"path": ..., "source": ...} per line on standard
+# input: the Go side reads the scripts, so this program opens no file. For
+# every script it prints one JSON object on its own line
 # with the string constants that name container paths, the environment
 # variables read, the argparse flags declared, the keys used on the
 # main(input_paths, output_paths, environ_vars, job_args) parameters and the
@@ -239,12 +241,15 @@ class Analyzer(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def analyze(path):
+def analyze(path, src):
     try:
-        with open(path, encoding="utf-8") as f:
-            src = f.read()
-    except Exception as e:  # unreadable file
-        return {"path": path, "ok": False, "error_kind": "read", "error": str(e)}
+        return analyze_source(path, src)
+    except (RecursionError, MemoryError):
+        # Nesting deeper than the parser or the visitor can follow.
+        return {"path": path, "ok": False, "error_kind": "syntax", "error": "the script is nested too deeply to analyse (expressions or blocks thousands of levels deep)"}
+
+
+def analyze_source(path, src):
     try:
         tree = ast.parse(src, filename=path)
     except SyntaxError as e:
@@ -283,9 +288,12 @@ def analyze(path):
     }
 
 
-def run(paths):
-    for p in paths:
-        sys.stdout.write(json.dumps(analyze(p)) + "\n")
+def run():
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        sys.stdout.write(json.dumps(analyze(req["path"], req["source"])) + "\n")
 
 
-run(sys.argv[1:])
+run()

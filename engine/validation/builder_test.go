@@ -65,7 +65,7 @@ func TestBuilderEveryEmbeddedStepBuilds(t *testing.T) {
 
 func TestBuilderScoresAFailure(t *testing.T) {
 	unbuildable := customStep + "  - {name: secret_code, type: string, tier: essential, pattern: \"^zz[0-9]{9}q$\", description: \"Impossible.\"}\n"
-	cat, err := catalog.Load(workspace(t, map[string]string{"DemoScoring.step.yaml": unbuildable}))
+	cat, err := catalog.Load(nil, workspace(t, map[string]string{"DemoScoring.step.yaml": unbuildable}))
 	if err != nil {
 		t.Fatal(err)
 	}

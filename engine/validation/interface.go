@@ -3,7 +3,6 @@ package validation
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // InterfaceOptions selects what CheckInterfaces validates.
@@ -20,6 +20,8 @@ type InterfaceOptions struct {
 	All           bool     // every step of the catalog
 	JobType       string   // optional: validate the job-type view of each step
 	WorkspaceDirs []string // directories of *.step.yaml files that add or replace steps
+	// FS reads the workspace files (nil: the trusted file-access layer).
+	FS *safefs.FS
 }
 
 // InterfaceResult is the verdict on one step file.
@@ -63,7 +65,7 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 		jt = &j
 	}
 	rep := &InterfaceReport{Results: []InterfaceResult{}}
-	cat, loadErr := catalog.Load(opts.WorkspaceDirs...)
+	cat, loadErr := catalog.Load(opts.FS, opts.WorkspaceDirs...)
 	var failed map[string][]string // file -> errors, when the catalog did not load
 	if loadErr != nil {
 		probs := catalog.Problems(loadErr)
@@ -103,7 +105,7 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 		}
 	} else {
 		for _, f := range mapkeys.Sorted(failed) {
-			if fileNames(f, name) {
+			if fileNames(opts.FS, f, name) {
 				matchedFailed[f] = true
 			}
 		}
@@ -127,7 +129,7 @@ func CheckInterfaces(opts InterfaceOptions) (*InterfaceReport, error) {
 		}
 	}
 	for _, f := range mapkeys.Sorted(matchedFailed) {
-		rep.Results = append(rep.Results, InterfaceResult{Step: stepNameOfFile(f), JobType: jt, File: f, Errors: failed[f], Warnings: []string{}})
+		rep.Results = append(rep.Results, InterfaceResult{Step: stepNameOfFile(opts.FS, f), JobType: jt, File: f, Errors: failed[f], Warnings: []string{}})
 	}
 	var schema *config.Schema
 	var schemaErr error
@@ -205,19 +207,19 @@ func problemText(p *catalog.FileError) string {
 }
 
 // fileNames reports whether a step file path names the step.
-func fileNames(file, name string) bool {
+func fileNames(fsys *safefs.FS, file, name string) bool {
 	stem := strings.TrimSuffix(filepath.Base(file), catalog.StepFileSuffix)
 	if stem == name || catalog.CanonicalKey(stem) == catalog.CanonicalKey(name) {
 		return true
 	}
-	return catalog.CanonicalKey(stepNameOfFile(file)) == catalog.CanonicalKey(name)
+	return catalog.CanonicalKey(stepNameOfFile(fsys, file)) == catalog.CanonicalKey(name)
 }
 
 // stepNameOfFile reads the step name a file declares (its `step:` line),
 // falling back to the file stem.
-func stepNameOfFile(file string) string {
+func stepNameOfFile(fsys *safefs.FS, file string) string {
 	stem := strings.TrimSuffix(filepath.Base(file), catalog.StepFileSuffix)
-	data, err := os.ReadFile(file)
+	data, err := fsys.ReadFile(file, safefs.KindStep)
 	if err != nil {
 		return stem
 	}

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 //go:embed analyzer.py
@@ -123,10 +125,19 @@ type ArgFlag struct {
 
 // AnalyzeScripts parses the scripts with python3's ast module (one
 // interpreter for all of them) and returns one analysis per path, in
-// order. A script that cannot be read or parsed yields an analysis with OK
-// false, not an error; the error is for a missing interpreter or a failed
-// run (errors.Is(err, ErrNoPython) for the former).
+// order. The scripts are read here, through the context's file-access
+// layer (safefs.From: confined, regular files only, the script size cap),
+// and handed to the analyzer on its standard input, so the interpreter
+// opens no file itself. A script that cannot be read or parsed yields an
+// analysis with OK false, not an error; the error is for a missing
+// interpreter or a failed run (errors.Is(err, ErrNoPython) for the former).
 func AnalyzeScripts(ctx context.Context, paths ...string) ([]ScriptAnalysis, error) {
+	return analyzeScripts(ctx, nil, paths...)
+}
+
+// analyzeScripts is AnalyzeScripts with the bytes of some scripts given
+// (embedded code, by the name it is analysed under) instead of read.
+func analyzeScripts(ctx context.Context, given embeddedScripts, paths ...string) ([]ScriptAnalysis, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -134,17 +145,41 @@ func AnalyzeScripts(ctx context.Context, paths ...string) ([]ScriptAnalysis, err
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"-I", "-c", analyzerSource}, paths...)
-	cmd := exec.CommandContext(ctx, py, args...)
+	fsys := safefs.From(ctx)
+	out := make([]ScriptAnalysis, len(paths))
+	var input bytes.Buffer
+	var sent []int // indexes of the scripts handed to the analyzer
+	for i, p := range paths {
+		src, ok := given[p]
+		var err error
+		if !ok {
+			src, err = fsys.ReadFile(p, safefs.KindScript)
+		}
+		if err != nil {
+			out[i] = ScriptAnalysis{Path: p, ErrorKind: "read", Error: readReason(err)}
+			continue
+		}
+		line, err := json.Marshal(analyzerRequest{Path: p, Source: strings.ToValidUTF8(string(src), "\uFFFD")})
+		if err != nil {
+			return nil, err
+		}
+		input.Write(line)
+		input.WriteByte('\n')
+		sent = append(sent, i)
+	}
+	if len(sent) == 0 {
+		return out, nil
+	}
+	cmd := exec.CommandContext(ctx, py, "-I", "-c", analyzerSource)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = &input, &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("script analyzer failed: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	out := make([]ScriptAnalysis, 0, len(paths))
+	n := 0
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
 	for sc.Scan() {
@@ -152,14 +187,34 @@ func AnalyzeScripts(ctx context.Context, paths ...string) ([]ScriptAnalysis, err
 		if len(line) == 0 {
 			continue
 		}
+		if n >= len(sent) {
+			return nil, fmt.Errorf("script analyzer returned more results than the %d scripts it was given", len(sent))
+		}
 		var a ScriptAnalysis
 		if err := json.Unmarshal(line, &a); err != nil {
 			return nil, fmt.Errorf("script analyzer printed unreadable output: %v", err)
 		}
-		out = append(out, a)
+		out[sent[n]] = a
+		n++
 	}
-	if len(out) != len(paths) {
-		return nil, fmt.Errorf("script analyzer returned %d results for %d scripts", len(out), len(paths))
+	if n != len(sent) {
+		return nil, fmt.Errorf("script analyzer returned %d results for %d scripts", n, len(sent))
 	}
 	return out, nil
+}
+
+// analyzerRequest is one line of the analyzer's input.
+type analyzerRequest struct {
+	Path   string `json:"path"`
+	Source string `json:"source"`
+}
+
+// readReason is why a script could not be read, without the path (the
+// analysis names it).
+func readReason(err error) string {
+	var pe *safefs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

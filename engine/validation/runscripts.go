@@ -20,7 +20,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 //go:embed runner.py
@@ -117,6 +117,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	fsys := safefs.From(ctx)
 	cat := opts.Catalog
 	if cat == nil {
 		if cat, err = catalog.Default(); err != nil {
@@ -136,7 +137,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		if set, err = config.Load(schema, opts.ConfigPath); err != nil {
+		if set, err = config.Load(fsys, schema, opts.ConfigPath); err != nil {
 			return nil, err
 		}
 	}
@@ -162,14 +163,14 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 
 	// Absolute, like every path a script is handed: scripts run in their
 	// node's work folder.
-	workspace, err := filepath.Abs(opts.Workspace)
+	workspace, err := fsys.Abs(opts.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(workspace, 0o755); err != nil {
+	if err := fsys.MkdirAll(workspace, 0o755); err != nil {
 		return nil, err
 	}
-	runDir, err := os.MkdirTemp(workspace, "run-")
+	runDir, err := fsys.MkdirTemp(workspace, "run-", 0o700)
 	if err != nil {
 		return nil, err
 	}
@@ -260,10 +261,10 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			failed[n] = "skipped"
 			continue
 		}
-		if err := prepareNode(root, work, st, r); err != nil {
+		if err := prepareNode(fsys, root, work, st, r); err != nil {
 			return nil, err
 		}
-		if err := writeHyperparameters(root, st, cfg); err != nil {
+		if err := writeHyperparameters(fsys, root, st, cfg); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n, err)
 		}
 		// Inputs.
@@ -275,7 +276,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			// A config-sourced input is mounted from the config, as the
 			// compiler does: an object or list written as <field>.json, a
 			// local file or directory copied.
-			if from, err := configInput(in, cfg, dst, sourceDir(st, cfg, baseDir), baseDir); err != nil {
+			if from, err := configInput(fsys, in, cfg, dst, sourceDir(st, cfg, baseDir), baseDir); err != nil {
 				return nil, fmt.Errorf("node %s: input %s from config field %s: %w", n, in.LogicalName, in.ConfigSource, err)
 			} else if from != "" {
 				r.Inputs[in.LogicalName] = from
@@ -290,7 +291,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 					r.Warnings = append(r.Warnings, fmt.Sprintf("input %s is bound to %s.%s, which has no local folder", in.LogicalName, b.provider, b.output))
 					continue
 				}
-				if err := copyInto(src, dst); err != nil {
+				if err := copyInto(fsys, src, dst); err != nil {
 					return nil, fmt.Errorf("node %s: copy %s.%s to input %s: %w", n, b.provider, b.output, in.LogicalName, err)
 				}
 				r.Inputs[in.LogicalName] = b.provider + "." + b.output
@@ -298,7 +299,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 				continue
 			}
 			if src, ok := opts.InputData[n][in.LogicalName]; ok {
-				if err := copyInto(src, dst); err != nil {
+				if err := copyInto(fsys, src, dst); err != nil {
 					return nil, fmt.Errorf("node %s: input data for %s: %w", n, in.LogicalName, err)
 				}
 				r.Inputs[in.LogicalName] = src
@@ -314,7 +315,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			}
 		}
 		// Script, environment, arguments.
-		script, tried := locateScript(st, cfg, opts.ScriptDirs, baseDir)
+		script, tried := locateScript(fsys, st, cfg, opts.ScriptDirs, baseDir)
 		if script == "" {
 			r.Status = RunFailed
 			r.ErrorMessage = fmt.Sprintf("script %s not found (tried %s)", st.Contract.EntryPoint, strings.Join(tried, ", "))
@@ -340,7 +341,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		if !r.Success {
 			failed[n] = "script failed"
 		}
-		r.OutputFiles = listOutputs(r.Outputs)
+		r.OutputFiles = listOutputs(fsys, r.Outputs)
 	}
 	for _, r := range rep.ScriptResults {
 		if r.Success {
@@ -412,15 +413,15 @@ func isFilePath(p string) bool {
 	return path.Ext(path.Base(p)) != ""
 }
 
-func prepareNode(root, work string, st *catalog.Step, r *ScriptResult) error {
+func prepareNode(fsys *safefs.FS, root, work string, st *catalog.Step, r *ScriptResult) error {
 	for _, d := range []string{root, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := fsys.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
 	}
 	for _, o := range st.Outputs {
 		if o.ContainerPath != "" {
-			if err := os.MkdirAll(localPath(root, o.ContainerPath), 0o755); err != nil {
+			if err := fsys.MkdirAll(localPath(root, o.ContainerPath), 0o755); err != nil {
 				return err
 			}
 		}
@@ -433,7 +434,7 @@ func prepareNode(root, work string, st *catalog.Step, r *ScriptResult) error {
 		if isFilePath(in.ContainerPath) {
 			d = filepath.Dir(d)
 		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := fsys.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
 	}
@@ -446,7 +447,7 @@ func prepareNode(root, work string, st *catalog.Step, r *ScriptResult) error {
 // hyperparameters field, for a step that still declares one), each value
 // a string holding its JSON encoding, as the SDK's framework estimators
 // pass them and SageMaker writes them.
-func writeHyperparameters(root string, st *catalog.Step, cfg *config.Config) error {
+func writeHyperparameters(fsys *safefs.FS, root string, st *catalog.Step, cfg *config.Config) error {
 	if st.Verb != catalog.VerbTraining && st.Verb != catalog.VerbTuning {
 		return nil
 	}
@@ -475,7 +476,7 @@ func writeHyperparameters(root string, st *catalog.Step, cfg *config.Config) err
 			}
 		}
 	}
-	return fsutil.WriteJSONAtomic(localPath(root, "/opt/ml/input/config/hyperparameters.json"), hp)
+	return fsys.WriteJSON(localPath(root, "/opt/ml/input/config/hyperparameters.json"), hp)
 }
 
 // sourceDir is a node's local source directory: the contract's
@@ -504,7 +505,7 @@ func sourceDir(st *catalog.Step, cfg *config.Config, baseDir string) string {
 // directory (relative to the source directory when it exists there, else
 // to baseDir) is copied. S3 URIs and pipeline-parameter references are left
 // to input_data.
-func configInput(in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir string) (string, error) {
+func configInput(fsys *safefs.FS, in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir string) (string, error) {
 	if in.ConfigSource == "" {
 		return "", nil
 	}
@@ -522,7 +523,7 @@ func configInput(in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir 
 		if isFilePath(in.ContainerPath) {
 			file = dst
 		}
-		if err := fsutil.WriteFileAtomic(file, append(content, '\n'), 0o644); err != nil {
+		if err := fsys.WriteFile(file, append(content, '\n'), 0o644); err != nil {
 			return "", err
 		}
 		return "config:" + in.ConfigSource, nil
@@ -541,30 +542,25 @@ func configInput(in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir 
 	if !filepath.IsAbs(src) {
 		src = filepath.Join(baseDir, filepath.FromSlash(s))
 		if srcDir != "" {
-			if cand := filepath.Join(srcDir, filepath.FromSlash(s)); exists(cand) {
+			if cand := filepath.Join(srcDir, filepath.FromSlash(s)); fsys.Exists(cand) {
 				src = cand
 			}
 		}
 	}
-	if !exists(src) {
+	if !fsys.Exists(src) {
 		return "", nil
 	}
-	if err := copyInto(src, dst); err != nil {
+	if err := copyInto(fsys, src, dst); err != nil {
 		return "", err
 	}
 	return src, nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // locateScript finds a node's script: the config's entry point in the
 // explicit script dirs, then in the config's source directory. The path is
 // absolute (the script runs with its node's work folder as the working
 // directory).
-func locateScript(st *catalog.Step, cfg *config.Config, dirs []string, baseDir string) (string, []string) {
+func locateScript(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, dirs []string, baseDir string) (string, []string) {
 	entry := st.Contract.EntryPoint
 	if f := st.Contract.EntryPointField; f != "" {
 		if v := cfg.String(f); v != "" {
@@ -578,11 +574,11 @@ func locateScript(st *catalog.Step, cfg *config.Config, dirs []string, baseDir s
 	var tried []string
 	for _, d := range search {
 		p := filepath.Join(d, filepath.FromSlash(entry))
-		if abs, err := filepath.Abs(p); err == nil {
+		if abs, err := fsys.Abs(p); err == nil {
 			p = abs
 		}
 		tried = append(tried, p)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		if fsys.IsFile(p) {
 			return p, tried
 		}
 	}
@@ -668,8 +664,9 @@ func runOne(ctx context.Context, py, script, root, work string, env map[string]s
 	err := cmd.Run()
 	r.ExecutionTime = round4(time.Since(began).Seconds())
 	r.Stdout, r.Stderr = tail(stdout.Bytes(), 4096), tail(stderr.Bytes(), 4096)
-	_ = fsutil.WriteFileAtomic(filepath.Join(filepath.Dir(work), "stdout.log"), stdout.Bytes(), 0o644)
-	_ = fsutil.WriteFileAtomic(filepath.Join(filepath.Dir(work), "stderr.log"), stderr.Bytes(), 0o644)
+	fsys := safefs.From(ctx)
+	_ = fsys.WriteFile(filepath.Join(filepath.Dir(work), "stdout.log"), stdout.Bytes(), 0o644)
+	_ = fsys.WriteFile(filepath.Join(filepath.Dir(work), "stderr.log"), stderr.Bytes(), 0o644)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -728,34 +725,34 @@ func scriptEnviron(env map[string]string, work string) []string {
 // copyInto copies a file or a directory tree to dst. A directory source
 // whose destination is a file path (an input like hyperparameters.json)
 // copies the file of the same name, or the only file it holds.
-func copyInto(src, dst string) error {
-	fi, err := os.Stat(src)
+func copyInto(fsys *safefs.FS, src, dst string) error {
+	fi, err := fsys.Stat(src)
 	if err != nil {
 		return err
 	}
 	if !fi.IsDir() {
 		if isFilePath(dst) {
-			return copyFile(src, dst)
+			return copyFile(fsys, src, dst)
 		}
-		return copyFile(src, filepath.Join(dst, filepath.Base(src)))
+		return copyFile(fsys, src, filepath.Join(dst, filepath.Base(src)))
 	}
 	if isFilePath(dst) {
-		if _, err := os.Stat(filepath.Join(src, filepath.Base(dst))); err == nil {
-			return copyFile(filepath.Join(src, filepath.Base(dst)), dst)
+		if _, err := fsys.Stat(filepath.Join(src, filepath.Base(dst))); err == nil {
+			return copyFile(fsys, filepath.Join(src, filepath.Base(dst)), dst)
 		}
 		var files []string
-		_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		_ = fsys.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				files = append(files, p)
 			}
 			return nil
 		})
 		if len(files) == 1 {
-			return copyFile(files[0], dst)
+			return copyFile(fsys, files[0], dst)
 		}
 		return fmt.Errorf("%s names a file but %s holds %d files", dst, src, len(files))
 	}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	return fsys.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -765,29 +762,31 @@ func copyInto(src, dst string) error {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return fsys.MkdirAll(target, 0o755)
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			return nil // links are not followed out of the data
 		}
-		return copyFile(p, target)
+		return copyFile(fsys, p, target)
 	})
 }
 
-func copyFile(src, dst string) error {
-	data, err := os.ReadFile(src)
+// copyFile copies a regular file through fsys, streamed.
+func copyFile(fsys *safefs.FS, src, dst string) error {
+	in, err := fsys.Open(src, safefs.KindData)
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(dst, data, 0o644)
+	defer in.Close()
+	return fsys.WriteFrom(dst, in, 0o644)
 }
 
 // listOutputs lists the files of each output folder as
 // "<output>/<relative path>", sorted.
-func listOutputs(outputs map[string]string) []string {
+func listOutputs(fsys *safefs.FS, outputs map[string]string) []string {
 	out := []string{}
 	for name, dir := range outputs {
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		_ = fsys.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil
 			}

@@ -34,7 +34,7 @@ func TestRunScriptsExampleFromItsFolder(t *testing.T) {
 	testfs.CopyTree(t, example, root)
 	t.Chdir(root)
 
-	d, _, err := dag.ReadFile("dag.json")
+	d, _, err := dag.ReadFile(nil, "dag.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ type runFixture struct {
 func newRunFixture(t *testing.T, scoring string) runFixture {
 	t.Helper()
 	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep, "DemoProducer.step.yaml": producerStep})
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,12 @@ package validation
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // PlatformPaths are container paths SageMaker itself provides; a script may
@@ -71,8 +71,9 @@ func ScriptDirs(cat *catalog.Catalog, extra ...string) []string {
 }
 
 // FindScript returns the first existing file named like the step's entry
-// point in dirs ("" when none), and every path it tried.
-func FindScript(s *catalog.Step, dirs []string) (string, []string) {
+// point in dirs, as fsys sees them (nil: the trusted file-access layer; ""
+// when none), and every path it tried.
+func FindScript(fsys *safefs.FS, s *catalog.Step, dirs []string) (string, []string) {
 	entry := s.Contract.EntryPoint
 	if entry == "" {
 		return "", nil
@@ -81,45 +82,31 @@ func FindScript(s *catalog.Step, dirs []string) (string, []string) {
 	for _, d := range dirs {
 		p := filepath.Join(d, filepath.FromSlash(entry))
 		tried = append(tried, p)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if fsys.IsFile(p) {
 			return p, tried
 		}
 	}
 	return "", tried
 }
 
-// scriptTemp writes embedded scripts to a temporary directory so python3
-// can analyse them; cleanup removes it.
-type scriptTemp struct{ dir string }
+// embeddedScripts holds the embedded scripts a check analyses, by the
+// name they are reported under (embedded:scripts/<entry>): the analyzer
+// gets their bytes from the binary, workspace scripts are read from disk.
+type embeddedScripts map[string][]byte
 
-// file returns a local path holding the code's file: its own path for
-// workspace code, a temporary copy for embedded code.
-func (t *scriptTemp) file(code catalog.StepCode) (string, error) {
+// file returns the name to analyse the code's file under: its own path
+// for workspace code, its embedded name (holding its bytes) for embedded
+// code.
+func (t embeddedScripts) file(code catalog.StepCode) (string, error) {
 	if code.LocalPath != "" {
 		return code.LocalPath, nil
-	}
-	if t.dir == "" {
-		d, err := os.MkdirTemp("", "cursus-scripts-")
-		if err != nil {
-			return "", err
-		}
-		t.dir = d
 	}
 	data, err := code.ReadFile(code.Files[0])
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(t.dir, filepath.FromSlash(code.Path))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", err
-	}
-	return p, os.WriteFile(p, data, 0o644)
-}
-
-func (t *scriptTemp) cleanup() {
-	if t.dir != "" {
-		os.RemoveAll(t.dir)
-	}
+	t[code.Source()] = data
+	return code.Source(), nil
 }
 
 func underPath(p, root string) bool {
@@ -417,8 +404,9 @@ func CheckScript(ctx context.Context, s *catalog.Step, script string, dirs []str
 		return res, nil
 	}
 	shown := script
+	embedded := embeddedScripts{}
 	if script == "" {
-		script, res.Searched = FindScript(s, dirs)
+		script, res.Searched = FindScript(safefs.From(ctx), s, dirs)
 		shown = script
 		if script == "" {
 			code, ok := s.Script()
@@ -427,17 +415,15 @@ func CheckScript(ctx context.Context, s *catalog.Step, script string, dirs []str
 				res.Reason = fmt.Sprintf("no script %s on disk (searched %d director%s), and the catalog ships none: pass script_dirs or workspace_dirs where it lives", s.Contract.EntryPoint, len(dirs), plural(len(dirs), "y", "ies"))
 				return res, nil
 			}
-			tmp := &scriptTemp{}
-			defer tmp.cleanup()
 			var err error
-			if script, err = tmp.file(code); err != nil {
+			if script, err = embedded.file(code); err != nil {
 				return nil, err
 			}
 			shown = code.Source()
 		}
 	}
 	res.Script = shown
-	as, err := AnalyzeScripts(ctx, script)
+	as, err := analyzeScripts(ctx, embedded, script)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func TestCheckScriptAnalysisBothWays(t *testing.T) {
 func TestCheckScript(t *testing.T) {
 	needPython(t)
 	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep})
-	cat, err := catalog.Load(ws)
+	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

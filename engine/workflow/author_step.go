@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // The rungs of the gap ladder.
@@ -189,7 +189,7 @@ func resolveStep(ctx context.Context, s *Step, name, ws string) (resolved, Respo
 func phaseResolve(ctx context.Context, s *Step) error {
 	ws := authorWorkspace(s)
 	wsExists := false
-	if st, err := os.Stat(s.Abs(ws)); err == nil && st.IsDir() {
+	if s.FS().IsDir(s.Abs(ws)) {
 		wsExists = true
 	}
 	wsArg := ""
@@ -611,7 +611,7 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 		return nil
 	}
 	script := s.Vars().String(varScript)
-	b, err := os.ReadFile(s.Abs(script))
+	b, err := s.FS().ReadFile(s.Abs(script), safefs.KindScript)
 	if err != nil {
 		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("the script %s cannot be read: %v", script, err),
 			Remedy: "restore the script (delete " + s.Vars().String(varStepFile) + " and resume to scaffold again)"}

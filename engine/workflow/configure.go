@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -162,7 +161,7 @@ func workspaceDirs(s *Step) []string {
 		return stringsOf(v)
 	}
 	if p := s.ArgString("project_dir"); p != "" {
-		if st, err := os.Stat(s.Abs(strings.TrimSuffix(p, "/") + "/steps")); err == nil && st.IsDir() {
+		if s.FS().IsDir(s.Abs(strings.TrimSuffix(p, "/") + "/steps")) {
 			return []string{strings.TrimSuffix(p, "/") + "/steps"}
 		}
 	}

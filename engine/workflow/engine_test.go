@@ -159,7 +159,7 @@ func TestStopForJudgmentThenResumeThroughTheSameGate(t *testing.T) {
 	if got := kinds(events); !reflect.DeepEqual(got, []string{"start:write", "passed:write", "start:check", "stopped:check"}) {
 		t.Fatalf("events %v", got)
 	}
-	st, err := LoadState(root, res.RunID)
+	st, err := LoadState(nil, root, res.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestStopForJudgmentThenResumeThroughTheSameGate(t *testing.T) {
 	if _, err := Resume(context.Background(), res.RunID, opts); !errors.Is(err, ErrRunFinished) {
 		t.Fatalf("resume of a done run: %v", err)
 	}
-	if got, err := Status(root, res.RunID, w); err != nil || got.Status != StatusDone {
+	if got, err := Status(nil, root, res.RunID, w); err != nil || got.Status != StatusDone {
 		t.Fatalf("status %+v %v", got, err)
 	}
 }
@@ -271,7 +271,7 @@ func TestCancelledMidPhaseResumesWithoutRedoingPassedPhases(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res == nil || res.Status != StatusCancelled {
 		t.Fatalf("want cancelled, got %+v %v", res, err)
 	}
-	st, _ := LoadState(root, "mine")
+	st, _ := LoadState(nil, root, "mine")
 	if st.Phases[0].Status != PhasePassed || st.Phases[1].Status != PhaseCancelled {
 		t.Fatalf("phases %+v", st.Phases)
 	}
@@ -331,7 +331,7 @@ func TestChangedArtifactRerunsItsPhaseAndLaterOnes(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "answer.txt")); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := LoadState(root, res.RunID)
+	st, _ := LoadState(nil, root, res.RunID)
 	r := &runner{w: w, st: st, root: root, opts: opts}
 	r.verify()
 	if st.Phases[0].Status != PhasePassed || st.Phases[1].Status != PhasePending || st.Phases[2].Status != PhasePending {
@@ -408,7 +408,7 @@ func TestABusyRunIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockRun(RunDir(root, res.RunID))
+	unlock, err := lockRun(nil, RunDir(root, res.RunID))
 	if err != nil {
 		t.Fatal(err)
 	}

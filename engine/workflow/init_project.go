@@ -3,12 +3,12 @@ package workflow
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // init-project variables.
@@ -81,7 +81,7 @@ func phaseScaffold(ctx context.Context, s *Step) error {
 	// or a scaffold whose files changed) is regenerated, never refused.
 	if s.Vars().String(varProjectCreated) == projDir {
 		overwrite = true
-	} else if _, err := os.Lstat(s.Abs(projDir)); err != nil {
+	} else if _, err := s.FS().Lstat(s.Abs(projDir)); err != nil {
 		// The folder does not exist: whatever appears there from now on is
 		// this run's, even if the run is interrupted inside project.init.
 		if err := s.Set(varProjectCreated, projDir); err != nil {
@@ -126,7 +126,7 @@ func phaseScaffold(ctx context.Context, s *Step) error {
 	var missing []string
 	for _, f := range r.FilesWritten {
 		p := path.Join(dir, f)
-		if _, err := os.Stat(s.Abs(p)); err != nil {
+		if _, err := s.FS().Stat(s.Abs(p)); err != nil {
 			missing = append(missing, f)
 			continue
 		}
@@ -160,7 +160,7 @@ func phaseScaffold(ctx context.Context, s *Step) error {
 
 func phaseLedger(_ context.Context, s *Step) error {
 	ledger := s.Vars().String(varLedger)
-	b, err := os.ReadFile(s.Abs(ledger))
+	b, err := s.FS().ReadFile(s.Abs(ledger), safefs.KindDocument)
 	if err != nil {
 		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("the ledger %s cannot be read: %v", ledger, err),
 			Remedy: "re-run project.init (resume this run) to write it"}

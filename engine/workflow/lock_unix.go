@@ -5,15 +5,15 @@ package workflow
 import (
 	"errors"
 	"fmt"
-	"os"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"path/filepath"
 	"syscall"
 )
 
 // lockRun takes an exclusive, non-blocking lock on dir/.lock (flock), so two
 // processes never run the same run at once. The lock dies with the process.
-func lockRun(dir string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+func lockRun(fsys *safefs.FS, dir string) (func(), error) {
+	f, err := fsys.OpenLock(filepath.Join(dir, ".lock"))
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +31,10 @@ type Options struct {
 	// Workflows are workflows besides the built-in ones that Resume may
 	// find by name (a program that runs workflows of its own).
 	Workflows []*Workflow
+	// FS is how the run folder and the files phases read are reached (nil:
+	// the trusted file-access layer); a confined FS keeps the run inside
+	// its root even when runs/ or runs/<id> is a symbolic link out of it.
+	FS *safefs.FS
 }
 
 // lookup finds a workflow by name: opts.Workflows first, then the built-ins.
@@ -122,7 +126,7 @@ func Start(ctx context.Context, w *Workflow, args map[string]any, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	runID, err := newRunDir(root, w.Name, opts.RunID)
+	runID, err := newRunDir(opts.FS, root, w.Name, opts.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -130,12 +134,12 @@ func Start(ctx context.Context, w *Workflow, args map[string]any, opts Options) 
 	for _, p := range w.Phases {
 		st.Phases = append(st.Phases, PhaseState{Name: p.Name, Status: PhasePending})
 	}
-	unlock, err := lockRun(RunDir(root, runID))
+	unlock, err := lockRun(opts.FS, RunDir(root, runID))
 	if err != nil {
 		return nil, &RunError{RunID: runID, Msg: "cannot lock the run folder", Err: err}
 	}
 	defer unlock()
-	if err := saveState(root, st); err != nil {
+	if err := saveState(opts.FS, root, st); err != nil {
 		return nil, &RunError{RunID: runID, Msg: "cannot write the run state", Err: err}
 	}
 	r := &runner{w: w, st: st, root: root, opts: opts}
@@ -158,15 +162,15 @@ func Resume(ctx context.Context, runID string, opts Options) (*Result, error) {
 	if !ValidRunID(runID) {
 		return nil, &RunError{RunID: runID, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
 	}
-	if _, err := os.Stat(filepath.Join(RunDir(root, runID), StateFile)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := opts.FS.Stat(filepath.Join(RunDir(root, runID), StateFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("no %s under %s", StateFile, filepath.Join(RunsDir, runID)), Err: ErrRunNotFound}
 	}
-	unlock, err := lockRun(RunDir(root, runID))
+	unlock, err := lockRun(opts.FS, RunDir(root, runID))
 	if err != nil {
 		return nil, &RunError{RunID: runID, Msg: "cannot lock the run folder", Err: err}
 	}
 	defer unlock()
-	st, err := LoadState(root, runID)
+	st, err := LoadState(opts.FS, root, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -191,14 +195,15 @@ func Resume(ctx context.Context, runID string, opts Options) (*Result, error) {
 	return r.execute(ctx, true)
 }
 
-// Status reads a run's state and returns it as a Result, without running
-// anything. Extra workflows (see Options.Workflows) may be given.
-func Status(root, runID string, extra ...*Workflow) (*Result, error) {
+// Status reads a run's state through fsys (nil: the trusted layer) and
+// returns it as a Result, without running anything. Extra workflows (see
+// Options.Workflows) may be given.
+func Status(fsys *safefs.FS, root, runID string, extra ...*Workflow) (*Result, error) {
 	root, err := rootDir(root)
 	if err != nil {
 		return nil, err
 	}
-	st, err := LoadState(root, runID)
+	st, err := LoadState(fsys, root, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +211,7 @@ func Status(root, runID string, extra ...*Workflow) (*Result, error) {
 	if err != nil {
 		return nil, &RunError{RunID: runID, Msg: "the run's workflow is unknown", Err: err}
 	}
-	r := &runner{w: w, st: st, root: root}
+	r := &runner{w: w, st: st, root: root, opts: Options{FS: fsys}}
 	return r.result(true), nil
 }
 
@@ -226,16 +231,16 @@ func rootDir(root string) (string, error) {
 
 // newRunDir creates the run folder: the given id, or the next free
 // "<workflow>-NNN".
-func newRunDir(root, workflow, id string) (string, error) {
+func newRunDir(fsys *safefs.FS, root, workflow, id string) (string, error) {
 	runs := filepath.Join(root, RunsDir)
-	if err := os.MkdirAll(runs, 0o755); err != nil {
+	if err := fsys.MkdirAll(runs, 0o755); err != nil {
 		return "", fmt.Errorf("workflow: create %s: %w", runs, err)
 	}
 	if id != "" {
 		if !ValidRunID(id) {
 			return "", &RunError{RunID: id, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
 		}
-		if err := os.Mkdir(filepath.Join(runs, id), 0o755); err != nil {
+		if err := fsys.Mkdir(filepath.Join(runs, id), 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return "", &RunError{RunID: id, Msg: "the run folder exists; resume it or choose another id"}
 			}
@@ -244,7 +249,7 @@ func newRunDir(root, workflow, id string) (string, error) {
 		return id, nil
 	}
 	n := 1
-	if entries, err := os.ReadDir(runs); err == nil {
+	if entries, err := fsys.ReadDir(runs); err == nil {
 		for _, e := range entries {
 			if rest, ok := strings.CutPrefix(e.Name(), workflow+"-"); ok {
 				if k, err := strconv.Atoi(rest); err == nil && k >= n {
@@ -255,7 +260,7 @@ func newRunDir(root, workflow, id string) (string, error) {
 	}
 	for ; ; n++ {
 		id := fmt.Sprintf("%s-%03d", workflow, n)
-		err := os.Mkdir(filepath.Join(runs, id), 0o755)
+		err := fsys.Mkdir(filepath.Join(runs, id), 0o755)
 		if err == nil {
 			return id, nil
 		}
@@ -283,7 +288,7 @@ func (r *runner) emit(e Event) {
 }
 
 func (r *runner) save() error {
-	if err := saveState(r.root, r.st); err != nil {
+	if err := saveState(r.opts.FS, r.root, r.st); err != nil {
 		return &RunError{RunID: r.st.RunID, Msg: "cannot write the run state", Err: err}
 	}
 	return nil
@@ -316,12 +321,12 @@ func (r *runner) checkArtifacts(ps *PhaseState) string {
 	for _, a := range ps.Artifacts {
 		abs := filepath.Join(r.root, filepath.FromSlash(a.Path))
 		if a.Kind == ArtifactAbsent {
-			if _, err := os.Stat(abs); err == nil {
+			if _, err := r.opts.FS.Stat(abs); err == nil {
 				return fmt.Sprintf("answer file %s was written since the phase passed", a.Path)
 			}
 			continue
 		}
-		b, err := os.ReadFile(abs)
+		b, err := r.opts.FS.ReadFile(abs, safefs.KindDocument)
 		if err != nil {
 			return fmt.Sprintf("artifact %s is missing", a.Path)
 		}

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // StateFile is the name of the run state file in a run folder.
@@ -142,11 +141,11 @@ func RunDir(root, runID string) string {
 
 // LoadState reads a run's state. A missing run is ErrRunNotFound (wrapped in
 // a *RunError).
-func LoadState(root, runID string) (*State, error) {
+func LoadState(fsys *safefs.FS, root, runID string) (*State, error) {
 	if !ValidRunID(runID) {
 		return nil, &RunError{RunID: runID, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
 	}
-	b, err := os.ReadFile(filepath.Join(RunDir(root, runID), StateFile))
+	b, err := fsys.ReadFile(filepath.Join(RunDir(root, runID), StateFile), safefs.KindDocument)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("no %s under %s", StateFile, filepath.Join(RunsDir, runID)), Err: ErrRunNotFound}
 	}
@@ -169,6 +168,6 @@ func LoadState(root, runID string) (*State, error) {
 	return &st, nil
 }
 
-func saveState(root string, st *State) error {
-	return fsutil.WriteJSONAtomic(filepath.Join(RunDir(root, st.RunID), StateFile), st)
+func saveState(fsys *safefs.FS, root string, st *State) error {
+	return fsys.WriteJSON(filepath.Join(RunDir(root, st.RunID), StateFile), st)
 }

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cursus-go/cursus/engine/stages"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Step is what a phase works with while it runs: the run's arguments and
@@ -41,6 +40,11 @@ func (s *Step) RunPath(elem ...string) string {
 
 // Abs turns a path relative to the project root into an absolute one;
 // absolute paths are returned cleaned.
+// FS is the file-access layer the run reads and writes through.
+func (s *Step) FS() *safefs.FS { return s.r.opts.FS }
+
+// Abs turns a path into an absolute one: relative paths are taken from the
+// project root.
 func (s *Step) Abs(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -194,7 +198,7 @@ func (s *Step) WriteFile(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFileAtomic(s.Abs(rel), data, 0o644); err != nil {
+	if err := s.FS().WriteFile(s.Abs(rel), data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	s.addArtifact(rel, ArtifactOutput, hashBytes(data))
@@ -208,7 +212,7 @@ func (s *Step) Record(p string) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(s.Abs(rel))
+	b, err := s.FS().ReadFile(s.Abs(rel), safefs.KindDocument)
 	if err != nil {
 		return fmt.Errorf("artifact %s: %w", rel, err)
 	}
@@ -223,7 +227,7 @@ func (s *Step) Handoff(p string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(s.Abs(rel)); err != nil {
+	if _, err := s.FS().Stat(s.Abs(rel)); err != nil {
 		return fmt.Errorf("handoff %s: %w", rel, err)
 	}
 	s.addArtifact(rel, ArtifactHandoff, "")
@@ -247,7 +251,7 @@ func (s *Step) Watch(p string) error {
 // (Record), so a later edit makes the phase run again, and found is true.
 // When it does not exist, the phase watches for it (Watch).
 func (s *Step) ReadAnswer(p string, parse func([]byte) error) (found bool, err error) {
-	b, err := os.ReadFile(s.Abs(p))
+	b, err := s.FS().ReadFile(s.Abs(p), safefs.KindDocument)
 	switch {
 	case err == nil:
 		if err := parse(b); err != nil {

@@ -225,7 +225,7 @@ func RunProcessingErr(t testing.TB, r Run) (*Result, error) {
 	}
 	args := def.Steps[0].Arguments
 
-	items, err := res.Manifest.Materialize(t.TempDir())
+	items, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/cursus-go/cursus/internal/docgen"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/tools"
 )
 
@@ -21,7 +21,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
-	if err := fsutil.WriteFileAtomic(out, docgen.ToolsMarkdown(r), 0o644); err != nil {
+	if err := safefs.Trusted().WriteFile(out, docgen.ToolsMarkdown(r), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/cursus-go/cursus/engine/compiler/internal/sdkshape"
-	"github.com/cursus-go/cursus/internal/fsutil"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 func main() {
@@ -20,7 +20,7 @@ func main() {
 	}
 	b, err := sdkshape.Generate()
 	if err == nil {
-		err = fsutil.WriteFileAtomic(*out, b, 0o644)
+		err = safefs.Trusted().WriteFile(*out, b, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)

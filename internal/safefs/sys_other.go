@@ -1,0 +1,7 @@
+//go:build !unix
+
+package safefs
+
+import "os"
+
+const readFlags = os.O_RDONLY
