@@ -73,11 +73,11 @@ func deprecationWarned(t *testing.T, env map[string]any, old, new string) {
 // config.merge_save take dag_file like compile.* do.
 func TestConfigToolsTakeDAGFile(t *testing.T) {
 	root := t.TempDir()
-	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	dagFile, err := filepath.Abs("../examples/simple-training/dag.json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root, ReadRoots: []string{filepath.Dir(dagFile)}})
 	req := tools.WantOK(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag_file": dagFile}))
 	if len(req["config_class_map"].(map[string]any)) == 0 {
 		t.Errorf("requirements from dag_file: %v", req)
