@@ -301,17 +301,19 @@ fields:
   - {name: key_columns, type: list, tier: essential, description: "Columns that identify a row."}
 `
 
+// dedupProject is a project root whose steps/ holds the DedupRows step.
+func dedupProject(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	tools.WriteFile(t, root, "steps/DedupRows.step.yaml", dedupStep)
+	return root
+}
+
 // TestConfigToolsWorkspaceDirs: with workspace_dirs (relative to the
 // project root) a project's own step gets a config class in every config
 // tool; without them it stays pending and its saved config does not load.
 func TestConfigToolsWorkspaceDirs(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "steps"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "steps", "DedupRows.step.yaml"), []byte(dedupStep), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := dedupProject(t)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	ws := []any{"steps"}
 	dagArg := map[string]any{"nodes": []any{"DummyDataLoading_training", "DedupRows_training"}, "edges": []any{[]any{"DummyDataLoading_training", "DedupRows_training"}}}

@@ -161,6 +161,8 @@ var (
 	Blank = blank
 	// ToJSON is toJSON.
 	ToJSON = toJSON
+	// WriteFile is writeFile.
+	WriteFile = writeFile
 )
 
 // blank reports whether a decoded JSON value is not a non-empty string

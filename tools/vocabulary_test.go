@@ -3,7 +3,6 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -163,13 +162,7 @@ func TestUnknownArgumentDidYouMean(t *testing.T) {
 // take workspace_dirs like their siblings, so a project's own step is
 // scored and known.
 func TestProjectStepsAreSeen(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "steps"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "steps", "DedupRows.step.yaml"), []byte(dedupStep), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := dedupProject(t)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
 	ws := []any{"steps"}
 	explain := map[string]any{"name1": "input_data", "name2": "DATA", "consumer_step": "DedupRows_training", "provider_step": "DummyDataLoading_training"}
