@@ -690,3 +690,29 @@ func sameSet(enum any, names []string) bool {
 	}
 	return toJSON(sortedCopy(got)) == toJSON(sortedCopy(names))
 }
+
+// TestNewProjectPassesWhereTheDataLives: new-project's data_source reaches
+// the recommendation, which then seeds the project from a DAG that loads
+// from S3.
+func TestNewProjectPassesWhereTheDataLives(t *testing.T) {
+	root := t.TempDir()
+	rc := &recordingCaller{registryCaller: registryCaller{Registry()}, root: root}
+	w, _ := workflow.Get("new-project")
+	_, err := workflow.Start(wfCtx(root), w, map[string]any{"name": "demo", "framework": "xgboost", "need": "calibration and registration", "data_source": "s3"},
+		workflow.Options{Root: root, Caller: rc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec, load string
+	for _, c := range rc.seq {
+		switch {
+		case strings.HasPrefix(c, "pipeline_catalog.recommend "):
+			rec = c
+		case strings.HasPrefix(c, "pipeline_catalog.load_dag "):
+			load = c
+		}
+	}
+	if !strings.Contains(rec, `"data_source":"s3"`) || !strings.Contains(load, `"dag_id":"xgboost_complete_e2e_dummy"`) {
+		t.Errorf("recommend %q, load_dag %q", rec, load)
+	}
+}

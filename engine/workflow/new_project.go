@@ -32,6 +32,7 @@ func newProject() *Workflow {
 		Arg{Name: "dag_id", Type: "string", Description: "A pipeline-catalog DAG id to use instead of the recommendation."},
 		Arg{Name: "need", Type: "string", Description: "What the pipeline must do, in words (e.g. \"calibration and registration\"), for the recommendation; when two DAGs fit it equally the run stops for a choice."},
 		Arg{Name: "data_type", Type: "string", Default: "tabular", Enum: []string{"tabular", "text", "mixed"}, Description: "Kind of input data, for the recommendation."},
+		Arg{Name: "data_source", Type: "string", Enum: []string{"s3", "athena", "redshift", "cradle"}, Description: "Where the data lives, for the recommendation: a DAG that loads through the managed data service (cradle) is left out unless asked for. Omitted: read from an s3:// URI in need, else unknown."},
 		Arg{Name: "values", Type: "object", Description: "Config values: {\"base\": {field: value}, \"steps\": {\"<node>\": {field: value}}}."},
 		Arg{Name: "placeholders", Type: "boolean", Default: true, Description: "Fill essential config values nobody gave with valid placeholders marked replace-me (listed in the outputs and in runs/<id>/ACTION_ITEMS.md) instead of stopping for them."},
 	)
@@ -132,6 +133,9 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 			args := map[string]any{"framework": s.ArgString("framework"), "data_type": s.ArgString("data_type"), "max_results": 5}
 			if need := s.ArgString("need"); need != "" {
 				args["need"] = need
+			}
+			if src := s.ArgString("data_source"); src != "" {
+				args["data_source"] = src
 			}
 			resp, err := s.RequireAndReport(ctx, "pipeline_catalog.recommend", args)
 			if err != nil {
