@@ -101,8 +101,14 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 	var configs []built
 	var fieldProblems []FieldError
 	origin := map[string]string{} // path -> "node" | "base" | "none"
+	dagDefaults := s.dagDefaults(plans, map[string]bool{"model_class": true})
 	for _, p := range plans {
 		values := map[string]any{}
+		for name, v := range dagDefaults {
+			if s.sharedDefault(p.class, name) {
+				values[name] = cloneValue(v)
+			}
+		}
 		own := in.Steps[string(p.node)]
 		legacy := p.class.legacyObjectKeys(own) // the node's legacy hyperparameters win over base values
 		for name, v := range in.Base {
@@ -418,6 +424,57 @@ type Template struct {
 	Warnings        []string
 }
 
+// frameworkFields are the base fields that say which framework a pipeline
+// is: its model family (part of the pipeline name) and the version and
+// Python version of its framework images.
+var frameworkFields = map[string]bool{"model_class": true, "framework_version": true, "py_version": true}
+
+// dagDefaults are the defaults a DAG's own steps give the framework fields
+// (frameworkFields) among fields: a field the step classes of the DAG
+// that redeclare it give one default, another than the base set's (a
+// PyTorch DAG's model_class pytorch, an XGBoost DAG's framework_version
+// 1.7-1 and py_version py3). Template writes them as the base values, so a
+// step without a version of its own (Registration) follows the DAG's
+// framework; Build gives the DAG's model_class to every config that gets
+// none, so the pipeline's configs agree on its name.
+func (s *Schema) dagDefaults(plans []nodePlan, fields map[string]bool) map[string]any {
+	out := map[string]any{}
+	for _, set := range [][]catalog.ConfigField{s.base, s.processing} {
+		for _, f := range set {
+			if f.Tier == catalog.TierDerived || !fields[f.Name] {
+				continue
+			}
+			var val any
+			seen := map[string]bool{}
+			for _, p := range plans {
+				g, ok := p.class.Field(f.Name)
+				if !ok || g.Default == nil || !redeclared(g) {
+					continue
+				}
+				d := normalize(g.Default)
+				if k := canonicalJSON(d); !seen[k] {
+					seen[k], val = true, d
+				}
+			}
+			if len(seen) == 1 && !equalValues(val, normalize(f.Default)) {
+				out[f.Name] = cloneValue(val)
+			}
+		}
+	}
+	return out
+}
+
+// redeclared reports whether a class's field is the step's own
+// declaration (an override of a field set's field included).
+func redeclared(f catalog.ConfigField) bool { return !strings.HasPrefix(f.Source, "fieldset:") }
+
+// sharedDefault reports whether class c declares field name as its field
+// set does, without redeclaring it.
+func (s *Schema) sharedDefault(c *Class, name string) bool {
+	g, ok := c.Field(name)
+	return ok && !redeclared(g)
+}
+
 // Template builds the skeleton of every node's config. Base holds the base
 // set (and the processing set when a node needs it) with defaults; Steps
 // holds each node's own fields (job_type filled from the node name where it
@@ -452,6 +509,9 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 		}
 	}
 	t.EssentialFields = append(t.EssentialFields, baseEssential...)
+	for k, v := range s.dagDefaults(plans, frameworkFields) {
+		t.Base[k] = v
+	}
 	planned := map[catalog.NodeName]bool{}
 	var configs []*Config
 	keyOwner := map[catalog.ConfigKey]catalog.NodeName{}
