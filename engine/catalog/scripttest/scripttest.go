@@ -61,18 +61,28 @@ func Python(t testing.TB, modules ...string) Interpreter {
 	if py == "" {
 		py = "/usr/bin/python3"
 	}
-	probe := "import json, sys\n"
-	for _, m := range modules {
-		probe += "import " + m + "\n"
-	}
-	probe += "print(json.dumps([sys.executable, sys.prefix, sys.base_prefix]))"
-	out, err := exec.Command(py, "-I", "-c", probe).CombinedOutput()
+	ip, err := probe(py, modules)
 	if err != nil {
-		skipOrFail(t, "scripttest: %s cannot import %s: %v: %s", py, strings.Join(modules, ", "), err, lastLine(string(out)))
+		skipOrFail(t, "scripttest: %v", err)
+	}
+	return ip
+}
+
+// probe checks that py imports the modules and finds its executable and
+// the directories it needs.
+func probe(py string, modules []string) (Interpreter, error) {
+	code := "import json, sys\n"
+	for _, m := range modules {
+		code += "import " + m + "\n"
+	}
+	code += "print(json.dumps([sys.executable, sys.prefix, sys.base_prefix]))"
+	out, err := exec.Command(py, "-I", "-c", code).CombinedOutput()
+	if err != nil {
+		return Interpreter{}, fmt.Errorf("%s cannot import %s: %v: %s", py, strings.Join(modules, ", "), err, lastLine(string(out)))
 	}
 	var info []string
-	if err := json.Unmarshal(bytes.TrimSpace(lastLineBytes(out)), &info); err != nil || len(info) != 3 {
-		t.Fatalf("scripttest: unreadable interpreter probe %q", out)
+	if err := json.Unmarshal(lastLineBytes(out), &info); err != nil || len(info) != 3 {
+		return Interpreter{}, fmt.Errorf("%s: unreadable interpreter probe %q", py, out)
 	}
 	ip := Interpreter{Path: info[0]}
 	for _, d := range info[1:] {
@@ -83,7 +93,27 @@ func Python(t testing.TB, modules ...string) Interpreter {
 	if !underAny(ip.Path, "/usr") && !underAny(ip.Path, ip.Mounts...) {
 		ip.Mounts = append(ip.Mounts, filepath.Dir(ip.Path))
 	}
-	return ip
+	return ip, nil
+}
+
+// PythonWith returns the first interpreter that imports every module:
+// CURSUS_PYTHON, /usr/bin/python3, then python3 on PATH (a data-loading
+// script needs boto3, which Debian's interpreter may lack). It skips (or
+// fails under CI) when none does.
+func PythonWith(t testing.TB, modules ...string) Interpreter {
+	t.Helper()
+	var tried []string
+	for _, py := range []string{os.Getenv("CURSUS_PYTHON"), "/usr/bin/python3", "python3"} {
+		if py == "" || contains(tried, py) {
+			continue
+		}
+		tried = append(tried, py)
+		if ip, err := probe(py, modules); err == nil {
+			return ip
+		}
+	}
+	skipOrFail(t, "scripttest: none of %s imports %s", strings.Join(tried, ", "), strings.Join(modules, ", "))
+	return Interpreter{}
 }
 
 // Bwrap returns the bubblewrap executable, or skips (fails under CI).
