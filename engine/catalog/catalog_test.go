@@ -391,7 +391,7 @@ func TestCorePortNames(t *testing.T) {
 		{"TabularPreprocessing",
 			[]port{{"DATA", true, DepProcessingOutput}, {"DATA_SECONDARY", false, DepProcessingOutput}, {"SIGNATURE", false, DepProcessingOutput}},
 			map[string]string{"processed_data": "properties.ProcessingOutputConfig.Outputs['processed_data'].S3Output.S3Uri"}},
-		{"CradleDataLoading", []port{{"data_sources_spec", true, DepCustomProperty}, {"transform_spec", true, DepCustomProperty}, {"output_spec", true, DepCustomProperty}, {"cradle_job_spec", false, DepCustomProperty}, {"s3_input_override", false, DepProcessingOutput}},
+		{"CradleDataLoading", []port{{"data_sources_spec", true, DepCustomProperty}, {"transform_spec", true, DepCustomProperty}, {"output_spec", true, DepCustomProperty}, {"cradle_job_spec", false, DepCustomProperty}},
 			map[string]string{"DATA": "", "METADATA": "", "SIGNATURE": ""}},
 		{"DummyDataLoading", []port{{"INPUT_DATA", true, DepProcessingOutput}},
 			map[string]string{"DATA": "", "METADATA": "", "SIGNATURE": ""}},

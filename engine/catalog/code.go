@@ -174,6 +174,44 @@ func (s *Step) InferenceCode(framework string) (StepCode, bool) {
 	return c, true
 }
 
+// InferenceFrameworkField is the config field that chooses a step's
+// serving code (inference/<framework>) when the step declares it.
+const InferenceFrameworkField = "inference_framework"
+
+// ServingFramework returns the framework whose serving code the step
+// uses, reading config values through get: field inference_framework when
+// the step declares it and it is set, else the step's framework unless it
+// is generic, else model_class.
+func (s *Step) ServingFramework(get func(field string) string) string {
+	if _, ok := s.Field(InferenceFrameworkField); ok {
+		if fw := get(InferenceFrameworkField); fw != "" {
+			return fw
+		}
+	}
+	if s.Framework != "" && s.Framework != "generic" {
+		return s.Framework
+	}
+	return get("model_class")
+}
+
+// LookupConfigCode finds the catalog's code for the relative path a config
+// field names (Package's inference_scripts_dir): for a directory
+// <rel>/<framework> first ("inference" -> inference/xgboost), then rel;
+// the kind (file or directory) must match.
+func (s *Step) LookupConfigCode(rel, framework string, dir bool) (StepCode, bool) {
+	rel = strings.TrimSuffix(filepath.ToSlash(rel), "/")
+	var cands []string
+	if dir && framework != "" && !strings.ContainsAny(framework, "/\\.") {
+		cands = append(cands, rel+"/"+framework)
+	}
+	for _, c := range append(cands, rel) {
+		if code, ok := s.LookupCode(c); ok && code.Dir == dir {
+			return code, true
+		}
+	}
+	return StepCode{}, false
+}
+
 // codeAt returns the code at rel in fsys.
 func codeAt(fsys fs.FS, origin, rel string) (StepCode, bool) {
 	st, err := fs.Stat(fsys, rel)

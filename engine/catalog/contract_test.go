@@ -139,7 +139,7 @@ func TestDependenciesLeaveOutConfigFiles(t *testing.T) {
 		return strings.Join(out, ",")
 	}
 	for st, want := range map[StepType]string{
-		"CradleDataLoading":  "s3_input_override",
+		"CradleDataLoading":  "",
 		"CurrencyConversion": "input_data",
 		"Payload":            "model_input,custom_payload_input",
 		"DummyDataLoading":   "INPUT_DATA",

@@ -3,7 +3,6 @@ package compiler
 import (
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 )
@@ -14,11 +13,6 @@ import (
 // then the catalog's (catalog.Step.LookupCode: the scripts/ directory
 // beside a workspace step's file, then the embedded catalog.Code()), else
 // it is recorded missing (Artifact.Missing) under code/missing/<step>/.
-
-// InferenceFrameworkField is the config field that chooses a step's
-// serving code (inference/<framework> of the code root) when the step
-// declares it; otherwise the step's framework, else model_class, decides.
-const InferenceFrameworkField = "inference_framework"
 
 // isFile reports whether p is an existing regular file, as the compile's
 // file-access layer sees it.
@@ -37,22 +31,18 @@ func catalogScript(p *nodePlan, entry string) (catalog.StepCode, bool) {
 	return c, true
 }
 
-// inferenceFramework is the framework whose serving code the step uses:
-// config field inference_framework when the step declares it and it is
-// set, else the step's framework unless generic, else model_class.
+// inferenceFramework is the framework whose serving code the step uses
+// (catalog.Step.ServingFramework over the node's values).
 func (p *nodePlan) inferenceFramework() (string, error) {
-	if _, ok := p.Step.Field(InferenceFrameworkField); ok {
-		fw, err := p.Values.str(InferenceFrameworkField, "")
-		if err != nil || fw != "" {
-			return fw, err
+	var bad error
+	fw := p.Step.ServingFramework(func(field string) string {
+		v, err := p.Values.str(field, "")
+		if err != nil && bad == nil {
+			bad = err
 		}
-	}
-	switch p.Step.Framework {
-	case "", "generic":
-	default:
-		return p.Step.Framework, nil
-	}
-	return p.Values.str("model_class", "")
+		return v
+	})
+	return fw, bad
 }
 
 // processingCode resolves a processing step's script and returns the code
@@ -147,26 +137,15 @@ func (e *buildEnv) catalogTarballCode(p *nodePlan, entry string) (catalog.StepCo
 }
 
 // configCode finds the catalog's code for a config field's relative path
-// that the project does not have: <rel>/<framework> for a directory
-// (Package's inference_scripts_dir "inference" -> inference/xgboost),
-// then rel itself.
+// that the project does not have (catalog.Step.LookupConfigCode).
 func (e *buildEnv) configCode(p *nodePlan, rel string, dir bool) (catalog.StepCode, bool, error) {
-	rel = strings.TrimSuffix(filepath.ToSlash(rel), "/")
-	var cands []string
+	fw := ""
 	if dir {
-		fw, err := p.inferenceFramework()
-		if err != nil {
+		var err error
+		if fw, err = p.inferenceFramework(); err != nil {
 			return catalog.StepCode{}, false, err
 		}
-		if fw != "" {
-			cands = append(cands, rel+"/"+fw)
-		}
 	}
-	cands = append(cands, rel)
-	for _, c := range cands {
-		if code, ok := p.Step.LookupCode(c); ok && code.Dir == dir {
-			return code, true, nil
-		}
-	}
-	return catalog.StepCode{}, false, nil
+	code, ok := p.Step.LookupConfigCode(rel, fw, dir)
+	return code, ok, nil
 }

@@ -276,7 +276,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			// A config-sourced input is mounted from the config, as the
 			// compiler does: an object or list written as <field>.json, a
 			// local file or directory copied.
-			if from, err := configInput(fsys, in, cfg, dst, sourceDir(st, cfg, baseDir), baseDir); err != nil {
+			if from, err := configInput(fsys, st, in, cfg, dst, sourceDir(st, cfg, baseDir), baseDir); err != nil {
 				return nil, fmt.Errorf("node %s: input %s from config field %s: %w", n, in.LogicalName, in.ConfigSource, err)
 			} else if from != "" {
 				r.Inputs[in.LogicalName] = from
@@ -316,6 +316,12 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		}
 		// Script, environment, arguments.
 		script, tried := locateScript(fsys, st, cfg, opts.ScriptDirs, baseDir)
+		if script == "" {
+			// The catalog's own script, as the compiler would upload it.
+			if script, err = catalogScript(fsys, st, cfg, filepath.Join(work, "catalog-code")); err != nil {
+				return nil, fmt.Errorf("node %s: %w", n, err)
+			}
+		}
 		if script == "" {
 			r.Status = RunFailed
 			r.ErrorMessage = fmt.Sprintf("script %s not found (tried %s)", st.Contract.EntryPoint, strings.Join(tried, ", "))
@@ -505,7 +511,7 @@ func sourceDir(st *catalog.Step, cfg *config.Config, baseDir string) string {
 // directory (relative to the source directory when it exists there, else
 // to baseDir) is copied. S3 URIs and pipeline-parameter references are left
 // to input_data.
-func configInput(fsys *safefs.FS, in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir string) (string, error) {
+func configInput(fsys *safefs.FS, st *catalog.Step, in catalog.InputPort, cfg *config.Config, dst, srcDir, baseDir string) (string, error) {
 	if in.ConfigSource == "" {
 		return "", nil
 	}
@@ -548,7 +554,32 @@ func configInput(fsys *safefs.FS, in catalog.InputPort, cfg *config.Config, dst,
 		}
 	}
 	if !fsys.Exists(src) {
-		return "", nil
+		// The catalog's code the compiler would upload instead (Package's
+		// inference_scripts_dir: inference/<framework>).
+		if filepath.IsAbs(s) {
+			return "", nil
+		}
+		isDir := strings.HasSuffix(s, "/") || filepath.Ext(s) == ""
+		code, ok := st.LookupConfigCode(s, st.ServingFramework(cfg.String), isDir)
+		if !ok {
+			return "", nil
+		}
+		if !isDir {
+			dst = filepath.Join(dst, path.Base(code.Path))
+			if code.LocalPath != "" {
+				return code.LocalPath, copyInto(fsys, code.LocalPath, dst)
+			}
+			data, err := code.ReadFile(code.Files[0])
+			if err != nil {
+				return "", err
+			}
+			return code.Source(), fsys.WriteFile(dst, data, 0o644)
+		}
+		if code.LocalPath != "" {
+			return code.LocalPath, copyInto(fsys, code.LocalPath, dst)
+		}
+		_, err := writeCode(fsys, code, dst)
+		return code.Source(), err
 	}
 	if err := copyInto(fsys, src, dst); err != nil {
 		return "", err
@@ -561,12 +592,7 @@ func configInput(fsys *safefs.FS, in catalog.InputPort, cfg *config.Config, dst,
 // absolute (the script runs with its node's work folder as the working
 // directory).
 func locateScript(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, dirs []string, baseDir string) (string, []string) {
-	entry := st.Contract.EntryPoint
-	if f := st.Contract.EntryPointField; f != "" {
-		if v := cfg.String(f); v != "" {
-			entry = v
-		}
-	}
+	entry := entryPointOf(st, cfg)
 	search := append([]string(nil), dirs...)
 	if d := sourceDir(st, cfg, baseDir); d != "" {
 		search = append(search, d)
@@ -583,6 +609,54 @@ func locateScript(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, dirs []
 		}
 	}
 	return "", tried
+}
+
+// entryPointOf is the node's entry point: its config's entry-point field,
+// else the contract's.
+func entryPointOf(st *catalog.Step, cfg *config.Config) string {
+	entry := st.Contract.EntryPoint
+	if f := st.Contract.EntryPointField; f != "" {
+		if v := cfg.String(f); v != "" {
+			entry = v
+		}
+	}
+	return entry
+}
+
+// catalogScript writes the catalog's script for the node's entry point
+// (catalog.Step.LookupCode) into dir and returns its path ("" when the
+// catalog ships none).
+func catalogScript(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, dir string) (string, error) {
+	code, ok := st.LookupCode(entryPointOf(st, cfg))
+	if !ok || code.Dir {
+		return "", nil
+	}
+	if code.LocalPath != "" {
+		return code.LocalPath, nil
+	}
+	return writeCode(fsys, code, dir)
+}
+
+// writeCode writes embedded code into dir: a file as dir/<name> (its path
+// returned), a directory's files below dir (dir returned).
+func writeCode(fsys *safefs.FS, code catalog.StepCode, dir string) (string, error) {
+	for _, rel := range code.Files {
+		data, err := code.ReadFile(rel)
+		if err != nil {
+			return "", err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := fsys.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if err := fsys.WriteFile(dst, data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if code.Dir {
+		return dir, nil
+	}
+	return filepath.Join(dir, code.Files[0]), nil
 }
 
 // scriptEnvArgs computes the environment and arguments the compiler would

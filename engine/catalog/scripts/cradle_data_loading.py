@@ -5,8 +5,6 @@ Inputs
   /opt/ml/processing/input/config/transform_spec/transform_spec.json        required
   /opt/ml/processing/input/config/output_spec/output_spec.json              required
   /opt/ml/processing/input/config/cradle_job_spec/cradle_job_spec.json      optional
-  /opt/ml/processing/input/data_override    optional s3_input_override: data the service
-                                            already exported (csv, tsv, parquet, json lines)
 Outputs (the layout every data-loading step of the catalog writes)
   /opt/ml/processing/output/data       DATA: part-00000.<csv|tsv|parquet> in output_spec's
                                        format, with a header row unless
@@ -15,12 +13,14 @@ Outputs (the layout every data-loading step of the catalog writes)
                                        columns, and the request in the service's camelCase form)
   /opt/ml/processing/output/signature  SIGNATURE: signature, the column names, comma-separated
 Environment
+  S3_INPUT_OVERRIDE: the S3 prefix of data the service already exported (csv, tsv, parquet,
+  json lines); the job downloads it with boto3 (its role needs s3:ListBucket and s3:GetObject).
   SYNTHETIC_DATA: true makes the job write rows that follow output_spec.output_schema and the
   field types the data sources declare (a demo without the service).
 
 The specs are checked first (sources, date range, SQL, output schema) and the request is
 recorded in METADATA. The data-loading service itself is not reachable from a processing job
-(its client is not public), so the rows come from s3_input_override when it is mounted (its
+(its client is not public), so the rows come from S3_INPUT_OVERRIDE when it is set (its
 columns must include the output schema's, which are written in that order), else with
 SYNTHETIC_DATA from the generator; otherwise the job fails and says which to set.
 """
@@ -32,12 +32,12 @@ import math
 import os
 import random
 import sys
+import tempfile
 
 DATA_SOURCES_SPEC = "/opt/ml/processing/input/config/data_sources_spec"
 TRANSFORM_SPEC = "/opt/ml/processing/input/config/transform_spec"
 OUTPUT_SPEC = "/opt/ml/processing/input/config/output_spec"
 CRADLE_JOB_SPEC = "/opt/ml/processing/input/config/cradle_job_spec"
-OVERRIDE_DIR = "/opt/ml/processing/input/data_override"
 DATA_OUT = "/opt/ml/processing/output/data"
 METADATA_OUT = "/opt/ml/processing/output/metadata"
 SIGNATURE_OUT = "/opt/ml/processing/output/signature"
@@ -114,6 +114,25 @@ def field_types(ds):
     return types
 
 
+def download(prefix, folder):
+    """Download the data files under an s3:// prefix into folder."""
+    import boto3
+
+    bucket, _, key = prefix[len("s3://"):].partition("/")
+    s3 = boto3.client("s3", region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None)
+    n = 0
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=key):
+        for obj in page.get("Contents", []):
+            rel = obj["Key"][len(key):].lstrip("/") or os.path.basename(obj["Key"])
+            if obj["Key"].endswith("/") or os.path.basename(rel).startswith((".", "_")):
+                continue
+            dst = os.path.join(folder, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            s3.download_file(bucket, obj["Key"], dst)
+            n += 1
+    log("downloaded %d object(s) from %s" % (n, prefix))
+
+
 def read_override(folder):
     """Header and rows of the exported files under folder."""
     files = []
@@ -121,7 +140,7 @@ def read_override(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         files += [os.path.join(root, n) for n in sorted(names) if not n.startswith(".") and n.lower().endswith((".csv", ".tsv", ".parquet", ".json", ".jsonl"))]
     if not files:
-        sys.exit("s3_input_override is mounted at %s but holds no csv, tsv, parquet or json files" % folder)
+        sys.exit("S3_INPUT_OVERRIDE holds no csv, tsv, parquet or json files")
     header, rows = None, []
     for p in files:
         if p.lower().endswith(".parquet"):
@@ -211,16 +230,20 @@ def main(input_paths, output_paths, environ_vars, job_args):
     check_specs(ds, tr, out)
     columns = output_columns(out)
     synthetic = str(environ_vars.get("SYNTHETIC_DATA") or "").strip().lower() == "true"
-    override = input_paths["s3_input_override"]
+    override = str(environ_vars.get("S3_INPUT_OVERRIDE") or "").strip()
 
-    if os.path.isdir(override) and os.listdir(override):
-        header, rows, files = read_override(override)
+    if override:
+        if not override.startswith("s3://"):
+            sys.exit("S3_INPUT_OVERRIDE must be an s3:// prefix, not %r" % override)
+        local = tempfile.mkdtemp(prefix="cradle-override-")
+        download(override, local)
+        header, rows, files = read_override(local)
         absent = [c for c in columns if c not in header]
         if absent:
             sys.exit("s3_input_override lacks output_schema columns %s (it has %s)" % (absent, header))
         idx = [header.index(c) for c in columns]
         rows = [[r[i] for i in idx] for r in rows]
-        source = {"mode": "s3_input_override", "files": [os.path.relpath(f, override) for f in files]}
+        source = {"mode": "s3_input_override", "prefix": override, "files": [os.path.relpath(f, local) for f in files]}
     elif synthetic:
         seed = hashlib.sha256(("%s|%s|%s" % (job_args.job_type, ds["start_date"], ds["end_date"])).encode()).hexdigest()
         rows = synthesize(columns, field_types(ds), SYNTHETIC_ROWS.get(job_args.job_type, SYNTHETIC_DEFAULT_ROWS), random.Random(int(seed[:16], 16)))
@@ -246,6 +269,6 @@ if __name__ == "__main__":
     parser.add_argument("--job_type", required=True)
     args = parser.parse_args()
     main({"data_sources_spec": DATA_SOURCES_SPEC, "transform_spec": TRANSFORM_SPEC, "output_spec": OUTPUT_SPEC,
-          "cradle_job_spec": CRADLE_JOB_SPEC, "s3_input_override": OVERRIDE_DIR},
+          "cradle_job_spec": CRADLE_JOB_SPEC},
          {"DATA": DATA_OUT, "METADATA": METADATA_OUT, "SIGNATURE": SIGNATURE_OUT},
-         {"SYNTHETIC_DATA": os.environ.get("SYNTHETIC_DATA", "")}, args)
+         {"S3_INPUT_OVERRIDE": os.environ.get("S3_INPUT_OVERRIDE", ""), "SYNTHETIC_DATA": os.environ.get("SYNTHETIC_DATA", "")}, args)

@@ -2,6 +2,7 @@ package scripttest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 	"github.com/cursus-go/cursus/internal/awstest"
@@ -157,14 +161,29 @@ func TestCradleDataLoading(t *testing.T) {
 		t.Errorf("metadata %s", b)
 	}
 
-	// An export given as s3_input_override is published in the schema's column order.
-	dir := t.TempDir()
-	write(t, filepath.Join(dir, "export", "part-0.csv"), "is_abuse,objectId,extra,amount,order_count_30d\n1,o1,x,9.5,3\n0,o2,y,1.25,0\n")
+	// An export in S3 (moto) given as s3_input_override is downloaded and
+	// published in the schema's column order.
+	py := scripttest.PythonWith(t, "boto3")
+	moto := awstest.StartMoto(t)
+	_, s3c := awstest.Clients(moto.Endpoint)
+	ctx := context.Background()
+	if _, err := s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("exports")}); err != nil {
+		t.Fatal(err)
+	}
+	for key, body := range map[string]string{
+		"cradle/run1/part-0.csv": "is_abuse,objectId,extra,amount,order_count_30d\n1,o1,x,9.5,3\n",
+		"cradle/run1/part-1.csv": "is_abuse,objectId,extra,amount,order_count_30d\n0,o2,y,1.25,0\n",
+		"cradle/run1/_SUCCESS":   "",
+	} {
+		if _, err := s3c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("exports"), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg = cradleConfig()
-	cfg["s3_input_override"] = "s3://bucket/export/"
-	res = scripttest.RunProcessing(t, scripttest.Run{Node: "CradleDataLoading_calibration", Config: cfg, Inputs: map[string]string{"s3_input_override": filepath.Join(dir, "export")}})
+	cfg["s3_input_override"] = "s3://exports/cradle/run1/"
+	res = scripttest.RunProcessing(t, scripttest.Run{Node: "CradleDataLoading_calibration", Config: cfg, Python: py, Network: true, ExtraEnv: awsEnv(moto.Endpoint)})
 	if data, _ := os.ReadFile(filepath.Join(res.Outputs["DATA"], "part-00000.csv")); string(data) != "objectId,amount,order_count_30d,is_abuse\no1,9.5,3,1\no2,1.25,0,0\n" {
-		t.Errorf("override data %q", data)
+		t.Errorf("override data %q\n%s", data, res.Log)
 	}
 
 	// Neither: the job fails and says what to set; a bad spec fails before.
