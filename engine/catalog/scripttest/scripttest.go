@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,9 +69,35 @@ func Python(t testing.TB, modules ...string) Interpreter {
 	return ip
 }
 
+var (
+	probeMu    sync.Mutex
+	probeCache = map[string]probeResult{}
+	bwrapOnce  sync.Once
+	bwrapPath  string
+	bwrapErr   error
+)
+
+type probeResult struct {
+	ip  Interpreter
+	err error
+}
+
 // probe checks that py imports the modules and finds its executable and
-// the directories it needs.
+// the directories it needs; the answer is kept for the test binary's life
+// (importing pandas and sklearn takes seconds).
 func probe(py string, modules []string) (Interpreter, error) {
+	key := py + "\x00" + strings.Join(modules, ",")
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if r, ok := probeCache[key]; ok {
+		return r.ip, r.err
+	}
+	ip, err := runProbe(py, modules)
+	probeCache[key] = probeResult{ip, err}
+	return ip, err
+}
+
+func runProbe(py string, modules []string) (Interpreter, error) {
 	code := "import json, sys\n"
 	for _, m := range modules {
 		code += "import " + m + "\n"
@@ -119,14 +146,22 @@ func PythonWith(t testing.TB, modules ...string) Interpreter {
 // Bwrap returns the bubblewrap executable, or skips (fails under CI).
 func Bwrap(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("bwrap")
-	if err != nil {
-		skipOrFail(t, "scripttest: bwrap (Debian package bubblewrap) is not installed")
+	bwrapOnce.Do(func() {
+		p, err := exec.LookPath("bwrap")
+		if err != nil {
+			bwrapErr = errors.New("bwrap (Debian package bubblewrap) is not installed")
+			return
+		}
+		if out, err := exec.Command(p, "--ro-bind", "/", "/", "--unshare-net", "true").CombinedOutput(); err != nil {
+			bwrapErr = fmt.Errorf("bwrap cannot create a sandbox here: %v: %s", err, out)
+			return
+		}
+		bwrapPath = p
+	})
+	if bwrapErr != nil {
+		skipOrFail(t, "scripttest: %v", bwrapErr)
 	}
-	if out, err := exec.Command(p, "--ro-bind", "/", "/", "--unshare-net", "true").CombinedOutput(); err != nil {
-		skipOrFail(t, "scripttest: bwrap cannot create a sandbox here: %v: %s", err, out)
-	}
-	return p
+	return bwrapPath
 }
 
 // Run is one script run.
