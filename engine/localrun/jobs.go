@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -81,7 +80,7 @@ func (r *run) processing(ctx context.Context, s *defStep, sr *StepResult) error 
 		mounts = append(mounts, Mount{Container: lp, Host: local, Writable: true})
 		outs = append(outs, outDir{name, uri, local})
 	}
-	j := job{Argv: append(entry, args...), Env: env, Dir: "/opt/ml/processing", Mounts: mounts, Timeout: r.timeout(s)}
+	j := Job{Command: append(entry, args...), Env: env, Dir: "/opt/ml/processing", Mounts: mounts, Timeout: r.timeout(s)}
 	if err := r.runJob(ctx, s, sr, j); err != nil {
 		return err
 	}
@@ -225,33 +224,55 @@ func layoutTraining(dir string, tj *trainingJob) error {
 			return fmt.Errorf("copy the source directory: %w", err)
 		}
 	}
+	channels := map[string]string{}
+	for _, c := range tj.Channels {
+		channels[c.Name] = c.ContentType
+	}
+	return WriteToolkitConfig(filepath.Join(dir, "config"), tj.Hyperparameters, channels, tj.InstanceType, tj.Job)
+}
+
+// TrainingToolkitCommand is the container command that starts a training
+// job's entry point as the SageMaker training toolkit does
+// (harness/train.py). The job needs its code at /opt/ml/code, its config
+// at /opt/ml/input/config (WriteToolkitConfig), its channels at
+// /opt/ml/input/data/<channel> and a writable /opt/ml/model and
+// /opt/ml/output.
+func TrainingToolkitCommand() []string {
+	return []string{"python3", harnessContainerDir + "/train.py"}
+}
+
+// WriteToolkitConfig writes the three files SageMaker gives a training
+// container into dir: hyperparameters.json (each value the definition's
+// text, JSON-encoded, with sagemaker_job_name added when jobName is set),
+// inputdataconfig.json (channel name -> content type, "" for none) and
+// resourceconfig.json (one host, algo-1, of instanceType).
+func WriteToolkitConfig(dir string, hyperparameters, channels map[string]string, instanceType, jobName string) error {
 	hp := map[string]string{}
-	for k, v := range tj.Hyperparameters {
+	for k, v := range hyperparameters {
 		hp[k] = v
 	}
-	if _, ok := hp["sagemaker_job_name"]; !ok && tj.Job != "" {
-		hp["sagemaker_job_name"] = jsonText(tj.Job)
+	if _, ok := hp["sagemaker_job_name"]; !ok && jobName != "" {
+		hp["sagemaker_job_name"] = jsonText(jobName)
 	}
 	dataConfig := map[string]any{}
-	for _, c := range tj.Channels {
+	for name, ct := range channels {
 		cfg := map[string]any{"TrainingInputMode": "File", "S3DistributionType": "FullyReplicated", "RecordWrapperType": "None"}
-		if c.ContentType != "" {
-			cfg["ContentType"] = c.ContentType
+		if ct != "" {
+			cfg["ContentType"] = ct
 		}
-		dataConfig[c.Name] = cfg
+		dataConfig[name] = cfg
 	}
-	itype := tj.InstanceType
-	if itype == "" {
-		itype = "local"
+	if instanceType == "" {
+		instanceType = "local"
 	}
 	resources := map[string]any{
-		"current_host": "algo-1", "hosts": []string{"algo-1"}, "current_instance_type": itype,
+		"current_host": "algo-1", "hosts": []string{"algo-1"}, "current_instance_type": instanceType,
 		"current_group_name": "homogeneousCluster", "network_interface_name": "eth0",
-		"instance_groups": []any{map[string]any{"instance_group_name": "homogeneousCluster", "instance_type": itype, "hosts": []string{"algo-1"}}},
+		"instance_groups": []any{map[string]any{"instance_group_name": "homogeneousCluster", "instance_type": instanceType, "hosts": []string{"algo-1"}}},
 	}
 	for name, v := range map[string]any{"hyperparameters.json": hp, "inputdataconfig.json": dataConfig, "resourceconfig.json": resources} {
 		// dir is the job's own directory in the run directory this run made.
-		if err := safefs.Trusted().WriteJSON(filepath.Join(dir, "config", name), v); err != nil {
+		if err := safefs.Trusted().WriteJSON(filepath.Join(dir, name), v); err != nil {
 			return err
 		}
 	}
@@ -259,7 +280,7 @@ func layoutTraining(dir string, tj *trainingJob) error {
 }
 
 // job is the container run of a laid-out training job.
-func (tj *trainingJob) job(dir string) job {
+func (tj *trainingJob) job(dir string) Job {
 	mounts := []Mount{
 		{Container: "/opt/ml/code", Host: filepath.Join(dir, "code"), Writable: true},
 		{Container: "/opt/ml/input/config", Host: filepath.Join(dir, "config")},
@@ -273,7 +294,7 @@ func (tj *trainingJob) job(dir string) job {
 	for k, v := range tj.Env {
 		env[k] = v
 	}
-	return job{Argv: []string{"python3", harnessContainerDir + "/train.py"}, Env: env, Dir: "/opt/ml/code", Mounts: mounts, Timeout: tj.Timeout}
+	return Job{Command: TrainingToolkitCommand(), Env: env, Dir: "/opt/ml/code", Mounts: mounts, Timeout: tj.Timeout}
 }
 
 // decodeHP decodes a hyperparameter as the toolkit does: JSON when it
@@ -313,10 +334,4 @@ func copyTree(src, dst string) error {
 		}
 		return copyFile(p, filepath.Join(dst, rel))
 	})
-}
-
-// isUnder reports whether container path p is dir or below it.
-func isUnder(p, dir string) bool {
-	p, dir = path.Clean(p), path.Clean(dir)
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }

@@ -329,7 +329,7 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 	for k, v := range extra {
 		env[k] = v
 	}
-	j := job{Argv: []string{"python3", harnessContainerDir + "/transform.py", "/opt/ml/transform/spec.json"}, Env: env, Dir: "/opt/ml/model",
+	j := Job{Command: []string{"python3", harnessContainerDir + "/transform.py", "/opt/ml/transform/spec.json"}, Env: env, Dir: "/opt/ml/model",
 		Mounts: mounts, Timeout: r.timeout(s)}
 	if err := r.runJob(ctx, s, sr, j); err != nil {
 		return err

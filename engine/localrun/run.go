@@ -463,24 +463,6 @@ func (r *run) setup() error {
 	}
 	r.ev.params, r.ev.noDef = params, noDef
 
-	py := r.opts.Python
-	var prefixes []string
-	if py == "" {
-		p := FindPython()
-		if !p.Available {
-			return fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
-		}
-		py, prefixes = p.Path, p.Prefixes
-	}
-	kind, note := r.opts.Sandbox, ""
-	switch kind {
-	case "":
-		kind, note = DetectSandbox()
-	case Bubblewrap, PathRewrite:
-	default:
-		return &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", kind, Bubblewrap, PathRewrite)}
-	}
-
 	fsys := r.opts.FS
 	workDir, err := fsys.Abs(r.opts.WorkDir)
 	if err != nil {
@@ -489,6 +471,15 @@ func (r *run) setup() error {
 	r.dir = filepath.Join(workDir, id)
 	if fsys.Exists(r.dir) {
 		return &InputError{Field: "execution_id", Problem: fmt.Sprintf("%s already exists: a run never reuses a run directory", r.dir)}
+	}
+	switch r.opts.Sandbox {
+	case "", Bubblewrap, PathRewrite:
+	default:
+		return &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", r.opts.Sandbox, Bubblewrap, PathRewrite)}
+	}
+	r.st = &store{root: filepath.Join(r.dir, "s3")}
+	if err := r.bindData(); err != nil {
+		return err
 	}
 	if err := fsys.MkdirAll(workDir, 0o755); err != nil {
 		return &InputError{Field: "work_dir", Problem: err.Error()}
@@ -499,24 +490,33 @@ func (r *run) setup() error {
 	if err := fsys.Mkdir(filepath.Join(r.dir, "steps"), 0o755); err != nil {
 		return &InputError{Field: "work_dir", Problem: err.Error()}
 	}
-	if r.ex, err = newExecutor(kind, py, prefixes, filepath.Join(r.dir, ".cursus")); err != nil {
+	if err := r.prepare(id, params); err != nil {
+		os.RemoveAll(r.dir)
 		return err
 	}
-	r.st = &store{root: filepath.Join(r.dir, "s3")}
+	return nil
+}
+
+// prepare sets up the sandbox and puts the manifest's code in the store,
+// materialized as it would be uploaded.
+func (r *run) prepare(id string, params map[string]any) error {
+	runner, err := NewRunner(filepath.Join(r.dir, ".cursus"), r.opts.Sandbox, r.opts.Python)
+	if err != nil {
+		return err
+	}
+	r.ex = runner.ex
+	kind, note := runner.Sandbox()
 	r.ev.exec = r.executionVars(id)
 	r.report = &Report{PipelineName: r.res.PipelineName, ExecutionID: id, RunDir: r.dir, Sandbox: kind, SandboxNote: note,
-		Python: py, Steps: []StepResult{}, Parameters: map[string]string{}}
+		Python: runner.Python(), Steps: []StepResult{}, Parameters: map[string]string{}}
 	for _, n := range mapkeys.Sorted(params) {
 		r.report.Parameters[n] = text(params[n])
 	}
-
-	// The code: materialized as it would be uploaded, then put where its
-	// S3 URI points.
 	build := filepath.Join(r.dir, ".cursus", "code")
 	if err := os.MkdirAll(build, 0o755); err != nil {
 		return err
 	}
-	items, err := r.res.Manifest.Materialize(fsys, build)
+	items, err := r.res.Manifest.Materialize(r.opts.FS, build)
 	if err != nil {
 		return fmt.Errorf("upload manifest: %w", err)
 	}
@@ -525,7 +525,7 @@ func (r *run) setup() error {
 			return fmt.Errorf("code %s: %w", it.S3URI, err)
 		}
 	}
-	return r.bindData()
+	return nil
 }
 
 // parameters resolves every declared parameter: the value given, else
@@ -857,7 +857,7 @@ func safeName(n string) string {
 
 // runJob runs a job for a step, keeps its log and fills the result's
 // command, exit code, log tail and job time.
-func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) error {
+func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j Job) error {
 	j.Scratch = r.stepDir(s)
 	if j.MemoryBytes == 0 {
 		j.MemoryBytes = r.opts.MemoryBytes
@@ -865,7 +865,7 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) err
 			j.MemoryBytes = DefaultMemoryBytes
 		}
 	}
-	sr.Command = j.Argv
+	sr.Command = j.Command
 	res, err := r.ex.run(ctx, j)
 	if res != nil {
 		r.jobTime += res.Duration
@@ -889,7 +889,7 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) err
 		var ee *proc.ExitError
 		if errors.As(err, &ee) {
 			msg := ee.Error()
-			if f := readFailure(j, r); f != "" {
+			if f := readFailure(j); f != "" {
 				msg += "; /opt/ml/output/failure: " + f
 			}
 			return fmt.Errorf("the job failed: %s", msg)
@@ -900,7 +900,7 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j job) err
 }
 
 // readFailure returns the failure reason a training job wrote, if any.
-func readFailure(j job, r *run) string {
+func readFailure(j Job) string {
 	for _, m := range j.Mounts {
 		if m.Container == "/opt/ml/output" {
 			if b, err := safefs.Trusted().ReadFile(filepath.Join(m.Host, "failure"), safefs.KindDocument); err == nil {

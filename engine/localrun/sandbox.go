@@ -205,16 +205,67 @@ type Mount struct {
 	Writable  bool   `json:"writable,omitempty"`
 }
 
-// job is one container run.
-type job struct {
-	Argv        []string // container argv; a python program first is replaced by the interpreter
-	Env         map[string]string
-	Dir         string // container working directory
-	Mounts      []Mount
+// Job is one container run.
+type Job struct {
+	// Command is the container command line; a python program first
+	// (python, python3, python3.x) runs with the runner's interpreter.
+	Command []string
+	Env     map[string]string // the job's environment, on top of a minimal base
+	Dir     string            // container working directory (default /opt/ml)
+	Mounts  []Mount           // host paths at container paths (under /opt/ml)
+	// Timeout and MemoryBytes bound the job (0: no time limit beyond the
+	// context; no memory limit).
 	Timeout     time.Duration
 	MemoryBytes int64
-	Scratch     string // host directory of the job's private files (the path-rewrite root)
+	// Scratch is a host directory of the job's own (the path-rewrite
+	// root and its temp directory live there).
+	Scratch string
 }
+
+// Runner runs container jobs in one sandbox with one interpreter.
+type Runner struct {
+	ex   *executor
+	note string
+}
+
+// NewRunner prepares a runner whose harness scripts live in dir: sandbox
+// "" detects one (DetectSandbox), python "" finds the interpreter
+// (FindPython; the error wraps ErrNoPython when there is none).
+func NewRunner(dir string, sandbox Sandbox, python string) (*Runner, error) {
+	note := ""
+	switch sandbox {
+	case "":
+		sandbox, note = DetectSandbox()
+	case Bubblewrap, PathRewrite:
+	default:
+		return nil, &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", sandbox, Bubblewrap, PathRewrite)}
+	}
+	var prefixes []string
+	if python == "" {
+		p := FindPython()
+		if !p.Available {
+			return nil, fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
+		}
+		python, prefixes = p.Path, p.Prefixes
+	}
+	ex, err := newExecutor(sandbox, python, prefixes, dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{ex: ex, note: note}, nil
+}
+
+// Sandbox returns the runner's sandbox and, for the fallback, why.
+func (r *Runner) Sandbox() (Sandbox, string) { return r.ex.sandbox, r.note }
+
+// Python returns the interpreter's path.
+func (r *Runner) Python() string { return r.ex.python }
+
+// Run runs a job: its output (stdout and stderr as one log, the newest 4
+// MiB) and status as internal/proc reports them (a non-zero exit is a
+// *proc.ExitError, a time-out wraps proc.ErrTimeout, a cancelled
+// context is the context's error).
+func (r *Runner) Run(ctx context.Context, j Job) (*proc.Result, error) { return r.ex.run(ctx, j) }
 
 // executor runs jobs in one sandbox with one interpreter.
 type executor struct {
@@ -286,14 +337,14 @@ func (ex *executor) baseEnv(tmp string) map[string]string {
 
 // run runs a job and returns what it printed (stdout and stderr as one
 // log) and how it ended (see proc.Run).
-func (ex *executor) run(ctx context.Context, j job) (*proc.Result, error) {
-	if len(j.Argv) == 0 {
+func (ex *executor) run(ctx context.Context, j Job) (*proc.Result, error) {
+	if len(j.Command) == 0 {
 		return nil, fmt.Errorf("the job has no command")
 	}
 	if err := checkMounts(j.Mounts); err != nil {
 		return nil, err
 	}
-	argv := append([]string(nil), j.Argv...)
+	argv := append([]string(nil), j.Command...)
 	if pythonName.MatchString(path.Base(argv[0])) {
 		argv[0] = ex.python
 	}
@@ -303,7 +354,7 @@ func (ex *executor) run(ctx context.Context, j job) (*proc.Result, error) {
 	return ex.runRewrite(ctx, j, argv)
 }
 
-func (ex *executor) runBwrap(ctx context.Context, j job, argv []string) (*proc.Result, error) {
+func (ex *executor) runBwrap(ctx context.Context, j Job, argv []string) (*proc.Result, error) {
 	env := ex.baseEnv("/tmp")
 	for k, v := range j.Env {
 		env[k] = v
@@ -329,7 +380,7 @@ func (ex *executor) runBwrap(ctx context.Context, j job, argv []string) (*proc.R
 		CombinedOutput: true, MaxOutput: maxLog})
 }
 
-func (ex *executor) runRewrite(ctx context.Context, j job, argv []string) (*proc.Result, error) {
+func (ex *executor) runRewrite(ctx context.Context, j Job, argv []string) (*proc.Result, error) {
 	root := filepath.Join(j.Scratch, "root")
 	table := [][2]string{{"/opt/ml", root + "/opt/ml"}, {harnessContainerDir, ex.harness}}
 	rebase := func(s string) string {
