@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -247,6 +248,10 @@ func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolRe
 		case errors.Is(err, validation.ErrNoPython):
 			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "%v", err).WithDetails("step_name", string(st.Type)).
 				WithRemedy("install python3 or set "+validation.EnvPython, "validate.info")
+		case errors.Is(err, proc.ErrTimeout), errors.Is(err, proc.ErrOutputLimit), errors.As(err, new(*proc.ExitError)):
+			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "the script analyzer stopped: %v", err).
+				WithDetails("step_name", string(st.Type), "time_limit_seconds", validation.AnalyzerTimeout.Seconds(), "memory_limit_bytes", validation.AnalyzerMemory, "output_limit_bytes", validation.AnalyzerMaxOutput).
+				WithRemedy("the analyzer parses one script within these limits; split or shorten the script", "steps.io")
 		}
 		return nil, err
 	}

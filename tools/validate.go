@@ -13,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -66,7 +67,7 @@ func init() {
 			Tags:        []string{registry.PhaseValidator},
 		}, validateInfo),
 		registry.New("validate.run_scripts", registry.Spec{
-			Description: "Runs a DAG's step scripts locally with python3 in topological order, in a fresh run directory under test_workspace_dir: container paths in each script are rewritten to a per-node local root, each node's inputs are copied from the outputs bound to them by dependency resolution (input_data feeds the rest), environment variables and job arguments come from the config. Reports per script success, output files, error message and time; a failed node skips its dependants.",
+			Description: "Runs a DAG's step scripts locally in topological order, in a fresh run directory under test_workspace_dir, with the runner of execution.run_local: each node's container root is mounted at /opt/ml in a bubblewrap sandbox (no network), each node's inputs are copied from the outputs bound to them by dependency resolution (input_data feeds the rest), environment variables and job arguments come from the config, a training script runs as the SageMaker training toolkit starts it. Reports per script success, output files, error message and time, and the sandbox used; a failed node skips its dependants. Unlike execution.run_local it needs no compilable DAG.",
 			When:        "the scripts exist and you want to see the pipeline's data flow run end to end on small data before compiling",
 			Examples: []string{
 				`validate.run_scripts {"dag": {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]]}, "config_file": "pipeline_config/config.json", "input_data": {"DummyDataLoading_training": {"INPUT_DATA": "data/sample.csv"}}}`,
@@ -361,7 +362,8 @@ func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.ToolResult, 
 		"script_testing": map[string]any{
 			"python":            py,
 			"analysis":          "python3 -c <analyzer> parses scripts with the ast module (string constants folded through os.path.join, +, f-strings; os.environ / os.getenv reads; argparse flags); nothing is executed",
-			"execution":         "python3 -c <runner> rewrites every string constant under /opt/ml to a per-node local root and runs the script as __main__ with its job arguments and environment; inputs are copied from bound upstream outputs",
+			"execution":         "the local runner of execution.run_local: each node's container root is mounted at /opt/ml in a bubblewrap sandbox (no network, read-only host; where bwrap cannot run, string constants under /opt/ml are rewritten instead), a processing script runs with its job arguments and environment, a training script as the SageMaker training toolkit starts it; inputs are copied from bound upstream outputs",
+			"sandbox":           sandboxInfo(),
 			"gate_env_var":      registry.EnvAllowScriptExec,
 			"default_workspace": "test/integration/script_testing",
 			"package_install":   "none: scripts run with what python3 has (the original pip-installed imports)",
@@ -471,6 +473,16 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 		res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "every script ran", Why: "checks the DAG and config compile"})
 	}
 	return res, nil
+}
+
+// sandboxInfo says which sandbox the local runner uses here.
+func sandboxInfo() map[string]any {
+	kind, why := localrun.DetectSandbox()
+	out := map[string]any{"kind": string(kind)}
+	if why != "" {
+		out["reason"] = why
+	}
+	return out
 }
 
 func mustStep(cat *catalog.Catalog, t string) *catalog.Step {

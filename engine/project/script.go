@@ -43,15 +43,18 @@ type argView struct{ Flag, Source string }
 
 type scriptView struct {
 	Type, EntryPoint, Description, Hook, Kind, Behaviour string
-	Inputs, Outputs                                      []portView
-	Env                                                  []envView
-	Args                                                 []argView
-	RequiredInputs                                       []string
-	DataInput, ModelInput, HyperInput                    string
-	ExtraDataInputs                                      []string
-	MainOutput, ModelOutput, EvalOutput                  string
-	OtherOutputs                                         []string
-	LabelEnv, IDEnv, TrainRatioEnv, TestValRatioEnv      string
+	// Toolkit: a training job's script, which the training toolkit starts
+	// with every hyperparameter as a --<name> <value> argument.
+	Toolkit                                         bool
+	Inputs, Outputs                                 []portView
+	Env                                             []envView
+	Args                                            []argView
+	RequiredInputs                                  []string
+	DataInput, ModelInput, HyperInput               string
+	ExtraDataInputs                                 []string
+	MainOutput, ModelOutput, EvalOutput             string
+	OtherOutputs                                    []string
+	LabelEnv, IDEnv, TrainRatioEnv, TestValRatioEnv string
 }
 
 var scriptTmpl = template.Must(template.New("script.py.tmpl").Delims("<<", ">>").Funcs(template.FuncMap{"py": pyLiteral}).
@@ -118,7 +121,8 @@ func ScriptSkeleton(st *catalog.Step) ([]byte, error) {
 		return nil, fmt.Errorf("step %s declares no entry point", st.Type)
 	}
 	v := scriptView{Type: string(st.Type), EntryPoint: st.Contract.EntryPoint, Kind: ScriptKind(st),
-		Description: firstSentence(st.Description), Hook: "transform", RequiredInputs: []string{}}
+		Description: firstSentence(st.Description), Hook: "transform", RequiredInputs: []string{},
+		Toolkit: st.Verb == catalog.VerbTraining || st.Verb == catalog.VerbTuning}
 	v.Behaviour = behaviourText[v.Kind]
 	for _, in := range st.Inputs {
 		if in.ContainerPath == "" {

@@ -53,23 +53,27 @@
 //
 // # Running scripts
 //
-// RunScripts runs a DAG's step scripts locally with python3, in
-// topological order, in a fresh directory under a workspace. Container
-// paths are mapped by rewriting the script's string constants: runner.py
-// parses the script and replaces every string constant (and f-string
-// literal part) that starts with /opt/ml by the same path under a per-node
-// local root (<run>/<node>/root/opt/ml/...), then executes the rewritten
-// module as __main__ with the step's job arguments in sys.argv and its
-// environment variables (from the config) in os.environ. Before a node
-// runs, each input is filled as the compiled pipeline fills it: a
-// config-sourced input from the config (an object or list value written to
-// <input path>/<field>.json, a local file or directory copied, relative to
-// the source directory or the config's folder), else the output folder of
-// the upstream output bound to it (by dependency resolution, or by logical
-// name when resolution is off), else the file or folder InputData gives.
-// Script, source and run paths are made absolute first, so a relative
-// config path works although each script runs in its node's work folder.
-// Each node's outputs are its output ports' local folders after the run. Unlike the original, scripts are not
-// imported to call main() and no packages are pip-installed: a script must
-// run with what python3 has.
+// RunScripts runs a DAG's step scripts locally, in topological order, in a
+// fresh directory under a workspace, through the same runner as
+// execution.run_local (engine/localrun): each node's container root
+// (<run>/<node>/root/opt/ml) is mounted at /opt/ml in the runner's
+// sandbox (bubblewrap; where it cannot run, the path-rewriting fallback),
+// so scripts read and write their real container paths. A processing
+// script runs as its compiled job does (python3
+// /opt/ml/processing/input/code/<entry> with the step's job arguments and
+// environment from the config); a training script as the SageMaker
+// training toolkit starts it (its source in /opt/ml/code, the
+// hyperparameters as --key value arguments and in hyperparameters.json,
+// each folder of /opt/ml/input/data a channel). Jobs run under
+// internal/proc's limits: a time limit, a memory limit, their own process
+// group, no inherited stdio or environment. Before a node runs, each input
+// is filled as the compiled pipeline fills it: a config-sourced input from
+// the config (an object or list value written to <input path>/<field>.json,
+// a local file or directory copied, relative to the source directory or
+// the config's folder), else the output folder of the upstream output
+// bound to it (by dependency resolution, or by logical name when
+// resolution is off), else the file or folder InputData gives. Each node's
+// outputs are its output ports' local folders after the run. Unlike the
+// original, scripts are not imported to call main() and no packages are
+// pip-installed: a script must run with what the interpreter has.
 package validation

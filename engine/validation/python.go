@@ -8,71 +8,45 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
+	"time"
 
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 //go:embed analyzer.py
 var analyzerSource string
 
-// EnvPython names an environment variable that, when set, is the Python
-// interpreter to use instead of python3 on PATH.
-const EnvPython = "CURSUS_PYTHON"
+// EnvPython names the environment variable that, when set, is the Python
+// interpreter to use instead of python3 on PATH (the local runner's).
+const EnvPython = localrun.EnvPython
 
 // ErrNoPython is returned (wrapped) when no Python 3 interpreter is found.
-var ErrNoPython = errors.New("python3 not found")
+var ErrNoPython = localrun.ErrNoPython
 
 // PythonInfo describes the interpreter script analysis and execution use.
-type PythonInfo struct {
-	Path      string `json:"path,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Available bool   `json:"available"`
-	Reason    string `json:"reason,omitempty"` // why it is unavailable
-}
-
-var (
-	pyOnce sync.Once
-	pyInfo PythonInfo
-)
+type PythonInfo = localrun.Python
 
 // Python finds the Python 3 interpreter ($CURSUS_PYTHON, else python3 on
-// PATH) once and returns what it found.
-func Python() PythonInfo {
-	pyOnce.Do(func() { pyInfo = findPython() })
-	return pyInfo
-}
+// PATH) and returns what it found (probed once per value of the variable).
+func Python() PythonInfo { return localrun.FindPython() }
 
-func findPython() PythonInfo {
-	cand := strings.TrimSpace(os.Getenv(EnvPython))
-	if cand == "" {
-		cand = "python3"
-	}
-	path, err := exec.LookPath(cand)
-	if err != nil {
-		return PythonInfo{Reason: fmt.Sprintf("%s is not on PATH (set %s to a Python 3 interpreter)", cand, EnvPython)}
-	}
-	out, err := exec.Command(path, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])").Output()
-	if err != nil {
-		return PythonInfo{Path: path, Reason: fmt.Sprintf("%s does not run: %v", path, err)}
-	}
-	v := strings.TrimSpace(string(out))
-	if !strings.HasPrefix(v, "3.") {
-		return PythonInfo{Path: path, Version: v, Reason: fmt.Sprintf("%s is Python %s; Python 3 is needed", path, v)}
-	}
-	return PythonInfo{Path: path, Version: v, Available: true}
-}
+func requirePython() (string, error) { return localrun.RequirePython() }
 
-func requirePython() (string, error) {
-	p := Python()
-	if !p.Available {
-		return "", fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
-	}
-	return p.Path, nil
-}
+// Bounds of one analyzer run (every script of a call at once): the
+// analyzer parses, it never runs the scripts, so a run that takes longer
+// or more memory is an input that must be refused.
+const (
+	AnalyzerTimeout = 60 * time.Second
+	AnalyzerMemory  = 1 << 30
+	// AnalyzerMaxOutput caps the analyzer's answer (JSON lines).
+	AnalyzerMaxOutput = 64 << 20
+)
+
+// analyzerMemory is AnalyzerMemory, lowered by a test.
+var analyzerMemory int64 = AnalyzerMemory
 
 // ScriptAnalysis is what the static analysis found in one script.
 type ScriptAnalysis struct {
@@ -170,17 +144,16 @@ func analyzeScripts(ctx context.Context, given embeddedScripts, paths ...string)
 	if len(sent) == 0 {
 		return out, nil
 	}
-	cmd := exec.CommandContext(ctx, py, "-I", "-c", analyzerSource)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = &input, &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	res, err := proc.Run(ctx, proc.Cmd{Path: py, Args: []string{"-I", "-c", analyzerSource}, Env: []string{"LANG=C.UTF-8"}, Stdin: input.Bytes(),
+		Timeout: AnalyzerTimeout, MemoryBytes: analyzerMemory, MaxOutput: AnalyzerMaxOutput, FailOnOverflow: true})
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("script analyzer failed: %v: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("script analyzer failed: %w", err)
 	}
 	n := 0
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))
 	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())

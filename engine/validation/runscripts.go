@@ -1,18 +1,16 @@
 package validation
 
 import (
-	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,11 +18,10 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
-
-//go:embed runner.py
-var runnerSource string
 
 // DefaultScriptTimeout bounds one script's run when RunOptions.Timeout is 0.
 const DefaultScriptTimeout = 5 * time.Minute
@@ -93,7 +90,12 @@ type Message struct {
 
 // RunReport is the outcome of RunScripts.
 type RunReport struct {
-	PipelineSuccess       bool                     `json:"pipeline_success"`
+	PipelineSuccess bool `json:"pipeline_success"`
+	// Sandbox is the local runner's sandbox the scripts ran in
+	// (bubblewrap, or path-rewrite where bubblewrap cannot run, with
+	// SandboxNote saying why).
+	Sandbox               string                   `json:"sandbox"`
+	SandboxNote           string                   `json:"sandbox_note,omitempty"`
 	ExecutionOrder        []string                 `json:"execution_order"`
 	TotalScripts          int                      `json:"total_scripts"`
 	SuccessfulScripts     int                      `json:"successful_scripts"`
@@ -113,10 +115,10 @@ type RunReport struct {
 // that prevent any run: no python3 (wraps ErrNoPython), a cyclic DAG,
 // unreadable configs, nodes without a config.
 func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
-	py, err := requirePython()
-	if err != nil {
+	if _, err := requirePython(); err != nil {
 		return nil, err
 	}
+	var err error
 	fsys := safefs.From(ctx)
 	cat := opts.Catalog
 	if cat == nil {
@@ -174,7 +176,12 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &RunReport{ExecutionOrder: order, ScriptResults: map[string]*ScriptResult{}, MessagePassingHistory: []Message{},
+	runner, err := localrun.NewRunner(filepath.Join(runDir, ".cursus"), "", "")
+	if err != nil {
+		return nil, err
+	}
+	sandbox, note := runner.Sandbox()
+	rep := &RunReport{Sandbox: string(sandbox), SandboxNote: note, ExecutionOrder: order, ScriptResults: map[string]*ScriptResult{}, MessagePassingHistory: []Message{},
 		RunDir: runDir, Warnings: []string{}}
 
 	// Bindings: consumer -> input -> (provider, output, score).
@@ -264,9 +271,6 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		if err := prepareNode(fsys, root, work, st, r); err != nil {
 			return nil, err
 		}
-		if err := writeHyperparameters(fsys, root, st, cfg); err != nil {
-			return nil, fmt.Errorf("node %s: %w", n, err)
-		}
 		// Inputs.
 		for _, in := range st.Inputs {
 			if in.ContainerPath == "" {
@@ -329,7 +333,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			continue
 		}
 		r.Script = script
-		env, args, problems := scriptEnvArgs(st, cfg, root)
+		env, args, problems := scriptEnvArgs(st, cfg)
 		for k := range env {
 			r.EnvVars = append(r.EnvVars, k)
 		}
@@ -341,7 +345,12 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			failed[n] = "bad config"
 			continue
 		}
-		if err := runOne(ctx, py, script, root, work, env, args, timeout, r); err != nil {
+		j, err := containerJob(fsys, st, cfg, n, script, sourceDir(st, cfg, baseDir), root, env, args)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %w", n, err)
+		}
+		j.Timeout, j.Scratch = timeout, filepath.Dir(work)
+		if err := runOne(ctx, fsys, runner, j, r); err != nil {
 			return nil, err
 		}
 		if !r.Success {
@@ -447,16 +456,13 @@ func prepareNode(fsys *safefs.FS, root, work string, st *catalog.Step, r *Script
 	return nil
 }
 
-// writeHyperparameters writes a Training or Tuning node's hyperparameters
-// where SageMaker puts them, /opt/ml/input/config/hyperparameters.json:
+// hyperparameters returns a Training or Tuning node's hyperparameters as
+// SageMaker gives them in /opt/ml/input/config/hyperparameters.json:
 // every hyperparameter field with a value (and the keys of a free-form
 // hyperparameters field, for a step that still declares one), each value
 // a string holding its JSON encoding, as the SDK's framework estimators
 // pass them and SageMaker writes them.
-func writeHyperparameters(fsys *safefs.FS, root string, st *catalog.Step, cfg *config.Config) error {
-	if st.Verb != catalog.VerbTraining && st.Verb != catalog.VerbTuning {
-		return nil
-	}
+func hyperparameters(st *catalog.Step, cfg *config.Config) (map[string]string, error) {
 	hp := map[string]string{}
 	put := func(k string, x any) error {
 		b, err := json.Marshal(x)
@@ -469,7 +475,7 @@ func writeHyperparameters(fsys *safefs.FS, root string, st *catalog.Step, cfg *c
 	for _, f := range st.Hyperparameters() {
 		if v, ok := cfg.Get(f.Name); ok && v != nil {
 			if err := put(f.Name, v); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -477,12 +483,12 @@ func writeHyperparameters(fsys *safefs.FS, root string, st *catalog.Step, cfg *c
 		if m, ok := cfg.Values[config.LegacyHyperparametersKey].(map[string]any); ok {
 			for k, x := range m {
 				if err := put(k, x); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 	}
-	return fsys.WriteJSON(localPath(root, "/opt/ml/input/config/hyperparameters.json"), hp)
+	return hp, nil
 }
 
 // sourceDir is a node's local source directory: the contract's
@@ -659,17 +665,12 @@ func writeCode(fsys *safefs.FS, code catalog.StepCode, dir string) (string, erro
 	return filepath.Join(dir, code.Files[0]), nil
 }
 
-// scriptEnvArgs computes the environment and arguments the compiler would
-// give the container, with container paths in values rebased under root.
-func scriptEnvArgs(st *catalog.Step, cfg *config.Config, root string) (map[string]string, []string, []string) {
+// scriptEnvArgs computes the environment and arguments the compiler
+// gives the container (container paths stay container paths: the script
+// runs in the local runner's sandbox).
+func scriptEnvArgs(st *catalog.Step, cfg *config.Config) (map[string]string, []string, []string) {
 	env := map[string]string{}
 	var problems []string
-	rebase := func(v string) string {
-		if v == "/opt/ml" || strings.HasPrefix(v, "/opt/ml/") {
-			return filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(v, "/")))
-		}
-		return v
-	}
 	for _, e := range st.Contract.Env {
 		val, set := "", false
 		if e.Field != "" {
@@ -684,12 +685,12 @@ func scriptEnvArgs(st *catalog.Step, cfg *config.Config, root string) (map[strin
 			problems = append(problems, fmt.Sprintf("required environment variable %s has no value: set config field %s", e.Name, e.Field))
 			continue
 		}
-		env[e.Name] = rebase(val)
+		env[e.Name] = val
 	}
 	if extra, ok := cfg.Get("env"); ok {
 		if m, ok := extra.(map[string]any); ok {
 			for k, v := range m {
-				env[k] = rebase(catalog.EnvValue(v))
+				env[k] = catalog.EnvValue(v)
 			}
 		}
 	}
@@ -700,12 +701,12 @@ func scriptEnvArgs(st *catalog.Step, cfg *config.Config, root string) (map[strin
 			problems = append(problems, fmt.Sprintf("job argument %s has no value: set config field %s", ja.Flag, ja.Source))
 			continue
 		}
-		args = append(args, ja.Flag, rebase(catalog.EnvValue(v)))
+		args = append(args, ja.Flag, catalog.EnvValue(v))
 	}
 	if extra, ok := cfg.Get("processing_script_arguments"); ok {
 		if l, ok := extra.([]any); ok {
 			for _, v := range l {
-				args = append(args, rebase(catalog.EnvValue(v)))
+				args = append(args, catalog.EnvValue(v))
 			}
 		}
 	}
@@ -715,32 +716,79 @@ func scriptEnvArgs(st *catalog.Step, cfg *config.Config, root string) (map[strin
 	return env, args, problems
 }
 
-// tail keeps the last n bytes of a log.
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
+// containerJob stages a node's code in its container root and returns the
+// job the local runner runs: the root's opt/ml at /opt/ml. A processing
+// script runs as the compiled job runs it (python3
+// /opt/ml/processing/input/code/<entry> <job arguments>, its source
+// directory there too when the contract ships it); a training script as
+// the training toolkit starts it (the source in /opt/ml/code, the
+// hyperparameters as --key value arguments and in hyperparameters.json,
+// each folder of /opt/ml/input/data a channel).
+func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, script, srcDir, root string, env map[string]string, args []string) (localrun.Job, error) {
+	ml := localPath(root, "/opt/ml")
+	j := localrun.Job{Env: env, Mounts: []localrun.Mount{{Container: "/opt/ml", Host: ml, Writable: true}}}
+	inSrc := srcDir != "" && strings.HasPrefix(script, srcDir+string(filepath.Separator))
+	if st.Verb == catalog.VerbTraining || st.Verb == catalog.VerbTuning {
+		code := filepath.Join(ml, "code")
+		program := filepath.Base(script)
+		if inSrc {
+			if err := copyInto(fsys, srcDir, code); err != nil {
+				return j, err
+			}
+			program, _ = filepath.Rel(srcDir, script)
+		} else if err := copyFile(fsys, script, filepath.Join(code, program)); err != nil {
+			return j, err
+		}
+		hp, err := hyperparameters(st, cfg)
+		if err != nil {
+			return j, err
+		}
+		hp["sagemaker_program"] = strconv.Quote(filepath.ToSlash(program))
+		hp["sagemaker_submit_directory"] = strconv.Quote("file:///opt/ml/code")
+		channels := map[string]string{}
+		if ents, err := os.ReadDir(filepath.Join(ml, "input", "data")); err == nil {
+			for _, e := range ents {
+				if e.IsDir() {
+					channels[e.Name()] = ""
+				}
+			}
+		}
+		for _, d := range []string{"model", "output"} {
+			if err := fsys.MkdirAll(filepath.Join(ml, d), 0o755); err != nil {
+				return j, err
+			}
+		}
+		if err := localrun.WriteToolkitConfig(filepath.Join(ml, "input", "config"), hp, channels, "", node); err != nil {
+			return j, err
+		}
+		j.Command, j.Dir = localrun.TrainingToolkitCommand(), "/opt/ml/code"
+		return j, nil
 	}
-	return strings.TrimSpace(string(b))
+	entry := filepath.Base(script)
+	codeDir := filepath.Join(ml, "processing", "input", "code")
+	if st.Contract.SourceDir && inSrc {
+		if err := copyInto(fsys, srcDir, codeDir); err != nil {
+			return j, err
+		}
+		entry, _ = filepath.Rel(srcDir, script)
+	} else if err := copyFile(fsys, script, filepath.Join(codeDir, entry)); err != nil {
+		return j, err
+	}
+	j.Command = append([]string{"python3", "/opt/ml/processing/input/code/" + filepath.ToSlash(entry)}, args...)
+	j.Dir = "/opt/ml/processing"
+	return j, nil
 }
 
-// runOne runs one script and fills the result.
-func runOne(ctx context.Context, py, script, root, work string, env map[string]string, args []string, timeout time.Duration, r *ScriptResult) error {
-	sctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmdArgs := append([]string{"-I", "-c", runnerSource, script, root}, args...)
-	cmd := exec.CommandContext(sctx, py, cmdArgs...)
-	cmd.Dir = work
-	cmd.Env = scriptEnviron(env, work)
-	setProcessGroup(cmd)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	began := time.Now()
-	err := cmd.Run()
-	r.ExecutionTime = round4(time.Since(began).Seconds())
-	r.Stdout, r.Stderr = tail(stdout.Bytes(), 4096), tail(stderr.Bytes(), 4096)
-	fsys := safefs.From(ctx)
-	_ = fsys.WriteFile(filepath.Join(filepath.Dir(work), "stdout.log"), stdout.Bytes(), 0o644)
-	_ = fsys.WriteFile(filepath.Join(filepath.Dir(work), "stderr.log"), stderr.Bytes(), 0o644)
+// runOne runs one node's job in the local runner's sandbox and fills the
+// result; its log (stdout and stderr as one) is kept in the node's
+// log.txt.
+func runOne(ctx context.Context, fsys *safefs.FS, runner *localrun.Runner, j localrun.Job, r *ScriptResult) error {
+	res, err := runner.Run(ctx, j)
+	if res != nil {
+		r.ExecutionTime = round4(res.Duration.Seconds())
+		r.Stdout = proc.Tail(res.Stdout, 4096)
+		_ = fsys.WriteFile(filepath.Join(j.Scratch, "log.txt"), res.Stdout, 0o644)
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -749,51 +797,21 @@ func runOne(ctx context.Context, py, script, root, work string, env map[string]s
 		return nil
 	}
 	r.Status = RunFailed
-	var ee *exec.ExitError
+	var ee *proc.ExitError
 	switch {
-	case sctx.Err() == context.DeadlineExceeded:
+	case errors.Is(err, proc.ErrTimeout):
 		r.ExitCode = -1
-		r.ErrorMessage = fmt.Sprintf("timed out after %s", timeout)
+		r.ErrorMessage = fmt.Sprintf("timed out after %s", j.Timeout)
 	case errors.As(err, &ee):
-		r.ExitCode = ee.ExitCode()
-		r.ErrorMessage = lastLine(stderr.String())
+		r.ExitCode = res.ExitCode
+		r.ErrorMessage = proc.LastLine(ee.Tail)
 		if r.ErrorMessage == "" {
-			r.ErrorMessage = fmt.Sprintf("exit status %d", r.ExitCode)
+			r.ErrorMessage = ee.Error()
 		}
 	default:
-		return fmt.Errorf("run %s: %w", script, err)
+		return fmt.Errorf("run %s: %w", r.Script, err)
 	}
 	return nil
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			return l
-		}
-	}
-	return ""
-}
-
-// scriptEnviron is the environment of a script: a minimal base (PATH,
-// LANG, HOME and TMPDIR pointing into the node's work folder) and the step's
-// variables. Nothing else of the caller's environment (credentials
-// included) reaches the script.
-func scriptEnviron(env map[string]string, work string) []string {
-	out := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "TMPDIR=" + work, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"}
-	if l := os.Getenv("LANG"); l != "" {
-		out = append(out, "LANG="+l)
-	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
 }
 
 // copyInto copies a file or a directory tree to dst. A directory source

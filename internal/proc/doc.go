@@ -11,7 +11,8 @@
 //   - its own process group, killed when the context ends, after the child
 //     exits (a background grandchild does not survive it) and, on Linux,
 //     when the parent dies (Pdeathsig SIGKILL);
-//   - no inherited stdio: stdin is /dev/null, stdout and stderr are
+//   - no inherited stdio: stdin is /dev/null (or bytes the caller hands
+//     over, Cmd.Stdin), stdout and stderr are
 //     captured in memory with a size cap (Cmd.MaxOutput). A log keeps its
 //     newest bytes; a data stream (Cmd.FailOnOverflow) stops the child with
 //     ErrOutputLimit instead of being cut;

@@ -35,6 +35,9 @@ type Cmd struct {
 	Args []string // arguments after the program name
 	Env  []string // the child's whole environment ("K=V"); nil is empty
 	Dir  string   // working directory ("" = the caller's)
+	// Stdin is the child's whole standard input; nil gives it /dev/null.
+	// It is handed over, never inherited.
+	Stdin []byte
 
 	// Timeout bounds the run (0: only the context bounds it).
 	Timeout time.Duration
@@ -141,7 +144,12 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = c.Dir
-	cmd.Stdin = nil // /dev/null
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	} // else /dev/null
+	// Bounds the wait for the stdin copy once the child exited (the output
+	// pipes are drained here, below).
+	cmd.WaitDelay = drainDelay
 	// The child writes into pipes this function drains itself, so that it
 	// can kill the group as soon as the child exits: a background
 	// grandchild holding the pipe open then cannot keep Run waiting.

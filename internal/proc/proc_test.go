@@ -64,6 +64,15 @@ func TestNoInheritedStdioOrEnvironment(t *testing.T) {
 	}
 }
 
+func TestStdinIsHandedOver(t *testing.T) {
+	c := sh("cat")
+	c.Stdin = []byte("given\n")
+	res, err := Run(context.Background(), c)
+	if err != nil || string(res.Stdout) != "given\n" {
+		t.Fatalf("stdout %q, %v", res.Stdout, err)
+	}
+}
+
 func TestCombinedOutputKeepsOrder(t *testing.T) {
 	c := sh("echo a; echo b >&2; echo c")
 	c.CombinedOutput = true
