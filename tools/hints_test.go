@@ -5,18 +5,18 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/internal/testfs"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
 )
 
 // TestExampleHintsNameRealTools runs every tool's examples (in a scratch
-// project root that sees the repository's examples/, writes open, code
+// project root with a copy of the repository's examples/, writes open, code
 // execution closed, no deployment) and checks every answer's next_steps
 // and remedy with registry.CheckHints: each names a registered tool and
 // hints only its current argument names.
@@ -25,16 +25,10 @@ func TestExampleHintsNameRealTools(t *testing.T) {
 		t.Skip("runs every example")
 	}
 	root := t.TempDir()
-	ex, err := filepath.Abs("../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(ex, filepath.Join(root, "examples")); err != nil {
-		t.Fatal(err)
-	}
+	testfs.CopyTree(t, "../examples", filepath.Join(root, "examples"))
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	r := tools.Registry()
-	ran := 0
+	ran, answered := 0, 0
 	for _, tl := range r.List("") {
 		for _, e := range tl.Examples {
 			if strings.Contains(e, `"upsert": true`) {
@@ -46,13 +40,16 @@ func TestExampleHintsNameRealTools(t *testing.T) {
 			}
 			res := r.Call(ctx, name, args)
 			ran++
+			if res.OK {
+				answered++
+			}
 			for _, p := range r.CheckHints(res) {
 				t.Errorf("%s: %s", e, p)
 			}
 		}
 	}
-	if ran < 100 {
-		t.Errorf("only %d examples ran", ran)
+	if ran < 60 || answered*4 < ran*3 {
+		t.Errorf("%d examples ran, only %d answered ok: the hints of the rest are not checked", ran, answered)
 	}
 }
 
