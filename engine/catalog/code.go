@@ -196,20 +196,30 @@ func (s *Step) ServingFramework(get func(field string) string) string {
 
 // LookupConfigCode finds the catalog's code for the relative path a config
 // field names (Package's inference_scripts_dir): for a directory
-// <rel>/<framework> first ("inference" -> inference/xgboost), then rel;
-// the kind (file or directory) must match.
+// <rel>/<framework> first ("inference" -> inference/xgboost), then rel
+// itself unless it is a root of per-framework serving code (it holds
+// <framework>/inference.py but no inference.py of its own: another
+// framework's code is not a stand-in); the kind (file or directory) must
+// match.
 func (s *Step) LookupConfigCode(rel, framework string, dir bool) (StepCode, bool) {
 	rel = strings.TrimSuffix(filepath.ToSlash(rel), "/")
-	var cands []string
 	if dir && framework != "" && !strings.ContainsAny(framework, "/\\.") {
-		cands = append(cands, rel+"/"+framework)
-	}
-	for _, c := range append(cands, rel) {
-		if code, ok := s.LookupCode(c); ok && code.Dir == dir {
+		if code, ok := s.LookupCode(rel + "/" + framework); ok && code.Dir {
 			return code, true
 		}
 	}
-	return StepCode{}, false
+	code, ok := s.LookupCode(rel)
+	if !ok || code.Dir != dir {
+		return StepCode{}, false
+	}
+	if dir && !code.Has(InferenceEntryPoint) {
+		for _, f := range code.Files {
+			if path.Base(f) == InferenceEntryPoint {
+				return StepCode{}, false
+			}
+		}
+	}
+	return code, true
 }
 
 // codeAt returns the code at rel in fsys.

@@ -76,6 +76,21 @@ func TestWorkspaceCode(t *testing.T) {
 	if _, ok := st.InferenceCode("pytorch"); ok {
 		t.Error("an inference directory without inference.py counts")
 	}
+	if c, ok := st.LookupConfigCode("inference", "xgboost", true); !ok || c.Path != "inference/xgboost" {
+		t.Errorf("LookupConfigCode(inference, xgboost) = %+v %v", c, ok)
+	}
+	if c, ok := st.LookupConfigCode("inference/xgboost", "", true); !ok || c.Path != "inference/xgboost" {
+		t.Errorf("LookupConfigCode(inference/xgboost) = %+v %v", c, ok)
+	}
+	if c, ok := st.LookupConfigCode("inference", "mxnet", true); ok {
+		t.Errorf("another framework's serving root stood in for mxnet: %+v", c)
+	}
+	if _, ok := st.LookupConfigCode("dedup.py", "", false); !ok {
+		t.Error("LookupConfigCode misses a file")
+	}
+	if _, ok := st.LookupConfigCode("dedup.py", "", true); ok {
+		t.Error("LookupConfigCode returned a file for a directory")
+	}
 	if c, ok := st.LookupCode("dummy_data_generation.py"); !ok || c.Embedded() {
 		t.Errorf("workspace copy should win: %+v", c)
 	}
