@@ -53,10 +53,13 @@
 //     inference toolkit does, with SplitType, batching, InputFilter,
 //     JoinSource, OutputFilter and AssembleWith; <file>.out per input file.
 //   - Substituted: a step of a managed data service (CradleDataLoading,
-//     AthenaDataLoading, RedshiftDataLoading), or one whose every output
-//     Options.Data gives, does not run; its outputs are the data's paths. A
-//     missing one that a later step reads is an error naming the data key
-//     to add.
+//     AthenaDataLoading, RedshiftDataLoading) whose outputs Options.Data
+//     gives, or any step whose every output it gives, does not run; its
+//     outputs are the data's paths. A missing one that a later step reads
+//     is an error naming the data key to add. A managed data step that data
+//     says nothing of runs its own script (which may work without the
+//     service: synthetic data, an export); when it fails, the error names
+//     the data keys that would stand in for it.
 //
 // Other step types (Tuning, Condition, ...) fail with a message saying so.
 //

@@ -671,6 +671,23 @@ func (r *run) runStep(ctx context.Context, s *defStep, sr *StepResult) error {
 	if why, sub := r.substitute(s); sub {
 		return r.substituteStep(s, sr, why)
 	}
+	err := r.runKind(ctx, s, sr)
+	if svc, managed := managedDataSteps[r.stepType[s.Name]]; managed && err != nil && ctx.Err() == nil {
+		// Its job reaches a managed service a local run cannot reach
+		// (unless it can work without it: synthetic data, an export).
+		var keys []string
+		for _, o := range r.outputs[s.Name] {
+			if r.consumed[s.Name][o] {
+				keys = append(keys, fmt.Sprintf("%q", s.Name+"."+o))
+			}
+		}
+		return fmt.Errorf("%w; %s loads its data through %s, which a local run may not reach: give its outputs in data (%s)", err, s.Name, svc, strings.Join(keys, ", "))
+	}
+	return err
+}
+
+// runKind runs a step by its definition type.
+func (r *run) runKind(ctx context.Context, s *defStep, sr *StepResult) error {
 	var err error
 	switch s.Type {
 	case compiler.StepTypeProcessing:
@@ -693,17 +710,32 @@ func (r *run) runStep(ctx context.Context, s *defStep, sr *StepResult) error {
 }
 
 // substitute says whether a step is not run but takes its outputs from
-// data, and why: its job is a managed data service, or data gives all of
-// its outputs.
+// data, and why: its job is a managed data service and data gives any of
+// its outputs, or data gives all of them. (A managed data step data says
+// nothing of runs: its script may work without the service, from
+// synthetic data or an export.)
 func (r *run) substitute(s *defStep) (string, bool) {
-	if svc, ok := managedDataSteps[r.stepType[s.Name]]; ok {
+	given := r.dataOut[s.Name]
+	if svc, ok := managedDataSteps[r.stepType[s.Name]]; ok && (len(given) > 0 || r.outputsBound(s)) {
 		return fmt.Sprintf("%s loads its data through %s, which a local run cannot reach", s.Name, svc), true
 	}
-	given := r.dataOut[s.Name]
 	if len(given) > 0 && len(given) == len(r.outputs[s.Name]) {
 		return "data gives every output of " + s.Name, true
 	}
 	return "", false
+}
+
+// outputsBound reports whether data binds the S3 URI of one of the
+// step's outputs (or a prefix of it).
+func (r *run) outputsBound(s *defStep) bool {
+	for _, o := range r.outputs[s.Name] {
+		if uri, err := r.outputURI(s, o); err == nil && uri != "" {
+			if p, b, err := r.st.resolve(uri); err == nil && b != nil && hasObjects(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // substituteStep takes a step's outputs from data: each output by its

@@ -194,12 +194,33 @@ func TestManagedDataStepIsSubstituted(t *testing.T) {
 		t.Fatalf("a substituted step does not fail the run: %+v", rep.Failed)
 	}
 
-	rep = build().run(Options{})
+	// Data giving one output but not another a later step reads: the
+	// error names the missing key.
+	p := build()
+	p.step(processing("Meta", "consumer.py", [][3]string{{"data", outGet("CradleDataLoading-Training", "METADATA"), "/opt/ml/processing/input/data"}}, nil, nil, nil))
+	rep = p.run(Options{Data: map[string]string{"CradleDataLoading-Training.DATA": local}})
 	s = wantStatus(t, rep, "CradleDataLoading-Training", StatusFailed)
-	if !strings.Contains(s.Error, `add "CradleDataLoading-Training.DATA" to data`) || strings.Contains(s.Error, "METADATA") {
+	if !strings.Contains(s.Error, `add "CradleDataLoading-Training.METADATA" to data`) || strings.Contains(s.Error, ".DATA\"") {
 		t.Fatalf("the error names the missing key of the output another step reads: %s", s.Error)
 	}
+
+	// Without data the step's own script runs; when it cannot reach the
+	// service, the error says which data keys would stand in for it.
+	rep = build().run(Options{})
+	s = wantStatus(t, rep, "CradleDataLoading-Training", StatusFailed)
+	if !strings.Contains(s.Error, "a managed service job must not run locally") ||
+		!strings.Contains(s.Error, `which a local run may not reach: give its outputs in data ("CradleDataLoading-Training.DATA")`) {
+		t.Fatalf("the error names the data key of the output another step reads: %s", s.Error)
+	}
 	wantStatus(t, rep, "Consume", StatusSkipped)
+
+	// A script that works without the service (synthetic data) runs.
+	p = build()
+	p.script("s3://bucket/code/cradle.py", "cradle.py", "open('/opt/ml/processing/output/DATA/part-0.csv', 'w').write('a,b\\n1,2\\n')\n")
+	p.manifest = append(p.manifest[1:2], p.manifest[2])
+	rep = p.run(Options{})
+	wantStatus(t, rep, "CradleDataLoading-Training", StatusSucceeded)
+	wantStatus(t, rep, "Consume", StatusSucceeded)
 }
 
 // Data giving every output of an ordinary step substitutes it too.
