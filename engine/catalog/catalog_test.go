@@ -409,7 +409,7 @@ func TestCorePortNames(t *testing.T) {
 			map[string]string{"calibration_output": "", "metrics_output": "", "calibrated_data": ""}},
 		{"Package", []port{{"model_input", true, DepModelArtifacts}, {"inference_scripts_input", false, DepCustomProperty}, {"calibration_model", false, DepProcessingOutput}},
 			map[string]string{"packaged_model": ""}},
-		{"Payload", []port{{"model_input", true, DepModelArtifacts}, {"custom_payload_input", false, DepProcessingOutput}, {"field_defaults", false, DepCustomProperty}},
+		{"Payload", []port{{"model_input", true, DepModelArtifacts}, {"custom_payload_input", false, DepCustomProperty}, {"field_defaults", false, DepCustomProperty}},
 			map[string]string{"payload_sample": ""}},
 		{"RiskTableMapping", []port{{"input_data", true, DepProcessingOutput}, {"hyperparameters_s3_uri", false, DepHyperparameters}, {"model_artifacts_input", false, DepProcessingOutput}},
 			map[string]string{"processed_data": "", "model_artifacts_output": ""}},

@@ -141,7 +141,7 @@ func TestDependenciesLeaveOutConfigFiles(t *testing.T) {
 	for st, want := range map[StepType]string{
 		"CradleDataLoading":  "",
 		"CurrencyConversion": "input_data",
-		"Payload":            "model_input,custom_payload_input",
+		"Payload":            "model_input",
 		"DummyDataLoading":   "INPUT_DATA",
 		"Package":            "model_input,inference_scripts_input,calibration_model",
 	} {

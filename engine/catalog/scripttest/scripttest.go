@@ -30,6 +30,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
 // ProcessingRoot is the container directory the sandbox mounts.
@@ -230,68 +231,12 @@ func RunProcessingErr(t testing.TB, r Run) (*Result, error) {
 	if r.Python.Path == "" {
 		r.Python = Python(t, "pandas", "sklearn")
 	}
-	cat := r.Catalog
-	if cat == nil {
-		var err error
-		if cat, err = catalog.Default(); err != nil {
-			t.Fatal(err)
-		}
+	_, typ, raw, items := compileAlone(t, r)
+	if typ != "Processing" {
+		t.Fatalf("scripttest: %s is a %s step, not a processing step", r.Node, typ)
 	}
-	schema, err := config.FromCatalog(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	step, jobType, err := cat.Lookup(r.Node)
-	if err != nil {
-		t.Fatalf("scripttest: %v", err)
-	}
-	vals := BaseConfig()
-	if jobType != "" {
-		vals["job_type"] = jobType
-	}
-	for k, v := range r.Config {
-		vals[k] = v
-	}
-	cfg, err := schema.NewConfig(step.ConfigClass, catalog.ConfigKey(r.Node), vals)
-	if err != nil {
-		t.Fatalf("scripttest: config %s: %v", r.Node, err)
-	}
-	set, err := config.NewSet(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	manual := map[string]string{}
-	for name := range r.Inputs {
-		manual[name] = "s3://scripttest-bucket/inputs/" + name + "/"
-	}
-	ctx := context.Background()
-	res, err := compiler.CompileSingleNode(ctx, compiler.SingleNodeInput{
-		Input:  compiler.Input{Configs: set, Catalog: cat, Schema: schema, BaseDir: t.TempDir()},
-		Target: r.Node, ManualInputs: manual,
-	})
-	if err != nil {
-		t.Fatalf("scripttest: compile %s: %v", r.Node, err)
-	}
-	if missing := res.Manifest.MissingFiles(); len(missing) > 0 {
-		t.Fatalf("scripttest: %s has no code: %v", r.Node, missing)
-	}
-	var def struct {
-		Steps []struct {
-			Type      string
-			Arguments compiler.ProcessingArguments
-		}
-	}
-	b, err := res.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &def); err != nil || len(def.Steps) != 1 || def.Steps[0].Type != "Processing" {
-		t.Fatalf("scripttest: %s is not one processing step: %v", r.Node, err)
-	}
-	args := def.Steps[0].Arguments
-
-	items, err := res.Manifest.Materialize(nil, t.TempDir())
-	if err != nil {
+	var args compiler.ProcessingArguments
+	if err := json.Unmarshal(raw, &args); err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
@@ -310,7 +255,7 @@ func RunProcessingErr(t testing.TB, r Run) (*Result, error) {
 			t.Fatal(err)
 		}
 		if src, ok := r.Inputs[in.InputName]; ok { // a test input replaces whatever the definition names
-			copyInto(t, src, dst)
+			CopyInto(t, src, dst)
 			continue
 		}
 		n := 0
@@ -358,9 +303,48 @@ func RunProcessingErr(t testing.TB, r Run) (*Result, error) {
 	}
 	out.Args = cmd
 
+	env := map[string]string{}
+	for k, v := range out.Env {
+		env[k] = v
+	}
+	for k, v := range r.ExtraEnv {
+		env[k] = v
+	}
+	sb := sandbox{bwrap: bwrap, python: r.Python, network: r.Network, binds: [][2]string{{root, ProcessingRoot}},
+		chdir: "/tmp", env: env, cmd: cmd, timeout: r.Timeout}
+	code, log, err := sb.run(context.Background())
+	out.Log = log
+	if err != nil {
+		t.Fatalf("scripttest: run %s: %v", r.Node, err)
+	}
+	if code != 0 {
+		out.ExitCode = code
+		return out, &ExitError{Code: code}
+	}
+	return out, nil
+}
+
+// sandbox is one bubblewrap run: /usr, /etc and the interpreter's
+// directories read-only, a private /tmp, the binds (host directory,
+// container path) writable, no network unless asked, and an empty
+// environment besides env.
+type sandbox struct {
+	bwrap   string
+	python  Interpreter
+	network bool
+	binds   [][2]string
+	chdir   string
+	env     map[string]string
+	cmd     []string
+	timeout time.Duration
+}
+
+// run runs the command and returns its exit code and combined output; err
+// is a failure to run it at all.
+func (s sandbox) run(ctx context.Context) (int, string, error) {
 	bw := []string{"--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
-	if !r.Network {
+	if !s.network {
 		bw = append(bw, "--unshare-net")
 	}
 	for _, d := range []string{"/bin", "/lib", "/lib64", "/sbin"} {
@@ -370,57 +354,121 @@ func RunProcessingErr(t testing.TB, r Run) (*Result, error) {
 			bw = append(bw, "--ro-bind", d, d)
 		}
 	}
-	for _, m := range r.Python.Mounts {
+	for _, m := range s.python.Mounts {
 		bw = append(bw, "--ro-bind", m, m)
 	}
-	bw = append(bw, "--bind", root, ProcessingRoot, "--chdir", "/tmp", "--clearenv",
+	for _, b := range s.binds {
+		bw = append(bw, "--bind", b[0], b[1])
+	}
+	bw = append(bw, "--chdir", s.chdir, "--clearenv",
 		"--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
 		"--setenv", "LANG", "C.UTF-8")
-	env := map[string]string{}
-	for k, v := range out.Env {
-		env[k] = v
-	}
-	for k, v := range r.ExtraEnv {
-		env[k] = v
-	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
+	keys := make([]string, 0, len(s.env))
+	for k := range s.env {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		bw = append(bw, "--setenv", k, env[k])
+		bw = append(bw, "--setenv", k, s.env[k])
 	}
-	bw = append(bw, cmd...)
-	timeout := r.Timeout
+	bw = append(bw, s.cmd...)
+	timeout := s.timeout
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := exec.CommandContext(rctx, bwrap, bw...)
+	c := exec.CommandContext(rctx, s.bwrap, bw...)
 	var log bytes.Buffer
 	c.Stdout, c.Stderr = &log, &log
 	runErr := c.Run()
-	out.Log = log.String()
 	if runErr != nil {
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
-			out.ExitCode = ee.ExitCode()
-			return out, &ExitError{Code: out.ExitCode}
+			return ee.ExitCode(), log.String(), nil
 		}
-		t.Fatalf("scripttest: run %s: %v", r.Node, runErr)
+		return 0, log.String(), runErr
 	}
-	return out, nil
+	return 0, log.String(), nil
+}
+
+// compileAlone compiles the run's node alone (its config over
+// BaseConfig, every test input a manual S3 input) and returns its step
+// type, the definition's step type and arguments, and the materialized
+// upload manifest (its code and config files on disk).
+func compileAlone(t testing.TB, r Run) (*catalog.Step, string, json.RawMessage, sagemaker.Manifest) {
+	t.Helper()
+	cat := r.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = catalog.Default(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schema, err := config.FromCatalog(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, jobType, err := cat.Lookup(r.Node)
+	if err != nil {
+		t.Fatalf("scripttest: %v", err)
+	}
+	vals := BaseConfig()
+	if jobType != "" {
+		vals["job_type"] = jobType
+	}
+	for k, v := range r.Config {
+		vals[k] = v
+	}
+	cfg, err := schema.NewConfig(step.ConfigClass, catalog.ConfigKey(r.Node), vals)
+	if err != nil {
+		t.Fatalf("scripttest: config %s: %v", r.Node, err)
+	}
+	set, err := config.NewSet(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manual := map[string]string{}
+	for name := range r.Inputs {
+		manual[name] = "s3://scripttest-bucket/inputs/" + name + "/"
+	}
+	res, err := compiler.CompileSingleNode(context.Background(), compiler.SingleNodeInput{
+		Input:  compiler.Input{Configs: set, Catalog: cat, Schema: schema, BaseDir: t.TempDir()},
+		Target: r.Node, ManualInputs: manual,
+	})
+	if err != nil {
+		t.Fatalf("scripttest: compile %s: %v", r.Node, err)
+	}
+	if missing := res.Manifest.MissingFiles(); len(missing) > 0 {
+		t.Fatalf("scripttest: %s has no code: %v", r.Node, missing)
+	}
+	var def struct {
+		Steps []struct {
+			Type      string
+			Arguments json.RawMessage
+		}
+	}
+	b, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &def); err != nil || len(def.Steps) != 1 {
+		t.Fatalf("scripttest: %s does not compile to one step: %v", r.Node, err)
+	}
+	items, err := res.Manifest.Materialize(nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return step, def.Steps[0].Type, def.Steps[0].Arguments, items
 }
 
 func uriBase(uri string) string {
 	return uri[strings.LastIndex(uri, "/")+1:]
 }
 
-// copyInto copies a file into dir (keeping its name) or a directory's
+// CopyInto copies a file into dir (keeping its name) or a directory's
 // contents into dir.
-func copyInto(t testing.TB, src, dir string) {
+func CopyInto(t testing.TB, src, dir string) {
 	t.Helper()
 	st, err := os.Stat(src)
 	if err != nil {
