@@ -3,7 +3,6 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,28 +10,15 @@ import (
 	"github.com/cursus-go/cursus/engine/localrun"
 )
 
-// needLocalRun skips (fails under CI) without bubblewrap and an
-// interpreter that imports mods.
+// needLocalRun skips (fails under CI) when local runs of scripts
+// importing mods cannot run here.
 func needLocalRun(t *testing.T, mods ...string) {
 	t.Helper()
-	skip := func(msg string) {
-		t.Helper()
+	if err := localrun.Ready(mods...); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI: " + msg)
+			t.Fatal("CI: ", err)
 		}
-		t.Skip(msg)
-	}
-	py := localrun.FindPython()
-	if !py.Available {
-		skip("no Python interpreter: " + py.Reason)
-	}
-	for _, m := range mods {
-		if err := exec.Command(py.Path, "-c", "import "+m).Run(); err != nil {
-			skip(py.Path + " cannot import " + m + " (set " + localrun.EnvPython + "=/usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost)")
-		}
-	}
-	if kind, why := localrun.DetectSandbox(); kind != localrun.Bubblewrap {
-		skip("bubblewrap cannot run here: " + why)
+		t.Skip(err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,33 +13,15 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-// needRunner skips (fails under CI) without an interpreter that imports
-// mods, or without bubblewrap.
+// needRunner skips (fails under CI) when local runs of scripts importing
+// mods cannot run here.
 func needRunner(t *testing.T, mods ...string) {
 	t.Helper()
-	skip := func(msg string) {
-		t.Helper()
+	if err := localrun.Ready(mods...); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI: " + msg)
+			t.Fatal("CI: ", err)
 		}
-		t.Skip(msg)
-	}
-	py := localrun.FindPython()
-	if !py.Available {
-		skip("no Python interpreter: " + py.Reason)
-	}
-	if len(mods) > 0 {
-		probe := "import importlib, sys\nprint(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))\n"
-		out, err := exec.Command(py.Path, append([]string{"-c", "import importlib.util\n" + probe}, mods...)...).Output()
-		if err != nil {
-			t.Fatalf("probe %s: %v", py.Path, err)
-		}
-		if missing := strings.TrimSpace(string(out)); missing != "" {
-			skip(py.Path + " lacks " + missing + " (set " + localrun.EnvPython + "=/usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost python3-torch)")
-		}
-	}
-	if kind, why := localrun.DetectSandbox(); kind != localrun.Bubblewrap {
-		skip("bubblewrap cannot run here: " + why)
+		t.Skip(err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,21 +26,14 @@ func needPython(t testing.TB) string {
 }
 
 // needLibraries skips (fails under CI) when the interpreter lacks one of
-// the modules.
+// the modules or bubblewrap cannot run.
 func needLibraries(t testing.TB, mods ...string) {
 	t.Helper()
-	py := needPython(t)
-	script := "import importlib, sys\nmissing = []\nfor m in sys.argv[1:]:\n    try:\n        importlib.import_module(m)\n    except Exception:\n        missing.append(m)\nprint(' '.join(missing))\n"
-	out, err := exec.Command(py, append([]string{"-c", script}, mods...)...).Output()
-	if err != nil {
-		t.Fatalf("probe %s: %v", py, err)
-	}
-	if missing := strings.TrimSpace(string(out)); missing != "" {
-		msg := "the interpreter " + py + " lacks " + missing + " (set " + EnvPython + "=/usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost python3-torch)"
+	if err := Ready(mods...); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI: " + msg)
+			t.Fatal("CI: ", err)
 		}
-		t.Skip(msg)
+		t.Skip(err)
 	}
 }
 

@@ -199,8 +199,7 @@ type trainingJob struct {
 	Hyperparameters map[string]string // as in the definition: JSON-encoded text
 	Env             map[string]string
 	Channels        []TrainingChannel
-	SourceTarball   string // sourcedir.tar.gz, or "" with SourceDir
-	SourceDir       string // a directory copied to /opt/ml/code instead
+	SourceTarball   string // the submitted sourcedir.tar.gz
 	InstanceType    string
 	Job             string
 	Timeout         time.Duration
@@ -214,15 +213,8 @@ func layoutTraining(dir string, tj *trainingJob) error {
 			return err
 		}
 	}
-	switch {
-	case tj.SourceTarball != "":
-		if err := extractTarGz(tj.SourceTarball, filepath.Join(dir, "code")); err != nil {
-			return fmt.Errorf("unpack the submitted source: %w", err)
-		}
-	case tj.SourceDir != "":
-		if err := copyTree(tj.SourceDir, filepath.Join(dir, "code")); err != nil {
-			return fmt.Errorf("copy the source directory: %w", err)
-		}
+	if err := extractTarGz(tj.SourceTarball, filepath.Join(dir, "code")); err != nil {
+		return fmt.Errorf("unpack the submitted source: %w", err)
 	}
 	channels := map[string]string{}
 	for _, c := range tj.Channels {
@@ -310,28 +302,4 @@ func decodeHP(v string) string {
 func jsonText(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// copyTree copies a directory's regular files (links and hidden
-// directories left out) to dst.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__") {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		return copyFile(p, filepath.Join(dst, rel))
-	})
 }

@@ -83,3 +83,28 @@ func RequirePython() (string, error) {
 	}
 	return p.Path, nil
 }
+
+// Ready says whether a local run of scripts that import modules can run
+// here in the sandbox: nil, or an error naming what is missing (the
+// interpreter, the modules it cannot import, a working bubblewrap).
+func Ready(modules ...string) error {
+	p := FindPython()
+	if !p.Available {
+		return fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
+	}
+	if len(modules) > 0 {
+		probe := "import importlib.util, sys\nprint(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))\n"
+		res, err := proc.Run(context.Background(), proc.Cmd{Path: p.Path, Args: append([]string{"-c", probe}, modules...),
+			Timeout: 60 * time.Second, MemoryBytes: 1 << 30, MaxOutput: 4096})
+		if err != nil {
+			return fmt.Errorf("probe %s: %w", p.Path, err)
+		}
+		if missing := strings.TrimSpace(string(res.Stdout)); missing != "" {
+			return fmt.Errorf("the interpreter %s cannot import %s (set %s to one that can, e.g. /usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost python3-torch)", p.Path, missing, EnvPython)
+		}
+	}
+	if kind, why := DetectSandbox(); kind != Bubblewrap {
+		return fmt.Errorf("bubblewrap cannot run here: %s", why)
+	}
+	return nil
+}

@@ -2,13 +2,14 @@ package localrun
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // store is the run's stand-in for S3: every s3://bucket/key is the local
@@ -148,22 +149,14 @@ func objectName(uri string) string {
 	return path.Base(k)
 }
 
+// copyFile copies a regular file through the trusted file-access layer
+// (regular files only, written whole or not at all).
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	fsys := safefs.Trusted()
+	in, err := fsys.Open(src, safefs.KindData)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return fsys.WriteFrom(dst, in, 0o644)
 }

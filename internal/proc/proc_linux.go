@@ -29,19 +29,5 @@ func withMemoryLimit(bytes int64, path string, args []string) (string, []string)
 // the whole group and has the kernel kill the child when the thread that
 // started it (locked by Run) dies with the parent.
 func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return killGroupOf(cmd) }
-}
-
-func killGroup(cmd *exec.Cmd) { _ = killGroupOf(cmd) }
-
-func killGroupOf(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if err == syscall.ESRCH {
-		return nil
-	}
-	return err
+	isolateGroup(cmd, &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL})
 }

@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package proc
 
@@ -7,16 +7,10 @@ import (
 	"syscall"
 )
 
-// MemoryLimitSupported reports whether Cmd.MemoryBytes is applied here:
-// not on this system, whose kernel does not enforce RLIMIT_AS.
-const MemoryLimitSupported = false
-
-func withMemoryLimit(_ int64, path string, args []string) (string, []string) { return path, args }
-
-// isolate puts the child in its own process group and makes cancellation
-// kill the whole group.
-func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// isolateGroup gives the child attr (its own process group, at least) and
+// makes cancellation kill the whole group.
+func isolateGroup(cmd *exec.Cmd, attr *syscall.SysProcAttr) {
+	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error { return killGroupOf(cmd) }
 }
 

@@ -1,0 +1,17 @@
+//go:build unix && !linux
+
+package proc
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// MemoryLimitSupported reports whether Cmd.MemoryBytes is applied here:
+// not on this system, whose kernel does not enforce RLIMIT_AS.
+const MemoryLimitSupported = false
+
+func withMemoryLimit(_ int64, path string, args []string) (string, []string) { return path, args }
+
+// isolate puts the child in its own process group, killed on cancellation.
+func isolate(cmd *exec.Cmd) { isolateGroup(cmd, &syscall.SysProcAttr{Setpgid: true}) }
