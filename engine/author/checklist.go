@@ -54,26 +54,16 @@ func (e *BadAssemblyError) Error() string {
 	return fmt.Sprintf("step_assembly %q is not one of %s for %s", e.Assembly, strings.Join(e.Valid, ", "), e.Verb)
 }
 
-// preferredExemplars are the original's exemplars per verb.
-var preferredExemplars = map[catalog.Verb][]catalog.StepType{
-	catalog.VerbProcessing:    {"TabularPreprocessing"},
-	catalog.VerbTraining:      {"XGBoostTraining"},
-	catalog.VerbCreateModel:   {"XGBoostModel"},
-	catalog.VerbTransform:     {"BatchTransform"},
-	catalog.VerbRegisterModel: {"Registration"},
-	catalog.VerbTuning:        {"XGBoostTuning"},
-}
-
 // Exemplar returns the catalog step to copy for a verb (and assembly): the
-// original's choice when the catalog has it, else the first step of that
+// verb's exemplar (catalog.VerbInfo.Exemplar) when the catalog has it, else the first step of that
 // verb (and assembly) by name; "" when the catalog has none.
 func Exemplar(cat *catalog.Catalog, v catalog.Verb, assembly string) string {
 	fits := func(s *catalog.Step) bool {
 		return s.Verb == v && (assembly == "" || s.Patterns.StepAssembly == assembly)
 	}
-	for _, t := range preferredExemplars[v] {
-		if s, ok := cat.Step(t); ok && fits(s) {
-			return string(t)
+	if vi, ok := catalog.VerbInfoOf(v); ok && vi.Exemplar != "" {
+		if s, ok := cat.Step(vi.Exemplar); ok && fits(s) {
+			return string(vi.Exemplar)
 		}
 	}
 	for _, s := range cat.Steps() {

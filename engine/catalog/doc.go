@@ -40,7 +40,8 @@
 // and holds one mapping with these keys:
 //
 //	step          required  canonical PascalCase type, ^[A-Z][A-Za-z0-9]*$; the catalog key
-//	verb          required  SageMaker verb: Processing, Training, CreateModel, Transform,
+//	verb          required  SageMaker verb, one of Verbs: a row of the verb table
+//	                        (verbs.go), e.g. Processing, Training, CreateModel, Transform,
 //	                        RegisterModel (SageMaker CreateModelPackage) or Tuning
 //	kind          required  source (no inputs from other steps), internal, or sink (no outputs)
 //	description   required  what the step does
@@ -50,9 +51,10 @@
 //	builder                 builder name; default <step>StepBuilder
 //	aliases                 legacy names that resolve to this step (MIMSPackaging -> Package)
 //	keywords                search words
-//	field_sets              shared field sets the config extends (see below); default by
-//	                        verb: Processing processing, Training training, Tuning tuning,
-//	                        CreateModel model, Transform and RegisterModel base
+//	field_sets              shared field sets the config extends (see below); default:
+//	                        the verb's VerbInfo.FieldSet (Processing processing, Training
+//	                        training, Tuning tuning, CreateModel model, Transform and
+//	                        RegisterModel base)
 //	job_types               job types the step is used with (training, calibration, ...);
 //	                        variant names are added automatically
 //	patterns                construction knobs (below)
@@ -92,7 +94,8 @@
 //	instance_count_field, volume_size_field, max_runtime_field
 //	locked_region          use this region's image whatever the config's region
 //
-// Per-verb defaults fill empty compute fields when the step has the field:
+// Per-verb defaults (VerbInfo.Defaults) fill empty compute fields when the
+// step has the field:
 // Processing uses processing_instance_type_large/small,
 // use_large_processing_instance, processing_instance_count,
 // processing_volume_size (kind sklearn also processing_framework_version);

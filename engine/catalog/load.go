@@ -596,16 +596,6 @@ var fieldPaths = func() []string {
 	return out
 }()
 
-// defaultFieldSets are used when a step file names none.
-var defaultFieldSets = map[Verb]string{
-	VerbProcessing:    "processing",
-	VerbTraining:      "training",
-	VerbTuning:        "tuning",
-	VerbCreateModel:   "model",
-	VerbTransform:     "base",
-	VerbRegisterModel: "base",
-}
-
 // setOrigin records where the step came from, on the step and its
 // job-type views.
 func (s *Step) setOrigin(source, workspace, overrides string) {
@@ -713,7 +703,7 @@ func buildStep(c *collector, file string, sf *StepFile, sets map[string]*FieldSe
 	// extends chain, deduplicated, root first.
 	names := sf.FieldSets
 	if len(names) == 0 {
-		if d, ok := defaultFieldSets[st.Verb]; ok {
+		if d := verbInfo(st.Verb).FieldSet; d != "" {
 			names = []string{d}
 		}
 	}
@@ -783,27 +773,6 @@ func overlay(base, top []ConfigField) []ConfigField {
 	return out
 }
 
-// verbDefaults are the per-verb compute and contract defaults (doc.go).
-type verbDefaults struct {
-	imageScope, framework                                    string
-	instanceType, largeType, smallType, useLarge, count, vol string
-	fwVersion, pyVersion, entryPoint, sourceDir, maxRuntime  string
-}
-
-var perVerb = map[Verb]verbDefaults{
-	VerbProcessing: {imageScope: "training", largeType: "processing_instance_type_large", smallType: "processing_instance_type_small",
-		useLarge: "use_large_processing_instance", count: "processing_instance_count", vol: "processing_volume_size",
-		entryPoint: "processing_entry_point", sourceDir: "effective_source_dir", maxRuntime: "max_runtime_seconds"},
-	VerbTraining: {imageScope: "training", instanceType: "training_instance_type", count: "training_instance_count", vol: "training_volume_size",
-		fwVersion: "framework_version", pyVersion: "py_version", entryPoint: "training_entry_point", sourceDir: "effective_source_dir", maxRuntime: "max_runtime_seconds"},
-	VerbTuning: {imageScope: "training", instanceType: "training_instance_type", count: "training_instance_count", vol: "training_volume_size",
-		fwVersion: "framework_version", pyVersion: "py_version", entryPoint: "training_entry_point", sourceDir: "effective_source_dir", maxRuntime: "max_runtime_seconds"},
-	VerbCreateModel: {imageScope: "inference", instanceType: "instance_type", fwVersion: "framework_version", pyVersion: "py_version",
-		entryPoint: "entry_point", sourceDir: "effective_source_dir"},
-	VerbTransform:     {instanceType: "transform_instance_type", count: "transform_instance_count", framework: "none"},
-	VerbRegisterModel: {imageScope: "inference", instanceType: "inference_instance_type", fwVersion: "framework_version", pyVersion: "py_version"},
-}
-
 // sdkFramework is the image framework of each SDK class.
 var sdkFramework = map[string]string{
 	"XGBoost": "xgboost", "XGBoostModel": "xgboost", "PyTorch": "pytorch", "PyTorchModel": "pytorch",
@@ -825,7 +794,7 @@ func applyDefaults(st *Step) {
 			*dst = v
 		}
 	}
-	d := perVerb[st.Verb]
+	d := verbInfo(st.Verb).Defaults
 	cp := &st.Compute
 	switch cp.Kind {
 	case "sklearn":
@@ -855,33 +824,33 @@ func applyDefaults(st *Step) {
 			cp.Framework = sdkFramework[cp.SDKClass]
 		}
 	}
-	if cp.Framework == "" && d.framework != "" {
-		cp.Framework = d.framework
+	if cp.Framework == "" && d.Framework != "" {
+		cp.Framework = d.Framework
 	}
 	if cp.Framework != "none" {
-		set(&cp.FrameworkVersionField, d.fwVersion)
-		set(&cp.PyVersionField, d.pyVersion)
+		set(&cp.FrameworkVersionField, d.FwVersion)
+		set(&cp.PyVersionField, d.PyVersion)
 		set(&cp.ImageURIField, "image_uri")
 		if cp.ImageScope == "" {
-			cp.ImageScope = d.imageScope
+			cp.ImageScope = d.ImageScope
 		}
 	}
 	if cp.InstanceTypeField == "" {
-		set(&cp.LargeInstanceTypeField, d.largeType)
-		set(&cp.SmallInstanceTypeField, d.smallType)
-		set(&cp.UseLargeInstanceField, d.useLarge)
-		set(&cp.InstanceTypeField, d.instanceType)
+		set(&cp.LargeInstanceTypeField, d.LargeType)
+		set(&cp.SmallInstanceTypeField, d.SmallType)
+		set(&cp.UseLargeInstanceField, d.UseLarge)
+		set(&cp.InstanceTypeField, d.InstanceType)
 	}
-	set(&cp.InstanceCountField, d.count)
-	set(&cp.VolumeSizeField, d.vol)
-	set(&cp.MaxRuntimeField, d.maxRuntime)
+	set(&cp.InstanceCountField, d.Count)
+	set(&cp.VolumeSizeField, d.Vol)
+	set(&cp.MaxRuntimeField, d.MaxRuntime)
 
 	ct := &st.Contract
 	if ct.EntryPoint != "" {
-		set(&ct.EntryPointField, d.entryPoint)
+		set(&ct.EntryPointField, d.EntryPoint)
 	}
-	if ct.EntryPoint != "" || st.Verb == VerbCreateModel {
-		set(&ct.SourceDirField, d.sourceDir)
+	if ct.EntryPoint != "" || verbInfo(st.Verb).Script == ScriptServing {
+		set(&ct.SourceDirField, d.SourceDir)
 	}
 	ct.RequiredEnv = nil
 	ct.OptionalEnv = map[string]string{}

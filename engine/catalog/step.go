@@ -237,7 +237,7 @@ func (in *InputPort) TrainingChannels() []string {
 // Channels returns TrainingChannels for Training and Tuning steps and nil
 // for other verbs (they have no channels).
 func (s *Step) Channels(in *InputPort) []string {
-	if s.Verb != VerbTraining && s.Verb != VerbTuning {
+	if !s.Info().Training {
 		return nil
 	}
 	return in.TrainingChannels()

@@ -23,22 +23,6 @@ type ConfigKey string
 // reference uses it.
 type SageMakerStepName string
 
-// Verb is the SageMaker step verb a step compiles to.
-type Verb string
-
-// The SageMaker verbs a step can compile to.
-const (
-	VerbProcessing    Verb = "Processing"
-	VerbTraining      Verb = "Training"
-	VerbCreateModel   Verb = "CreateModel"
-	VerbTransform     Verb = "Transform"
-	VerbRegisterModel Verb = "RegisterModel"
-	VerbTuning        Verb = "Tuning"
-)
-
-// Verbs lists every verb in a stable order.
-var Verbs = []Verb{VerbProcessing, VerbTraining, VerbCreateModel, VerbTransform, VerbRegisterModel, VerbTuning}
-
 // NodeKind says where a step may stand in a DAG.
 type NodeKind string
 

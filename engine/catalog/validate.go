@@ -99,64 +99,9 @@ var (
 	}()
 )
 
-// Container path roots per verb (doc.go, "Container paths").
-var (
-	processingInputRoot  = "/opt/ml/processing/input"
-	processingOutputRoot = "/opt/ml/processing/output"
-	processingCodeDir    = "/opt/ml/processing/input/code"
-	trainingDataRoot     = "/opt/ml/input/data"
-	trainingInputRoots   = []string{"/opt/ml/input/data", "/opt/ml/input/config", "/opt/ml/code"}
-	trainingOutputRoots  = []string{"/opt/ml/model", "/opt/ml/output/data", "/opt/ml/checkpoints"}
-)
-
-// InputRoots returns the container path roots an input port of the verb
-// may use (nil: the verb has no container, ports carry no path).
-func InputRoots(v Verb) []string {
-	switch v {
-	case VerbProcessing:
-		return []string{processingInputRoot}
-	case VerbTraining, VerbTuning:
-		return trainingInputRoots
-	}
-	return nil
-}
-
-// OutputRoots returns the container path roots an output port of the verb
-// may use (nil: no container).
-func OutputRoots(v Verb) []string {
-	switch v {
-	case VerbProcessing:
-		return []string{processingOutputRoot}
-	case VerbTraining, VerbTuning:
-		return trainingOutputRoots
-	}
-	return nil
-}
-
-// propertyRoots lists, per verb, the first segment a property path may
-// name (fields of the Describe* response of the verb's job).
-var propertyRoots = map[Verb][]string{
-	VerbProcessing:    {"ProcessingOutputConfig"},
-	VerbTraining:      {"ModelArtifacts", "OutputDataConfig", "CheckpointConfig", "TrainingJobName", "TrainingJobArn", "FinalMetricDataList"},
-	VerbTuning:        {"BestTrainingJob", "HyperParameterTuningJobName", "HyperParameterTuningJobArn", "TrainingJobSummaries"},
-	VerbCreateModel:   {"ModelName", "ModelArn"},
-	VerbTransform:     {"TransformOutput", "TransformJobName", "TransformJobArn"},
-	VerbRegisterModel: {"ModelPackageArn", "ModelPackageName", "ModelPackageGroupName"},
-}
-
 // ProcessingPropertyPath is the property path of a Processing output.
 func ProcessingPropertyPath(output string) string {
 	return "properties.ProcessingOutputConfig.Outputs['" + output + "'].S3Output.S3Uri"
-}
-
-// computeKinds lists the compute kinds allowed per verb.
-var computeKinds = map[Verb][]string{
-	VerbProcessing:    {"sklearn", "xgboost", "framework", "script"},
-	VerbTraining:      {"estimator"},
-	VerbTuning:        {"tuner"},
-	VerbCreateModel:   {"model"},
-	VerbTransform:     {"transformer"},
-	VerbRegisterModel: {"model_package"},
 }
 
 // sdkClasses lists the SDK classes per compute kind that needs one.
@@ -165,13 +110,6 @@ var sdkClasses = map[string][]string{
 	"estimator": {"XGBoost", "PyTorch", "SKLearn"},
 	"tuner":     {"XGBoost", "PyTorch", "SKLearn"},
 	"model":     {"XGBoostModel", "PyTorchModel", "SKLearnModel"},
-}
-
-// ComputeKinds returns the compute kinds (compute.kind) a step of the verb
-// may declare, in the loader's order (nil for an unknown verb). The result
-// is a copy.
-func ComputeKinds(v Verb) []string {
-	return append([]string(nil), computeKinds[v]...)
 }
 
 // SDKClasses returns the SDK classes (compute.sdk_class) allowed for a
@@ -430,7 +368,7 @@ func validateHyperparameters(c *collector, st *Step, decls []FieldDecl) {
 	for i, d := range decls {
 		declIdx[d.Name] = i
 	}
-	takes := st.Verb == VerbTraining || st.Verb == VerbTuning
+	takes := verbInfo(st.Verb).Training
 	for _, f := range st.Fields {
 		if !f.Hyperparameter {
 			continue
@@ -620,8 +558,8 @@ func checkOwnDir(c *collector, kind string, i int, path string, paths map[string
 
 // validatePorts checks inputs and outputs against the verb's rules.
 func validatePorts(c *collector, st *Step) {
-	inRoots, outRoots := InputRoots(st.Verb), OutputRoots(st.Verb)
-	training := st.Verb == VerbTraining || st.Verb == VerbTuning
+	vi := verbInfo(st.Verb)
+	inRoots, outRoots, training := vi.InputRoots, vi.OutputRoots, vi.Training
 	names := map[string]int{}
 	paths := map[string]int{}
 	channels := map[string]string{}
@@ -713,8 +651,8 @@ func validatePorts(c *collector, st *Step) {
 			if i := strings.IndexByte(root, '['); i >= 0 {
 				root = root[:i]
 			}
-			if !contains(propertyRoots[st.Verb], root) {
-				c.add(p+".property_path", "%q is not a property of a %s step (one of %s)", root, st.Verb, strings.Join(propertyRoots[st.Verb], ", "))
+			if !contains(vi.PropertyRoots, root) {
+				c.add(p+".property_path", "%q is not a property of a %s step (one of %s)", root, st.Verb, strings.Join(vi.PropertyRoots, ", "))
 			}
 		}
 		for j, seg := range out.URIJoin {
@@ -764,7 +702,8 @@ func fieldByName(fields []ConfigField, name string) (*ConfigField, bool) {
 // validateCompute checks the compute block after defaults.
 func validateCompute(c *collector, st *Step) {
 	cp := st.Compute
-	kinds := computeKinds[st.Verb]
+	vi := verbInfo(st.Verb)
+	kinds := vi.ComputeKinds
 	if cp.Kind == "" {
 		c.add("compute.kind", "is required (%s for a %s step)", joinOr(kinds), st.Verb)
 	} else if kinds != nil && !contains(kinds, cp.Kind) {
@@ -811,35 +750,30 @@ func validateCompute(c *collector, st *Step) {
 	if cp.Framework != "none" && cp.Framework != "" && cp.FrameworkVersionField == "" && cp.FrameworkVersionDefault == "" {
 		c.add("compute.framework_version_field", "is required for framework %s (name the config field holding the version)", cp.Framework)
 	}
-	switch st.Verb {
-	case VerbProcessing:
-		if cp.InstanceTypeField == "" && (cp.LargeInstanceTypeField == "" || cp.SmallInstanceTypeField == "" || cp.UseLargeInstanceField == "") {
-			c.add("compute.instance_type_field", "a Processing step needs instance_type_field or the large/small/use_large trio")
-		}
-		if cp.InstanceCountField == "" || cp.VolumeSizeField == "" {
-			c.add("compute.instance_count_field", "a Processing step needs instance_count_field and volume_size_field (the processing field set has them)")
-		}
-	case VerbTraining, VerbTuning, VerbTransform:
-		if cp.InstanceTypeField == "" || cp.InstanceCountField == "" {
-			c.add("compute.instance_type_field", "a %s step needs instance_type_field and instance_count_field", st.Verb)
-		}
-	case VerbCreateModel:
-		if cp.InstanceTypeField == "" {
-			c.add("compute.instance_type_field", "a CreateModel step needs instance_type_field (the image depends on it)")
-		}
+	trio := cp.LargeInstanceTypeField != "" && cp.SmallInstanceTypeField != "" && cp.UseLargeInstanceField != ""
+	switch {
+	case vi.NeedsInstanceType && cp.InstanceTypeField == "" && !trio && vi.NeedsInstanceCount && cp.InstanceCountField == "":
+		c.add("compute.instance_type_field", "a %s step needs instance_type_field (or the large/small/use_large trio) and instance_count_field", st.Verb)
+	case vi.NeedsInstanceType && cp.InstanceTypeField == "" && !trio:
+		c.add("compute.instance_type_field", "a %s step needs instance_type_field or the large/small/use_large trio (the image depends on it)", st.Verb)
+	case vi.NeedsInstanceCount && cp.InstanceCountField == "":
+		c.add("compute.instance_count_field", "a %s step needs instance_count_field", st.Verb)
+	}
+	if vi.NeedsVolumeSize && cp.VolumeSizeField == "" {
+		c.add("compute.volume_size_field", "a %s step needs volume_size_field (its default field set has it)", st.Verb)
 	}
 }
 
 // validateContract checks entry point, env vars and job arguments.
 func validateContract(c *collector, st *Step) {
 	ct := &st.Contract
-	needsScript := st.Verb == VerbProcessing || st.Verb == VerbTraining || st.Verb == VerbTuning
+	script := verbInfo(st.Verb).Script
 	switch {
-	case ct.EntryPoint == "" && needsScript:
+	case ct.EntryPoint == "" && script == ScriptRequired:
 		c.add("contract.entry_point", "is required for a %s step", st.Verb)
 	case ct.EntryPoint != "" && !reScript.MatchString(ct.EntryPoint):
 		c.add("contract.entry_point", "%q must be a relative .py file name", ct.EntryPoint)
-	case ct.EntryPoint != "" && (st.Verb == VerbTransform || st.Verb == VerbRegisterModel):
+	case ct.EntryPoint != "" && script == ScriptNone:
 		c.add("contract.entry_point", "a %s step runs no script of its own", st.Verb)
 	}
 	if ct.EntryPoint != "" {
@@ -896,7 +830,7 @@ func validateContract(c *collector, st *Step) {
 			c.add(p+".source", "names unknown config field %q", a.Source)
 		}
 	}
-	if (st.Verb == VerbTraining || st.Verb == VerbTuning) && len(ct.JobArguments) > 0 {
+	if verbInfo(st.Verb).Training && len(ct.JobArguments) > 0 {
 		c.add("contract.job_arguments", "a %s step passes no command-line arguments (use hyperparameters or env)", st.Verb)
 	}
 }

@@ -22,21 +22,12 @@ const (
 // original).
 const DefaultStepType = "PROCESSING_STEP"
 
-// verbLabels are the STEP_TYPE labels of the SageMaker verbs.
-var verbLabels = map[catalog.Verb]string{
-	catalog.VerbProcessing:    "PROCESSING_STEP",
-	catalog.VerbTraining:      "TRAINING_STEP",
-	catalog.VerbCreateModel:   "CREATE_MODEL_STEP",
-	catalog.VerbTransform:     "TRANSFORM_STEP",
-	catalog.VerbRegisterModel: "REGISTER_MODEL_STEP",
-	catalog.VerbTuning:        "TUNING_STEP",
-}
-
-// VerbLabel is the STEP_TYPE label of a verb ("PROCESSING_STEP",
-// "TRAINING_STEP", ...); DefaultStepType for an unknown verb.
+// VerbLabel is the STEP_TYPE label of a verb (the catalog's VerbInfo.Label:
+// "PROCESSING_STEP", "TRAINING_STEP", ...); DefaultStepType for an unknown
+// verb.
 func VerbLabel(v catalog.Verb) string {
-	if l, ok := verbLabels[v]; ok {
-		return l
+	if vi, ok := catalog.VerbInfoOf(v); ok && vi.Label != "" {
+		return vi.Label
 	}
 	return DefaultStepType
 }

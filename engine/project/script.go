@@ -88,7 +88,7 @@ func pyLiteral(v any) string {
 // input, split for TabularPreprocessing, passthrough otherwise.
 func ScriptKind(st *catalog.Step) string {
 	switch {
-	case st.Verb == catalog.VerbTraining || st.Verb == catalog.VerbTuning:
+	case st.Info().Training:
 		return KindTrain
 	case st.Type == "TabularPreprocessing":
 		return KindSplit

@@ -49,8 +49,7 @@ var LevelDescriptions = map[int]string{
 
 // EnabledLevels returns the levels that apply to a verb.
 func EnabledLevels(v catalog.Verb) []int {
-	switch v {
-	case catalog.VerbProcessing, catalog.VerbTraining, catalog.VerbTuning:
+	if vi, ok := catalog.VerbInfoOf(v); ok && vi.Script == catalog.ScriptRequired {
 		return []int{1, 2, 3, 4}
 	}
 	return []int{2, 3, 4}

@@ -728,7 +728,7 @@ func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, s
 	ml := localPath(root, "/opt/ml")
 	j := localrun.Job{Env: env, Mounts: []localrun.Mount{{Container: "/opt/ml", Host: ml, Writable: true}}}
 	inSrc := srcDir != "" && strings.HasPrefix(script, srcDir+string(filepath.Separator))
-	if st.Verb == catalog.VerbTraining || st.Verb == catalog.VerbTuning {
+	if st.Info().Training {
 		code := filepath.Join(ml, "code")
 		program := filepath.Base(script)
 		if inSrc {

@@ -30,13 +30,10 @@ var (
 )
 
 // HasScript reports whether the step runs a script of its own that level 1
-// checks: Processing, Training and Tuning steps with an entry point.
+// checks: a step of a verb whose jobs run its script
+// (catalog.ScriptRequired: Processing, Training, Tuning) with an entry point.
 func HasScript(s *catalog.Step) bool {
-	switch s.Verb {
-	case catalog.VerbProcessing, catalog.VerbTraining, catalog.VerbTuning:
-		return s.Contract.EntryPoint != ""
-	}
-	return false
+	return s.Info().Script == catalog.ScriptRequired && s.Contract.EntryPoint != ""
 }
 
 // ScriptDirs returns the directories searched for step scripts: the
