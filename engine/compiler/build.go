@@ -69,42 +69,21 @@ func (e *buildEnv) warnf(format string, args ...any) {
 	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
 }
 
-// builderName is the builder a verb is built by ("" when none).
-func builderName(v catalog.Verb) string {
-	b, _ := Builder(v)
-	return b.Name
-}
-
-// HasBuilder reports whether the compiler can build steps of verb v.
-func HasBuilder(v catalog.Verb) bool { return builderName(v) != "" }
-
-// buildArguments builds the Arguments of a step, by verb. The step's Type
-// is the DefinitionType of the verb's entry in builders.
-var buildArguments = map[catalog.Verb]func(*buildEnv, *nodePlan) (any, error){
-	catalog.VerbProcessing:    func(e *buildEnv, p *nodePlan) (any, error) { return e.buildProcessing(p) },
-	catalog.VerbTraining:      func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTraining(p) },
-	catalog.VerbCreateModel:   func(e *buildEnv, p *nodePlan) (any, error) { return e.buildModel(p) },
-	catalog.VerbTransform:     func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTransform(p) },
-	catalog.VerbRegisterModel: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildRegisterModel(p) },
-	catalog.VerbTuning:        func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTuning(p) },
-}
-
 // build builds the definition step of one node.
 func (e *buildEnv) build(p *nodePlan) (Step, error) {
-	b, known := Builder(p.Step.Verb)
-	buildArgs := buildArguments[p.Step.Verb]
-	if !known || buildArgs == nil {
+	k := kindOfVerb(p.Step.Verb)
+	if k == nil || k.build == nil {
 		return Step{}, &UnknownStepError{Node: p.Node, StepType: string(p.Step.Type), Reason: fmt.Sprintf("no builder for SageMaker step type %q", p.Step.Verb)}
 	}
-	args, err := buildArgs(e, p)
+	args, err := k.build(e, p)
 	if err != nil {
 		return Step{}, e.wrap(p, err)
 	}
-	st := Step{Name: string(p.Name), Type: b.DefinitionType, Arguments: args}
+	st := Step{Name: string(p.Name), Type: k.info.DefinitionType, Arguments: args}
 	if len(p.Parents) > 0 {
 		st.DependsOn = append([]string(nil), p.Parents...)
 	}
-	cache, err := e.cacheConfig(p)
+	cache, err := e.cacheConfig(p, k.cacheable)
 	if err != nil {
 		return Step{}, e.wrap(p, err)
 	}
@@ -128,12 +107,11 @@ func (e *buildEnv) wrap(p *nodePlan, err error) error {
 	return &StepBuildError{Node: p.Node, StepName: string(p.Name), Err: err}
 }
 
-// cacheConfig returns the step's CacheConfig when its config enables
-// caching. Caching is off for CreateModel and RegisterModel steps, which
-// SageMaker does not cache.
-func (e *buildEnv) cacheConfig(p *nodePlan) (*CacheConfig, error) {
-	switch p.Step.Verb {
-	case catalog.VerbCreateModel, catalog.VerbRegisterModel:
+// cacheConfig returns the step's CacheConfig when its kind is cacheable
+// and its config enables caching (SageMaker does not cache CreateModel and
+// RegisterModel steps).
+func (e *buildEnv) cacheConfig(p *nodePlan, cacheable bool) (*CacheConfig, error) {
+	if !cacheable {
 		return nil, nil
 	}
 	on, err := p.Values.boolean("enable_caching", false)
@@ -224,14 +202,14 @@ func (p *nodePlan) imageError(field, msg string, cause error) error {
 	return &StepBuildError{Node: p.Node, StepName: string(p.Name), Field: field, Err: &imageLookupError{msg, cause}}
 }
 
-// scope returns the image scope of a step: the step file's, else by verb.
+// imageScope returns the image scope of a step: the step file's, else
+// its verb's (catalog.VerbInfo.Defaults), else training.
 func imageScope(p *nodePlan) string {
 	if s := p.Step.Compute.ImageScope; s != "" {
 		return s
 	}
-	switch p.Step.Verb {
-	case catalog.VerbCreateModel, catalog.VerbRegisterModel, catalog.VerbTransform:
-		return sagemaker.ScopeInference
+	if s := p.Step.Info().Defaults.ImageScope; s != "" {
+		return s
 	}
 	return sagemaker.ScopeTraining
 }

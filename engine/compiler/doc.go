@@ -10,7 +10,10 @@
 // node's step type from the catalog in its job-type view (engine/catalog),
 // binds every input to an upstream output (engine/deps: scored candidates
 // along DAG edges, greedy assignment), and builds one step per node in
-// topological order with the builder of its SageMaker verb:
+// topological order with the builder of its SageMaker verb. The kind table
+// (kinds.go) has one row per step kind: the verb, the builder, the step
+// Type it emits, the request its Arguments mirror, its knobs, where its
+// properties come from and the fields reference checks treat specially:
 //
 //	Processing    -> CreateProcessingJob arguments    (Type "Processing")
 //	Training      -> CreateTrainingJob arguments      (Type "Training")

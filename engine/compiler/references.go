@@ -42,8 +42,8 @@ var stepShapes = sync.OnceValues(func() (map[string]*stepShape, error) {
 		if err := json.Unmarshal(msg, sh); err != nil {
 			return nil, fmt.Errorf("sdk_properties.json: %s: %w", typ, err)
 		}
-		if len(sh.From) == 0 || len(sh.Paths) == 0 {
-			return nil, fmt.Errorf("sdk_properties.json: %s has no output type or no paths", typ)
+		if len(sh.From) == 0 {
+			return nil, fmt.Errorf("sdk_properties.json: %s says not where its paths come from", typ)
 		}
 		sh.set = make(map[string]bool, len(sh.Paths))
 		for _, p := range sh.Paths {
@@ -87,26 +87,6 @@ const (
 
 // String is "<step> <field>: <reason>".
 func (p ReferenceProblem) String() string { return p.Step + " " + p.Field + ": " + p.Reason }
-
-// objectFields are the fields, per consuming step Type, that need one S3 object (a .tar.gz), never
-// a prefix. Indices are written [], map keys as fields.
-var objectFields = map[string][]string{
-	"Model": {"Arguments.PrimaryContainer.ModelDataUrl", "Arguments.Containers[].ModelDataUrl",
-		"Arguments.PrimaryContainer.Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY"},
-	"RegisterModel": {"Arguments.InferenceSpecification.Containers[].ModelDataUrl",
-		"Arguments.InferenceSpecification.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.SamplePayloadUrl"},
-	"Training": {"Arguments.HyperParameters.sagemaker_submit_directory"},
-}
-
-// prefixProperties are the properties, per producing step Type, that hold an S3 prefix (a job's
-// output location) rather than one object.
-var prefixProperties = map[string][]string{
-	"Processing": {"ProcessingOutputConfig.Outputs[].S3Output.S3Uri", "ProcessingInputs[].S3Input.S3Uri"},
-	"Training": {"OutputDataConfig.S3OutputPath", "CheckpointConfig.S3Uri", "DebugHookConfig.S3OutputPath",
-		"InputDataConfig[].DataSource.S3DataSource.S3Uri"},
-	"Transform": {"TransformOutput.S3OutputPath", "TransformInput.DataSource.S3DataSource.S3Uri"},
-	"Tuning":    {"TrainingJobDefinition.OutputDataConfig.S3OutputPath"},
-}
 
 // refStep is one step of the definition in the order SageMaker may run them.
 type refStep struct {
@@ -248,10 +228,11 @@ func (c *refChecker) walk(v any, field string) {
 
 // needsObject reports whether field of a step of type typ takes one S3 object.
 func (c *refChecker) needsObject(typ, field string) bool {
-	pats := objectFields[typ]
-	if len(pats) == 0 {
+	k := kindOfType(typ)
+	if k == nil || len(k.objectFields) == 0 {
 		return false
 	}
+	pats := k.objectFields
 	norm := normalizeIndices(field)
 	for _, p := range pats {
 		if p == norm {
@@ -300,7 +281,7 @@ func (c *refChecker) checkObject(v any, field string) {
 			if step, path, ok := splitStepRef(g); ok {
 				if i, found := c.index[step]; found {
 					typ := c.steps[i].typ
-					for _, p := range prefixProperties[typ] {
+					for _, p := range prefixPropertiesOf(typ) {
 						if pathMatches(path, p) {
 							c.add(RefPrefix, field, g, "%s: %s is where %s step %s writes its output, a prefix", need, path, typ, step)
 						}
@@ -629,4 +610,13 @@ func referenceBlockers(in ReadinessInput) []Blocker {
 			Problem: fmt.Sprintf("%s: %s", p.Reference, p.Reason), Fix: referenceFixes[p.Kind]})
 	}
 	return out
+}
+
+// prefixPropertiesOf are the properties of a step Type that hold an S3
+// prefix (the kind table's prefixProperties).
+func prefixPropertiesOf(typ string) []string {
+	if k := kindOfType(typ); k != nil {
+		return k.prefixProperties
+	}
+	return nil
 }

@@ -27,9 +27,9 @@ func TestSDKPropertiesCurrent(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("sdk_properties.json is not what the SDK's output types give; run go generate ./engine/compiler")
 	}
-	for typ := range sdkshape.Roots {
-		if !bytes.Contains(got, []byte(`"`+typ+`": {`)) {
-			t.Errorf("the table has no entry for %s", typ)
+	for _, k := range compiler.DefinitionKinds() {
+		if !bytes.Contains(got, []byte(`"`+k.Type+`": {`)) {
+			t.Errorf("the table has no entry for %s", k.Type)
 		}
 	}
 	for _, p := range []string{`"ModelArtifacts.S3ModelArtifacts"`, `"ProcessingOutputConfig.Outputs[].S3Output.S3Uri"`,

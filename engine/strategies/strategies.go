@@ -113,6 +113,9 @@ func New(builders []compiler.BuilderInfo, cat *catalog.Catalog) (*Library, error
 		s := l.newStrategy(AxisSageMakerStepType, string(b.Verb), b)
 		s.PresetKnobs = map[string]any{}
 		s.Description = fmt.Sprintf("Builds every %s step as a %s step whose Arguments mirror %s (%s).", b.Verb, b.DefinitionType, b.APIRequest, b.Name)
+		if b.APIRequest == "" {
+			s.Description = fmt.Sprintf("Builds every %s step as a %s step, which starts no job (%s).", b.Verb, b.DefinitionType, b.Name)
+		}
 		s.StepTypes = l.stepTypes(b.Verb, "")
 		s.Knobs = l.knobs(b, s.StepTypes)
 		if err := l.add(s, seen); err != nil {

@@ -44,6 +44,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smithy "github.com/aws/smithy-go"
+	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -168,45 +169,45 @@ func ValidateSchema(variant string, definition []byte) ([]string, error) {
 	return out, nil
 }
 
-// operation describes how a step type maps onto the SageMaker API.
+// operation is how a step Type maps onto the SageMaker API: the client
+// method its Arguments mirror (found by the name the compiler's kind table
+// gives, compiler.DefinitionKinds) and the job-name member the definition
+// omits.
 type operation struct {
-	input   func() any
-	nameFld string // the job-name member the definition omits
-	call    func(ctx context.Context, c *sagemaker.Client, in any) error
+	method  reflect.Method // (*sagemaker.Client).<APIRequest>
+	nameFld string
 }
 
-var operations = map[string]operation{
-	"Processing": {func() any { return &sagemaker.CreateProcessingJobInput{} }, "ProcessingJobName",
-		func(ctx context.Context, c *sagemaker.Client, in any) error {
-			_, err := c.CreateProcessingJob(ctx, in.(*sagemaker.CreateProcessingJobInput))
-			return err
-		}},
-	"Training": {func() any { return &sagemaker.CreateTrainingJobInput{} }, "TrainingJobName",
-		func(ctx context.Context, c *sagemaker.Client, in any) error {
-			_, err := c.CreateTrainingJob(ctx, in.(*sagemaker.CreateTrainingJobInput))
-			return err
-		}},
-	"Model": {func() any { return &sagemaker.CreateModelInput{} }, "ModelName",
-		func(ctx context.Context, c *sagemaker.Client, in any) error {
-			_, err := c.CreateModel(ctx, in.(*sagemaker.CreateModelInput))
-			return err
-		}},
-	"Transform": {func() any { return &sagemaker.CreateTransformJobInput{} }, "TransformJobName",
-		func(ctx context.Context, c *sagemaker.Client, in any) error {
-			_, err := c.CreateTransformJob(ctx, in.(*sagemaker.CreateTransformJobInput))
-			return err
-		}},
-	"RegisterModel": {func() any { return &sagemaker.CreateModelPackageInput{} }, "",
-		func(ctx context.Context, c *sagemaker.Client, in any) error {
-			_, err := c.CreateModelPackage(ctx, in.(*sagemaker.CreateModelPackageInput))
-			return err
-		}},
-	"Tuning": {func() any { return &sagemaker.CreateHyperParameterTuningJobInput{} }, "HyperParameterTuningJobName",
-		func(ctx context.Context, c *sagemaker.Client, in any) error {
-			_, err := c.CreateHyperParameterTuningJob(ctx, in.(*sagemaker.CreateHyperParameterTuningJobInput))
-			return err
-		}},
+// input returns a new request of the operation's input type.
+func (op operation) input() any { return reflect.New(op.method.Type.In(2).Elem()).Interface() }
+
+// call sends in through the client.
+func (op operation) call(ctx context.Context, c *sagemaker.Client, in any) error {
+	out := op.method.Func.Call([]reflect.Value{reflect.ValueOf(c), reflect.ValueOf(ctx), reflect.ValueOf(in)})
+	if err, _ := out[1].Interface().(error); err != nil {
+		return err
+	}
+	return nil
 }
+
+// operations maps each step Type with an API request to its operation;
+// noRequest lists the Types that start no job (Condition, Fail).
+var operations, noRequest = func() (map[string]operation, map[string]bool) {
+	ops, none := map[string]operation{}, map[string]bool{}
+	client := reflect.TypeOf(&sagemaker.Client{})
+	for _, k := range compiler.DefinitionKinds() {
+		if k.APIRequest == "" {
+			none[k.Type] = true
+			continue
+		}
+		m, ok := client.MethodByName(k.APIRequest)
+		if !ok {
+			panic(fmt.Sprintf("compilertest: the SDK client has no method %s (step Type %s)", k.APIRequest, k.Type))
+		}
+		ops[k.Type] = operation{method: m, nameFld: k.JobNameField}
+	}
+	return ops, none
+}()
 
 // stubTransport answers every request with 200 {} and counts them.
 type stubTransport struct {
@@ -231,31 +232,51 @@ func (s *stubTransport) Do(r *http.Request) (*http.Response, error) {
 }
 
 // CheckSDK checks every step of a definition against its SDK request type
-// (see the package doc). It returns one error per failing step.
+// (see the package doc), the steps of a Condition's IfSteps and ElseSteps
+// included. It returns one error per failing step.
 func CheckSDK(definition []byte) []error {
 	var def struct {
-		Steps []struct {
-			Name      string          `json:"Name"`
-			Type      string          `json:"Type"`
-			Arguments json.RawMessage `json:"Arguments"`
-		} `json:"Steps"`
+		Steps []sdkStep `json:"Steps"`
 	}
 	if err := json.Unmarshal(definition, &def); err != nil {
 		return []error{err}
 	}
 	var errs []error
-	for _, s := range def.Steps {
-		if err := CheckStepArguments(s.Type, s.Arguments); err != nil {
-			errs = append(errs, fmt.Errorf("step %s (%s): %w", s.Name, s.Type, err))
+	var check func([]sdkStep)
+	check = func(steps []sdkStep) {
+		for _, s := range steps {
+			if err := CheckStepArguments(s.Type, s.Arguments); err != nil {
+				errs = append(errs, fmt.Errorf("step %s (%s): %w", s.Name, s.Type, err))
+			}
+			var branches struct {
+				IfSteps   []sdkStep `json:"IfSteps"`
+				ElseSteps []sdkStep `json:"ElseSteps"`
+			}
+			if s.Type == "Condition" && json.Unmarshal(s.Arguments, &branches) == nil {
+				check(branches.IfSteps)
+				check(branches.ElseSteps)
+			}
 		}
 	}
+	check(def.Steps)
 	return errs
+}
+
+// sdkStep is a step as CheckSDK reads it.
+type sdkStep struct {
+	Name      string          `json:"Name"`
+	Type      string          `json:"Type"`
+	Arguments json.RawMessage `json:"Arguments"`
 }
 
 // CheckStepArguments decodes one step's Arguments into the request type of
 // stepType with unknown fields disallowed and runs it through the SDK's
-// validation.
+// validation. A step Type that starts no job (Condition, Fail) has no
+// request to check: the schemas check it.
 func CheckStepArguments(stepType string, arguments []byte) error {
+	if noRequest[stepType] {
+		return nil
+	}
 	op, ok := operations[stepType]
 	if !ok {
 		return fmt.Errorf("no SDK operation known for step type %q", stepType)

@@ -1,8 +1,10 @@
 // Package sdkshape derives, from the aws-sdk-go-v2 SageMaker output types, the property paths a
 // pipeline step of each type exposes to {"Get": "Steps.<name>.<path>"} references: the fields of
-// the Describe* response SageMaker resolves them against. The compiler does not link the SDK: it
-// embeds the table this package generates (go generate ./engine/compiler), and a compiler test
-// regenerates it here to check it is current.
+// the Describe* response SageMaker resolves them against. Which responses those are is the
+// compiler's kind table (compiler.DefinitionKinds: each Type's Describe operations, found on the
+// SDK client by name; a Type no operation answers for lists its Properties itself). The compiler
+// does not link the SDK: it embeds the table this package generates (go generate
+// ./engine/compiler), and a compiler test regenerates it here to check it is current.
 package sdkshape
 
 import (
@@ -14,18 +16,25 @@ import (
 	"time"
 
 	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	"github.com/cursus-go/cursus/engine/compiler"
 )
 
-// Roots maps a pipeline step Type to the SDK output types whose fields its properties are: a
-// tuning step exposes DescribeHyperParameterTuningJob's fields and ListTrainingJobsForHyperParameterTuningJob's
-// TrainingJobSummaries.
-var Roots = map[string][]any{
-	"Processing":    {sm.DescribeProcessingJobOutput{}},
-	"Training":      {sm.DescribeTrainingJobOutput{}},
-	"Transform":     {sm.DescribeTransformJobOutput{}},
-	"Tuning":        {sm.DescribeHyperParameterTuningJobOutput{}, sm.ListTrainingJobsForHyperParameterTuningJobOutput{}},
-	"Model":         {sm.DescribeModelOutput{}},
-	"RegisterModel": {sm.DescribeModelPackageOutput{}},
+// Roots maps each step Type of the compiler's kind table to the SDK output types of its Describe
+// operations (the response type of each (*sagemaker.Client).<operation>). A Type without Describe
+// operations is not in it.
+func Roots() (map[string][]reflect.Type, error) {
+	client := reflect.TypeOf(&sm.Client{})
+	out := map[string][]reflect.Type{}
+	for _, k := range compiler.DefinitionKinds() {
+		for _, op := range k.Describe {
+			m, ok := client.MethodByName(op)
+			if !ok {
+				return nil, fmt.Errorf("sdkshape: step Type %s: the SDK client has no operation %s", k.Type, op)
+			}
+			out[k.Type] = append(out[k.Type], m.Type.Out(0).Elem())
+		}
+	}
+	return out, nil
 }
 
 // skipped are output fields that are transport, not properties.
@@ -36,10 +45,10 @@ var timeType = reflect.TypeOf(time.Time{})
 // Paths lists every property path of the given output types, sorted: field names joined by ".",
 // a list field followed by "[]" and a map field by "{}" (an index of either kind stands there),
 // e.g. "ProcessingOutputConfig.Outputs[].S3Output.S3Uri". Intermediate paths are listed too.
-func Paths(outputs ...any) []string {
+func Paths(outputs ...reflect.Type) []string {
 	set := map[string]bool{}
 	for _, o := range outputs {
-		walk(reflect.TypeOf(o), "", set, map[reflect.Type]bool{})
+		walk(o, "", set, map[reflect.Type]bool{})
 	}
 	out := make([]string, 0, len(set))
 	for p := range set {
@@ -95,15 +104,28 @@ type Shape struct {
 }
 
 // Generate returns the table file: one JSON object, step Type -> Shape, with a note saying where
-// it comes from.
+// it comes from. A Type with Describe operations gets their output types' paths; a Type without
+// them gets the Properties the kind table lists (From names the step Type itself, as the SDK's
+// step class does: ConditionStep's Outcome); a Type with neither has no properties (Fail).
 func Generate() ([]byte, error) {
-	table := map[string]any{"_generated": "by go generate ./engine/compiler (internal/sdkshape) from aws-sdk-go-v2/service/sagemaker; do not edit"}
-	for typ, outputs := range Roots {
-		sh := Shape{Paths: Paths(outputs...)}
-		for _, o := range outputs {
-			sh.From = append(sh.From, reflect.TypeOf(o).Name())
+	roots, err := Roots()
+	if err != nil {
+		return nil, err
+	}
+	table := map[string]any{"_generated": "by go generate ./engine/compiler (internal/sdkshape) from aws-sdk-go-v2/service/sagemaker and the compiler's kind table; do not edit"}
+	for _, k := range compiler.DefinitionKinds() {
+		sh := Shape{Paths: []string{}, From: []string{}}
+		if outputs := roots[k.Type]; len(outputs) > 0 {
+			sh.Paths = Paths(outputs...)
+			for _, o := range outputs {
+				sh.From = append(sh.From, o.Name())
+			}
+		} else {
+			sh.Paths = append(sh.Paths, k.Properties...)
+			slices.Sort(sh.Paths)
+			sh.From = append(sh.From, k.Type+"Step")
 		}
-		table[typ] = sh
+		table[k.Type] = sh
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -2,6 +2,58 @@ package compiler
 
 import "github.com/cursus-go/cursus/engine/catalog"
 
+// This file is the compiler's table of SageMaker step kinds: one row per
+// step Type of a definition says how a step of that kind is built (the
+// catalog verb it builds, the builder, its knobs), what SageMaker request
+// its Arguments mirror, where its properties come from and which of its
+// fields the reference checks treat specially. Adding a kind adds a row
+// here and the builder (build_<kind>.go); the catalog has its own row per
+// verb (engine/catalog/verbs.go). CONTRIBUTING.md lists every file a new
+// kind touches.
+
+// kind is one row of the table.
+type kind struct {
+	// info is the builder as Builders reports it; info.Verb is "" for a
+	// step Type no verb builds on its own (it is emitted by another kind's
+	// builder).
+	info BuilderInfo
+	// build builds the Arguments of a step of the verb.
+	build func(*buildEnv, *nodePlan) (any, error)
+	// cacheable: the step takes CacheConfig when its config enables
+	// caching (SageMaker does not cache Model and RegisterModel steps).
+	cacheable bool
+	// def is what the definition says about steps of this Type.
+	def DefinitionKind
+	// objectFields are fields of a step of this Type that need one S3
+	// object (a .tar.gz), never a prefix; indices written [], map keys as
+	// fields.
+	objectFields []string
+	// prefixProperties are properties of this Type that hold an S3 prefix
+	// (a job's output location) rather than one object.
+	prefixProperties []string
+}
+
+// DefinitionKind is what the compiler knows of one step Type of a
+// definition, for the packages that check or run definitions.
+type DefinitionKind struct {
+	Type string `json:"type"` // the definition's step Type: Processing, Training, Model, ...
+	// Verb is the catalog verb built as this Type ("" when the Type is
+	// emitted only by another kind's builder).
+	Verb catalog.Verb `json:"verb,omitempty"`
+	// APIRequest is the SageMaker API operation the Arguments mirror
+	// ("CreateProcessingJob"); "" for a step that starts no job.
+	APIRequest string `json:"api_request,omitempty"`
+	// JobNameField is the request field naming the job, left out of
+	// definitions (SageMaker names jobs at execution time).
+	JobNameField string `json:"job_name_field,omitempty"`
+	// Describe lists the SageMaker API operations whose responses are the
+	// step's properties ({"Get": "Steps.<name>.<path>"}).
+	Describe []string `json:"describe,omitempty"`
+	// Properties are the property paths of a step Type no Describe
+	// operation answers for.
+	Properties []string `json:"properties,omitempty"`
+}
+
 // BuilderInfo describes one step builder of the compiler.
 type BuilderInfo struct {
 	Verb           catalog.Verb `json:"verb"`            // the SageMaker verb it builds (routing key)
@@ -59,8 +111,10 @@ var codeKnobs = []Knob{
 	{Name: "compute.max_runtime_field", Source: "compute", Type: "string", Doc: "Config field that sets StoppingCondition.MaxRuntimeInSeconds (cut to the API limit)."},
 }
 
-var builders = []BuilderInfo{
-	{Verb: catalog.VerbProcessing, Name: "ProcessingStepBuilder", DefinitionType: StepTypeProcessing, APIRequest: "CreateProcessingJob",
+// kinds is the table. Builders lists the rows with a verb in catalog.Verbs
+// order.
+var kinds = []kind{
+	{info: BuilderInfo{Verb: catalog.VerbProcessing, Name: "ProcessingStepBuilder", DefinitionType: StepTypeProcessing, APIRequest: "CreateProcessingJob",
 		Assemblies: []string{"code", "step_args"},
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "contract.source_dir", Source: "contract", Type: "bool", Default: false, Doc: "Upload the whole source directory (an S3 prefix mounted at /opt/ml/processing/input/code) instead of the script alone."},
@@ -69,14 +123,31 @@ var builders = []BuilderInfo{
 			{Name: "patterns.output_path_token", Source: "patterns", Type: "string", Doc: "Send every output to <prefix>/<token>."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input."},
 		})},
-	{Verb: catalog.VerbTraining, Name: "TrainingStepBuilder", DefinitionType: StepTypeTraining, APIRequest: "CreateTrainingJob",
+		build:            func(e *buildEnv, p *nodePlan) (any, error) { return e.buildProcessing(p) },
+		cacheable:        true,
+		def:              DefinitionKind{JobNameField: "ProcessingJobName", Describe: []string{"DescribeProcessingJob"}},
+		prefixProperties: []string{"ProcessingOutputConfig.Outputs[].S3Output.S3Uri", "ProcessingInputs[].S3Input.S3Uri"},
+	},
+	{info: BuilderInfo{Verb: catalog.VerbTraining, Name: "TrainingStepBuilder", DefinitionType: StepTypeTraining, APIRequest: "CreateTrainingJob",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "<hyperparameter fields>", Source: "config", Type: "any", Doc: "Every field marked hyperparameter with a value (config or default), under its name, JSON-encoded as framework estimators do; a {{Parameters.X}} value is passed as the parameter, as text. A step that still declares the free-form hyperparameters object passes its keys too."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input (skip_hyperparameters_s3_uri)."},
 		})},
-	{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",
+		build:        func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTraining(p) },
+		cacheable:    true,
+		def:          DefinitionKind{JobNameField: "TrainingJobName", Describe: []string{"DescribeTrainingJob"}},
+		objectFields: []string{"Arguments.HyperParameters.sagemaker_submit_directory"},
+		prefixProperties: []string{"OutputDataConfig.S3OutputPath", "CheckpointConfig.S3Uri", "DebugHookConfig.S3OutputPath",
+			"InputDataConfig[].DataSource.S3DataSource.S3Uri"},
+	},
+	{info: BuilderInfo{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, codeKnobs[:2])},
-	{Verb: catalog.VerbTransform, Name: "TransformStepBuilder", DefinitionType: StepTypeTransform, APIRequest: "CreateTransformJob",
+		build: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildModel(p) },
+		def:   DefinitionKind{JobNameField: "ModelName", Describe: []string{"DescribeModel"}},
+		objectFields: []string{"Arguments.PrimaryContainer.ModelDataUrl", "Arguments.Containers[].ModelDataUrl",
+			"Arguments.PrimaryContainer.Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY"},
+	},
+	{info: BuilderInfo{Verb: catalog.VerbTransform, Name: "TransformStepBuilder", DefinitionType: StepTypeTransform, APIRequest: "CreateTransformJob",
 		Knobs: cat(commonKnobs, cachingKnobs, []Knob{
 			{Name: "content_type", Source: "config", Type: "string", Default: "text/csv", Doc: "TransformInput.ContentType."},
 			{Name: "split_type", Source: "config", Type: "string", Default: "Line", Doc: "TransformInput.SplitType."},
@@ -86,7 +157,12 @@ var builders = []BuilderInfo{
 			{Name: "output_filter", Source: "config", Type: "string", Default: "$[-1]", Doc: "DataProcessing.OutputFilter."},
 			{Name: "join_source", Source: "config", Type: "string", Default: "Input", Doc: "DataProcessing.JoinSource."},
 		})},
-	{Verb: catalog.VerbRegisterModel, Name: "RegisterModelStepBuilder", DefinitionType: StepTypeRegisterModel, APIRequest: "CreateModelPackage",
+		build:            func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTransform(p) },
+		cacheable:        true,
+		def:              DefinitionKind{JobNameField: "TransformJobName", Describe: []string{"DescribeTransformJob"}},
+		prefixProperties: []string{"TransformOutput.S3OutputPath", "TransformInput.DataSource.S3DataSource.S3Uri"},
+	},
+	{info: BuilderInfo{Verb: catalog.VerbRegisterModel, Name: "RegisterModelStepBuilder", DefinitionType: StepTypeRegisterModel, APIRequest: "CreateModelPackage",
 		Knobs: cat(commonKnobs, imageKnobs, codeKnobs[:2], []Knob{
 			{Name: "model_package_group_name", Source: "config", Type: "string", Doc: "Model package group (else derived from pipeline_name)."},
 			{Name: "model_approval_status", Source: "config", Type: "string", Default: "PendingManualApproval", Doc: "Approved, Rejected or PendingManualApproval."},
@@ -97,7 +173,12 @@ var builders = []BuilderInfo{
 			{Name: "supported_transform_instance_types", Source: "config", Type: "list", Doc: "Transform instance types (else the inference instance type)."},
 			{Name: "patterns.name_suffix_field", Source: "patterns", Type: "string", Doc: "Config field appended to the step name (Registration-NA)."},
 		})},
-	{Verb: catalog.VerbTuning, Name: "TuningStepBuilder", DefinitionType: StepTypeTuning, APIRequest: "CreateHyperParameterTuningJob",
+		build: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildRegisterModel(p) },
+		def:   DefinitionKind{Describe: []string{"DescribeModelPackage"}},
+		objectFields: []string{"Arguments.InferenceSpecification.Containers[].ModelDataUrl",
+			"Arguments.InferenceSpecification.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.SamplePayloadUrl"},
+	},
+	{info: BuilderInfo{Verb: catalog.VerbTuning, Name: "TuningStepBuilder", DefinitionType: StepTypeTuning, APIRequest: "CreateHyperParameterTuningJob",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
 			{Name: "objective_metric_name", Source: "config", Type: "string", Doc: "Metric to optimise (needs a metric definition)."},
 			{Name: "objective_type", Source: "config", Type: "string", Default: "Maximize", Doc: "Maximize or Minimize."},
@@ -109,6 +190,12 @@ var builders = []BuilderInfo{
 			{Name: "early_stopping_type", Source: "config", Type: "string", Default: "Off", Doc: "Off or Auto."},
 			{Name: "<hyperparameter fields>", Source: "config", Type: "any", Doc: "Static hyperparameters: the hyperparameter fields with a value, less the tuned ones."},
 		})},
+		build:     func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTuning(p) },
+		cacheable: true,
+		def: DefinitionKind{JobNameField: "HyperParameterTuningJobName",
+			Describe: []string{"DescribeHyperParameterTuningJob", "ListTrainingJobsForHyperParameterTuningJob"}},
+		prefixProperties: []string{"TrainingJobDefinition.OutputDataConfig.S3OutputPath"},
+	},
 }
 
 func cat(lists ...[]Knob) []Knob {
@@ -122,21 +209,70 @@ func cat(lists ...[]Knob) []Knob {
 // Builders returns every builder of the compiler, in catalog.Verbs order.
 // The result is a copy.
 func Builders() []BuilderInfo {
-	out := make([]BuilderInfo, len(builders))
-	for i, b := range builders {
-		b.Knobs = append([]Knob(nil), b.Knobs...)
-		b.Assemblies = append([]string(nil), b.Assemblies...)
-		out[i] = b
+	var out []BuilderInfo
+	for _, v := range catalog.Verbs {
+		if k := kindOfVerb(v); k != nil {
+			b := k.info
+			b.Knobs = append([]Knob(nil), b.Knobs...)
+			b.Assemblies = append([]string(nil), b.Assemblies...)
+			out = append(out, b)
+		}
 	}
 	return out
 }
 
 // Builder returns the builder of one verb.
 func Builder(v catalog.Verb) (BuilderInfo, bool) {
-	for _, b := range builders {
-		if b.Verb == v {
-			return b, true
-		}
+	if k := kindOfVerb(v); k != nil {
+		return k.info, true
 	}
 	return BuilderInfo{}, false
+}
+
+// HasBuilder reports whether the compiler can build steps of verb v.
+func HasBuilder(v catalog.Verb) bool { return kindOfVerb(v) != nil }
+
+// builderName is the builder a verb is built by ("" when none).
+func builderName(v catalog.Verb) string {
+	if k := kindOfVerb(v); k != nil {
+		return k.info.Name
+	}
+	return ""
+}
+
+// kindOfVerb is the row that builds verb v (nil when none).
+func kindOfVerb(v catalog.Verb) *kind {
+	if v == "" {
+		return nil
+	}
+	for i := range kinds {
+		if kinds[i].info.Verb == v {
+			return &kinds[i]
+		}
+	}
+	return nil
+}
+
+// kindOfType is the row of a definition step Type (nil when none).
+func kindOfType(typ string) *kind {
+	for i := range kinds {
+		if kinds[i].info.DefinitionType == typ {
+			return &kinds[i]
+		}
+	}
+	return nil
+}
+
+// DefinitionKinds returns what the compiler knows of every step Type it
+// emits, in table order. The result is a copy.
+func DefinitionKinds() []DefinitionKind {
+	out := make([]DefinitionKind, len(kinds))
+	for i, k := range kinds {
+		d := k.def
+		d.Type, d.Verb, d.APIRequest = k.info.DefinitionType, k.info.Verb, k.info.APIRequest
+		d.Describe = append([]string(nil), d.Describe...)
+		d.Properties = append([]string(nil), d.Properties...)
+		out[i] = d
+	}
+	return out
 }
