@@ -27,6 +27,10 @@
 //
 // # Step kinds
 //
+// How a step of each definition Type runs is one row of the table in
+// kinds.go (its runner, output names, output URIs and the properties later
+// steps read):
+//
 //   - Processing: each S3Input at its LocalPath (read-only; a single object
 //     inside the directory under its own name), each output's LocalPath
 //     writable, ContainerEntrypoint + ContainerArguments run with the

@@ -375,23 +375,8 @@ func (r *run) topo() ([]*defStep, error) {
 // outputNames are the names a step's outputs go by in data keys and
 // results.
 func outputNames(s *defStep) []string {
-	switch s.Type {
-	case compiler.StepTypeProcessing:
-		var out []string
-		poc, _ := s.Arguments["ProcessingOutputConfig"].(map[string]any)
-		outs, _ := poc["Outputs"].([]any)
-		for _, o := range outs {
-			if m, ok := o.(map[string]any); ok {
-				if n, _ := m["OutputName"].(string); n != "" {
-					out = append(out, n)
-				}
-			}
-		}
-		return out
-	case compiler.StepTypeTraining:
-		return []string{outModelArtifacts}
-	case compiler.StepTypeTransform:
-		return []string{outTransform}
+	if k, ok := localKinds[s.Type]; ok && k.outputs != nil {
+		return k.outputs(s)
 	}
 	return nil
 }
@@ -418,15 +403,7 @@ func consumedOutputs(v any, steps map[string]*stepState, out map[string]map[stri
 				return
 			}
 			prop = normProp(prop)
-			o := ""
-			switch {
-			case strings.HasPrefix(prop, "ProcessingOutputConfig.Outputs['"):
-				o, _, _ = strings.Cut(strings.TrimPrefix(prop, "ProcessingOutputConfig.Outputs['"), "'")
-			case strings.HasPrefix(prop, "ModelArtifacts."):
-				o = outModelArtifacts
-			case strings.HasPrefix(prop, "TransformOutput."):
-				o = outTransform
-			}
+			o := consumedOutput(prop)
 			if o != "" {
 				if out[name] == nil {
 					out[name] = map[string]bool{}
@@ -688,21 +665,11 @@ func (r *run) runStep(ctx context.Context, s *defStep, sr *StepResult) error {
 
 // runKind runs a step by its definition type.
 func (r *run) runKind(ctx context.Context, s *defStep, sr *StepResult) error {
-	var err error
-	switch s.Type {
-	case compiler.StepTypeProcessing:
-		err = r.processing(ctx, s, sr)
-	case compiler.StepTypeTraining:
-		err = r.training(ctx, s, sr)
-	case compiler.StepTypeModel:
-		err = r.model(s, sr)
-	case compiler.StepTypeRegisterModel:
-		err = r.register(s, sr)
-	case compiler.StepTypeTransform:
-		err = r.transform(ctx, s, sr)
-	default:
-		err = fmt.Errorf("a %s step does not run locally (the local runner runs Processing, Training, Model, RegisterModel and Transform steps)", s.Type)
+	k, ok := localKinds[s.Type]
+	if !ok || k.run == nil {
+		return fmt.Errorf("a %s step does not run locally (the local runner runs %s steps)", s.Type, strings.Join(localTypes(), ", "))
 	}
+	err := k.run(r, ctx, s, sr)
 	if err == nil && sr.Status == "" {
 		sr.Status = StatusSucceeded
 	}
@@ -786,46 +753,16 @@ func (r *run) substituteStep(s *defStep, sr *StepResult, why string) error {
 // outputURI is where a step's output goes in S3 ("" when the step type
 // has no URI for it before it runs).
 func (r *run) outputURI(s *defStep, out string) (string, error) {
-	switch s.Type {
-	case compiler.StepTypeProcessing:
-		for _, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
-			m, _ := o.(map[string]any)
-			if m["OutputName"] == out {
-				s3, _ := m["S3Output"].(map[string]any)
-				return r.ev.str(s3["S3Uri"])
-			}
-		}
-	case compiler.StepTypeTraining:
-		base, err := r.ev.str(objOf(s.Arguments, "OutputDataConfig")["S3OutputPath"])
-		if err != nil {
-			return "", err
-		}
-		return strings.TrimSuffix(base, "/") + "/" + r.ev.steps[s.Name].job + "/output/model.tar.gz", nil
-	case compiler.StepTypeTransform:
-		return r.ev.str(objOf(s.Arguments, "TransformOutput")["S3OutputPath"])
+	if k, ok := localKinds[s.Type]; ok && k.outputURI != nil {
+		return k.outputURI(r, s, out)
 	}
 	return "", nil
 }
 
 // setOutputProps records the properties later steps read of an output.
 func (r *run) setOutputProps(s *defStep, state *stepState, out, uri, local string) {
-	switch s.Type {
-	case compiler.StepTypeProcessing:
-		for i, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
-			if m, _ := o.(map[string]any); m["OutputName"] == out {
-				state.props[fmt.Sprintf("ProcessingOutputConfig.Outputs['%s'].S3Output.S3Uri", out)] = uri
-				state.props[fmt.Sprintf("ProcessingOutputConfig.Outputs[%d].S3Output.S3Uri", i)] = uri
-			}
-		}
-		for _, pf := range s.PropertyFiles {
-			if pf.OutputName == out {
-				state.propFiles[pf.PropertyFileName] = filepath.Join(local, filepath.FromSlash(pf.FilePath))
-			}
-		}
-	case compiler.StepTypeTraining:
-		state.props["ModelArtifacts.S3ModelArtifacts"] = uri
-	case compiler.StepTypeTransform:
-		state.props["TransformOutput.S3OutputPath"] = uri
+	if k, ok := localKinds[s.Type]; ok && k.setProps != nil {
+		k.setProps(s, state, out, uri, local)
 	}
 }
 
