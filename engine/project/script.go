@@ -122,7 +122,7 @@ func ScriptSkeleton(st *catalog.Step) ([]byte, error) {
 	}
 	v := scriptView{Type: string(st.Type), EntryPoint: st.Contract.EntryPoint, Kind: ScriptKind(st),
 		Description: firstSentence(st.Description), Hook: "transform", RequiredInputs: []string{},
-		Toolkit: st.Verb == catalog.VerbTraining || st.Verb == catalog.VerbTuning}
+		Toolkit: st.Info().Training}
 	v.Behaviour = behaviourText[v.Kind]
 	for _, in := range st.Inputs {
 		if in.ContainerPath == "" {
