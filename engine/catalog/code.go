@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"embed"
 	"io/fs"
 	"os"
@@ -30,6 +31,11 @@ const InferenceCodeDir = "inference"
 // InferenceEntryPoint is the serving script of an inference code directory.
 const InferenceEntryPoint = "inference.py"
 
+// CodeLibDir is the package of the embedded code root that embedded
+// scripts may import (from steplib import splits): helpers several
+// scripts share. Bundle ships it with a script that uses it.
+const CodeLibDir = "steplib"
+
 // CodeEmbedded is the StepCode.Origin of code embedded in the binary.
 const CodeEmbedded = "embedded"
 
@@ -50,9 +56,11 @@ var codeRoot = func() fs.FS {
 //	                               lightgbm): inference.py and its helper modules,
 //	                               used by Package (copied into the packaged
 //	                               model.tar.gz under code/) and by CreateModel steps
+//	steplib/                       helpers scripts share; Bundle adds it to a
+//	                               script that imports it
 //
-// An embedded entry point is one self-contained file: a step that uploads
-// its source directory gets the file alone when the catalog's copy is used.
+// An embedded entry point is one file that imports at most steplib: the
+// compiler uploads it alone, or with steplib as the job's code directory.
 func Code() fs.FS { return codeRoot }
 
 // InferenceCodePath returns the code-root path of a framework's serving
@@ -142,6 +150,37 @@ func (s *Step) LookupCode(rel string) (StepCode, bool) {
 		}
 	}
 	return StepCode{}, false
+}
+
+// Bundle returns an embedded script together with the shared helper
+// package (CodeLibDir) when the script imports it: a directory-shaped
+// StepCode whose Path is the script's and whose Files are the script and
+// steplib/..., rooted at the code root. Any other code is returned as it
+// is. The compiler uploads a bundle as the job's code directory (a
+// training job's sourcedir.tar.gz), so the script runs from it with
+// steplib beside it.
+func Bundle(code StepCode) StepCode {
+	if !code.Embedded() || code.Dir {
+		return code
+	}
+	src, err := code.ReadFile(code.Files[0])
+	if err != nil || !bytes.Contains(src, []byte(CodeLibDir)) {
+		return code
+	}
+	lib, err := fs.Sub(codeRoot, CodeLibDir)
+	if err != nil {
+		return code
+	}
+	libFiles, err := codeFiles(lib)
+	if err != nil || len(libFiles) == 0 {
+		return code
+	}
+	files := []string{code.Path}
+	for _, f := range libFiles {
+		files = append(files, CodeLibDir+"/"+f)
+	}
+	sort.Strings(files)
+	return StepCode{Path: code.Path, Dir: true, Origin: CodeEmbedded, Files: files, FS: codeRoot}
 }
 
 // Script returns the catalog's script for the step's entry point

@@ -106,3 +106,27 @@ func TestWorkspaceCode(t *testing.T) {
 		t.Error(InferenceCodePath("xgboost"))
 	}
 }
+
+// TestBundle: a script importing steplib is bundled with it; one that does
+// not, and workspace code, stay as they are.
+func TestBundle(t *testing.T) {
+	cat := mustDefault(t)
+	tp, _ := cat.Step("TabularPreprocessing")
+	code, _ := tp.Script()
+	b := Bundle(code)
+	if !b.Dir || b.Path != "tabular_preprocessing.py" || !b.Has("tabular_preprocessing.py") || !b.Has("steplib/splits.py") || !b.Has("steplib/__init__.py") {
+		t.Fatalf("bundle %+v", b)
+	}
+	for _, f := range b.Files {
+		if _, err := b.ReadFile(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	gen, _ := cat.Step("DummyDataGeneration")
+	if c, _ := gen.Script(); Bundle(c).Dir {
+		t.Error("a script without steplib was bundled")
+	}
+	if c, ok := tp.InferenceCode("pytorch"); ok && !reflect.DeepEqual(Bundle(c), c) {
+		t.Error("a directory changed")
+	}
+}

@@ -192,8 +192,9 @@
 //
 // The catalog ships the code its steps run as embedded files under
 // scripts/ (Code, an fs.FS): scripts/<entry_point> for a Processing,
-// Training or Tuning step (one self-contained file; steps with the same
-// entry point share it) and scripts/inference/<framework>/ for
+// Training or Tuning step (one file; steps with the same entry point share
+// it), scripts/steplib/ for helpers scripts share (Bundle ships it beside
+// a script that imports it) and scripts/inference/<framework>/ for
 // model-serving code (inference.py plus helpers; InferenceCodePath). A
 // workspace directory ships code the same way in its own scripts/, beside
 // its step files; for a workspace step that directory comes first, the

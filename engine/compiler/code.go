@@ -52,6 +52,7 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 	if p.Step.Contract.SourceDir {
 		if !e.isFile(local) {
 			if c, ok := catalogScript(p, entry); ok {
+				c = catalog.Bundle(c)
 				uri, _, err := e.artifacts.addCode(string(p.Name), KindDirectory, c, "")
 				return uri, path.Base(entry), err
 			}
@@ -70,7 +71,11 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 	}
 	if !e.isFile(local) {
 		if c, ok := catalogScript(p, entry); ok {
-			uri, _, err := e.artifacts.addCode(string(p.Name), KindFile, c, path.Base(entry))
+			kind := KindFile
+			if c = catalog.Bundle(c); c.Dir { // the script and the helpers it imports
+				kind = KindDirectory
+			}
+			uri, _, err := e.artifacts.addCode(string(p.Name), kind, c, path.Base(entry))
 			return uri, path.Base(entry), err
 		}
 	}
@@ -131,7 +136,7 @@ func (e *buildEnv) catalogTarballCode(p *nodePlan, entry string) (catalog.StepCo
 		}
 	}
 	if c, ok := catalogScript(p, entry); ok {
-		return c, path.Base(entry), true, nil
+		return catalog.Bundle(c), path.Base(entry), true, nil
 	}
 	return catalog.StepCode{}, "", false, nil
 }

@@ -285,3 +285,32 @@ func TestExamplesNoMissingCode(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedScriptWithHelpers: an embedded script that imports the
+// shared helpers (catalog.Bundle) is uploaded as a code directory holding
+// it and steplib/, and the job runs it from there.
+func TestEmbeddedScriptWithHelpers(t *testing.T) {
+	nodes := []string{"DummyDataGeneration_training", "TabularPreprocessing_training"}
+	res, steps := mustCompileCase(t, nodes, [][2]string{{nodes[0], nodes[1]}}, func(in *compiler.Input) { in.BaseDir = t.TempDir() })
+	a := res.Manifest[1]
+	if !a.Embedded || a.Kind != compiler.KindDirectory || !strings.HasSuffix(a.S3URI, "/") || a.Files[len(a.Files)-1] != "tabular_preprocessing.py" ||
+		!strings.HasPrefix(strings.Join(a.Files, ","), "steplib/__init__.py,") {
+		t.Fatalf("artifact %+v", a)
+	}
+	st := steps["TabularPreprocessing-Training"]
+	eq(t, "code input", at(t, st, "Arguments", "ProcessingInputs", "InputName=code", "S3Input", "S3Uri"), a.S3URI)
+	eq(t, "entry point", at(t, st, "Arguments", "AppSpecification", "ContainerEntrypoint", 1), "/opt/ml/processing/input/code/tabular_preprocessing.py")
+	items, err := res.Manifest.Materialize(nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, it := range items {
+		if strings.HasPrefix(it.S3URI, a.S3URI) {
+			uris = append(uris, strings.TrimPrefix(it.S3URI, a.S3URI))
+		}
+	}
+	if strings.Join(uris, ",") != strings.Join(a.Files, ",") {
+		t.Errorf("uploads %v, want %v", uris, a.Files)
+	}
+}

@@ -640,7 +640,11 @@ func catalogScript(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, dir st
 	if code.LocalPath != "" {
 		return code.LocalPath, nil
 	}
-	return writeCode(fsys, code, dir)
+	code = catalog.Bundle(code) // with the helpers it imports, as the compiler uploads it
+	if _, err := writeCode(fsys, code, dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, path.Base(code.Path)), nil
 }
 
 // writeCode writes embedded code into dir: a file as dir/<name> (its path

@@ -33,55 +33,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
+from steplib.splits import data_files, file_format, find_splits, output_name, read_file, write_file
+
 INPUT_DIR = "/opt/ml/processing/input/data"
 RATES_DIR = "/opt/ml/processing/input/config/currency_conversion_dict"
 OUTPUT_DIR = "/opt/ml/processing/output"
 
 RATES_FILE = "currency_conversion_dict.json"
-DATA_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
 
 def log(msg):
     print("[currency_conversion] " + msg, flush=True)
-
-
-def data_files(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.lower().endswith(DATA_SUFFIXES) and not f.startswith(".") and os.path.isfile(os.path.join(folder, f)))
-
-
-def file_format(path):
-    p = path.lower()
-    return "parquet" if p.endswith((".parquet", ".pq")) else "tsv" if p.endswith(".tsv") else "csv"
-
-
-def read_file(path):
-    fmt = file_format(path)
-    return pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
-
-
-def write_file(df, path):
-    fmt = file_format(path)
-    if fmt == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, sep="\t" if fmt == "tsv" else ",", index=False)
-
-
-def find_splits(root, job_type):
-    subdirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and data_files(os.path.join(root, d)))
-    if job_type == "training":
-        found = {s: os.path.join(root, s) for s in ("train", "val", "test") if s in subdirs}
-        if not found:
-            sys.exit("the training job needs train/, val/ or test/ under %s (found %s)" % (root, subdirs or "no split folders"))
-        return found
-    if job_type in subdirs:
-        return {job_type: os.path.join(root, job_type)}
-    if len(subdirs) == 1:
-        return {job_type: os.path.join(root, subdirs[0])}
-    if data_files(root):
-        return {job_type: root}
-    sys.exit("no %s/ split folder under %s (found %s)" % (job_type, root, subdirs))
 
 
 def load_rates(folder):
@@ -165,14 +127,14 @@ def main(input_paths, output_paths, environ_vars, job_args):
     workers = int(environ_vars.get("N_WORKERS") or 50)
     rates, markets = load_rates(input_paths["currency_conversion_dict"])
     counts = {}
-    for split, folder in find_splits(input_paths["input_data"], job_args.job_type).items():
+    for split, folder in find_splits(input_paths["input_data"], job_args.job_type, require_train=False).items():
         files = data_files(folder)
         df = pd.concat([read_file(f) for f in files], ignore_index=True)
         df, per_currency = convert(df, columns, code_field, market_field, rates, markets, default, workers)
         out = os.path.join(output_paths["processed_data"], split)
         os.makedirs(out, exist_ok=True)
         fmt = file_format(files[0])
-        write_file(df, os.path.join(out, "%s_processed_data.%s" % (split, {"csv": "csv", "tsv": "tsv", "parquet": "parquet"}[fmt])))
+        write_file(df, os.path.join(out, output_name(split, fmt)))
         counts[split] = len(df)
         log("%s: %d rows, currencies %s" % (split, len(df), per_currency))
     return counts

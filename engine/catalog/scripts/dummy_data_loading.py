@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
+from steplib.frames import concat, optimize
+
 INPUT_DIR = "/opt/ml/processing/input/data"
 DATA_DIR = "/opt/ml/processing/output/data"
 METADATA_DIR = "/opt/ml/processing/output/metadata"
@@ -73,27 +75,6 @@ def read_file(path):
                 head = f.read(1)
         return pd.read_json(path, lines=(head != "["))
     return pd.read_csv(path)
-
-
-def concat(frames, batch_size):
-    frames = [f for f in frames if f is not None]
-    if not frames:
-        return pd.DataFrame()
-    step = max(int(batch_size), 2)
-    while len(frames) > 1:
-        frames = [pd.concat(frames[i:i + step], ignore_index=True) for i in range(0, len(frames), step)]
-    return frames[0]
-
-
-def optimize(df):
-    for col in df.select_dtypes(include=["int64"]).columns:
-        df[col] = pd.to_numeric(df[col], downcast="integer")
-    for col in df.select_dtypes(include=["float64"]).columns:
-        df[col] = pd.to_numeric(df[col], downcast="float")
-    for col in df.select_dtypes(include=["object"]).columns:
-        if len(df) and df[col].nunique() / len(df) < 0.5:
-            df[col] = df[col].astype("category")
-    return df
 
 
 def json_metadata(df):
@@ -198,7 +179,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
             elif list(df.columns) != columns:
                 sys.exit("%s has columns %s, the first file has %s" % (p, list(df.columns), columns))
             if optimize_memory:
-                df = optimize(df)
+                df = optimize(df, categorical=True)
             index = write_data(df, data_dir, fmt, True, shard_size, index)
             rows += len(df)
         log("streamed %d rows into %d part(s)" % (rows, index))
@@ -214,7 +195,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
         result = part if result is None else concat([result, part], batch_size)
     df = result
     if optimize_memory:
-        df = optimize(df)
+        df = optimize(df, categorical=True)
     write_signature(list(df.columns), sig_dir)
     write_metadata(df, metadata_format, meta_dir)
     parts = write_data(df, data_dir, fmt, shards, shard_size)

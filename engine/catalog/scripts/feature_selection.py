@@ -29,7 +29,6 @@ filled with the training median while scoring (the data written is not changed).
 import argparse
 import json
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -39,6 +38,8 @@ from sklearn.feature_selection import RFE, VarianceThreshold, chi2, f_classif, m
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
+from steplib.splits import copy_artifacts, find_splits, output_name, read_split, write_file
+
 INPUT_DIR = "/opt/ml/processing/input/data"
 ARTIFACTS_IN_DIR = "/opt/ml/processing/input/model_artifacts"
 DATA_OUT_DIR = "/opt/ml/processing/output/data"
@@ -46,56 +47,11 @@ ARTIFACTS_OUT_DIR = "/opt/ml/processing/output/model_artifacts"
 
 SELECTION_FILE = "selected_features.json"
 SCORES_FILE = "feature_scores.csv"
-DATA_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 METHODS = ("variance", "correlation", "mutual_info", "chi2", "f_test", "rfe", "importance", "lasso")
 
 
 def log(msg):
     print("[feature_selection] " + msg, flush=True)
-
-
-def data_files(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.lower().endswith(DATA_SUFFIXES) and not f.startswith(".") and os.path.isfile(os.path.join(folder, f)))
-
-
-def file_format(path):
-    p = path.lower()
-    return "parquet" if p.endswith((".parquet", ".pq")) else "tsv" if p.endswith(".tsv") else "csv"
-
-
-def read_file(path):
-    fmt = file_format(path)
-    return pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
-
-
-def write_file(df, path):
-    fmt = file_format(path)
-    if fmt == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, sep="\t" if fmt == "tsv" else ",", index=False)
-
-
-def find_splits(root, job_type):
-    subdirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and data_files(os.path.join(root, d)))
-    if job_type == "training":
-        found = {s: os.path.join(root, s) for s in ("train", "val", "test") if s in subdirs}
-        if "train" not in found:
-            sys.exit("the training job needs %s/train/ (found %s)" % (root, subdirs or "no split folders"))
-        return found
-    if job_type in subdirs:
-        return {job_type: os.path.join(root, job_type)}
-    if len(subdirs) == 1:
-        return {job_type: os.path.join(root, subdirs[0])}
-    if data_files(root):
-        return {job_type: root}
-    sys.exit("no %s/ split folder under %s (found %s)" % (job_type, root, subdirs))
-
-
-def read_split(folder):
-    files = data_files(folder)
-    return pd.concat([read_file(f) for f in files], ignore_index=True), file_format(files[0])
 
 
 def top(scores, k):
@@ -207,18 +163,6 @@ def select(train, label, methods, k, strategy, p):
     return chosen, features, table, sorted(results)
 
 
-def copy_artifacts(src, dst):
-    if not src or not os.path.isdir(src):
-        return 0
-    os.makedirs(dst, exist_ok=True)
-    n = 0
-    for name in sorted(os.listdir(src)):
-        if os.path.isfile(os.path.join(src, name)):
-            shutil.copy2(os.path.join(src, name), os.path.join(dst, name))
-            n += 1
-    return n
-
-
 def keep_columns(df, label, candidates, chosen):
     drop = set(candidates) - set(chosen)
     return df[[c for c in df.columns if c not in drop or c == label]]
@@ -273,7 +217,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
             sys.exit("%s lacks the selected features %s" % (split, missing))
         out = keep_columns(df, label, candidates, chosen)
         os.makedirs(os.path.join(data_out, split), exist_ok=True)
-        write_file(out, os.path.join(data_out, split, "%s_processed_data.%s" % (split, {"csv": "csv", "tsv": "tsv", "parquet": "parquet"}[fmt])))
+        write_file(out, os.path.join(data_out, split, output_name(split, fmt)))
         counts[split] = out.shape[1]
         log("%s: %d rows, %d columns" % (split, len(out), out.shape[1]))
     return counts

@@ -33,11 +33,11 @@ import argparse
 import json
 import os
 import pickle
-import shutil
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
+
+from steplib.splits import copy_artifacts, data_files, find_splits, read_file, read_split, transform_split
 
 INPUT_DIR = "/opt/ml/processing/input/data"
 ARTIFACTS_IN_DIR = "/opt/ml/processing/input/model_artifacts"
@@ -47,7 +47,6 @@ ARTIFACTS_OUT_DIR = "/opt/ml/processing/output/model_artifacts"
 
 PARAMS_FILE = "impute_dict.pkl"
 SUMMARY_FILE = "imputation_summary.json"
-DATA_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 PANDAS_NA = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
              "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
 STRATEGIES = {"numerical": ("mean", "median", "constant"), "categorical": ("mode", "constant"), "text": ("mode", "constant", "empty")}
@@ -60,57 +59,6 @@ def log(msg):
 def flag(value, default):
     raw = str(value if value is not None else "").strip().lower()
     return default if raw == "" else raw in ("true", "1", "yes", "y")
-
-
-def data_files(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.lower().endswith(DATA_SUFFIXES) and not f.startswith(".") and os.path.isfile(os.path.join(folder, f)))
-
-
-def file_format(path):
-    p = path.lower()
-    return "parquet" if p.endswith((".parquet", ".pq")) else "tsv" if p.endswith(".tsv") else "csv"
-
-
-def read_file(path):
-    fmt = file_format(path)
-    return pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
-
-
-def write_file(df, path):
-    fmt = file_format(path)
-    if fmt == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, sep="\t" if fmt == "tsv" else ",", index=False)
-
-
-def find_splits(root, job_type):
-    subdirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and data_files(os.path.join(root, d)))
-    if job_type == "training":
-        found = {s: os.path.join(root, s) for s in ("train", "val", "test") if s in subdirs}
-        if "train" not in found:
-            sys.exit("the training job needs %s/train/ (found %s)" % (root, subdirs or "no split folders"))
-        return found
-    if job_type in subdirs:
-        return {job_type: os.path.join(root, job_type)}
-    if len(subdirs) == 1:
-        return {job_type: os.path.join(root, subdirs[0])}
-    if data_files(root):
-        return {job_type: root}
-    sys.exit("no %s/ split folder under %s (found %s)" % (job_type, root, subdirs))
-
-
-def read_split(folder):
-    files = data_files(folder)
-    return pd.concat([read_file(f) for f in files], ignore_index=True), file_format(files[0])
-
-
-def output_name(split, fmt, part=None):
-    ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet"}[fmt]
-    if part is None:
-        return "%s_processed_data.%s" % (split, ext)
-    return "%s_processed_data_part-%05d.%s" % (split, part, ext)
 
 
 def load_column_strategies(folder):
@@ -269,18 +217,6 @@ def stream_fit(files, cfg):
     return params, summary
 
 
-def copy_artifacts(src, dst):
-    if not src or not os.path.isdir(src):
-        return 0
-    os.makedirs(dst, exist_ok=True)
-    n = 0
-    for name in sorted(os.listdir(src)):
-        if os.path.isfile(os.path.join(src, name)):
-            shutil.copy2(os.path.join(src, name), os.path.join(dst, name))
-            n += 1
-    return n
-
-
 def main(input_paths, output_paths, environ_vars, job_args):
     cfg = load_config(environ_vars, load_column_strategies(input_paths["column_strategies"]))
     job_type = job_args.job_type
@@ -313,28 +249,17 @@ def main(input_paths, output_paths, environ_vars, job_args):
             params = pickle.load(f)
         log("loaded %d fill value(s) from %s" % (len(params), path))
 
-    counts = {}
+    counts, left = {}, []
+
+    def impute(df):
+        df = apply(df, params, cfg)
+        left.append(int(df[[p for p in params if p in df.columns]].isna().sum().sum()))
+        return df
+
     for split, folder in splits.items():
-        out = os.path.join(data_out, split)
-        os.makedirs(out, exist_ok=True)
-        files = data_files(folder)
-        fmt = file_format(files[0])
-        if cfg["streaming"]:
-            def one(item):
-                n, f = item
-                df = apply(read_file(f), params, cfg)
-                write_file(df, os.path.join(out, output_name(split, fmt, n)))
-                return len(df), int(df[list(p for p in params if p in df.columns)].isna().sum().sum())
-            with ThreadPoolExecutor(max_workers=cfg["workers"] or min(4, os.cpu_count() or 1)) as pool:
-                results = list(pool.map(one, enumerate(files)))
-            rows, left = sum(r[0] for r in results), sum(r[1] for r in results)
-        else:
-            df, _ = read_split(folder)
-            df = apply(df, params, cfg)
-            write_file(df, os.path.join(out, output_name(split, fmt)))
-            rows, left = len(df), int(df[[p for p in params if p in df.columns]].isna().sum().sum())
-        counts[split] = rows
-        log("%s: %d rows imputed, %d missing cell(s) left in imputed columns" % (split, rows, left))
+        del left[:]
+        counts[split] = transform_split(folder, data_out, split, impute, cfg["streaming"], cfg["workers"])
+        log("%s: %d rows imputed, %d missing cell(s) left in imputed columns" % (split, counts[split], sum(left)))
     return counts
 
 

@@ -33,11 +33,11 @@ import argparse
 import json
 import os
 import pickle
-import shutil
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
+
+from steplib.splits import copy_artifacts, data_files, find_splits, read_file, transform_split
 
 INPUT_DIR = "/opt/ml/processing/input/data"
 CONFIG_DIR = "/opt/ml/processing/input/config"
@@ -47,57 +47,10 @@ ARTIFACTS_OUT_DIR = "/opt/ml/processing/output/model_artifacts"
 
 RISK_TABLE_FILE = "risk_table_map.pkl"
 HYPERPARAMETERS_FILE = "hyperparameters.json"
-DATA_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
 
 def log(msg):
     print("[risk_table_mapping] " + msg, flush=True)
-
-
-def data_files(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.lower().endswith(DATA_SUFFIXES) and not f.startswith(".") and os.path.isfile(os.path.join(folder, f)))
-
-
-def file_format(path):
-    p = path.lower()
-    return "parquet" if p.endswith((".parquet", ".pq")) else "tsv" if p.endswith(".tsv") else "csv"
-
-
-def read_file(path):
-    fmt = file_format(path)
-    return pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
-
-
-def write_file(df, path):
-    fmt = file_format(path)
-    if fmt == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, sep="\t" if fmt == "tsv" else ",", index=False)
-
-
-def find_splits(root, job_type):
-    subdirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and data_files(os.path.join(root, d)))
-    if job_type == "training":
-        found = {s: os.path.join(root, s) for s in ("train", "val", "test") if s in subdirs}
-        if "train" not in found:
-            sys.exit("the training job needs %s/train/ (found %s)" % (root, subdirs or "no split folders"))
-        return found
-    if job_type in subdirs:
-        return {job_type: os.path.join(root, job_type)}
-    if len(subdirs) == 1:
-        return {job_type: os.path.join(root, subdirs[0])}
-    if data_files(root):
-        return {job_type: root}
-    sys.exit("no %s/ split folder under %s (found %s)" % (job_type, root, subdirs))
-
-
-def output_name(split, fmt, part=None):
-    ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet"}[fmt]
-    if part is None:
-        return "%s_processed_data.%s" % (split, ext)
-    return "%s_processed_data_part-%05d.%s" % (split, part, ext)
 
 
 def settings(environ_vars, config_dir):
@@ -171,18 +124,6 @@ def apply(df, tables):
     return df
 
 
-def copy_artifacts(src, dst):
-    if not src or not os.path.isdir(src):
-        return 0
-    os.makedirs(dst, exist_ok=True)
-    n = 0
-    for name in sorted(os.listdir(src)):
-        if os.path.isfile(os.path.join(src, name)):
-            shutil.copy2(os.path.join(src, name), os.path.join(dst, name))
-            n += 1
-    return n
-
-
 def main(input_paths, output_paths, environ_vars, job_args):
     job_type = job_args.job_type
     s = settings(environ_vars, input_paths.get("hyperparameters_s3_uri", ""))
@@ -215,22 +156,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
 
     counts = {}
     for split, folder in splits.items():
-        out = os.path.join(data_out, split)
-        os.makedirs(out, exist_ok=True)
-        files = data_files(folder)
-        fmt = file_format(files[0])
-        if streaming:
-            def one(item):
-                n, f = item
-                df = apply(read_file(f), tables)
-                write_file(df, os.path.join(out, output_name(split, fmt, n)))
-                return len(df)
-            with ThreadPoolExecutor(max_workers=workers or min(4, os.cpu_count() or 1)) as pool:
-                counts[split] = sum(pool.map(one, enumerate(files)))
-        else:
-            df = apply(pd.concat([read_file(f) for f in files], ignore_index=True), tables)
-            write_file(df, os.path.join(out, output_name(split, fmt)))
-            counts[split] = len(df)
+        counts[split] = transform_split(folder, data_out, split, lambda df: apply(df, tables), streaming, workers)
         log("%s: %d rows mapped" % (split, counts[split]))
     return counts
 

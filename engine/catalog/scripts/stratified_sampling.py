@@ -30,42 +30,16 @@ import sys
 import numpy as np
 import pandas as pd
 
+from steplib.splits import data_files, file_format, find_splits, output_name
+
 INPUT_DIR = "/opt/ml/processing/input/data"
 OUTPUT_DIR = "/opt/ml/processing/output"
 
-DATA_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 CHUNK_ROWS = 200000
 
 
 def log(msg):
     print("[stratified_sampling] " + msg, flush=True)
-
-
-def data_files(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.lower().endswith(DATA_SUFFIXES) and not f.startswith(".") and os.path.isfile(os.path.join(folder, f)))
-
-
-def file_format(path):
-    p = path.lower()
-    return "parquet" if p.endswith((".parquet", ".pq")) else "tsv" if p.endswith(".tsv") else "csv"
-
-
-def find_splits(root, job_type):
-    """Split name -> folder: train/val/test for training, else the job type's folder."""
-    subdirs = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and data_files(os.path.join(root, d)))
-    if job_type == "training":
-        found = {s: os.path.join(root, s) for s in ("train", "val", "test") if s in subdirs}
-        if "train" not in found:
-            sys.exit("the training job needs %s/train/ (found %s)" % (root, subdirs or "no split folders"))
-        return found
-    if job_type in subdirs:
-        return {job_type: os.path.join(root, job_type)}
-    if len(subdirs) == 1:
-        return {job_type: os.path.join(root, subdirs[0])}
-    if data_files(root):
-        return {job_type: root}
-    sys.exit("no %s/ split folder under %s (found %s)" % (job_type, root, subdirs))
 
 
 def read_columns(path, columns):
@@ -183,8 +157,7 @@ def sample_split(folder, out_folder, split, params, rng):
     counts = pd.Series(positions).value_counts().sort_index()
     os.makedirs(out_folder, exist_ok=True)
     fmt = file_format(files[0])
-    ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet"}[fmt]
-    out_path = os.path.join(out_folder, "%s_processed_data.%s" % (split, ext))
+    out_path = os.path.join(out_folder, output_name(split, fmt))
     parts, offset, started = [], 0, False
     for f in files:
         for chunk in chunks(f):

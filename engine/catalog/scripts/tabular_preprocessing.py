@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from steplib.frames import concat, optimize
+
 DATA_DIR = "/opt/ml/processing/input/data"
 SECONDARY_DIR = "/opt/ml/processing/input/data_secondary"
 SIGNATURE_DIR = "/opt/ml/processing/input/signature"
@@ -114,25 +116,6 @@ def read_shard(path, signature=None):
     if signature and [h.strip() for h in header] != signature:
         return pd.read_csv(io.StringIO(text), sep=sep, header=None, names=signature)
     return pd.read_csv(io.StringIO(text), sep=sep)
-
-
-def concat(frames, batch_size):
-    """Concatenate in batches of batch_size frames (fewer large copies)."""
-    frames = [f for f in frames if f is not None]
-    if not frames:
-        return pd.DataFrame()
-    step = max(int(batch_size), 2)
-    while len(frames) > 1:
-        frames = [pd.concat(frames[i:i + step], ignore_index=True) for i in range(0, len(frames), step)]
-    return frames[0]
-
-
-def optimize(df):
-    for col in df.select_dtypes(include=["int64"]).columns:
-        df[col] = pd.to_numeric(df[col], downcast="integer")
-    for col in df.select_dtypes(include=["float64"]).columns:
-        df[col] = pd.to_numeric(df[col], downcast="float")
-    return df
 
 
 def label_mapping(values):
