@@ -55,6 +55,36 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 			t.Errorf("requirement lacks %s: %v", k, first)
 		}
 	}
+	// The training script's hyperparameters are typed fields, its essentials essential.
+	hp := map[string]map[string]any{}
+	for _, r := range d["step_requirements"].(map[string]any)["XGBoostTraining"].([]any) {
+		m := r.(map[string]any)
+		hp[m["name"].(string)] = m
+	}
+	for _, name := range []string{"label_name", "tab_field_list", "cat_field_list", "objective"} {
+		if r := hp[name]; r == nil || r["required"] != true || r["hyperparameter"] != true {
+			t.Errorf("XGBoostTraining requirement %s: %v", name, r)
+		}
+	}
+	if r := hp["eta"]; r == nil || r["required"] != false || r["hyperparameter"] != true || r["default"] != 0.3 {
+		t.Errorf("XGBoostTraining requirement eta: %v", r)
+	}
+	if _, free := hp["hyperparameters"]; free {
+		t.Error("XGBoostTraining still lists the free-form hyperparameters object")
+	}
+	cc := tools.WantOK(t, tools.CallTool(t, ctx, "author.config_constraints", map[string]any{"step_name": "XGBoostTuning"}))
+	marked := 0
+	for _, f := range cc["fields"].([]any) {
+		if m := f.(map[string]any); m["hyperparameter"] == true {
+			marked++
+			if m["name"] == "objective" && m["required"] != true {
+				t.Errorf("config_constraints objective %v", m)
+			}
+		}
+	}
+	if marked < 20 {
+		t.Errorf("author.config_constraints marks %d XGBoostTuning fields as hyperparameters", marked)
+	}
 	// Flat form, and an unknown node is pending with a warning.
 	env := tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": map[string]any{"nodes": []any{"XGBoostTraining", "mystery_step"}}})
 	d = tools.WantOK(t, env)
