@@ -159,6 +159,18 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			if csvOut := serve(t, py, served, filepath.Join(samples, "payload_text_csv_0.csv"), "text/csv", "text/csv"); strings.Count(csvOut, ",") != map[bool]int{true: 1, false: 2*classes - 1}[binary] {
 				t.Errorf("CSV answer %q", csvOut)
 			}
+			// A batch transform's rows: the labelled data with its id column
+			// filtered out ($[1:]), header line included.
+			test := readDir(t, filepath.Join(data, "test"))
+			var sb strings.Builder
+			for _, r := range append([][]string{test.header}, test.rows...) {
+				sb.WriteString(strings.Join(r[1:], ",") + "\n")
+			}
+			batch := filepath.Join(t.TempDir(), "batch.csv")
+			write(t, batch, sb.String())
+			if out := serve(t, py, served, batch, "text/csv", "text/csv"); strings.Count(out, "\n")+1 != len(test.rows) {
+				t.Errorf("batch of %d labelled rows answered %d lines", len(test.rows), strings.Count(out, "\n")+1)
+			}
 		})
 	}
 }

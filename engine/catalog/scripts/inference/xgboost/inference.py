@@ -7,9 +7,10 @@ when Package added one, calibration/ with calibration_model.json (ModelCalibrati
 tables) or percentile_score.json (PercentileModelCalibration's score-to-percentile map).
 
 Requests
-  text/csv          one row per line, no header (a first line naming the input fields is
-                    skipped); the values are the input fields in order (full_field_list
-                    without the label and id), or the model's feature columns in order
+  text/csv          one row per line (a first line of column names is skipped); the values
+                    are, by their number, the input fields in order (full_field_list without
+                    the label and id), the model's feature columns, the input fields with the
+                    label, or every column of full_field_list
   application/json  {"instances": [...]}, a list, or one object; each instance an object
                     {field: value} or a list in the CSV order
 Responses
@@ -80,14 +81,23 @@ def model_fn(model_dir):
     if not columns:
         raise ValueError("no feature columns in %s" % model_dir)
     label, id_name = hp.get("label_name"), hp.get("id_name")
-    fields = [f for f in (hp.get("full_field_list") or []) if f not in (label, id_name)]
+    full = list(hp.get("full_field_list") or [])
+    fields = [f for f in full if f not in (label, id_name)] or list(columns)
+    # Row layouts a request may use, by width: the input fields, the feature
+    # columns, the input fields with the label (a batch transform of labelled
+    # data whose id column the input filter dropped), every column.
+    layouts = []
+    for names in (fields, list(columns), [f for f in full if f != id_name], full):
+        if names and names not in layouts:
+            layouts.append(names)
     return {
         "booster": booster,
         "columns": columns,
         "cat_fields": set(hp.get("cat_field_list") or []),
         "risk": _read_json(model_dir, "risk_table_map.json", {}),
         "impute": _read_json(model_dir, "impute_dict.json", {}),
-        "fields": fields or list(columns),
+        "fields": fields,
+        "layouts": layouts,
         "task": hp.get("task") or ("binary" if hp.get("num_classes", 2) == 2 else "multiclass"),
         "class_labels": [str(c) for c in hp.get("class_labels") or []],
         "calibration": _calibration(model_dir),
@@ -96,16 +106,16 @@ def model_fn(model_dir):
 
 def _rows_to_frame(rows, model):
     rows = [r for r in rows if r]
+    if rows and [str(v).strip() for v in rows[0]] in model["layouts"]:
+        rows = rows[1:]  # a header line
     if not rows:
         raise ValueError("the request holds no rows")
-    if [str(v).strip() for v in rows[0]] in (model["fields"], model["columns"]):
-        rows = rows[1:]
-    width = len(rows[0]) if rows else 0
-    for names in (model["fields"], model["columns"]):
+    width = len(rows[0])
+    for names in model["layouts"]:
         if width == len(names):
             return pd.DataFrame([[None if v == "" else v for v in r] for r in rows], columns=names)
-    raise ValueError("a row has %d values; the model takes %d (%s) or %d (%s)" % (
-        width, len(model["fields"]), ",".join(model["fields"]), len(model["columns"]), ",".join(model["columns"])))
+    raise ValueError("a row has %d values; the model takes %s" % (
+        width, " or ".join("%d (%s)" % (len(n), ",".join(n)) for n in model["layouts"])))
 
 
 def input_fn(request_body, request_content_type, model=None):
