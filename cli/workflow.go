@@ -227,6 +227,11 @@ func workflowRunCmd(c *cli.Context) error {
 	switch {
 	case res.OK:
 		out, status = res.Data, workflow.StatusDone
+		if m, ok := res.Data.(map[string]any); ok {
+			if st, _ := m["status"].(string); st != "" {
+				status = st
+			}
+		}
 	case res.Code == envelope.CodeWorkflowStopped || res.Code == envelope.CodeCancelled:
 		d := res.Details()
 		out = d
@@ -270,6 +275,8 @@ func progressPrinter(w io.Writer) func(workflow.Event) {
 			fmt.Fprintf(w, "%s%s: %s ...\n", pos, e.Phase, e.Message)
 		case "done":
 			fmt.Fprintf(w, "workflow %s run %s: done\n", e.Workflow, e.RunID)
+		case "incomplete":
+			fmt.Fprintf(w, "workflow %s run %s: incomplete: %s\n", e.Workflow, e.RunID, e.Message)
 		default:
 			msg := ""
 			if e.Message != "" {

@@ -66,12 +66,15 @@ func TestWorkflowRunExitStatuses(t *testing.T) {
 	}
 	defer os.Chdir(wd)
 
+	// With placeholder values the run ends incomplete (exit 0: every phase
+	// passed), and the terminal says which fields block it.
 	code, out, errOut := runWF(t, "run", "new-project", "--args", `{"name": "demo", "framework": "xgboost"}`)
 	res := jsonOut(t, out)
-	if code != 0 || res["status"] != "done" {
+	if code != 0 || res["status"] != "incomplete" {
 		t.Fatalf("new-project: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "[1/14] init-project/scaffold") || !strings.Contains(errOut, "[14/14] publish passed") || !strings.Contains(errOut, ": done") {
+	if !strings.Contains(errOut, "[1/15] init-project/scaffold") || !strings.Contains(errOut, "[15/15] ready passed") ||
+		!strings.Contains(errOut, ": incomplete: not ready to deploy") || !strings.Contains(errOut, "shared.author: author is a placeholder") {
 		t.Fatalf("progress on stderr:\n%s", errOut)
 	}
 	def := filepath.Join(root, res["outputs"].(map[string]any)["definition_file"].(string))

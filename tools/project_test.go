@@ -126,7 +126,7 @@ func TestProjectBringUpTool(t *testing.T) {
 	}
 	// The invocation is real: the command's arguments and the tool call start the workflow it names.
 	cmd := d["command"].([]any)
-	if len(cmd) != 6 || cmd[0] != "cursus" || cmd[3] != "new-project" || d["tool"] != "workflow.run" || len(d["phases"].([]any)) != 14 {
+	if len(cmd) != 6 || cmd[0] != "cursus" || cmd[3] != "new-project" || d["tool"] != "workflow.run" || len(d["phases"].([]any)) != 15 {
 		t.Fatalf("bring_up invocation: %v", d)
 	}
 	var cmdArgs map[string]any

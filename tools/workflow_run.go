@@ -21,7 +21,8 @@ func init() {
 		registry.New("workflow.run", registry.Spec{
 			Description: "Runs a workflow (new-project, configure-pipeline, author-step, init-project) as gated phases that call the other tools, " +
 				"keeping its DAG, config, reports and compiled definition in runs/<run_id>/ under the project root, or resumes a run at the first phase not passed. " +
-				"Done answers the workflow's outputs; a failed gate or a stop for judgment answers workflow_stopped with the run's result in meta.details " +
+				"Done (ready to deploy: the readiness gate passed and execution.run_local ran it) or incomplete (every phase passed; outputs.blockers say what is left) answers the workflow's outputs; " +
+				"a failed gate or a stop for judgment answers workflow_stopped with the run's result in meta.details " +
 				"(failed_at and the failing tool's envelope, or stopped_at, the reason, action items and the exact tool calls to make).",
 			When: "you want a whole procedure (a new project from an empty folder, a config for a DAG, a new step type) done with every gate enforced, or to continue a stopped run",
 			Examples: []string{
@@ -170,10 +171,28 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
 	data := resultData(res)
 	switch res.Status {
+	case workflow.StatusIncomplete:
+		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...).
+			WithWarnings("the run is incomplete: " + res.Reason)
+		seen := map[string]bool{}
+		outputs, _ := data["outputs"].(map[string]any)
+		blockers, _ := outputs["blockers"].([]any)
+		for _, x := range blockers {
+			b, _ := x.(map[string]any)
+			tool, _ := b["tool"].(string)
+			if tool == "" || seen[tool] || len(seen) == 3 {
+				continue
+			}
+			seen[tool] = true
+			fix, _ := b["fix"].(string)
+			out = out.WithNextSteps(envelope.NextStep{Tool: tool, When: fmt.Sprintf("outputs.blockers lists a %v blocker", b["kind"]), Why: fix})
+		}
+		return out.WithNextSteps(envelope.NextStep{Tool: "workflow.run", When: "after fixing what outputs.blockers (or outputs.not_ready) names",
+			Why: "resuming runs the readiness check again", ArgsHint: map[string]any{"resume": res.RunID}}), nil
 	case workflow.StatusDone:
 		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...)
-		if def, _ := res.Outputs["definition_file"].(string); def != "" {
-			out = out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "after replacing every placeholder value and writing the scripts' logic",
+		if def, _ := res.Outputs["definition_file"].(string); def != "" && res.Outputs["ready_to_deploy"] == true {
+			out = out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "the pipeline is deployable and ran locally",
 				Why: "deploy the pipeline (upsert)", ArgsHint: res.Outputs["deploy"]})
 		}
 		if cfg, _ := res.Outputs["config_file"].(string); cfg != "" {

@@ -259,7 +259,7 @@ func placeholderBlocker(node, path string, ph config.PlaceholderField, configs i
 		b.Fix = fmt.Sprintf("set %s to a real value %s", ph.Field, where)
 		return b
 	}
-	b.Problem = fmt.Sprintf("%s is a placeholder (%s), not a real value", strings.TrimPrefix(path, "shared."), canonical(ph.Value))
+	b.Problem = fmt.Sprintf("%s is a placeholder (%s), not a real value", ph.Path, canonical(ph.Value))
 	b.Fix = fmt.Sprintf("replace it with the real value %s", where)
 	return b
 }

@@ -285,3 +285,42 @@ func TestBringUpPlan(t *testing.T) {
 		}
 	}
 }
+
+// Every skeleton ScriptSkeleton writes (every kind of step) is recognised
+// as one; writing the logic (removing the hook's TODO line) makes it a
+// script, and so does any script that is not cursus's.
+func TestIsSkeleton(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, st := range cat.Steps() {
+		if !validation.HasScript(st) {
+			continue
+		}
+		b, err := ScriptSkeleton(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[string(ScriptKind(st))] = true
+		if !IsSkeleton(b) {
+			t.Errorf("%s: the %s skeleton is not recognised", st.Type, ScriptKind(st))
+		}
+		var kept []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "TODO: replace ") {
+				kept = append(kept, line)
+			}
+		}
+		if IsSkeleton([]byte(strings.Join(kept, "\n"))) {
+			t.Errorf("%s: a script whose TODO line is gone is still taken as the skeleton", st.Type)
+		}
+	}
+	if len(kinds) < 2 {
+		t.Errorf("only %d skeleton kinds seen", len(kinds))
+	}
+	if IsSkeleton([]byte("# TODO: replace this\nprint(1)\n")) {
+		t.Error("a script that is not cursus's skeleton")
+	}
+}

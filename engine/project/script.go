@@ -110,6 +110,30 @@ func ScriptKind(st *catalog.Step) string {
 	return KindPassthrough
 }
 
+// skeletonHeader opens the docstring of every skeleton ScriptSkeleton
+// writes; skeletonTODO starts the line of its hook that asks for the logic.
+const (
+	skeletonHeader = "a skeleton written by cursus project.init"
+	skeletonTODO   = "TODO: replace "
+)
+
+// IsSkeleton reports whether a script is still a skeleton ScriptSkeleton
+// wrote: it keeps the skeleton's header and the TODO line of its hook
+// ("TODO: replace with the step's real logic", or the model and
+// evaluation skeletons' variants). Writing the logic means removing that
+// TODO line; a script that keeps it is taken as untouched.
+func IsSkeleton(script []byte) bool {
+	if !bytes.Contains(script, []byte(skeletonHeader)) {
+		return false
+	}
+	for _, line := range bytes.Split(script, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte(skeletonTODO)) {
+			return true
+		}
+	}
+	return false
+}
+
 // ScriptSkeleton writes a Python skeleton for the step's entry point that
 // matches its contract exactly: it names every declared input and output
 // container path and no other, reads every declared environment variable

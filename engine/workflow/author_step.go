@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
@@ -333,9 +333,17 @@ type edgeScoresT struct {
 	Threshold float64    `json:"threshold"`
 	In        edgeResult `json:"producer_to_step"`
 	Out       edgeResult `json:"step_to_consumer"`
+	// Unbound are the required inputs the two edges must feed and do not:
+	// the step's own (its only parent is the producer) and the consumer's
+	// that the producer fed before the step stood between them, each as
+	// "<node>.<input>".
+	Unbound []string `json:"unbound_required,omitempty"`
 }
 
-func (e edgeScoresT) bothBound() bool { return e.In.Bound && e.Out.Bound }
+// bothBound reports whether both edges bind and every required input they
+// must feed is bound: a binding to an optional input does not stand in for
+// an unbound required one.
+func (e edgeScoresT) bothBound() bool { return e.In.Bound && e.Out.Bound && len(e.Unbound) == 0 }
 
 func (e edgeScoresT) describe() string {
 	f := func(r edgeResult) string {
@@ -344,7 +352,11 @@ func (e edgeScoresT) describe() string {
 		}
 		return fmt.Sprintf("%s.%s -> %s at %.3f", r.Provider, r.Output, r.Input, r.Score)
 	}
-	return fmt.Sprintf("producer edge %s, consumer edge %s, threshold %.2f", f(e.In), f(e.Out), e.Threshold)
+	msg := fmt.Sprintf("producer edge %s, consumer edge %s, threshold %.2f", f(e.In), f(e.Out), e.Threshold)
+	if len(e.Unbound) > 0 {
+		msg += "; required input(s) left unbound: " + strings.Join(e.Unbound, ", ")
+	}
+	return msg
 }
 
 // edgeScores resolves producer -> node -> consumer with validate.deps_resolve
@@ -355,26 +367,9 @@ func edgeScores(ctx context.Context, s *Step, producer, node, consumer, ws strin
 		"nodes": []any{producer, node, consumer},
 		"edges": []any{[]any{producer, node}, []any{node, consumer}},
 	}}, ws)
-	resp, err := s.Require(ctx, "validate.deps_resolve", args)
+	d, resp, err := depsResolve(ctx, s, args)
 	if err != nil {
 		return edgeScoresT{}, args, err
-	}
-	var d struct {
-		Report struct {
-			Threshold float64 `json:"resolution_threshold"`
-			Steps     map[string]struct {
-				Bindings []struct {
-					Input    string  `json:"input"`
-					Required bool    `json:"required"`
-					Provider string  `json:"provider"`
-					Output   string  `json:"output"`
-					Score    float64 `json:"score"`
-				} `json:"bindings"`
-			} `json:"step_details"`
-		} `json:"report"`
-	}
-	if err := resp.Decode(&d); err != nil {
-		return edgeScoresT{}, args, Gate("validate.deps_resolve", resp, "unexpected answer: %v", err)
 	}
 	out := edgeScoresT{Threshold: d.Report.Threshold}
 	pick := func(consumerNode, provider string) edgeResult {
@@ -388,7 +383,61 @@ func edgeScores(ctx context.Context, s *Step, producer, node, consumer, ws strin
 	}
 	out.In = pick(node, producer)
 	out.Out = pick(consumer, node)
+	// The step's required inputs: the producer is its only parent.
+	for _, in := range d.Report.Steps[node].Unresolved {
+		out.Unbound = append(out.Unbound, node+"."+in)
+	}
+	// The consumer's required inputs the producer fed directly must now
+	// come from the step.
+	direct, _, err := depsResolve(ctx, s, withWS(s, "validate.deps_resolve", map[string]any{"dag": map[string]any{
+		"nodes": []any{producer, consumer}, "edges": []any{[]any{producer, consumer}},
+	}}, ws))
+	if err != nil {
+		return edgeScoresT{}, args, err
+	}
+	fed := map[string]bool{}
+	for _, b := range d.Report.Steps[consumer].Bindings {
+		if b.Provider == node && b.Score >= out.Threshold {
+			fed[b.Input] = true
+		}
+	}
+	for _, b := range direct.Report.Steps[consumer].Bindings {
+		if b.Required && b.Provider == producer && !fed[b.Input] {
+			out.Unbound = append(out.Unbound, consumer+"."+b.Input)
+		}
+	}
+	_ = resp
 	return out, args, nil
+}
+
+// depsResolution is the part of validate.deps_resolve's answer the edge
+// checks read.
+type depsResolution struct {
+	Report struct {
+		Threshold float64 `json:"resolution_threshold"`
+		Steps     map[string]struct {
+			Bindings []struct {
+				Input    string  `json:"input"`
+				Required bool    `json:"required"`
+				Provider string  `json:"provider"`
+				Output   string  `json:"output"`
+				Score    float64 `json:"score"`
+			} `json:"bindings"`
+			Unresolved []string `json:"unresolved_dependencies"` // required inputs bound to nothing
+		} `json:"step_details"`
+	} `json:"report"`
+}
+
+func depsResolve(ctx context.Context, s *Step, args map[string]any) (depsResolution, Response, error) {
+	var d depsResolution
+	resp, err := s.Require(ctx, "validate.deps_resolve", args)
+	if err != nil {
+		return d, resp, err
+	}
+	if err := resp.Decode(&d); err != nil {
+		return d, resp, Gate("validate.deps_resolve", resp, "unexpected answer: %v", err)
+	}
+	return d, resp, nil
 }
 
 type portSpec struct {
@@ -607,8 +656,7 @@ func checkScriptArgs(s *Step) map[string]any {
 
 func phaseScriptLogic(ctx context.Context, s *Step) error {
 	if s.Vars().String(varRung) == RungReuse {
-		s.Summary("rung", "reuse: the step's script is the catalog's")
-		return nil
+		return reusedScriptLogic(ctx, s)
 	}
 	script := s.Vars().String(varScript)
 	b, err := s.FS().ReadFile(s.Abs(script), safefs.KindScript)
@@ -618,11 +666,14 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 	}
 	var c Contract
 	s.Vars().Get(varContract, &c)
-	if hashBytes(b) == s.Vars().String(varSkeleton) {
+	// The skeleton this run wrote, or any cursus skeleton left as written
+	// (one a scaffold outside the run wrote, for other arguments, is kept
+	// by the run's scaffold phase and has another hash).
+	if hashBytes(b) == s.Vars().String(varSkeleton) || project.IsSkeleton(b) {
 		return &Judgment{
 			Reason: fmt.Sprintf("the script %s is still the skeleton: its logic (what %s does with the data) must be written", script, c.Step),
 			ActionItems: []string{
-				fmt.Sprintf("write the step's logic in %s (the skeleton's hook; search for TODO): read %s (the data %s writes as %s) and write %s (what %s reads as %s)",
+				fmt.Sprintf("write the step's logic in %s (the skeleton's hook; search for TODO) and remove the hook's TODO line: read %s (the data %s writes as %s) and write %s (what %s reads as %s)",
 					script, c.InputPath, c.ProducerType, c.ProducerPort, c.OutputPath, c.ConsumerType, c.ConsumerPort),
 				"keep the declared container paths and the --job_type argument; read no undeclared path or environment variable (or declare it in " + s.Vars().String(varStepFile) + ")",
 				"resume the run: author.check_script checks the script against the contract",
@@ -656,6 +707,47 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 	}
 	s.Summary("script", script)
 	return nil
+}
+
+// reusedScriptLogic is the script-logic gate of a reused step: a catalog
+// step's script is real code, but a workspace step's may be a skeleton
+// nobody filled in (a scaffold made outside the run), and reusing it would
+// put a step that only moves data into the pipeline.
+func reusedScriptLogic(ctx context.Context, s *Step) error {
+	ws := s.Vars().String("step_workspace")
+	if ws == "" {
+		s.Summary("rung", "reuse: the step's script is the catalog's")
+		return nil
+	}
+	args := withWS(s, "author.check_script", map[string]any{"step_name": s.Vars().String(varStep)}, ws)
+	resp, err := s.RequireAndReport(ctx, "author.check_script", args, "reuse")
+	if err != nil {
+		return err
+	}
+	var cs struct {
+		Script string `json:"script"`
+	}
+	if err := resp.Decode(&cs); err != nil || cs.Script == "" {
+		s.Summary("rung", "reuse")
+		return nil
+	}
+	b, err := s.FS().ReadFile(s.Abs(cs.Script), safefs.KindScript)
+	if err != nil || !project.IsSkeleton(b) {
+		s.Summary("rung", "reuse: "+cs.Script)
+		return nil
+	}
+	return &Judgment{
+		Reason: fmt.Sprintf("the script %s of the reused step %s is still the skeleton: its logic must be written", cs.Script, s.Vars().String(varStep)),
+		ActionItems: []string{
+			fmt.Sprintf("write the step's logic in %s (the skeleton's hook; search for TODO) and remove the hook's TODO line", cs.Script),
+			"resume the run: author.check_script checks the script against the contract",
+		},
+		ToolCalls: []ToolCall{
+			{Tool: "author.check_script", Args: args, Why: "check the script against its contract while writing it"},
+			{Command: "cursus workflow run author-step --resume " + s.RunID(), Why: "continue once the logic is written"},
+		},
+		Files: []string{cs.Script},
+	}
 }
 
 func phaseValidateStep(ctx context.Context, s *Step) error {
@@ -728,17 +820,12 @@ func phaseAlignEdges(ctx context.Context, s *Step) error {
 	}
 	s.Summary("edges", scores)
 	if !scores.bothBound() || scores.In.Score <= scores.Threshold || scores.Out.Score <= scores.Threshold {
-		var names []string
-		if !scores.In.Bound {
-			names = append(names, "producer -> step")
+		msg := "an edge does not bind above the threshold: " + scores.describe()
+		if scores.In.Bound && scores.Out.Bound && len(scores.Unbound) > 0 {
+			msg = "the edges bind, but not every required input: " + scores.describe()
 		}
-		if !scores.Out.Bound {
-			names = append(names, "step -> consumer")
-		}
-		sort.Strings(names)
-		return &GateFailure{Tool: "validate.deps_resolve", Code: "gate_failed",
-			Message: "an edge does not bind above the threshold: " + scores.describe(),
-			Remedy:  "align the ports in " + s.Vars().String(varStepFile) + " (compatible_sources, keywords, aliases, types) and resume; validate.deps_resolve " + mustJSON(args) + " shows the scores"}
+		return &GateFailure{Tool: "validate.deps_resolve", Code: "gate_failed", Message: msg,
+			Remedy: "align the ports in " + s.Vars().String(varStepFile) + " (compatible_sources, keywords, aliases, types: the step's output must match each required input named) and resume; validate.deps_resolve " + mustJSON(args) + " shows the scores"}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // ValuesFile is the answer file a stopped configure phase asks for:
@@ -45,7 +46,7 @@ func configurePipeline() *Workflow {
 		Description: "Produce a validated config.json for a DAG of known step types: map every node to its config class, read the constraints, " +
 			"fill the values (arguments, then the run's values.json answer, then placeholders when asked), preflight every node's values, " +
 			"write config.json with config.merge_save and check the whole graph (integrity, compile.validate, compile.preview, dependency resolution). " +
-			"Shippable only when every gate ran and passed.",
+			"Shippable only when every gate ran and passed; done (ready to deploy) only when compile.validate also answers deployable and execution.run_local runs it to the end, else incomplete with each blocker named.",
 		Args: []Arg{
 			{Name: "dag", Type: "object", Description: "The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or wrapped in {\"dag\": ...}). Give one of dag, dag_file, project_dir."},
 			{Name: "dag_file", Type: "string", Description: "A DAG file (dag.serialize or pipeline-catalog format), relative to the project root."},
@@ -66,8 +67,11 @@ func configurePipeline() *Workflow {
 			}
 			return nil
 		},
-		Phases: configurePhases(),
+		Phases: append(configurePhases(), readyPhase(func(s *Step) (string, string) {
+			return s.Vars().String(varRunDAG), s.Vars().String(varConfigFile)
+		})),
 		Result: configureOutputs,
+		Ready:  pipelineReady,
 	}
 }
 
@@ -195,6 +199,9 @@ func phaseMap(ctx context.Context, s *Step) error {
 	if err := saveDAG(ctx, s, d, runDAG, meta); err != nil {
 		return err
 	}
+	if err := copyWorkspaceSteps(s); err != nil {
+		return err
+	}
 	steps := map[string]string{}
 	for _, n := range d.Nodes {
 		resp, err := s.Call(ctx, "catalog.resolve_step", withWorkspace(s, "catalog.resolve_step", map[string]any{"step_name": n}))
@@ -255,6 +262,31 @@ func phaseMap(ctx context.Context, s *Step) error {
 		}
 	}
 	return s.Set(varSteps, steps)
+}
+
+// copyWorkspaceSteps copies the step files of the run's workspaces into
+// runs/<id>/steps/, so the run folder holds every step type its DAG names
+// (the guided stages read a run's custom steps from there).
+func copyWorkspaceSteps(s *Step) error {
+	for _, ws := range workspaceDirs(s) {
+		ents, err := s.FS().ReadDir(s.Abs(ws))
+		if err != nil {
+			continue // the tools report a workspace they cannot read
+		}
+		for _, e := range ents {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".step.yaml") {
+				continue
+			}
+			b, err := s.FS().ReadFile(s.Abs(ws+"/"+e.Name()), safefs.KindDocument)
+			if err != nil {
+				return err
+			}
+			if err := s.WriteFile(s.RunPath("steps", e.Name()), b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func firstNonEmpty(vals ...string) string {
@@ -721,8 +753,7 @@ func phaseSynthesize(_ context.Context, s *Step) error {
 	shippable := len(notPassed) == 0
 	summary := map[string]any{
 		"shippable": shippable, "gates": gates, "placeholders": placeholders,
-		"ready_to_deploy": shippable && len(placeholders) == 0,
-		"config_file":     s.Vars().String(varConfigFile), "dag_file": s.Vars().String(varRunDAG),
+		"config_file": s.Vars().String(varConfigFile), "dag_file": s.Vars().String(varRunDAG),
 	}
 	s.Summary("report", summary)
 	if err := s.Set("shippable", shippable); err != nil {
@@ -742,8 +773,8 @@ func configureOutputs(v Vars) map[string]any {
 	v.Get(varGates, &gates)
 	shippable := false
 	v.Get("shippable", &shippable)
-	return map[string]any{
+	return readyOutputs(v, map[string]any{
 		"dag_file": v.String(varRunDAG), "config_file": v.String(varConfigFile),
-		"shippable": shippable, "placeholders": placeholders, "ready_to_deploy": shippable && len(placeholders) == 0,
-	}
+		"shippable": shippable, "placeholders": placeholders,
+	})
 }

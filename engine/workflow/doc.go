@@ -42,7 +42,21 @@
 // tool's envelope unchanged), stops for judgment (*Judgment: the reason, the
 // action items, the exact tool calls to make and the files to write) or is
 // cancelled (the context's error). The run ends with status done, failed,
-// stopped or cancelled (ExitCode maps them to 0, 1, 3, 1).
+// stopped or cancelled (ExitCode maps them to 0, 1, 3, 1), or incomplete
+// (exit 0): every phase passed but the workflow's Ready hook says what it
+// made is not ready. configure-pipeline and new-project end with a ready
+// phase (ready.go): compile.validate's readiness gate and, when the
+// pipeline is deployable, execution.run_local; they are done only when both
+// agree, and an incomplete run names each blocker. Resuming an incomplete
+// run runs its Reassess phases again.
+//
+// # New projects
+//
+// new-project seeds the project's DAG from the pipeline catalog with the
+// project's own step put where the scaffold has it (between the same
+// neighbours; a branch the catalog DAG lacks leaves its copy out), or keeps
+// the scaffold's DAG when the step has no place there, and redraws the
+// README's pipeline to match.
 //
 // Resume never skips a phase: it re-verifies every passed phase's output
 // artifacts by hash (a missing or changed one sends that phase and every

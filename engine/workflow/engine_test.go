@@ -444,7 +444,11 @@ func TestBuiltinWorkflowsAreWellFormed(t *testing.T) {
 			t.Error(err)
 		}
 		d := w.Describe()
-		if len(d.Phases) != len(w.Phases) || len(d.Outcomes) != 4 {
+		outcomes := 4
+		if w.Ready != nil {
+			outcomes = 5 // and incomplete
+		}
+		if len(d.Phases) != len(w.Phases) || len(d.Outcomes) != outcomes {
 			t.Errorf("%s: description %+v", w.Name, d)
 		}
 		for _, p := range d.Phases {
@@ -539,5 +543,89 @@ func TestRenderStepFileLoadsInTheCatalog(t *testing.T) {
 		if _, err := RenderStepFile(bad); err == nil {
 			t.Errorf("%+v rendered", bad)
 		}
+	}
+}
+
+// A workflow with a Ready hook ends incomplete (exit 0, with the reason)
+// while what it made is not ready; resuming it runs the Reassess phase
+// again, and the run is done once that phase says ready.
+func TestIncompleteRunIsReassessedOnResume(t *testing.T) {
+	root := t.TempDir()
+	ready := false
+	w := &Workflow{
+		Name: "ready-flow", Description: "a workflow with a readiness phase",
+		Phases: []Phase{
+			{Name: "make", Title: "Make", Gate: "a.tool answers", Tools: []string{"a.tool"}, Run: func(ctx context.Context, s *Step) error {
+				_, err := s.Require(ctx, "a.tool", map[string]any{})
+				return err
+			}},
+			{Name: "judge", Title: "Judge", Gate: "records the verdict", Tools: []string{"b.tool"}, Reassess: true, Run: func(ctx context.Context, s *Step) error {
+				if _, err := s.Require(ctx, "b.tool", map[string]any{}); err != nil {
+					return err
+				}
+				return s.Set("ready", ready)
+			}},
+		},
+		Ready: func(v Vars) (bool, string) {
+			var ok bool
+			v.Get("ready", &ok)
+			return ok, "not ready: field x is a placeholder"
+		},
+	}
+	ft := &fakeTools{}
+	var events []Event
+	opts := Options{Root: root, Caller: ft, Workflows: []*Workflow{w}, Observer: collect(&events)}
+	res, err := Start(context.Background(), w, map[string]any{}, opts)
+	if err != nil || res.Status != StatusIncomplete || res.Reason != "not ready: field x is a placeholder" || ExitCode(res.Status) != 0 || res.Resume == "" {
+		t.Fatalf("start: %+v %v", res, err)
+	}
+	if last := events[len(events)-1]; last.Kind != "incomplete" || last.Message != res.Reason {
+		t.Errorf("last event %+v", last)
+	}
+	d := w.Describe()
+	if _, ok := d.Outcomes[StatusIncomplete]; !ok {
+		t.Errorf("outcomes %v", d.Outcomes)
+	}
+	ready = true
+	ft.reset()
+	res, err = Resume(context.Background(), res.RunID, opts)
+	if err != nil || res.Status != StatusDone || res.Reason != "" {
+		t.Fatalf("resume: %+v %v", res, err)
+	}
+	if ft.count("a.tool") != 0 || ft.count("b.tool") != 1 {
+		t.Errorf("on resume only the reassessed phase runs: %v", ft.calls)
+	}
+	if _, err := Resume(context.Background(), res.RunID, opts); !errors.Is(err, ErrRunFinished) {
+		t.Errorf("a done run does not resume: %v", err)
+	}
+}
+
+func TestSpliceCustomSteps(t *testing.T) {
+	scaffold := DAG{
+		Nodes: []string{"Load_training", "Prep_training", "Own_training", "Train", "Load_calibration", "Prep_calibration", "Own_calibration", "Eval_calibration"},
+		Edges: [][]string{{"Load_training", "Prep_training"}, {"Prep_training", "Own_training"}, {"Own_training", "Train"},
+			{"Load_calibration", "Prep_calibration"}, {"Prep_calibration", "Own_calibration"}, {"Own_calibration", "Eval_calibration"}, {"Train", "Eval_calibration"}},
+	}
+	full := DAG{Nodes: []string{"Cradle_training", "Prep_training", "Train", "Prep_calibration", "Eval_calibration", "Package"},
+		Edges: [][]string{{"Cradle_training", "Prep_training"}, {"Prep_training", "Train"}, {"Prep_calibration", "Eval_calibration"}, {"Train", "Eval_calibration"}, {"Train", "Package"}}}
+	got, ok := spliceCustomSteps(full, scaffold, []string{"Own"})
+	want := DAG{Nodes: append(append([]string{}, full.Nodes...), "Own_training", "Own_calibration"),
+		Edges: [][]string{{"Cradle_training", "Prep_training"}, {"Train", "Eval_calibration"}, {"Train", "Package"},
+			{"Prep_training", "Own_training"}, {"Own_training", "Train"}, {"Prep_calibration", "Own_calibration"}, {"Own_calibration", "Eval_calibration"}}}
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("both branches:\n got  %v\n want %v", got, want)
+	}
+	// A training-only DAG: the calibration branch's own node is left out.
+	simple := DAG{Nodes: []string{"Load_training", "Prep_training", "Train"}, Edges: [][]string{{"Load_training", "Prep_training"}, {"Prep_training", "Train"}}}
+	got, ok = spliceCustomSteps(simple, scaffold, []string{"Own"})
+	if !ok || strings.Join(got.Nodes, ",") != "Load_training,Prep_training,Train,Own_training" || len(got.Edges) != 3 {
+		t.Errorf("training only: %v %v", got, ok)
+	}
+	// No place: the neighbours are there but not their edge, or none is.
+	if _, ok := spliceCustomSteps(DAG{Nodes: []string{"Prep_training", "Train"}}, scaffold, []string{"Own"}); ok {
+		t.Error("no Prep_training -> Train edge to stand in")
+	}
+	if _, ok := spliceCustomSteps(DAG{Nodes: []string{"Other"}}, scaffold, []string{"Own"}); ok {
+		t.Error("no neighbour at all: the project's step would drop out")
 	}
 }

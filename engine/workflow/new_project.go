@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // ChoiceFile is the answer file of new-project's seed phase:
@@ -54,7 +55,13 @@ func newProject() *Workflow {
 			Run:    phaseGateDAG,
 		},
 	)
-	phases = append(phases, nested(configurePipeline())...)
+	// configure-pipeline's own readiness check judges the run's files; the
+	// project's are judged once they are published.
+	for _, p := range nested(configurePipeline()) {
+		if p.Name != "configure-pipeline/ready" {
+			phases = append(phases, p)
+		}
+	}
 	phases = append(phases,
 		Phase{
 			Name: "compile", Title: "Compile the definition", Stage: "compile",
@@ -70,15 +77,20 @@ func newProject() *Workflow {
 			Tools:  []string{"config.merge_save", "compile.validate"},
 			Run:    phasePublish,
 		},
+		readyPhase(func(s *Step) (string, string) {
+			return s.Vars().String(varDAGFile), s.Vars().String(varProjectConfig)
+		}),
 	)
 	return &Workflow{
 		Name: "new-project",
 		Description: "End-to-end bring-up from an empty folder: init-project (scaffold, ledger, verify), seed the DAG from the pipeline catalog, " +
 			"gate it, configure-pipeline (values, preflight, config.json, whole-graph checks) and compile.definition, writing the " +
-			"SageMaker definition to runs/<id>/" + DefinitionFile + ".",
+			"SageMaker definition to runs/<id>/" + DefinitionFile + ", then judge the project's files: done (ready to deploy) only when " +
+			"compile.validate answers deployable and execution.run_local runs them to the end, else incomplete with each blocker named.",
 		Args:   args,
 		Phases: phases,
 		Result: newProjectOutputs,
+		Ready:  pipelineReady,
 	}
 }
 
@@ -202,7 +214,31 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 	if len(d.Nodes) == 0 {
 		return &GateFailure{Code: "gate_failed", Message: "the chosen DAG has no nodes"}
 	}
+	// A catalog DAG knows nothing of the project's own step: put it where
+	// the scaffold has it, or keep the scaffold's DAG.
+	custom := stringsVar(s, varCustomSteps)
+	if source["source"] == "pipeline_catalog" && len(custom) > 0 {
+		scaffold, err := loadDAGFile(ctx, s, target)
+		if err != nil {
+			return err
+		}
+		if spliced, ok := spliceCustomSteps(d, scaffold, custom); ok {
+			d = spliced
+			source["custom_steps"] = custom
+		} else {
+			s.Warn("the catalog's %s has no place for the project's own step %s (its neighbours in the scaffold are not in it): the scaffold's DAG is kept",
+				dagID, strings.Join(custom, ", "))
+			d = scaffold
+			source = map[string]any{"source": "project.init", "recommended_dag_id": dagID}
+			if err := s.Set(varDAGID, ""); err != nil {
+				return err
+			}
+		}
+	}
 	if err := saveDAG(ctx, s, d, target, source); err != nil {
+		return err
+	}
+	if err := redrawReadme(s, path.Join(projDir, "README.md"), d); err != nil {
 		return err
 	}
 	// What configure-pipeline needs to know about the project.
@@ -219,6 +255,139 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 	s.Summary("dag", source)
 	s.Summary("nodes", len(d.Nodes))
 	return nil
+}
+
+// stringsVar reads a list-of-strings variable.
+func stringsVar(s *Step, name string) []string {
+	var out []string
+	s.Vars().Get(name, &out)
+	return out
+}
+
+// customNodes returns the nodes of d whose step type is one of custom
+// (node "<Type>" or "<Type>_<job type>").
+func customNodes(d DAG, custom []string) []string {
+	var out []string
+	for _, n := range d.Nodes {
+		for _, c := range custom {
+			if n == c || strings.HasPrefix(n, c+"_") {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// spliceCustomSteps puts the scaffold's custom nodes into a catalog DAG
+// where the scaffold has them: a custom node C with parents P and children
+// K in the scaffold gets the edges P -> C and C -> K, and the catalog's
+// direct edges P -> K go (C now stands between them). A custom node none of
+// whose neighbours is in the catalog DAG sits on a branch the catalog DAG
+// does not have (the scaffold's calibration branch in a training-only DAG)
+// and is left out. ok is false when some custom node has only part of its
+// neighbours there, or none of its parent -> child edges, or when no
+// custom node finds a place: the project's own step would drop out.
+func spliceCustomSteps(cat, scaffold DAG, custom []string) (DAG, bool) {
+	has := map[string]bool{}
+	for _, n := range cat.Nodes {
+		has[n] = true
+	}
+	edges := map[[2]string]bool{}
+	for _, e := range cat.Edges {
+		edges[[2]string{e[0], e[1]}] = true
+	}
+	parents, children := map[string][]string{}, map[string][]string{}
+	for _, e := range scaffold.Edges {
+		children[e[0]] = append(children[e[0]], e[1])
+		parents[e[1]] = append(parents[e[1]], e[0])
+	}
+	out := DAG{Nodes: append([]string(nil), cat.Nodes...)}
+	var added [][]string
+	cnodes := customNodes(scaffold, custom)
+	isCustom := map[string]bool{}
+	for _, c := range cnodes {
+		isCustom[c] = true
+	}
+	placed := 0
+	for _, c := range cnodes {
+		present, absent := 0, 0
+		for _, nb := range append(append([]string(nil), parents[c]...), children[c]...) {
+			switch {
+			case isCustom[nb]:
+			case has[nb]:
+				present++
+			default:
+				absent++
+			}
+		}
+		if present == 0 {
+			continue // a branch the catalog DAG does not have
+		}
+		if absent > 0 {
+			return DAG{}, false
+		}
+		replaced := false
+		for _, p := range parents[c] {
+			for _, k := range children[c] {
+				if !isCustom[p] && !isCustom[k] && edges[[2]string{p, k}] {
+					delete(edges, [2]string{p, k})
+					replaced = true
+				}
+			}
+		}
+		if !replaced {
+			return DAG{}, false
+		}
+		placed++
+		out.Nodes = append(out.Nodes, c)
+		for _, p := range parents[c] {
+			added = append(added, []string{p, c})
+		}
+		for _, k := range children[c] {
+			added = append(added, []string{c, k})
+		}
+	}
+	if placed == 0 {
+		return DAG{}, false
+	}
+	for _, e := range cat.Edges {
+		if edges[[2]string{e[0], e[1]}] {
+			out.Edges = append(out.Edges, []string{e[0], e[1]})
+		}
+	}
+	out.Edges = append(out.Edges, added...)
+	return out, true
+}
+
+// redrawReadme replaces the Mermaid flowchart of the project's README (the
+// pipeline project.init drew) with the DAG the run uses. A README without
+// one is left alone.
+func redrawReadme(s *Step, readme string, d DAG) error {
+	b, err := s.FS().ReadFile(s.Abs(readme), safefs.KindDocument)
+	if err != nil {
+		return nil // no README to keep in step
+	}
+	text := string(b)
+	const open = "```mermaid\nflowchart LR\n"
+	i := strings.Index(text, open)
+	if i < 0 {
+		return nil
+	}
+	j := strings.Index(text[i+len(open):], "```")
+	if j < 0 {
+		return nil
+	}
+	var chart strings.Builder
+	for _, e := range d.Edges {
+		fmt.Fprintf(&chart, "  %s --> %s\n", e[0], e[1])
+	}
+	text = text[:i+len(open)] + chart.String() + text[i+len(open)+j:]
+	if err := s.WriteFile(readme, []byte(text)); err != nil {
+		return err
+	}
+	// People edit the README: hand it over rather than vouch for it.
+	return s.Handoff(readme)
 }
 
 func phaseGateDAG(ctx context.Context, s *Step) error {
@@ -245,7 +414,7 @@ func phaseGateDAG(ctx context.Context, s *Step) error {
 func phaseCompile(ctx context.Context, s *Step) error {
 	var d DAG
 	s.Vars().Get(varDAG, &d)
-	args := map[string]any{"dag_file": s.Abs(s.Vars().String(varRunDAG)), "config_file": s.Abs(s.Vars().String(varConfigFile))}
+	args := withWorkspace(s, "compile.definition", map[string]any{"dag_file": s.Abs(s.Vars().String(varRunDAG)), "config_file": s.Abs(s.Vars().String(varConfigFile))})
 	resp, err := s.Require(ctx, "compile.definition", args)
 	if err != nil {
 		return err
@@ -347,7 +516,7 @@ func phasePublish(ctx context.Context, s *Step) error {
 	for n, v := range m.Steps {
 		steps[n] = v
 	}
-	args := map[string]any{"dag": d.object(), "base": base, "steps": steps, "output_file": s.Abs(projCfg)}
+	args := withWorkspace(s, "config.merge_save", map[string]any{"dag": d.object(), "base": base, "steps": steps, "output_file": s.Abs(projCfg)})
 	if _, err := s.Require(ctx, "config.merge_save", args); err != nil {
 		return err
 	}
@@ -357,7 +526,7 @@ func phasePublish(ctx context.Context, s *Step) error {
 	if err := s.Record(projDAG); err != nil {
 		return err
 	}
-	vargs := map[string]any{"dag_file": s.Abs(projDAG), "config_file": s.Abs(projCfg)}
+	vargs := withWorkspace(s, "compile.validate", map[string]any{"dag_file": s.Abs(projDAG), "config_file": s.Abs(projCfg)})
 	cv, vr, err := compileValidate(ctx, s, vargs, "project")
 	if err != nil {
 		return err
@@ -390,6 +559,9 @@ func writeRunLedger(s *Step, d DAG) error {
 	src := "the DAG chosen for the run"
 	if id := s.Vars().String(varDAGID); id != "" {
 		src = "the pipeline catalog's `" + id + "`"
+		if nodes := customNodes(d, stringsVar(s, varCustomSteps)); len(nodes) > 0 {
+			src += " with the project's own " + strings.Join(nodes, ", ")
+		}
 	}
 	fmt.Fprintf(&w, "`%s` is now %s (%d nodes) and `%s` was rewritten for it; these items supersede the\n", s.Vars().String(varDAGFile), src, len(d.Nodes), s.Vars().String(varProjectConfig))
 	fmt.Fprintf(&w, "placeholder list of `%s` (its other items still apply).\n\n", s.Vars().String(varLedger))

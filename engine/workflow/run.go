@@ -54,7 +54,8 @@ type Event struct {
 	// Kind: "start" (a phase begins), "passed", "failed", "stopped",
 	// "cancelled", "verified" (a phase passed earlier and its artifacts
 	// still match), "changed" (a passed phase's artifact changed: it runs
-	// again), "done" (the run finished, Phase empty).
+	// again), "done" (the run finished, Phase empty), "incomplete" (every
+	// phase passed, the result is not ready: Message says why).
 	Kind    string        `json:"kind"`
 	Phase   string        `json:"phase,omitempty"`
 	Index   int           `json:"index,omitempty"` // 1-based
@@ -67,7 +68,7 @@ type Event struct {
 type Result struct {
 	RunID    string `json:"run_id"`
 	Workflow string `json:"workflow"`
-	// Status is done, stopped, failed or cancelled.
+	// Status is done, incomplete, stopped, failed or cancelled.
 	Status string `json:"status"`
 	// RunDir is the run folder, relative to the project root.
 	RunDir string `json:"run_dir"`
@@ -79,7 +80,7 @@ type Result struct {
 	Halt
 	// Phases lists every phase with its status.
 	Phases []PhaseOutcome `json:"phases"`
-	// Outputs are the workflow's results (when done).
+	// Outputs are the workflow's results (when done or incomplete).
 	Outputs map[string]any `json:"outputs,omitempty"`
 	// Warnings gathered by the phases.
 	Warnings []string `json:"warnings,omitempty"`
@@ -98,11 +99,12 @@ type PhaseOutcome struct {
 	Message  string `json:"message,omitempty"`
 }
 
-// ExitCode maps a run status to the CLI's exit status: 0 done, 1 failed
+// ExitCode maps a run status to the CLI's exit status: 0 done (or
+// incomplete: every phase passed, what is left is in the result), 1 failed
 // (or cancelled), 3 stopped for judgment.
 func ExitCode(status string) int {
 	switch status {
-	case StatusDone:
+	case StatusDone, StatusIncomplete:
 		return 0
 	case StatusStopped:
 		return 3
@@ -347,6 +349,13 @@ func (r *runner) execute(ctx context.Context, resumed bool) (*Result, error) {
 	st := r.st
 	if resumed {
 		r.verify()
+		if st.Status == StatusIncomplete {
+			for i, p := range r.w.Phases {
+				if p.Reassess && st.Phases[i].Status == PhasePassed {
+					st.Phases[i].Status, st.Phases[i].Message = PhasePending, "reassessed: the run was incomplete"
+				}
+			}
+		}
 	}
 	st.Status = StatusRunning
 	st.Halt, st.Outputs = Halt{}, nil
@@ -414,10 +423,19 @@ func (r *runner) execute(ctx context.Context, resumed bool) (*Result, error) {
 	if r.w.Result != nil {
 		st.Outputs = r.w.Result(st.Vars)
 	}
+	if r.w.Ready != nil {
+		if ready, why := r.w.Ready(st.Vars); !ready {
+			st.Status, st.Reason = StatusIncomplete, why
+		}
+	}
 	if err := r.save(); err != nil {
 		return nil, err
 	}
-	r.emit(Event{Kind: "done", Message: "every phase passed"})
+	if st.Status == StatusIncomplete {
+		r.emit(Event{Kind: "incomplete", Message: st.Reason})
+	} else {
+		r.emit(Event{Kind: "done", Message: "every phase passed"})
+	}
 	return r.result(resumed), nil
 }
 

@@ -30,6 +30,10 @@ type Workflow struct {
 	// Result, when set, shapes the workflow's outputs from the run's
 	// variables once every phase passed.
 	Result func(v Vars) map[string]any
+	// Ready, when set, says whether what the run made is ready once every
+	// phase passed (a pipeline that is deployable and ran locally); a run
+	// that is not ready ends incomplete, not done, with why as its reason.
+	Ready func(v Vars) (ready bool, why string)
 }
 
 // Arg declares one workflow argument.
@@ -63,6 +67,10 @@ type Phase struct {
 	Stage string
 	// From names the nested workflow the phase comes from ("" for its own).
 	From string
+	// Reassess marks a phase that judges what the run made (the readiness
+	// of the project's files) rather than making it: resuming an incomplete
+	// run runs it again even though it passed.
+	Reassess bool
 	// Run does the work and checks the gate: nil when the phase passed, a
 	// *GateFailure when a gate failed, a *Judgment when it needs judgment,
 	// the context's error when cancelled.
@@ -98,11 +106,12 @@ type PhaseDescription struct {
 
 // Outcome statuses of a run.
 const (
-	StatusRunning   = "running"
-	StatusDone      = "done"
-	StatusStopped   = "stopped"
-	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
+	StatusRunning    = "running"
+	StatusDone       = "done"
+	StatusIncomplete = "incomplete"
+	StatusStopped    = "stopped"
+	StatusFailed     = "failed"
+	StatusCancelled  = "cancelled"
 )
 
 // Phase statuses.
@@ -117,7 +126,9 @@ const (
 
 // outcomeDocs says what each run status means (exported in descriptions).
 var outcomeDocs = map[string]string{
-	StatusDone:      "every phase passed; outputs holds the workflow's results (exit 0)",
+	StatusDone: "every phase passed and the result is ready (a pipeline: deployable, and it ran locally); outputs holds the workflow's results (exit 0)",
+	StatusIncomplete: "every phase passed but the result is not ready: reason, and outputs.blockers, say what is left (placeholder values, scripts to write, a local run that failed); " +
+		"fix it, then resume: the readiness phase runs again (exit 0)",
 	StatusFailed:    "a gate failed: failed_at names the phase and envelope is the failing tool's answer; fix the cause and resume (exit 1)",
 	StatusStopped:   "a phase needs judgment: stopped_at, reason, action_items and tool_calls say what to do; then resume, and the same gate checks it (exit 3)",
 	StatusCancelled: "the context was cancelled mid-phase; resume continues at that phase without redoing passed ones (exit 1)",
@@ -128,7 +139,12 @@ func (w *Workflow) Describe() Description {
 	d := Description{
 		Name: w.Name, Description: w.Description, Args: append([]Arg{}, w.Args...),
 		RunFolder: "runs/<run_id>/ under the project root: workflow.json (the run state), dag.json, config.json, reports/*.json, pipeline.definition.json and the answers a judgment asks for",
-		Outcomes:  outcomeDocs,
+		Outcomes:  map[string]string{},
+	}
+	for k, v := range outcomeDocs {
+		if k != StatusIncomplete || w.Ready != nil {
+			d.Outcomes[k] = v
+		}
 	}
 	seenTool := map[string]bool{}
 	seenFrom := map[string]bool{}
