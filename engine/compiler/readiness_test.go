@@ -412,3 +412,28 @@ func TestBlockerSummary(t *testing.T) {
 		t.Error("empty")
 	}
 }
+
+// A model created from the packaged archive (CreateModel fed by Package)
+// gets the archive object as its ModelDataUrl and the framework model
+// environment with the code inside the archive; one created straight from
+// the training job's artefacts (already the model.tar.gz object) packs its
+// inference code as the submit directory.
+func TestModelFromAPackagedArchive(t *testing.T) {
+	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "Package", "XGBoostModel"}
+	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
+		{"XGBoostTraining", "Package"}, {"Package", "XGBoostModel"}}
+	_, steps := mustCompileCase(t, nodes, edges, nil)
+	pc := at(t, steps["XGBoostModel"], "Arguments", "PrimaryContainer")
+	eq(t, "ModelDataUrl", at(t, pc, "ModelDataUrl"), compiler.JoinOn("/", procOut("Package", "packaged_model"), "model.tar.gz"))
+	eq(t, "Environment", at(t, pc, "Environment"), map[string]any{"SAGEMAKER_PROGRAM": "inference.py", "SAGEMAKER_SUBMIT_DIRECTORY": "/opt/ml/model/code",
+		"SAGEMAKER_CONTAINER_LOG_LEVEL": "20", "SAGEMAKER_REGION": "us-east-1"})
+
+	_, steps = mustCompileCase(t, []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "XGBoostModel"},
+		[][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"}, {"XGBoostTraining", "XGBoostModel"}}, nil)
+	pc = at(t, steps["XGBoostModel"], "Arguments", "PrimaryContainer")
+	eq(t, "ModelDataUrl", at(t, pc, "ModelDataUrl"), compiler.Get{Get: "Steps.XGBoostTraining.ModelArtifacts.S3ModelArtifacts"})
+	env := at(t, pc, "Environment").(map[string]any)
+	if sub, _ := env["SAGEMAKER_SUBMIT_DIRECTORY"].(string); !strings.HasSuffix(sub, "/sourcedir.tar.gz") || env["SAGEMAKER_PROGRAM"] != "inference.py" {
+		t.Errorf("environment %v", env)
+	}
+}
