@@ -242,7 +242,7 @@ func TestExamples(t *testing.T) {
 // catalog (engine/pipelines) with a config made the way a user makes one
 // (the template of its nodes, every essential field filled) and holds each
 // definition to the same checks as the examples: both schemas, the SDK
-// request types, references.
+// request types, references, and deployable (checkDeployable).
 func TestPipelineCatalogDAGs(t *testing.T) {
 	cat, err := pipelines.Default()
 	if err != nil {
@@ -270,6 +270,9 @@ func TestPipelineCatalogDAGs(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkDefinition(t, e.ID, b)
+			// No code of the project's own: the catalog ships every script
+			// the DAG runs.
+			checkDeployable(t, res)
 		})
 	}
 }
