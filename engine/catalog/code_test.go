@@ -130,3 +130,44 @@ func TestBundle(t *testing.T) {
 		t.Error("a directory changed")
 	}
 }
+
+// TestEveryScriptStepShipsItsCode: every step whose job runs a script of
+// ours has it embedded: a Processing, Training or Tuning step its entry
+// point, a CreateModel step the serving code of its framework, and a
+// config-sourced code directory (Package's inference_scripts_dir) the
+// serving code of every framework a model may be.
+func TestEveryScriptStepShipsItsCode(t *testing.T) {
+	cat := mustDefault(t)
+	var missing []string
+	for _, st := range cat.Steps() {
+		switch st.Verb {
+		case VerbProcessing, VerbTraining, VerbTuning:
+			if c, ok := st.Script(); !ok || !c.Embedded() {
+				missing = append(missing, string(st.Type)+": "+st.Contract.EntryPoint)
+			}
+		case VerbCreateModel:
+			if c, ok := st.InferenceCode(""); !ok || !c.Embedded() {
+				missing = append(missing, string(st.Type)+": "+InferenceCodePath(st.Framework))
+			}
+		}
+		for i := range st.Inputs {
+			in := &st.Inputs[i]
+			f, ok := st.Field(in.ConfigSource)
+			if !ok || f.Type != FieldString || in.Type != DepCustomProperty {
+				continue
+			}
+			def, _ := f.Default.(string)
+			if def == "" {
+				continue
+			}
+			for _, fw := range []string{"xgboost", "pytorch", "lightgbm"} {
+				if c, ok := st.LookupConfigCode(def, fw, true); !ok || !c.Has(InferenceEntryPoint) {
+					missing = append(missing, string(st.Type)+"."+in.ConfigSource+": "+def+"/"+fw)
+				}
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("no embedded code for:\n  %s", strings.Join(missing, "\n  "))
+	}
+}

@@ -55,6 +55,10 @@ func TestEveryEmbeddedStepAligns(t *testing.T) {
 	if checked == 0 || rep.ScriptsChecked != checked {
 		t.Errorf("scripts checked %d, embedded scripts passing %d", rep.ScriptsChecked, checked)
 	}
+	// The catalog ships every script (catalog's TestEveryScriptStepShipsItsCode).
+	if n := rep.LevelSummary["level_1"].NoScript; n != 0 {
+		t.Errorf("%d script-running steps are NO_SCRIPT", n)
+	}
 }
 
 // HasScriptVerb reports whether level 1 is enabled for the verb.
