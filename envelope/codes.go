@@ -1,8 +1,17 @@
 package envelope
 
+import "slices"
+
 // Code is a machine-readable failure code. Every code any tool uses is one of
-// the constants below.
-type Code = string
+// the constants below. It is a defined type: compare a code read from
+// decoded JSON (a string) with string(code).
+type Code string
+
+// String returns the code as it appears on the wire.
+func (c Code) String() string { return string(c) }
+
+// Known reports whether c is one of AllCodes.
+func (c Code) Known() bool { return slices.Contains(AllCodes, c) }
 
 // Failure codes.
 const (

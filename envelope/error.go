@@ -22,7 +22,7 @@ func Errorf(code Code, format string, args ...any) *ToolError {
 }
 
 // Error implements error.
-func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
+func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }
 
 // WithDetails adds key/value pairs to the details and returns e. Arguments
 // alternate key (string) and value.

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -132,23 +133,34 @@ func isAlias(aliases []Alias, name string) bool {
 	return false
 }
 
-// applyAliases moves the deprecated arguments present in args to their new
-// place, in place. It returns a warning per alias used, or the problem when
-// an alias and its replacement are both given.
-func applyAliases(args map[string]any, aliases []Alias) (warnings, errs []string) {
+// applyAliases moves the deprecated arguments present in raw (a valid
+// JSON object) to their new place. It returns the arguments, rewritten
+// only when an alias was used, a warning per alias used, or the problem
+// when an alias and its replacement are both given. A null counts as
+// absent, as everywhere at the top level.
+func applyAliases(raw []byte, aliases []Alias) (out []byte, warnings, errs []string) {
+	present := map[string]bool{}
 	var given []Alias
-	for _, a := range aliases {
-		if _, ok := args[a.Old]; ok {
-			given = append(given, a)
+	topMembers(raw, func(key string, val []byte) {
+		if string(val) == "null" {
+			return
 		}
-	}
+		present[key] = true
+		for _, a := range aliases {
+			if a.Old == key {
+				given = append(given, a)
+			}
+		}
+	})
 	if len(given) == 0 {
-		return nil, nil
+		return raw, nil, nil
 	}
-	present := make(map[string]bool, len(args))
-	for k := range args {
-		present[k] = true
-	}
+	args := map[string]any{}
+	topMembers(raw, func(key string, val []byte) {
+		if string(val) != "null" {
+			args[key] = json.RawMessage(val)
+		}
+	})
 	for _, a := range given {
 		top, rest, nested := strings.Cut(a.New, ".")
 		if present[top] {
@@ -169,7 +181,14 @@ func applyAliases(args map[string]any, aliases []Alias) (warnings, errs []string
 		}
 		setPath(obj, rest, v)
 	}
-	return warnings, errs
+	if len(errs) > 0 {
+		return raw, nil, errs
+	}
+	out, err := json.Marshal(args)
+	if err != nil {
+		return raw, nil, []string{"(arguments): " + err.Error()}
+	}
+	return out, warnings, nil
 }
 
 // setPath sets obj[a][b]... = v for the dotted path "a.b...".

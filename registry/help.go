@@ -14,10 +14,11 @@ type nsHelpArgs struct {
 }
 
 // newNamespaceHelp builds the generated <ns>.help tool: tools.help pinned to
-// one namespace (a namespace argument is rejected as unknown).
+// one namespace (a namespace argument is rejected as unknown). It answers
+// what tools.help answers, so its output schema and type are tools.help's.
 func newNamespaceHelp(ns, desc string) *ToolDef {
 	name := ns + ".help"
-	return New(name, Spec{
+	t := New(name, Spec{
 		Description: fmt.Sprintf("Overview of the %s tools (%s). Returns each tool's description, when to call it and examples; include_schema adds the input schemas.", ns, desc),
 		When:        fmt.Sprintf("about to work with %s tools and want that namespace's overview and examples", ns),
 		Examples:    []string{name + " {}", name + ` {"include_schema": true}  # with input schemas`},
@@ -38,4 +39,6 @@ func newNamespaceHelp(ns, desc string) *ToolDef {
 		delete(res.Meta, "duration_ms")
 		return res, nil
 	})
+	t.outputFrom = "tools.help"
+	return t
 }

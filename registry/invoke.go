@@ -61,11 +61,28 @@ func (r *Registry) Suggest(name string, n int) []string {
 // Call invokes a tool by dotted or wire name with args (nil, a JSON object
 // as []byte / json.RawMessage / string, or any value that marshals to a JSON
 // object). It never panics; see the package doc for the rules.
-func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelope.ToolResult) {
+func (r *Registry) Call(ctx context.Context, name string, args any) *envelope.ToolResult {
+	res, _ := r.call(ctx, name, args, false)
+	return res
+}
+
+// CallJSON is Call that also returns the wire form of the result (its
+// JSON), encoded once, as the answer cap measured it: a front end sends
+// these bytes instead of marshalling the result again. Do not modify them;
+// a result changed after the call must be marshalled again.
+func (r *Registry) CallJSON(ctx context.Context, name string, args any) (*envelope.ToolResult, []byte) {
+	return r.call(ctx, name, args, true)
+}
+
+func (r *Registry) call(ctx context.Context, name string, args any, wantJSON bool) (res *envelope.ToolResult, wire []byte) {
 	start := time.Now()
 	t, ok := r.Get(name)
 	if !ok {
-		return envelope.FromError(r.UnknownTool(name))
+		res = envelope.FromError(r.UnknownTool(name))
+		if wantJSON {
+			wire, res = encode(res)
+		}
+		return res, wire
 	}
 	var (
 		observer CallObserver
@@ -88,7 +105,7 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		if observer != nil {
 			observe(ctx, observer, t, raw, res)
 		}
-		res = capResult(ctx, t, res)
+		res, wire = capResult(ctx, t, res)
 		if closeFS != nil {
 			closeFS() // after the observer, which writes through it
 		}
@@ -98,7 +115,7 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 			return envelope.FromError(envelope.Errorf(envelope.CodeToolDisabled,
 				"tool '%s' is disabled: it %s; set %s=1 (or the matching server flag) to enable it", t.Name, gateReason(t), env).
 				WithDetails("env_var", env).
-				WithRemedy("restart the server with "+env+"=1 if the user agrees, or use a read-only tool instead", "tools.help"))
+				WithRemedy("restart the server with "+env+"=1 if the user agrees, or use a read-only tool instead", "tools.help")), nil
 		}
 	}
 	// The file-access layer of the call: open before the scope hands out
@@ -109,71 +126,62 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 		if err != nil {
 			var te *envelope.ToolError
 			if errors.As(err, &te) {
-				return envelope.FromError(te)
+				return envelope.FromError(te), nil
 			}
-			return envelope.Fail(err.Error(), envelope.CodeInternalError)
+			return envelope.Fail(err.Error(), envelope.CodeInternalError), nil
 		}
 		closeFS = func() { _ = fsys.Close() }
 		ctx = safefs.WithFS(ctx, fsys)
 	}
 	if s := ScopeFrom(ctx); s != nil {
 		if allowed, terr := s.Allows(t); !allowed {
-			return envelope.FromError(terr)
+			return envelope.FromError(terr), nil
 		}
 		observer, _ = s.(CallObserver)
 	}
 	if err := ctx.Err(); err != nil {
-		return envelope.Fail("call cancelled: "+err.Error(), envelope.CodeCancelled)
+		return envelope.Fail("call cancelled: "+err.Error(), envelope.CodeCancelled), nil
 	}
 	raw, err := argBytes(args)
 	if err != nil {
-		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+		return invalid(t.Name, []string{"(arguments): " + err.Error()}), nil
 	}
 	if len(raw) > MaxArgBytes {
-		return argsTooLarge(t, len(raw))
+		return argsTooLarge(t, len(raw)), nil
 	}
-	t.once.Do(func() { t.compiled, t.prepErr = t.prepare() })
-	if t.prepErr != nil {
-		return envelope.Fail(fmt.Sprintf("tool '%s' has a broken schema: %v", t.Name, t.prepErr), envelope.CodeInternalError)
-	}
-	m, err := decodeArgs(raw)
+	schema, err := t.compiled()
 	if err != nil {
-		return invalid(t.Name, []string{"(arguments): " + err.Error()})
+		return envelope.Fail(fmt.Sprintf("tool '%s' has a broken schema: %v", t.Name, err), envelope.CodeInternalError), nil
+	}
+	if raw, err = checkArgs(raw); err != nil {
+		return invalid(t.Name, []string{"(arguments): " + err.Error()}), nil
 	}
 	if len(t.aliases) > 0 {
 		var errs []string
-		if aliased, errs = applyAliases(m, t.aliases); len(errs) > 0 {
-			return invalid(t.Name, errs)
-		}
-		if len(aliased) > 0 {
-			if raw, err = json.Marshal(m); err != nil {
-				return invalid(t.Name, []string{"(arguments): " + err.Error()})
-			}
+		if raw, aliased, errs = applyAliases(raw, t.aliases); len(errs) > 0 {
+			return invalid(t.Name, errs), nil
 		}
 	}
-	errs, err := t.compiled.validate(m)
-	if err != nil {
-		return invalid(t.Name, []string{"(arguments): " + err.Error()})
-	}
-	if len(errs) > 0 {
-		return invalid(t.Name, errs)
+	if errs := schema.validate(raw); len(errs) > 0 {
+		return invalid(t.Name, errs), nil
 	}
 	if FromContext(ctx) != r {
 		ctx = WithRegistry(ctx, r)
 	}
-	out, herr := t.invoke(ctx, raw)
+	out, herr := t.invoke(ctx, raw, schema.defaults)
 	if herr != nil {
 		var te *envelope.ToolError
 		if errors.As(herr, &te) {
-			return envelope.FromError(te)
+			return envelope.FromError(te), nil
 		}
 		if errors.Is(herr, context.Canceled) || errors.Is(herr, context.DeadlineExceeded) {
-			return envelope.Fail(fmt.Sprintf("tool '%s' cancelled: %v", t.Name, herr), envelope.CodeCancelled)
+			return envelope.Fail(fmt.Sprintf("tool '%s' cancelled: %v", t.Name, herr), envelope.CodeCancelled), nil
 		}
 		slog.Debug("tool failed", "tool", t.Name, "error", herr)
 		return envelope.Fail(fmt.Sprintf("tool '%s' failed: %v", t.Name, herr), envelope.CodeInternalError).
-			WithMeta("details", map[string]any{"exception": errType(herr)})
+			WithMeta("details", map[string]any{"exception": errType(herr)}), nil
 	}
+	t.markdownView(raw, out)
 	if out != nil && t.DeprecatedBy != "" {
 		out.WithWarnings(fmt.Sprintf("%s is deprecated; use %s instead", t.Name, t.DeprecatedBy))
 		if out.Remedy == nil {
@@ -183,7 +191,25 @@ func (r *Registry) Call(ctx context.Context, name string, args any) (res *envelo
 			out.WithNextSteps(envelope.NextStep{Tool: t.DeprecatedBy, When: "from now on", Why: t.Name + " is deprecated"})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// encode marshals a result once. A result that does not marshal (a
+// handler's data that encoding/json refuses) becomes internal_error,
+// meta.tool kept.
+func encode(res *envelope.ToolResult) ([]byte, *envelope.ToolResult) {
+	b, err := res.MarshalJSON()
+	if err == nil {
+		return b, res
+	}
+	fail := envelope.Fail("the tool's result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError)
+	for _, k := range []string{"tool", "duration_ms"} {
+		if v, ok := res.Meta[k]; ok {
+			fail.SetMeta(k, v)
+		}
+	}
+	b, _ = fail.MarshalJSON()
+	return b, fail
 }
 
 func gateReason(t *ToolDef) string {
@@ -250,20 +276,20 @@ func argBytes(args any) ([]byte, error) {
 // ValidateArgs checks args against the tool's schema without calling it and
 // returns every problem (nil when valid).
 func (t *ToolDef) ValidateArgs(args any) ([]string, error) {
-	t.once.Do(func() { t.compiled, t.prepErr = t.prepare() })
-	if t.prepErr != nil {
-		return nil, t.prepErr
+	schema, err := t.compiled()
+	if err != nil {
+		return nil, err
 	}
 	raw, err := argBytes(args)
+	if err == nil {
+		raw, err = checkArgs(raw)
+	}
 	if err != nil {
 		return []string{"(arguments): " + err.Error()}, nil
 	}
-	m, err := decodeArgs(raw)
-	if err != nil {
-		return []string{"(arguments): " + err.Error()}, nil
-	}
-	if _, errs := applyAliases(m, t.aliases); len(errs) > 0 {
+	raw, _, errs := applyAliases(raw, t.aliases)
+	if len(errs) > 0 {
 		return errs, nil
 	}
-	return t.compiled.validate(m)
+	return schema.validate(raw), nil
 }

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -57,12 +56,13 @@ func (t *ToolDef) NarrowingArgs() []string {
 }
 
 // capResult replaces an answer whose JSON is over the cap by a too_large
-// failure (meta.tool and meta.duration_ms kept).
-func capResult(ctx context.Context, t *ToolDef, res *envelope.ToolResult) *envelope.ToolResult {
+// failure (meta.tool and meta.duration_ms kept). It returns the result and
+// its JSON, encoded once (encode).
+func capResult(ctx context.Context, t *ToolDef, res *envelope.ToolResult) (*envelope.ToolResult, []byte) {
 	limit := maxResultBytes(ctx)
-	b, err := json.Marshal(res)
-	if err != nil || int64(len(b)) <= limit {
-		return res
+	b, res := encode(res)
+	if int64(len(b)) <= limit {
+		return res, b
 	}
 	narrow := t.NarrowingArgs()
 	fix := "call it on a smaller input (fewer DAG nodes, a shorter script, a narrower question)"
@@ -77,7 +77,8 @@ func capResult(ctx context.Context, t *ToolDef, res *envelope.ToolResult) *envel
 			out.SetMeta(k, v)
 		}
 	}
-	return out
+	b, out = encode(out)
+	return out, b
 }
 
 // argsTooLarge answers arguments over MaxArgBytes.

@@ -2,7 +2,9 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
@@ -68,16 +70,58 @@ type ToolDef struct {
 	// Name is the canonical dotted name ("compile.dag").
 	Name string
 
-	schemaOnce sync.Once
-	schema     map[string]any
-	argType    reflect.Type
-	aliases    []Alias // deprecated argument names (`deprecated` tags)
-	wire       string
-	invoke     func(ctx context.Context, raw []byte) (*envelope.ToolResult, error)
-	prepare    func() (*argSchema, error)
-	once       sync.Once
-	compiled   *argSchema
-	prepErr    error
+	argType reflect.Type // the argument struct
+	outType reflect.Type // the data type; anyType while the tool's data is untyped
+	aliases []Alias      // deprecated argument names (`deprecated` tags)
+	wire    string
+	// invoke decodes the validated arguments (over the defaults) into the
+	// argument struct and runs the handler.
+	invoke func(ctx context.Context, raw, defaults []byte) (*envelope.ToolResult, error)
+
+	// markdown renders the data as the markdown view (WithMarkdown);
+	// ownFormat: the argument struct has its own format field.
+	markdown  func(data any) (string, error)
+	ownFormat bool
+	// outputFrom names the tool whose answers this one returns (a
+	// namespace's help answers what tools.help answers); Build resolves it.
+	outputFrom string
+	outputOf   *ToolDef
+
+	in   lazySchema // the input schema
+	out  lazySchema // the output schema (the envelope, data typed)
+	args lazyArgs   // the input schema compiled for validation
+}
+
+// lazySchema is a schema computed once, on first use, with its JSON.
+type lazySchema struct {
+	once sync.Once
+	m    map[string]any
+	b    json.RawMessage
+	err  error
+}
+
+func (l *lazySchema) get(name string, make func() (map[string]any, error)) *lazySchema {
+	l.once.Do(func() {
+		if l.m, l.err = make(); l.err == nil {
+			l.b, l.err = json.Marshal(l.m)
+		}
+	})
+	if l.err != nil {
+		panic(fmt.Sprintf("registry: tool %q: %v", name, l.err))
+	}
+	return l
+}
+
+// lazyArgs is the compiled argument schema, built on the first call.
+type lazyArgs struct {
+	once sync.Once
+	s    *argSchema
+	err  error
+}
+
+func (t *ToolDef) compiled() (*argSchema, error) {
+	t.args.once.Do(func() { t.args.s, t.args.err = compileSchema(t.Schema()) })
+	return t.args.s, t.args.err
 }
 
 // Namespace is the text before the first dot of the name.
@@ -96,17 +140,71 @@ func (t *ToolDef) WireName() string { return t.wire }
 // The schema is reflected on first use, so a process that only lists names
 // (cursus mcp list-tools) never pays for reflection; the registry tests
 // reflect every tool's schema, so a bad argument struct cannot ship.
-func (t *ToolDef) Schema() map[string]any {
-	t.schemaOnce.Do(func() {
-		s, err := reflectSchema(t.argType)
-		if err != nil {
-			panic(fmt.Sprintf("registry: tool %q: %v", t.Name, err))
-		}
-		markDeprecated(s, t.aliases)
-		t.schema = s
-	})
-	return t.schema
+func (t *ToolDef) Schema() map[string]any { return t.in.get(t.Name, t.reflectInput).m }
+
+// SchemaJSON is Schema as JSON, marshalled once. Do not modify it.
+func (t *ToolDef) SchemaJSON() json.RawMessage { return t.in.get(t.Name, t.reflectInput).b }
+
+func (t *ToolDef) reflectInput() (map[string]any, error) {
+	s, err := reflectSchema(t.argType)
+	if err != nil {
+		return nil, err
+	}
+	markDeprecated(s, t.aliases)
+	if t.markdown != nil && !t.ownFormat {
+		props, _ := s["properties"].(map[string]any)
+		props["format"] = maps.Clone(formatProperty)
+	}
+	return s, nil
 }
+
+// OutputSchema returns the JSON Schema of the tool's answer: the whole
+// envelope as the MCP server sends it in structuredContent (root type
+// object; see OutputSchemaFor), its data typed by the tool's data type
+// (DataSchema). Do not modify it. It is reflected on first use.
+func (t *ToolDef) OutputSchema() map[string]any { return t.out.get(t.Name, t.reflectOutput).m }
+
+// OutputSchemaJSON is OutputSchema as JSON, marshalled once. Do not modify it.
+func (t *ToolDef) OutputSchemaJSON() json.RawMessage { return t.out.get(t.Name, t.reflectOutput).b }
+
+// DataSchema returns the schema of the data of a success: reflected from
+// the handler's data type ({} while the tool is untyped), or that or a
+// string when the tool has a markdown view. Do not modify it.
+func (t *ToolDef) DataSchema() map[string]any {
+	props, _ := t.OutputSchema()["properties"].(map[string]any)
+	d, _ := props["data"].(map[string]any)
+	return d
+}
+
+func (t *ToolDef) reflectOutput() (map[string]any, error) {
+	src := t
+	if t.outputOf != nil {
+		src = t.outputOf
+	}
+	data, err := reflectData(src.outType)
+	if err != nil {
+		return nil, err
+	}
+	if (t.markdown != nil || src.markdown != nil) && len(data) > 0 {
+		data = map[string]any{"anyOf": []any{data, map[string]any{"type": "string"}}}
+	}
+	return OutputSchemaFor(data), nil
+}
+
+// OutputType is the Go type of the data of a success (what As of the
+// result returns), or nil while the tool's data is untyped.
+func (t *ToolDef) OutputType() reflect.Type {
+	if t.outputOf != nil {
+		return t.outputOf.OutputType()
+	}
+	if t.outType == anyType {
+		return nil
+	}
+	return t.outType
+}
+
+// Typed reports whether the tool's data has a Go type (and so a schema).
+func (t *ToolDef) Typed() bool { return t.OutputType() != nil }
 
 // Gated reports whether any gate applies to the tool, and which variable opens it.
 func (t *ToolDef) Gated() (bool, string) {
@@ -238,6 +336,9 @@ func Build(nss []Namespace) (*Registry, error) {
 	}
 	for _, t := range r.byName {
 		r.sorted = append(r.sorted, t)
+		if t.outputFrom != "" {
+			t.outputOf = r.byName[t.outputFrom]
+		}
 	}
 	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
 	for _, t := range r.sorted {

@@ -6,21 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/jsonpos"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/invopop/jsonschema"
-	"github.com/xeipuuv/gojsonschema"
 )
 
 // argSchema is a tool's compiled argument schema.
 type argSchema struct {
-	validator *gojsonschema.Schema
-	defaults  []byte         // JSON object of top-level defaults, or nil
-	schema    map[string]any // the schema, for did-you-mean on unknown arguments
+	root     *schemaNode
+	defaults []byte // JSON object of top-level defaults, or nil
 }
 
 var reflector = &jsonschema.Reflector{
@@ -30,25 +27,41 @@ var reflector = &jsonschema.Reflector{
 	RequiredFromJSONSchemaTags: true,
 }
 
-// New builds a ToolDef from a typed handler. The argument struct A is
-// reflected into the tool's JSON Schema (struct tags: `json` for names,
-// `jsonschema:"required"` for required keys, `jsonschema:"enum=a,enum=b"`,
-// `jsonschema:"default=..."`, `jsonschema_description:"..."`). The schema is
-// reflected when first asked for and compiled for validation on the first
-// call. A struct that cannot be reflected into an object schema panics on
-// that first use, a programming error the registry tests catch.
-func New[A any](name string, spec Spec, handler func(ctx context.Context, args A) (*envelope.ToolResult, error)) *ToolDef {
-	var zero A
-	typ := reflect.TypeOf(zero)
-	if typ == nil || typ.Kind() != reflect.Struct {
+// New builds a ToolDef from a typed handler: In is the argument struct,
+// Out the data of a success.
+//
+// The argument struct is reflected into the tool's JSON Schema (struct
+// tags: `json` for names, `jsonschema:"required"` for required keys,
+// `jsonschema:"enum=a,enum=b"`, `jsonschema:"default=..."`,
+// `jsonschema_description:"..."`, `deprecated:"<new name>"` for an alias).
+// The data type is reflected into the schema of the data in the tool's
+// output schema (OutputSchema): fields without omitempty are required,
+// objects are closed, a pointer may be null. A handler answers with
+// envelope.Success(data) and the With* methods (warnings, next steps,
+// meta), and reports a failure with an error (an *envelope.ToolError for a
+// code, details and a remedy); a *Result whose OK is false is a partial
+// failure (envelope.Partial), its data saying what took effect.
+//
+// A handler that still returns *envelope.ToolResult (Result[any]) has
+// Out = any: its data is untyped, its data schema {} (Typed is false).
+//
+// Both schemas are reflected when first asked for; the argument schema
+// is compiled for validation on the first call. A struct that cannot be
+// reflected (an argument type that is not a struct, a recursive data
+// type) panics on that first use, a programming error the registry
+// tests catch.
+func New[In, Out any](name string, spec Spec, handler func(ctx context.Context, args In) (*envelope.Result[Out], error)) *ToolDef {
+	typ := reflect.TypeFor[In]()
+	if typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("registry.New(%q): the argument type must be a struct, got %v", name, typ))
 	}
-	t := &ToolDef{Spec: spec, Name: name, argType: typ, wire: WireName(name), aliases: collectAliases(typ)}
-	t.prepare = func() (*argSchema, error) { return compileSchema(t.Schema()) }
-	t.invoke = func(ctx context.Context, raw []byte) (*envelope.ToolResult, error) {
-		var args A
-		if d := t.compiled.defaults; d != nil {
-			if err := json.Unmarshal(d, &args); err != nil {
+	outType := reflect.TypeFor[Out]()
+	t := &ToolDef{Spec: spec, Name: name, argType: typ, outType: outType, wire: WireName(name), aliases: collectAliases(typ)}
+	t.ownFormat = hasArg(typ, "format")
+	t.invoke = func(ctx context.Context, raw, defaults []byte) (*envelope.ToolResult, error) {
+		var args In
+		if defaults != nil {
+			if err := json.Unmarshal(defaults, &args); err != nil {
 				return nil, fmt.Errorf("apply defaults: %w", err)
 			}
 		}
@@ -57,24 +70,23 @@ func New[A any](name string, spec Spec, handler func(ctx context.Context, args A
 				return nil, envelope.InvalidInput("invalid arguments for '%s': %v", name, err)
 			}
 		}
-		return handler(ctx, args)
+		res, err := handler(ctx, args)
+		if res == nil && err == nil && outType != anyType {
+			var zero Out
+			res = envelope.Success(zero)
+		}
+		return res.Untyped(), err
 	}
 	return t
 }
 
+var anyType = reflect.TypeFor[any]()
+
 func reflectSchema(typ reflect.Type) (map[string]any, error) {
-	s := reflector.ReflectFromType(typ)
-	b, err := json.Marshal(s)
+	m, err := reflectWith(reflector, typ)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	delete(m, "$schema")
-	delete(m, "$id")
-	delete(m, "$defs")
 	if m["type"] != "object" {
 		return nil, fmt.Errorf("root schema type is %v, want object", m["type"])
 	}
@@ -88,12 +100,29 @@ func reflectSchema(typ reflect.Type) (map[string]any, error) {
 	return m, nil
 }
 
+// reflectWith reflects typ with r into a schema as decoded JSON, without
+// $schema, $id and $defs.
+func reflectWith(r *jsonschema.Reflector, typ reflect.Type) (map[string]any, error) {
+	b, err := json.Marshal(r.ReflectFromType(typ))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "$schema")
+	delete(m, "$id")
+	delete(m, "$defs")
+	return m, nil
+}
+
 func compileSchema(schema map[string]any) (*argSchema, error) {
-	v, err := gojsonschema.NewSchema(gojsonschema.NewGoLoader(schema))
+	root, err := compileNode(schema, "(schema)")
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
 	}
-	out := &argSchema{validator: v, schema: schema}
+	out := &argSchema{root: root}
 	props, _ := schema["properties"].(map[string]any)
 	defs := map[string]any{}
 	for k, p := range props {
@@ -112,87 +141,43 @@ func compileSchema(schema map[string]any) (*argSchema, error) {
 	return out, nil
 }
 
-// decodeArgs parses raw argument JSON into a generic object (numbers kept as
-// json.Number), dropping top-level nulls so they count as absent.
-func decodeArgs(raw []byte) (map[string]any, error) {
-	if isEmptyObject(raw) {
-		return map[string]any{}, nil
+// checkArgs reads raw argument JSON: a JSON object, or nothing (nil,
+// empty, null: no arguments). Not JSON is reported with its position.
+func checkArgs(raw []byte) ([]byte, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return []byte("{}"), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %v", jsonpos.Locate(raw, err))
-	}
-	if dec.More() {
+	if !json.Valid(t) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("arguments are not valid JSON: %v", jsonpos.Locate(raw, err))
+		}
 		return nil, fmt.Errorf("arguments hold more than one JSON value")
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		if v == nil {
-			return map[string]any{}, nil
-		}
-		return nil, fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(v))
+	if t[0] != '{' {
+		return nil, fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(t[0]))
 	}
-	for k, val := range m {
-		if val == nil {
-			delete(m, k)
-		}
-	}
-	return m, nil
+	return t, nil
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
+func jsonKind(first byte) string {
+	switch first {
+	case '[':
 		return "an array"
-	case string:
+	case '"':
 		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
+	case 't', 'f':
 		return "a boolean"
 	}
-	return "another type"
+	return "a number"
 }
 
-// validate checks args against the compiled schema and returns every
-// problem, each starting with its field path.
-func (s *argSchema) validate(args map[string]any) ([]string, error) {
-	res, err := s.validator.Validate(gojsonschema.NewRawLoader(args))
-	if err != nil {
-		return nil, err
-	}
-	if res.Valid() {
-		return nil, nil
-	}
-	errs := make([]string, 0, len(res.Errors()))
-	for _, e := range res.Errors() {
-		errs = append(errs, s.formatSchemaError(e))
-	}
-	sort.Strings(errs)
-	return errs, nil
-}
-
-func (s *argSchema) formatSchemaError(e gojsonschema.ResultError) string {
-	field := e.Field()
-	if field == "(root)" {
-		field = ""
-	}
-	details := e.Details()
-	switch e.Type() {
-	case "required":
-		p, _ := details["property"].(string)
-		return joinPath(field, p) + ": missing required argument"
-	case "additional_property_not_allowed":
-		p, _ := details["property"].(string)
-		return joinPath(field, p) + ": unknown argument" + didYouMean(p, propertiesAt(s.schema, field))
-	}
-	if field == "" {
-		field = "(arguments)"
-	}
-	return field + ": " + e.Description()
-}
+// validate checks raw arguments (a valid JSON object) against the
+// compiled schema and returns every problem, each starting with its field
+// path.
+func (s *argSchema) validate(raw []byte) []string { return validateRaw(s.root, raw) }
 
 // didYouMean is the hint of an unknown argument: the closest argument
 // names, or, when none is close, every argument the object takes (a tool
@@ -208,49 +193,6 @@ func didYouMean(name string, props []string) string {
 		return ""
 	}
 	return "; the arguments are: " + strings.Join(props, ", ")
-}
-
-// propertiesAt returns the sorted, non-deprecated property names of the
-// object schema at a validation error's field path ("" for the root,
-// "inputs.0" for an item of the inputs array).
-func propertiesAt(schema map[string]any, field string) []string {
-	cur := schema
-	if field != "" {
-		for _, seg := range strings.Split(field, ".") {
-			if items, ok := cur["items"].(map[string]any); ok && isIndex(seg) {
-				cur = items
-				continue
-			}
-			props, _ := cur["properties"].(map[string]any)
-			next, ok := props[seg].(map[string]any)
-			if !ok {
-				return nil
-			}
-			cur = next
-		}
-	}
-	props, _ := cur["properties"].(map[string]any)
-	out := make([]string, 0, len(props))
-	for k, p := range props {
-		if pm, _ := p.(map[string]any); pm["deprecated"] == true {
-			continue
-		}
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func isIndex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func joinPath(a, b string) string {

@@ -71,7 +71,7 @@ func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 func TestAuthorScaffoldStepRefusals(t *testing.T) {
 	root := t.TempDir()
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
-	bad := func(mut func(map[string]any), code string, has string) {
+	bad := func(mut func(map[string]any), code envelope.Code, has string) {
 		t.Helper()
 		args := scaffoldArgs("steps")
 		mut(args)

@@ -47,7 +47,7 @@ func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]s
 		upsertData(data, &pe.Output)
 		data["tags_applied"] = false
 		f := pe.Failed
-		r := envelope.Partial(pe.Error(), envelope.CodeUpsertPartial, data).
+		r := envelope.Partial[any](pe.Error(), envelope.CodeUpsertPartial, data).
 			WithRemedy("the pipeline is live with the new definition; fix what the AWS error code names (e.g. the role's sagemaker:AddTags permission) and call compile.dag again: the definition is then unchanged and only the tags are set", "compile.dag")
 		r.SetMeta("details", map[string]any{"operation": f.Op, "aws_error_code": f.Code, "aws_message": f.Message, "target": f.Target})
 		return r, nil

@@ -109,7 +109,7 @@ func TestCompileDAGUpsertPartial(t *testing.T) {
 	args["role"] = newRole // a changed pipeline: UpdatePipeline is sent
 	args["tags"] = map[string]any{"team": "ml", "stage": "dev"}
 	env := tools.CallTool(t, ctx, "compile.dag", args)
-	if env["ok"] != false || env["code"] != envelope.CodeUpsertPartial {
+	if env["ok"] != false || env["code"] != string(envelope.CodeUpsertPartial) {
 		t.Fatalf("want ok false, code upsert_partial; got %v", env)
 	}
 	data, _ := env["data"].(map[string]any)

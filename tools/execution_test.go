@@ -69,7 +69,7 @@ func TestRunLocalExamples(t *testing.T) {
 			case true:
 				remarshalT(t, env["data"], &rep)
 			default:
-				if env["code"] != envelope.CodeRunFailed {
+				if env["code"] != string(envelope.CodeRunFailed) {
 					t.Fatalf("run_local: %v", env)
 				}
 				remarshalT(t, details(env)["report"], &rep)

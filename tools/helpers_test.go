@@ -48,7 +48,7 @@ func wantOK(t testing.TB, env map[string]any) map[string]any {
 // each of them. It returns meta.details.
 func wantFail(t testing.TB, env map[string]any, code envelope.Code, remedyTools ...string) map[string]any {
 	t.Helper()
-	if env["ok"] != false || env["code"] != code {
+	if env["ok"] != false || env["code"] != string(code) {
 		t.Fatalf("want %s, got %v", code, env)
 	}
 	if msg, _ := env["error"].(string); msg == "" {

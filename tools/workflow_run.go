@@ -82,7 +82,7 @@ func (c registryCaller) CallTool(ctx context.Context, tool string, args any) wor
 	}
 	resp, err := workflow.ResponseFromEnvelope(b)
 	if err != nil {
-		return workflow.Response{Code: envelope.CodeInternalError, Error: err.Error(), Envelope: b}
+		return workflow.Response{Code: string(envelope.CodeInternalError), Error: err.Error(), Envelope: b}
 	}
 	return resp
 }

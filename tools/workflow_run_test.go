@@ -343,7 +343,7 @@ func TestABadConfigValueFailsTheGateWithTheToolsEnvelope(t *testing.T) {
 		t.Fatalf("failed at %v by %v (%v)", d["failed_at"], d["failed_tool"], d["status"])
 	}
 	env := d["envelope"].(map[string]any)
-	if env["ok"] != false || env["code"] != envelope.CodeConfigInvalid || env["meta"].(map[string]any)["tool"] != "author.preflight_config" {
+	if env["ok"] != false || env["code"] != string(envelope.CodeConfigInvalid) || env["meta"].(map[string]any)["tool"] != "author.preflight_config" {
 		t.Fatalf("envelope %v", env)
 	}
 	if !strings.Contains(toJSON(env), "train_ratio") {
@@ -414,7 +414,7 @@ func TestWorkflowToolsArgumentsAndErrors(t *testing.T) {
 	ctx := wfCtx(root)
 	cases := []struct {
 		args map[string]any
-		code string
+		code envelope.Code
 		has  string
 	}{
 		{map[string]any{}, envelope.CodeInvalidInput, "give workflow"},
@@ -584,7 +584,7 @@ func TestScaffoldNeverClobbersAProjectTheRunDidNotCreate(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		res := wfCall(t, wfCtx(root), args)
 		d := wfData(t, res)
-		if d["failed_at"] != "init-project/scaffold" || d["envelope"].(map[string]any)["code"] != envelope.CodeAlreadyExists {
+		if d["failed_at"] != "init-project/scaffold" || d["envelope"].(map[string]any)["code"] != string(envelope.CodeAlreadyExists) {
 			t.Fatalf("attempt %d: %v", i, d)
 		}
 		args = map[string]any{"resume": d["run_id"]}
