@@ -9,6 +9,13 @@
 // everywhere: it never panics and always answers with an
 // *envelope.ToolResult.
 //
+// Every answer is an envelope (see package envelope for its fields): ok,
+// data or error and code, warnings, next_steps, remedy, meta. CallTool
+// returns it untyped; Call returns the data as the Go type the tool
+// answers (tools.CatalogSearchData for catalog.search, ...):
+//
+//	data, res, err := cursus.Call[tools.CatalogSearchData](ctx, "catalog.search", map[string]any{"query": "xgb"})
+//
 // In-process callers are trusted: they see and may call every tool. Pass a
 // policy with WithPolicy to get the gates and the file confinement the MCP
 // server applies.
@@ -43,6 +50,11 @@ type Tool struct {
 	Network      bool           `json:"network"`
 	DeprecatedBy string         `json:"deprecated_by,omitempty"`
 	Schema       map[string]any `json:"input_schema,omitempty"`
+	// OutputSchema is the schema of the tool's answer (the envelope, its
+	// data typed); with the input schema only.
+	OutputSchema map[string]any `json:"output_schema,omitempty"`
+	// Typed reports whether the tool's data has a Go type (Call's Out).
+	Typed bool `json:"typed"`
 }
 
 // Registry returns the registry of every tool, built once.
@@ -54,6 +66,24 @@ func Registry() *registry.Registry { return tools.Registry() }
 // (a map or a struct).
 func CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
 	return tools.Registry().Call(ctx, name, args)
+}
+
+// Call calls a tool (CallTool) and returns its data as an Out, with the
+// result. Out is the tool's data type (registry.ToolDef.OutputType; each
+// tool's doc names it), or any type its JSON decodes into (for a tool whose
+// data is not typed yet, the data goes through JSON). A failure returns the
+// zero Out, the result and its error, a *envelope.ToolError with the code,
+// details and remedy; data of another Go type, or the markdown view, is an
+// error too. A check that ran and failed (res.FailedCheck) is a success:
+// its judgement is the data.
+func Call[Out any](ctx context.Context, name string, args any) (Out, *envelope.ToolResult, error) {
+	res := CallTool(ctx, name, args)
+	if t, ok := tools.Registry().Get(name); ok && !t.Typed() {
+		out, err := envelope.Decode[Out](res)
+		return out, res, err
+	}
+	out, err := envelope.As[Out](res)
+	return out, res, err
 }
 
 // WithPolicy returns a context under which CallTool applies the policy: its
@@ -115,10 +145,11 @@ func toTool(t *registry.ToolDef, withSchema bool) Tool {
 		Name: t.Name, WireName: t.WireName(), Namespace: t.Namespace(), Description: t.Description,
 		When: t.When, Examples: t.Examples, Tags: append([]string{}, t.Tags...),
 		Destructive: t.Destructive, Writes: t.Writes, ExecCode: t.ExecCode, Network: t.Network,
-		DeprecatedBy: t.DeprecatedBy,
+		DeprecatedBy: t.DeprecatedBy, Typed: t.Typed(),
 	}
 	if withSchema {
 		out.Schema = t.Schema()
+		out.OutputSchema = t.OutputSchema()
 	}
 	return out
 }

@@ -3,11 +3,14 @@ package cursus_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/tools"
 )
 
 // FuzzCallTool calls random tool names with random argument bytes: the
@@ -83,6 +86,46 @@ func TestEnvelopeWireForm(t *testing.T) {
 	empty := envelope.FromError(envelope.Errorf("", "plain"))
 	if empty.Code != envelope.CodeToolError || empty.Meta != nil {
 		t.Errorf("empty details must not create meta: %+v", empty)
+	}
+}
+
+// Call gives the data as the tool's Go type, and says so when asked for
+// another; an untyped tool's data decodes through JSON.
+func TestCallTyped(t *testing.T) {
+	ctx := context.Background()
+	help, res, err := cursus.Call[tools.ToolsHelpData](ctx, "tools.help", nil)
+	if err != nil || !res.OK || help.TotalTools == 0 || len(help.Namespaces) == 0 {
+		t.Fatalf("typed call: %v %+v", err, help)
+	}
+	if p, _, err := cursus.Call[*tools.ToolsHelpData](ctx, "catalog.help", nil); err == nil || p != nil {
+		t.Errorf("a pointer Out of a value data: %v", err)
+	}
+	if _, _, err := cursus.Call[tools.ToolInfo](ctx, "tools.help", nil); err == nil || !strings.Contains(err.Error(), "tools.ToolsHelpData") {
+		t.Errorf("another type: %v", err)
+	}
+	if _, _, err := cursus.Call[tools.ToolsHelpData](ctx, "tools.help", map[string]any{"format": "markdown"}); err == nil || !strings.Contains(err.Error(), "markdown") {
+		t.Errorf("the markdown view: %v", err)
+	}
+	if s, _, err := cursus.Call[string](ctx, "tools.help", map[string]any{"format": "markdown"}); err != nil || !strings.HasPrefix(s, "# Cursus tools") {
+		t.Errorf("the markdown view as a string: %v", err)
+	}
+	_, res, err = cursus.Call[tools.ToolsByPhaseData](ctx, "tools.by_phase", map[string]any{"phase": "nope"})
+	var te *envelope.ToolError
+	if !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput || te.Details["errors"] == nil || res.OK {
+		t.Errorf("a failure: %v", err)
+	}
+	var dag struct {
+		Statistics struct {
+			NodeCount int `json:"node_count"`
+		} `json:"statistics"`
+	}
+	dag, _, err = cursus.Call[struct {
+		Statistics struct {
+			NodeCount int `json:"node_count"`
+		} `json:"statistics"`
+	}](ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}}})
+	if err != nil || dag.Statistics.NodeCount != 2 {
+		t.Errorf("an untyped tool through JSON: %v %+v", err, dag)
 	}
 }
 

@@ -3,10 +3,13 @@ package cursus_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/tools"
 )
 
 // Call a tool and read its envelope.
@@ -14,6 +17,23 @@ func ExampleCallTool() {
 	res := cursus.CallTool(context.Background(), "tools.by_phase", map[string]any{"phase": "validator"})
 	fmt.Println(res.OK, res.Meta["tool"])
 	// Output: true tools.by_phase
+}
+
+// Call a tool and read its data as the Go type it answers.
+func ExampleCall() {
+	data, res, err := cursus.Call[tools.ToolsByPhaseData](context.Background(), "tools.by_phase", map[string]any{"phase": "validator"})
+	fmt.Println(err, res.OK, data.Phase, data.Count == len(data.Tools))
+	// Output: <nil> true validator true
+}
+
+// A failure is an error carrying the envelope's code, details and remedy.
+func ExampleCall_failure() {
+	_, _, err := cursus.Call[tools.ToolInfo](context.Background(), "tools.describe_tool", map[string]any{"name": "catalog.serch"})
+	var te *envelope.ToolError
+	if errors.As(err, &te) {
+		fmt.Println(te.Code, te.Remedy.SuggestedTools[0])
+	}
+	// Output: unknown_tool catalog.search
 }
 
 // A failing call never panics: it answers with a code and often a remedy.

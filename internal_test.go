@@ -5,6 +5,6 @@ import (
 	"github.com/cursus-go/cursus/tools"
 )
 
-func toolsNamespaces() []registry.Namespace { return tools.Namespaces() }
+func toolsNamespaces() []registry.Namespace { return tools.DefaultNamespaces() }
 
 func buildRegistry(ns []registry.Namespace) (*registry.Registry, error) { return registry.Build(ns) }

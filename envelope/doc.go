@@ -16,6 +16,12 @@
 // judgement in data and the verdict in meta.verdict, "pass" or "fail"
 // (WithVerdict, FailedCheck): the call worked, the subject did not pass.
 //
+// Result[T] is the envelope of a tool whose data is a T: a handler builds
+// one with Success and the With* methods, the registry hands every front
+// end its untyped form (ToolResult = Result[any], Untyped) whose Data is
+// still the handler's Go value, and As reads it back as a T (or decodes
+// JSON data read from the wire into one).
+//
 // Handlers report handled failures with a *ToolError (see Errorf), whose code
 // is one of the Code constants in this package.
 package envelope

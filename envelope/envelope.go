@@ -202,12 +202,21 @@ func (r *Result[T]) Untyped() *ToolResult {
 
 // As returns the data of a success as a T: the Go value a typed tool
 // answered (T may also be a pointer to it), or, for a result decoded from
-// the wire or a tool whose data is not typed yet, its JSON decoded into a
-// T. A failure returns its Err; data of another Go type, or the markdown
-// view (meta.format "markdown") when T is not a string, is an error naming
-// both types. A check that failed (FailedCheck) is a success: its data is
-// returned.
+// the wire, its JSON decoded into a T. A failure returns its Err; data of
+// another Go type, or the markdown view (meta.format "markdown") when T is
+// not a string, is an error naming both types. A check that failed
+// (FailedCheck) is a success: its data is returned.
 func As[T any](r *ToolResult) (T, error) {
+	return as[T](r, false)
+}
+
+// Decode is As for data of any Go type: what is not a T is converted
+// through its JSON (the data of a tool whose output is not typed yet).
+func Decode[T any](r *ToolResult) (T, error) {
+	return as[T](r, true)
+}
+
+func as[T any](r *ToolResult, anyType bool) (T, error) {
 	var zero T
 	if r == nil {
 		return zero, errors.New("envelope: no result")
@@ -226,7 +235,7 @@ func As[T any](r *ToolResult) (T, error) {
 	if f, _ := r.Meta["format"].(string); f == "markdown" {
 		return zero, fmt.Errorf("envelope: data is the markdown view, not %v: call without format markdown", reflect.TypeFor[T]())
 	}
-	if !isJSONValue(r.Data) {
+	if !anyType && !isJSONValue(r.Data) {
 		return zero, fmt.Errorf("envelope: data is %T, not %v", r.Data, reflect.TypeFor[T]())
 	}
 	b, err := json.Marshal(r.Data)
@@ -240,15 +249,13 @@ func As[T any](r *ToolResult) (T, error) {
 }
 
 // isJSONValue reports whether v is a generic JSON value, as decoding into
-// an any makes it, or a Go map or slice of them (what an untyped handler
-// builds), rather than a value of a named Go type.
+// an any makes it, rather than a value of a named Go type.
 func isJSONValue(v any) bool {
 	switch v.(type) {
 	case nil, map[string]any, []any, string, float64, bool, json.Number, json.RawMessage:
 		return true
 	}
-	k := reflect.TypeOf(v).Kind()
-	return (k == reflect.Map || k == reflect.Slice) && reflect.TypeOf(v).Name() == ""
+	return false
 }
 
 // MarshalJSON writes the wire form: empty optional fields are dropped and

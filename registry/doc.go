@@ -1,7 +1,14 @@
 // Package registry is the single source of truth for Cursus's tools: each
-// tool is a ToolDef built from a typed Go argument struct and a handler
-// (New), collected into a Registry (Build) that lists, describes and calls
-// them.
+// tool is a ToolDef built from a typed Go argument struct, a data type and
+// a handler (New), collected into a Registry (Build) that lists, describes
+// and calls them.
+//
+// Schemas: the argument struct is reflected into the tool's input schema
+// (Schema) and the data type into its output schema (OutputSchema: the
+// whole envelope, its data typed; see OutputSchemaFor), each once, on
+// first use, and marshalled once (SchemaJSON, OutputSchemaJSON). A tool
+// whose handler still returns *envelope.ToolResult is untyped (Typed is
+// false): its data schema is {}.
 //
 // Call is the one invoker every front end uses (the Go API, the CLI and the
 // MCP server). It never panics and always returns an *envelope.ToolResult:
@@ -15,18 +22,25 @@
 //   - deprecated argument names (Alias: a field tagged `deprecated:"<new>"`)
 //     are moved to their replacement, and the result warns about each;
 //   - arguments are validated in full against the tool's JSON Schema
-//     (types, nested values, required keys, enums, unknown keys; an explicit
-//     null counts as absent, so a null for a required key is "missing") and
-//     answer invalid_input with every problem in meta.details.errors, each
-//     naming its field path; an unknown argument names the closest known
-//     ones ("did you mean 'query'?");
-//   - schema defaults are applied, then the JSON is decoded into the
-//     argument struct and the handler runs;
+//     (types, nested values, required keys, enums, bounds, patterns,
+//     unknown keys; a top-level null counts as absent, so a null for a
+//     required key is "missing") and answer invalid_input with every
+//     problem in meta.details.errors, each naming its field path; an
+//     unknown argument names the closest known ones ("did you mean
+//     'query'?"). The validator reads the raw JSON (validate.go): the
+//     arguments are never decoded into generic Go values;
+//   - schema defaults are applied, then the JSON is decoded once, into the
+//     argument struct, and the handler runs;
+//   - with format "markdown", a tool that has a markdown view
+//     (WithMarkdown) answers the view as its data;
 //   - a *envelope.ToolError keeps its code, details and remedy; any other
 //     error or a panic becomes internal_error with the Go type in
 //     meta.details;
 //   - meta.tool is the canonical dotted name of the tool called and
-//     meta.duration_ms the time the call took.
+//     meta.duration_ms the time the call took;
+//   - the answer is encoded once, to measure it against the answer cap;
+//     CallJSON hands those bytes to a front end, which sends them as they
+//     are instead of marshalling the result again.
 //
 // Names: a tool's dotted name ("compile.dag") is canonical; its wire name
 // ("compile__dag") is what host APIs see, since they reject dots. Lookup

@@ -42,8 +42,10 @@ var reflector = &jsonschema.Reflector{
 // code, details and a remedy); a *Result whose OK is false is a partial
 // failure (envelope.Partial), its data saying what took effect.
 //
-// A handler that still returns *envelope.ToolResult (Result[any]) has
-// Out = any: its data is untyped, its data schema {} (Typed is false).
+// A typed handler that returns neither a result nor an error is a bug
+// (internal_error). A handler that still returns *envelope.ToolResult
+// (Result[any]) has Out = any: its data is untyped, its data schema {}
+// (Typed is false), and a nil result is a success without data.
 //
 // Both schemas are reflected when first asked for; the argument schema
 // is compiled for validation on the first call. A struct that cannot be
@@ -72,8 +74,7 @@ func New[In, Out any](name string, spec Spec, handler func(ctx context.Context, 
 		}
 		res, err := handler(ctx, args)
 		if res == nil && err == nil && outType != anyType {
-			var zero Out
-			res = envelope.Success(zero)
+			return nil, fmt.Errorf("tool '%s' returned neither a result nor an error", name)
 		}
 		return res.Untyped(), err
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("author", "Step-authoring guardrails: rules, the checklist for a new step type, config constraints, and the preflight gates a new step must pass before it compiles.",
+// AuthorNamespace returns the author namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func AuthorNamespace() registry.Namespace {
+	return mergeNamespaces(namespace("author", "Step-authoring guardrails: rules, the checklist for a new step type, config constraints, and the preflight gates a new step must pass before it compiles.",
 		registry.New("author.rules", registry.Spec{
 			Description: "The restriction set of one authoring topic, read from the live constants of the catalog, compiler and resolver: naming (PascalCase pattern, config class and file names, valid SageMaker step types), packaging (entry points, source dirs, container path roots), sdk_carveout (builders; no build-time SDK), reuse_class (reuse / variant / override / new, shared field sets) or closure (the step file is the registration, compatible sources, resolvability threshold).",
 			When:        "you are about to write or change a step file and need the rules it must follow",
@@ -71,7 +73,7 @@ func init() {
 			},
 			Tags: []string{registry.PhaseValidator},
 		}, authorPreflightStep),
-	)
+	), authorScaffoldNamespace())
 }
 
 // --- author.rules ---

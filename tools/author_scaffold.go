@@ -20,9 +20,11 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
+// authorScaffoldNamespace is the part of the author namespace in this file (no description: the
+// namespace's constructor has it).
+func authorScaffoldNamespace() registry.Namespace {
 	// The author namespace's description is tools/author.go's.
-	addNamespace("author", "",
+	return namespace("author", "",
 		registry.New("author.scaffold_step", registry.Spec{
 			Description: "Writes a new Processing step type into a workspace folder: <workspace_dir>/<Step>.step.yaml declaring the given ports " +
 				"(the catalog's loader checks it before anything is written) and a Python script skeleton in the sibling scripts/ folder that reads " +

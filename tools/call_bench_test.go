@@ -5,13 +5,10 @@ import (
 	"testing"
 )
 
-// The per-call cost of the invoker on a cheap call, a small DAG and a big
-// one: validation, decoding, the handler and the answer (marshalled once,
-// as every front end does).
-
-func BenchmarkCallDescribeTool(b *testing.B) {
-	benchCall(b, "tools.describe_tool", []byte(`{"name":"catalog.search"}`))
-}
+// The per-call cost of the invoker on a small DAG (the big one:
+// BenchmarkDAGValidateIntegrity10000; a cheap call: the cursus package's
+// BenchmarkCallDescribeTool): validation, decoding, the handler and the
+// answer, encoded once.
 
 func BenchmarkCallDAGConstruct(b *testing.B) {
 	benchCall(b, "dag.construct", []byte(`{"dag":{"nodes":["TabularPreprocessing_training","XGBoostTraining","Package"],"edges":[["TabularPreprocessing_training","XGBoostTraining"],["XGBoostTraining","Package"]]}}`))

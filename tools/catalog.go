@@ -10,8 +10,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("catalog", "Step catalog: list, search and inspect the step types the engine knows (names, verbs, ports, config fields, builders), including steps from workspace directories.",
+// CatalogNamespace returns the catalog namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func CatalogNamespace() registry.Namespace {
+	return namespace("catalog", "Step catalog: list, search and inspect the step types the engine knows (names, verbs, ports, config fields, builders), including steps from workspace directories.",
 		registry.New("catalog.list_steps", registry.Spec{
 			Description: "Lists the step types the catalog knows, sorted by name: every embedded step plus the *.step.yaml files of any workspace_dirs. Optional filters narrow the list to one workspace, one declared job type or one SageMaker step type.",
 			When:        "first look at which steps exist before planning a DAG or looking one up",

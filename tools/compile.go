@@ -18,8 +18,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
+// CompileNamespace returns the compile namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func CompileNamespace() registry.Namespace {
+	return namespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
 		registry.New("compile.validate", registry.Spec{
 			Description: "Checks that every DAG node resolves to a config, a step type and a builder, that configs match node names, that every step builds, and that every required input of every step is bound to an upstream output or a config value; then the readiness gate: data.deployable is true only when nothing would stop the pipeline on SageMaker, and data.blockers lists every problem (placeholder values, unknown config keys with a did-you-mean, missing code, parameters without a default, unbound inputs, images that do not exist, bad values, references that cannot resolve: a Get naming no earlier step, no property of that step's type, no declared output, parameter or property file, and a prefix where one object such as a model.tar.gz is needed), each with node, field, path, problem, fix and tool. Reports all problems at once; a pipeline that is not deployable sets meta.verdict fail (the CLI exits 1).",
 			When:        "before compiling, after writing or changing a DAG or its config.json",

@@ -19,8 +19,10 @@ import (
 
 const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}`
 
-func init() {
-	addNamespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
+// ConfigNamespace returns the config namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func ConfigNamespace() registry.Namespace {
+	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
 			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps). workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you have a DAG and need to know which config values to collect before writing config.json",

@@ -132,11 +132,11 @@ func TestToolsHelp(t *testing.T) {
 	if !res.OK {
 		t.Fatal(res.Error)
 	}
-	d := res.Data.(map[string]any)
-	if d["total_tools"] != r.Len() || d["shown"] != r.Len() {
-		t.Errorf("total %v shown %v registry %d", d["total_tools"], d["shown"], r.Len())
+	d := res.Data.(tools.ToolsHelpData)
+	if d.TotalTools != r.Len() || d.Shown != r.Len() {
+		t.Errorf("total %v shown %v registry %d", d.TotalTools, d.Shown, r.Len())
 	}
-	if len(d["phases"].(map[string]any)) != 3 {
+	if len(d.Phases) != 3 {
 		t.Error("phases must have exactly three keys")
 	}
 	if len(res.NextSteps) != 3 || res.NextSteps[0].Tool != "tools.help" {
@@ -144,7 +144,7 @@ func TestToolsHelp(t *testing.T) {
 	}
 	// the index: every namespace with its count and tool names, no tool details
 	named := 0
-	groups := d["namespaces"].([]tools.HelpNamespace)
+	groups := d.Namespaces
 	if len(groups) != len(r.NamespaceNames()) {
 		t.Errorf("%d namespaces, registry %d", len(groups), len(r.NamespaceNames()))
 	}
@@ -161,7 +161,7 @@ func TestToolsHelp(t *testing.T) {
 	// detail on request: every tool, as before
 	res = call(t, "tools.help", map[string]any{"detail": true})
 	listed := 0
-	for _, g := range res.Data.(map[string]any)["namespaces"].([]tools.HelpNamespace) {
+	for _, g := range res.Data.(tools.ToolsHelpData).Namespaces {
 		if g.Names != nil {
 			t.Errorf("detail entry %s has names", g.Namespace)
 		}
@@ -172,15 +172,15 @@ func TestToolsHelp(t *testing.T) {
 	}
 
 	res = call(t, "tools.help", map[string]any{"namespace": "tools", "phase": "planner", "include_schema": true})
-	d = res.Data.(map[string]any)
-	if d["filtered_namespace"] != "tools" || d["filtered_phase"] != "planner" {
-		t.Errorf("filters not echoed: %v", d)
+	d = res.Data.(tools.ToolsHelpData)
+	if d.FilteredNamespace != "tools" || d.FilteredPhase != "planner" {
+		t.Errorf("filters not echoed: %+v", d)
 	}
-	tl := d["namespaces"].([]tools.HelpNamespace)[0].Tools[0]
+	tl := d.Namespaces[0].Tools[0]
 	if tl.Schema == nil {
 		t.Error("include_schema ignored")
 	}
-	if res := call(t, "tools.help", map[string]any{"phase": "validator"}); len(res.Data.(map[string]any)["namespaces"].([]tools.HelpNamespace)[0].Tools) == 0 {
+	if res := call(t, "tools.help", map[string]any{"phase": "validator"}); len(res.Data.(tools.ToolsHelpData).Namespaces[0].Tools) == 0 {
 		t.Error("a phase filter lists its tools in detail")
 	}
 
@@ -219,14 +219,14 @@ func TestToolsHelpBudget(t *testing.T) {
 
 func TestByPhaseAndDescribe(t *testing.T) {
 	res := call(t, "tools.by_phase", map[string]any{"phase": "planner"})
-	if !res.OK || res.Data.(map[string]any)["count"].(int) < 1 {
+	if !res.OK || res.Data.(tools.ToolsByPhaseData).Count < 1 {
 		t.Fatalf("%+v", res)
 	}
 	if res := call(t, "tools.by_phase", nil); res.Code != envelope.CodeInvalidInput || !strings.Contains(res.Error, "phase") {
 		t.Errorf("missing phase: %+v", res)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "tools__help"})
-	if info := res.Data.(tools.ToolInfo); !res.OK || info.Schema == nil || info.Name != "tools.help" {
+	if info := res.Data.(tools.ToolInfo); !res.OK || info.Schema == nil || info.DataSchema == nil || info.Name != "tools.help" {
 		t.Errorf("describe by wire name: %+v", res)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "nope.nope"})
@@ -254,7 +254,7 @@ func TestNamespaceHelpPinsNamespace(t *testing.T) {
 			continue
 		}
 		res := call(t, ns+".help", nil)
-		if !res.OK || res.Data.(map[string]any)["filtered_namespace"] != ns || res.Meta["tool"] != ns+".help" {
+		if !res.OK || res.Data.(tools.ToolsHelpData).FilteredNamespace != ns || res.Meta["tool"] != ns+".help" {
 			t.Errorf("%s.help: %+v", ns, res)
 		}
 		if res := call(t, ns+".help", map[string]any{"namespace": "tools"}); res.Code != envelope.CodeInvalidInput {

@@ -17,10 +17,12 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
+// DAGNamespace returns the dag namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func DAGNamespace() registry.Namespace {
 	const twoStep = `"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]}`
 	const threeStep = `"dag": {"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}`
-	addNamespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
+	return namespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
 		registry.New("dag.construct", registry.Spec{
 			Description: "Builds a pipeline DAG from its nodes and [src, dst] edges (dag) and returns it in the serialized DAG format (version, created_at, metadata, dag{nodes, edges}, statistics), the round-trippable form the other DAG tools accept. A cycle is reported as a warning, not an error.",
 			When:        "you have step names and their dependency edges and want the serialized DAG with its statistics",

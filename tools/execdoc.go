@@ -15,8 +15,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("execdoc", "Execution documents: the PIPELINE_STEP_CONFIGS document a pipeline run starts with, keyed by SageMaker step name; template, fill, validate and merge.",
+// ExecdocNamespace returns the execdoc namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func ExecdocNamespace() registry.Namespace {
+	return namespace("execdoc", "Execution documents: the PIPELINE_STEP_CONFIGS document a pipeline run starts with, keyed by SageMaker step name; template, fill, validate and merge.",
 		registry.New("execdoc.template", registry.Spec{
 			Description: "Builds an empty execution document: from step names (each {\"STEP_TYPE\": [\"PROCESSING_STEP\"], \"STEP_CONFIG\": {}}), or from a DAG (keys are the SageMaker step names its nodes give, STEP_TYPE names each step's verb and type).",
 			When:        "you need a skeleton execution document to fill by hand or with execdoc.generate",

@@ -14,8 +14,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("execution", executionNamespace,
+// ExecutionNamespace returns the execution namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func ExecutionNamespace() registry.Namespace {
+	return mergeNamespaces(namespace("execution", executionNamespace,
 		registry.New("execution.run_local", registry.Spec{
 			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift) whose outputs data gives, or any step whose every output data gives, is substituted by that local data. Answers each step's status, time, outputs (local paths) and log tail; a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
 			When:        "the pipeline compiles and you want proof it runs end to end, on small local data, before deploying it",
@@ -27,7 +29,7 @@ func init() {
 			ExecCode: true,
 			Writes:   true,
 		}, executionRunLocal),
-	)
+	), executionSageMakerNamespace())
 }
 
 type runLocalArgs struct {

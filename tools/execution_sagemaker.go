@@ -20,8 +20,10 @@ const executionNamespace = "Run pipelines: locally (run_local) and on SageMaker 
 
 const exampleExecutionARN = "arn:aws:sagemaker:us-east-1:123456789012:pipeline/alice-Demo-xgboost-NA-1-0-0-pipeline/execution/4hbpvjhnx2ox"
 
-func init() {
-	addNamespace("execution", executionNamespace,
+// executionSageMakerNamespace is the part of the execution namespace in this file (no description: the
+// namespace's constructor has it).
+func executionSageMakerNamespace() registry.Namespace {
+	return namespace("execution", executionNamespace,
 		registry.New("execution.start", registry.Spec{
 			Description: "Starts an execution of a deployed SageMaker pipeline (StartPipelineExecution). Parameters are given by name and checked first against the parameters the pipeline's current definition declares: an undeclared name, or a value its type refuses, is refused by name and nothing starts. Answers the execution's ARN and status.",
 			When:        "the pipeline is deployed (compile.dag with upsert) and you want it to run",

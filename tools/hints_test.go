@@ -13,14 +13,16 @@ import (
 	"github.com/cursus-go/cursus/internal/testfs"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
+	"github.com/xeipuuv/gojsonschema"
 )
 
-// TestExampleHintsNameRealTools runs every tool's examples (in a scratch
-// project root with a copy of the repository's examples/, writes open, code
-// execution closed, no deployment) and checks every answer's next_steps
-// and remedy with registry.CheckHints: each names a registered tool and
-// hints only its current argument names.
-func TestExampleHintsNameRealTools(t *testing.T) {
+// TestExampleAnswers runs every tool's examples (in a scratch project root
+// with a copy of the repository's examples/, writes open, code execution
+// closed, no deployment) and checks every answer: its next_steps and
+// remedy with registry.CheckHints (each names a registered tool and hints
+// only its current argument names), and its wire form, as the MCP server
+// sends it in structuredContent, against the tool's output schema.
+func TestExampleAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example")
 	}
@@ -28,8 +30,12 @@ func TestExampleHintsNameRealTools(t *testing.T) {
 	testfs.CopyTree(t, "../examples", filepath.Join(root, "examples"))
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	r := tools.Registry()
-	ran, answered := 0, 0
+	ran, answered, typed := 0, 0, 0
 	for _, tl := range r.List("") {
+		schema, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(tl.OutputSchemaJSON()))
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", tl.Name, err)
+		}
 		for _, e := range tl.Examples {
 			if strings.Contains(e, `"upsert": true`) {
 				continue // would deploy
@@ -38,18 +44,31 @@ func TestExampleHintsNameRealTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := r.Call(ctx, name, args)
+			res, wire := r.CallJSON(ctx, name, args)
 			ran++
 			if res.OK {
 				answered++
+				if tl.Typed() {
+					typed++
+				}
 			}
 			for _, p := range r.CheckHints(res) {
 				t.Errorf("%s: %s", e, p)
+			}
+			v, err := schema.Validate(gojsonschema.NewBytesLoader(wire))
+			if err != nil {
+				t.Fatalf("%s: %v", e, err)
+			}
+			for _, p := range v.Errors() {
+				t.Errorf("%s: the answer breaks the output schema: %s", e, p)
 			}
 		}
 	}
 	if ran < 60 || answered*4 < ran*3 {
 		t.Errorf("%d examples ran, only %d answered ok: the hints of the rest are not checked", ran, answered)
+	}
+	if typed == 0 {
+		t.Error("no typed tool answered an example")
 	}
 }
 

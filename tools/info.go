@@ -11,8 +11,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
+// ToolsNamespace returns the tools namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func ToolsNamespace() registry.Namespace {
+	return namespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
 		registry.New("tools.help", registry.Spec{
 			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and the namespaces, each with one line, its tool count and its tool names. With namespace or phase (or detail) it lists those tools with their description, when to call them and examples.",
 			When:        "at the start of any task, or whenever you are unsure which tool to call",
@@ -31,7 +33,7 @@ func init() {
 			Tags:        []string{registry.PhasePlanner},
 		}, toolsByPhase),
 		registry.New("tools.describe_tool", registry.Spec{
-			Description: "The full descriptor of one tool, by dotted or wire name: description, when, examples, tags, capability flags and input schema.",
+			Description: "The full descriptor of one tool, by dotted or wire name: description, when, examples, tags, capability flags, input schema and the schema of its data.",
 			When:        "before calling a tool whose arguments you are not sure of",
 			Examples:    []string{`tools.describe_tool {"name": "compile.dag"}`, `tools.describe_tool {"name": "catalog__search"}  # wire names work too`},
 			Tags:        []string{registry.PhasePlanner},
@@ -74,6 +76,9 @@ type ToolInfo struct {
 	Examples     []string       `json:"examples,omitempty"`
 	DeprecatedBy string         `json:"deprecated_by,omitempty"`
 	Schema       map[string]any `json:"schema,omitempty"`
+	// DataSchema is the schema of the data of a success (the tool's
+	// output schema without the envelope around it); describe_tool gives it.
+	DataSchema map[string]any `json:"data_schema,omitempty"`
 }
 
 // summaries caches each tool's ToolInfo (*registry.ToolDef -> *ToolInfo):
@@ -118,6 +123,36 @@ func nonNilStrings(s []string) []string {
 
 func hasTag(t *registry.ToolDef, tag string) bool { return slices.Contains(t.Tags, tag) }
 
+// ToolsHelpData is the data of tools.help (and of every <namespace>.help):
+// the overview, the phases with their tool counts and the namespaces, each
+// with its tool names (the index) or its tools (in detail).
+type ToolsHelpData struct {
+	Overview   string               `json:"overview"`
+	TotalTools int                  `json:"total_tools"`
+	Shown      int                  `json:"shown"`
+	Phases     map[string]HelpPhase `json:"phases"`
+	Namespaces []HelpNamespace      `json:"namespaces"`
+	// FilteredNamespace and FilteredPhase echo the filters.
+	FilteredNamespace string `json:"filtered_namespace,omitempty"`
+	FilteredPhase     string `json:"filtered_phase,omitempty"`
+	// Stage is the active stage of a guided session, which shows only its tools.
+	Stage string `json:"stage,omitempty"`
+}
+
+// HelpPhase is one phase of tools.help: what it is for and how many of the
+// shown tools it tags.
+type HelpPhase struct {
+	Description string `json:"description"`
+	Count       int    `json:"count"`
+}
+
+// ToolsByPhaseData is the data of tools.by_phase.
+type ToolsByPhaseData struct {
+	Phase string      `json:"phase"`
+	Count int         `json:"count"`
+	Tools []*ToolInfo `json:"tools"`
+}
+
 // HelpNamespace is one namespace of tools.help: in the index its tool
 // names, in detail its tools.
 type HelpNamespace struct {
@@ -128,7 +163,7 @@ type HelpNamespace struct {
 	Tools       []*ToolInfo `json:"tools,omitempty"`
 }
 
-func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
+func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData], error) {
 	r := registry.FromContext(ctx)
 	ns := strings.TrimSpace(a.Namespace)
 	if ns != "" {
@@ -192,34 +227,23 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 			start = i + 1
 		}
 	}
-	phases := make(map[string]any, 3)
+	phases := make(map[string]HelpPhase, 3)
 	for j, p := range registry.Phases {
-		phases[p] = map[string]any{"description": registry.PhaseDescriptions[p], "count": counts[j]}
+		phases[p] = HelpPhase{Description: registry.PhaseDescriptions[p], Count: counts[j]}
 	}
-	data := map[string]any{
-		"overview":    overview,
-		"total_tools": r.Len(),
-		"shown":       len(selected),
-		"phases":      phases,
-		"namespaces":  nsOut,
-	}
-	if ns != "" {
-		data["filtered_namespace"] = ns
-	}
-	if a.Phase != "" {
-		data["filtered_phase"] = a.Phase
-	}
+	data := ToolsHelpData{Overview: overview, TotalTools: r.Len(), Shown: len(selected), Phases: phases,
+		Namespaces: nsOut, FilteredNamespace: ns, FilteredPhase: a.Phase}
 	if sess != nil {
-		data["stage"] = sess.Stage()
+		data.Stage = sess.Stage()
 	}
 	describe := envelope.NextStep{Tool: "tools.describe_tool", When: "you picked a tool and need its exact arguments", Why: "returns the full descriptor with the input schema", ArgsHint: map[string]any{"name": "<dotted tool name, e.g. compile.dag>"}}
 	byPhase := envelope.NextStep{Tool: "tools.by_phase", When: "you know the kind of work (planner, validator, programmer)", Why: "narrows the list to that phase", ArgsHint: map[string]any{"phase": "planner"}}
-	var res *envelope.ToolResult
+	var res *envelope.Result[ToolsHelpData]
 	if detail {
-		res = envelope.OK(data).WithNextSteps(describe, byPhase,
+		res = envelope.Success(data).WithNextSteps(describe, byPhase,
 			envelope.NextStep{Tool: "tools.help", When: "you want the other namespaces", Why: "the index of every namespace and its tool names", ArgsHint: map[string]any{}})
 	} else {
-		res = envelope.OK(data).WithNextSteps(
+		res = envelope.Success(data).WithNextSteps(
 			envelope.NextStep{Tool: "tools.help", When: "you picked a namespace to work in", Why: "lists its tools with when to call them and examples", ArgsHint: map[string]any{"namespace": "<a namespace of data.namespaces>"}},
 			describe, byPhase)
 	}
@@ -228,7 +252,7 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.ToolResult, error) {
 	return res, nil
 }
 
-func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.ToolResult, error) {
+func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.Result[ToolsByPhaseData], error) {
 	r := registry.FromContext(ctx)
 	out := []*ToolInfo{}
 	for _, t := range r.List("") {
@@ -236,10 +260,10 @@ func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.ToolResult, err
 			out = append(out, cachedSummary(t, false))
 		}
 	}
-	return envelope.OK(map[string]any{"phase": a.Phase, "count": len(out), "tools": out}), nil
+	return envelope.Success(ToolsByPhaseData{Phase: a.Phase, Count: len(out), Tools: out}), nil
 }
 
-func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.ToolResult, error) {
+func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.Result[ToolInfo], error) {
 	r := registry.FromContext(ctx)
 	name := strings.TrimSpace(a.Name)
 	if name == "" {
@@ -249,5 +273,7 @@ func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.ToolResult, e
 	if !ok {
 		return nil, r.UnknownTool(name)
 	}
-	return envelope.OK(ToolSummary(t, true)), nil
+	info := ToolSummary(t, true)
+	info.DataSchema = t.DataSchema()
+	return envelope.Success(info), nil
 }

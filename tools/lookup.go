@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -24,34 +25,22 @@ type catalogWorkspace struct {
 // loadCatalog returns the embedded catalog, or the catalog extended with the
 // workspace directories (relative ones from the project root when one is in
 // force, registry.ResolveReadPath). A directory or file problem is
-// invalid_input with every problem (file, line, field, message) in details.
+// invalid_input with every problem (file, line, field, message) in details
+// (catalog.LoadErrors through toolError).
 func loadCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, error) {
 	resolved, err := resolveDirs(ctx, "workspace_dirs", dirs, false)
 	if err != nil {
 		return nil, err
 	}
 	cat, err := catalog.Load(safefs.From(ctx), resolved...)
-	if err == nil {
-		return cat, nil
-	}
-	problems := catalog.Problems(err)
-	if len(problems) == 0 {
+	if err != nil {
+		err = toolError(fmt.Errorf("cannot load the step catalog: %w", err))
+		if te, ok := err.(*envelope.ToolError); ok {
+			te.WithDetails("workspace_dirs", dirs)
+		}
 		return nil, err
 	}
-	list := make([]map[string]any, len(problems))
-	for i, p := range problems {
-		m := map[string]any{"file": p.File, "message": p.Message}
-		if p.Field != "" {
-			m["field"] = p.Field
-		}
-		if p.Line > 0 {
-			m["line"] = p.Line
-		}
-		list[i] = m
-	}
-	return nil, envelope.InvalidInput("cannot load the step catalog: %v", err).
-		WithDetails("workspace_dirs", dirs, "problems", list).
-		WithRemedy("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules")
+	return cat, nil
 }
 
 // loadStep loads the catalog with the workspace directories (loadCatalog)

@@ -14,8 +14,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("pipeline_catalog", "Shared pipeline catalog: ready-made DAGs of our step types (XGBoost, LightGBM, PyTorch; training to end-to-end with registration), with recommendation and configuration advice.",
+// PipelineCatalogNamespace returns the pipeline_catalog namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func PipelineCatalogNamespace() registry.Namespace {
+	return namespace("pipeline_catalog", "Shared pipeline catalog: ready-made DAGs of our step types (XGBoost, LightGBM, PyTorch; training to end-to-end with registration), with recommendation and configuration advice.",
 		registry.New("pipeline_catalog.list", registry.Spec{
 			Description: "Lists the shared DAGs, sorted by id, each with framework, complexity, task type, features, description and node count; optional filters by framework, complexity and feature.",
 			When:        "you want to see which ready-made pipelines exist before designing one",

@@ -15,8 +15,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("project", "Project scaffolding: write a new pipeline project (custom step, scripts, DAG, config, ledger) and plan its bring-up from an empty folder to a compiled pipeline.",
+// ProjectNamespace returns the project namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func ProjectNamespace() registry.Namespace {
+	return namespace("project", "Project scaffolding: write a new pipeline project (custom step, scripts, DAG, config, ledger) and plan its bring-up from an empty folder to a compiled pipeline.",
 		registry.New("project.init", registry.Spec{
 			Description: "Scaffolds a new pipeline project into <target_dir>/<name>_<framework>/: a custom step file in steps/ (a workspace dir), script skeletons in scripts/ that match their contracts, pipeline_config/dag.json (the framework's default DAG), pipeline_config/config.json (from config.template plus placeholder-but-valid essential values), sample data, README.md and an ACTION_ITEMS.md ledger. The target must lie under the project root; everything is written to a temporary directory and renamed into place.",
 			When:        "starting a new pipeline project from an empty folder",

@@ -11,8 +11,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("steps", "Per-step wiring view from the step interface: container paths, property references, training channels and construction patterns.",
+// StepsNamespace returns the steps namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func StepsNamespace() registry.Namespace {
+	return namespace("steps", "Per-step wiring view from the step interface: container paths, property references, training channels and construction patterns.",
 		registry.New("steps.io", registry.Spec{
 			Description: "A step's connection view: for each input its container path, required flag, dependency type, compatible sources, keywords and, for Training and Tuning steps, the training channels it fans out into (input_path -> train/val/test); for each output its container path and the property path a downstream step reads.",
 			When:        "you are wiring a step or want to know where its data lands inside the container",

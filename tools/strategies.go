@@ -10,8 +10,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("strategies", "Strategy library: how the compiler builds each kind of step (one builder per SageMaker verb, Processing assemblies), with each strategy's knobs and the routing from a step type to its strategy.",
+// StrategiesNamespace returns the strategies namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func StrategiesNamespace() registry.Namespace {
+	return namespace("strategies", "Strategy library: how the compiler builds each kind of step (one builder per SageMaker verb, Processing assemblies), with each strategy's knobs and the routing from a step type to its strategy.",
 		registry.New("strategies.list_axes", registry.Spec{
 			Description: "Lists the strategy axes (sagemaker_step_type, step_assembly) with the number of strategies on each and what each routes on.",
 			When:        "first look at the strategy library",

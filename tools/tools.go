@@ -1,90 +1,81 @@
-// Package tools holds every Cursus tool, one file per namespace. Each file
-// registers its namespace in an init function (addNamespace); Registry
-// builds the registry once from all of them. Tool handlers are thin: they
-// take a typed argument struct, call the engine, shape the data and map
-// engine errors onto envelope codes.
+// Package tools holds every Cursus tool, one file per namespace. Each
+// namespace's file exports its constructor (CatalogNamespace,
+// CompileNamespace, ...), which returns the namespace's description and
+// tools, built anew; DefaultNamespaces lists them all, and Registry builds
+// the default registry once from that list. Nothing registers itself: a
+// program that wants fewer tools builds its own registry from the
+// constructors it picks (registry.Build). Tool handlers are thin: they take
+// a typed argument struct, call the engine, shape the data (a typed output
+// struct for the converted namespaces) and map engine errors onto envelope
+// codes (toolError and the kind table in errors.go).
 package tools
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/cursus-go/cursus/registry"
 )
 
-var (
-	nsMu      sync.Mutex
-	nsOrder   []string
-	nsEntries = map[string]*registry.Namespace{}
-	nsErrs    []string // conflicting namespace descriptions, reported by Build
+// DefaultNamespaces returns every namespace of the default registry, each
+// built anew, in a fixed order. It is the one list of the tools Cursus
+// serves: add a namespace's constructor here.
+func DefaultNamespaces() []registry.Namespace {
+	return []registry.Namespace{
+		ToolsNamespace(),
+		CatalogNamespace(),
+		StepsNamespace(),
+		DAGNamespace(),
+		PipelineCatalogNamespace(),
+		ConfigNamespace(),
+		ValidateNamespace(),
+		CompileNamespace(),
+		ExecdocNamespace(),
+		ExecutionNamespace(),
+		StrategiesNamespace(),
+		AuthorNamespace(),
+		ProjectNamespace(),
+		WorkflowNamespace(),
+	}
+}
 
+// namespace is a namespace of tools, as the constructors return it.
+func namespace(name, description string, defs ...*registry.ToolDef) registry.Namespace {
+	return registry.Namespace{Name: name, Description: description, Tools: defs}
+}
+
+// mergeNamespaces adds the tools of the other parts of a namespace (kept in
+// files of their own) to its first part, which has the description. A part
+// of another namespace, or one described differently, panics: a
+// programming error the package tests catch.
+func mergeNamespaces(first registry.Namespace, more ...registry.Namespace) registry.Namespace {
+	for _, m := range more {
+		if m.Name != first.Name || (m.Description != "" && m.Description != first.Description) {
+			panic(fmt.Sprintf("tools: namespace %q: a part named %q described %q", first.Name, m.Name, m.Description))
+		}
+		first.Tools = append(first.Tools, m.Tools...)
+	}
+	return first
+}
+
+var (
 	buildOnce sync.Once
 	built     *registry.Registry
 	buildErr  error
 )
 
-// addNamespace registers tools under a namespace. Several files may add to
-// the same namespace; the first non-empty description wins and a
-// conflicting one fails the build.
-func addNamespace(name, description string, defs ...*registry.ToolDef) {
-	nsMu.Lock()
-	defer nsMu.Unlock()
-	ns, ok := nsEntries[name]
-	if !ok {
-		ns = &registry.Namespace{Name: name}
-		nsEntries[name] = ns
-		nsOrder = append(nsOrder, name)
-	}
-	if err := describeNamespace(ns, description); err != nil {
-		nsErrs = append(nsErrs, err.Error())
-	}
-	ns.Tools = append(ns.Tools, defs...)
-}
-
-// describeNamespace gives ns the description when it has none yet; a
-// different non-empty description is a conflict.
-func describeNamespace(ns *registry.Namespace, description string) error {
-	switch {
-	case ns.Description == "":
-		ns.Description = description
-	case description != "" && description != ns.Description:
-		return fmt.Errorf("namespace %q described twice: %q and %q", ns.Name, ns.Description, description)
-	}
-	return nil
-}
-
-// Namespaces returns the registered namespaces in registration order.
-func Namespaces() []registry.Namespace {
-	nsMu.Lock()
-	defer nsMu.Unlock()
-	out := make([]registry.Namespace, 0, len(nsOrder))
-	for _, n := range nsOrder {
-		out = append(out, *nsEntries[n])
-	}
-	return out
-}
-
-// Build builds the registry of every tool in this package (once) and
-// returns it with any build error.
+// Build builds the default registry (DefaultNamespaces, with the markdown
+// views) once and returns it with any build error.
 func Build() (*registry.Registry, error) {
 	buildOnce.Do(func() {
-		nsMu.Lock()
-		conflicts := strings.Join(nsErrs, "; ")
-		nsMu.Unlock()
-		if conflicts != "" {
-			buildErr = errors.New(conflicts)
-			return
-		}
-		built, buildErr = registry.Build(withMarkdownViews(Namespaces()))
+		built, buildErr = registry.Build(withMarkdownViews(DefaultNamespaces()))
 	})
 	return built, buildErr
 }
 
-// Registry returns the registry of every tool in this package, built once.
-// It panics if the registry cannot be built: a duplicate or malformed tool is
-// a programming error that the package tests catch.
+// Registry returns the default registry, built once. It panics if the
+// registry cannot be built: a duplicate or malformed tool is a programming
+// error that the package tests catch.
 func Registry() *registry.Registry {
 	r, err := Build()
 	if err != nil {

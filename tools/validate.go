@@ -20,8 +20,10 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
-	addNamespace("validate", validateNamespaceDescription,
+// ValidateNamespace returns the validate namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func ValidateNamespace() registry.Namespace {
+	return mergeNamespaces(namespace("validate", validateNamespaceDescription,
 		registry.New("validate.step_interface", registry.Spec{
 			Description: "Author-time gate for step-interface files (*.step.yaml): loads one step (or all) with the catalog loader and reports every schema and invariant problem by file and field, then registry parity (config class, name and node-name round trips, a builder for the verb) and the requested job type. Blocking errors fail with validation_failed and the full results in meta.details.",
 			When:        "you wrote or changed a step file (or want to check them all) before using the step in a DAG",
@@ -77,7 +79,7 @@ func init() {
 			ExecCode: true,
 			Network:  true,
 		}, validateRunScripts),
-	)
+	), validateDepsNamespace())
 }
 
 // --- shared helpers ---

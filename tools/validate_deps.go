@@ -17,8 +17,10 @@ import (
 // tools (the first non-empty description wins).
 const validateNamespaceDescription = "Checks before compiling: dependency wiring between steps, step definitions, alignment and scripts."
 
-func init() {
-	addNamespace("validate", validateNamespaceDescription,
+// validateDepsNamespace is the part of the validate namespace in this file (no description: the
+// namespace's constructor has it).
+func validateDepsNamespace() registry.Namespace {
+	return namespace("validate", validateNamespaceDescription,
 		registry.New("validate.deps_resolve", registry.Spec{
 			Description: "Resolves step dependencies with the compiler's resolver and reports, per step, which inputs bind to which upstream outputs (with scores), which stay unbound and why, and the overall resolution rate. Give a DAG (dag or dag_file) to resolve along its edges as compile does, or step_names to let every listed step feed every other one; omit both to use every catalog step.",
 			When:        "you want to know whether a set of steps or a DAG wires up before compiling, or why an input stays unbound",

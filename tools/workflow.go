@@ -19,8 +19,10 @@ import (
 // namespace; every file adding workflow.* tools passes it to addNamespace.
 const workflowNamespaceDescription = "Runs and guided stages: create a run folder, let the server pick the next stage from the run's artifacts (with its prompt, checklist, model tier and tools), complete stages, see a run's status, and run whole workflows."
 
-func init() {
-	addNamespace("workflow", workflowNamespaceDescription,
+// WorkflowNamespace returns the workflow namespace: its description and tools, built anew
+// on each call (DefaultNamespaces lists it).
+func WorkflowNamespace() registry.Namespace {
+	return mergeNamespaces(namespace("workflow", workflowNamespaceDescription,
 		registry.New("workflow.new_run", registry.Spec{
 			Description: "Creates a run folder under the project root (runs/<run_id>/) that will hold the pipeline's dag.json, config.json, reports and pipeline.definition.json, and returns its id and the paths of its artifacts.",
 			When:        "at the start of a guided run, before workflow.start_stage",
@@ -55,7 +57,7 @@ func init() {
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, workflowStatus),
-	)
+	), workflowRunNamespace())
 }
 
 type newRunArgs struct {

@@ -15,9 +15,11 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func init() {
+// workflowRunNamespace is the part of the workflow namespace in this file (no description: the
+// namespace's constructor has it).
+func workflowRunNamespace() registry.Namespace {
 	// The namespace description is tools/workflow.go's (the guided-stage tools).
-	addNamespace("workflow", workflowNamespaceDescription,
+	return namespace("workflow", workflowNamespaceDescription,
 		registry.New("workflow.run", registry.Spec{
 			Description: "Runs a workflow (new-project, configure-pipeline, author-step, init-project) as gated phases that call the other tools, " +
 				"keeping its DAG, config, reports and compiled definition in runs/<run_id>/ under the project root, or resumes a run at the first phase not passed. " +

@@ -192,9 +192,9 @@ func TestSessionScoping(t *testing.T) {
 	}
 	// tools.help shows the stage's tools only.
 	res = s.Call(ctx, "tools.help", nil)
-	data := res.Data.(map[string]any)
-	if data["stage"] != "orchestrator" || data["shown"].(int) != len(hub) {
-		t.Errorf("help in a session: stage %v shown %v (hub %d)", data["stage"], data["shown"], len(hub))
+	data := res.Data.(tools.ToolsHelpData)
+	if data.Stage != "orchestrator" || data.Shown != len(hub) {
+		t.Errorf("help in a session: stage %v shown %v (hub %d)", data.Stage, data.Shown, len(hub))
 	}
 
 	// A pinned session lists its stage and explains how to reach others.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // ErrUnknownStep is matched (errors.Is) by every *NotFoundError.
@@ -105,4 +107,43 @@ type collector struct {
 
 func (c *collector) add(field, format string, args ...any) {
 	c.errs = append(c.errs, &FileError{File: c.file, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Kind implements errkind.Kinded: a problem in a step or field-set file is
+// invalid input.
+func (e *FileError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer.
+func (e *FileError) Details() map[string]any { return LoadErrors{e}.Details() }
+
+// Kind implements errkind.Kinded.
+func (l LoadErrors) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: every problem as {file, message,
+// field, line} (field and line when known).
+func (l LoadErrors) Details() map[string]any {
+	list := make([]map[string]any, len(l))
+	for i, p := range l {
+		m := map[string]any{"file": p.File, "message": p.Message}
+		if p.Field != "" {
+			m["field"] = p.Field
+		}
+		if p.Line > 0 {
+			m["line"] = p.Line
+		}
+		list[i] = m
+	}
+	return map[string]any{"problems": list}
+}
+
+// Kind implements errkind.Kinded.
+func (e *NotFoundError) Kind() errkind.Kind { return errkind.NotFound }
+
+// Details implements errkind.Detailer.
+func (e *NotFoundError) Details() map[string]any {
+	close := make([]string, len(e.Suggestions))
+	for i, s := range e.Suggestions {
+		close[i] = string(s)
+	}
+	return map[string]any{"step_name": e.Name, "close_matches": close}
 }

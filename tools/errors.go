@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"errors"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/envelope"
+)
+
+// kindCodes is the one table from the kinds engine errors carry
+// (engine/errkind) to the envelope codes of the tool contract.
+var kindCodes = map[errkind.Kind]envelope.Code{
+	errkind.InvalidInput:     envelope.CodeInvalidInput,
+	errkind.NotFound:         envelope.CodeNotFound,
+	errkind.AlreadyExists:    envelope.CodeAlreadyExists,
+	errkind.Unsupported:      envelope.CodeUnsupported,
+	errkind.Cancelled:        envelope.CodeCancelled,
+	errkind.TooLarge:         envelope.CodeTooLarge,
+	errkind.ConfigInvalid:    envelope.CodeConfigInvalid,
+	errkind.NotConstructible: envelope.CodeNotConstructible,
+	errkind.NotDeployable:    envelope.CodeNotDeployable,
+	errkind.ScriptAnalysis:   envelope.CodeScriptAnalysisError,
+	errkind.ScriptCheck:      envelope.CodeScriptCheckFailed,
+	errkind.RunFailed:        envelope.CodeRunFailed,
+	errkind.AWS:              envelope.CodeAWSError,
+	errkind.UpsertFailed:     envelope.CodeUpsertFailed,
+	errkind.UpsertPartial:    envelope.CodeUpsertPartial,
+	errkind.ValidationFailed: envelope.CodeValidationFailed,
+	errkind.WorkflowStopped:  envelope.CodeWorkflowStopped,
+}
+
+// remedy is the way out of one engine error type: what to do and the
+// tools that help.
+type remedy struct {
+	match func(error) bool
+	fix   string
+	tools []string
+}
+
+// remedyFor is the remedy of the engine errors of type E (errors.As).
+func remedyFor[E error](fix string, tools ...string) remedy {
+	return remedy{match: func(err error) bool { var e E; return errors.As(err, &e) }, fix: fix, tools: tools}
+}
+
+// remedies are the remedies by engine error type, the first match wins.
+// An error type whose failure an agent can recover from gets one here.
+var remedies = []remedy{
+	remedyFor[catalog.LoadErrors]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
+	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
+}
+
+// toolError maps an error a handler got from the engine onto the tool
+// contract, so handlers just return toolError(err):
+//
+//   - nil stays nil and a *envelope.ToolError passes as it is;
+//   - an error with a kind (errkind.Of: a Kind method in its chain, a
+//     cancelled context, fs.ErrNotExist) becomes a *envelope.ToolError
+//     with the kind's code (kindCodes), the error's message, its details
+//     (errkind.Detailer) and the remedy of its type (remedies);
+//   - any other error is returned as it is: the registry answers
+//     internal_error naming its Go type (a bug, or an engine error that
+//     should get a kind).
+func toolError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *envelope.ToolError
+	if errors.As(err, &te) {
+		return te
+	}
+	code, ok := kindCodes[errkind.Of(err)]
+	if !ok {
+		return err
+	}
+	out := envelope.Errorf(code, "%s", err.Error())
+	if d := errkind.DetailsOf(err); len(d) > 0 {
+		out.WithDetailsMap(d)
+	}
+	for _, r := range remedies {
+		if r.match(err) {
+			out.WithRemedy(r.fix, r.tools...)
+			break
+		}
+	}
+	return out
+}
