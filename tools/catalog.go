@@ -92,7 +92,7 @@ type listStepsArgs struct {
 	catalogWorkspace
 }
 
-func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResult, error) {
+func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.Result[CatalogListStepsData], error) {
 	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.ToolResul
 		}
 		steps = append(steps, string(s.Type))
 	}
-	res := envelope.OK(listStepsData{Steps: steps, Count: len(steps)}).
+	res := envelope.Success(CatalogListStepsData{Steps: steps, Count: len(steps)}).
 		WithMeta("workspace_id", nullIfEmpty(ws)).
 		WithMeta("job_type", nullIfEmpty(jt))
 	if a.SageMakerStepType != "" {
@@ -135,7 +135,7 @@ type catSearchArgs struct {
 	catalogWorkspace
 }
 
-func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, error) {
+func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.Result[CatalogSearchData], error) {
 	if strings.TrimSpace(a.Query) == "" {
 		return nil, envelope.InvalidInput("query must be a non-empty string").WithDetails("query", a.Query)
 	}
@@ -144,9 +144,9 @@ func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, 
 		return nil, err
 	}
 	found := cat.SearchJobType(a.Query, a.JobType)
-	matches := make([]searchMatch, len(found))
+	matches := make([]CatalogSearchMatch, len(found))
 	for i, m := range found {
-		matches[i] = searchMatch{
+		matches[i] = CatalogSearchMatch{
 			StepName:            string(m.Type),
 			WorkspaceID:         m.Step.WorkspaceID,
 			Score:               m.Score,
@@ -156,7 +156,7 @@ func catalogSearch(ctx context.Context, a catSearchArgs) (*envelope.ToolResult, 
 			Description:         m.Step.Description,
 		}
 	}
-	res := envelope.OK(searchData{Matches: matches, Count: len(matches)}).WithMeta("query", a.Query)
+	res := envelope.Success(CatalogSearchData{Matches: matches, Count: len(matches)}).WithMeta("query", a.Query)
 	if a.JobType != "" {
 		res.SetMeta("job_type", a.JobType)
 	}
@@ -178,16 +178,16 @@ type catStepArgs struct {
 	catalogWorkspace
 }
 
-func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
+func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.Result[CatalogStepInfoData], error) {
 	s, jt, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, a.JobType)
 	if err != nil {
 		return nil, err
 	}
 	jobTypes := append([]string{}, s.JobTypes...)
-	data := stepInfoData{
+	data := CatalogStepInfoData{
 		StepName:    string(s.Type),
 		WorkspaceID: s.WorkspaceID,
-		RegistryData: registryData{
+		RegistryData: CatalogRegistryData{
 			ConfigClass:       s.ConfigClass,
 			BuilderStepName:   s.BuilderName,
 			SpecType:          string(s.Type),
@@ -200,19 +200,19 @@ func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 		SageMakerStepType:   string(s.Verb),
 		Description:         s.Description,
 		ComponentsAvailable: s.Components(),
-		FileComponents:      map[string]any{"interface": s.Source, "script": nullIfEmpty(s.Contract.EntryPoint)},
-		Framework:           nullIfEmpty(s.Framework),
+		FileComponents:      CatalogFileComponents{Interface: s.Source, Script: optString(s.Contract.EntryPoint)},
+		Framework:           optString(s.Framework),
 		NodeType:            string(s.Kind),
 		JobTypes:            jobTypes,
-		JobType:             nullIfEmpty(jt),
+		JobType:             optString(jt),
 		HasVariant:          s.IsVariant(),
 		Aliases:             append([]string{}, s.Aliases...),
-		FieldSets:           s.FieldSets,
+		FieldSets:           nonNilStrings(s.FieldSets),
 		SageMakerStepName:   string(catalog.SageMakerName(s.Type, jt)),
 		ConfigKey:           string(catalog.ConfigKeyFor(s.Type, jt)),
 		Overrides:           s.Overrides,
 	}
-	res := envelope.OK(data).WithMeta("step_name", a.StepName)
+	res := envelope.Success(data).WithMeta("step_name", a.StepName)
 	if s.Framework == "" {
 		res.WithWarnings("the step's interface names no framework")
 	}
@@ -227,47 +227,47 @@ func catalogStepInfo(ctx context.Context, a catStepArgs) (*envelope.ToolResult, 
 
 // --- catalog.step_spec ---
 
-func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.ToolResult, error) {
+func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.Result[CatalogStepSpecData], error) {
 	s, jt, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, a.JobType)
 	if err != nil {
 		return nil, err
 	}
-	deps := make([]specDependency, len(s.Inputs))
+	deps := make([]CatalogDependency, len(s.Inputs))
 	for i, in := range s.Inputs {
-		deps[i] = specDependency{
+		deps[i] = CatalogDependency{
 			LogicalName:       in.LogicalName,
 			DependencyType:    string(in.Type),
 			Required:          in.Required,
-			CompatibleSources: in.CompatibleSources,
-			SemanticKeywords:  in.SemanticKeywords,
+			CompatibleSources: nonNilStrings(in.CompatibleSources),
+			SemanticKeywords:  nonNilStrings(in.SemanticKeywords),
 			DataType:          in.DataType,
 			Description:       in.Description,
 			Aliases:           in.Aliases,
 			ConfigSource:      in.ConfigSource,
 		}
 	}
-	outs := make([]specOutput, len(s.Outputs))
+	outs := make([]CatalogOutput, len(s.Outputs))
 	for i, o := range s.Outputs {
-		outs[i] = specOutput{
+		outs[i] = CatalogOutput{
 			LogicalName:      o.LogicalName,
 			OutputType:       string(o.Type),
 			PropertyPath:     o.PropertyPath,
-			Aliases:          o.Aliases,
+			Aliases:          nonNilStrings(o.Aliases),
 			SemanticKeywords: nonNilStrings(o.SemanticKeywords),
 			DataType:         o.DataType,
 			Description:      o.Description,
 		}
 	}
-	data := stepSpecData{
+	data := CatalogStepSpecData{
 		StepType:        string(s.Type),
 		NodeType:        string(s.Kind),
-		JobType:         nullIfEmpty(jt),
+		JobType:         optString(jt),
 		Dependencies:    deps,
 		Outputs:         outs,
 		DependencyCount: len(deps),
 		OutputCount:     len(outs),
 	}
-	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
+	return envelope.Success(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "steps.io", When: "you need container paths or training channels", Why: "the spec lists ports; steps.io adds where each lands in the container", ArgsHint: map[string]any{"step_name": string(s.Type)}},
 		envelope.NextStep{Tool: "validate.deps_resolve", When: "you want to see what would feed these ports in a DAG", Why: "runs the dependency resolver", ArgsHint: map[string]any{"step_names": []string{"<upstream step>", string(s.Type)}}},
 	), nil
@@ -281,19 +281,19 @@ type configFieldsArgs struct {
 	catalogWorkspace
 }
 
-func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.ToolResult, error) {
+func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Result[CatalogConfigFieldsData], error) {
 	s, _, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, "")
 	if err != nil {
 		return nil, err
 	}
-	fields := []configFieldOut{}
+	fields := []CatalogConfigField{}
 	tiers := map[string]int{}
 	for _, f := range s.Fields {
 		tiers[string(f.Tier)]++
 		if a.Tier != "" && string(f.Tier) != a.Tier {
 			continue
 		}
-		fields = append(fields, configFieldOut{
+		fields = append(fields, CatalogConfigField{
 			Name:        f.Name,
 			Type:        string(f.Type),
 			Required:    f.Required(),
@@ -309,15 +309,15 @@ func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Too
 			Hyper:       f.Hyperparameter,
 		})
 	}
-	data := configFieldsData{
+	data := CatalogConfigFieldsData{
 		StepName:    string(s.Type),
 		ConfigClass: s.ConfigClass,
-		FieldSets:   s.FieldSets,
+		FieldSets:   nonNilStrings(s.FieldSets),
 		Fields:      fields,
 		Count:       len(fields),
 		TierCounts:  tiers,
 	}
-	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
+	return envelope.Success(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "config.requirements", When: "you are filling a config for a whole DAG", Why: "lists what every node of the DAG needs", ArgsHint: map[string]any{"dag": map[string]any{"nodes": []string{string(s.Type)}, "edges": [][]string{}}}},
 	), nil
 }
@@ -329,7 +329,7 @@ type resolveStepArgs struct {
 	catalogWorkspace
 }
 
-func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolResult, error) {
+func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.Result[CatalogResolveStepData], error) {
 	if err := requireStepName(a.StepName); err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolR
 		e.WithDetails("available", asStrings(cat.Names()))
 		return nil, e
 	}
-	data := resolveStepData{
+	data := CatalogResolveStepData{
 		Input:             a.StepName,
 		CanonicalName:     string(s.Type),
 		ConfigClass:       s.ConfigClass,
@@ -370,10 +370,10 @@ func catalogResolveStep(ctx context.Context, a resolveStepArgs) (*envelope.ToolR
 		SpecType:          string(s.Type),
 		SageMakerStepType: string(s.Verb),
 		Source:            source,
-		JobType:           nullIfEmpty(jobType),
+		JobType:           optString(jobType),
 		SnakeName:         catalog.CanonicalToSnake(s.Type),
 	}
-	return envelope.OK(data).WithMeta("step_name", a.StepName).WithNextSteps(
+	return envelope.Success(data).WithMeta("step_name", a.StepName).WithNextSteps(
 		envelope.NextStep{Tool: "catalog.step_info", When: "you want the step's metadata", Why: "verb, framework, components", ArgsHint: map[string]any{"step_name": string(s.Type)}},
 	), nil
 }
@@ -390,45 +390,53 @@ type listBuildersArgs struct {
 	catalogWorkspace
 }
 
-func catalogListBuilders(ctx context.Context, a listBuildersArgs) (*envelope.ToolResult, error) {
+func catalogListBuilders(ctx context.Context, a listBuildersArgs) (*envelope.Result[CatalogListBuildersData], error) {
 	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
-	builders := []builderOut{}
+	builders := []CatalogBuilder{}
 	for _, s := range cat.Steps() { // sorted by step type
 		if a.SageMakerStepType != "" && string(s.Verb) != a.SageMakerStepType {
 			continue
 		}
-		builders = append(builders, builderOut{StepName: string(s.Type), BuilderClass: s.BuilderName, SageMakerStepType: string(s.Verb)})
+		builders = append(builders, CatalogBuilder{StepName: string(s.Type), BuilderClass: s.BuilderName, SageMakerStepType: string(s.Verb)})
 	}
-	return envelope.OK(listBuildersData{Builders: builders, Count: len(builders)}).
+	return envelope.Success(CatalogListBuildersData{Builders: builders, Count: len(builders)}).
 		WithMeta("sagemaker_step_type", nullIfEmpty(a.SageMakerStepType)), nil
 }
 
-// --- data shapes (field order is the wire order) ---
+// --- data (field order is the wire order) ---
 
-type listStepsData struct {
+// CatalogListStepsData is the data of catalog.list_steps: the step types
+// that pass the filters, sorted.
+type CatalogListStepsData struct {
 	Steps []string `json:"steps"`
 	Count int      `json:"count"`
 }
 
-type searchMatch struct {
-	StepName            string   `json:"step_name"`
-	WorkspaceID         string   `json:"workspace_id"`
-	Score               float64  `json:"score"`
+// CatalogSearchMatch is one match of catalog.search.
+type CatalogSearchMatch struct {
+	StepName    string `json:"step_name"`
+	WorkspaceID string `json:"workspace_id"`
+	// Score is 1.0 for the exact name, less for a looser match.
+	Score float64 `json:"score"`
+	// MatchReason says which rule matched (name, alias, keyword, ...).
 	MatchReason         string   `json:"match_reason"`
 	ComponentsAvailable []string `json:"components_available"`
 	SageMakerStepType   string   `json:"sagemaker_step_type"`
 	Description         string   `json:"description"`
 }
 
-type searchData struct {
-	Matches []searchMatch `json:"matches"`
-	Count   int           `json:"count"`
+// CatalogSearchData is the data of catalog.search: the matches, best first.
+type CatalogSearchData struct {
+	Matches []CatalogSearchMatch `json:"matches"`
+	Count   int                  `json:"count"`
 }
 
-type registryData struct {
+// CatalogRegistryData is a step's registry entry, as catalog.step_info
+// repeats it.
+type CatalogRegistryData struct {
 	ConfigClass       string   `json:"config_class"`
 	BuilderStepName   string   `json:"builder_step_name"`
 	SpecType          string   `json:"spec_type"`
@@ -437,29 +445,42 @@ type registryData struct {
 	JobTypes          []string `json:"job_types"`
 }
 
-type stepInfoData struct {
-	StepName            string         `json:"step_name"`
-	WorkspaceID         string         `json:"workspace_id"`
-	RegistryData        registryData   `json:"registry_data"`
-	ConfigClass         string         `json:"config_class"`
-	BuilderStepName     string         `json:"builder_step_name"`
-	SageMakerStepType   string         `json:"sagemaker_step_type"`
-	Description         string         `json:"description"`
-	ComponentsAvailable []string       `json:"components_available"`
-	FileComponents      map[string]any `json:"file_components"`
-	Framework           any            `json:"framework"`
-	NodeType            string         `json:"node_type"`
-	JobTypes            []string       `json:"job_types"`
-	JobType             any            `json:"job_type"`
-	HasVariant          bool           `json:"has_variant"`
-	Aliases             []string       `json:"aliases"`
-	FieldSets           []string       `json:"field_sets"`
-	SageMakerStepName   string         `json:"sagemaker_step_name"`
-	ConfigKey           string         `json:"config_key"`
-	Overrides           string         `json:"overrides,omitempty"`
+// CatalogFileComponents names where a step comes from: its interface file
+// and its script (null when the step runs none).
+type CatalogFileComponents struct {
+	Interface string  `json:"interface"`
+	Script    *string `json:"script"`
 }
 
-type specDependency struct {
+// CatalogStepInfoData is the data of catalog.step_info: a step's naming and
+// component metadata.
+type CatalogStepInfoData struct {
+	StepName            string                `json:"step_name"`
+	WorkspaceID         string                `json:"workspace_id"`
+	RegistryData        CatalogRegistryData   `json:"registry_data"`
+	ConfigClass         string                `json:"config_class"`
+	BuilderStepName     string                `json:"builder_step_name"`
+	SageMakerStepType   string                `json:"sagemaker_step_type"`
+	Description         string                `json:"description"`
+	ComponentsAvailable []string              `json:"components_available"`
+	FileComponents      CatalogFileComponents `json:"file_components"`
+	Framework           *string               `json:"framework"`
+	NodeType            string                `json:"node_type"`
+	JobTypes            []string              `json:"job_types"`
+	// JobType is the job type asked for (or the node name's suffix), null without one.
+	JobType           *string  `json:"job_type"`
+	HasVariant        bool     `json:"has_variant"`
+	Aliases           []string `json:"aliases"`
+	FieldSets         []string `json:"field_sets"`
+	SageMakerStepName string   `json:"sagemaker_step_name"`
+	ConfigKey         string   `json:"config_key"`
+	// Overrides names the embedded step a workspace step replaces.
+	Overrides string `json:"overrides,omitempty"`
+}
+
+// CatalogDependency is one input port of a step, as the dependency
+// resolver sees it.
+type CatalogDependency struct {
 	LogicalName       string   `json:"logical_name"`
 	DependencyType    string   `json:"dependency_type"`
 	Required          bool     `json:"required"`
@@ -468,10 +489,12 @@ type specDependency struct {
 	DataType          string   `json:"data_type"`
 	Description       string   `json:"description"`
 	Aliases           []string `json:"aliases,omitempty"`
-	ConfigSource      string   `json:"config_source,omitempty"`
+	// ConfigSource names the config field the input can come from instead of an edge.
+	ConfigSource string `json:"config_source,omitempty"`
 }
 
-type specOutput struct {
+// CatalogOutput is one output port of a step.
+type CatalogOutput struct {
 	LogicalName      string   `json:"logical_name"`
 	OutputType       string   `json:"output_type"`
 	PropertyPath     string   `json:"property_path"`
@@ -481,21 +504,25 @@ type specOutput struct {
 	Description      string   `json:"description"`
 }
 
-type stepSpecData struct {
-	StepType        string           `json:"step_type"`
-	NodeType        string           `json:"node_type"`
-	JobType         any              `json:"job_type"`
-	Dependencies    []specDependency `json:"dependencies"`
-	Outputs         []specOutput     `json:"outputs"`
-	DependencyCount int              `json:"dependency_count"`
-	OutputCount     int              `json:"output_count"`
+// CatalogStepSpecData is the data of catalog.step_spec: a step's ports.
+type CatalogStepSpecData struct {
+	StepType        string              `json:"step_type"`
+	NodeType        string              `json:"node_type"`
+	JobType         *string             `json:"job_type"`
+	Dependencies    []CatalogDependency `json:"dependencies"`
+	Outputs         []CatalogOutput     `json:"outputs"`
+	DependencyCount int                 `json:"dependency_count"`
+	OutputCount     int                 `json:"output_count"`
 }
 
-type configFieldOut struct {
-	Name        string   `json:"name"`
-	Type        string   `json:"type"`
-	Required    bool     `json:"required"`
-	Default     any      `json:"default"`
+// CatalogConfigField is one config field of a step's config class.
+type CatalogConfigField struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+	// Default is the field's default value, of the field's type (null: none).
+	Default any `json:"default"`
+	// Tier is essential (the user supplies it), system (has a default) or derived (computed).
 	Tier        string   `json:"tier"`
 	Description string   `json:"description"`
 	Allowed     []any    `json:"allowed_values,omitempty"`
@@ -504,42 +531,59 @@ type configFieldOut struct {
 	Pattern     string   `json:"pattern,omitempty"`
 	Derivation  string   `json:"derivation,omitempty"`
 	Source      string   `json:"source"`
-	Hyper       bool     `json:"hyperparameter,omitempty"` // passed to the training job as a hyperparameter
+	// Hyper: the field is passed to the training job as a hyperparameter.
+	Hyper bool `json:"hyperparameter,omitempty"`
 }
 
-type configFieldsData struct {
-	StepName    string           `json:"step_name"`
-	ConfigClass string           `json:"config_class"`
-	FieldSets   []string         `json:"field_sets"`
-	Fields      []configFieldOut `json:"fields"`
-	Count       int              `json:"count"`
-	TierCounts  map[string]int   `json:"tier_counts"`
+// CatalogConfigFieldsData is the data of catalog.config_fields.
+type CatalogConfigFieldsData struct {
+	StepName    string               `json:"step_name"`
+	ConfigClass string               `json:"config_class"`
+	FieldSets   []string             `json:"field_sets"`
+	Fields      []CatalogConfigField `json:"fields"`
+	Count       int                  `json:"count"`
+	// TierCounts counts every field of the class by tier (before the tier filter).
+	TierCounts map[string]int `json:"tier_counts"`
 }
 
-type resolveStepData struct {
+// CatalogResolveStepData is the data of catalog.resolve_step: the
+// canonical names of a loosely written step name and the rule that matched.
+type CatalogResolveStepData struct {
 	Input             string `json:"input"`
 	CanonicalName     string `json:"canonical_name"`
 	ConfigClass       string `json:"config_class"`
 	BuilderClass      string `json:"builder_class"`
 	SpecType          string `json:"spec_type"`
 	SageMakerStepType string `json:"sagemaker_step_type"`
-	Source            string `json:"source"`
-	JobType           any    `json:"job_type"`
-	SnakeName         string `json:"snake_name"`
+	// Source is the rule: canonical, canonical_key, alias, node_name or file_name.
+	Source    string  `json:"source"`
+	JobType   *string `json:"job_type"`
+	SnakeName string  `json:"snake_name"`
 }
 
-type builderOut struct {
+// CatalogBuilder is one step type's builder.
+type CatalogBuilder struct {
 	StepName          string `json:"step_name"`
 	BuilderClass      string `json:"builder_class"`
 	SageMakerStepType string `json:"sagemaker_step_type"`
 }
 
-type listBuildersData struct {
-	Builders []builderOut `json:"builders"`
-	Count    int          `json:"count"`
+// CatalogListBuildersData is the data of catalog.list_builders.
+type CatalogListBuildersData struct {
+	Builders []CatalogBuilder `json:"builders"`
+	Count    int              `json:"count"`
 }
 
 // --- helpers ---
+
+// optString is s, or nil (JSON null) when s is empty: a nullable string
+// field of a typed data struct.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 // nullIfEmpty is s, or nil (JSON null) when s is empty.
 func nullIfEmpty(s string) any {
