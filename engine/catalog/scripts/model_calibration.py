@@ -33,14 +33,10 @@ generalised additive model with one smooth term); with MONOTONIC_CONSTRAINT the 
 projected onto the non-decreasing curves (isotonic regression of the curve on the score grid).
 """
 import argparse
-import gzip
-import io
 import json
 import math
 import os
 import sys
-import tarfile
-import tempfile
 
 import numpy as np
 import pandas as pd
@@ -49,6 +45,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import SplineTransformer
+
+from steplib import tables
 
 EVAL_DATA_DIR = "/opt/ml/processing/input/eval_data"
 CALIBRATION_DIR = "/opt/ml/processing/output/calibration"
@@ -67,61 +65,12 @@ def fail(msg):
     sys.exit(1)
 
 
-def flag(value, default=False):
-    v = str(value or "").strip().lower()
-    return default if v == "" else v in ("true", "1", "yes")
-
-
-def split_list(value):
-    return [x.strip() for x in str(value or "").split(",") if x.strip()]
-
-
-def search_roots(folder):
-    roots = [folder]
-    for root, _, files in os.walk(folder):
-        for name in sorted(files):
-            if name.endswith((".tar.gz", ".tgz")):
-                dst = tempfile.mkdtemp(prefix="unpacked-")
-                with tarfile.open(os.path.join(root, name)) as tar:
-                    tar.extractall(dst, members=[m for m in tar.getmembers() if not (m.name.startswith("/") or ".." in m.name.split("/"))])
-                roots.append(dst)
-    return roots
-
-
-def read_table(path):
-    lower = path.lower()
-    base = lower[:-3] if lower.endswith(".gz") else lower
-    if base.endswith((".parquet", ".pq")):
-        return pd.read_parquet(path)
-    with (gzip.open(path, "rb") if lower.endswith(".gz") else open(path, "rb")) as f:
-        raw = f.read()
-    if base.endswith(".jsonl"):
-        return pd.read_json(io.BytesIO(raw), lines=True)
-    return pd.read_csv(io.BytesIO(raw), sep="\t" if base.endswith(".tsv") else ",")
-
-
 def read_predictions(folder, needed):
-    frames, used = [], []
-    for root in search_roots(folder):
-        for r, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for n in sorted(names):
-                base = n[:-3] if n.lower().endswith(".gz") else n
-                if n.startswith(".") or not base.lower().endswith(TABLE_SUFFIXES):
-                    continue
-                p = os.path.join(r, n)
-                try:
-                    df = read_table(p)
-                except Exception as e:  # a file that is not a table is not predictions
-                    log("skipped %s: %s" % (p, e))
-                    continue
-                if all(c in df.columns for c in needed):
-                    frames.append(df)
-                    used.append(os.path.relpath(p, root))
-    if not frames:
+    df, used = tables.read_tables(folder, needed, TABLE_SUFFIXES, log)
+    if df is None:
         fail("no predictions with the column(s) %s in %s" % (", ".join(needed), folder))
-    log("predictions from %s" % ", ".join(used))
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    log("predictions from %s" % ", ".join(os.path.basename(u) for u in used))
+    return df
 
 
 def fit_curve(method, scores, labels, splines, monotonic, grid):
@@ -226,14 +175,14 @@ def main(input_paths, output_paths, environ_vars, job_args):
         fail("CALIBRATION_METHOD %s: want gam, isotonic or platt" % method)
     label = environ_vars["LABEL_FIELD"]
     splines = int(environ_vars.get("GAM_SPLINES") or 10)
-    monotonic = flag(environ_vars.get("MONOTONIC_CONSTRAINT"), True)
+    monotonic = tables.truthy(environ_vars.get("MONOTONIC_CONSTRAINT"), True)
     threshold = float(environ_vars.get("ERROR_THRESHOLD") or 0.05)
     points = int(environ_vars.get("CALIBRATION_SAMPLE_POINTS") or 1000)
-    is_binary = flag(environ_vars.get("IS_BINARY"), True)
+    is_binary = tables.truthy(environ_vars.get("IS_BINARY"), True)
     prefix = environ_vars.get("SCORE_FIELD_PREFIX") or "prob_class_"
-    categories = split_list(environ_vars.get("MULTICLASS_CATEGORIES"))
-    score_fields = split_list(environ_vars.get("SCORE_FIELDS"))
-    task_labels = split_list(environ_vars.get("TASK_LABEL_NAMES"))
+    categories = tables.names(environ_vars.get("MULTICLASS_CATEGORIES"))
+    score_fields = tables.names(environ_vars.get("SCORE_FIELDS"))
+    task_labels = tables.names(environ_vars.get("TASK_LABEL_NAMES"))
 
     if score_fields:  # multi-task: one binary calibrator per score column
         if task_labels and len(task_labels) != len(score_fields):
@@ -260,7 +209,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
         categories = []
     summary = {"method": method, "mode": mode, "job_type": job_args.job_type, "label_field": label, "sample_points": points,
                "monotonic_constraint": monotonic, "gam_splines": splines, "error_threshold": threshold}
-    report, tables, curves = {}, {}, []
+    report, lookups, curves = {}, {}, []
     calibrated = df.copy()
     y_all = encode_labels(df[label], categories)
     for i, (score, lab) in enumerate(tasks):
@@ -276,7 +225,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
         grid = score_grid(sv, points)
         curve = fit_curve(method, sv, target, splines, monotonic, grid)
         table = [[float(a), float(b)] for a, b in zip(grid, np.clip(curve, 0.0, 1.0))]
-        tables[score] = table
+        lookups[score] = table
         cal = apply_table(table, sv)
         rep = binary_report(target, sv, cal)
         report[score] = rep
@@ -287,12 +236,12 @@ def main(input_paths, output_paths, environ_vars, job_args):
                                        " (above the threshold %.4f)" % threshold if ece > threshold else ""))
 
     if mode == "binary":
-        model = {"method": method, "score_field": tasks[0][0], "points": tables[tasks[0][0]]}
+        model = {"method": method, "score_field": tasks[0][0], "points": lookups[tasks[0][0]]}
     elif mode == "multiclass":
         model = {"method": method, "score_field_prefix": prefix, "num_classes": len(tasks),
-                 "classes": {str(i): tables[t[0]] for i, t in enumerate(tasks)}}
+                 "classes": {str(i): lookups[t[0]] for i, t in enumerate(tasks)}}
     else:
-        model = {"method": method, "tasks": {s: {"label_field": l, "points": tables[s]} for s, l in tasks}}
+        model = {"method": method, "tasks": {s: {"label_field": l, "points": lookups[s]} for s, l in tasks}}
     if mode == "multiclass":  # the calibrated probabilities of a row sum to one
         cols = ["calibrated_" + t[0] for t in tasks]
         sums = calibrated[cols].sum(axis=1).replace(0, 1.0)

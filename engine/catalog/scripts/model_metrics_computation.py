@@ -27,18 +27,16 @@ Arguments
   --job_type   the split the predictions belong to (recorded in metrics.json)
 """
 import argparse
-import gzip
-import io
 import json
 import math
 import os
 import sys
-import tarfile
-import tempfile
 
 import numpy as np
 import pandas as pd
 from sklearn import metrics as skm
+
+from steplib import metrics, tables
 
 EVAL_DATA_DIR = "/opt/ml/processing/input/eval_data"
 METRICS_DIR = "/opt/ml/processing/output/metrics"
@@ -56,62 +54,20 @@ def fail(msg):
     sys.exit(1)
 
 
-def flag(value, default=False):
-    v = str(value or "").strip().lower()
-    return default if v == "" else v in ("true", "1", "yes")
-
-
-def read_tables(folder, fmt, needed):
+def read_predictions(folder, fmt, needed):
     suffixes = sum(SUFFIXES.values(), ()) if fmt == "auto" else SUFFIXES[fmt]
-    roots = [folder]
-    for root, _, files in os.walk(folder):
-        for name in sorted(files):
-            if name.endswith((".tar.gz", ".tgz")):
-                dst = tempfile.mkdtemp(prefix="unpacked-")
-                with tarfile.open(os.path.join(root, name)) as tar:
-                    tar.extractall(dst, members=[m for m in tar.getmembers() if not (m.name.startswith("/") or ".." in m.name.split("/"))])
-                roots.append(dst)
-    frames = []
-    for root in roots:
-        for r, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for n in sorted(names):
-                lower = n.lower()
-                base = lower[:-3] if lower.endswith(".gz") else lower
-                if n.startswith(".") or not base.endswith(suffixes):
-                    continue
-                p = os.path.join(r, n)
-                try:
-                    if base.endswith((".parquet", ".pq")):
-                        df = pd.read_parquet(p)
-                    else:
-                        with (gzip.open(p, "rb") if lower.endswith(".gz") else open(p, "rb")) as f:
-                            raw = f.read()
-                        if base.endswith((".json", ".jsonl")):
-                            text = raw.decode("utf-8").lstrip()
-                            df = pd.read_json(io.StringIO(text), lines=base.endswith(".jsonl") or not text.startswith("["))
-                        else:
-                            df = pd.read_csv(io.BytesIO(raw), sep="\t" if base.endswith(".tsv") else ",")
-                except Exception as e:  # not a table
-                    log("skipped %s: %s" % (p, e))
-                    continue
-                if all(c in df.columns for c in needed):
-                    frames.append(df)
-                    log("predictions from %s (%d rows)" % (p, len(df)))
-    if not frames:
+    df, used = tables.read_tables(folder, needed, suffixes, log)
+    if df is None:
         fail("no %s table with the column(s) %s in %s" % (fmt, ", ".join(needed), folder))
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-
-
-def num(v):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+    log("predictions from %s (%d rows)" % (", ".join(os.path.basename(u) for u in used), len(df)))
+    return df
 
 
 def count_recall(y, s, cutoff):
     n = max(1, int(math.ceil(cutoff * len(s))))
     top = np.argsort(-s, kind="stable")[:n]
     pos = y.sum()
-    return num(y[top].sum() / pos) if pos else None
+    return metrics.num(y[top].sum() / pos) if pos else None
 
 
 def dollar_recall(y, s, amount, fpr_target):
@@ -119,88 +75,45 @@ def dollar_recall(y, s, amount, fpr_target):
     i = max(int(np.searchsorted(fpr, fpr_target, side="right")) - 1, 0)
     caught = s >= thresholds[i]
     total = amount[y == 1].sum()
-    return num(amount[(y == 1) & caught].sum() / total) if total else None
+    return metrics.num(amount[(y == 1) & caught].sum() / total) if total else None
 
 
 def binary_block(y, s, env, amount):
-    both = len(set(y)) == 2
-    pred = (s >= 0.5).astype(int)
-    out = {"num_samples": int(len(y)), "positive_rate": num(y.mean()),
-           "auc_roc": num(skm.roc_auc_score(y, s)) if both else None,
-           "average_precision": num(skm.average_precision_score(y, s)) if both else None,
-           "f1_score": num(skm.f1_score(y, pred, zero_division=0)),
-           "precision": num(skm.precision_score(y, pred, zero_division=0)),
-           "recall": num(skm.recall_score(y, pred, zero_division=0)),
-           "accuracy": num(skm.accuracy_score(y, pred))}
-    if both:
+    out = {"num_samples": int(len(y)), "positive_rate": metrics.num(y.mean())}
+    out.update(metrics.binary(y, s, ("auc_roc", "average_precision", "f1_score", "precision", "recall", "accuracy")))
+    if len(set(y)) == 2:
         fpr, tpr, _ = skm.roc_curve(y, s)
         for target in (0.01, 0.05, 0.1):
-            out["recall_at_fpr_%g" % target] = num(np.interp(target, fpr, tpr))
-    if flag(env.get("COMPUTE_COUNT_RECALL"), True):
+            out["recall_at_fpr_%g" % target] = metrics.num(np.interp(target, fpr, tpr))
+    if tables.truthy(env.get("COMPUTE_COUNT_RECALL"), True):
         cutoff = float(env.get("COUNT_RECALL_CUTOFF") or 0.1)
         out["count_recall"] = count_recall(y, s, cutoff)
         out["count_recall_cutoff"] = cutoff
-    if flag(env.get("COMPUTE_DOLLAR_RECALL"), True):
+    if tables.truthy(env.get("COMPUTE_DOLLAR_RECALL"), True):
         if amount is None:
             log("dollar recall needs AMOUNT_FIELD naming a column of the predictions; skipped")
-        elif both:
+        elif len(set(y)) == 2:
             rate = float(env.get("DOLLAR_RECALL_FPR") or 0.1)
             out["dollar_recall"] = dollar_recall(y, s, amount, rate)
             out["dollar_recall_fpr"] = rate
     return out
 
 
-def multiclass_block(y, probs):
-    pred = probs.argmax(axis=1)
-    k = probs.shape[1]
-    present = len(set(y)) == k
-    onehot = np.eye(k)[y]
-    out = {"num_samples": int(len(y)), "num_classes": k, "accuracy": num(skm.accuracy_score(y, pred)),
-           "f1_score_macro": num(skm.f1_score(y, pred, average="macro", zero_division=0)),
-           "f1_score_micro": num(skm.f1_score(y, pred, average="micro", zero_division=0)),
-           "auc_roc_macro": num(skm.roc_auc_score(y, probs, multi_class="ovr", average="macro")) if present else None,
-           "auc_roc_micro": num(skm.roc_auc_score(onehot, probs, average="micro")) if present else None,
-           "average_precision_macro": num(skm.average_precision_score(onehot, probs, average="macro"))}
-    out["per_class"] = {str(i): {"support": int((y == i).sum()),
-                                 "auc_roc": num(skm.roc_auc_score((y == i).astype(int), probs[:, i])) if 0 < (y == i).sum() < len(y) else None}
-                        for i in range(k)}
-    return out
-
-
-def plots(plot_dir, y, curves):
+def distribution_plot(plot_dir, label, y, s):
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        log("matplotlib is not installed: no plots")
         return []
-    written = []
-    for name, fn in (("roc_curve.jpg", skm.roc_curve), ("pr_curve.jpg", skm.precision_recall_curve)):
-        fig, ax = plt.subplots(figsize=(5, 5))
-        for label, yy, s in curves:
-            if len(set(yy)) < 2:
-                continue
-            a, b, _ = fn(yy, s)
-            if fn is skm.precision_recall_curve:
-                a, b = b, a
-            ax.plot(a, b, label=label)
-        ax.set_xlabel("false positive rate" if "roc" in name else "recall")
-        ax.set_ylabel("true positive rate" if "roc" in name else "precision")
-        ax.legend()
-        fig.savefig(os.path.join(plot_dir, name))
-        plt.close(fig)
-        written.append(name)
     fig, ax = plt.subplots(figsize=(6, 4))
-    for label, yy, s in curves[:1]:
-        for cls in sorted(set(yy)):
-            ax.hist(s[yy == cls], bins=30, alpha=0.5, label="%s label %s" % (label, cls))
+    for cls in sorted(set(y)):
+        ax.hist(s[y == cls], bins=30, alpha=0.5, label="%s label %s" % (label, cls))
     ax.set_xlabel("score")
     ax.legend()
     fig.savefig(os.path.join(plot_dir, "score_distribution.jpg"))
     plt.close(fig)
-    written.append("score_distribution.jpg")
-    return written
+    return ["score_distribution.jpg"]
 
 
 def main(input_paths, output_paths, environ_vars, job_args):
@@ -208,9 +121,9 @@ def main(input_paths, output_paths, environ_vars, job_args):
     fmt = (environ_vars.get("INPUT_FORMAT") or "auto").lower()
     if fmt not in ("auto", "csv", "parquet", "json"):
         fail("INPUT_FORMAT %s: want auto, csv, parquet or json" % fmt)
-    fields = [f.strip() for f in (environ_vars.get("SCORE_FIELDS") or "").split(",") if f.strip()]
+    fields = tables.names(environ_vars.get("SCORE_FIELDS"))
     single = environ_vars.get("SCORE_FIELD") or "prob_class_1"
-    df = read_tables(input_paths["eval_output"], fmt, [label])
+    df = read_predictions(input_paths["eval_output"], fmt, [label])
     y_raw = pd.to_numeric(df[label], errors="coerce")
     keep = ~y_raw.isna()
     df, y = df[keep].reset_index(drop=True), y_raw[keep].astype(int).reset_index(drop=True).values
@@ -225,7 +138,8 @@ def main(input_paths, output_paths, environ_vars, job_args):
             fail("multiclass labels need prob_class_<i> columns; found %s" % ", ".join(map(str, df.columns)))
         probs = df[probs_cols].astype(float).values
         report["task"] = "multiclass"
-        report.update(multiclass_block(y, probs))
+        report["num_classes"] = probs.shape[1]
+        report.update(metrics.multiclass(y, probs, ("auc_roc", "average_precision", "f1_score", "accuracy")))
         curves = [("class %d" % i, (y == i).astype(int), probs[:, i]) for i in range(probs.shape[1])]
     else:
         report["task"] = "binary"
@@ -237,7 +151,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
             report["fields"][f] = binary_block(y, s, environ_vars, amount)
             curves.append((f, y, s))
         report.update({k: v for k, v in report["fields"][(fields or [single])[0]].items()})
-        if flag(environ_vars.get("COMPARISON_MODE")):
+        if tables.truthy(environ_vars.get("COMPARISON_MODE")):
             prev = environ_vars.get("PREVIOUS_SCORE_FIELD") or ""
             if prev not in df.columns:
                 fail("COMPARISON_MODE needs PREVIOUS_SCORE_FIELD naming a column of the predictions (got %r)" % prev)
@@ -250,8 +164,8 @@ def main(input_paths, output_paths, environ_vars, job_args):
     metrics_dir, plot_dir = output_paths["metrics_output"], output_paths["plots_output"]
     os.makedirs(metrics_dir, exist_ok=True)
     os.makedirs(plot_dir, exist_ok=True)
-    if flag(environ_vars.get("GENERATE_PLOTS"), True):
-        report["plots"] = plots(plot_dir, y, curves)
+    if tables.truthy(environ_vars.get("GENERATE_PLOTS"), True):
+        report["plots"] = metrics.curve_plots(plot_dir, curves, log) + distribution_plot(plot_dir, *curves[0])
     with open(os.path.join(metrics_dir, "metrics.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=2, sort_keys=True)
     with open(os.path.join(metrics_dir, "metrics_summary.txt"), "w", encoding="utf-8") as f:

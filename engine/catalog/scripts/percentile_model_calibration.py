@@ -26,16 +26,14 @@ Arguments
   --job_type   the split the map is fitted on (recorded in the metrics)
 """
 import argparse
-import gzip
-import io
 import json
 import os
 import sys
-import tarfile
-import tempfile
 
 import numpy as np
 import pandas as pd
+
+from steplib import tables
 
 EVAL_DATA_DIR = "/opt/ml/processing/input/eval_data"
 CALIBRATION_DIR = "/opt/ml/processing/output/calibration"
@@ -52,39 +50,6 @@ def log(msg):
 def fail(msg):
     print("[percentile_model_calibration] ERROR: " + msg, file=sys.stderr, flush=True)
     sys.exit(1)
-
-
-def tables_below(folder):
-    """Yields (path, frame) for every readable table below folder and inside its archives."""
-    roots = [folder]
-    for root, _, files in os.walk(folder):
-        for name in sorted(files):
-            if name.endswith((".tar.gz", ".tgz")):
-                dst = tempfile.mkdtemp(prefix="unpacked-")
-                with tarfile.open(os.path.join(root, name)) as tar:
-                    tar.extractall(dst, members=[m for m in tar.getmembers() if not (m.name.startswith("/") or ".." in m.name.split("/"))])
-                roots.append(dst)
-    for root in roots:
-        for r, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for n in sorted(names):
-                lower = n.lower()
-                base = lower[:-3] if lower.endswith(".gz") else lower
-                if n.startswith(".") or not base.endswith(TABLE_SUFFIXES):
-                    continue
-                p = os.path.join(r, n)
-                try:
-                    if base.endswith((".parquet", ".pq")):
-                        yield p, pd.read_parquet(p)
-                        continue
-                    with (gzip.open(p, "rb") if lower.endswith(".gz") else open(p, "rb")) as f:
-                        raw = f.read()
-                    if base.endswith(".jsonl"):
-                        yield p, pd.read_json(io.BytesIO(raw), lines=True)
-                    else:
-                        yield p, pd.read_csv(io.BytesIO(raw), sep="\t" if base.endswith(".tsv") else ",")
-                except Exception as e:  # not a table of scores
-                    log("skipped %s: %s" % (p, e))
 
 
 def percentile_map(scores, n_bins, accuracy):
@@ -104,19 +69,15 @@ def percentile_map(scores, n_bins, accuracy):
 
 
 def main(input_paths, output_paths, environ_vars, job_args):
-    fields = [f.strip() for f in (environ_vars.get("SCORE_FIELDS") or "").split(",") if f.strip()]
+    fields = tables.names(environ_vars.get("SCORE_FIELDS"))
     if not fields:
         fields = [environ_vars.get("SCORE_FIELD") or "prob_class_1"]
     n_bins = int(environ_vars.get("N_BINS") or 1000)
     accuracy = float(environ_vars.get("ACCURACY") or 1e-5)
-    frames = []
-    for path, df in tables_below(input_paths["evaluation_data"]):
-        if all(f in df.columns for f in fields):
-            frames.append(df)
-            log("scores from %s (%d rows)" % (path, len(df)))
-    if not frames:
+    df, used = tables.read_tables(input_paths["evaluation_data"], fields, TABLE_SUFFIXES, log)
+    if df is None:
         fail("no table with the score column(s) %s in %s" % (", ".join(fields), input_paths["evaluation_data"]))
-    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    log("scores from %s (%d rows)" % (", ".join(os.path.basename(u) for u in used), len(df)))
 
     cal_dir, metrics_dir, data_dir = output_paths["calibration_output"], output_paths["metrics_output"], output_paths["calibrated_data"]
     for d in (cal_dir, metrics_dir, data_dir):

@@ -36,8 +36,6 @@ Hyperparameters (essential: label_name, tab_field_list, cat_field_list, objectiv
 The SageMaker training toolkit also passes every hyperparameter as --key value arguments; they
 are ignored (the JSON file is the source).
 """
-import gzip
-import io
 import json
 import math
 import os
@@ -47,6 +45,8 @@ import sys
 import numpy as np
 import pandas as pd
 import xgboost as xgb
+
+from steplib import metrics, tables, xgbmodel
 
 DATA_DIR = "/opt/ml/input/data"
 ARTIFACTS_DIR = "/opt/ml/input/data/model_artifacts_input"
@@ -67,8 +67,6 @@ BOOSTER_PARAMS = {
     "scale_pos_weight": "scale_pos_weight", "sketch_eps": "sketch_eps",
     "num_parallel_tree": "num_parallel_tree", "base_score": "base_score", "seed": "seed",
 }
-DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".parquet", ".pq")
-MISSING_CATEGORY = "__missing__"
 
 
 def log(msg):
@@ -120,40 +118,11 @@ def load_hyperparameters(region):
     return hp
 
 
-def data_files(folder):
-    out = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            base = name[:-3] if name.lower().endswith(".gz") else name
-            if not name.startswith(".") and base.lower().endswith(DATA_SUFFIXES):
-                out.append(os.path.join(root, name))
-    return out
-
-
-def read_file(path):
-    lower = path.lower()
-    base = lower[:-3] if lower.endswith(".gz") else lower
-    opener = gzip.open if lower.endswith(".gz") else open
-    if base.endswith((".parquet", ".pq")):
-        return pd.read_parquet(path)
-    with opener(path, "rb") as f:
-        raw = f.read()
-    if base.endswith(".jsonl"):
-        return pd.read_json(io.BytesIO(raw), lines=True)
-    if base.endswith(".json"):
-        text = raw.decode("utf-8").lstrip()
-        return pd.read_json(io.StringIO(text), lines=not text.startswith("["))
-    return pd.read_csv(io.BytesIO(raw), sep="\t" if base.endswith(".tsv") else ",")
-
-
 def read_split(name):
     folder = os.path.join(DATA_DIR, name)
-    files = data_files(folder) if os.path.isdir(folder) else []
-    if not files:
+    df, files = tables.read_tables(folder, log=log)
+    if df is None:
         return None
-    frames = [read_file(p) for p in files]
-    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     log("%s: %d rows from %d file(s)" % (name, len(df), len(files)))
     return df
 
@@ -243,42 +212,24 @@ def fit_imputation(train, fields):
 def fit_risk_tables(train, fields, target, smooth, threshold):
     prior = float(target.mean()) if len(target) else 0.0
     smooth_n = int(len(train) * smooth)
-    tables = {}
+    risk = {}
     for c in fields:
-        keys = train[c].map(category_key)
+        keys = train[c].map(xgbmodel.category_key)
         grouped = pd.DataFrame({"k": keys, "y": target}).groupby("k")["y"].agg(["sum", "count"])
         bins = {}
         for k, row in grouped.iterrows():
             if row["count"] < threshold:
                 continue
             bins[str(k)] = float((row["sum"] + smooth_n * prior) / (row["count"] + smooth_n))
-        tables[c] = {"bins": bins, "default_bin": prior}
-    return tables
-
-
-def category_key(v):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return MISSING_CATEGORY
-    if isinstance(v, float) and v == int(v):
-        return str(int(v))
-    return str(v)
+        risk[c] = {"bins": bins, "default_bin": prior}
+    return risk
 
 
 def features(df, columns, cat_fields, risk, impute, split):
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        fail("%s data lacks the feature column(s) %s (columns: %s)" % (split, ", ".join(missing), ", ".join(map(str, df.columns))))
-    out = pd.DataFrame(index=df.index)
-    for c in columns:
-        if c in cat_fields:
-            t = risk.get(c)
-            if t is None:
-                fail("no risk table for categorical column %s" % c)
-            out[c] = df[c].map(category_key).map(t["bins"]).fillna(t["default_bin"]).astype(float)
-        else:
-            vals = pd.to_numeric(df[c], errors="coerce")
-            out[c] = vals.fillna(impute.get(c, 0.0)).astype(float)
-    return out
+    try:
+        return xgbmodel.features(df, columns, cat_fields, risk, impute)
+    except ValueError as e:
+        fail("%s: %s" % (split, e))
 
 
 class RoundPrinter(xgb.callback.TrainingCallback):
@@ -286,8 +237,8 @@ class RoundPrinter(xgb.callback.TrainingCallback):
 
     def after_iteration(self, model, epoch, evals_log):
         parts = []
-        for split, metrics in evals_log.items():
-            for metric, values in metrics.items():
+        for split, logged in evals_log.items():
+            for metric, values in logged.items():
                 parts.append("%s %s: %.6f" % (split, metric, values[-1]))
         if parts:
             print("[%d] %s" % (epoch, "; ".join(parts)), flush=True)
@@ -302,15 +253,15 @@ def booster_params(hp, objective, classes):
     if objective.startswith("multi:"):
         params["objective"] = "multi:softprob"  # softmax trains the same trees; probabilities are written either way
         params["num_class"] = len(classes.labels)
-    metrics = hp.get("eval_metric")
-    if not metrics:
+    logged = hp.get("eval_metric")
+    if not logged:
         if objective.startswith("binary:"):
-            metrics = ["logloss", "auc"]
+            logged = ["logloss", "auc"]
         elif objective.startswith("multi:"):
-            metrics = ["mlogloss", "merror"]
+            logged = ["mlogloss", "merror"]
         else:
-            metrics = ["rmse"]
-    params["eval_metric"] = list(metrics)
+            logged = ["rmse"]
+    params["eval_metric"] = list(logged)
     weights = hp.get("class_weights")
     if weights and objective.startswith("binary:"):
         if len(weights) != 2 or float(weights[0]) <= 0:
@@ -326,33 +277,6 @@ def sample_weights(hp, y, classes):
     if len(weights) != len(classes.labels):
         fail("class_weights has %d values for %d classes" % (len(weights), len(classes.labels)))
     return np.asarray([float(weights[int(v)]) for v in y])
-
-
-def binary_metrics(y, p):
-    from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
-    m = {"num_samples": int(len(y))}
-    if len(set(y)) == 2:
-        m["auc_roc"] = float(roc_auc_score(y, p))
-        m["average_precision"] = float(average_precision_score(y, p))
-    m["f1_score"] = float(f1_score(y, (p >= 0.5).astype(int), zero_division=0))
-    return m
-
-
-def multiclass_metrics(y, probs):
-    from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
-    pred = probs.argmax(axis=1)
-    m = {"num_samples": int(len(y)), "accuracy": float(accuracy_score(y, pred)),
-         "f1_score_macro": float(f1_score(y, pred, average="macro", zero_division=0)),
-         "f1_score_micro": float(f1_score(y, pred, average="micro", zero_division=0))}
-    if len(set(y)) == probs.shape[1]:
-        m["auc_roc_macro"] = float(roc_auc_score(y, probs, multi_class="ovr", average="macro"))
-    return m
-
-
-def regression_metrics(y, pred):
-    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
-    return {"num_samples": int(len(y)), "rmse": float(math.sqrt(mean_squared_error(y, pred))),
-            "mae": float(mean_absolute_error(y, pred)), "r2": float(r2_score(y, pred)) if len(y) > 1 else None}
 
 
 def main(input_paths, output_paths, environ_vars, job_args=None):
@@ -467,20 +391,25 @@ def main(input_paths, output_paths, environ_vars, job_args=None):
         y = targets[name].values
         if classes.regression:
             pred["prediction"] = raw
-            metrics = regression_metrics(y, raw)
+            report = {"num_samples": int(len(y))}
+            report.update(metrics.regression(y, raw))
         else:
             probs = np.column_stack([1.0 - raw, raw]) if raw.ndim == 1 else raw
             for i in range(probs.shape[1]):
                 pred["prob_class_%d" % i] = probs[:, i]
             y = y.astype(int)
             pred[label] = y
-            metrics = binary_metrics(y, probs[:, 1]) if probs.shape[1] == 2 else multiclass_metrics(y, probs)
+            report = {"num_samples": int(len(y))}
+            if probs.shape[1] == 2:
+                report.update(metrics.binary(y, probs[:, 1], ("auc_roc", "average_precision", "f1_score", "accuracy")))
+            else:
+                report.update(metrics.multiclass(y, probs, ("auc_roc", "f1_score", "accuracy")))
         folder = os.path.join(out_dir, name)
         os.makedirs(folder, exist_ok=True)
         pred.to_csv(os.path.join(folder, "predictions.csv"), index=False)
-        write_json(os.path.join(folder, "metrics.json"), metrics)
-        summary[name] = metrics
-        log("%s metrics: %s" % (name, json.dumps(metrics, sort_keys=True)))
+        write_json(os.path.join(folder, "metrics.json"), report)
+        summary[name] = report
+        log("%s metrics: %s" % (name, json.dumps({k: v for k, v in report.items() if not isinstance(v, dict)}, sort_keys=True)))
     os.makedirs(out_dir, exist_ok=True)
     write_json(os.path.join(out_dir, "metrics.json"), summary)
 

@@ -1,0 +1,114 @@
+"""An XGBoost model as xgboost_training.py writes it, and the features it scores.
+
+The model folder (or a model.tar.gz below it) holds xgboost_model.json, hyperparameters.json
+(feature_columns, cat_field_list, class_labels, task), risk_table_map.json
+({column: {"bins": {category: risk}, "default_bin": risk}}) and impute_dict.json
+({column: value}). The serving code (inference/xgboost/inference.py) applies the same
+rules on its own: it ships alone inside the model archive.
+"""
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+
+from steplib import tables
+
+MODEL_FILE = "xgboost_model.json"
+MISSING_CATEGORY = "__missing__"
+
+
+def category_key(v):
+    """The risk-table key of a categorical value: missing values share one key, and a
+    whole float reads as the integer (a column pandas parsed as 1.0 matches "1")."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return MISSING_CATEGORY
+    if isinstance(v, float) and v == int(v):
+        return str(int(v))
+    return str(v)
+
+
+def features(df, columns, cat_fields, risk, impute):
+    """The model's feature matrix: categorical columns mapped through their risk tables
+    (unseen categories get the default risk), numeric ones with missing values imputed.
+    Raises ValueError naming the feature columns df lacks."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError("the data lacks the feature column(s) %s (columns: %s)" % (", ".join(missing), ", ".join(map(str, df.columns))))
+    out = pd.DataFrame(index=df.index)
+    for c in columns:
+        if c in cat_fields:
+            t = risk.get(c) or {"bins": {}, "default_bin": 0.0}
+            out[c] = df[c].map(category_key).map(t["bins"]).fillna(t["default_bin"]).astype(float)
+        else:
+            out[c] = pd.to_numeric(df[c], errors="coerce").fillna(impute.get(c, 0.0)).astype(float)
+    return out
+
+
+def find_model_dir(folder):
+    """The folder holding xgboost_model.json: folder itself, one below it, or the unpacked
+    model.tar.gz found there; None when there is none."""
+    for root in tables.unpack_archives(folder):
+        for r, _, files in os.walk(root):
+            if MODEL_FILE in files:
+                return r
+    return None
+
+
+class Model(object):
+    """A trained model loaded from a model folder."""
+
+    def __init__(self, folder):
+        import xgboost as xgb
+
+        self._xgb = xgb
+        self.dir = folder
+        self.booster = xgb.Booster()
+        self.booster.load_model(os.path.join(folder, MODEL_FILE))
+        self.hp = self._json("hyperparameters.json")
+        self.columns = [str(c) for c in self.hp.get("feature_columns") or []]
+        if not self.columns:
+            raise ValueError("hyperparameters.json in %s names no feature_columns" % folder)
+        self.cat_fields = set(self.hp.get("cat_field_list") or [])
+        self.risk = self._json("risk_table_map.json")
+        self.impute = self._json("impute_dict.json")
+        self.task = self.hp.get("task", "binary")
+        self.labels = [str(c) for c in self.hp.get("class_labels") or []]
+
+    def _json(self, name):
+        p = os.path.join(self.dir, name)
+        if not os.path.isfile(p):
+            return {}
+        with open(p, encoding="utf-8") as f:
+            return json.load(f)
+
+    def predict(self, df):
+        """Class probabilities (rows x classes) or, for regression, the predicted values."""
+        x = features(df, self.columns, self.cat_fields, self.risk, self.impute)
+        raw = self.booster.predict(self._xgb.DMatrix(x.values, feature_names=self.columns))
+        if self.task == "regression":
+            return np.asarray(raw, dtype=float)
+        return np.column_stack([1.0 - raw, raw]) if raw.ndim == 1 else raw
+
+    def encode_labels(self, series):
+        """Class indices of a label column (NaN for a missing label); a value that is not one
+        of the model's classes raises ValueError. Regression: the numbers."""
+        if self.task == "regression":
+            return pd.to_numeric(series, errors="coerce")
+        index = {}
+        for i, v in enumerate(self.labels):
+            index[v] = i
+            try:
+                index[str(int(float(v)))] = i
+            except ValueError:
+                pass
+
+        def one(v):
+            if pd.isna(v):
+                return np.nan
+            key = category_key(v)
+            if key not in index:
+                raise ValueError("label value %r is not one of the model's classes %s" % (v, self.labels))
+            return index[key]
+        return series.map(one)
