@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -152,13 +153,17 @@ func (s *Step) LookupCode(rel string) (StepCode, bool) {
 	return StepCode{}, false
 }
 
-// Bundle returns an embedded script together with the shared helper
-// package (CodeLibDir) when the script imports it: a directory-shaped
-// StepCode whose Path is the script's and whose Files are the script and
-// steplib/..., rooted at the code root. Any other code is returned as it
-// is. The compiler uploads a bundle as the job's code directory (a
-// training job's sourcedir.tar.gz), so the script runs from it with
-// steplib beside it.
+// Bundle returns an embedded script together with the modules of the
+// shared helper package (CodeLibDir) it imports: a directory-shaped
+// StepCode whose Path is the script's and whose Files are the script,
+// steplib/__init__.py and each steplib module it imports, directly or
+// through another steplib module (from steplib import splits, tables;
+// import steplib.metrics), rooted at the code root; a bare import steplib
+// takes the whole package. A script that imports nothing of it, and any
+// other code, is returned as it is. So a helper module's change
+// re-uploads only the scripts that use it. The compiler uploads a bundle
+// as the job's code directory (a training job's sourcedir.tar.gz), so the
+// script runs from it with steplib beside it.
 func Bundle(code StepCode) StepCode {
 	if !code.Embedded() || code.Dir {
 		return code
@@ -175,12 +180,55 @@ func Bundle(code StepCode) StepCode {
 	if err != nil || len(libFiles) == 0 {
 		return code
 	}
+	mods, whole := libImports(src)
+	if len(mods) == 0 && !whole {
+		return code
+	}
+	keep := map[string]bool{"__init__.py": true}
+	for len(mods) > 0 && !whole {
+		m := mods[0]
+		mods = mods[1:]
+		name := m + ".py"
+		if keep[name] {
+			continue
+		}
+		keep[name] = true
+		if b, err := fs.ReadFile(lib, name); err == nil {
+			more, all := libImports(b)
+			mods, whole = append(mods, more...), whole || all
+		}
+	}
 	files := []string{code.Path}
 	for _, f := range libFiles {
-		files = append(files, CodeLibDir+"/"+f)
+		if whole || keep[f] {
+			files = append(files, CodeLibDir+"/"+f)
+		}
 	}
 	sort.Strings(files)
 	return StepCode{Path: code.Path, Dir: true, Origin: CodeEmbedded, Files: files, FS: codeRoot}
+}
+
+var (
+	reLibFrom   = regexp.MustCompile(`(?m)^\s*from\s+` + CodeLibDir + `\s+import\s+\(?([A-Za-z0-9_,\s]+)\)?`)
+	reLibSub    = regexp.MustCompile(`(?m)^\s*(?:from|import)\s+` + CodeLibDir + `\.([A-Za-z0-9_]+)`)
+	reLibImport = regexp.MustCompile(`(?m)^\s*import\s+` + CodeLibDir + `\s*$`)
+)
+
+// libImports returns the steplib modules Python source imports, and
+// whether it imports the package itself (import steplib).
+func libImports(src []byte) ([]string, bool) {
+	var mods []string
+	for _, m := range reLibFrom.FindAllSubmatch(src, -1) {
+		for _, item := range strings.Split(string(m[1]), ",") {
+			if f := strings.Fields(item); len(f) > 0 { // "splits" or "splits as sp"
+				mods = append(mods, f[0])
+			}
+		}
+	}
+	for _, m := range reLibSub.FindAllSubmatch(src, -1) {
+		mods = append(mods, string(m[1]))
+	}
+	return mods, reLibImport.Match(src)
 }
 
 // Script returns the catalog's script for the step's entry point

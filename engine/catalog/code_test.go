@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -107,20 +108,43 @@ func TestWorkspaceCode(t *testing.T) {
 	}
 }
 
-// TestBundle: a script importing steplib is bundled with it; one that does
-// not, and workspace code, stay as they are.
+// TestBundle: a script importing steplib is bundled with the modules it
+// imports; one that does not, and workspace code, stay as they are.
 func TestBundle(t *testing.T) {
 	cat := mustDefault(t)
 	tp, _ := cat.Step("TabularPreprocessing")
 	code, _ := tp.Script()
 	b := Bundle(code)
-	if !b.Dir || b.Path != "tabular_preprocessing.py" || !b.Has("tabular_preprocessing.py") || !b.Has("steplib/splits.py") || !b.Has("steplib/__init__.py") {
+	if !b.Dir || b.Path != "tabular_preprocessing.py" || !b.Has("tabular_preprocessing.py") || !b.Has("steplib/frames.py") || !b.Has("steplib/__init__.py") {
 		t.Fatalf("bundle %+v", b)
 	}
 	for _, f := range b.Files {
 		if _, err := b.ReadFile(f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// Only the modules a script imports, with their own imports.
+	if b.Has("steplib/splits.py") || b.Has("steplib/xgbmodel.py") {
+		t.Errorf("tabular_preprocessing's bundle holds modules it does not import: %v", b.Files)
+	}
+	ev, _ := cat.Step("XGBoostModelEval")
+	code, _ = ev.Script()
+	if b := Bundle(code); strings.Join(b.Files, ",") != "steplib/__init__.py,steplib/metrics.py,steplib/tables.py,steplib/xgbmodel.py,xgboost_model_eval.py" {
+		t.Errorf("XGBoostModelEval bundle %v (xgbmodel imports tables)", b.Files)
+	}
+	for src, want := range map[string]string{
+		"from steplib import (splits,\n    frames as fr)\n":                "frames,splits",
+		"import steplib.metrics\nfrom steplib.tables import read_tables\n": "metrics,tables",
+		"x = 1  # steplib is not imported\n":                               "",
+	} {
+		mods, whole := libImports([]byte(src))
+		sort.Strings(mods)
+		if strings.Join(mods, ",") != want || whole {
+			t.Errorf("libImports(%q) = %v, %v; want %s", src, mods, whole, want)
+		}
+	}
+	if _, whole := libImports([]byte("import steplib\n")); !whole {
+		t.Error("import steplib does not take the whole package")
 	}
 	gen, _ := cat.Step("DummyDataGeneration")
 	if c, _ := gen.Script(); Bundle(c).Dir {
