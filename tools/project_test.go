@@ -45,8 +45,19 @@ func TestProjectInitTool(t *testing.T) {
 	if real, _ := filepath.EvalSymlinks(root); d["target_path"] != filepath.Join(real, "sub", "demo_xgboost") && d["target_path"] != target {
 		t.Fatalf("target %v", d["target_path"])
 	}
-	if d["ready"] != true || d["config_source"] != "config.template" || len(d["files_written"].([]any)) < 10 {
+	if d["ready"] != true || d["config_source"] != "config.template" {
 		t.Fatalf("data %v", d)
+	}
+	// Only the project's own step gets a script: the catalog steps run the
+	// catalog's code, which a skeleton of the same name would replace.
+	var scripts []string
+	for _, f := range d["files_written"].([]any) {
+		if strings.HasPrefix(f.(string), "scripts/") {
+			scripts = append(scripts, f.(string))
+		}
+	}
+	if strings.Join(scripts, ",") != "scripts/demo_feature_engineering.py" || len(d["files_written"].([]any)) != 7 {
+		t.Fatalf("files written %v (scripts %v)", d["files_written"], scripts)
 	}
 	if env["meta"].(map[string]any)["file_count"] != float64(len(d["files_written"].([]any))) {
 		t.Errorf("meta %v", env["meta"])
@@ -230,6 +241,12 @@ func TestProjectEndToEnd(t *testing.T) {
 	}
 	w.Flush()
 	f.Close()
+	// What the ledger asks of the user for this data: the trainer's feature
+	// lists, scaffolded as placeholders, name its numeric columns.
+	cfgDoc := readJSONFile(t, d["config_file"].(string))
+	tr := cfgDoc["configuration"].(map[string]any)["specific"].(map[string]any)["XGBoostTraining"].(map[string]any)
+	tr["tab_field_list"], tr["cat_field_list"] = []any{"f1", "f2"}, []any{}
+	writeJSONFile(t, d["config_file"].(string), cfgDoc)
 	input := map[string]any{"DummyDataLoading_training": map[string]any{"INPUT_DATA": "mydata"}, "DummyDataLoading_calibration": map[string]any{"INPUT_DATA": "mydata/part-0.csv"}}
 	env := callTool(t, ctx, "validate.run_scripts", map[string]any{"dag_file": d["dag_file"], "config_file": d["config_file"],
 		"workspace_dirs": []string{ws}, "input_data": input, "test_workspace_dir": "runs"})
@@ -238,9 +255,9 @@ func TestProjectEndToEnd(t *testing.T) {
 		t.Fatalf("run: %v", env)
 	}
 	results := rd["script_results"].(map[string]any)
-	tr := results["XGBoostTraining"].(map[string]any)
-	if tr["success"] != true || !strings.Contains(toJSON(tr["output_files"]), "model_output/model.json") {
-		t.Errorf("training: %v", tr)
+	trained := results["XGBoostTraining"].(map[string]any)
+	if trained["success"] != true || !strings.Contains(toJSON(trained["output_files"]), "model_output/xgboost_model.json") {
+		t.Errorf("training: %v", trained)
 	}
 	if !strings.HasPrefix(rd["run_dir"].(string), filepath.Join(root, "runs")) {
 		if real, _ := filepath.EvalSymlinks(root); !strings.HasPrefix(rd["run_dir"].(string), filepath.Join(real, "runs")) {
@@ -264,4 +281,28 @@ func mustOpen(t *testing.T, p string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+func readJSONFile(t *testing.T, p string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return m
+}
+
+func writeJSONFile(t *testing.T, p string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

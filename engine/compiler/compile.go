@@ -589,7 +589,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 // readinessInput is what CheckReadiness needs of the plan: the configs
 // the DAG's nodes use, their steps and the result.
 func (pl *plan) readinessInput(res *Result) ReadinessInput {
-	in := ReadinessInput{Configs: pl.set, Nodes: map[string]string{}, Steps: map[string]*catalog.Step{}, Result: res}
+	in := ReadinessInput{Configs: pl.set, Nodes: map[string]string{}, Steps: map[string]*catalog.Step{}, Result: res, FS: pl.in.FS}
 	for _, n := range pl.dag.Nodes() {
 		if np, ok := pl.nodes[n]; ok {
 			if _, dup := in.Nodes[np.ConfigKey]; !dup {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // The readiness gate.
@@ -36,6 +38,10 @@ const (
 	// BlockerMissingCode: a script or source directory the definition
 	// refers to does not exist, so nothing can be uploaded for it.
 	BlockerMissingCode = "missing_code"
+	// BlockerSkeletonCode: the project's own script is still the untouched
+	// skeleton the scaffolder wrote (catalog.IsSkeletonScript): it runs, but
+	// does none of the step's work.
+	BlockerSkeletonCode = "skeleton_code"
 	// BlockerUnsetParameter: a pipeline parameter some step uses has no
 	// default, so every execution would have to pass it.
 	BlockerUnsetParameter = "unset_parameter"
@@ -142,6 +148,9 @@ type ReadinessInput struct {
 	// Result is the compiled pipeline, nil when it could not be built
 	// (then only the config checks run).
 	Result *Result
+	// FS reads the project's code for the skeleton check; nil: the trusted
+	// file-access layer.
+	FS *safefs.FS
 }
 
 // readinessChecks are the checks CheckReadiness runs, in order.
@@ -149,13 +158,15 @@ var readinessChecks = []func(ReadinessInput) []Blocker{
 	placeholderBlockers,
 	unknownKeyBlockers,
 	missingCodeBlockers,
+	skeletonCodeBlockers,
 	parameterBlockers,
 	definitionTextBlockers,
 	referenceBlockers,
 }
 
 // CheckReadiness returns every blocker of a pipeline: placeholder values,
-// unknown config keys, missing code, parameters without a default,
+// unknown config keys, missing code, project scripts still skeletons,
+// parameters without a default,
 // references left as text in the definition, and references that cannot
 // resolve or prefixes where one object is needed (CheckReferences). Errors that stop a compile
 // are turned into blockers by ErrorBlockers.
@@ -379,6 +390,50 @@ func missingCodeBlockers(in ReadinessInput) []Blocker {
 			Problem: fmt.Sprintf("%s %s does not exist; the definition refers to %s, which cannot be uploaded", what, a.LocalPath, a.S3URI),
 			Fix:     "write it there, or point the step's entry point / source directory fields at the code that exists",
 		})
+	}
+	return out
+}
+
+// skeletonCodeBlockers reports each of the project's own Python files the
+// definition uploads that is still an untouched skeleton. The catalog's
+// embedded code is real code and is not looked at; a file that cannot be
+// read is left to the upload, which reports it.
+func skeletonCodeBlockers(in ReadinessInput) []Blocker {
+	if in.Result == nil {
+		return nil
+	}
+	nodeOf := stepNodes(in.Result)
+	var out []Blocker
+	for _, a := range in.Result.Manifest {
+		if a.Missing || a.Embedded || a.Kind == KindGenerated {
+			continue
+		}
+		files := a.Files
+		if a.Kind == KindFile {
+			files = []string{""}
+		}
+		for _, rel := range files {
+			name := a.LocalPath
+			if rel != "" {
+				if !strings.HasSuffix(rel, ".py") {
+					continue
+				}
+				name = filepath.Join(a.LocalPath, filepath.FromSlash(rel))
+			}
+			b, err := a.ReadFile(in.FS, rel)
+			if err != nil || !catalog.IsSkeletonScript(b) {
+				continue
+			}
+			node := ""
+			if len(a.Steps) > 0 {
+				node = nodeOf[a.Steps[0]]
+			}
+			out = append(out, Blocker{
+				Kind: BlockerSkeletonCode, Node: node, Path: name, Tool: "author.check_script",
+				Problem: fmt.Sprintf("%s is still the skeleton the scaffolder wrote; it runs but does none of the step's work", name),
+				Fix:     "write the step's logic in place of the skeleton's TODO hook (remove the TODO line), or delete the file to use the catalog's own script when the step has one",
+			})
+		}
 	}
 	return out
 }

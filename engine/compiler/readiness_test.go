@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 )
@@ -442,5 +443,38 @@ func TestModelFromAPackagedArchive(t *testing.T) {
 	env := at(t, pc, "Environment").(map[string]any)
 	if sub, _ := env["SAGEMAKER_SUBMIT_DIRECTORY"].(string); !strings.HasSuffix(sub, "/sourcedir.tar.gz") || env["SAGEMAKER_PROGRAM"] != "inference.py" {
 		t.Errorf("environment %v", env)
+	}
+}
+
+// A project script that is still the scaffolder's untouched skeleton
+// blocks deployment (it would run and do none of the step's work); once its
+// TODO hook is gone it does not.
+func TestSkeletonCodeBlocks(t *testing.T) {
+	in := editedExample(t, nil)
+	script := filepath.Join(filepath.Dir(in.ConfigFile), "scripts", "tabular_preprocessing.py")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skeleton := "\"\"\"TabularPreprocessing step script: " + catalog.SkeletonHeader + ".\"\"\"\n\n\ndef transform(df):\n    \"\"\"\n    " + catalog.SkeletonTODO + "with the real preprocessing.\n    \"\"\"\n    return df\n"
+	if err := os.WriteFile(script, []byte(skeleton), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := compiler.Compile(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := findBlocker(res.Blockers, compiler.BlockerSkeletonCode, "")
+	if !ok || b.Node != "TabularPreprocessing_training" || b.Path != script || res.Deployable() {
+		t.Fatalf("want a skeleton_code blocker for %s, got %+v", script, res.Blockers)
+	}
+	written := strings.Replace(skeleton, catalog.SkeletonTODO+"with the real preprocessing.", "Drops empty rows.", 1)
+	if err := os.WriteFile(script, []byte(written), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = compiler.Compile(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := findBlocker(res.Blockers, compiler.BlockerSkeletonCode, ""); ok {
+		t.Errorf("a written script is no skeleton: %+v", res.Blockers)
 	}
 }

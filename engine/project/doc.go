@@ -6,8 +6,10 @@
 //	ACTION_ITEMS.md                   the ledger: every placeholder value to replace, every TODO
 //	steps/<Custom>.step.yaml          a custom step for the project (a workspace dir: pass
 //	                                  steps/ as workspace_dirs to validate.*, author.*)
-//	scripts/<entry>.py                a script skeleton per script step of the DAG, matching
-//	                                  its contract exactly (ScriptSkeleton)
+//	scripts/<entry>.py                a script skeleton for the custom step, matching its
+//	                                  contract exactly (ScriptSkeleton); the catalog steps
+//	                                  run the catalog's own code, which a file of the same
+//	                                  name here would replace
 //	pipeline_config/dag.json          the framework's default DAG (original 1.0.0 format)
 //	pipeline_config/config.json       a config for every node: defaults, the config template's
 //	                                  values and placeholder-but-valid essential values

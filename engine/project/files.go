@@ -81,7 +81,7 @@ func readme(r *Result, fw Framework, custom *catalog.Step) []byte {
 		{ReadmeFile, "this file"},
 		{LedgerFile, "action items: placeholders to replace, TODOs to do"},
 		{ws + "/", "workspace directory of custom step files: pass it as `workspace_dirs`"},
-		{ScriptsDir + "/", "the step scripts (the config's `source_dir`); skeletons that match their contracts"},
+		{ScriptsDir + "/", "the project's own step scripts (the config's `source_dir`): the custom step's skeleton; a file named like a catalog step's script replaces the catalog's code"},
 		{DAGFile, "the pipeline DAG"},
 		{ConfigFile, "the config of every node (placeholders marked `replace-me`)"},
 		{SampleData, "40 rows of synthetic data for local script runs"},
@@ -124,15 +124,6 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 	b.WriteString("## Write the step logic\n\n")
 	fmt.Fprintf(&b, "- [ ] `%s/%s`: replace the skeleton's `transform()` with the feature engineering; keep the declared paths and variables (run `author.check_script` after each change)\n", ScriptsDir, custom.Contract.EntryPoint)
 	fmt.Fprintf(&b, "- [ ] `%s/%s%s`: add the environment variables, fields and ports the script needs\n", StepsDir, custom.Type, catalog.StepFileSuffix)
-	var scripts []string
-	for _, f := range r.FilesWritten {
-		if strings.HasPrefix(f, ScriptsDir+"/") && !strings.HasSuffix(f, custom.Contract.EntryPoint) {
-			scripts = append(scripts, f)
-		}
-	}
-	for _, f := range scripts {
-		fmt.Fprintf(&b, "- [ ] `%s`: replace the skeleton with the real script of that catalog step\n", f)
-	}
 	b.WriteString("\n## Verify\n\n")
 	b.WriteString("- [ ] `validate.step_interface` and `author.preflight_step` pass on the custom step\n")
 	b.WriteString("- [ ] `validate.alignment` passes with the project's workspace and scripts\n")
@@ -141,7 +132,7 @@ func ledger(r *Result, fw Framework, custom *catalog.Step) []byte {
 	b.WriteString("## Already done by the scaffold\n\n")
 	fmt.Fprintf(&b, "- [x] default %s DAG (%d nodes, %d edges) in `%s`\n", fw.Name, len(r.Nodes), len(r.Edges), DAGFile)
 	fmt.Fprintf(&b, "- [x] custom step `%s` declared in `%s/`\n", custom.Type, StepsDir)
-	fmt.Fprintf(&b, "- [x] script skeletons for every script step in `%s/`\n", ScriptsDir)
+	fmt.Fprintf(&b, "- [x] the custom step's script skeleton in `%s/`; the catalog steps run the catalog's own code\n", ScriptsDir)
 	fmt.Fprintf(&b, "- [x] `%s` from the config template (%s) with defaults filled\n", ConfigFile, r.ConfigSource)
 	fmt.Fprintf(&b, "- [x] sample data in `%s`\n", SampleData)
 	return []byte(b.String())

@@ -251,30 +251,29 @@ func render(ctx context.Context, name string, fw Framework, target string, tmplF
 	}
 	nodes, edges := DefaultDAG(fw, custom)
 
-	// Scripts for every script step of the DAG.
-	seen := map[string]catalog.StepType{}
+	// A skeleton for the project's own step only: every catalog step of the
+	// DAG runs the catalog's own code (the compiler uploads it when the
+	// project has no file of that name), and a skeleton written for it
+	// would win over that code and do none of the step's work.
 	for _, n := range nodes {
 		t, _, ok := cat.ResolveNode(catalog.NodeName(n))
 		if !ok {
 			return nil, nil, fmt.Errorf("node %s resolves to no step", n)
 		}
-		s, _ := cat.Step(t)
-		if !validation.HasScript(s) {
-			continue
-		}
-		entry := s.Contract.EntryPoint
-		if prev, dup := seen[entry]; dup {
-			if prev != t {
-				return nil, nil, fmt.Errorf("steps %s and %s share entry point %s", prev, t, entry)
+		if t != custom {
+			if s, _ := cat.Step(t); validation.HasScript(s) {
+				if _, embedded := s.LookupCode(s.Contract.EntryPoint); !embedded {
+					return nil, nil, fmt.Errorf("catalog step %s ships no code for %s", t, s.Contract.EntryPoint)
+				}
 			}
 			continue
 		}
-		seen[entry] = t
+		s, _ := cat.Step(t)
 		b, err := ScriptSkeleton(s)
 		if err != nil {
 			return nil, nil, err
 		}
-		files[ScriptsDir+"/"+entry] = b
+		files[ScriptsDir+"/"+s.Contract.EntryPoint] = b
 	}
 
 	// DAG file.

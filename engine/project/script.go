@@ -110,29 +110,10 @@ func ScriptKind(st *catalog.Step) string {
 	return KindPassthrough
 }
 
-// skeletonHeader opens the docstring of every skeleton ScriptSkeleton
-// writes; skeletonTODO starts the line of its hook that asks for the logic.
-const (
-	skeletonHeader = "a skeleton written by cursus project.init"
-	skeletonTODO   = "TODO: replace "
-)
-
 // IsSkeleton reports whether a script is still a skeleton ScriptSkeleton
-// wrote: it keeps the skeleton's header and the TODO line of its hook
-// ("TODO: replace with the step's real logic", or the model and
-// evaluation skeletons' variants). Writing the logic means removing that
-// TODO line; a script that keeps it is taken as untouched.
-func IsSkeleton(script []byte) bool {
-	if !bytes.Contains(script, []byte(skeletonHeader)) {
-		return false
-	}
-	for _, line := range bytes.Split(script, []byte("\n")) {
-		if bytes.HasPrefix(bytes.TrimSpace(line), []byte(skeletonTODO)) {
-			return true
-		}
-	}
-	return false
-}
+// wrote (catalog.IsSkeletonScript: it keeps the skeleton's header and the
+// TODO line of its hook).
+func IsSkeleton(script []byte) bool { return catalog.IsSkeletonScript(script) }
 
 // ScriptSkeleton writes a Python skeleton for the step's entry point that
 // matches its contract exactly: it names every declared input and output

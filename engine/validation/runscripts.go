@@ -320,10 +320,18 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		}
 		// Script, environment, arguments.
 		script, tried := locateScript(fsys, st, cfg, opts.ScriptDirs, baseDir)
+		srcDir := sourceDir(st, cfg, baseDir)
+		bundle := false
 		if script == "" {
-			// The catalog's own script, as the compiler would upload it.
-			if script, err = catalogScript(fsys, st, cfg, filepath.Join(work, "catalog-code")); err != nil {
+			// The catalog's own script, as the compiler would upload it: with
+			// the helper modules it imports beside it, so the whole folder is
+			// the job's code.
+			dir := filepath.Join(work, "catalog-code", safeName(n))
+			if script, err = catalogScript(fsys, st, cfg, dir); err != nil {
 				return nil, fmt.Errorf("node %s: %w", n, err)
+			}
+			if script != "" && strings.HasPrefix(script, dir+string(filepath.Separator)) {
+				srcDir, bundle = dir, true
 			}
 		}
 		if script == "" {
@@ -345,7 +353,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 			failed[n] = "bad config"
 			continue
 		}
-		j, err := containerJob(fsys, st, cfg, n, script, sourceDir(st, cfg, baseDir), root, env, args)
+		j, err := containerJob(fsys, st, cfg, n, script, srcDir, bundle, root, env, args)
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %w", n, err)
 		}
@@ -724,11 +732,13 @@ func scriptEnvArgs(st *catalog.Step, cfg *config.Config) (map[string]string, []s
 // job the local runner runs: the root's opt/ml at /opt/ml. A processing
 // script runs as the compiled job runs it (python3
 // /opt/ml/processing/input/code/<entry> <job arguments>, its source
-// directory there too when the contract ships it); a training script as
+// directory there too when the contract ships it, and the catalog's bundle
+// (the script and the helper modules it imports, bundle true) likewise); a
+// training script as
 // the training toolkit starts it (the source in /opt/ml/code, the
 // hyperparameters as --key value arguments and in hyperparameters.json,
 // each folder of /opt/ml/input/data a channel).
-func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, script, srcDir, root string, env map[string]string, args []string) (localrun.Job, error) {
+func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, script, srcDir string, bundle bool, root string, env map[string]string, args []string) (localrun.Job, error) {
 	ml := localPath(root, "/opt/ml")
 	j := localrun.Job{Env: env, Mounts: []localrun.Mount{{Container: "/opt/ml", Host: ml, Writable: true}}}
 	inSrc := srcDir != "" && strings.HasPrefix(script, srcDir+string(filepath.Separator))
@@ -770,7 +780,7 @@ func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, s
 	}
 	entry := filepath.Base(script)
 	codeDir := filepath.Join(ml, "processing", "input", "code")
-	if st.Contract.SourceDir && inSrc {
+	if (st.Contract.SourceDir || bundle) && inSrc {
 		if err := copyInto(fsys, srcDir, codeDir); err != nil {
 			return j, err
 		}
