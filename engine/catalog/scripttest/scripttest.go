@@ -5,7 +5,11 @@
 // definition names, and the script runs with the definition's entry point,
 // job arguments and environment in a bubblewrap sandbox that mounts a
 // temporary directory at /opt/ml/processing (no network unless asked, an
-// empty environment besides the job's).
+// empty environment besides the job's). RunTraining does the same for a
+// Training step (or one trial of a Tuning step) as SageMaker's training
+// toolkit runs it: /opt/ml/input, /opt/ml/model, /opt/ml/output and
+// /opt/ml/code mounted, hyperparameters.json written, the toolkit's SM_*
+// environment and --key value arguments, model.tar.gz packed afterwards.
 //
 // A test that needs an absent interpreter, Python module or bwrap skips
 // with the reason, except under CI (CI set to any non-empty value), where
