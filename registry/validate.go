@@ -19,7 +19,8 @@ import (
 // argument struct, after they passed). It knows the keywords the reflected
 // schemas use: type, properties, required, additionalProperties, items,
 // enum, const, minimum, maximum, exclusiveMinimum, exclusiveMaximum,
-// minLength, maxLength, pattern, minItems, maxItems, anyOf, oneOf, and
+// minLength, maxLength, pattern, minItems, maxItems, minProperties,
+// maxProperties, anyOf, oneOf, and
 // boolean schemas; annotations (description, default, deprecated, title,
 // format, examples, ...) are ignored; any other keyword fails the compile,
 // so a schema never passes a check it does not make.
@@ -81,6 +82,8 @@ type schemaNode struct {
 	exclMax  *float64
 	minItems int
 	maxItems int
+	minProps int
+	maxProps int
 	pattern  *regexp.Regexp
 	anyOf    []*schemaNode
 	oneOf    []*schemaNode
@@ -91,7 +94,8 @@ type schemaNode struct {
 func (n *schemaNode) simple() bool {
 	return !n.never && n.props == nil && len(n.required) == 0 && !n.closed && n.extra == nil && n.items == nil &&
 		n.enum == nil && n.minLen < 0 && n.maxLen < 0 && n.minimum == nil && n.maximum == nil && n.exclMin == nil &&
-		n.exclMax == nil && n.minItems < 0 && n.maxItems < 0 && n.pattern == nil && n.anyOf == nil && n.oneOf == nil
+		n.exclMax == nil && n.minItems < 0 && n.maxItems < 0 && n.minProps < 0 && n.maxProps < 0 && n.pattern == nil &&
+		n.anyOf == nil && n.oneOf == nil
 }
 
 // annotations are keywords that never fail a value.
@@ -103,7 +107,7 @@ var annotations = map[string]bool{
 
 // compileNode compiles a decoded JSON Schema (a map, or true / false).
 func compileNode(s any, at string) (*schemaNode, error) {
-	n := &schemaNode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
+	n := &schemaNode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
 	switch v := s.(type) {
 	case bool:
 		n.never = !v
@@ -171,7 +175,7 @@ func (n *schemaNode) compile(m map[string]any, at string) error {
 				}
 			}
 			n.enumText = strings.Join(texts, ", ")
-		case "minLength", "maxLength", "minItems", "maxItems":
+		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
 			f, ok := number(v)
 			if !ok || f < 0 || f != math.Trunc(f) {
 				return fmt.Errorf("%s: %s must be a non-negative integer", at, k)
@@ -183,8 +187,12 @@ func (n *schemaNode) compile(m map[string]any, at string) error {
 				n.maxLen = int(f)
 			case "minItems":
 				n.minItems = int(f)
-			default:
+			case "maxItems":
 				n.maxItems = int(f)
+			case "minProperties":
+				n.minProps = int(f)
+			default:
+				n.maxProps = int(f)
 			}
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 			f, ok := number(v)
@@ -487,10 +495,20 @@ func (c *checker) object(n *schemaNode, i int, p *path) {
 	top := c.top
 	c.top = false
 	defer func() { c.top = top }()
+	count := 0
+	defer func() {
+		if n.minProps >= 0 && count < n.minProps {
+			c.fail(p, fmt.Sprintf("must have at least %d key(s), has %d", n.minProps, count))
+		}
+		if n.maxProps >= 0 && count > n.maxProps {
+			c.fail(p, fmt.Sprintf("must have at most %d key(s), has %d", n.maxProps, count))
+		}
+	}()
 	c.members(i, func(key []byte, escaped bool, v int) int {
 		if top && c.data[v] == 'n' {
 			return c.skip(v) // a null argument counts as absent
 		}
+		count++
 		name := key
 		if escaped {
 			name = []byte(unescapeKey(key))
