@@ -21,7 +21,8 @@ import (
 // closed, no deployment) and checks every answer: its next_steps and
 // remedy with registry.CheckHints (each names a registered tool and hints
 // only its current argument names), and its wire form, as the MCP server
-// sends it in structuredContent, against the tool's output schema.
+// sends it in structuredContent, against the tool's output schema, and
+// its size against answerBudget.
 func TestExampleAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example")
@@ -31,6 +32,7 @@ func TestExampleAnswers(t *testing.T) {
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	r := tools.Registry()
 	ran, answered, typed := 0, 0, 0
+	var budget budgetCheck
 	for _, tl := range r.List("") {
 		schema, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(tl.OutputSchemaJSON()))
 		if err != nil {
@@ -62,8 +64,10 @@ func TestExampleAnswers(t *testing.T) {
 			for _, p := range v.Errors() {
 				t.Errorf("%s: the answer breaks the output schema: %s", e, p)
 			}
+			budget.measure(t, name, e, wire)
 		}
 	}
+	budget.done(t)
 	if ran < 60 || answered*4 < ran*3 {
 		t.Errorf("%d examples ran, only %d answered ok: the hints of the rest are not checked", ran, answered)
 	}
