@@ -18,7 +18,6 @@ var overBudget = []string{
 	"compile.help",
 	"config.requirements",
 	"dag.help",
-	"pipeline_catalog.config_guidance",
 	"strategies.list",
 	"tools.by_phase",
 	"tools.help",

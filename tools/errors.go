@@ -5,6 +5,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/envelope"
 )
 
@@ -48,6 +49,7 @@ func remedyFor[E error](fix string, tools ...string) remedy {
 var remedies = []remedy{
 	remedyFor[catalog.LoadErrors]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
+	remedyFor[*pipelines.NotFoundError]("use an id from pipeline_catalog.list (or ask pipeline_catalog.recommend)", "pipeline_catalog.list", "pipeline_catalog.recommend"),
 }
 
 // toolError maps an error a handler got from the engine onto the tool

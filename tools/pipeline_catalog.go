@@ -2,13 +2,12 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -58,9 +57,9 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogLoadDAG),
 		registry.New("pipeline_catalog.config_guidance", registry.Spec{
-			Description: "How to configure one shared DAG: the config fields each node needs (computed with config.requirements: required fields per node and the base fields), prerequisites, what the user must provide, safe defaults, common pitfalls and a decision tree.",
+			Description: "How to configure one shared DAG: the config fields the user must fill (the base fields once, then each node's own), each node's config class, prerequisites, what the user must provide, safe defaults, common pitfalls and a decision tree; with detail, every field of every node (as config.requirements answers).",
 			When:        "you chose a DAG and need to know which config values to collect",
-			Examples:    []string{`pipeline_catalog.config_guidance {"dag_id": "xgboost_complete_e2e"}`},
+			Examples:    []string{`pipeline_catalog.config_guidance {"dag_id": "xgboost_complete_e2e"}  # detail: true adds every field of every node`},
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogConfigGuidance),
 	)
@@ -97,6 +96,11 @@ type pcDAGIDArgs struct {
 	DagID string `json:"dag_id" jsonschema:"required,minLength=1" jsonschema_description:"Id of a shared DAG (see pipeline_catalog.list)."`
 }
 
+type pcGuidanceArgs struct {
+	pcDAGIDArgs
+	Detail bool `json:"detail,omitempty" jsonschema_description:"Also return config_requirements: every field of every node with its type, default, tier and allowed values (as config.requirements answers; tens of KB)."`
+}
+
 func pipelineCatalog() (*pipelines.Catalog, error) {
 	c, err := pipelines.Default()
 	if err != nil {
@@ -105,7 +109,8 @@ func pipelineCatalog() (*pipelines.Catalog, error) {
 	return c, nil
 }
 
-// pcEntry finds a DAG or returns not_found with the closest ids.
+// pcEntry finds a DAG; an unknown id is not_found with the closest ids
+// (pipelines.NotFoundError, through the kind table).
 func pcEntry(id string) (*pipelines.Entry, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, envelope.InvalidInput("dag_id must be a non-empty DAG id").WithRemedy("pick an id from pipeline_catalog.list", "pipeline_catalog.list")
@@ -115,24 +120,34 @@ func pcEntry(id string) (*pipelines.Entry, error) {
 		return nil, err
 	}
 	e, err := c.Get(id)
-	if err != nil {
-		var sugg []string
-		if nf := (*pipelines.NotFoundError)(nil); errors.As(err, &nf) {
-			sugg = nf.Suggestions
-		}
-		return nil, envelope.NotFound("%s", err.Error()).
-			WithDetails("dag_id", id, "suggestions", nonNilStrings(sugg), "available", c.IDs()).
-			WithRemedy("use an id from pipeline_catalog.list (or ask pipeline_catalog.recommend)", "pipeline_catalog.list", "pipeline_catalog.recommend")
-	}
-	return e, nil
+	return e, toolError(err)
 }
 
-func pcSummary(e *pipelines.Entry) map[string]any {
-	return map[string]any{"dag_id": e.ID, "framework": e.Framework, "description": e.Description, "task_type": e.TaskType,
-		"complexity": e.Complexity, "features": e.Features, "node_count": e.NodeCount(), "title": e.Title}
+// PipelineCatalogListData is the data of pipeline_catalog.list.
+type PipelineCatalogListData struct {
+	Dags  []PipelineCatalogSummary `json:"dags"`
+	Count int                      `json:"count"`
 }
 
-func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.ToolResult, error) {
+// PipelineCatalogSummary is one shared DAG in a list: what it is for and
+// its size.
+type PipelineCatalogSummary struct {
+	DagID       string   `json:"dag_id"`
+	Framework   string   `json:"framework"`
+	Description string   `json:"description"`
+	TaskType    string   `json:"task_type"`
+	Complexity  string   `json:"complexity"`
+	Features    []string `json:"features"`
+	NodeCount   int      `json:"node_count"`
+	Title       string   `json:"title"`
+}
+
+func pcSummary(e *pipelines.Entry) PipelineCatalogSummary {
+	return PipelineCatalogSummary{DagID: e.ID, Framework: e.Framework, Description: e.Description, TaskType: e.TaskType,
+		Complexity: e.Complexity, Features: nonNilStrings(e.Features), NodeCount: e.NodeCount(), Title: e.Title}
+}
+
+func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.Result[PipelineCatalogListData], error) {
 	c, err := pipelineCatalog()
 	if err != nil {
 		return nil, err
@@ -142,11 +157,11 @@ func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.ToolResul
 		return nil, envelope.InvalidInput("unknown feature %q", a.Feature).WithDetails("known_features", pipelines.Features).
 			WithRemedy("use one of meta.details.known_features", "pipeline_catalog.list")
 	}
-	dags := []map[string]any{}
+	dags := []PipelineCatalogSummary{}
 	for _, e := range c.List(pipelines.Filter{Framework: a.Framework, Complexity: a.Complexity, Feature: feature}) {
 		dags = append(dags, pcSummary(e))
 	}
-	res := envelope.OK(map[string]any{"dags": dags, "count": len(dags)}).WithMeta("count", len(dags))
+	res := envelope.Success(PipelineCatalogListData{Dags: dags, Count: len(dags)}).WithMeta("count", len(dags))
 	if len(dags) == 0 {
 		res.WithWarnings("no shared DAG matches these filters; drop one")
 	}
@@ -156,7 +171,27 @@ func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.ToolResul
 	), nil
 }
 
-func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope.ToolResult, error) {
+// PipelineCatalogRecommendData is the data of pipeline_catalog.recommend:
+// the ranked DAGs, how the request was read and what to do next.
+type PipelineCatalogRecommendData struct {
+	Status          string                     `json:"status"`
+	TotalMatches    int                        `json:"total_matches"`
+	Recommendations []pipelines.Recommendation `json:"recommendations"`
+	// NeedTerms is the need as matched.
+	NeedTerms []string `json:"need_terms"`
+	// DataSource is where the data lives (given or inferred), null when unknown;
+	// DataSourceFrom says how it was known (argument or need).
+	DataSource     *string `json:"data_source"`
+	DataSourceFrom string  `json:"data_source_from,omitempty"`
+	// Excluded counts the DAGs dropped, by reason.
+	Excluded map[string]int `json:"excluded,omitempty"`
+	// Unmatched lists what was asked for that no shared DAG offers.
+	Unmatched []pipelines.Unmatched `json:"unmatched,omitempty"`
+	Action    string                `json:"action"`
+	NextStep  string                `json:"next_step"`
+}
+
+func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope.Result[PipelineCatalogRecommendData], error) {
 	c, err := pipelineCatalog()
 	if err != nil {
 		return nil, err
@@ -164,44 +199,51 @@ func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope
 	labels, gpu := a.HasLabels, a.GPUAvailable
 	r := c.Recommend(pipelines.Request{DataType: a.DataType, HasLabels: &labels, NeedsLLM: a.NeedsLLM, MultiTask: a.MultiTask,
 		Incremental: a.Incremental, Framework: a.Framework, GPUAvailable: &gpu, Need: a.Need, MaxResults: a.MaxResults, DataSource: a.DataSource})
-	data := map[string]any{
-		"status":          "success",
-		"total_matches":   r.TotalMatches,
-		"recommendations": r.Recommendations,
-		"need_terms":      nonNilStrings(r.NeedTerms),
-		"data_source":     nullIfEmpty(r.DataSource),
+	recs := r.Recommendations
+	if recs == nil {
+		recs = []pipelines.Recommendation{}
 	}
-	if r.DataSourceFrom != "" {
-		data["data_source_from"] = r.DataSourceFrom
-	}
-	if len(r.Excluded) > 0 {
-		data["excluded"] = r.Excluded
+	data := PipelineCatalogRecommendData{
+		Status:          "success",
+		TotalMatches:    r.TotalMatches,
+		Recommendations: recs,
+		NeedTerms:       nonNilStrings(r.NeedTerms),
+		DataSource:      optString(r.DataSource),
+		DataSourceFrom:  r.DataSourceFrom,
+		Excluded:        r.Excluded,
+		Unmatched:       r.Unmatched,
 	}
 	var warns []string
-	if len(r.Unmatched) > 0 {
-		data["unmatched"] = r.Unmatched
-		for _, u := range r.Unmatched {
-			warns = append(warns, fmt.Sprintf("the catalog cannot serve %s: %s", u.Requirement, u.Reason))
-		}
+	for _, u := range r.Unmatched {
+		warns = append(warns, fmt.Sprintf("the catalog cannot serve %s: %s", u.Requirement, u.Reason))
 	}
 	warns = append(warns, r.Notes...)
-	if len(r.Recommendations) == 0 {
-		data["action"] = "No shared DAG fits these requirements; relax them or design a DAG with dag.construct."
-		data["next_step"] = "pipeline_catalog.list"
-		return envelope.OK(data).WithMeta("total_matches", 0).WithWarnings(append(warns, fmt.Sprintf("no DAG scored above %g", pipelines.MinRecommendScore))...).
+	if len(recs) == 0 {
+		data.Action = "No shared DAG fits these requirements; relax them or design a DAG with dag.construct."
+		data.NextStep = "pipeline_catalog.list"
+		return envelope.Success(data).WithMeta("total_matches", 0).WithWarnings(append(warns, fmt.Sprintf("no DAG scored above %g", pipelines.MinRecommendScore))...).
 			WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.list", When: "to see every DAG", Why: "nothing matched the filters"}), nil
 	}
-	top := r.Recommendations[0].DagID
-	data["action"] = fmt.Sprintf("Review the top recommendation %s with pipeline_catalog.get_dag, then collect its configuration with pipeline_catalog.config_guidance.", top)
-	data["next_step"] = "pipeline_catalog.config_guidance"
-	return envelope.OK(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top).WithWarnings(warns...).
+	top := recs[0].DagID
+	data.Action = fmt.Sprintf("Review the top recommendation %s with pipeline_catalog.get_dag, then collect its configuration with pipeline_catalog.config_guidance.", top)
+	data.NextStep = "pipeline_catalog.config_guidance"
+	return envelope.Success(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top).WithWarnings(warns...).
 		WithNextSteps(
 			envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "you chose a DAG", Why: "learn which config values to collect", ArgsHint: map[string]any{"dag_id": top}},
 			envelope.NextStep{Tool: "pipeline_catalog.get_dag", When: "to compare the candidates", Why: "see nodes, cost and advice of a DAG", ArgsHint: map[string]any{"dag_id": top}},
 		), nil
 }
 
-func pipelineCatalogAutoSelect(ctx context.Context, a pcAutoSelectArgs) (*envelope.ToolResult, error) {
+// PipelineCatalogAutoSelectData is the data of pipeline_catalog.auto_select:
+// the chosen DAG and its score, both null when none met min_score.
+type PipelineCatalogAutoSelectData struct {
+	DagID     *string  `json:"dag_id"`
+	Score     *float64 `json:"score"`
+	Matched   bool     `json:"matched"`
+	Reasoning string   `json:"reasoning,omitempty"`
+}
+
+func pipelineCatalogAutoSelect(ctx context.Context, a pcAutoSelectArgs) (*envelope.Result[PipelineCatalogAutoSelectData], error) {
 	c, err := pipelineCatalog()
 	if err != nil {
 		return nil, err
@@ -213,11 +255,11 @@ func pipelineCatalogAutoSelect(ctx context.Context, a pcAutoSelectArgs) (*envelo
 	}
 	m, ok := c.AutoSelect(pipelines.Query{Framework: a.Framework, Features: a.Features, TaskType: a.TaskType, Complexity: a.Complexity}, a.MinScore)
 	if !ok {
-		return envelope.OK(map[string]any{"dag_id": nil, "score": nil, "matched": false}).
+		return envelope.Success(PipelineCatalogAutoSelectData{}).
 			WithWarnings("No DAG met the minimum score threshold.").
 			WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.recommend", When: "no DAG was selected", Why: "see ranked candidates with reasons"}), nil
 	}
-	return envelope.OK(map[string]any{"dag_id": m.DagID, "score": m.Score, "matched": true, "reasoning": m.Reasoning}).
+	return envelope.Success(PipelineCatalogAutoSelectData{DagID: &m.DagID, Score: &m.Score, Matched: true, Reasoning: m.Reasoning}).
 		WithMeta("dag_id", m.DagID).
 		WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.load_dag", When: "to use the selected DAG", Why: "get its nodes and edges", ArgsHint: map[string]any{"dag_id": m.DagID}}), nil
 }
@@ -226,124 +268,137 @@ func pcDAGArg(e *pipelines.Entry) map[string]any {
 	return map[string]any{"nodes": e.Nodes, "edges": e.Edges}
 }
 
-func pipelineCatalogGetDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.ToolResult, error) {
+// PipelineCatalogGetDAGData is the data of pipeline_catalog.get_dag: every
+// fact of one shared DAG.
+type PipelineCatalogGetDAGData struct {
+	Status            string                      `json:"status"`
+	Action            string                      `json:"action"`
+	DagID             string                      `json:"dag_id"`
+	Title             string                      `json:"title"`
+	Description       string                      `json:"description"`
+	Framework         string                      `json:"framework"`
+	Complexity        string                      `json:"complexity"`
+	TaskType          string                      `json:"task_type"`
+	Features          []string                    `json:"features"`
+	Nodes             []string                    `json:"nodes"`
+	Edges             [][]string                  `json:"edges"`
+	NodeCount         int                         `json:"node_count"`
+	EdgeCount         int                         `json:"edge_count"`
+	InputRequirements pipelines.InputRequirements `json:"input_requirements"`
+	Constraints       pipelines.Constraints       `json:"constraints"`
+	Cost              pipelines.Cost              `json:"cost"`
+	AgentContext      pipelines.AgentContext      `json:"agent_context"`
+}
+
+func pipelineCatalogGetDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.Result[PipelineCatalogGetDAGData], error) {
 	e, err := pcEntry(a.DagID)
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{
-		"status": "success", "action": "Load it with pipeline_catalog.load_dag and collect its configuration with pipeline_catalog.config_guidance.",
-		"dag_id": e.ID, "title": e.Title, "description": e.Description, "framework": e.Framework, "complexity": e.Complexity,
-		"task_type": e.TaskType, "features": e.Features, "nodes": e.Nodes, "edges": e.Edges,
-		"node_count": e.NodeCount(), "edge_count": e.EdgeCount(),
-		"input_requirements": e.InputRequirements, "constraints": e.Constraints, "cost": e.Cost, "agent_context": e.AgentContext,
+	data := PipelineCatalogGetDAGData{
+		Status: "success", Action: "Load it with pipeline_catalog.load_dag and collect its configuration with pipeline_catalog.config_guidance.",
+		DagID: e.ID, Title: e.Title, Description: e.Description, Framework: e.Framework, Complexity: e.Complexity,
+		TaskType: e.TaskType, Features: nonNilStrings(e.Features), Nodes: nonNilStrings(e.Nodes), Edges: nonNilList(e.Edges),
+		NodeCount: e.NodeCount(), EdgeCount: e.EdgeCount(),
+		InputRequirements: e.InputRequirements, Constraints: e.Constraints, Cost: e.Cost, AgentContext: e.AgentContext,
 	}
-	return envelope.OK(data).WithMeta("dag_id", e.ID).WithNextSteps(
+	return envelope.Success(data).WithMeta("dag_id", e.ID).WithNextSteps(
 		envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "you want to use this DAG", Why: "learn which config values to collect", ArgsHint: map[string]any{"dag_id": e.ID}},
 		envelope.NextStep{Tool: "pipeline_catalog.load_dag", When: "you want its DAG argument", Why: "nodes and edges ready for config.* and compile.*", ArgsHint: map[string]any{"dag_id": e.ID}},
 	), nil
 }
 
-func pipelineCatalogLoadDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.ToolResult, error) {
+// nonNilList returns s, or an empty list for nil (a list in typed data is
+// never null).
+func nonNilList[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// PipelineCatalogLoadDAGData is the data of pipeline_catalog.load_dag: the
+// nodes and edges, in the shape of the dag argument of dag.*, config.* and
+// compile.*.
+type PipelineCatalogLoadDAGData struct {
+	DagID     string     `json:"dag_id"`
+	Nodes     []string   `json:"nodes"`
+	Edges     [][]string `json:"edges"`
+	NodeCount int        `json:"node_count"`
+	EdgeCount int        `json:"edge_count"`
+}
+
+func pipelineCatalogLoadDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.Result[PipelineCatalogLoadDAGData], error) {
 	e, err := pcEntry(a.DagID)
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{"dag_id": e.ID, "nodes": e.Nodes, "edges": e.Edges, "node_count": e.NodeCount(), "edge_count": e.EdgeCount()}
-	return envelope.OK(data).WithMeta("dag_id", e.ID).WithNextSteps(
+	data := PipelineCatalogLoadDAGData{DagID: e.ID, Nodes: nonNilStrings(e.Nodes), Edges: nonNilList(e.Edges), NodeCount: e.NodeCount(), EdgeCount: e.EdgeCount()}
+	return envelope.Success(data).WithMeta("dag_id", e.ID).WithNextSteps(
 		envelope.NextStep{Tool: "config.template", When: "next: write its config", Why: "a config.json skeleton for these nodes", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
 		envelope.NextStep{Tool: "dag.validate_integrity", When: "after changing nodes or edges", Why: "check the graph and its step types", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
 		envelope.NextStep{Tool: "compile.validate", When: "once config.json exists", Why: "check every node compiles", ArgsHint: map[string]any{"dag": pcDAGArg(e), "config_file": "<config.json>"}},
 	), nil
 }
 
-// requirementsView is the part of config.requirements' data read here.
-type requirementsView struct {
-	Base           []reqView            `json:"base_config_requirements"`
-	BaseProcessing []reqView            `json:"base_processing_config_requirements"`
-	ClassMap       map[string]string    `json:"config_class_map"`
-	Steps          map[string][]reqView `json:"step_requirements"`
-	Pending        []string             `json:"pending_steps"`
-	JobTypes       map[string]string    `json:"job_types"` // job type taken from the node name
+// PipelineCatalogConfigGuidanceData is the data of
+// pipeline_catalog.config_guidance: the catalog's advice on configuring a
+// DAG and the fields its nodes need.
+type PipelineCatalogConfigGuidanceData struct {
+	Status         string                        `json:"status"`
+	DagID          string                        `json:"dag_id"`
+	Action         string                        `json:"action"`
+	Prerequisites  []pipelines.Prerequisite      `json:"prerequisites"`
+	ConfigGuidance pipelines.ConfigGuidance      `json:"config_guidance"`
+	CommonPitfalls []string                      `json:"common_pitfalls"`
+	DecisionTree   map[string]pipelines.Decision `json:"decision_tree"`
+	NextStep       string                        `json:"next_step"`
+	// RequiredFields are the values the user must supply.
+	RequiredFields config.RequiredFields `json:"required_fields"`
+	// ConfigClassMap is each node's config class.
+	ConfigClassMap map[catalog.NodeName]string `json:"config_class_map"`
+	// ConfigRequirements is every field of every node (with detail).
+	ConfigRequirements *config.Requirements `json:"config_requirements,omitempty"`
 }
 
-type reqView struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Description string `json:"description"`
-	Required    bool   `json:"required"`
-	Default     any    `json:"default"`
-}
-
-func pipelineCatalogConfigGuidance(ctx context.Context, a pcDAGIDArgs) (*envelope.ToolResult, error) {
+func pipelineCatalogConfigGuidance(ctx context.Context, a pcGuidanceArgs) (*envelope.Result[PipelineCatalogConfigGuidanceData], error) {
 	e, err := pcEntry(a.DagID)
 	if err != nil {
 		return nil, err
 	}
+	s, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]catalog.NodeName, len(e.Nodes))
+	for i, n := range e.Nodes {
+		nodes[i] = catalog.NodeName(n)
+	}
+	reqs := s.Requirements(nodes)
 	ac := e.AgentContext
-	data := map[string]any{
-		"status": "success", "dag_id": e.ID,
-		"action":          "Collect the required fields below (base fields once, then per node), write config.json with config.merge_save, then run compile.validate.",
-		"prerequisites":   ac.Prerequisites,
-		"config_guidance": ac.ConfigGuidance,
-		"common_pitfalls": ac.ConfigGuidance.CommonPitfalls,
-		"decision_tree":   ac.DecisionTree,
-		"next_step":       "config.template",
+	tree := ac.DecisionTree
+	if tree == nil {
+		tree = map[string]pipelines.Decision{}
+	}
+	data := PipelineCatalogConfigGuidanceData{
+		Status: "success", DagID: e.ID,
+		Action:         "Collect the required fields below (base fields once, then per node), write config.json with config.merge_save, then run compile.validate.",
+		Prerequisites:  nonNilList(ac.Prerequisites),
+		ConfigGuidance: ac.ConfigGuidance,
+		CommonPitfalls: nonNilStrings(ac.ConfigGuidance.CommonPitfalls),
+		DecisionTree:   tree,
+		NextStep:       "config.template",
+		RequiredFields: reqs.Required(),
+		ConfigClassMap: reqs.ConfigClassMap,
+	}
+	if a.Detail {
+		data.ConfigRequirements = reqs
 	}
 	var warns []string
-	res := registry.Call(ctx, "config.requirements", map[string]any{"dag": pcDAGArg(e)})
-	if res == nil || !res.OK {
-		msg := "config.requirements is not available"
-		if res != nil {
-			msg = fmt.Sprintf("config.requirements failed (%s): %s", res.Code, res.Error)
-		}
-		warns = append(warns, msg+"; the field list below is the catalog's advice only")
-	} else {
-		var rv requirementsView
-		b, err := json.Marshal(res.Data)
-		if err == nil {
-			err = json.Unmarshal(b, &rv)
-		}
-		if err != nil {
-			warns = append(warns, "cannot read config.requirements' answer: "+err.Error())
-		} else {
-			required := map[string][]string{}
-			var base []string
-			for _, r := range append(rv.Base, rv.BaseProcessing...) {
-				if r.Required && !slices.Contains(base, r.Name) {
-					base = append(base, r.Name)
-				}
-			}
-			total := len(base)
-			nodes := make([]string, 0, len(rv.Steps))
-			for n := range rv.Steps {
-				nodes = append(nodes, n)
-			}
-			sort.Strings(nodes)
-			for _, n := range nodes {
-				var fs []string
-				for _, r := range rv.Steps[n] {
-					if r.Name == "job_type" && rv.JobTypes[n] != "" {
-						continue // filled from the node name
-					}
-					if r.Required && !slices.Contains(base, r.Name) {
-						fs = append(fs, r.Name)
-					}
-				}
-				if len(fs) > 0 {
-					required[n] = fs
-					total += len(fs)
-				}
-			}
-			data["required_fields"] = map[string]any{"base": nonNilStrings(base), "steps": required, "count": total}
-			data["config_class_map"] = rv.ClassMap
-			data["config_requirements"] = res.Data
-			if len(rv.Pending) > 0 {
-				warns = append(warns, fmt.Sprintf("nodes without a config class: %v", rv.Pending))
-			}
-		}
+	if len(reqs.Pending) > 0 {
+		warns = append(warns, fmt.Sprintf("nodes without a config class: %v", reqs.Pending))
 	}
-	return envelope.OK(data).WithMeta("dag_id", e.ID).WithWarnings(warns...).WithNextSteps(
+	return envelope.Success(data).WithMeta("dag_id", e.ID).WithWarnings(warns...).WithNextSteps(
 		envelope.NextStep{Tool: "config.template", When: "to start the config", Why: "every field in place with its default; fill the required ones", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
 		envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validate them and write config.json", ArgsHint: map[string]any{"dag": pcDAGArg(e), "base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}},
 	), nil

@@ -182,10 +182,16 @@ func TestPipelineCatalogConfigGuidance(t *testing.T) {
 	ctx := context.Background()
 	env := callTool(t, ctx, "pipeline_catalog.config_guidance", map[string]any{"dag_id": "xgboost_complete_e2e"})
 	d := wantOK(t, env)
-	for _, k := range []string{"prerequisites", "config_guidance", "common_pitfalls", "decision_tree", "next_step", "required_fields", "config_requirements"} {
+	for _, k := range []string{"prerequisites", "config_guidance", "common_pitfalls", "decision_tree", "next_step", "required_fields", "config_class_map"} {
 		if _, ok := d[k]; !ok {
 			t.Fatalf("config_guidance lacks %s: %v", k, env)
 		}
+	}
+	if _, ok := d["config_requirements"]; ok {
+		t.Error("config_requirements given without detail")
+	}
+	if d["config_class_map"].(map[string]any)["XGBoostTraining"] != "XGBoostTrainingConfig" {
+		t.Errorf("config_class_map %v", d["config_class_map"])
 	}
 	rf := d["required_fields"].(map[string]any)
 	base := strs(t, rf["base"])
@@ -198,6 +204,12 @@ func TestPipelineCatalogConfigGuidance(t *testing.T) {
 	tpl := wantOK(t, callTool(t, ctx, "config.template", map[string]any{"dag": pcDAGArgFor(t, "xgboost_complete_e2e")}))
 	if rf["count"] != float64(len(tpl["essential_fields"].([]any))) {
 		t.Fatalf("required count %v, template essentials %v", rf["count"], tpl["essential_fields"])
+	}
+	// with detail, every field of every node, as config.requirements answers
+	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.config_guidance", map[string]any{"dag_id": "xgboost_complete_e2e", "detail": true}))
+	reqs := wantOK(t, callTool(t, ctx, "config.requirements", map[string]any{"dag": pcDAGArgFor(t, "xgboost_complete_e2e")}))
+	if toJSON(d["config_requirements"]) != toJSON(reqs) {
+		t.Errorf("config_requirements differ from config.requirements:\n%s\n%s", toJSON(d["config_requirements"]), toJSON(reqs))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"go.yaml.in/yaml/v3"
@@ -248,6 +249,21 @@ var ErrNotFound = errors.New("unknown DAG id")
 type NotFoundError struct {
 	ID          string
 	Suggestions []string
+	// Available are the catalog's ids.
+	Available []string
+}
+
+// Kind implements errkind.Kinded: NotFound.
+func (e *NotFoundError) Kind() errkind.Kind { return errkind.NotFound }
+
+// Details implements errkind.Detailer: the id asked for, the closest ids
+// and every id.
+func (e *NotFoundError) Details() map[string]any {
+	sugg := e.Suggestions
+	if sugg == nil {
+		sugg = []string{}
+	}
+	return map[string]any{"dag_id": e.ID, "suggestions": sugg, "available": slices.Clone(e.Available)}
 }
 
 // Error implements error.
@@ -269,7 +285,7 @@ func (c *Catalog) Get(id string) (*Entry, error) {
 	if e, ok := c.byID[key]; ok {
 		return e, nil
 	}
-	return nil, &NotFoundError{ID: id, Suggestions: c.Closest(key, 3)}
+	return nil, &NotFoundError{ID: id, Suggestions: c.Closest(key, 3), Available: c.IDs()}
 }
 
 // Closest returns up to n ids closest to a string: ids that contain it or

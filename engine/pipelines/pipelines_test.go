@@ -14,6 +14,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/pipelines/pipelinestest"
 )
 
@@ -168,6 +169,12 @@ func TestGetNotFoundSuggests(t *testing.T) {
 	}
 	if len(nf.Suggestions) == 0 || !strings.HasPrefix(nf.Suggestions[0], "xgboost_complete_e2e") {
 		t.Fatalf("suggestions %v", nf.Suggestions)
+	}
+	if errkind.Of(err) != errkind.NotFound {
+		t.Errorf("kind %q", errkind.Of(err))
+	}
+	if d := errkind.DetailsOf(err); d["dag_id"] != "xgboost_complete" || len(d["available"].([]string)) != c.Len() {
+		t.Errorf("details %v", d)
 	}
 }
 
