@@ -163,6 +163,10 @@ type HelpNamespace struct {
 	Tools       []*ToolInfo `json:"tools,omitempty"`
 }
 
+// startTool is where the index sends a new user with a problem to solve:
+// the first call of the path from a problem to a pipeline that runs.
+const startTool = "pipeline_catalog.recommend"
+
 func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData], error) {
 	r := registry.FromContext(ctx)
 	ns := strings.TrimSpace(a.Namespace)
@@ -243,9 +247,16 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 		res = envelope.Success(data).WithNextSteps(describe, byPhase,
 			envelope.NextStep{Tool: "tools.help", When: "you want the other namespaces", Why: "the index of every namespace and its tool names", ArgsHint: map[string]any{}})
 	} else {
-		res = envelope.Success(data).WithNextSteps(
+		var steps []envelope.NextStep
+		if t, ok := r.Get(startTool); ok && (sess == nil || sess.Visible(t)) {
+			steps = append(steps, envelope.NextStep{Tool: startTool,
+				When:     "you have a modelling problem (a framework, where the data is, what the pipeline must do) and no DAG yet",
+				Why:      "ranks the catalog's ready-made DAGs for it; from there next_steps lead to a config, a deployable definition and a local run",
+				ArgsHint: map[string]any{"framework": "<xgboost | pytorch | lightgbm | any>", "need": "<the problem in the user's words, with the data's s3:// URI>"}})
+		}
+		res = envelope.Success(data).WithNextSteps(append(steps,
 			envelope.NextStep{Tool: "tools.help", When: "you picked a namespace to work in", Why: "lists its tools with when to call them and examples", ArgsHint: map[string]any{"namespace": "<a namespace of data.namespaces>"}},
-			describe, byPhase)
+			describe, byPhase)...)
 	}
 	// With format "markdown" the registry replaces data by its view
 	// (tools/format.go, package markdown).
