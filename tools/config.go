@@ -437,6 +437,6 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult,
 		WithMeta("essential_count", len(essential)).
 		WithWarnings(append(warns, t.Warnings...)...).
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
-			Why:      "validates the values and writes config.json",
-			ArgsHint: withWorkspace(a.hint(map[string]any{"base": "<merge_save_args.base, filled>", "steps": "<merge_save_args.steps, filled>", "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
+			Why:      "validates the values and writes config.json; base and steps here are merge_save_args: replace the null at each essential path (base.<field>, <node>.<field>) with its value",
+			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.Base, "steps": steps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
 }

@@ -226,11 +226,25 @@ func TestConfigTemplateMergeSaveLoad(t *testing.T) {
 	env := tools.CallTool(t, ctx, "config.template", map[string]any{"dag": dagArg})
 	tpl := tools.WantOK(t, env)
 	ess := tpl["essential_fields"].([]any)
-	for _, p := range []string{"base.author", "base.region", "XGBoostModelEval_calibration.id_name", "Payload.expected_tps", "Registration.framework",
+	for _, p := range []string{"base.author", "base.region", "XGBoostModelEval_calibration.id_name", "Payload.expected_tps",
 		"XGBoostTraining.label_name", "XGBoostTraining.tab_field_list", "XGBoostTraining.cat_field_list", "XGBoostTraining.objective"} {
 		if !slices.Contains(ess, any(p)) {
 			t.Errorf("essential_fields lacks %s: %v", p, ess)
 		}
+	}
+	// What the DAG says is filled, not asked: Registration registers the
+	// XGBoost model under the XGBoost image of the training version.
+	reg := tpl["merge_save_args"].(map[string]any)["steps"].(map[string]any)["Registration"].(map[string]any)
+	if slices.Contains(ess, any("Registration.framework")) || slices.Contains(ess, any("Registration.framework_version")) ||
+		reg["framework"] != "xgboost" || reg["framework_version"] != "1.7-1" {
+		t.Errorf("Registration: %v (essential %v)", reg, ess)
+	}
+	// The next step carries the skeleton, nulls where essential_fields say.
+	next := env["next_steps"].([]any)[0].(map[string]any)
+	hint := next["args_hint"].(map[string]any)
+	if next["tool"] != "config.merge_save" || hint["steps"].(map[string]any)["Payload"].(map[string]any)["expected_tps"] != nil ||
+		hint["base"].(map[string]any)["model_class"] != "xgboost" {
+		t.Errorf("merge_save hint %v", next)
 	}
 	if slices.Contains(ess, any("TabularPreprocessing_training.job_type")) {
 		t.Error("job_type from the node name listed as blank")

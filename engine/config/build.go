@@ -391,10 +391,11 @@ func (s *Schema) Requirements(nodes []catalog.NodeName) *Requirements {
 	}
 	plans, _ := s.plan(nodes)
 	planned := map[catalog.NodeName]bool{}
+	follow := s.followFramework(plans)
 	for _, p := range plans {
 		planned[p.node] = true
 		r.ConfigClassMap[p.node] = p.class.Name
-		r.Steps[p.node] = s.ownRequirements(p.class)
+		r.Steps[p.node] = follow(s.ownRequirements(p.class))
 		if r.Steps[p.node] == nil {
 			r.Steps[p.node] = []Requirement{}
 		}
@@ -464,6 +465,71 @@ func (s *Schema) dagDefaults(plans []nodePlan, fields map[string]bool) map[strin
 	return out
 }
 
+// dagFramework is the one framework of the DAG's framework-specific
+// steps (XGBoostTraining: xgboost), or "" when they have none or several.
+func dagFramework(plans []nodePlan) string {
+	fw := ""
+	for _, p := range plans {
+		switch f := p.class.Framework; {
+		case f == "" || f == "generic":
+		case fw == "":
+			fw = f
+		case fw != f:
+			return ""
+		}
+	}
+	return fw
+}
+
+// followFramework returns what makes a node's requirements follow the
+// DAG's framework, so neither config.requirements nor the template asks
+// for what the DAG already says. A step of no framework of its own
+// (Registration) whose essential `framework` field allows the DAG's
+// framework gets it as its default, and then each essential field the
+// base set also declares (framework_version, py_version) gets the base
+// value, which follows the DAG (dagDefaults); both stop being required. A
+// step whose framework field cannot take the DAG's (a LightGBM model,
+// registered under another framework's image) is left to the user.
+func (s *Schema) followFramework(plans []nodePlan) func([]Requirement) []Requirement {
+	framework := dagFramework(plans)
+	base := map[string]any{}
+	for _, set := range [][]catalog.ConfigField{s.base, s.processing} {
+		for _, f := range set {
+			if frameworkFields[f.Name] && f.Default != nil {
+				base[f.Name] = normalize(f.Default)
+			}
+		}
+	}
+	for k, v := range s.dagDefaults(plans, frameworkFields) {
+		base[k] = v
+	}
+	return func(reqs []Requirement) []Requirement {
+		if framework == "" {
+			return reqs
+		}
+		vals := map[string]any{}
+		for _, r := range reqs {
+			if r.Name == "framework" && r.Required && r.Default == nil {
+				if !slices.Contains(r.AllowedValues, any(framework)) {
+					return reqs
+				}
+				vals[r.Name] = framework
+			}
+		}
+		for _, r := range reqs {
+			if v := base[r.Name]; frameworkFields[r.Name] && r.Required && r.Default == nil && v != nil {
+				vals[r.Name] = v
+			}
+		}
+		for i, r := range reqs {
+			if v, ok := vals[r.Name]; ok {
+				reqs[i].Default, reqs[i].Required = cloneValue(v), false
+			}
+		}
+		return reqs
+	}
+}
+
 // redeclared reports whether a class's field is the step's own
 // declaration (an override of a field set's field included).
 func redeclared(f catalog.ConfigField) bool { return !strings.HasPrefix(f.Source, "fieldset:") }
@@ -515,10 +581,11 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 	planned := map[catalog.NodeName]bool{}
 	var configs []*Config
 	keyOwner := map[catalog.ConfigKey]catalog.NodeName{}
+	follow := s.followFramework(plans)
 	for _, p := range plans {
 		planned[p.node] = true
 		own := map[string]any{}
-		for _, r := range s.ownRequirements(p.class) {
+		for _, r := range follow(s.ownRequirements(p.class)) {
 			own[r.Name] = r.Default
 			if r.Name == "job_type" && p.jobType != "" {
 				own[r.Name] = p.jobType

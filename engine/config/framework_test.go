@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -31,6 +32,31 @@ func TestTemplateFollowsTheFramework(t *testing.T) {
 	xg := s.Template(nodes("TabularPreprocessing_training", "XGBoostTraining", "Package", "Registration"))
 	if xg.Base["model_class"] != "xgboost" || xg.Base["framework_version"] != "1.7-1" || xg.Base["py_version"] != "py3" {
 		t.Errorf("XGBoost template base: %v %v %v", xg.Base["model_class"], xg.Base["framework_version"], xg.Base["py_version"])
+	}
+	// Registration, a step of no framework, takes the DAG's framework and
+	// its version instead of asking for them; a LightGBM model (registered
+	// under another framework's image) is left for the user to choose.
+	for _, c := range []struct {
+		tpl                *Template
+		framework, version any
+	}{{xg, "xgboost", "1.7-1"}, {pt, "pytorch", "2.1.0"}} {
+		reg := c.tpl.Steps["Registration"]
+		if reg["framework"] != c.framework || reg["framework_version"] != c.version {
+			t.Errorf("Registration of a %s DAG: framework %v framework_version %v", c.framework, reg["framework"], reg["framework_version"])
+		}
+		if slices.Contains(c.tpl.EssentialFields, "Registration.framework") || slices.Contains(c.tpl.EssentialFields, "Registration.framework_version") {
+			t.Errorf("%s DAG: essential_fields still ask for Registration's framework: %v", c.framework, c.tpl.EssentialFields)
+		}
+	}
+	for _, r := range s.Requirements(nodes("XGBoostTraining", "Package", "Registration")).Steps["Registration"] {
+		if (r.Name == "framework" || r.Name == "framework_version") && (r.Required || r.Default == nil) {
+			t.Errorf("config.requirements of an XGBoost DAG still asks for Registration.%s: %+v", r.Name, r)
+		}
+	}
+	lgb := s.Template(nodes("TabularPreprocessing_training", "LightGBMTraining", "Package", "Registration"))
+	if reg := lgb.Steps["Registration"]; reg["framework"] != nil || reg["framework_version"] != nil ||
+		!slices.Contains(lgb.EssentialFields, "Registration.framework") || !slices.Contains(lgb.EssentialFields, "Registration.framework_version") {
+		t.Errorf("LightGBM DAG: Registration %v, essential %v", reg, lgb.EssentialFields)
 	}
 	// Two steps that redeclare a default differently: the base set's stays.
 	mixed := s.Template(nodes("XGBoostModel", "PyTorchModel"))

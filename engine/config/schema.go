@@ -38,6 +38,9 @@ type Class struct {
 	Processing bool             // includes the processing field set
 	Abstract   bool             // BasePipelineConfig or ProcessingStepConfigBase
 	Fields     []catalog.ConfigField
+	// Framework is the step's framework (xgboost, pytorch, lightgbm;
+	// generic for steps of any framework).
+	Framework string
 
 	index    map[string]int
 	patterns map[string]*regexp.Regexp
@@ -134,7 +137,7 @@ func NewSchema(steps []*catalog.Step, base, processing []catalog.ConfigField) (*
 		if name == "" {
 			name = string(st.Type) + "Config"
 		}
-		c := &Class{Name: name, StepType: st.Type, Processing: slices.Contains(st.FieldSets, FieldSetProcessing), nameSuffix: st.Patterns.NameSuffixField}
+		c := &Class{Name: name, StepType: st.Type, Processing: slices.Contains(st.FieldSets, FieldSetProcessing), nameSuffix: st.Patterns.NameSuffixField, Framework: st.Framework}
 		fields := st.Fields
 		if len(fields) == 0 || !hasAll(fields, base) {
 			// Steps whose Fields do not already include the shared sets get them here.
