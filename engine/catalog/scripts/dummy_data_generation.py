@@ -5,6 +5,12 @@ Writes, for the step's job type:
       id, num_1..num_N (float), cat_1..cat_M (strings A..E), <label>
   /opt/ml/processing/output/signature/signature       the column names, comma-separated
 
+NUMERIC_COLUMNS and CATEGORICAL_COLUMNS (comma-separated names) name the
+feature columns instead (their counts replace NUM_NUMERIC_FEATURES and
+NUM_CATEGORICAL_FEATURES), and ID_FIELD names the id column, so the data
+has the columns a pipeline's trainer reads (its tab_field_list,
+cat_field_list, id and label).
+
 The label depends on the features (a noisy linear score), so a model can learn
 it: binary with NUM_CLASSES=2 (POSITIVE_RATE of the rows are 1), else classes
 0..NUM_CLASSES-1 by score quantile. MISSING_RATE blanks that share of the
@@ -34,21 +40,25 @@ def env_float(name, default):
     return float(raw) if raw.strip() else default
 
 
-def generate(rows, n_num, n_cat, label, positive_rate, classes, missing_rate, seed):
+def names(raw):
+    return [c.strip() for c in raw.split(",") if c.strip()]
+
+
+def generate(rows, numeric, categorical, id_field, label, positive_rate, classes, missing_rate, seed):
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"id": np.arange(1, rows + 1)})
+    df = pd.DataFrame({id_field: np.arange(1, rows + 1)})
     score = rng.normal(0.0, 0.5, rows)
-    for i in range(1, n_num + 1):
+    for i, name in enumerate(numeric, 1):
         col = rng.normal(0.0, 1.0, rows)
         score += col * (1.0 / i)
         if missing_rate > 0:
             col = np.where(rng.random(rows) < missing_rate, np.nan, col)
-        df["num_%d" % i] = np.round(col, 6)
+        df[name] = np.round(col, 6)
     weights = np.linspace(-1.0, 1.0, len(CATEGORIES))
-    for i in range(1, n_cat + 1):
+    for name in categorical:
         idx = rng.integers(0, len(CATEGORIES), rows)
         score += weights[idx] * 0.5
-        df["cat_%d" % i] = np.array(CATEGORIES)[idx]
+        df[name] = np.array(CATEGORIES)[idx]
     if classes <= 2:
         threshold = np.quantile(score, 1.0 - positive_rate) if 0 < positive_rate < 1 else (np.inf if positive_rate <= 0 else -np.inf)
         y = (score > threshold).astype(int) if positive_rate < 1 else np.ones(rows, dtype=int)
@@ -72,12 +82,18 @@ def main(argv=None):
     classes = env_int("NUM_CLASSES", 2)
     missing_rate = env_float("MISSING_RATE", 0.0)
     seed = env_int("RANDOM_SEED", 42)
+    id_field = os.environ.get("ID_FIELD", "").strip() or "id"
+    numeric = names(os.environ.get("NUMERIC_COLUMNS", "")) or ["num_%d" % i for i in range(1, n_num + 1)]
+    categorical = names(os.environ.get("CATEGORICAL_COLUMNS", "")) or ["cat_%d" % i for i in range(1, n_cat + 1)]
+    columns = [id_field] + numeric + categorical + [label]
+    if len(set(columns)) != len(columns):
+        sys.exit("dummy_data_generation: column names repeat: %s" % ", ".join(columns))
     if rows < 1 or classes < 2 or not 0 <= positive_rate <= 1 or not 0 <= missing_rate < 1:
         sys.exit("dummy_data_generation: need NUM_ROWS >= 1, NUM_CLASSES >= 2, 0 <= POSITIVE_RATE <= 1, 0 <= MISSING_RATE < 1")
 
     # Different job types get different rows from the same seed.
     offset = sum(ord(c) for c in args.job_type)
-    df = generate(rows, n_num, n_cat, label, positive_rate, classes, missing_rate, seed + offset)
+    df = generate(rows, numeric, categorical, id_field, label, positive_rate, classes, missing_rate, seed + offset)
 
     os.makedirs(DATA_DIR, exist_ok=True)
     for n, start in enumerate(range(0, rows, SHARD_ROWS)):

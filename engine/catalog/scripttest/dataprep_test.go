@@ -173,6 +173,27 @@ func TestDummyDataGeneration(t *testing.T) {
 	}
 }
 
+// Named columns: the data has the columns a trainer's config names, in
+// the order id, numeric, categorical, label.
+func TestDummyDataGenerationNamedColumns(t *testing.T) {
+	res := scripttest.RunProcessing(t, scripttest.Run{Node: "DummyDataGeneration_training", Config: map[string]any{
+		"num_rows": 50, "label_name": "is_fraud", "id_name": "txn_id",
+		"tab_field_list": []any{"amount", "age"}, "cat_field_list": []any{"country"},
+	}})
+	tb := readDir(t, res.Outputs["DATA"])
+	if len(tb.rows) != 50 || strings.Join(tb.header, ",") != "txn_id,amount,age,country,is_fraud" {
+		t.Fatalf("%d rows, header %v", len(tb.rows), tb.header)
+	}
+	if got := distinct(tb.col(t, "is_fraud")); len(got) != 2 {
+		t.Errorf("binary labels %v", got)
+	}
+	_, err := scripttest.RunProcessingErr(t, scripttest.Run{Node: "DummyDataGeneration_training", Config: map[string]any{
+		"label_name": "amount", "tab_field_list": []any{"amount"}}})
+	if err == nil {
+		t.Error("a label that is also a feature column: the script must refuse it")
+	}
+}
+
 // preprocessed runs TabularPreprocessing (training) on generated data and
 // returns its output directory (train/ val/ test/).
 func preprocessed(t *testing.T, classes int, missing float64) string {
