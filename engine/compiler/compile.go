@@ -580,7 +580,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		Manifest:     env.artifacts.manifest(),
 		S3Location:   strings.TrimSuffix(base, "/code"),
 		Report:       report,
-		Warnings:     append(pl.warnings, env.warnings...),
+		Warnings:     append(append(pl.warnings, env.warnings...), sharedDataWarnings(report)...),
 	}
 	res.Blockers = CheckReadiness(pl.readinessInput(res))
 	return res, nodeErrs, nil
@@ -642,4 +642,38 @@ func (pl *plan) nodeReport(np *nodePlan, st Step) NodeReport {
 		r.Unbound = append(r.Unbound, Unbound{Input: port.LogicalName, Required: port.Required, Reason: reason})
 	}
 	return r
+}
+
+// sharedDataWarnings warn of one data set read for two job types (a
+// training and a calibration loader given the same S3 URI): the other
+// split then holds rows the model was trained on, so its metrics and its
+// calibration look better than they are.
+func sharedDataWarnings(r *Report) []string {
+	readers := map[string][]NodeReport{}
+	var uris []string
+	for _, n := range r.Nodes {
+		for _, b := range n.Inputs {
+			if b == nil || b.Source != SourceConfig || !strings.HasPrefix(b.Reference, "s3://") {
+				continue
+			}
+			if readers[b.Reference] == nil {
+				uris = append(uris, b.Reference)
+			}
+			readers[b.Reference] = append(readers[b.Reference], n)
+		}
+	}
+	var out []string
+	for _, uri := range uris {
+		ns := readers[uri]
+		jobTypes := map[string]bool{}
+		var names []string
+		for _, n := range ns {
+			jobTypes[n.JobType] = true
+			names = append(names, fmt.Sprintf("%s (%s)", n.Node, firstNonEmpty(n.JobType, "no job type")))
+		}
+		if len(jobTypes) > 1 && jobTypes["training"] {
+			out = append(out, fmt.Sprintf("%s read the same data, %s: the rows the model trains on are also the rows it is evaluated or calibrated on, so those results look better than they are; give the other splits held-out data", strings.Join(names, " and "), uri))
+		}
+	}
+	return out
 }
