@@ -38,6 +38,7 @@ func runCommand() *cli.Command {
 					&cli.StringFlag{Name: "config-file", Usage: "the pipeline's config.json"},
 					&cli.StringFlag{Name: "work-dir", Usage: "directory the run directory is made in"},
 					&cli.StringFlag{Name: "data", Usage: "a JSON file mapping S3 URIs or <step>.<output> to local paths (an example's local-data.json)"},
+					&cli.StringSliceFlag{Name: "generate-data", Usage: "an S3 URI the definition reads (or <step>.<output>) to fill with generated data (repeatable)"},
 					&cli.StringSliceFlag{Name: "param", Usage: "a pipeline parameter value, NAME=VALUE (repeatable)"},
 					&cli.StringFlag{Name: "pipeline-name", Usage: "pipeline name (default: from the config)"},
 					&cli.IntFlag{Name: "step-timeout", Usage: "time limit of each step's job, in seconds (default 3600)"},
@@ -70,6 +71,9 @@ func runLocalCmd(c *cli.Context) error {
 			return usagef("--data %s must hold a JSON object of strings: %v", f, err)
 		}
 		args["data"] = data
+	}
+	if g := c.StringSlice("generate-data"); len(g) > 0 {
+		args["generate_data"] = g
 	}
 	if ps := c.StringSlice("param"); len(ps) > 0 {
 		params := map[string]string{}

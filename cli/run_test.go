@@ -64,4 +64,10 @@ func TestRunLocal(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Succeeded || rep.Failed == nil {
 		t.Fatalf("stdout is the failed run's report: %v\n%s", err, out)
 	}
+	// generated data in its place: the run goes through
+	code, out, errb = run(t, "", append(args, "--generate-data", "s3://example-bucket/raw/train/")...)
+	rep = localrun.Report{}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.Succeeded || len(rep.Generated) != 1 {
+		t.Fatalf("--generate-data: exit %d, %v\n%s\n%s", code, err, errb, out)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/envelope"
@@ -290,7 +291,25 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 	if !res.Deployable() {
 		return out.WithNextSteps(blockerNextSteps(res.Blockers, a.compileArgs)...), nil
 	}
-	return out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "the definition is what you want", Why: "deploy it (upsert: true)", ArgsHint: hint(a.compileArgs)}), nil
+	return out.WithNextSteps(runLocalStep(res, a),
+		envelope.NextStep{Tool: "compile.dag", When: "the definition is what you want", Why: "deploy it (upsert: true)", ArgsHint: hint(a.compileArgs)}), nil
+}
+
+// runLocalStep offers execution.run_local for a compiled pipeline, with
+// generated data standing in for each S3 input it reads of the user's
+// (localrun.DataKeys), so the run needs nothing the answers have not said.
+func runLocalStep(res *compiler.Result, a namedCompileArgs) envelope.NextStep {
+	h := hint(a.compileArgs)
+	if a.PipelineName != "" {
+		h["pipeline_name"] = a.PipelineName
+	}
+	h["work_dir"] = "runs/local"
+	why := "runs every step on this machine, as SageMaker would, to prove the pipeline runs end to end"
+	if keys := localrun.DataKeys(res); len(keys) > 0 {
+		h["generate_data"] = keys
+		why += "; generate_data stands generated data (the trainer's columns) in for " + strings.Join(keys, ", ") + " (give data {uri: local file} instead to run on a sample of yours)"
+	}
+	return envelope.NextStep{Tool: "execution.run_local", When: "before deploying", Why: why, ArgsHint: h}
 }
 
 func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {

@@ -71,6 +71,15 @@ func TestCompileDefinitionTool(t *testing.T) {
 			}
 		})
 	}
+	// a deployable definition's first next step runs it locally, generated
+	// data standing in for the S3 data its config names
+	env := tools.CallTool(t, context.Background(), "compile.definition", compileExampleArgs("simple-training"))
+	next := env["next_steps"].([]any)[0].(map[string]any)
+	hint, _ := next["args_hint"].(map[string]any)
+	if gen, _ := hint["generate_data"].([]any); next["tool"] != "execution.run_local" || len(gen) != 1 || gen[0] != "s3://example-bucket/raw/train/" ||
+		hint["work_dir"] == nil || hint["dag_file"] != compileExampleArgs("simple-training")["dag_file"] {
+		t.Errorf("next step %v", next)
+	}
 	// the definition keeps the SDK's key order
 	res := tools.Registry().Call(context.Background(), "compile.definition", compileExampleArgs("simple-training"))
 	b, _ := json.Marshal(res)

@@ -19,11 +19,12 @@ import (
 func ExecutionNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("execution", executionNamespace,
 		registry.New("execution.run_local", registry.Spec{
-			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift) whose outputs data gives, or any step whose every output data gives, is substituted by that local data. Answers each step's status, time, outputs (local paths) and log tail; a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
+			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift) whose outputs data gives, or any step whose every output data gives, is substituted by that local data. generate_data stands generated data in for an input instead (1000 rows with the columns the pipeline's trainer reads: label, numeric and categorical features, id), so a pipeline runs without a local copy of its data. Answers each step's status, time, outputs (local paths) and log tail; a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
 			When:        "the pipeline compiles and you want proof it runs end to end, on small local data, before deploying it",
 			Examples: []string{
 				`execution.run_local {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "work_dir": "runs/local", "data": {"s3://example-bucket/raw/train/": "examples/simple-training/data/train.csv"}}`,
 				`execution.run_local {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json", "work_dir": "runs/local", "data": {"CradleDataLoading-Training.DATA": "examples/xgboost-end-to-end/data/training/data"}}  # a managed data-loading step's output from local data`,
+				`execution.run_local {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "work_dir": "runs/local", "generate_data": ["s3://example-bucket/raw/train/"]}  # generated data in place of the S3 input`,
 			},
 			Tags:     []string{registry.PhaseValidator},
 			ExecCode: true,
@@ -34,8 +35,9 @@ func ExecutionNamespace() registry.Namespace {
 
 type runLocalArgs struct {
 	namedCompileArgs
-	WorkDir string            `json:"work_dir" jsonschema:"required,minLength=1,maxLength=4096" jsonschema_description:"Directory the run directory (<work_dir>/<execution id>/: the local S3 under s3/, each step's files and log under steps/, report.json) is made in (confined to the project root)."`
-	Data    map[string]string `json:"data,omitempty" jsonschema_description:"Local data: an S3 URI the definition reads (an object or a prefix) or a step output \"<SageMaker step name>.<output name>\" (e.g. \"CradleDataLoading-Training.DATA\") -> a local file or directory (relative paths from the project root). A managed data-loading step takes its outputs from here; so does any step whose every output is given."`
+	WorkDir  string            `json:"work_dir" jsonschema:"required,minLength=1,maxLength=4096" jsonschema_description:"Directory the run directory (<work_dir>/<execution id>/: the local S3 under s3/, each step's files and log under steps/, report.json) is made in (confined to the project root)."`
+	Data     map[string]string `json:"data,omitempty" jsonschema_description:"Local data: an S3 URI the definition reads (an object or a prefix) or a step output \"<SageMaker step name>.<output name>\" (e.g. \"CradleDataLoading-Training.DATA\") -> a local file or directory (relative paths from the project root). A managed data-loading step takes its outputs from here; so does any step whose every output is given."`
+	Generate []string          `json:"generate_data,omitempty" jsonschema_description:"Data keys (as in data: an S3 URI the definition reads, or <step>.<output>) the run fills with generated data instead of a local path: the catalog's DummyDataGeneration script writes 1000 rows with the columns the pipeline's trainer reads (its label_name, tab_field_list, cat_field_list and id_name; as many label classes as it expects). compile.definition's next_steps list the pipeline's own inputs here. data.generated says what was made."`
 	// Parameters gives pipeline parameters values; the others take their defaults.
 	Parameters         map[string]string `json:"parameters,omitempty" jsonschema_description:"Pipeline parameter name -> value for this run (the others take their default values)."`
 	StepTimeoutSeconds int               `json:"step_timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=3600" jsonschema_description:"Time limit of each step's job (a step's own StoppingCondition wins when shorter)."`
@@ -68,7 +70,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.ToolResul
 		return nil, err
 	}
 	rep, err := localrun.Run(ctx, res, localrun.Options{
-		WorkDir: workDir, Data: data, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second,
+		WorkDir: workDir, Data: data, Generate: a.Generate, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second,
 		Progress: localrun.ProgressFrom(ctx), FS: safefs.From(ctx),
 	})
 	if err != nil {

@@ -67,6 +67,18 @@
 //
 // Other step types (Tuning, Condition, ...) fail with a message saying so.
 //
+// # Generated data
+//
+// Options.Generate names data keys the run makes up instead of reading:
+// before the first step, the catalog's DummyDataGeneration script runs in
+// the sandbox and writes 1000 rows with the columns the definition's
+// trainer reads (the label_name, tab_field_list, cat_field_list and
+// id_name of its hyperparameters; as many classes as its
+// multiclass_categories or num_class say, else two), under
+// <run>/generated/<n>/, bound to the key as data binds a path. [DataKeys]
+// lists the inputs a compiled pipeline reads of the user's (its
+// config-sourced S3 URIs), the keys a run needs given or generated.
+//
 // # Sandbox
 //
 // [Bubblewrap] (bwrap) is the sandbox: the host's top-level directories

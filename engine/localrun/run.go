@@ -65,6 +65,12 @@ type Options struct {
 	// its outputs are taken from here and it is reported substituted.
 	// Relative paths are taken from the current directory.
 	Data map[string]string
+	// Generate lists data keys (as in Data) the run fills with generated
+	// data instead: the catalog's DummyDataGeneration script writes a CSV
+	// with the columns the definition's trainer reads (its label_name,
+	// tab_field_list, cat_field_list and id_name) and its number of
+	// classes, before the first step. Report.Generated says what it made.
+	Generate []string
 	// Parameters gives values to pipeline parameters (text, converted to
 	// the parameter's type); the others take their defaults.
 	Parameters map[string]string
@@ -155,6 +161,8 @@ type Report struct {
 	JobSeconds      float64  `json:"job_seconds"`
 	OverheadSeconds float64  `json:"overhead_seconds"`
 	Warnings        []string `json:"warnings,omitempty"`
+	// Generated lists the data the run generated (Options.Generate).
+	Generated []Generated `json:"generated,omitempty"`
 }
 
 // InputError is an option the run cannot use; Field names it (work_dir,
@@ -212,6 +220,10 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 		return nil, err
 	}
 	if err := r.setup(); err != nil {
+		return nil, err
+	}
+	if err := r.generate(ctx); err != nil {
+		os.RemoveAll(r.dir)
 		return nil, err
 	}
 	rep := r.report
@@ -456,6 +468,9 @@ func (r *run) setup() error {
 	}
 	r.st = &store{root: filepath.Join(r.dir, "s3")}
 	if err := r.bindData(); err != nil {
+		return err
+	}
+	if err := r.checkGenerate(); err != nil {
 		return err
 	}
 	if err := fsys.MkdirAll(workDir, 0o755); err != nil {
@@ -829,10 +844,7 @@ func safeName(n string) string {
 func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j Job) error {
 	j.Scratch = r.stepDir(s)
 	if j.MemoryBytes == 0 {
-		j.MemoryBytes = r.opts.MemoryBytes
-		if j.MemoryBytes <= 0 {
-			j.MemoryBytes = DefaultMemoryBytes
-		}
+		j.MemoryBytes = r.memory()
 	}
 	sr.Command = j.Command
 	res, err := r.ex.run(ctx, j)
@@ -911,7 +923,7 @@ func (r *run) inputMount(what, uri, container string) (Mount, string, error) {
 	if !hasObjects(p) {
 		hint := "an upstream step wrote nothing there"
 		if b == nil {
-			hint = fmt.Sprintf("nothing in this run writes it: map it to local data with data {%q: \"<local path>\"}", uri)
+			hint = fmt.Sprintf("nothing in this run writes it: map it to local data with data {%q: \"<local path>\"}, or let the run generate it with generate_data [%q]", uri, uri)
 		}
 		return Mount{}, "", fmt.Errorf("%s: no objects under %s (%s)", what, uri, hint)
 	}
