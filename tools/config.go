@@ -24,7 +24,7 @@ const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessi
 func ConfigNamespace() registry.Namespace {
 	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
-			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps). workspace_dirs adds the config classes of a project's own step files.",
+			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps). By default (detail compact) the lists hold the required fields and optional_defaults gives every optional field's default; detail full lists every field in full. workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you have a DAG and need to know which config values to collect before writing config.json",
 			Examples: []string{
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
@@ -98,6 +98,11 @@ func (c configDAG) hint(h map[string]any) map[string]any {
 type configDAGArgs struct {
 	configDAG
 	configWorkspace
+}
+
+type requirementsArgs struct {
+	configDAGArgs
+	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact (default): the required fields in full and the optional ones as optional_defaults; full: every field with its type, description and allowed values."`
 }
 
 type fieldInfoArgs struct {
@@ -202,22 +207,17 @@ func pendingWarnings(pending []catalog.NodeName) []string {
 	return []string{fmt.Sprintf("%d node(s) have no config class: %v; name nodes <StepType>[_<job_type>] with a step type from catalog.list_steps, or pass workspace_dirs naming the directory of the project's own step files", len(pending), pending)}
 }
 
-func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
+func configRequirements(ctx context.Context, a requirementsArgs) (*envelope.Result[ConfigRequirementsData], error) {
 	nodes, warns, s, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r := s.Requirements(nodes)
-	data := map[string]any{
-		"base_config_requirements":            r.Base,
-		"base_processing_config_requirements": r.BaseProcessing,
-		"needs_processing_config":             r.NeedsProcessing,
-		"config_class_map":                    r.ConfigClassMap,
-		"step_requirements":                   r.Steps,
-		"pending_steps":                       r.Pending,
-		"job_types":                           r.JobTypes,
+	data := ConfigRequirementsData{Detail: "full", Requirements: *r}
+	if a.Detail != "full" {
+		data = compactRequirements(r)
 	}
-	res := envelope.OK(data).
+	res := envelope.Success(data).
 		WithMeta("node_count", len(nodes)).
 		WithMeta("mapped_count", len(r.ConfigClassMap)).
 		WithWarnings(append(warns, pendingWarnings(r.Pending)...)...).
@@ -225,10 +225,40 @@ func configRequirements(ctx context.Context, a configDAGArgs) (*envelope.ToolRes
 			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: withWorkspace(a.hint(map[string]any{}), a.WorkspaceDirs)},
 			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: withWorkspace(a.hint(map[string]any{"base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)},
 		)
+	if data.OptionalDefaults != nil {
+		res.WithNextSteps(envelope.NextStep{Tool: "config.requirements", When: "you will set an optional field", Why: "detail full gives every optional field's type, description and allowed values", ArgsHint: withWorkspace(a.hint(map[string]any{"detail": "full"}), a.WorkspaceDirs)})
+	}
 	return res, nil
 }
 
-func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.ToolResult, error) {
+// compactRequirements keeps the required fields of r in its lists and
+// gives the optional ones by their defaults, in the shape of
+// config.merge_save's base and steps arguments.
+func compactRequirements(r *config.Requirements) ConfigRequirementsData {
+	opt := &ConfigOptionalDefaults{Base: map[string]any{}, BaseProcessing: map[string]any{}, Steps: map[string]map[string]any{}}
+	split := func(reqs []config.Requirement, defaults map[string]any) []config.Requirement {
+		out := []config.Requirement{}
+		for _, q := range reqs {
+			if q.Required {
+				out = append(out, q)
+			} else {
+				defaults[q.Name] = q.Default
+			}
+		}
+		return out
+	}
+	c := *r
+	c.Base = split(r.Base, opt.Base)
+	c.BaseProcessing = split(r.BaseProcessing, opt.BaseProcessing)
+	c.Steps = make(map[catalog.NodeName][]config.Requirement, len(r.Steps))
+	for n, reqs := range r.Steps {
+		opt.Steps[string(n)] = map[string]any{}
+		c.Steps[n] = split(reqs, opt.Steps[string(n)])
+	}
+	return ConfigRequirementsData{Detail: "compact", Requirements: c, OptionalDefaults: opt}
+}
+
+func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[ConfigFieldInfoData], error) {
 	name := strings.TrimSpace(a.ConfigClass)
 	if name == "" {
 		return nil, envelope.InvalidInput("config_class must be a non-empty class or step name")
@@ -245,7 +275,7 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.ToolResult
 	}
 	reqs := c.Requirements()
 	derived := c.DerivedFields()
-	data := map[string]any{"config_class": c.Name, "step_type": c.StepType, "processing": c.Processing}
+	data := ConfigFieldInfoData{ConfigClass: c.Name, StepType: string(c.StepType), Processing: c.Processing, Derived: nonNilReqs(derived)}
 	if a.Categorized {
 		required, optional := []config.Requirement{}, []config.Requirement{}
 		byTier := map[string][]string{string(catalog.TierEssential): {}, string(catalog.TierSystem): {}, string(catalog.TierDerived): {}}
@@ -260,11 +290,11 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.ToolResult
 		for _, r := range derived {
 			byTier[r.Tier] = append(byTier[r.Tier], r.Name)
 		}
-		data["required"], data["optional"], data["derived"], data["by_tier"] = required, optional, nonNilReqs(derived), byTier
+		data.Required, data.Optional, data.ByTier = required, optional, byTier
 	} else {
-		data["requirements"], data["derived"] = nonNilReqs(reqs), nonNilReqs(derived)
+		data.Requirements = nonNilReqs(reqs)
 	}
-	return envelope.OK(data).WithMeta("field_count", len(reqs)+len(derived)), nil
+	return envelope.Success(data).WithMeta("field_count", len(reqs)+len(derived)), nil
 }
 
 func nonNilReqs(r []config.Requirement) []config.Requirement {
@@ -274,7 +304,7 @@ func nonNilReqs(r []config.Requirement) []config.Requirement {
 	return r
 }
 
-func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
+func configLoad(ctx context.Context, a loadArgs) (*envelope.Result[ConfigLoadData], error) {
 	b, err := safefs.From(ctx).ReadFile(a.ConfigFile, safefs.KindConfig)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -285,26 +315,20 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 	}
 	f, err := config.ParseFile(b)
 	if err != nil {
-		return nil, envelope.InvalidInput("cannot load %s: %v", a.ConfigFile, err).WithDetails("config_file", a.ConfigFile).
-			WithRemedy("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template")
+		return nil, toolError(fmt.Errorf("cannot load %s: %w", a.ConfigFile, err))
 	}
 	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
+	// Invalid values are the answer (valid false, errors), not a failure.
 	set, err := s.FromFile(f)
 	var ve *config.ValidationError
-	var uce *config.UnknownClassError
-	switch {
-	case errors.As(err, &uce):
-		return nil, envelope.InvalidInput("cannot load %s: %v", a.ConfigFile, err).
-			WithDetails("config_file", a.ConfigFile, "unknown_classes", uce.Classes, "available", uce.Available).
-			WithRemedy("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps")
-	case err != nil && !errors.As(err, &ve):
-		return nil, envelope.InvalidInput("cannot load %s: %v", a.ConfigFile, err).WithDetails("config_file", a.ConfigFile)
+	if err != nil && !errors.As(err, &ve) {
+		return nil, toolError(fmt.Errorf("cannot load %s: %w", a.ConfigFile, err))
 	}
 	sharedFields := sortedMapKeys(f.Configuration.Shared)
-	steps := map[string]any{}
+	steps := map[string]ConfigLoadStep{}
 	for _, key := range sortedMapKeys(f.Metadata.ConfigTypes) {
 		var fields []string
 		for name := range f.Configuration.Specific[key] {
@@ -314,26 +338,26 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.ToolResult, error) {
 		}
 		sort.Strings(fields)
 		fields = nonNilStrings(fields)
-		steps[key] = map[string]any{"config_class": f.Metadata.ConfigTypes[key], "field_count": len(fields), "fields": fields}
+		steps[key] = ConfigLoadStep{ConfigClass: f.Metadata.ConfigTypes[key], FieldCount: len(fields), Fields: fields}
 	}
-	data := map[string]any{
-		"path":               a.ConfigFile,
-		"shared_field_count": len(sharedFields),
-		"shared_fields":      sharedFields,
-		"step_count":         len(steps),
-		"steps":              steps,
-		"created_at":         f.Metadata.CreatedAt,
-		"valid":              ve == nil,
+	data := ConfigLoadData{
+		Path:             a.ConfigFile,
+		SharedFieldCount: len(sharedFields),
+		SharedFields:     sharedFields,
+		StepCount:        len(steps),
+		Steps:            steps,
+		CreatedAt:        f.Metadata.CreatedAt,
+		Valid:            ve == nil,
 	}
 	var warnings []string
 	if set != nil {
 		warnings = append(warnings, set.Warnings...)
 	}
 	if ve != nil {
-		data["errors"] = ve.Errors
+		data.Errors = ve.Errors
 		warnings = append(warnings, fmt.Sprintf("%d invalid value(s); see data.errors", len(ve.Errors)))
 	}
-	res := envelope.OK(data).WithMeta("step_count", len(steps)).WithWarnings(warnings...)
+	res := envelope.Success(data).WithMeta("step_count", len(steps)).WithWarnings(warnings...)
 	if ve == nil {
 		res = res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "to check the DAG against this config", Why: "every node must resolve to a config and a builder",
 			ArgsHint: withWorkspace(map[string]any{"config_file": a.ConfigFile, "dag_file": "<path of the DAG file>"}, a.WorkspaceDirs)})
@@ -361,7 +385,7 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult, error) {
+func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.Result[ConfigMergeSaveData], error) {
 	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile)
 	if err != nil {
 		return nil, err
@@ -380,14 +404,7 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 	}
 	set, err := s.Build(config.BuildInput{Nodes: nodes, Base: a.Base, Steps: steps})
 	if err != nil {
-		var ve *config.ValidationError
-		if errors.As(err, &ve) {
-			paths := ve.Paths()
-			return nil, envelope.InvalidInput("%d invalid config value(s): %s", len(ve.Errors), strings.Join(paths, ", ")).
-				WithDetails("errors", ve.Errors, "error_count", len(ve.Errors)).
-				WithRemedy("fix every field listed in meta.details.errors (path, message, allowed values) and call again; config.template lists every field with its default", "config.template", "config.field_info")
-		}
-		return nil, err
+		return nil, toolError(err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, envelope.Errorf(envelope.CodeCancelled, "cancelled before writing %s: %v", a.OutputFile, err)
@@ -395,16 +412,19 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 	if err := config.Save(safefs.From(ctx), set, path); err != nil {
 		return nil, registry.FileError("output_file", a.OutputFile, err)
 	}
-	keys := set.Keys()
-	data := map[string]any{
-		"path":          path,
-		"config_count":  set.Len(),
-		"config_keys":   keys,
-		"config_types":  set.ConfigTypes(),
-		"shared_fields": sortedMapKeys(set.Shared()),
-		"created_at":    set.CreatedAt,
+	keys := []string{}
+	for _, k := range set.Keys() {
+		keys = append(keys, string(k))
 	}
-	return envelope.OK(data).
+	data := ConfigMergeSaveData{
+		Path:         path,
+		ConfigCount:  set.Len(),
+		ConfigKeys:   keys,
+		ConfigTypes:  set.ConfigTypes(),
+		SharedFields: sortedMapKeys(set.Shared()),
+		CreatedAt:    set.CreatedAt,
+	}
+	return envelope.Success(data).
 		WithMeta("config_count", set.Len()).
 		WithWarnings(append(warns, set.Warnings...)...).
 		WithNextSteps(
@@ -413,30 +433,136 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.ToolResult
 		), nil
 }
 
-func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.ToolResult, error) {
+func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[ConfigTemplateData], error) {
 	nodes, warns, s, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t := s.Template(nodes)
-	steps := map[string]any{}
+	steps := map[string]map[string]any{}
 	for n, v := range t.Steps {
 		steps[string(n)] = v
 	}
 	essential := nonNilStrings(t.EssentialFields)
-	data := map[string]any{
-		"config":           t.File.Document(),
-		"merge_save_args":  map[string]any{"base": t.Base, "steps": steps},
-		"essential_fields": essential,
-		"config_class_map": t.ConfigClassMap,
-		"config_keys":      t.ConfigKeys,
-		"pending_steps":    t.Pending,
+	data := ConfigTemplateData{
+		Config:          t.File.Document(),
+		MergeSaveArgs:   ConfigMergeSaveArgs{Base: t.Base, Steps: steps},
+		EssentialFields: essential,
+		ConfigClassMap:  t.ConfigClassMap,
+		ConfigKeys:      t.ConfigKeys,
+		PendingSteps:    nonNilNodes(t.Pending),
 	}
-	return envelope.OK(data).
+	return envelope.Success(data).
 		WithMeta("node_count", len(nodes)).
 		WithMeta("essential_count", len(essential)).
 		WithWarnings(append(warns, t.Warnings...)...).
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
 			Why:      "validates the values and writes config.json; base and steps here are merge_save_args: replace the null at each essential path (base.<field>, <node>.<field>) with its value",
 			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.Base, "steps": steps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
+}
+
+func nonNilNodes(n []catalog.NodeName) []catalog.NodeName {
+	if n == nil {
+		return []catalog.NodeName{}
+	}
+	return n
+}
+
+// --- data (field order is the wire order) ---
+
+// ConfigRequirement is one input field of a config class: its name, type,
+// description, whether it is required, its default, tier and constraints.
+type ConfigRequirement = config.Requirement
+
+// ConfigRequirementsData is the data of config.requirements: the base and
+// processing-base fields, each node's config class and own fields, the
+// nodes without a config class (pending_steps) and the job types taken
+// from node names. In compact detail the lists hold the required fields
+// only and OptionalDefaults gives the others.
+type ConfigRequirementsData struct {
+	// Detail is the detail answered: compact or full.
+	Detail string `json:"detail"`
+	config.Requirements
+	// OptionalDefaults (compact detail) gives each optional field left
+	// out of the lists by its default, shaped like config.merge_save's
+	// arguments.
+	OptionalDefaults *ConfigOptionalDefaults `json:"optional_defaults,omitempty"`
+}
+
+// ConfigOptionalDefaults are the optional fields of config.requirements'
+// compact answer, field name to default: the base and processing-base
+// fields, and each node's own.
+type ConfigOptionalDefaults struct {
+	Base           map[string]any            `json:"base"`
+	BaseProcessing map[string]any            `json:"base_processing"`
+	Steps          map[string]map[string]any `json:"steps"`
+}
+
+// ConfigFieldInfoData is the data of config.field_info: one config class's
+// fields, as one list (requirements) or categorized (required, optional,
+// by_tier), and its derived fields with their templates.
+type ConfigFieldInfoData struct {
+	ConfigClass string `json:"config_class"`
+	StepType    string `json:"step_type"`
+	// Processing: the class extends the processing base.
+	Processing   bool                `json:"processing"`
+	Requirements []ConfigRequirement `json:"requirements,omitempty"`
+	Required     []ConfigRequirement `json:"required,omitempty"`
+	Optional     []ConfigRequirement `json:"optional,omitempty"`
+	Derived      []ConfigRequirement `json:"derived"`
+	// ByTier names the fields of each tier (categorized only).
+	ByTier map[string][]string `json:"by_tier,omitempty"`
+}
+
+// ConfigLoadStep is one config of a loaded config.json: its class and the
+// fields it sets.
+type ConfigLoadStep struct {
+	ConfigClass string   `json:"config_class"`
+	FieldCount  int      `json:"field_count"`
+	Fields      []string `json:"fields"`
+}
+
+// ConfigLoadData is the data of config.load: the shared fields, each
+// config key with its class and fields, and whether every value is valid
+// (the problems in Errors when not).
+type ConfigLoadData struct {
+	Path             string                    `json:"path"`
+	SharedFieldCount int                       `json:"shared_field_count"`
+	SharedFields     []string                  `json:"shared_fields"`
+	StepCount        int                       `json:"step_count"`
+	Steps            map[string]ConfigLoadStep `json:"steps"`
+	CreatedAt        string                    `json:"created_at"`
+	Valid            bool                      `json:"valid"`
+	Errors           []config.FieldError       `json:"errors,omitempty"`
+}
+
+// ConfigMergeSaveData is the data of config.merge_save: where the file was
+// written and what it holds.
+type ConfigMergeSaveData struct {
+	Path         string            `json:"path"`
+	ConfigCount  int               `json:"config_count"`
+	ConfigKeys   []string          `json:"config_keys"`
+	ConfigTypes  map[string]string `json:"config_types"`
+	SharedFields []string          `json:"shared_fields"`
+	CreatedAt    string            `json:"created_at"`
+}
+
+// ConfigMergeSaveArgs are config.template's values in the shape of
+// config.merge_save's arguments.
+type ConfigMergeSaveArgs struct {
+	Base  map[string]any            `json:"base"`
+	Steps map[string]map[string]any `json:"steps"`
+}
+
+// ConfigTemplateData is the data of config.template: the config.json
+// skeleton, the same values as merge_save arguments, every blank by path,
+// and each node's config class and key.
+type ConfigTemplateData struct {
+	// Config is the config.json document, essential fields null.
+	Config          map[string]any                         `json:"config"`
+	MergeSaveArgs   ConfigMergeSaveArgs                    `json:"merge_save_args"`
+	EssentialFields []string                               `json:"essential_fields"`
+	ConfigClassMap  map[catalog.NodeName]string            `json:"config_class_map"`
+	ConfigKeys      map[catalog.NodeName]catalog.ConfigKey `json:"config_keys"`
+	PendingSteps    []catalog.NodeName                     `json:"pending_steps"`
 }

@@ -31,7 +31,7 @@ func exampleDAG(t *testing.T) map[string]any {
 
 func TestConfigRequirementsForTheExample(t *testing.T) {
 	ctx := context.Background()
-	d := tools.WantOK(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": exampleDAG(t)}))
+	d := tools.WantOK(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": exampleDAG(t), "detail": "full"}))
 	if p := d["pending_steps"].([]any); len(p) != 0 {
 		t.Errorf("pending %v", p)
 	}
@@ -72,6 +72,7 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 	if _, free := hp["hyperparameters"]; free {
 		t.Error("XGBoostTraining still lists the free-form hyperparameters object")
 	}
+	checkCompactRequirements(t, d, tools.WantOK(t, tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag": exampleDAG(t)})))
 	cc := tools.WantOK(t, tools.CallTool(t, ctx, "author.config_constraints", map[string]any{"step_name": "XGBoostTuning"}))
 	marked := 0
 	for _, f := range cc["fields"].([]any) {
@@ -423,4 +424,69 @@ func TestConfigToolsWorkspaceDirs(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(details["problems"]), "Broken.step.yaml") {
 		t.Errorf("broken workspace details %v", details)
 	}
+}
+
+// checkCompactRequirements holds config.requirements' default (compact)
+// answer to its full one: every required field in full in the same list,
+// every optional one in optional_defaults with its default, nothing else,
+// and the answer within the 16 KB budget.
+func checkCompactRequirements(t *testing.T, full, compact map[string]any) {
+	t.Helper()
+	if full["detail"] != "full" || compact["detail"] != "compact" {
+		t.Errorf("detail %v / %v", full["detail"], compact["detail"])
+	}
+	if _, ok := full["optional_defaults"]; ok {
+		t.Error("the full answer has optional_defaults")
+	}
+	opt, _ := compact["optional_defaults"].(map[string]any)
+	type section struct {
+		full, compact []any
+		defaults      map[string]any
+	}
+	sections := map[string]section{}
+	listOf := func(d map[string]any, key string) []any { l, _ := d[key].([]any); return l }
+	sections["base"] = section{listOf(full, "base_config_requirements"), listOf(compact, "base_config_requirements"), opt["base"].(map[string]any)}
+	sections["base_processing"] = section{listOf(full, "base_processing_config_requirements"), listOf(compact, "base_processing_config_requirements"), opt["base_processing"].(map[string]any)}
+	fullSteps, compactSteps := full["step_requirements"].(map[string]any), compact["step_requirements"].(map[string]any)
+	stepDefaults := opt["steps"].(map[string]any)
+	if len(compactSteps) != len(fullSteps) || len(stepDefaults) != len(fullSteps) {
+		t.Errorf("compact has %d nodes and defaults for %d, full %d", len(compactSteps), len(stepDefaults), len(fullSteps))
+	}
+	for n, l := range fullSteps {
+		defaults, _ := stepDefaults[n].(map[string]any)
+		cl, _ := compactSteps[n].([]any)
+		sections[n] = section{l.([]any), cl, defaults}
+	}
+	optional := 0
+	for name, sec := range sections {
+		var required []any
+		for _, r := range sec.full {
+			m := r.(map[string]any)
+			if m["required"] == true {
+				required = append(required, r)
+				continue
+			}
+			optional++
+			if v, ok := sec.defaults[m["name"].(string)]; !ok || compactJSON(v) != compactJSON(m["default"]) {
+				t.Errorf("%s: optional field %s: default %v in compact, %v in full", name, m["name"], v, m["default"])
+			}
+		}
+		if compactJSON(required) != compactJSON(sec.compact) && (len(required) > 0 || len(sec.compact) > 0) {
+			t.Errorf("%s: compact lists %v, the required fields are %v", name, sec.compact, required)
+		}
+		if len(sec.defaults)+len(required) != len(sec.full) {
+			t.Errorf("%s: %d defaults and %d required fields for %d fields", name, len(sec.defaults), len(required), len(sec.full))
+		}
+	}
+	if optional == 0 {
+		t.Error("no optional field: the check checks nothing")
+	}
+	if b := compactJSON(compact); len(b) > 16<<10 {
+		t.Errorf("compact config.requirements data is %d bytes", len(b))
+	}
+}
+
+func compactJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

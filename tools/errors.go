@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/envelope"
@@ -48,6 +49,9 @@ func remedyFor[E error](fix string, tools ...string) remedy {
 // An error type whose failure an agent can recover from gets one here.
 var remedies = []remedy{
 	remedyFor[catalog.LoadErrors]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
+	remedyFor[*config.ValidationError]("fix every field listed in meta.details.errors (path, message, allowed values) and call again; config.template lists every field with its default", "config.template", "config.field_info"),
+	remedyFor[*config.UnknownClassError]("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps"),
+	remedyFor[*config.FormatError]("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template"),
 	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*pipelines.NotFoundError]("use an id from pipeline_catalog.list (or ask pipeline_catalog.recommend)", "pipeline_catalog.list", "pipeline_catalog.recommend"),
 }

@@ -374,6 +374,8 @@ type Requirements struct {
 // the nodes without a config class (pending).
 func (s *Schema) Requirements(nodes []catalog.NodeName) *Requirements {
 	r := &Requirements{
+		Base:           []Requirement{},
+		BaseProcessing: []Requirement{},
 		ConfigClassMap: map[catalog.NodeName]string{},
 		Steps:          map[catalog.NodeName][]Requirement{},
 		Pending:        []catalog.NodeName{},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -59,6 +60,15 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("%d invalid config value(s): %s", len(e.Errors), strings.Join(parts, "; "))
 }
 
+// Kind implements errkind.Kinded: the values break the fields' declarations,
+// which the caller fixes.
+func (e *ValidationError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: every problem and their count.
+func (e *ValidationError) Details() map[string]any {
+	return map[string]any{"errors": e.Errors, "error_count": len(e.Errors)}
+}
+
 // Paths returns the path of every problem, in order.
 func (e *ValidationError) Paths() []string {
 	out := make([]string, len(e.Errors))
@@ -84,6 +94,15 @@ func (e *UnknownClassError) Error() string {
 	return fmt.Sprintf("unknown config class(es): %s", strings.Join(parts, ", "))
 }
 
+// Kind implements errkind.Kinded.
+func (e *UnknownClassError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the unknown class of each config key
+// and the classes the schema knows.
+func (e *UnknownClassError) Details() map[string]any {
+	return map[string]any{"unknown_classes": e.Classes, "available": e.Available}
+}
+
 // FormatError is returned when a config.json is not valid JSON or does not
 // have the expected structure.
 type FormatError struct {
@@ -106,6 +125,9 @@ func (e *FormatError) Error() string {
 
 // Unwrap returns the underlying decoding error, if any.
 func (e *FormatError) Unwrap() error { return e.Err }
+
+// Kind implements errkind.Kinded: the file is not a config.json.
+func (e *FormatError) Kind() errkind.Kind { return errkind.InvalidInput }
 
 // Candidate is one config a node could resolve to.
 type Candidate struct {
