@@ -3,9 +3,9 @@ package cursus
 import (
 	"context"
 
-	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/stages"
 	"github.com/cursus-go/cursus/tools"
 )
 
@@ -85,7 +85,7 @@ type Stage struct {
 func Stages() []Stage {
 	set, err := stages.Default()
 	if err != nil {
-		panic("cursus: embedded stages: " + err.Error()) // the engine/stages tests load them
+		panic("cursus: embedded stages: " + err.Error()) // the stages tests load them
 	}
 	var out []Stage
 	for _, st := range set.Stages() {

@@ -21,7 +21,7 @@ import (
 	"github.com/cursus-go/cursus/internal/jsonpos"
 	// Only for the progress observer carried in the context of the
 	// workflow.run call; everything else goes through the tools.
-	"github.com/cursus-go/cursus/engine/workflow"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // Exit statuses of `cursus workflow run` besides ExitOK, ExitFail (a failed

@@ -56,6 +56,11 @@ const (
 	// CodeRunFailed: a local pipeline run ran and a step failed (or could not
 	// run); details carry every step's result and the failing step's log.
 	CodeRunFailed Code = "run_failed"
+	// CodeGateFailed: a gate a workflow checks itself did not hold (a DAG
+	// with no nodes, a ledger that names no placeholder, a tool's answer that
+	// lacks what the phase needs). It is the code of a run's failed gate in
+	// workflow.run's meta.details, never the answer of a tool called alone.
+	CodeGateFailed Code = "gate_failed"
 	// CodeWorkflowStopped: a workflow stopped at a phase that needs judgment or failed a gate.
 	CodeWorkflowStopped Code = "workflow_stopped"
 	// CodeNotDeployable: a deployment was refused before any AWS call because the
@@ -69,7 +74,7 @@ const (
 
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
-	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeInternalError, CodeInvalidInput,
+	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeGateFailed, CodeInternalError, CodeInvalidInput,
 	CodeNotConstructible, CodeNotDeployable, CodeNotFound, CodeRunFailed, CodeScriptAnalysisError, CodeScriptCheckFailed,
 	CodeTooLarge, CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,

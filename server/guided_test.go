@@ -15,9 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
+	"github.com/cursus-go/cursus/stages"
 	"github.com/cursus-go/cursus/tools"
 )
 

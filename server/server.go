@@ -39,7 +39,7 @@ type Options struct {
 	Version string
 
 	// Guided lists, per MCP session, only the tools of the session's active
-	// guided stage (engine/stages): sessions start in "orchestrator", move
+	// guided stage (package stages): sessions start in "orchestrator", move
 	// with workflow.start_stage and workflow.complete_stage, and get
 	// notifications/tools/list_changed when their stage changes. A call
 	// outside the stage answers tool_not_in_stage.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/project"
-	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // authorScaffoldNamespace is the part of the author namespace in this file (no description: the

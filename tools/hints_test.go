@@ -84,7 +84,7 @@ func TestLiteralHintsNameRealTools(t *testing.T) {
 	r := tools.Registry()
 	fset := token.NewFileSet()
 	checked := 0
-	for _, dir := range []string{".", "../engine/workflow", "../engine/project", "../engine/author", "../registry"} {
+	for _, dir := range []string{".", "../workflow", "../engine/project", "../engine/author", "../registry"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

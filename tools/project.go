@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/project"
-	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // ProjectNamespace returns the project namespace: its description and tools, built anew

@@ -13,9 +13,9 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/validation"
-	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // vwRoot returns a context confined to a fresh project root with every gate open.

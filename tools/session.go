@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/stages"
 )
 
 // SessionOptions configures NewSession.

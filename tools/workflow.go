@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/stages"
 )
 
 // workflowNamespaceDescription is the one description of the workflow
@@ -87,9 +88,9 @@ func projectRoot(ctx context.Context) (string, error) {
 	return os.Getwd()
 }
 
-// runError maps engine/stages errors onto envelope codes.
+// runError maps the errors of the run folder and the stages onto envelope codes.
 func runError(fsys *safefs.FS, err error, id string, root string) error {
-	var idErr *stages.RunIDError
+	var idErr *runs.IDError
 	switch {
 	case errors.As(err, &idErr):
 		return envelope.InvalidInput("%s", idErr.Error()).WithDetails("run_id", id).
@@ -98,8 +99,8 @@ func runError(fsys *safefs.FS, err error, id string, root string) error {
 		return envelope.Errorf(envelope.CodeAlreadyExists, "run %q already exists", id).WithDetails("run_id", id).
 			WithRemedy("continue it with workflow.start_stage, or pick another run_id", "workflow.start_stage", "workflow.status")
 	case errors.Is(err, stages.ErrRunNotFound):
-		runs, _ := stages.ListRuns(fsys, root)
-		return envelope.NotFound("no run %q under %s", id, filepath.Join(root, stages.RunsDir)).WithDetails("run_id", id, "runs", runs).
+		ids, _ := runs.List(fsys, root)
+		return envelope.NotFound("no run %q under %s", id, filepath.Join(root, runs.Dir)).WithDetails("run_id", id, "runs", ids).
 			WithRemedy("create it with workflow.new_run, or use one of meta.details.runs", "workflow.new_run")
 	case errors.Is(err, stages.ErrUnknownStage):
 		return envelope.InvalidInput("%v", err)
@@ -170,7 +171,7 @@ func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, er
 		id = stages.NewRunID(time.Now())
 	}
 	fsys := safefs.From(ctx)
-	dir, err := stages.RunPath(fsys, root, id)
+	dir, err := runs.Path(fsys, root, id)
 	if err != nil {
 		return nil, runError(fsys, err, id, root)
 	}

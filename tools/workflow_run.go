@@ -9,10 +9,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // workflowRunNamespace is the part of the workflow namespace in this file (no description: the
@@ -64,42 +64,6 @@ type workflowDescribeArgs struct {
 	Name     string `json:"name,omitempty" deprecated:"workflow"`
 }
 
-// WorkflowCaller returns a workflow.Caller that calls tools through r, for
-// Go programs that drive engine/workflow directly (workflow.Start, Resume)
-// instead of through the workflow.run tool. Calls keep the policy of the
-// context they are made with.
-func WorkflowCaller(r *registry.Registry) workflow.Caller { return registryCaller{r} }
-
-// registryCaller lets a workflow call tools through the registry the
-// workflow.run call came through, with the caller's policy (gates, write
-// confinement). A guided-stage scope is not applied to the nested calls:
-// the workflow is the unit the stage allowed.
-type registryCaller struct{ r *registry.Registry }
-
-func (c registryCaller) CallTool(ctx context.Context, tool string, args any) workflow.Response {
-	res := c.r.Call(registry.WithScope(ctx, nil), tool, args)
-	b, err := json.Marshal(res)
-	if err != nil {
-		b, _ = json.Marshal(envelope.Fail(fmt.Sprintf("tool '%s' answered an envelope that is not JSON: %v", tool, err), envelope.CodeInternalError))
-	}
-	resp, err := workflow.ResponseFromEnvelope(b)
-	if err != nil {
-		return workflow.Response{Code: string(envelope.CodeInternalError), Error: err.Error(), Envelope: b}
-	}
-	return resp
-}
-
-// AcceptsArg reports whether the tool's schema declares the argument.
-func (c registryCaller) AcceptsArg(tool, arg string) bool {
-	t, ok := c.r.Get(tool)
-	if !ok {
-		return false
-	}
-	props, _ := t.Schema()["properties"].(map[string]any)
-	_, ok = props[arg]
-	return ok
-}
-
 // workflowRoot is the project root runs live under: the policy's or
 // CURSUS_MCP_PROJECT_ROOT, else the working directory.
 func workflowRoot(ctx context.Context) (string, error) {
@@ -138,7 +102,7 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 			slog.Debug("workflow", "run", e.RunID, "event", e.Kind, "phase", e.Phase, "index", e.Index, "total", e.Total, "message", e.Message, "elapsed", e.Elapsed)
 		}
 	}
-	opts := workflow.Options{Root: root, Caller: registryCaller{r}, RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
+	opts := workflow.Options{Root: root, Caller: workflow.RegistryCaller(r), RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
 	var res *workflow.Result
 	if resume != "" {
 		if a.Workflow != "" {

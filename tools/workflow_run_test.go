@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
-	"github.com/cursus-go/cursus/engine/workflow"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // wfCtx is the context of a trusted caller whose writes are confined to root.
@@ -60,17 +60,26 @@ func phaseStatus(t *testing.T, d map[string]any) map[string]map[string]any {
 	return out
 }
 
+// viaRegistry is the workflow's caller over the default registry, which
+// knows the tools' arguments (workflow.ArgChecker).
+type viaRegistry interface {
+	workflow.Caller
+	workflow.ArgChecker
+}
+
+func newViaRegistry() viaRegistry { return workflow.RegistryCaller(Registry()).(viaRegistry) }
+
 // countingCaller calls through the registry, counts calls per tool and may
 // cancel the run's context when a given tool is called.
 type countingCaller struct {
-	registryCaller
+	viaRegistry
 	mu       sync.Mutex
 	calls    map[string]int
 	cancelAt string
 	cancel   context.CancelFunc
 }
 
-func (c *countingCaller) CallTool(ctx context.Context, tool string, args any) workflow.Response {
+func (c *countingCaller) CallTool(ctx context.Context, tool string, args any) *envelope.ToolResult {
 	c.mu.Lock()
 	if c.calls == nil {
 		c.calls = map[string]int{}
@@ -81,7 +90,7 @@ func (c *countingCaller) CallTool(ctx context.Context, tool string, args any) wo
 	if cancelNow {
 		c.cancel()
 	}
-	return c.registryCaller.CallTool(ctx, tool, args)
+	return c.viaRegistry.CallTool(ctx, tool, args)
 }
 
 func TestNewProjectXGBoostFromAnEmptyFolderToAValidDefinition(t *testing.T) {
@@ -275,7 +284,7 @@ func TestACancelledRunResumesWithoutRedoingPassedPhases(t *testing.T) {
 	defer cancel()
 	// Cancel in the middle of configure-pipeline/generate: config.merge_save
 	// is called with a context that is already cancelled.
-	cc := &countingCaller{registryCaller: registryCaller{Registry()}, cancelAt: "config.merge_save", cancel: cancel}
+	cc := &countingCaller{viaRegistry: newViaRegistry(), cancelAt: "config.merge_save", cancel: cancel}
 	w, err := workflow.Get("new-project")
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +306,7 @@ func TestACancelledRunResumesWithoutRedoingPassedPhases(t *testing.T) {
 		t.Fatalf("%d phases passed before the cancel: %v", len(passedBefore), passedBefore)
 	}
 	// Resume through the tool (a fresh context), counting calls with the engine.
-	cc2 := &countingCaller{registryCaller: registryCaller{Registry()}}
+	cc2 := &countingCaller{viaRegistry: newViaRegistry()}
 	res, err = workflow.Resume(wfCtx(root), res.RunID, workflow.Options{Root: root, Caller: cc2})
 	if err != nil || res.Status != workflow.StatusIncomplete { // the placeholders keep it from being ready
 		t.Fatalf("resume: %+v %v", res, err)
@@ -510,15 +519,15 @@ func BenchmarkNewProjectWorkflow(b *testing.B) {
 // recordingCaller records every call (tool and arguments, with the project
 // root replaced by a marker) on its way to the registry.
 type recordingCaller struct {
-	registryCaller
+	viaRegistry
 	root string
 	seq  []string
 }
 
-func (c *recordingCaller) CallTool(ctx context.Context, tool string, args any) workflow.Response {
+func (c *recordingCaller) CallTool(ctx context.Context, tool string, args any) *envelope.ToolResult {
 	b, _ := json.Marshal(args)
 	c.seq = append(c.seq, tool+" "+strings.ReplaceAll(string(b), c.root, "<root>"))
-	return c.registryCaller.CallTool(ctx, tool, args)
+	return c.viaRegistry.CallTool(ctx, tool, args)
 }
 
 func TestNewProjectIsDeterministic(t *testing.T) {
@@ -526,7 +535,7 @@ func TestNewProjectIsDeterministic(t *testing.T) {
 	var defs [][]byte
 	for i := 0; i < 2; i++ {
 		root := t.TempDir()
-		rc := &recordingCaller{registryCaller: registryCaller{Registry()}, root: root}
+		rc := &recordingCaller{viaRegistry: newViaRegistry(), root: root}
 		w, _ := workflow.Get("new-project")
 		res, err := workflow.Start(wfCtx(root), w, map[string]any{"name": "demo", "framework": "xgboost"}, workflow.Options{Root: root, Caller: rc})
 		if err != nil || res.Status != workflow.StatusIncomplete {
@@ -553,19 +562,18 @@ func TestNewProjectIsDeterministic(t *testing.T) {
 // dropAfter calls through, then loses the answer of one tool and cancels
 // the run, as if the process died right after the tool wrote its files.
 type dropAfter struct {
-	registryCaller
+	viaRegistry
 	tool   string
 	cancel context.CancelFunc
 	done   bool
 }
 
-func (c *dropAfter) CallTool(ctx context.Context, tool string, args any) workflow.Response {
-	resp := c.registryCaller.CallTool(ctx, tool, args)
+func (c *dropAfter) CallTool(ctx context.Context, tool string, args any) *envelope.ToolResult {
+	resp := c.viaRegistry.CallTool(ctx, tool, args)
 	if tool == c.tool && !c.done {
 		c.done = true
 		c.cancel()
-		r, _ := workflow.ResponseFromEnvelope([]byte(`{"ok":false,"error":"call cancelled","code":"cancelled"}`))
-		return r
+		return envelope.Fail("call cancelled", envelope.CodeCancelled)
 	}
 	return resp
 }
@@ -599,7 +607,7 @@ func TestScaffoldNeverClobbersAProjectTheRunDidNotCreate(t *testing.T) {
 	defer cancel()
 	w, _ := workflow.Get("new-project")
 	res, err := workflow.Start(ctx, w, map[string]any{"name": "demo", "framework": "xgboost"},
-		workflow.Options{Root: root, Caller: &dropAfter{registryCaller: registryCaller{Registry()}, tool: "project.init", cancel: cancel}})
+		workflow.Options{Root: root, Caller: &dropAfter{viaRegistry: newViaRegistry(), tool: "project.init", cancel: cancel}})
 	if !errors.Is(err, context.Canceled) || res.Status != workflow.StatusCancelled {
 		t.Fatalf("want cancelled: %+v %v", res, err)
 	}
@@ -726,7 +734,7 @@ func sameSet(enum any, names []string) bool {
 // from S3.
 func TestNewProjectPassesWhereTheDataLives(t *testing.T) {
 	root := t.TempDir()
-	rc := &recordingCaller{registryCaller: registryCaller{Registry()}, root: root}
+	rc := &recordingCaller{viaRegistry: newViaRegistry(), root: root}
 	w, _ := workflow.Get("new-project")
 	_, err := workflow.Start(wfCtx(root), w, map[string]any{"name": "demo", "framework": "xgboost", "need": "calibration and registration", "data_source": "s3"},
 		workflow.Options{Root: root, Caller: rc})

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stages"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/stages"
 	"github.com/cursus-go/cursus/tools"
 	"github.com/cursus-go/cursus/tools/markdown"
 )

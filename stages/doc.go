@@ -12,7 +12,9 @@
 //
 // # Run folder
 //
-// A run lives in <project root>/runs/<run_id>/:
+// A run lives in <project root>/runs/<run_id>/ (the folder, the run-id
+// pattern and ErrRunNotFound are internal/runs', shared with the
+// workflows, whose runs a guided session can continue):
 //
 //	run.json                  the run's state: id, creation time, completed stages
 //	dag.json                  the pipeline DAG (dag.serialize writes it)
@@ -49,6 +51,8 @@
 // capture one field of the tool's data into a run artifact (compile.definition's
 // definition becomes pipeline.definition.json).
 //
-// This package never imports the tool registry: the tools layer checks that
-// every listed tool exists and maps errors onto envelope codes.
+// Stages are not part of the engine: they name tools (as data) and read
+// the files tools write. This package never imports the tool registry: the
+// tools layer checks that every listed tool exists and maps errors onto
+// envelope codes.
 package stages

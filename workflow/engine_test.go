@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
-	"github.com/cursus-go/cursus/engine/stages"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/stages"
 )
 
 // fakeTools is a Caller that answers from a table and counts calls.
@@ -24,7 +25,7 @@ type fakeTools struct {
 	before func(tool string) // runs before each call (the test may cancel here)
 }
 
-func (f *fakeTools) CallTool(ctx context.Context, tool string, args any) Response {
+func (f *fakeTools) CallTool(ctx context.Context, tool string, args any) *envelope.ToolResult {
 	f.mu.Lock()
 	f.calls = append(f.calls, tool)
 	before := f.before
@@ -35,13 +36,14 @@ func (f *fakeTools) CallTool(ctx context.Context, tool string, args any) Respons
 	if err := ctx.Err(); err != nil {
 		env := fmt.Sprintf(`{"ok":false,"error":"call cancelled: %s","code":"cancelled"}`, err)
 		r, _ := ResponseFromEnvelope([]byte(env))
-		return r
+		return &r.ToolResult
 	}
 	if fn, ok := f.answer[tool]; ok {
-		return fn(args)
+		r := fn(args)
+		return &r.ToolResult
 	}
 	r, _ := ResponseFromEnvelope([]byte(`{"ok":true,"data":{"tool":"` + tool + `"}}`))
-	return r
+	return &r.ToolResult
 }
 
 func (f *fakeTools) count(tool string) int {

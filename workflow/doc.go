@@ -7,8 +7,8 @@
 // A Workflow is a name, declared arguments and an ordered list of Phases.
 // Each phase has a title, the tools it calls, the gate that must hold for it
 // to pass, the guided stage whose tools it uses, and a Run function. A phase
-// reaches the engine only by calling tools through a Caller, which the tools
-// layer implements over the registry, so a workflow is subject to the same
+// reaches the engine only by calling tools through a Caller, which
+// RegistryCaller implements over the registry, so a workflow is subject to the same
 // schemas, gates, write confinement and policy as any other caller. A
 // workflow may compose another: new-project's phases include init-project's
 // and configure-pipeline's, renamed "<nested>/<phase>".
@@ -27,7 +27,7 @@
 //	                          summary, the variables phases hand on, the outcome
 //	dag.json, config.json     the DAG and config the run works on
 //	reports/<tool>.json       gate tools' answers, in the guided stages' report format
-//	                          (engine/stages.Report), so a guided session can continue a run
+//	                          (stages.Report), so a guided session can continue a run
 //	pipeline.definition.json  the compiled definition (new-project)
 //	contract.json, ...        other artifacts of a workflow; values.json and
 //	                          dag_choice.json are answers a person writes after a stop
@@ -75,7 +75,15 @@
 // the config engine's current_date and created_at). Run ids are
 // "<workflow>-NNN", the next free number, unless given.
 //
-// This package never imports the registry or the envelope package; the
-// tools layer (tools/workflow_run.go) adapts registry.Call to Caller and
-// maps the typed errors of this package to envelope codes.
+// # Layering
+//
+// Workflows sit above the tools: a phase calls tools by name through a
+// Caller (RegistryCaller: the registry's Call, with the caller's policy)
+// and reads their envelopes (Response wraps an *envelope.ToolResult); its
+// own failures carry envelope codes (a check the workflow makes itself is
+// envelope.CodeGateFailed). The package imports registry and envelope and
+// no tool: the workflow.run and workflow.describe handlers
+// (tools/workflow_run.go) are thin adapters that map this package's typed
+// errors to envelope codes. The run folder (runs/<run_id>/, the run-id
+// pattern, ErrRunNotFound) is internal/runs', shared with package stages.
 package workflow

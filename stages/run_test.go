@@ -9,23 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cursus-go/cursus/internal/runs"
 )
 
-const exampleDir = "../../examples/xgboost-end-to-end"
+const exampleDir = "../examples/xgboost-end-to-end"
 
-func TestCheckRunID(t *testing.T) {
-	for _, ok := range []string{"r1", "run-20260101-120000-ab12", "A.b_c-d", strings.Repeat("a", 64)} {
-		if err := CheckRunID(ok); err != nil {
-			t.Errorf("CheckRunID(%q) = %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "../evil", "a/b", `a\b`, ".hidden", "-x", "a..b", strings.Repeat("a", 65), "sp ace"} {
-		var re *RunIDError
-		if err := CheckRunID(bad); !errors.As(err, &re) {
-			t.Errorf("CheckRunID(%q) = %v, want *RunIDError", bad, err)
-		}
-	}
-	if id := NewRunID(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); !strings.HasPrefix(id, "run-20260102-030405-") || CheckRunID(id) != nil {
+func TestNewRunID(t *testing.T) {
+	if id := NewRunID(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); !strings.HasPrefix(id, "run-20260102-030405-") || runs.CheckID(id) != nil {
 		t.Errorf("NewRunID = %q", id)
 	}
 }
@@ -35,9 +26,9 @@ func TestCreateOpenList(t *testing.T) {
 	if _, err := OpenRun(nil, root, "r1"); !errors.Is(err, ErrRunNotFound) {
 		t.Fatalf("OpenRun before create = %v", err)
 	}
-	ids, err := ListRuns(nil, root)
+	ids, err := runs.List(nil, root)
 	if err != nil || len(ids) != 0 {
-		t.Fatalf("ListRuns(nil, empty) = %v, %v", ids, err)
+		t.Fatalf("runs.List(nil, empty) = %v, %v", ids, err)
 	}
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	r, err := CreateRun(nil, root, "r1", now)
@@ -70,9 +61,9 @@ func TestCreateOpenList(t *testing.T) {
 	if _, err := CreateRun(nil, root, "r2", now); err != nil {
 		t.Fatal(err)
 	}
-	ids, _ = ListRuns(nil, root)
+	ids, _ = runs.List(nil, root)
 	if strings.Join(ids, ",") != "r1,r2" {
-		t.Errorf("ListRuns = %v", ids)
+		t.Errorf("runs.List = %v", ids)
 	}
 	r2, err := OpenRun(nil, root, "r1")
 	if err != nil || r2.Dir != r.Dir {
@@ -328,7 +319,7 @@ func TestStepsKnownWithWorkspace(t *testing.T) {
 	if st := next(t, s, r); st.Next != "author_step" {
 		t.Fatalf("next %q", st.Next)
 	}
-	src, err := os.ReadFile("../catalog/steps/XGBoostTraining.step.yaml")
+	src, err := os.ReadFile("../engine/catalog/steps/XGBoostTraining.step.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,16 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // The run folder layout (see the package doc).
 const (
-	RunsDir        = "runs"
 	StateFile      = "run.json"
 	DAGFile        = "dag.json"
 	ConfigFile     = "config.json"
@@ -43,38 +42,17 @@ var artifactFiles = map[string]string{
 	ArtifactDefinition: DefinitionFile,
 }
 
-var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // Errors of the run folder.
 var (
-	// ErrRunNotFound: no run folder with that id under the project root.
-	ErrRunNotFound = errors.New("run not found")
+	// ErrRunNotFound: no run folder with that id under the project root
+	// (the run folder's own error, runs.ErrNotFound, which workflow
+	// answers too).
+	ErrRunNotFound = runs.ErrNotFound
 	// ErrRunExists: a run folder with that id already exists.
 	ErrRunExists = errors.New("run already exists")
 	// ErrNoReport: the tool's report has not been recorded.
 	ErrNoReport = errors.New("no report recorded")
 )
-
-// RunIDError is a run id that cannot name a folder.
-type RunIDError struct {
-	ID     string
-	Reason string
-}
-
-// Error says why.
-func (e *RunIDError) Error() string { return fmt.Sprintf("invalid run id %q: %s", e.ID, e.Reason) }
-
-// CheckRunID reports whether id can name a run folder: 1-64 letters,
-// digits, '.', '_' or '-', starting with a letter or digit, and not "..".
-func CheckRunID(id string) error {
-	if !runIDRE.MatchString(id) {
-		return &RunIDError{ID: id, Reason: "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"}
-	}
-	if strings.Contains(id, "..") {
-		return &RunIDError{ID: id, Reason: "must not contain '..'"}
-	}
-	return nil
-}
 
 // NewRunID returns a fresh run id: run-<UTC date>-<time>-<4 random hex>.
 func NewRunID(now time.Time) string {
@@ -107,19 +85,6 @@ func (r *Run) WithFS(fsys *safefs.FS) *Run {
 	return &c
 }
 
-// RunPath returns the run folder of id under root, checking the id; a
-// relative root is taken as fsys takes it (nil: the trusted layer).
-func RunPath(fsys *safefs.FS, root, id string) (string, error) {
-	if err := CheckRunID(id); err != nil {
-		return "", err
-	}
-	abs, err := fsys.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(abs, RunsDir, id), nil
-}
-
 // State is the content of run.json.
 type State struct {
 	RunID     string       `json:"run_id"`
@@ -137,7 +102,7 @@ type Completion struct {
 // run.json, through fsys (nil: the trusted layer). It fails with
 // ErrRunExists when the folder exists.
 func CreateRun(fsys *safefs.FS, root, id string, now time.Time) (*Run, error) {
-	dir, err := RunPath(fsys, root, id)
+	dir, err := runs.Path(fsys, root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +129,7 @@ func CreateRun(fsys *safefs.FS, root, id string, now time.Time) (*Run, error) {
 // layer); ErrRunNotFound when its folder is missing or fsys cannot reach it
 // (a runs/<id> that is a symbolic link out of a confined root).
 func OpenRun(fsys *safefs.FS, root, id string) (*Run, error) {
-	dir, err := RunPath(fsys, root, id)
+	dir, err := runs.Path(fsys, root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -172,28 +137,6 @@ func OpenRun(fsys *safefs.FS, root, id string) (*Run, error) {
 		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, dir)
 	}
 	return &Run{ID: id, Root: filepath.Dir(filepath.Dir(dir)), Dir: dir, fs: fsys}, nil
-}
-
-// ListRuns returns the ids of the run folders under root, sorted.
-func ListRuns(fsys *safefs.FS, root string) ([]string, error) {
-	abs, err := fsys.Abs(root)
-	if err != nil {
-		return nil, err
-	}
-	ents, err := fsys.ReadDir(filepath.Join(abs, RunsDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for _, e := range ents {
-		if e.IsDir() && CheckRunID(e.Name()) == nil {
-			out = append(out, e.Name())
-		}
-	}
-	return out, nil
 }
 
 // Path returns the absolute path of an artifact (ArtifactNames), or "".

@@ -3,12 +3,15 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/safefs"
+
+	"github.com/cursus-go/cursus/envelope"
 )
 
 // init-project variables.
@@ -162,7 +165,7 @@ func phaseLedger(_ context.Context, s *Step) error {
 	ledger := s.Vars().String(varLedger)
 	b, err := s.FS().ReadFile(s.Abs(ledger), safefs.KindDocument)
 	if err != nil {
-		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("the ledger %s cannot be read: %v", ledger, err),
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: fmt.Sprintf("the ledger %s cannot be read: %v", ledger, err),
 			Remedy: "re-run project.init (resume this run) to write it"}
 	}
 	text := string(b)
@@ -179,17 +182,17 @@ func phaseLedger(_ context.Context, s *Step) error {
 	var placeholders map[string]any
 	s.Vars().Get("project_placeholders", &placeholders)
 	var unnamed []string
-	for _, k := range mapkeys.Sorted(placeholders) {
+	for _, k := range slices.Sorted(maps.Keys(placeholders)) {
 		if !strings.Contains(text, "`"+k+"`") {
 			unnamed = append(unnamed, k)
 		}
 	}
 	if len(open)+len(done) == 0 {
-		return &GateFailure{Code: "gate_failed", Message: ledger + " has no action items (\"- [ ]\" lines)"}
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: ledger + " has no action items (\"- [ ]\" lines)"}
 	}
 	if len(unnamed) > 0 {
 		sort.Strings(unnamed)
-		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("%s does not name the placeholder(s) %s", ledger, strings.Join(unnamed, ", ")),
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: fmt.Sprintf("%s does not name the placeholder(s) %s", ledger, strings.Join(unnamed, ", ")),
 			Remedy: "add an action item for each placeholder value to the ledger"}
 	}
 	if err := s.Set("action_items", open); err != nil {
@@ -208,7 +211,7 @@ func phaseVerify(ctx context.Context, s *Step) error {
 		return err
 	}
 	if len(d.Nodes) == 0 {
-		return &GateFailure{Tool: "dag.deserialize", Code: "gate_failed", Message: dagFile + " has no nodes"}
+		return &GateFailure{Tool: "dag.deserialize", Code: envelope.CodeGateFailed, Message: dagFile + " has no nodes"}
 	}
 	var custom []string
 	s.Vars().Get(varCustomSteps, &custom)

@@ -11,6 +11,8 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/internal/safefs"
+
+	"github.com/cursus-go/cursus/envelope"
 )
 
 // The rungs of the gap ladder.
@@ -505,7 +507,7 @@ func phaseContract(ctx context.Context, s *Step) error {
 		if out == nil {
 			what = "the producer has no data output"
 		}
-		return &GateFailure{Tool: "catalog.step_spec", Code: "gate_failed", Message: what + "; a Processing step cannot be placed on this edge",
+		return &GateFailure{Tool: "catalog.step_spec", Code: envelope.CodeGateFailed, Message: what + "; a Processing step cannot be placed on this edge",
 			Remedy: "choose a producer with a processing_output and a consumer with a required processing_output or training_data input"}
 	}
 	jobType := s.Vars().String("job_type")
@@ -661,7 +663,7 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 	script := s.Vars().String(varScript)
 	b, err := s.FS().ReadFile(s.Abs(script), safefs.KindScript)
 	if err != nil {
-		return &GateFailure{Code: "gate_failed", Message: fmt.Sprintf("the script %s cannot be read: %v", script, err),
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: fmt.Sprintf("the script %s cannot be read: %v", script, err),
 			Remedy: "restore the script (delete " + s.Vars().String(varStepFile) + " and resume to scaffold again)"}
 	}
 	var c Contract
@@ -824,7 +826,7 @@ func phaseAlignEdges(ctx context.Context, s *Step) error {
 		if scores.In.Bound && scores.Out.Bound && len(scores.Unbound) > 0 {
 			msg = "the edges bind, but not every required input: " + scores.describe()
 		}
-		return &GateFailure{Tool: "validate.deps_resolve", Code: "gate_failed", Message: msg,
+		return &GateFailure{Tool: "validate.deps_resolve", Code: envelope.CodeGateFailed, Message: msg,
 			Remedy: "align the ports in " + s.Vars().String(varStepFile) + " (compatible_sources, keywords, aliases, types: the step's output must match each required input named) and resume; validate.deps_resolve " + mustJSON(args) + " shows the scores"}
 	}
 	return nil

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,7 +16,6 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
-	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
@@ -380,7 +381,7 @@ func summarizeProblems(data map[string]any) string {
 			}
 		case map[string]any:
 			if len(v) > 0 && (strings.Contains(k, "issue") || strings.Contains(k, "error")) {
-				parts = append(parts, fmt.Sprintf("%s: %s", k, strings.Join(mapkeys.Sorted(v), ", ")))
+				parts = append(parts, fmt.Sprintf("%s: %s", k, strings.Join(slices.Sorted(maps.Keys(v)), ", ")))
 			}
 		}
 	}

@@ -5,14 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/runs"
 )
 
 // Sentinel errors; test with errors.Is.
 var (
 	// ErrUnknownWorkflow: no workflow has the name (see *UnknownWorkflowError).
 	ErrUnknownWorkflow = errors.New("unknown workflow")
-	// ErrRunNotFound: no run folder with a run state has the id.
-	ErrRunNotFound = errors.New("run not found")
+	// ErrRunNotFound: no run folder with a run state has the id (the run
+	// folder's own error, runs.ErrNotFound, which the guided stages answer
+	// too).
+	ErrRunNotFound = runs.ErrNotFound
 	// ErrRunBusy: another process is running the same run.
 	ErrRunBusy = errors.New("run is busy")
 	// ErrInvalidArgs: the workflow arguments break its declared arguments (see *ArgsError).
@@ -75,9 +80,9 @@ type GateFailure struct {
 	// Tool is the tool whose answer failed the gate ("" for a check the
 	// workflow makes itself on tool results or files).
 	Tool string
-	// Code is the tool's failure code, or the workflow's own gate code
-	// (e.g. "gate_failed").
-	Code string
+	// Code is the tool's failure code, or envelope.CodeGateFailed for a
+	// check the workflow makes itself.
+	Code envelope.Code
 	// Message says what did not hold.
 	Message string
 	// Envelope is the failing tool's envelope, unchanged.

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cursus-go/cursus/envelope"
 )
 
 // Options configure a run.
@@ -406,7 +408,7 @@ func (r *runner) execute(ctx context.Context, resumed bool) (*Result, error) {
 			return r.result(resumed), nil
 		default:
 			if !errors.As(err, &gate) {
-				gate = &GateFailure{Code: "internal_error", Message: err.Error()}
+				gate = &GateFailure{Code: envelope.CodeInternalError, Message: err.Error()}
 				slog.Debug("workflow phase error", "run", st.RunID, "phase", p.Name, "error", err)
 			}
 			ps.Status, ps.Message = PhaseFailed, gate.Error()
@@ -454,7 +456,7 @@ func isCancel(ctx context.Context, err error) bool {
 		return false
 	}
 	var g *GateFailure
-	if errors.As(err, &g) && g.Code == "cancelled" {
+	if errors.As(err, &g) && g.Code == envelope.CodeCancelled {
 		return true
 	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/safefs"
+
+	"github.com/cursus-go/cursus/envelope"
 )
 
 // ValuesFile is the answer file a stopped configure phase asks for:
@@ -140,7 +143,7 @@ func dagSource(ctx context.Context, s *Step) (DAG, string, error) {
 	if v, ok := s.Args()["dag"]; ok {
 		d, err := dagFromValue(v)
 		if err != nil {
-			return DAG{}, "", &GateFailure{Code: "invalid_input", Message: err.Error()}
+			return DAG{}, "", &GateFailure{Code: envelope.CodeInvalidInput, Message: err.Error()}
 		}
 		return d, "", nil
 	}
@@ -153,7 +156,7 @@ func dagSource(ctx context.Context, s *Step) (DAG, string, error) {
 		d, err := loadDAGFile(ctx, s, f)
 		return d, f, err
 	}
-	return DAG{}, "", &GateFailure{Code: "invalid_input", Message: "no DAG: give dag, dag_file or project_dir"}
+	return DAG{}, "", &GateFailure{Code: envelope.CodeInvalidInput, Message: "no DAG: give dag, dag_file or project_dir"}
 }
 
 func workspaceDirs(s *Step) []string {
@@ -189,7 +192,7 @@ func phaseMap(ctx context.Context, s *Step) error {
 		return err
 	}
 	if len(d.Nodes) == 0 {
-		return &GateFailure{Code: "gate_failed", Message: "the DAG has no nodes"}
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: "the DAG has no nodes"}
 	}
 	runDAG := s.RunPath("dag.json")
 	meta := map[string]any{"workflow_run": s.RunID()}
@@ -232,7 +235,7 @@ func phaseMap(ctx context.Context, s *Step) error {
 		return err
 	}
 	var raw map[string]any
-	_ = json.Unmarshal(resp.Data, &raw)
+	_ = resp.Decode(&raw)
 	if err := firstError(s.Set(varDAG, d), s.Set(varRunDAG, runDAG), s.Set(varSteps, steps), s.Set(varClassMap, req.ClassMap), s.Set(varRequirements, raw)); err != nil {
 		return err
 	}
@@ -306,7 +309,7 @@ func phaseConstrain(ctx context.Context, s *Step) error {
 		types[t] = true
 	}
 	fieldSets := map[string][]string{}
-	for _, t := range mapkeys.Sorted(types) {
+	for _, t := range slices.Sorted(maps.Keys(types)) {
 		args := withWorkspace(s, "author.config_constraints", map[string]any{"step_name": t})
 		resp, err := s.RequireAndReport(ctx, "author.config_constraints", args, t)
 		if err != nil {
@@ -394,7 +397,7 @@ func phaseValues(ctx context.Context, s *Step) error {
 	if _, err := s.ReadAnswer(answers, func(b []byte) error {
 		var v map[string]any
 		if err := json.Unmarshal(b, &v); err != nil {
-			return &GateFailure{Code: "invalid_input", Message: fmt.Sprintf("%s is not a JSON object: %v", answers, err),
+			return &GateFailure{Code: envelope.CodeInvalidInput, Message: fmt.Sprintf("%s is not a JSON object: %v", answers, err),
 				Remedy: "write {\"base\": {...}, \"steps\": {\"<node>\": {...}}} to " + answers}
 		}
 		overlay(v, "values.json")
@@ -448,13 +451,13 @@ func phaseValues(ctx context.Context, s *Step) error {
 		missing = still
 	}
 	// Values given as placeholders by anyone are listed too.
-	for _, k := range mapkeys.Sorted(m.Base) {
+	for _, k := range slices.Sorted(maps.Keys(m.Base)) {
 		if isPlaceholder(m.Base[k]) {
 			placeholders["base."+k] = m.Base[k]
 		}
 	}
-	for _, n := range mapkeys.Sorted(m.Steps) {
-		for _, k := range mapkeys.Sorted(m.Steps[n]) {
+	for _, n := range slices.Sorted(maps.Keys(m.Steps)) {
+		for _, k := range slices.Sorted(maps.Keys(m.Steps[n])) {
 			if isPlaceholder(m.Steps[n][k]) {
 				placeholders[n+"."+k] = m.Steps[n][k]
 			}
@@ -506,7 +509,7 @@ func phaseValues(ctx context.Context, s *Step) error {
 	s.Summary("essential_fields", len(tpl.Essential))
 	s.Summary("placeholders", len(placeholders))
 	if len(placeholders) > 0 {
-		s.Warn("%d config value(s) are placeholders to replace before deploying: %s", len(placeholders), strings.Join(mapkeys.Sorted(placeholders), ", "))
+		s.Warn("%d config value(s) are placeholders to replace before deploying: %s", len(placeholders), strings.Join(slices.Sorted(maps.Keys(placeholders)), ", "))
 	}
 	return nil
 }
@@ -640,7 +643,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 		return err
 	}
 	if !iv.IsValid && !onlyWorkspaceSteps(s, iv.Issues) {
-		return Gate("dag.validate_integrity", integ, "the DAG has integrity issues: %s", strings.Join(mapkeys.Sorted(iv.Issues), ", "))
+		return Gate("dag.validate_integrity", integ, "the DAG has integrity issues: %s", strings.Join(slices.Sorted(maps.Keys(iv.Issues)), ", "))
 	}
 	if !iv.IsValid {
 		s.Warn("dag.validate_integrity reports missing_steps for nodes of the workspace (%s), which it cannot see; catalog.resolve_step found them there", strings.Join(workspaceDirs(s), ", "))
@@ -760,7 +763,7 @@ func phaseSynthesize(_ context.Context, s *Step) error {
 		return err
 	}
 	if !shippable {
-		return &GateFailure{Code: "gate_failed", Message: "not shippable: gates that did not run or pass: " + strings.Join(notPassed, ", ")}
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: "not shippable: gates that did not run or pass: " + strings.Join(notPassed, ", ")}
 	}
 	s.Summary("shippable", true)
 	return nil

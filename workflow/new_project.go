@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
-	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/safefs"
+
+	"github.com/cursus-go/cursus/envelope"
 )
 
 // ChoiceFile is the answer file of new-project's seed phase:
@@ -104,7 +107,7 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 	}
 	hasChoice, err := s.ReadAnswer(choicePath, func(b []byte) error {
 		if err := json.Unmarshal(b, &choice); err != nil || (choice.DAGID == "" && choice.DAGFile == "") {
-			return &GateFailure{Code: "invalid_input", Message: fmt.Sprintf("%s must be {\"dag_id\": ...} or {\"dag_file\": ...}", choicePath)}
+			return &GateFailure{Code: envelope.CodeInvalidInput, Message: fmt.Sprintf("%s must be {\"dag_id\": ...} or {\"dag_file\": ...}", choicePath)}
 		}
 		return nil
 	})
@@ -212,7 +215,7 @@ func phaseSeedDAG(ctx context.Context, s *Step) error {
 		}
 	}
 	if len(d.Nodes) == 0 {
-		return &GateFailure{Code: "gate_failed", Message: "the chosen DAG has no nodes"}
+		return &GateFailure{Code: envelope.CodeGateFailed, Message: "the chosen DAG has no nodes"}
 	}
 	// A catalog DAG knows nothing of the project's own step: put it where
 	// the scaffold has it, or keep the scaffold's DAG.
@@ -396,14 +399,14 @@ func phaseGateDAG(ctx context.Context, s *Step) error {
 		return err
 	}
 	if len(d.Nodes) == 0 {
-		return &GateFailure{Tool: "dag.deserialize", Code: "gate_failed", Message: "the DAG is empty"}
+		return &GateFailure{Tool: "dag.deserialize", Code: envelope.CodeGateFailed, Message: "the DAG is empty"}
 	}
 	resp, iv, err := validateIntegrity(ctx, s, d, "seed")
 	if err != nil {
 		return err
 	}
 	if !iv.IsValid {
-		g := Gate("dag.validate_integrity", resp, "the seeded DAG has integrity issues: %s", strings.Join(mapkeys.Sorted(iv.Issues), ", "))
+		g := Gate("dag.validate_integrity", resp, "the seeded DAG has integrity issues: %s", strings.Join(slices.Sorted(maps.Keys(iv.Issues)), ", "))
 		g.Remedy = "fix the DAG (or author missing step types with the author-step workflow), write " + s.RunPath(ChoiceFile) + " and resume"
 		return g
 	}
@@ -565,7 +568,7 @@ func writeRunLedger(s *Step, d DAG) error {
 	}
 	fmt.Fprintf(&w, "`%s` is now %s (%d nodes) and `%s` was rewritten for it; these items supersede the\n", s.Vars().String(varDAGFile), src, len(d.Nodes), s.Vars().String(varProjectConfig))
 	fmt.Fprintf(&w, "placeholder list of `%s` (its other items still apply).\n\n", s.Vars().String(varLedger))
-	for _, k := range mapkeys.Sorted(placeholders) {
+	for _, k := range slices.Sorted(maps.Keys(placeholders)) {
 		fmt.Fprintf(&w, "- [ ] `%s` = `%v`: replace with the real value (configure-pipeline with project_dir and values rewrites config.json)\n", k, placeholders[k])
 	}
 	fmt.Fprintf(&w, "- [ ] deploy: `compile.dag {\"dag_file\": %q, \"config_file\": %q, \"upsert\": true}` once every value is real and the scripts hold their logic\n",

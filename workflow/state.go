@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
-	"strings"
 
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // StateFile is the name of the run state file in a run folder.
 const StateFile = "workflow.json"
 
-// RunsDir is the folder, under the project root, that holds the run folders.
-const RunsDir = "runs"
+// RunsDir is the folder, under the project root, that holds the run
+// folders (the run folder's, runs.Dir, shared with the guided stages).
+const RunsDir = runs.Dir
 
 // stateVersion is the version of the run state format.
 const stateVersion = 1
@@ -71,11 +72,11 @@ type PhaseState struct {
 // CallRecord is one tool call a phase made. Status is "started" while the
 // call is in flight (a run killed mid-call shows it), then "done".
 type CallRecord struct {
-	Tool   string `json:"tool"`
-	Status string `json:"status"`
-	OK     bool   `json:"ok"`
-	Code   string `json:"code,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Tool   string        `json:"tool"`
+	Status string        `json:"status"`
+	OK     bool          `json:"ok"`
+	Code   envelope.Code `json:"code,omitempty"`
+	Error  string        `json:"error,omitempty"`
 }
 
 // Artifact kinds.
@@ -125,19 +126,13 @@ func (v Vars) Has(key string) bool {
 	return ok
 }
 
-var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// ValidRunID reports whether id can name a run folder: letters, digits,
-// '.', '_' and '-', starting with a letter or digit, at most 64 characters,
-// and not "..".
-func ValidRunID(id string) bool {
-	return runIDRE.MatchString(id) && !strings.Contains(id, "..")
-}
+// ValidRunID reports whether id can name a run folder (runs.CheckID:
+// letters, digits, '.', '_' and '-', starting with a letter or digit, at
+// most 64 characters, and not "..").
+func ValidRunID(id string) bool { return runs.CheckID(id) == nil }
 
 // RunDir returns the folder of a run under the project root.
-func RunDir(root, runID string) string {
-	return filepath.Join(root, RunsDir, runID)
-}
+func RunDir(root, runID string) string { return runs.Join(root, runID) }
 
 // LoadState reads a run's state. A missing run is ErrRunNotFound (wrapped in
 // a *RunError).

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/cursus-go/cursus/envelope"
 )
 
 // The readiness of a pipeline a workflow made.
@@ -111,8 +113,8 @@ func localRun(ctx context.Context, s *Step, dagFile, cfg string) LocalRun {
 		_ = resp.Decode(&r)
 		return LocalRun{Status: LocalRunSucceeded, WorkDir: work, Steps: len(r.Steps)}
 	}
-	if resp.Code != "run_failed" {
-		return LocalRun{Status: LocalRunSkipped, Message: resp.Code + ": " + resp.Error}
+	if resp.Code != envelope.CodeRunFailed {
+		return LocalRun{Status: LocalRunSkipped, Message: string(resp.Code) + ": " + resp.Error}
 	}
 	var env struct {
 		Meta struct {

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cursus-go/cursus/engine/stages"
+	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/stages"
 )
 
 // Step is what a phase works with while it runs: the run's arguments and
@@ -121,7 +122,7 @@ func (s *Step) Call(ctx context.Context, tool string, args any) (Response, error
 	if err := s.r.save(); err != nil {
 		return Response{}, err
 	}
-	resp := s.r.opts.Caller.CallTool(ctx, tool, args)
+	resp := newResponse(tool, s.r.opts.Caller.CallTool(ctx, tool, args))
 	rec := &s.ps.Calls[idx]
 	rec.Status, rec.OK = "done", resp.OK
 	if !resp.OK {
@@ -165,7 +166,7 @@ func (s *Step) RequireAndReport(ctx context.Context, tool string, args any, key 
 // Gate returns a *GateFailure for a check the workflow makes itself on a
 // tool's answer (the answer's envelope is kept).
 func Gate(tool string, resp Response, format string, args ...any) *GateFailure {
-	return &GateFailure{Tool: tool, Code: "gate_failed", Message: fmt.Sprintf(format, args...), Envelope: resp.Envelope}
+	return &GateFailure{Tool: tool, Code: envelope.CodeGateFailed, Message: fmt.Sprintf(format, args...), Envelope: resp.Envelope}
 }
 
 // Report records a tool call's answer in the run folder, in the guided
