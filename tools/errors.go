@@ -6,6 +6,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/envelope"
 )
@@ -53,6 +54,7 @@ var remedies = []remedy{
 	remedyFor[*config.UnknownClassError]("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps"),
 	remedyFor[*config.FormatError]("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template"),
 	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
+	remedyFor[*execdoc.InvalidDocumentError]("make the document meta.details.argument names an object with a PIPELINE_STEP_CONFIGS object of step entries", "execdoc.validate", "execdoc.template"),
 	remedyFor[*pipelines.NotFoundError]("use an id from pipeline_catalog.list (or ask pipeline_catalog.recommend)", "pipeline_catalog.list", "pipeline_catalog.recommend"),
 }
 

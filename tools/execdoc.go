@@ -3,16 +3,17 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/invopop/jsonschema"
 )
 
 // ExecdocNamespace returns the execdoc namespace: its description and tools, built anew
@@ -91,7 +92,27 @@ type execdocMergeArgs struct {
 	AdditionalDoc map[string]any `json:"additional_doc" jsonschema:"required" jsonschema_description:"The document whose steps and settings win."`
 }
 
-func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.ToolResult, error) {
+// ExecdocDocument is an execution document, the data of execdoc.template,
+// execdoc.generate and execdoc.merge: PIPELINE_STEP_CONFIGS keyed by
+// SageMaker step name, each entry {"STEP_TYPE": [...], "STEP_CONFIG": {...}},
+// and optionally PIPELINE_ADDITIONAL_PARAMS. It is free JSON (the caller's
+// own keys pass through), so it stays a map.
+type ExecdocDocument map[string]any
+
+// JSONSchema is the schema of an execution document: an object with a
+// PIPELINE_STEP_CONFIGS object of step entries.
+func (ExecdocDocument) JSONSchema() *jsonschema.Schema {
+	steps := &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "object"}}
+	props := jsonschema.NewProperties()
+	props.Set(execdoc.KeyStepConfigs, steps)
+	props.Set(execdoc.KeyAdditionalParams, &jsonschema.Schema{Type: "object"})
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: []string{execdoc.KeyStepConfigs}}
+}
+
+// ExecdocValidateData is the data of execdoc.validate.
+type ExecdocValidateData = execdoc.Report
+
+func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Result[ExecdocDocument], error) {
 	hasDAG := dagGiven(a.DAG, a.DAGFile)
 	switch {
 	case a.StepNames != nil && hasDAG:
@@ -105,7 +126,7 @@ func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Tool
 		if err != nil {
 			return nil, execdocError(err)
 		}
-		return envelope.OK(doc).WithMeta("step_count", len(execdoc.StepNames(doc))).WithNextSteps(execdocNextAfterTemplate()...), nil
+		return envelope.Success(ExecdocDocument(doc)).WithMeta("step_count", len(execdoc.StepNames(doc))).WithNextSteps(execdocNextAfterTemplate()...), nil
 	}
 	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
 	if err != nil {
@@ -119,7 +140,7 @@ func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Tool
 	if err != nil {
 		return nil, execdocError(err)
 	}
-	return envelope.OK(res.Document).
+	return envelope.Success(ExecdocDocument(res.Document)).
 		WithMeta("step_count", len(res.Steps)).WithMeta("node_count", d.NodeCount()).WithMeta("steps", res.Steps).
 		WithWarnings(append(dagWarnings(d), res.Warnings...)...).
 		WithNextSteps(execdocNextAfterTemplate()...), nil
@@ -189,7 +210,7 @@ func loadConfigSet(ctx context.Context, given, path string, workspaceDirs []stri
 	return set, nil
 }
 
-func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.ToolResult, error) {
+func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Result[ExecdocDocument], error) {
 	if err := requireConfigPath("config_file", a.ConfigFile); err != nil {
 		return nil, err
 	}
@@ -228,7 +249,7 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Tool
 	}
 	warns := append(dagWarnings(d), res.Warnings...)
 	warns = append(warns, set.Warnings...)
-	return envelope.OK(res.Document).
+	return envelope.Success(ExecdocDocument(res.Document)).
 		WithMeta("node_count", d.NodeCount()).
 		WithMeta("config_count", set.Len()).
 		WithMeta("config_names", names).
@@ -243,7 +264,7 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Tool
 				ArgsHint: map[string]any{"base_doc": "<data>", "additional_doc": map[string]any{execdoc.KeyStepConfigs: map[string]any{}}}}), nil
 }
 
-func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.ToolResult, error) {
+func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Result[ExecdocValidateData], error) {
 	cat, err := loadCatalog(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
@@ -278,7 +299,7 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Tool
 		warns = append(dagWarnings(d), exp.Warnings...)
 	}
 	r := execdoc.Validate(a.ExecutionDocument, opts)
-	res := envelope.OK(r).WithMeta("valid", r.Valid).WithMeta("issue_count", len(r.Issues)).WithWarnings(warns...).WithVerdict(r.Valid)
+	res := envelope.Success(*r).WithMeta("valid", r.Valid).WithMeta("issue_count", len(r.Issues)).WithWarnings(warns...).WithVerdict(r.Valid)
 	if !r.Valid {
 		res.WithNextSteps(envelope.NextStep{Tool: "execdoc.template", When: "the structure is wrong", Why: "start from a well-formed skeleton"},
 			envelope.NextStep{Tool: "execdoc.generate", When: "configurations are missing", Why: "fill them from the DAG's config.json"})
@@ -286,33 +307,23 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Tool
 	return res, nil
 }
 
-func execdocMerge(ctx context.Context, a execdocMergeArgs) (*envelope.ToolResult, error) {
+func execdocMerge(ctx context.Context, a execdocMergeArgs) (*envelope.Result[ExecdocDocument], error) {
 	doc, stats, err := execdoc.Merge(a.BaseDoc, a.AdditionalDoc)
 	if err != nil {
 		return nil, execdocError(err)
 	}
-	return envelope.OK(doc).
+	return envelope.Success(ExecdocDocument(doc)).
 		WithMeta("step_count", len(execdoc.StepNames(doc))).
 		WithMeta("added", stats.Added).
 		WithMeta("updated", stats.Updated), nil
 }
 
-// execdocError maps execdoc (and compiler) errors onto envelope codes.
+// execdocError maps an error of the execdoc engine by its kind (the kind
+// table, tools/errors.go); an error without one comes from resolving the
+// DAG's nodes to their configs, as a compile does (compileError).
 func execdocError(err error) error {
-	var (
-		ie  *execdoc.InputError
-		ide *execdoc.InvalidDocumentError
-	)
-	switch {
-	case errors.As(err, &ie):
-		return envelope.InvalidInput("%s", ie.Error()).WithDetails("field", ie.Field)
-	case errors.As(err, &ide):
-		issues := make([]map[string]any, len(ide.Issues))
-		for i, is := range ide.Issues {
-			issues[i] = map[string]any{"path": is.Path, "kind": is.Kind, "message": is.Message}
-		}
-		return envelope.InvalidInput("%s", ide.Error()).WithDetails("argument", ide.Arg, "issues", issues).
-			WithRemedy(fmt.Sprintf("make %s an object with a %s object of step entries", ide.Arg, execdoc.KeyStepConfigs), "execdoc.validate", "execdoc.template")
+	if errkind.Of(err) != errkind.Unknown {
+		return toolError(err)
 	}
 	return compileError(err)
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -205,11 +206,22 @@ func TestPipelineCatalogConfigGuidance(t *testing.T) {
 	if rf["count"] != float64(len(tpl["essential_fields"].([]any))) {
 		t.Fatalf("required count %v, template essentials %v", rf["count"], tpl["essential_fields"])
 	}
-	// with detail, every field of every node, as config.requirements answers
+	// with detail, every field of every node, as the config schema has them
 	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.config_guidance", map[string]any{"dag_id": "xgboost_complete_e2e", "detail": true}))
-	reqs := wantOK(t, callTool(t, ctx, "config.requirements", map[string]any{"dag": pcDAGArgFor(t, "xgboost_complete_e2e")}))
-	if toJSON(d["config_requirements"]) != toJSON(reqs) {
-		t.Errorf("config_requirements differ from config.requirements:\n%s\n%s", toJSON(d["config_requirements"]), toJSON(reqs))
+	schema, err := config.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []catalog.NodeName
+	for _, n := range strs(t, pcDAGArgFor(t, "xgboost_complete_e2e")["nodes"]) {
+		nodes = append(nodes, catalog.NodeName(n))
+	}
+	var want any // the wire form: keys sorted
+	if err := json.Unmarshal([]byte(toJSON(schema.Requirements(nodes))), &want); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := toJSON(d["config_requirements"]), toJSON(want); got != want {
+		t.Errorf("config_requirements differ from the schema's:\n%s\n%s", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // Keys of an execution document.
@@ -46,6 +47,12 @@ type InputError struct {
 
 // Error implements error.
 func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *InputError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the field.
+func (e *InputError) Details() map[string]any { return map[string]any{"field": e.Field} }
 
 // Template returns an empty document with one entry per step name, each
 // {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}. Names are trimmed;

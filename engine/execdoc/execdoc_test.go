@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/pipelines/pipelinestest"
 )
 
@@ -375,6 +376,14 @@ func TestGenerateErrors(t *testing.T) {
 	}
 	if _, err := Generate(context.Background(), GenerateInput{DAG: d}); !errors.As(err, &ie) {
 		t.Fatalf("no configs: %v", err)
+	}
+	// both say their kind and particulars
+	if errkind.Of(ide) != errkind.InvalidInput || errkind.DetailsOf(ide)["argument"] != "execution_document" ||
+		len(errkind.DetailsOf(ide)["issues"].([]map[string]any)) != len(ide.Issues) {
+		t.Errorf("document error: %q %v", errkind.Of(ide), errkind.DetailsOf(ide))
+	}
+	if errkind.Of(ie) != errkind.InvalidInput || errkind.DetailsOf(ie)["field"] != ie.Field {
+		t.Errorf("input error: %q %v", errkind.Of(ie), errkind.DetailsOf(ie))
 	}
 	// a node with no config is skipped with a warning
 	d2, _ := dag.FromPairs(append(append([]string{}, e2eNodes...), "XGBoostModelEval_calibration"), e2eEdges)

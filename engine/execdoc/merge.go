@@ -3,6 +3,7 @@ package execdoc
 import (
 	"fmt"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -23,6 +24,19 @@ func (e *InvalidDocumentError) Error() string {
 		}
 	}
 	return msg
+}
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *InvalidDocumentError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the argument and its issues (path,
+// kind and message of each).
+func (e *InvalidDocumentError) Details() map[string]any {
+	issues := make([]map[string]any, len(e.Issues))
+	for i, is := range e.Issues {
+		issues[i] = map[string]any{"path": is.Path, "kind": is.Kind, "message": is.Message}
+	}
+	return map[string]any{"argument": e.Arg, "issues": issues}
 }
 
 // MergeStats says what a merge changed.
