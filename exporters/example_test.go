@@ -45,7 +45,7 @@ func ExampleExport() {
 	// [
 	//   {
 	//     "name": "demo__greet",
-	//     "description": "Greets someone.\n\nWhen: you want to say hello\n\nExamples:\n  - demo.greet {\"who\": \"Ada\"}",
+	//     "description": "Greets someone.\n\nWhen: you want to say hello\n\nExamples:\n- {\"who\": \"Ada\"}",
 	//     "input_schema": {
 	//       "additionalProperties": false,
 	//       "properties": {

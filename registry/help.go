@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
 )
@@ -19,8 +20,8 @@ type nsHelpArgs struct {
 func newNamespaceHelp(ns, desc string) *ToolDef {
 	name := ns + ".help"
 	t := New(name, Spec{
-		Description: fmt.Sprintf("Overview of the %s tools (%s). Returns each tool's description, when to call it and examples; include_schema adds the input schemas.", ns, desc),
-		When:        fmt.Sprintf("about to work with %s tools and want that namespace's overview and examples", ns),
+		Description: fmt.Sprintf("The %s tools, each with its description, when to call it and examples (include_schema: with input schemas): %s", ns, strings.TrimSuffix(desc, ".")+"."),
+		When:        "starting on the " + ns + " tools",
 		Examples:    []string{name + " {}", name + ` {"include_schema": true}  # with input schemas`},
 		Tags:        []string{PhasePlanner},
 	}, func(ctx context.Context, a nsHelpArgs) (*envelope.ToolResult, error) {

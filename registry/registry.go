@@ -87,9 +87,11 @@ type ToolDef struct {
 	outputFrom string
 	outputOf   *ToolDef
 
-	in   lazySchema // the input schema
-	out  lazySchema // the output schema (the envelope, data typed)
-	args lazyArgs   // the input schema compiled for validation
+	in  lazySchema // the input schema
+	out lazySchema // the output schema (the envelope, data typed)
+	// listedOut is the output schema a tool list carries (ListedOutputSchema).
+	listedOut lazySchema
+	args      lazyArgs // the input schema compiled for validation
 }
 
 // lazySchema is a schema computed once, on first use, with its JSON.
@@ -225,8 +227,9 @@ func (t *ToolDef) Deprecated() bool { return t.DeprecatedBy != "" }
 
 // RenderDescription folds When and Examples into one description, as
 // exported to hosts: the description; a blank line and "When: <when>"; a
-// blank line, "Examples:" and one "  - <example>" line each. A tool without
-// when and examples renders exactly its description.
+// blank line, "Examples:" and one "- <arguments>  # note" line per example
+// that shows something new (ListedExamples), without the tool's own name. A
+// tool without when and examples renders exactly its description.
 func (t *ToolDef) RenderDescription() string {
 	parts := []string{t.Description}
 	if t.DeprecatedBy != "" {
@@ -235,15 +238,43 @@ func (t *ToolDef) RenderDescription() string {
 	if t.When != "" {
 		parts = append(parts, "When: "+t.When)
 	}
-	if len(t.Examples) > 0 {
-		lines := make([]string, 0, len(t.Examples)+1)
+	if ex := t.ListedExamples(); len(ex) > 0 {
+		lines := make([]string, 0, len(ex)+1)
 		lines = append(lines, "Examples:")
-		for _, e := range t.Examples {
-			lines = append(lines, "  - "+e)
+		for _, e := range ex {
+			lines = append(lines, "- "+e)
 		}
 		parts = append(parts, strings.Join(lines, "\n"))
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// ListedExamples are the examples a host's tool list shows, without the
+// tool's name ("{...}  # note"): the first, then each one that uses an
+// argument no earlier shown example uses; the others show nothing new
+// (tools.describe_tool still answers every example).
+func (t *ToolDef) ListedExamples() []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, e := range t.Examples {
+		name, args, _, err := ParseExample(e)
+		fresh := i == 0 || err != nil
+		for k := range args {
+			if !seen[k] {
+				fresh = true
+				seen[k] = true
+			}
+		}
+		if !fresh {
+			continue
+		}
+		rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e), name))
+		if rest == "" {
+			rest = "{}"
+		}
+		out = append(out, rest)
+	}
+	return out
 }
 
 // WireName turns a dotted name into its wire form.

@@ -359,7 +359,7 @@ func TestSchemaShape(t *testing.T) {
 func TestRenderDescription(t *testing.T) {
 	r := demoRegistry(t)
 	tl, _ := r.Get("demo.ok")
-	want := "Echoes its arguments back.\n\nWhen: testing\n\nExamples:\n  - demo.ok {\"name\": \"x\"}"
+	want := "Echoes its arguments back.\n\nWhen: testing\n\nExamples:\n- {\"name\": \"x\"}"
 	if got := tl.RenderDescription(); got != want {
 		t.Errorf("got %q", got)
 	}

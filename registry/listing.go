@@ -1,0 +1,360 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// This file holds the compact forms a host's tool list carries (MCP
+// tools/list, the exporters): each tool's input schema without repetition,
+// its output schema cut to an outline, and the argument descriptions
+// several tools share, given once. The full schemas stay what Schema and
+// OutputSchema return: the registry validates against those, and
+// tools.describe_tool answers them.
+
+// SharedArgMin is how many of the listed tools must declare an argument
+// with the same schema and description before Listing gives that
+// description once, as a SharedArg, instead of in every tool.
+const SharedArgMin = 3
+
+// OutlineBudget is the size, in bytes of compact JSON, the data part of a
+// listed output schema may take (ListedOutputSchema).
+const OutlineBudget = 320
+
+// SharedArg is an argument several listed tools declare alike: its
+// description is given once, here, and left out of their listed schemas.
+type SharedArg struct {
+	// Name is the argument's name.
+	Name string `json:"name"`
+	// Description is the description the tools share.
+	Description string `json:"description"`
+	// Tools counts the listed tools that declare it.
+	Tools int `json:"tools"`
+}
+
+// Listing is the compact form of a set of tools for a host's tool list.
+type Listing struct {
+	// Shared lists the shared argument descriptions, sorted by name then
+	// description.
+	Shared []SharedArg
+	// schemas holds each tool's listed input schema, marshalled once.
+	schemas map[*ToolDef]json.RawMessage
+}
+
+// InputSchema is t's listed input schema (t must be one of the tools the
+// listing was made from): Schema without the deprecated aliases (still
+// accepted when called), without descriptions that only restate the
+// argument's name, and without the descriptions of shared arguments.
+func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] }
+
+// NewListing computes the listing of tools. It fails only when a schema
+// cannot be marshalled, a programming error.
+func NewListing(tools []*ToolDef) (*Listing, error) {
+	type key struct{ name, schema string }
+	stripped := make([]map[string]any, len(tools))
+	count := map[key]int{}
+	descOf := map[key]string{}
+	for i, t := range tools {
+		s := maps.Clone(t.Schema())
+		props := map[string]any{}
+		for name, p := range schemaProps(s) {
+			pm, _ := p.(map[string]any)
+			if pm["deprecated"] == true {
+				continue
+			}
+			if d, _ := pm["description"].(string); d != "" && restatesName(name, d) {
+				pm = maps.Clone(pm)
+				delete(pm, "description")
+			}
+			props[name] = pm
+			if d, _ := pm["description"].(string); d != "" {
+				b, err := json.Marshal(pm)
+				if err != nil {
+					return nil, fmt.Errorf("registry: tool %s: argument %s: %w", t.Name, name, err)
+				}
+				k := key{name, string(b)}
+				count[k]++
+				descOf[k] = d
+			}
+		}
+		if req, ok := s["required"].([]any); ok {
+			s["required"] = slices.DeleteFunc(slices.Clone(req), func(r any) bool { _, ok := props[r.(string)]; return !ok })
+		}
+		s["properties"] = props
+		stripped[i] = s
+	}
+	l := &Listing{schemas: make(map[*ToolDef]json.RawMessage, len(tools))}
+	shared := map[key]bool{}
+	for k, n := range count {
+		if n >= SharedArgMin {
+			shared[k] = true
+			l.Shared = append(l.Shared, SharedArg{Name: k.name, Description: descOf[k], Tools: n})
+		}
+	}
+	sort.Slice(l.Shared, func(i, j int) bool {
+		a, b := l.Shared[i], l.Shared[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Description < b.Description
+	})
+	for i, t := range tools {
+		s := stripped[i]
+		props := s["properties"].(map[string]any)
+		for name, p := range props {
+			pm := p.(map[string]any)
+			if _, ok := pm["description"]; !ok {
+				continue
+			}
+			b, _ := json.Marshal(pm)
+			if shared[key{name, string(b)}] {
+				pm = maps.Clone(pm)
+				delete(pm, "description")
+				props[name] = pm
+			}
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("registry: tool %s: listed schema: %w", t.Name, err)
+		}
+		l.schemas[t] = b
+	}
+	return l, nil
+}
+
+// SharedText renders the shared argument descriptions as one paragraph
+// (empty when there are none), for a server's instructions.
+func (l *Listing) SharedText() string {
+	if len(l.Shared) == 0 {
+		return ""
+	}
+	parts := make([]string, len(l.Shared))
+	for i, a := range l.Shared {
+		parts[i] = a.Name + ": " + strings.TrimSuffix(a.Description, ".")
+	}
+	return "Arguments several tools share (their schemas leave the description out): " + strings.Join(parts, "; ") + "."
+}
+
+func schemaProps(s map[string]any) map[string]any {
+	p, _ := s["properties"].(map[string]any)
+	return p
+}
+
+// fillerWords carry no meaning of their own in an argument description.
+var fillerWords = map[string]bool{"the": true, "a": true, "an": true, "of": true, "to": true, "this": true, "its": true, "is": true}
+
+// restatesName reports whether a description says nothing but the
+// argument's name ("run_id": "The run id.").
+func restatesName(name, desc string) bool {
+	words := strings.FieldsFunc(strings.ToLower(desc), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	var rest []string
+	for _, w := range words {
+		if !fillerWords[w] {
+			rest = append(rest, w)
+		}
+	}
+	parts := strings.Split(strings.ToLower(name), "_")
+	return len(rest) > 0 && slices.Equal(rest, parts)
+}
+
+// ListedOutputSchema is the output schema a host's tool list carries: the
+// envelope with ok required and data, the other envelope fields left to
+// the envelope's documentation (the schema stays open, so every answer,
+// a failure too, validates), and data as an outline of DataSchema that
+// fits OutlineBudget: the full data schema when it fits, else nested
+// levels cut to their type, from the deepest up. Every answer valid
+// against OutputSchema is valid against it. Marshalled once.
+func (t *ToolDef) ListedOutputSchema() json.RawMessage {
+	return t.listedOut.get(t.Name, func() (map[string]any, error) {
+		return map[string]any{
+			"type":       "object",
+			"required":   []any{"ok"},
+			"properties": map[string]any{"ok": map[string]any{"type": "boolean"}, "data": Outline(t.DataSchema(), OutlineBudget)},
+		}, nil
+	}).b
+}
+
+// Outline cuts a schema to fit budget bytes of compact JSON: the schema
+// itself when it fits; else the same schema with the keywords that only
+// tighten it (additionalProperties false, required, descriptions) left
+// out, then with every level below depth d cut to its type, for the
+// largest d that fits (depth 0 is the type alone). The outline accepts
+// every value the schema accepts.
+func Outline(schema map[string]any, budget int) map[string]any {
+	if size(schema) <= budget {
+		return schema
+	}
+	loose := loosen(schema)
+	if size(loose) <= budget {
+		return loose
+	}
+	for d := maxDepth(loose) - 1; d >= 0; d-- {
+		if cut := cutAt(loose, d); size(cut) <= budget || d == 0 {
+			return cut
+		}
+	}
+	return cutAt(loose, 0)
+}
+
+func size(v any) int {
+	b, _ := json.Marshal(v)
+	return len(b)
+}
+
+// loosen drops additionalProperties false, required and descriptions at
+// every level.
+func loosen(s map[string]any) map[string]any {
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		switch k {
+		case "description", "required", "title", "examples":
+			continue
+		case "additionalProperties":
+			if v == false {
+				continue
+			}
+		}
+		out[k] = loosenAny(k, v)
+	}
+	return out
+}
+
+func loosenAny(key string, v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if key == "properties" {
+			m := make(map[string]any, len(x))
+			for name, p := range x {
+				if pm, ok := p.(map[string]any); ok {
+					m[name] = loosen(pm)
+				} else {
+					m[name] = p
+				}
+			}
+			return m
+		}
+		return loosen(x)
+	case []any:
+		if key == "anyOf" || key == "oneOf" || key == "allOf" {
+			l := make([]any, len(x))
+			for i, e := range x {
+				if em, ok := e.(map[string]any); ok {
+					l[i] = loosen(em)
+				} else {
+					l[i] = e
+				}
+			}
+			return l
+		}
+	}
+	return v
+}
+
+// children are the subschemas of s, one level down.
+func children(s map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, p := range schemaProps(s) {
+		if pm, ok := p.(map[string]any); ok {
+			out = append(out, pm)
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if m, ok := s[k].(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		l, _ := s[k].([]any)
+		for _, e := range l {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+func maxDepth(s map[string]any) int {
+	d := 0
+	for _, c := range children(s) {
+		d = max(d, 1+maxDepth(c))
+	}
+	return d
+}
+
+// cutAt keeps depth levels below s and replaces each schema at that depth
+// by its type (anyOf branches keep their types; a schema without a type
+// becomes {}).
+func cutAt(s map[string]any, depth int) map[string]any {
+	if depth == 0 {
+		return typeOnly(s)
+	}
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		switch k {
+		case "properties":
+			props := v.(map[string]any)
+			m := make(map[string]any, len(props))
+			for name, p := range props {
+				if pm, ok := p.(map[string]any); ok {
+					m[name] = cutAt(pm, depth-1)
+				} else {
+					m[name] = p
+				}
+			}
+			out[k] = m
+		case "items", "additionalProperties":
+			if m, ok := v.(map[string]any); ok {
+				out[k] = cutAt(m, depth-1)
+			} else {
+				out[k] = v
+			}
+		case "anyOf", "oneOf", "allOf":
+			l := v.([]any)
+			nl := make([]any, len(l))
+			for i, e := range l {
+				if m, ok := e.(map[string]any); ok {
+					nl[i] = cutAt(m, depth-1)
+				} else {
+					nl[i] = e
+				}
+			}
+			out[k] = nl
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// typeOnly is the type of s alone: {"type": ...}, the types of its anyOf
+// branches, or {}.
+func typeOnly(s map[string]any) map[string]any {
+	if t, ok := s["type"]; ok {
+		return map[string]any{"type": t}
+	}
+	var types []any
+	for _, k := range []string{"anyOf", "oneOf"} {
+		l, _ := s[k].([]any)
+		for _, e := range l {
+			m, _ := e.(map[string]any)
+			t, ok := m["type"].(string)
+			if !ok {
+				return map[string]any{}
+			}
+			if !slices.Contains(types, any(t)) {
+				types = append(types, t)
+			}
+		}
+	}
+	if len(types) > 0 {
+		return map[string]any{"type": types}
+	}
+	return map[string]any{}
+}

@@ -1,0 +1,150 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+type listArgs struct {
+	RunID   string   `json:"run_id" jsonschema:"required" jsonschema_description:"The run id."`
+	Dirs    []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra step files."`
+	Old     string   `json:"old_dirs,omitempty" deprecated:"workspace_dirs"`
+	Verbose bool     `json:"verbose,omitempty" jsonschema_description:"Say more."`
+}
+
+type listOut struct {
+	Items []struct {
+		Name  string `json:"name"`
+		Parts []struct {
+			Key   string `json:"key"`
+			Value string `json:"value"`
+		} `json:"parts"`
+	} `json:"items"`
+	Count int `json:"count"`
+}
+
+func listTool(name string, examples ...string) *registry.ToolDef {
+	return registry.New(name, registry.Spec{Description: "Lists.", Examples: examples},
+		func(ctx context.Context, a listArgs) (*envelope.Result[listOut], error) {
+			return envelope.Success(listOut{}), nil
+		})
+}
+
+// TestListedExamples: the tool's name is left out, and an example that
+// uses no argument an earlier one did not is not listed.
+func TestListedExamples(t *testing.T) {
+	tl := listTool("demo.a", `demo.a {"run_id": "r"}`, `demo.a {"run_id": "s"}  # same arguments`, `demo.a {"run_id": "r", "verbose": true}  # more`)
+	got := tl.ListedExamples()
+	want := []string{`{"run_id": "r"}`, `{"run_id": "r", "verbose": true}  # more`}
+	if !slices.Equal(got, want) {
+		t.Errorf("listed examples %q, want %q", got, want)
+	}
+	if d := tl.RenderDescription(); strings.Contains(d, "demo.a {") || strings.Contains(d, `"s"`) {
+		t.Errorf("description %q", d)
+	}
+}
+
+// TestListing: deprecated aliases and descriptions that restate the name
+// are left out; a description three tools share is given once.
+func TestListing(t *testing.T) {
+	a, b, c := listTool("demo.a"), listTool("demo.b"), listTool("demo.c")
+	solo := registry.New("demo.solo", registry.Spec{Description: "Solo."},
+		func(ctx context.Context, a struct {
+			Dirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra step files."`
+		}) (*envelope.ToolResult, error) {
+			return envelope.OK(nil), nil
+		})
+	l, err := registry.NewListing([]*registry.ToolDef{a, b, solo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Shared) != 1 || l.Shared[0].Name != "workspace_dirs" || l.Shared[0].Tools != 3 {
+		t.Fatalf("shared %+v", l.Shared)
+	}
+	if !strings.Contains(l.SharedText(), "workspace_dirs: Directories of extra step files") {
+		t.Errorf("shared text %q", l.SharedText())
+	}
+	var s map[string]any
+	if err := json.Unmarshal(l.InputSchema(a), &s); err != nil {
+		t.Fatal(err)
+	}
+	props := s["properties"].(map[string]any)
+	if _, ok := props["old_dirs"]; ok {
+		t.Error("a deprecated alias is listed")
+	}
+	if d, ok := props["run_id"].(map[string]any)["description"]; ok {
+		t.Errorf("run_id keeps %q", d)
+	}
+	if _, ok := props["workspace_dirs"].(map[string]any)["description"]; ok {
+		t.Error("a shared description is repeated")
+	}
+	if props["verbose"].(map[string]any)["description"] != "Say more." {
+		t.Error("a description of its own is lost")
+	}
+	if !slices.Equal(s["required"].([]any), []any{"run_id"}) || s["additionalProperties"] != false {
+		t.Errorf("listed schema %s", l.InputSchema(a))
+	}
+	// Two tools do not make a shared argument.
+	l2, _ := registry.NewListing([]*registry.ToolDef{a, c})
+	if len(l2.Shared) != 0 || !strings.Contains(string(l2.InputSchema(c)), "Directories of extra step files") {
+		t.Errorf("shared %+v, schema %s", l2.Shared, l2.InputSchema(c))
+	}
+	// The full schema is untouched.
+	if _, ok := a.Schema()["properties"].(map[string]any)["old_dirs"]; !ok {
+		t.Error("the full schema lost the alias")
+	}
+}
+
+// TestOutline: a schema that fits stays whole; one that does not loses
+// its tightening keywords, then its deepest levels; every value valid
+// against the schema stays valid against the outline.
+func TestOutline(t *testing.T) {
+	tl := listTool("demo.a")
+	data := tl.DataSchema()
+	full, _ := json.Marshal(data)
+	if got := registry.Outline(data, len(full)); !jsonEqual(got, data) {
+		t.Errorf("a fitting schema changed: %v", got)
+	}
+	value := `{"items": [{"name": "n", "parts": [{"key": "k", "value": "v"}]}], "count": 2}`
+	for _, budget := range []int{len(full) - 1, 150, 80, 40, 1} {
+		o := registry.Outline(data, budget)
+		b, _ := json.Marshal(o)
+		if len(b) > budget && budget >= 40 {
+			t.Errorf("budget %d: outline is %d bytes: %s", budget, len(b), b)
+		}
+		if o["type"] != "object" {
+			t.Errorf("budget %d: outline lost the type: %s", budget, b)
+		}
+		s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := s.Validate(gojsonschema.NewStringLoader(value)); !r.Valid() {
+			t.Errorf("budget %d: outline %s rejects %s: %v", budget, b, value, r.Errors())
+		}
+		if r, _ := s.Validate(gojsonschema.NewStringLoader(`"no object"`)); r.Valid() {
+			t.Errorf("budget %d: outline %s accepts a string", budget, b)
+		}
+	}
+	// The listed output schema is open and requires ok.
+	var out map[string]any
+	if err := json.Unmarshal(tl.ListedOutputSchema(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out["type"] != "object" || !slices.Equal(out["required"].([]any), []any{"ok"}) || out["additionalProperties"] != nil {
+		t.Errorf("listed output schema %s", tl.ListedOutputSchema())
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
