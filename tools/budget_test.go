@@ -16,7 +16,6 @@ const answerBudget = 16 << 10
 // paging argument (default small) and take it out.
 var overBudget = []string{
 	"compile.help",
-	"config.requirements",
 	"dag.help",
 	"strategies.list",
 	"tools.by_phase",
