@@ -17,7 +17,6 @@ const answerBudget = 16 << 10
 var overBudget = []string{
 	"compile.help",
 	"dag.help",
-	"strategies.list",
 	"tools.by_phase",
 	"tools.help",
 	"validate.help",

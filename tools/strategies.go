@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/strategies"
@@ -21,9 +20,9 @@ func StrategiesNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesListAxes),
 		registry.New("strategies.list", registry.Spec{
-			Description: "Lists the strategies, sorted by axis and name, each with its verb, compiler builder (handler), definition step type, API request, preset knobs, knobs and the catalog step types routed to it; optionally one axis only.",
+			Description: "Lists the strategies, sorted by axis and name, each with its verb, compiler builder (handler), definition step type, API request, the names of its knobs and the catalog step types routed to it; optionally one axis only. With detail, every knob in full and the preset knobs.",
 			When:        "you want to see every way the compiler builds steps",
-			Examples:    []string{`strategies.list {}`, `strategies.list {"axis": "step_assembly"}  # Processing assemblies only`},
+			Examples:    []string{`strategies.list {}`, `strategies.list {"axis": "step_assembly", "detail": true}  # Processing assemblies with their knobs`},
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesList),
 		registry.New("strategies.show", registry.Spec{
@@ -55,6 +54,11 @@ type strategiesAxisArgs struct {
 	Axis string `json:"axis,omitempty" jsonschema:"enum=sagemaker_step_type,enum=step_assembly" jsonschema_description:"Only strategies on this axis."`
 }
 
+type strategiesListArgs struct {
+	strategiesAxisArgs
+	Detail bool `json:"detail,omitempty" jsonschema_description:"Give each strategy's knobs in full (type, default, source, doc) and its preset knobs, not only the knob names."`
+}
+
 type strategiesShowArgs struct {
 	Name string `json:"name" jsonschema:"required,minLength=1" jsonschema_description:"Strategy name, e.g. Training, Tuning, code, step_args."`
 	Axis string `json:"axis,omitempty" jsonschema:"enum=sagemaker_step_type,enum=step_assembly" jsonschema_description:"Axis to look on (needed when a name exists on both)."`
@@ -78,54 +82,84 @@ func strategyLibrary() (*strategies.Library, error) {
 	return l, nil
 }
 
-// strategiesError maps library errors onto envelope codes.
-func strategiesError(err error) error {
-	var (
-		nf  *strategies.NotFoundError
-		amb *strategies.AmbiguousError
-		ax  *strategies.AxisError
-	)
-	switch {
-	case errors.As(err, &nf):
-		return envelope.NotFound("%s", nf.Error()).WithDetails("name", nf.What, "axis", nf.Axis, "available", nonNilStrings(nf.Available)).
-			WithRemedy("pick a strategy from strategies.list (names in meta.details.available)", "strategies.list", "strategies.list_axes")
-	case errors.As(err, &amb):
-		return envelope.InvalidInput("%s", amb.Error()).WithDetails("name", amb.Name, "axes", amb.Axes).
-			WithRemedy("pass axis to choose one", "strategies.list_axes")
-	case errors.As(err, &ax):
-		return envelope.InvalidInput("%s", ax.Error()).WithDetails("axes", strategies.Axes).
-			WithRemedy("use one of meta.details.axes", "strategies.list_axes")
-	}
-	return err
+// StrategiesListAxesData is the data of strategies.list_axes.
+type StrategiesListAxesData struct {
+	Count int                   `json:"count"`
+	Axes  []strategies.AxisInfo `json:"axes"`
 }
 
-func strategiesListAxes(ctx context.Context, _ struct{}) (*envelope.ToolResult, error) {
+func strategiesListAxes(ctx context.Context, _ struct{}) (*envelope.Result[StrategiesListAxesData], error) {
 	l, err := strategyLibrary()
 	if err != nil {
 		return nil, err
 	}
 	axes := l.ListAxes()
-	return envelope.OK(map[string]any{"count": len(axes), "axes": axes}).WithNextSteps(
+	return envelope.Success(StrategiesListAxesData{Count: len(axes), Axes: axes}).WithNextSteps(
 		envelope.NextStep{Tool: "strategies.list", When: "to see the strategies of an axis", Why: "each with its builder and knobs", ArgsHint: map[string]any{"axis": strategies.AxisSageMakerStepType}},
 	), nil
 }
 
-func strategiesList(ctx context.Context, a strategiesAxisArgs) (*envelope.ToolResult, error) {
+// StrategiesListData is the data of strategies.list.
+type StrategiesListData struct {
+	// Axis echoes the filter (null: every axis).
+	Axis       *string          `json:"axis"`
+	Count      int              `json:"count"`
+	Strategies []StrategiesItem `json:"strategies"`
+}
+
+// StrategiesItem is one strategy in strategies.list: what it builds and
+// how, its knobs by name, and in detail the knobs themselves.
+type StrategiesItem struct {
+	Axis           string   `json:"axis"`
+	Name           string   `json:"name"`
+	Verb           string   `json:"verb"`
+	Handler        string   `json:"handler"`
+	DefinitionType string   `json:"definition_type"`
+	APIRequest     string   `json:"api_request"`
+	Routable       bool     `json:"routable"`
+	Implemented    bool     `json:"implemented"`
+	Description    string   `json:"description"`
+	KnobNames      []string `json:"knob_names"`
+	StepTypes      []string `json:"step_types"`
+	// Knobs and PresetKnobs are given with detail (strategies.knobs gives
+	// one strategy's).
+	Knobs       []strategies.Knob `json:"knobs,omitempty"`
+	PresetKnobs map[string]any    `json:"preset_knobs,omitempty"`
+}
+
+func strategiesList(ctx context.Context, a strategiesListArgs) (*envelope.Result[StrategiesListData], error) {
 	l, err := strategyLibrary()
 	if err != nil {
 		return nil, err
 	}
 	list, err := l.List(a.Axis)
 	if err != nil {
-		return nil, strategiesError(err)
+		return nil, toolError(err)
 	}
-	if list == nil {
-		list = []*strategies.Strategy{}
+	items := make([]StrategiesItem, len(list))
+	for i, s := range list {
+		names := make([]string, len(s.Knobs))
+		for j, k := range s.Knobs {
+			names[j] = k.Name
+		}
+		items[i] = StrategiesItem{Axis: s.Axis, Name: s.Name, Verb: s.Verb, Handler: s.Handler, DefinitionType: s.DefinitionType,
+			APIRequest: s.APIRequest, Routable: s.Routable, Implemented: s.Implemented, Description: s.Description,
+			KnobNames: names, StepTypes: nonNilStrings(s.StepTypes)}
+		if a.Detail {
+			items[i].Knobs, items[i].PresetKnobs = s.Knobs, s.PresetKnobs
+		}
 	}
-	return envelope.OK(map[string]any{"axis": nullIfEmpty(a.Axis), "count": len(list), "strategies": list}).WithMeta("count", len(list)), nil
+	res := envelope.Success(StrategiesListData{Axis: optString(a.Axis), Count: len(items), Strategies: items}).WithMeta("count", len(items))
+	if !a.Detail && len(items) > 0 {
+		res.WithNextSteps(envelope.NextStep{Tool: "strategies.knobs", When: "you need a strategy's knobs in full", Why: "type, default, source and doc of each", ArgsHint: map[string]any{"axis": items[0].Axis, "name": items[0].Name}})
+	}
+	return res, nil
 }
 
-func strategiesShow(ctx context.Context, a strategiesShowArgs) (*envelope.ToolResult, error) {
+// StrategiesShowData is the data of strategies.show: one strategy in full.
+type StrategiesShowData = strategies.Strategy
+
+func strategiesShow(ctx context.Context, a strategiesShowArgs) (*envelope.Result[StrategiesShowData], error) {
 	if strings.TrimSpace(a.Name) == "" {
 		return nil, envelope.InvalidInput("name must be a non-empty strategy name").WithRemedy("see strategies.list", "strategies.list")
 	}
@@ -135,14 +169,23 @@ func strategiesShow(ctx context.Context, a strategiesShowArgs) (*envelope.ToolRe
 	}
 	s, err := l.Show(a.Name, a.Axis)
 	if err != nil {
-		return nil, strategiesError(err)
+		return nil, toolError(err)
 	}
-	return envelope.OK(s).WithMeta("axis", s.Axis).WithMeta("name", s.Name).WithNextSteps(
+	return envelope.Success(*s).WithMeta("axis", s.Axis).WithMeta("name", s.Name).WithNextSteps(
 		envelope.NextStep{Tool: "strategies.knobs", When: "to configure steps built this way", Why: "what the builder reads", ArgsHint: map[string]any{"axis": s.Axis, "name": s.Name}},
 	), nil
 }
 
-func strategiesKnobs(ctx context.Context, a strategiesKnobsArgs) (*envelope.ToolResult, error) {
+// StrategiesKnobsData is the data of strategies.knobs.
+type StrategiesKnobsData struct {
+	Axis        string            `json:"axis"`
+	Name        string            `json:"name"`
+	Count       int               `json:"count"`
+	Knobs       []strategies.Knob `json:"knobs"`
+	PresetKnobs map[string]any    `json:"preset_knobs"`
+}
+
+func strategiesKnobs(ctx context.Context, a strategiesKnobsArgs) (*envelope.Result[StrategiesKnobsData], error) {
 	if strings.TrimSpace(a.Name) == "" {
 		return nil, envelope.InvalidInput("name must be a non-empty strategy name")
 	}
@@ -152,13 +195,17 @@ func strategiesKnobs(ctx context.Context, a strategiesKnobsArgs) (*envelope.Tool
 	}
 	knobs, s, err := l.Knobs(a.Axis, a.Name)
 	if err != nil {
-		return nil, strategiesError(err)
+		return nil, toolError(err)
 	}
-	return envelope.OK(map[string]any{"axis": s.Axis, "name": s.Name, "count": len(knobs), "knobs": knobs, "preset_knobs": s.PresetKnobs}).
+	return envelope.Success(StrategiesKnobsData{Axis: s.Axis, Name: s.Name, Count: len(knobs), Knobs: nonNilList(knobs), PresetKnobs: s.PresetKnobs}).
 		WithMeta("count", len(knobs)), nil
 }
 
-func strategiesForStepType(ctx context.Context, a strategiesForArgs) (*envelope.ToolResult, error) {
+// StrategiesForStepTypeData is the data of strategies.for_step_type: the
+// route from a step type to its strategy.
+type StrategiesForStepTypeData = strategies.Route
+
+func strategiesForStepType(ctx context.Context, a strategiesForArgs) (*envelope.Result[StrategiesForStepTypeData], error) {
 	if strings.TrimSpace(a.SageMakerStepType) == "" {
 		return nil, envelope.InvalidInput("sagemaker_step_type must be a non-empty verb or step type")
 	}
@@ -168,9 +215,9 @@ func strategiesForStepType(ctx context.Context, a strategiesForArgs) (*envelope.
 	}
 	r, err := l.ForStepType(a.SageMakerStepType, a.StepAssembly)
 	if err != nil {
-		return nil, strategiesError(err)
+		return nil, toolError(err)
 	}
-	return envelope.OK(r).WithMeta("resolved_axis", r.ResolvedAxis).WithMeta("resolved_name", r.ResolvedName).WithWarnings(r.Warnings...).WithNextSteps(
+	return envelope.Success(*r).WithMeta("resolved_axis", r.ResolvedAxis).WithMeta("resolved_name", r.ResolvedName).WithWarnings(r.Warnings...).WithNextSteps(
 		envelope.NextStep{Tool: "strategies.knobs", When: "to see what the builder reads", Why: "knobs of the routed strategy", ArgsHint: map[string]any{"axis": r.ResolvedAxis, "name": r.ResolvedName}},
 	), nil
 }

@@ -30,6 +30,18 @@ func TestStrategiesListAxesAndList(t *testing.T) {
 	if !slices.Equal(names, []string{"code", "step_args"}) || d["axis"] != "step_assembly" {
 		t.Fatalf("filtered %v", d)
 	}
+	// the knobs by name only, in full with detail (as strategies.knobs has them)
+	full := wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{"axis": "step_assembly", "detail": true}))
+	for i, s := range d["strategies"].([]any) {
+		m, fm := s.(map[string]any), full["strategies"].([]any)[i].(map[string]any)
+		if _, ok := m["knobs"]; ok || len(strs(t, m["knob_names"])) == 0 || len(strs(t, m["step_types"])) == 0 {
+			t.Errorf("default item %v", m)
+		}
+		k := wantOK(t, callTool(t, ctx, "strategies.knobs", map[string]any{"axis": "step_assembly", "name": m["name"]}))
+		if !reflect.DeepEqual(fm["knobs"], k["knobs"]) || !reflect.DeepEqual(fm["preset_knobs"], k["preset_knobs"]) || len(k["knobs"].([]any)) != len(strs(t, m["knob_names"])) {
+			t.Errorf("%s in detail: %v, knobs %v", m["name"], fm, k)
+		}
+	}
 	wantFail(t, callTool(t, ctx, "strategies.list", map[string]any{"axis": "colour"}), "invalid_input")
 	wantFail(t, callTool(t, ctx, "strategies.list_axes", map[string]any{"axis": "x"}), "invalid_input")
 }

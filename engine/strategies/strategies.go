@@ -10,6 +10,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // The axes of the library.
@@ -253,6 +254,19 @@ func (e *NotFoundError) Error() string {
 // Is makes errors.Is(err, ErrNotFound) true.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// Kind implements errkind.Kinded: NotFound.
+func (e *NotFoundError) Kind() errkind.Kind { return errkind.NotFound }
+
+// Details implements errkind.Detailer: what was asked for, the axis and
+// the strategies there are.
+func (e *NotFoundError) Details() map[string]any {
+	avail := slices.Clone(e.Available)
+	if avail == nil {
+		avail = []string{}
+	}
+	return map[string]any{"name": e.What, "axis": e.Axis, "available": avail}
+}
+
 // AxisError reports an unknown axis.
 type AxisError struct{ Axis string }
 
@@ -260,6 +274,12 @@ type AxisError struct{ Axis string }
 func (e *AxisError) Error() string {
 	return fmt.Sprintf("unknown axis %q: want one of %s", e.Axis, strings.Join(Axes, ", "))
 }
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *AxisError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the axes there are.
+func (e *AxisError) Details() map[string]any { return map[string]any{"axes": slices.Clone(Axes)} }
 
 // AmbiguousError reports a name that exists on several axes.
 type AmbiguousError struct {
@@ -270,6 +290,14 @@ type AmbiguousError struct {
 // Error implements error.
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("strategy %q exists on several axes (%s); pass axis", e.Name, strings.Join(e.Axes, ", "))
+}
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *AmbiguousError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the name and the axes it is on.
+func (e *AmbiguousError) Details() map[string]any {
+	return map[string]any{"name": e.Name, "axes": slices.Clone(e.Axes)}
 }
 
 func checkAxis(axis string) error {
