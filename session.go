@@ -20,6 +20,9 @@ type SessionOptions struct {
 	// server does); nil is a trusted caller. Runs live under the policy's
 	// ProjectRoot, else CURSUS_MCP_PROJECT_ROOT, else the working directory.
 	Policy *registry.Policy
+	// Registry is the registry the session calls (the MCP server's, with
+	// its selection); nil is Registry().
+	Registry *registry.Registry
 }
 
 // Session is a guided session: the Go counterpart of one MCP session of
@@ -33,7 +36,7 @@ type Session struct{ s *tools.Session }
 
 // NewSession starts a guided session. It fails on an unknown stage.
 func NewSession(opts SessionOptions) (*Session, error) {
-	s, err := tools.NewSession(tools.SessionOptions{Stage: opts.Stage, Policy: opts.Policy})
+	s, err := tools.NewSession(tools.SessionOptions{Stage: opts.Stage, Policy: opts.Policy, Registry: opts.Registry})
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +59,11 @@ func (s *Session) ListTools() []Tool {
 	}
 	return out
 }
+
+// Tools returns the registry's definitions of the tools ListTools lists,
+// without building their descriptions: for a front end (the MCP server)
+// that registers them itself.
+func (s *Session) Tools() []*registry.ToolDef { return s.s.Tools() }
 
 // Stage returns the active stage.
 func (s *Session) Stage() string { return s.s.Stage() }

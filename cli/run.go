@@ -15,7 +15,6 @@ import (
 	"github.com/cursus-go/cursus"
 	// Only for the progress callback carried in the context of the
 	// execution.run_local call; the run itself goes through the tool.
-	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
@@ -95,7 +94,7 @@ func runLocalCmd(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(ctxOf(c), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if !c.Bool("quiet") {
-		ctx = localrun.WithProgress(ctx, stepPrinter(c.App.ErrWriter))
+		ctx = cursus.WithStepProgress(ctx, stepPrinter(c.App.ErrWriter))
 	}
 	res := cursus.CallTool(ctx, "execution.run_local", args)
 	var out any
@@ -127,9 +126,9 @@ func runLocalCmd(c *cli.Context) error {
 }
 
 // stepPrinter writes one line per finished step to w.
-func stepPrinter(w io.Writer) func(localrun.Event) {
-	return func(e localrun.Event) {
-		if e.Status == localrun.StatusRunning {
+func stepPrinter(w io.Writer) func(cursus.StepEvent) {
+	return func(e cursus.StepEvent) {
+		if e.Status == cursus.StepRunning {
 			return
 		}
 		line := fmt.Sprintf("[%d/%d] %s (%s) %s in %.1fs", e.Index, e.Total, e.Step, e.Type, e.Status, e.Duration)

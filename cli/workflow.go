@@ -21,7 +21,6 @@ import (
 	"github.com/cursus-go/cursus/internal/jsonpos"
 	// Only for the progress observer carried in the context of the
 	// workflow.run call; everything else goes through the tools.
-	"github.com/cursus-go/cursus/workflow"
 )
 
 // Exit statuses of `cursus workflow run` besides ExitOK, ExitFail (a failed
@@ -151,8 +150,8 @@ func readRunFlags(c *cli.Context) (string, runFlags, error) {
 		return "", f, usagef("workflow run needs a NAME (see `cursus workflow list`)")
 	}
 	name := c.Args().First()
-	if w, err := workflow.Get(name); err == nil {
-		name = w.Name // the original's names (cursus-new-project) work too
+	if canonical, ok := cursus.WorkflowName(name); ok {
+		name = canonical // cursus (Python)'s names (cursus-new-project) work too
 	}
 	fs := flag.NewFlagSet("workflow run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -219,14 +218,14 @@ func workflowRunCmd(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(ctxOf(c), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if !f.quiet {
-		ctx = workflow.WithObserver(ctx, progressPrinter(c.App.ErrWriter))
+		ctx = cursus.WithWorkflowProgress(ctx, progressPrinter(c.App.ErrWriter))
 	}
 	res := cursus.CallTool(ctx, "workflow.run", call)
 	var out any
 	status := ""
 	switch {
 	case res.OK:
-		out, status = res.Data, workflow.StatusDone
+		out, status = res.Data, cursus.WorkflowDone
 		if m, ok := res.Data.(map[string]any); ok {
 			if st, _ := m["status"].(string); st != "" {
 				status = st
@@ -253,15 +252,15 @@ func workflowRunCmd(c *cli.Context) error {
 	if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
 		return err
 	}
-	if code := workflow.ExitCode(status); code != ExitOK {
+	if code := cursus.WorkflowExitCode(status); code != ExitOK {
 		return failure{code: code} // ExitStopped, or ExitFail for a failed gate or a cancelled run
 	}
 	return nil
 }
 
 // progressPrinter writes one line per phase event to w.
-func progressPrinter(w io.Writer) func(workflow.Event) {
-	return func(e workflow.Event) {
+func progressPrinter(w io.Writer) func(cursus.WorkflowEvent) {
+	return func(e cursus.WorkflowEvent) {
 		pos := ""
 		if e.Index > 0 {
 			pos = fmt.Sprintf("[%d/%d] ", e.Index, e.Total)

@@ -11,13 +11,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // guided builds the servers of guided mode (Options.Guided or
 // Options.Stage): one *mcp.Server per MCP session, each owning one
-// tools.Session, so the active stage is per session. The session's tools
+// cursus.Session, so the active stage is per session. The session's tools
 // are the only ones registered with its server; a stage change replaces
 // them, and the SDK sends that session (and only it)
 // notifications/tools/list_changed. With Options.Stage the stage is pinned
@@ -34,7 +34,7 @@ type guided struct {
 
 func newGuided(reg *registry.Registry, opts Options, sel *selection, log *slog.Logger, version string) (*guided, error) {
 	// Check the stage (and the stages' tools) once, before any session.
-	if _, err := tools.NewSession(tools.SessionOptions{Stage: opts.Stage, Policy: &opts.Policy, Registry: reg}); err != nil {
+	if _, err := cursus.NewSession(cursus.SessionOptions{Stage: opts.Stage, Policy: &opts.Policy, Registry: reg}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	g := &guided{reg: reg, opts: opts, sel: sel, log: log, version: version, defs: map[string]*mcp.Tool{}}
@@ -59,7 +59,7 @@ func newGuided(reg *registry.Registry, opts Options, sel *selection, log *slog.L
 type guidedSession struct {
 	g    *guided
 	m    *mcp.Server
-	sess *tools.Session
+	sess *cursus.Session
 
 	mu     sync.Mutex
 	listed map[string]bool // wire names registered with m
@@ -67,7 +67,7 @@ type guidedSession struct {
 
 // server returns a new server for one session.
 func (g *guided) server() *mcp.Server {
-	sess, err := tools.NewSession(tools.SessionOptions{Stage: g.opts.Stage, Policy: &g.opts.Policy, Registry: g.reg})
+	sess, err := cursus.NewSession(cursus.SessionOptions{Stage: g.opts.Stage, Policy: &g.opts.Policy, Registry: g.reg})
 	if err != nil {
 		// newGuided checked the same options.
 		panic(fmt.Sprintf("server: guided session: %v", err))
@@ -101,7 +101,7 @@ func (g *guided) forRequest(probe *mcp.Server) func(*http.Request) *mcp.Server {
 	}
 }
 
-func guidedInstructions(sess *tools.Session) string {
+func guidedInstructions(sess *cursus.Session) string {
 	if sess.Pinned() {
 		return fmt.Sprintf("Guided mode, pinned to stage %q: only that stage's tools (and the tools__* and workflow__* tools) are listed and callable. Call workflow__status {\"run_id\": ...} to see a run's state.", sess.Stage())
 	}
@@ -171,7 +171,7 @@ func (gs *guidedSession) handler(name string) mcp.ToolHandler {
 }
 
 func (gs *guidedSession) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	res := gs.sess.Call(ctx, name, args)
+	res := gs.sess.CallTool(ctx, name, args)
 	if !res.OK {
 		gs.g.log.Debug("tool call failed", "tool", name, "code", res.Code, "stage", gs.sess.Stage(), "error", res.Error)
 	}

@@ -1,0 +1,157 @@
+package cursus_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The layers, bottom up, and what each may import of this module (its
+// non-test imports; a test may reach further down or across, e.g. a tools
+// test builds a workflow caller, a cli test reads a localrun report):
+//
+//	engine/...          the engine: internal/* and other engine packages only; it
+//	                    returns Go values and typed errors and knows nothing of
+//	                    envelopes, the registry, tools or their callers
+//	envelope            the tool contract: nothing of the module
+//	registry            envelope, internal/*
+//	tools               the tool handlers: engine, envelope, registry, internal/*,
+//	                    and the workflow and stages packages whose tools it serves
+//	workflow, stages    above the tools: they call tools by name through the
+//	                    registry (workflow.RegistryCaller) and read envelopes; they
+//	                    import registry, envelope, engine, internal/* and never a
+//	                    tool, the facade or a front end
+//	cursus (the facade) everything below
+//	exporters           registry, envelope, internal/*
+//	cli, server         the front ends: the facade, envelope, registry, exporters,
+//	                    internal/* (and cli the server); never the engine, the tools,
+//	                    the workflows or the stages, which they reach through the
+//	                    facade
+//
+// Besides, engine/compiler must not link the SageMaker client of the AWS SDK
+// (its image tables, names and manifests live in the pure engine/sagemaker;
+// the upsert client is engine/sagemaker/smclient).
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	mod := pkgs["github.com/cursus-go/cursus"].ImportPath
+	if mod == "" {
+		t.Fatal("go list did not list the module's root package")
+	}
+	layer := func(path string) string {
+		rel, ok := strings.CutPrefix(path, mod+"/")
+		if path == mod {
+			return "cursus"
+		}
+		if !ok {
+			return "" // the standard library or another module
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		return top
+	}
+	allowed := map[string][]string{
+		"engine":    {"engine", "internal"},
+		"envelope":  {},
+		"registry":  {"envelope", "internal"},
+		"tools":     {"engine", "envelope", "registry", "internal", "workflow", "stages"},
+		"workflow":  {"engine", "envelope", "registry", "internal", "stages"},
+		"stages":    {"engine", "envelope", "registry", "internal"},
+		"exporters": {"envelope", "registry", "internal"},
+		"cursus":    {"engine", "envelope", "registry", "internal", "tools", "workflow", "stages", "exporters"},
+		"server":    {"cursus", "envelope", "registry", "exporters", "internal"},
+		"cli":       {"cursus", "envelope", "registry", "exporters", "internal", "server"},
+	}
+	checked := map[string]int{}
+	for _, p := range sortedPackages(pkgs) {
+		from := layer(p.ImportPath)
+		ok, ruled := allowed[from]
+		if !ruled {
+			continue // internal/*, examples/*: helpers and programs outside the layers
+		}
+		checked[from]++
+		for _, imp := range p.Imports {
+			to := layer(imp)
+			if to == "" || to == from {
+				continue
+			}
+			if !contains(ok, to) {
+				t.Errorf("%s imports %s: the %s layer may import only %v of this module", p.ImportPath, imp, from, ok)
+			}
+		}
+	}
+	for _, l := range []string{"engine", "envelope", "registry", "tools", "workflow", "stages", "cursus", "server", "cli"} {
+		if checked[l] == 0 {
+			t.Errorf("no package of the %s layer was listed: the rule checks nothing", l)
+		}
+	}
+
+	compiler, ok := pkgs[mod+"/engine/compiler"]
+	if !ok {
+		t.Fatal("engine/compiler not listed")
+	}
+	for _, d := range compiler.Deps {
+		if strings.HasPrefix(d, "github.com/aws/aws-sdk-go-v2/service/sagemaker") {
+			t.Errorf("engine/compiler links %s: the SageMaker client belongs to engine/sagemaker/smclient", d)
+		}
+	}
+	if smclient, ok := pkgs[mod+"/engine/sagemaker/smclient"]; !ok || !contains(smclient.Deps, "github.com/aws/aws-sdk-go-v2/service/sagemaker") {
+		t.Error("engine/sagemaker/smclient does not link the SageMaker client: the compiler check above would pass vacuously")
+	}
+}
+
+// listedPackage is what go list -json says of a package.
+type listedPackage struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// listPackages lists the module's packages with go list, by import path.
+func listPackages(t *testing.T) map[string]listedPackage {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to check the import rules: %v", err)
+	}
+	cmd := exec.Command(goBin, "list", "-json=ImportPath,Imports,Deps", "./...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]listedPackage{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	return pkgs
+}
+
+func sortedPackages(m map[string]listedPackage) []listedPackage {
+	out := make([]listedPackage, 0, len(m))
+	for _, p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ImportPath < out[j].ImportPath })
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
