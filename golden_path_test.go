@@ -15,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -86,12 +87,7 @@ func TestGoldenPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a ten-step pipeline")
 	}
-	if err := localrun.Ready("pandas", "sklearn", "xgboost"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI: ", err)
-		}
-		t.Skip(err)
-	}
+	testenv.Need(t, localrun.Ready("pandas", "sklearn", "xgboost"))
 	root := t.TempDir()
 	ctx := cursus.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, AllowDestructive: true, AllowScriptExec: true})
 	a := &goldenAgent{t: t, ctx: ctx, root: root, asked: map[string]bool{}}

@@ -8,19 +8,8 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/internal/testenv"
 )
-
-// needLocalRun skips (fails under CI) when local runs of scripts
-// importing mods cannot run here.
-func needLocalRun(t *testing.T, mods ...string) {
-	t.Helper()
-	if err := localrun.Ready(mods...); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI: ", err)
-		}
-		t.Skip(err)
-	}
-}
 
 func TestRunLocal(t *testing.T) {
 	for _, c := range [][]string{
@@ -35,7 +24,7 @@ func TestRunLocal(t *testing.T) {
 		}
 	}
 
-	needLocalRun(t, "pandas", "xgboost")
+	testenv.Need(t, localrun.Ready("pandas", "xgboost"))
 	ex := "../examples/simple-training"
 	data := filepath.Join(t.TempDir(), "data.json")
 	abs, _ := filepath.Abs(filepath.Join(ex, "data", "train.csv"))

@@ -10,20 +10,9 @@ import (
 
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/registry"
 )
-
-// needRunner skips (fails under CI) when local runs of scripts importing
-// mods cannot run here.
-func needRunner(t *testing.T, mods ...string) {
-	t.Helper()
-	if err := localrun.Ready(mods...); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI: ", err)
-		}
-		t.Skip(err)
-	}
-}
 
 // knownBroken lists example steps that fail today for a reason outside the
 // runner, with the text their error carries. Every other step of every
@@ -35,7 +24,7 @@ var knownBroken = map[string]map[string]string{}
 // config.json) locally with its local-data.json, as a user would: one
 // execution.run_local call each.
 func TestRunLocalExamples(t *testing.T) {
-	needRunner(t, "pandas", "sklearn", "xgboost", "torch")
+	testenv.Need(t, localrun.Ready("pandas", "sklearn", "xgboost", "torch"))
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +179,7 @@ func TestRunLocalContract(t *testing.T) {
 
 	// a run whose first step finds no data fails with run_failed, naming
 	// the step and the data key, with every step's result in details
-	needRunner(t)
+	testenv.Need(t, localrun.Ready())
 	det = wantFail(t, callTool(t, ctx, "execution.run_local", args(nil)), envelope.CodeRunFailed, "compile.definition")
 	var rep localrun.Report
 	remarshalT(t, det["report"], &rep)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 // needPython returns the interpreter tests run scripts with, or skips
@@ -17,10 +18,7 @@ func needPython(t testing.TB) string {
 	t.Helper()
 	p := FindPython()
 	if !p.Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI: no Python interpreter: %s", p.Reason)
-		}
-		t.Skipf("no Python interpreter: %s", p.Reason)
+		testenv.Missing(t, "no Python interpreter: "+p.Reason)
 	}
 	return p.Path
 }
@@ -29,12 +27,7 @@ func needPython(t testing.TB) string {
 // the modules or bubblewrap cannot run.
 func needLibraries(t testing.TB, mods ...string) {
 	t.Helper()
-	if err := Ready(mods...); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI: ", err)
-		}
-		t.Skip(err)
-	}
+	testenv.Need(t, Ready(mods...))
 }
 
 // needSandbox skips (fails under CI) when bubblewrap cannot run here.
@@ -44,10 +37,7 @@ func needSandbox(t testing.TB, kind Sandbox) {
 		return
 	}
 	if k, why := probeBubblewrap(); k != Bubblewrap {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI: bubblewrap is needed: %s", why)
-		}
-		t.Skipf("bubblewrap cannot run here: %s", why)
+		testenv.Missing(t, "bubblewrap cannot run here: "+why)
 	}
 }
 

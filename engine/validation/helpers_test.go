@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 func defaultCatalog(t testing.TB) *catalog.Catalog {
@@ -29,7 +30,7 @@ func step(t testing.TB, cat *catalog.Catalog, name string) *catalog.Step {
 func needPython(t testing.TB) {
 	t.Helper()
 	if p := Python(); !p.Available {
-		t.Skipf("python3 is not available: %s", p.Reason)
+		testenv.Missing(t, "python3 is not available: "+p.Reason)
 	}
 }
 

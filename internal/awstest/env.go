@@ -1,7 +1,6 @@
 package awstest
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -54,13 +53,4 @@ func Clients(endpoint string) (*sm.Client, *s3.Client) {
 	smc := sm.NewFromConfig(cfg, func(o *sm.Options) { o.BaseEndpoint = aws.String(endpoint) })
 	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(endpoint); o.UsePathStyle = true })
 	return smc, s3c
-}
-
-// Missing skips t because a tool it needs is absent, or fails it under CI, where every test must run.
-func Missing(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s (CI is set, so this test may not skip)", why)
-	}
-	t.Skip(why + "; skipping")
 }

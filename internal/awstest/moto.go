@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 // Moto is a moto_server process started by a test.
@@ -48,7 +50,7 @@ func StartMoto(t testing.TB) *Moto {
 	t.Helper()
 	bin, err := exec.LookPath("moto_server")
 	if err != nil {
-		Missing(t, "moto_server is not on PATH (pip install 'moto[server]')")
+		testenv.Missing(t, "moto_server is not on PATH (pip install 'moto[server]')")
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {

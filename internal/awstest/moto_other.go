@@ -2,7 +2,11 @@
 
 package awstest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cursus-go/cursus/internal/testenv"
+)
 
 // Moto is a moto_server process started by a test (unix only).
 type Moto struct {
@@ -14,7 +18,7 @@ type Moto struct {
 // needs a unix system.
 func StartMoto(t testing.TB) *Moto {
 	t.Helper()
-	Missing(t, "moto_server tests need a unix system")
+	testenv.Missing(t, "moto_server tests need a unix system")
 	return nil
 }
 

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 // helperEnv makes the test binary act as a parent that starts a long child
@@ -168,10 +170,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("python3 is needed for the allocation check")
-		}
-		t.Skip("python3 not found: the allocation check is skipped")
+		testenv.Missing(t, "python3 is needed for the allocation check: not found")
 	}
 	c = Cmd{Path: py, Args: []string{"-c", "b = bytearray(1 << 30); print('allocated')"}, MemoryBytes: 256 << 20}
 	res, err = Run(context.Background(), c)

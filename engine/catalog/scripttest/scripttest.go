@@ -35,21 +35,15 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 // ProcessingRoot is the container directory the sandbox mounts.
 const ProcessingRoot = "/opt/ml/processing"
 
-// Required reports whether a missing tool must fail a test (CI is set).
-func Required() bool { return os.Getenv("CI") != "" }
-
 func skipOrFail(t testing.TB, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if Required() {
-		t.Fatalf("%s (CI is set, so this fails instead of skipping)", msg)
-	}
-	t.Skip(msg)
+	testenv.Missing(t, fmt.Sprintf(format, args...))
 }
 
 // Interpreter describes the Python a script runs with.

@@ -45,6 +45,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smithy "github.com/aws/smithy-go"
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -68,7 +69,7 @@ func SchemaDir() (string, error) {
 // than skip it: under CI (CI set to any non-empty value) or with
 // CURSUS_REQUIRE_ORACLES=1.
 func OraclesRequired() bool {
-	return os.Getenv("CI") != "" || os.Getenv("CURSUS_REQUIRE_ORACLES") == "1"
+	return testenv.CI() || os.Getenv("CURSUS_REQUIRE_ORACLES") == "1"
 }
 
 // RequireSchemas returns the schema folder, or ends the test when there is

@@ -1,0 +1,53 @@
+package testenv
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+)
+
+// Under CI a missing tool fails the test; elsewhere it skips it; a nil
+// error lets it go on.
+func TestMissing(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		var skipped, failed bool
+		done := make(chan struct{})
+		ft := &fakeT{skip: &skipped, fail: &failed}
+		go func() { // Skip and Fatal end their goroutine, as in a test
+			defer close(done)
+			Need(ft, errors.New("bwrap is not installed"))
+		}()
+		<-done
+		if skipped != (ci == "") || failed != (ci != "") {
+			t.Errorf("CI=%q: skipped %v, failed %v", ci, skipped, failed)
+		}
+		if ft.msg == "" {
+			t.Errorf("CI=%q: no reason given", ci)
+		}
+	}
+	ft := &fakeT{skip: new(bool), fail: new(bool)}
+	Need(ft, nil)
+	if *ft.skip || *ft.fail {
+		t.Error("Need(nil) ended the test")
+	}
+}
+
+// fakeT records how a test would have ended.
+type fakeT struct {
+	testing.TB
+	skip, fail *bool
+	msg        string
+}
+
+func (f *fakeT) Helper() {}
+
+func (f *fakeT) Skip(args ...any) {
+	*f.skip, f.msg = true, "skip"
+	runtime.Goexit()
+}
+
+func (f *fakeT) Fatalf(format string, args ...any) {
+	*f.fail, f.msg = true, format
+	runtime.Goexit()
+}
