@@ -42,8 +42,6 @@ var untypedTools = []string{
 	"execution.wait",
 	"project.bring_up",
 	"project.init",
-	"steps.io",
-	"steps.patterns",
 	"validate.alignment",
 	"validate.builder",
 	"validate.deps_explain",

@@ -1,0 +1,43 @@
+package compiler
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
+func TestPatternsOf(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(name string) *catalog.Step {
+		t.Helper()
+		s, _, err := cat.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	p, deps := PatternsOf(step("XGBoostTraining"))
+	if p.CreateStep.Handler != "TrainingStepBuilder" || p.Compute.Kind != "estimator" || p.Compute.SDKClass == nil || *p.Compute.SDKClass != "XGBoost" ||
+		p.Compute.InstanceSizeMode != "fixed" || p.Outputs.OutputPathToken != "xgboost_training" || p.Outputs.Sink {
+		t.Errorf("XGBoostTraining: %+v", p)
+	}
+	if len(deps.Runtime) == 0 || deps.Native || deps.BuildTime == nil {
+		t.Errorf("XGBoostTraining dependencies %+v", deps)
+	}
+	p, _ = PatternsOf(step("TabularPreprocessing"))
+	if p.CreateStep.StepAssembly == nil || *p.CreateStep.StepAssembly != "code" || p.Compute.InstanceSizeMode != "large_or_small" ||
+		p.EnvVars.Sources["LABEL_FIELD"] == nil || *p.EnvVars.Sources["LABEL_FIELD"] != "label_name" || !slices.IsSorted(p.EnvVars.DeclaredOptional) {
+		t.Errorf("TabularPreprocessing: %+v", p)
+	}
+	if len(p.JobArguments.Declared) != 1 || p.JobArguments.Declared[0].Flag != "--job_type" {
+		t.Errorf("job arguments %+v", p.JobArguments)
+	}
+	p, _ = PatternsOf(step("Registration"))
+	if !p.Outputs.Sink || p.Outputs.Pattern != "sink (no outputs)" || p.EnvVars.DeclaredRequired == nil || p.Inputs.Deviations == nil {
+		t.Errorf("Registration: %+v", p)
+	}
+}
