@@ -22,8 +22,11 @@ func newNamespaceHelp(ns, desc string) *ToolDef {
 	t := New(name, Spec{
 		Description: fmt.Sprintf("The %s tools, each with its description, when to call it and examples (include_schema: with input schemas): %s", ns, strings.TrimSuffix(desc, ".")+"."),
 		When:        "starting on the " + ns + " tools",
-		Examples:    []string{name + " {}", name + ` {"include_schema": true}  # with input schemas`},
-		Tags:        []string{PhasePlanner},
+		// The second example filters by phase: the include_schema answer of a
+		// large namespace exceeds the 16 KB default-answer budget, and
+		// tools.describe_tool gives one tool's schema.
+		Examples: []string{name + " {}", name + ` {"phase": "validator"}  # only the checking tools`},
+		Tags:     []string{PhasePlanner},
 	}, func(ctx context.Context, a nsHelpArgs) (*envelope.ToolResult, error) {
 		args := map[string]any{"namespace": ns}
 		if a.Phase != "" {

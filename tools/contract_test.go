@@ -224,6 +224,17 @@ func TestByPhaseAndDescribe(t *testing.T) {
 	if !res.OK || res.Data.(tools.ToolsByPhaseData).Count < 1 {
 		t.Fatalf("%+v", res)
 	}
+	for _, info := range res.Data.(tools.ToolsByPhaseData).Tools {
+		if info.Description != "" || info.Examples != nil || info.When == "" {
+			t.Errorf("by_phase brief entry of %s: want when only, got %+v", info.Name, info)
+		}
+	}
+	res = call(t, "tools.by_phase", map[string]any{"phase": "planner", "detail": true})
+	for _, info := range res.Data.(tools.ToolsByPhaseData).Tools {
+		if info.Description == "" {
+			t.Errorf("by_phase detail entry of %s has no description", info.Name)
+		}
+	}
 	if res := call(t, "tools.by_phase", nil); res.Code != envelope.CodeInvalidInput || !strings.Contains(res.Error, "phase") {
 		t.Errorf("missing phase: %+v", res)
 	}

@@ -16,18 +16,18 @@ import (
 func ToolsNamespace() registry.Namespace {
 	return namespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
 		registry.New("tools.help", registry.Spec{
-			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and the namespaces, each with one line, its tool count and its tool names. With namespace or phase (or detail) it lists those tools with their description, when to call them and examples.",
+			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and the namespaces, each with one line, its tool count and its tool names. With namespace (or detail) it lists those tools with their description, when to call them and examples; with phase, one line each.",
 			When:        "at the start of any task, or whenever you are unsure which tool to call",
 			Examples: []string{
 				`tools.help {}  # the namespace index`,
 				`tools.help {"namespace": "compile"}  # one namespace in detail`,
-				`tools.help {"phase": "validator"}  # the validator tools in detail`,
+				`tools.help {"phase": "validator"}  # the validator tools, one line each`,
 				`tools.help {"format": "markdown"}  # a compact summary to read`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, toolsHelp),
 		registry.New("tools.by_phase", registry.Spec{
-			Description: "Lists the tools tagged with one phase (planner, validator or programmer), sorted by name.",
+			Description: "Lists the tools tagged with one phase (planner, validator or programmer), sorted by name: each with when to call it and its capability flags; detail adds the description and examples.",
 			When:        "you know what kind of work comes next and want only the tools for it",
 			Examples:    []string{`tools.by_phase {"phase": "validator"}`, `tools.by_phase {"phase": "planner"}  # discovery and design tools`},
 			Tags:        []string{registry.PhasePlanner},
@@ -43,14 +43,15 @@ func ToolsNamespace() registry.Namespace {
 
 type helpArgs struct {
 	Namespace     string `json:"namespace,omitempty" jsonschema_description:"Only this namespace (see the namespaces list), in detail."`
-	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase, in detail."`
-	Detail        bool   `json:"detail,omitempty" jsonschema_description:"List every selected tool with its description, when and examples (the default with namespace or phase; {} alone answers the namespace index)."`
+	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase, each with when to call it (with detail: description and examples too)."`
+	Detail        bool   `json:"detail,omitempty" jsonschema_description:"List every selected tool with its description, when and examples (the default with namespace; {} alone answers the namespace index)."`
 	IncludeSchema bool   `json:"include_schema,omitempty" jsonschema_description:"Include each tool's input schema (implies detail)."`
 	Format        string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
 }
 
 type byPhaseArgs struct {
-	Phase string `json:"phase" jsonschema:"required,enum=planner,enum=validator,enum=programmer" jsonschema_description:"The phase."`
+	Phase  string `json:"phase" jsonschema:"required,enum=planner,enum=validator,enum=programmer" jsonschema_description:"The phase."`
+	Detail bool   `json:"detail,omitempty" jsonschema_description:"Add each tool's description and examples (a phase in detail is larger than an answer's default budget)."`
 }
 
 type describeArgs struct {
@@ -63,10 +64,12 @@ const overview = "Cursus turns a pipeline graph (a DAG of step types) and a conf
 
 // ToolInfo is how help and describe present one tool.
 type ToolInfo struct {
-	Name         string         `json:"name"`
-	WireName     string         `json:"wire_name"`
-	Namespace    string         `json:"namespace"`
-	Description  string         `json:"description"`
+	Name      string `json:"name"`
+	WireName  string `json:"wire_name"`
+	Namespace string `json:"namespace"`
+	// Description and Examples are left out of a brief entry (tools.by_phase
+	// and tools.help by phase without detail): when says what the tool is for.
+	Description  string         `json:"description,omitempty"`
 	Tags         []string       `json:"tags"`
 	Destructive  bool           `json:"destructive"`
 	Writes       bool           `json:"writes"`
@@ -99,6 +102,21 @@ func cachedSummary(t *registry.ToolDef, withSchema bool) *ToolInfo {
 	c := *info
 	c.Schema = t.Schema()
 	return &c
+}
+
+// briefs caches each tool's brief ToolInfo: its summary without the
+// description and examples.
+var briefs sync.Map
+
+// cachedBrief returns the shared brief summary of t.
+func cachedBrief(t *registry.ToolDef) *ToolInfo {
+	if v, ok := briefs.Load(t); ok {
+		return v.(*ToolInfo)
+	}
+	c := *cachedSummary(t, false)
+	c.Description, c.Examples = "", nil
+	v, _ := briefs.LoadOrStore(t, &c)
+	return v.(*ToolInfo)
 }
 
 // ToolSummary describes one tool, with its input schema when withSchema.
@@ -182,7 +200,10 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 				WithRemedy("call tools.help without a namespace to see them all, or pick one of meta.details.available_namespaces", "tools.help")
 		}
 	}
-	detail := a.Detail || a.IncludeSchema || ns != "" || a.Phase != ""
+	// A namespace is shown in detail; a phase (which spans namespaces) one
+	// line per tool unless detail is asked for.
+	detail := a.Detail || a.IncludeSchema || ns != ""
+	brief := !detail && a.Phase != ""
 	all := r.List(ns)
 	selected := make([]*registry.ToolDef, 0, len(all))
 	sess := SessionFrom(ctx)
@@ -199,7 +220,7 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 	// tools are contiguous and every group is a sub-slice of one allocation.
 	var infos []*ToolInfo
 	var names []string
-	if detail {
+	if detail || brief {
 		infos = make([]*ToolInfo, len(selected))
 	} else {
 		names = make([]string, len(selected))
@@ -210,6 +231,8 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 	for i, t := range selected {
 		if detail {
 			infos[i] = cachedSummary(t, a.IncludeSchema)
+		} else if brief {
+			infos[i] = cachedBrief(t)
 		} else {
 			names[i] = t.Name
 		}
@@ -222,7 +245,7 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 			n := t.Namespace()
 			d, _ := r.NamespaceDescription(n)
 			g := HelpNamespace{Namespace: n, Description: d, Count: i + 1 - start}
-			if detail {
+			if detail || brief {
 				g.Tools = infos[start : i+1 : i+1]
 			} else {
 				g.Names = names[start : i+1 : i+1]
@@ -267,8 +290,13 @@ func toolsByPhase(ctx context.Context, a byPhaseArgs) (*envelope.Result[ToolsByP
 	r := registry.FromContext(ctx)
 	out := []*ToolInfo{}
 	for _, t := range r.List("") {
-		if hasTag(t, a.Phase) {
+		if !hasTag(t, a.Phase) {
+			continue
+		}
+		if a.Detail {
 			out = append(out, cachedSummary(t, false))
+		} else {
+			out = append(out, cachedBrief(t))
 		}
 	}
 	return envelope.Success(ToolsByPhaseData{Phase: a.Phase, Count: len(out), Tools: out}), nil

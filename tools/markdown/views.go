@@ -55,7 +55,10 @@ func helpView(w *writer, d map[string]any) error {
 		for _, tv := range list(ns, "tools") {
 			t, _ := tv.(map[string]any)
 			flags := toolFlags(t)
-			s := fmt.Sprintf("- `%s`%s: %s", str(t, "name"), flags, str(t, "description"))
+			s := fmt.Sprintf("- `%s`%s:", str(t, "name"), flags)
+			if d := str(t, "description"); d != "" {
+				s += " " + d
+			}
 			if when := strings.TrimSuffix(str(t, "when"), "."); when != "" {
 				s += " When: " + when + "."
 			}
