@@ -37,8 +37,11 @@ func WorkflowNamespace() registry.Namespace {
 		registry.New("workflow.start_stage", registry.Spec{
 			Description: "Inspects a run's artifacts, picks the next stage itself (plan, author_step, configure, validate or compile: the first whose completion test fails), makes it the session's active stage (its tools become the visible ones) and returns the stage's prompt, checklist, recommended model tier and visible tools in one payload.",
 			When:        "in the orchestrator stage, to hand the next part of a run to a worker",
-			Examples:    []string{`workflow.start_stage {"run_id": "churn-xgb-1"}`},
-			Tags:        []string{registry.PhasePlanner},
+			Examples: []string{
+				`workflow.start_stage {"run_id": "churn-xgb-1"}`,
+				`workflow.start_stage {"run_id": "churn-xgb-1", "host": "claude-code"}  # with the model alias to dispatch with`,
+			},
+			Tags: []string{registry.PhasePlanner},
 		}, workflowStartStage),
 		registry.New("workflow.complete_stage", registry.Spec{
 			Description: "Ends the active stage of a run: runs the stage's completion test over the run's artifacts, records the stage as completed when it passes (otherwise lists what is missing), and returns the session to the orchestrator stage.",
@@ -67,6 +70,11 @@ type newRunArgs struct {
 
 type runArgs struct {
 	RunID string `json:"run_id" jsonschema:"required,minLength=1,maxLength=64" jsonschema_description:"The run id (workflow.new_run returns it)."`
+}
+
+type startArgs struct {
+	RunID string `json:"run_id" jsonschema:"required,minLength=1,maxLength=64" jsonschema_description:"The run id (workflow.new_run returns it)."`
+	Host  string `json:"host,omitempty" jsonschema:"maxLength=64" jsonschema_description:"The host that dispatches the stage's worker (claude-code): adds model_hint, the literal value its dispatch passes for the stage's model tier."`
 }
 
 type completeArgs struct {
@@ -192,7 +200,15 @@ func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, er
 	}), nil
 }
 
-func workflowStartStage(ctx context.Context, a runArgs) (*envelope.ToolResult, error) {
+func workflowStartStage(ctx context.Context, a startArgs) (*envelope.ToolResult, error) {
+	host := strings.TrimSpace(a.Host)
+	if host != "" {
+		if _, ok := stages.HintFor(host, stages.TierFast); !ok {
+			return nil, envelope.InvalidInput("host: no model binding for %q; known hosts: %s", host, strings.Join(stages.HostNames(), ", ")).
+				WithDetails("field", "host", "hosts", stages.HostNames()).
+				WithRemedy("name one of meta.details.hosts, or leave host out and map model_tier to your own models")
+		}
+	}
 	sr, err := openStageRun(ctx, a.RunID)
 	if err != nil {
 		return nil, err
@@ -247,6 +263,9 @@ func workflowStartStage(ctx context.Context, a runArgs) (*envelope.ToolResult, e
 	}
 	if len(status.UnknownSteps) > 0 {
 		data["unknown_steps"] = status.UnknownSteps
+	}
+	if host != "" {
+		data["model_hint"], _ = stages.HintFor(host, st.ModelTier)
 	}
 	return envelope.OK(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("stage", st.Name).
 		WithNextSteps(envelope.NextStep{

@@ -464,6 +464,18 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 	if !res.OK || res.Data.(map[string]any)["stage"] != "plan" || len(res.Warnings) == 0 {
 		t.Errorf("start without session: %+v", res)
 	}
+	if _, ok := res.Data.(map[string]any)["model_hint"]; ok {
+		t.Error("a model hint nobody asked for")
+	}
+	// The host layer of the model hint, only when asked for.
+	res = r.Call(ctx, "workflow.start_stage", map[string]any{"run_id": id, "host": "claude-code"})
+	hint, _ := res.Data.(map[string]any)["model_hint"].(stages.ModelHint)
+	if want, _ := stages.HintFor("claude-code", stages.TierStrong); !res.OK || hint != want {
+		t.Errorf("plan (strong) on claude-code: %+v, want %+v", hint, want)
+	}
+	if res := r.Call(ctx, "workflow.start_stage", map[string]any{"run_id": id, "host": "vim"}); res.Code != envelope.CodeInvalidInput || !strings.Contains(res.Error, "claude-code") {
+		t.Errorf("unknown host: %+v", res)
+	}
 	if res := r.Call(ctx, "workflow.complete_stage", map[string]any{"run_id": id}); res.Code != envelope.CodeInvalidInput {
 		t.Errorf("complete without stage: %+v", res)
 	}
