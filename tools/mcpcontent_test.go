@@ -1,0 +1,129 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/stages"
+	"github.com/cursus-go/cursus/tools"
+)
+
+// TestResources: every listed resource reads; a step resource carries
+// the interface, the config fields and the script; a template URI reads a
+// variant; a project file reads under the root only.
+func TestResources(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.Registry()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
+	fsys, err := safefs.New(safefs.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx = safefs.WithFS(ctx, fsys)
+	list, err := tools.Resources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, dags := 0, 0
+	for _, r := range list {
+		text, mime, err := tools.ReadResource(ctx, reg, r.URI)
+		if err != nil || text == "" || mime != r.MIMEType {
+			t.Errorf("%s: %q %v", r.URI, mime, err)
+		}
+		switch {
+		case strings.HasPrefix(r.URI, tools.StepURIPrefix):
+			steps++
+		case strings.HasPrefix(r.URI, tools.PipelineURIPrefix):
+			dags++
+		}
+	}
+	if steps < 20 || dags < 5 {
+		t.Errorf("%d step and %d pipeline resources", steps, dags)
+	}
+	text, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"XGBoostTraining")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Interface", "## Config fields", "## Script (", "import "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("XGBoostTraining resource lacks %q", want)
+		}
+	}
+	if text, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"RiskTableMapping?job_type=validation"); err != nil || !strings.Contains(text, "validation") {
+		t.Errorf("job-type variant: %v", err)
+	}
+	var te *envelope.ToolError
+	if _, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"NoSuchStep"); !errors.As(err, &te) || te.Code != envelope.CodeNotFound {
+		t.Errorf("unknown step: %v", err)
+	}
+	if text, _, err := tools.ReadResource(ctx, reg, tools.ProjectURIPrefix+"notes.txt"); err != nil || text != "hello" {
+		t.Errorf("project file: %q %v", text, err)
+	}
+	if _, _, err := tools.ReadResource(ctx, reg, tools.ProjectURIPrefix+"../outside.txt"); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
+		t.Errorf("a path out of the root: %v", err)
+	}
+	if _, _, err := tools.ReadResource(ctx, reg, "cursus://nothing/here"); !tools.IsNotFound(err) {
+		t.Errorf("unknown resource: %v", err)
+	}
+}
+
+// TestPrompts: every stage and workflow has a prompt; a stage prompt
+// expands the run's paths; an unknown run is not_found.
+func TestPrompts(t *testing.T) {
+	root := t.TempDir()
+	reg := tools.Registry()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, AllowDestructive: true})
+	fsys, err := safefs.New(safefs.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx = safefs.WithFS(ctx, fsys)
+	list, err := tools.Prompts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stagesN, workflows := 0, 0
+	for _, p := range list {
+		_, text, err := tools.GetPrompt(ctx, reg, p.Name, "", "")
+		if err != nil || text == "" {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+		if strings.HasPrefix(p.Name, tools.StagePromptPrefix) {
+			stagesN++
+		} else {
+			workflows++
+		}
+	}
+	if stagesN < 3 || workflows < 1 {
+		t.Errorf("%d stage and %d workflow prompts", stagesN, workflows)
+	}
+	if res := reg.Call(ctx, "workflow.new_run", map[string]any{"run_id": "demo"}); !res.OK {
+		t.Fatal(res.Error)
+	}
+	_, text, err := tools.GetPrompt(ctx, reg, tools.StagePromptPrefix+"plan", "demo", "")
+	if err != nil || !strings.Contains(text, filepath.Join(root, "runs", "demo")) || strings.Contains(text, "{run_dir}") {
+		t.Errorf("plan prompt for run demo: %v\n%s", err, text)
+	}
+	var te *envelope.ToolError
+	if _, _, err := tools.GetPrompt(ctx, reg, tools.StagePromptPrefix+"plan", "nope", ""); !errors.As(err, &te) || te.Code != envelope.CodeNotFound {
+		t.Errorf("unknown run: %v", err)
+	}
+	hint, _ := stages.HintFor("claude-code", stages.TierStrong)
+	if _, text, err := tools.GetPrompt(ctx, reg, tools.StagePromptPrefix+"plan", "", "claude-code"); err != nil || !strings.Contains(text, fmt.Sprintf("%s: %q", hint.Parameter, hint.Value)) {
+		t.Errorf("plan prompt on claude-code: %v\n%s", err, text)
+	}
+	if _, _, err := tools.GetPrompt(ctx, reg, "stage_nope", "", ""); !tools.IsNotFound(err) {
+		t.Errorf("unknown prompt: %v", err)
+	}
+}
