@@ -8,6 +8,7 @@ import (
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/engine/pipelines"
+	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/engine/strategies"
 	"github.com/cursus-go/cursus/envelope"
 )
@@ -56,6 +57,7 @@ var remedies = []remedy{
 	remedyFor[*config.FormatError]("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template"),
 	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*execdoc.InvalidDocumentError]("make the document meta.details.argument names an object with a PIPELINE_STEP_CONFIGS object of step entries", "execdoc.validate", "execdoc.template"),
+	remedyFor[*project.ExistsError]("choose another name or target_dir, or call project.init again with overwrite: true", "project.init"),
 	remedyFor[*strategies.NotFoundError]("pick a strategy from strategies.list (names in meta.details.available)", "strategies.list", "strategies.list_axes"),
 	remedyFor[*strategies.AmbiguousError]("pass axis to choose one", "strategies.list_axes"),
 	remedyFor[*strategies.AxisError]("use one of meta.details.axes", "strategies.list_axes"),

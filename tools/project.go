@@ -1,14 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -70,43 +69,30 @@ func projTarget(ctx context.Context, name, framework, targetDir string) (string,
 	return registry.ResolveWritePath(ctx, filepath.Join(td, project.DirName(name, strings.ToLower(strings.TrimSpace(framework)))))
 }
 
-func projectInit(ctx context.Context, a projectInitArgs) (*envelope.ToolResult, error) {
+// ProjectInitData is the data of project.init: what was written where
+// (project.Result) and whether the project is ready for its first checks.
+type ProjectInitData struct {
+	project.Result
+	Ready bool `json:"ready"`
+}
+
+func projectInit(ctx context.Context, a projectInitArgs) (*envelope.Result[ProjectInitData], error) {
 	target, err := projTarget(ctx, a.Name, a.Framework, a.TargetDir)
 	if err != nil {
 		return nil, err
 	}
-	var warns []string
-	tmpl := func(ctx context.Context, nodes []string, edges [][]string) (*project.Template, error) {
-		t, err := projTemplate(ctx, nodes, edges)
-		if err != nil {
-			warns = append(warns, "config.template was not usable ("+err.Error()+"); the engine's config template was used")
-			return nil, nil
-		}
-		return t, nil
-	}
+	// The config template is the engine's (config.Schema.Template over the
+	// embedded catalog), the one config.template answers.
 	res, err := project.Init(ctx, project.InitOptions{Name: strings.TrimSpace(a.Name), Framework: a.Framework, Parent: filepath.Dir(target),
-		Overwrite: a.Overwrite, Template: tmpl})
+		Overwrite: a.Overwrite})
 	if err != nil {
-		var ee *project.ExistsError
-		switch {
-		case errors.As(err, &ee):
-			return nil, envelope.Errorf(envelope.CodeAlreadyExists, "%v", err).WithDetails("target_path", ee.Path).
-				WithRemedy("choose another name or target_dir, or call project.init again with overwrite: true", "project.init")
-		case errors.Is(err, project.ErrInvalidName), errors.Is(err, project.ErrUnknownFramework):
-			return nil, envelope.InvalidInput("%v", err).WithDetails("got", a.Name)
-		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			return nil, err
+		if errkind.Of(err) == errkind.Unknown {
+			return nil, envelope.Errorf(envelope.CodeInternalError, "project.init failed, nothing was written: %v", err).WithDetails("target_path", target)
 		}
-		return nil, envelope.Errorf(envelope.CodeInternalError, "project.init failed, nothing was written: %v", err).WithDetails("target_path", target)
-	}
-	data := map[string]any{
-		"project": res.Project, "target_path": res.TargetPath, "framework": res.Framework, "custom_steps": res.CustomSteps,
-		"workspace_dir": res.WorkspaceDir, "scripts_dir": res.ScriptsDir, "dag_file": res.DAGFile, "config_file": res.ConfigFile,
-		"sample_data": res.SampleData, "nodes": res.Nodes, "edges": res.Edges, "files_written": res.FilesWritten,
-		"placeholders": res.Placeholders, "choices": res.Choices, "config_source": res.ConfigSource, "input_data": res.InputData, "replaced": res.Replaced, "ready": true,
+		return nil, toolError(err)
 	}
 	ws := []string{res.WorkspaceDir}
-	out := envelope.OK(data).WithMeta("file_count", len(res.FilesWritten)).WithWarnings(warns...).
+	out := envelope.Success(ProjectInitData{Result: *res, Ready: true}).WithMeta("file_count", len(res.FilesWritten)).
 		WithWarnings(fmt.Sprintf("config.json holds %d placeholder value(s) marked replace-me; %s lists them", len(res.Placeholders), project.LedgerFile)).
 		WithNextSteps(
 			envelope.NextStep{Tool: "validate.step_interface", When: "now", Why: "the custom step file validates", ArgsHint: map[string]any{"step_name": res.CustomSteps[0], "workspace_dirs": ws}},
@@ -119,38 +105,6 @@ func projectInit(ctx context.Context, a projectInitArgs) (*envelope.ToolResult, 
 	return out, nil
 }
 
-// projTemplate calls config.template and reads its merge_save_args.
-func projTemplate(ctx context.Context, nodes []string, edges [][]string) (*project.Template, error) {
-	r := registry.Call(ctx, "config.template", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": edges}})
-	if r == nil || !r.OK {
-		if r == nil {
-			return nil, errors.New("no result")
-		}
-		return nil, fmt.Errorf("%s: %s", r.Code, r.Error)
-	}
-	b, err := json.Marshal(r.Data)
-	if err != nil {
-		return nil, err
-	}
-	var d struct {
-		MergeSaveArgs struct {
-			Base  map[string]any            `json:"base"`
-			Steps map[string]map[string]any `json:"steps"`
-		} `json:"merge_save_args"`
-		Essential []string `json:"essential_fields"`
-		Pending   []string `json:"pending_steps"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("unexpected config.template data: %v", err)
-	}
-	if d.MergeSaveArgs.Base == nil {
-		return nil, errors.New("config.template returned no merge_save_args.base")
-	}
-	return &project.Template{Base: d.MergeSaveArgs.Base, Steps: d.MergeSaveArgs.Steps, Essential: d.Essential, Pending: d.Pending, Source: "config.template"}, nil
-}
-
 type bringUpArgs struct {
 	Name      string `json:"name" jsonschema:"required" jsonschema_description:"Project name (as for project.init)."`
 	Framework string `json:"framework" jsonschema:"required,enum=xgboost,enum=pytorch,enum=lightgbm" jsonschema_description:"Model framework."`
@@ -159,7 +113,32 @@ type bringUpArgs struct {
 	DAGSource string `json:"dag_source,omitempty" jsonschema:"enum=catalog,enum=manual,default=catalog" jsonschema_description:"Where the DAG comes from: the shared pipeline catalog or by hand."`
 }
 
-func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.ToolResult, error) {
+// ProjectBringUpData is the data of project.bring_up: the new-project
+// workflow's invocation (as a command and as a workflow.run call) and the
+// tool plan behind it.
+type ProjectBringUpData struct {
+	// Workflow is the original's name of the workflow, which `cursus
+	// workflow run` accepts too; WorkflowName is ours.
+	Workflow     string             `json:"workflow"`
+	WorkflowName string             `json:"workflow_name"`
+	Args         map[string]string  `json:"args"`
+	Command      []string           `json:"command"`
+	CommandLine  string             `json:"command_line"`
+	Tool         string             `json:"tool"`
+	ToolArgs     ProjectToolArgs    `json:"tool_args"`
+	Phases       []string           `json:"phases"`
+	ProjectDir   string             `json:"project_dir"`
+	Plan         []project.PlanStep `json:"plan"`
+	Note         string             `json:"note"`
+}
+
+// ProjectToolArgs are the arguments of the workflow.run call of a bring-up.
+type ProjectToolArgs struct {
+	Workflow string            `json:"workflow"`
+	Args     map[string]string `json:"args"`
+}
+
+func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.Result[ProjectBringUpData], error) {
 	name := strings.TrimSpace(a.Name)
 	td := strings.TrimSpace(a.TargetDir)
 	if td == "" {
@@ -169,33 +148,32 @@ func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.ToolResult, err
 	if err != nil {
 		return nil, envelope.InvalidInput("%v", err).WithDetails("got", map[string]any{"name": a.Name, "framework": a.Framework, "dag_source": a.DAGSource})
 	}
-	wfArgs := map[string]any{"name": name, "framework": a.Framework, "target_dir": td, "region": a.Region, "dag_source": a.DAGSource}
+	wfArgs := map[string]string{"name": name, "framework": a.Framework, "target_dir": td, "region": a.Region, "dag_source": a.DAGSource}
 	argJSON, err := json.Marshal(wfArgs)
 	if err != nil {
 		return nil, err
 	}
-	var phases []string
+	phases := []string{}
 	if w, err := workflow.Get("new-project"); err == nil {
 		for _, p := range w.Phases {
 			phases = append(phases, p.Name)
 		}
 	}
-	data := map[string]any{
-		// The original's name of the workflow; `cursus workflow run` accepts it too.
-		"workflow":      "cursus-new-project",
-		"workflow_name": "new-project",
-		"args":          wfArgs,
-		"command":       []string{"cursus", "workflow", "run", "new-project", "--args", string(argJSON)},
-		"command_line":  "cursus workflow run new-project --args " + shellQuote(string(argJSON)),
-		"tool":          "workflow.run",
-		"tool_args":     map[string]any{"workflow": "new-project", "args": wfArgs},
-		"phases":        phases,
-		"project_dir":   filepath.ToSlash(filepath.Join(td, project.DirName(name, a.Framework))),
-		"plan":          plan,
-		"note": "Run the command (or call workflow.run with tool_args) to do the whole bring-up with every gate enforced; it keeps its state in " +
+	data := ProjectBringUpData{
+		Workflow:     "cursus-new-project",
+		WorkflowName: "new-project",
+		Args:         wfArgs,
+		Command:      []string{"cursus", "workflow", "run", "new-project", "--args", string(argJSON)},
+		CommandLine:  "cursus workflow run new-project --args " + shellQuote(string(argJSON)),
+		Tool:         "workflow.run",
+		ToolArgs:     ProjectToolArgs{Workflow: "new-project", Args: wfArgs},
+		Phases:       phases,
+		ProjectDir:   filepath.ToSlash(filepath.Join(td, project.DirName(name, a.Framework))),
+		Plan:         nonNilList(plan),
+		Note: "Run the command (or call workflow.run with tool_args) to do the whole bring-up with every gate enforced; it keeps its state in " +
 			"runs/<run_id>/ and, when it stops, says what to do and how to resume. The plan lists the same tools for doing it by hand.",
 	}
-	return envelope.OK(data).WithNextSteps(
+	return envelope.Success(data).WithNextSteps(
 		envelope.NextStep{Tool: "project.init", When: "to start by hand", Why: "first call of the plan",
 			ArgsHint: map[string]any{"name": name, "framework": a.Framework, "target_dir": td}},
 		envelope.NextStep{Tool: "workflow.run", When: "to run the whole bring-up at once", Why: "every phase gated, resumable",

@@ -45,7 +45,7 @@ func TestProjectInitTool(t *testing.T) {
 	if real, _ := filepath.EvalSymlinks(root); d["target_path"] != filepath.Join(real, "sub", "demo_xgboost") && d["target_path"] != target {
 		t.Fatalf("target %v", d["target_path"])
 	}
-	if d["ready"] != true || d["config_source"] != "config.template" {
+	if d["ready"] != true || d["config_source"] != "engine/config.Schema.Template" {
 		t.Fatalf("data %v", d)
 	}
 	// Only the project's own step gets a script: the catalog steps run the

@@ -40,8 +40,6 @@ var untypedTools = []string{
 	"execution.steps",
 	"execution.stop",
 	"execution.wait",
-	"project.bring_up",
-	"project.init",
 	"validate.alignment",
 	"validate.builder",
 	"validate.deps_explain",

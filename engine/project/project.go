@@ -2,7 +2,6 @@ package project
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
@@ -58,9 +58,9 @@ const (
 // Typed errors of Init.
 var (
 	// ErrInvalidName is returned (wrapped) for a name Init refuses.
-	ErrInvalidName = errors.New("invalid project name")
+	ErrInvalidName = errkind.New(errkind.InvalidInput, "invalid project name")
 	// ErrUnknownFramework is returned (wrapped) for a framework Init does not scaffold.
-	ErrUnknownFramework = errors.New("unknown framework")
+	ErrUnknownFramework = errkind.New(errkind.InvalidInput, "unknown framework")
 )
 
 // ExistsError reports a target directory that already exists.
@@ -68,6 +68,12 @@ type ExistsError struct{ Path string }
 
 // Error implements error.
 func (e *ExistsError) Error() string { return "project directory already exists: " + e.Path }
+
+// Kind implements errkind.Kinded: AlreadyExists.
+func (e *ExistsError) Kind() errkind.Kind { return errkind.AlreadyExists }
+
+// Details implements errkind.Detailer: the directory.
+func (e *ExistsError) Details() map[string]any { return map[string]any{"target_path": e.Path} }
 
 var reName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
@@ -111,8 +117,8 @@ func CustomStepName(name string) catalog.StepType {
 // TemplateFunc returns the config template of a DAG: values shaped like
 // config.merge_save's base and per-node steps, essential field paths still
 // blank ("base.<field>", "<node>.<field>") and nodes without a config class.
-// tools/project.go supplies one that calls the config.template tool. A nil
-// template (and nil error) falls back to the engine's own.
+// A nil TemplateFunc, or a nil template with a nil error, falls back to the
+// engine's own (config.Schema.Template over the embedded catalog).
 type TemplateFunc func(ctx context.Context, nodes []string, edges [][]string) (*Template, error)
 
 // Template is what a TemplateFunc returns.

@@ -15,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/internal/testenv"
@@ -371,5 +372,24 @@ func TestIsSkeleton(t *testing.T) {
 	}
 	if IsSkeleton([]byte("# TODO: replace this\nprint(1)\n")) {
 		t.Error("a script that is not cursus's skeleton")
+	}
+}
+
+// Init's refusals say their kind: a taken directory AlreadyExists (with its
+// path), a bad name or framework InvalidInput.
+func TestInitErrorKinds(t *testing.T) {
+	parent := t.TempDir()
+	ctx := context.Background()
+	if _, err := Init(ctx, InitOptions{Name: "demo", Framework: "xgboost", Parent: parent}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Init(ctx, InitOptions{Name: "demo", Framework: "xgboost", Parent: parent})
+	if errkind.Of(err) != errkind.AlreadyExists || errkind.DetailsOf(err)["target_path"] != filepath.Join(parent, "demo_xgboost") {
+		t.Errorf("exists: %q %v", errkind.Of(err), errkind.DetailsOf(err))
+	}
+	for _, o := range []InitOptions{{Name: "../x", Framework: "xgboost", Parent: parent}, {Name: "x", Framework: "bedrock", Parent: parent}} {
+		if _, err := Init(ctx, o); errkind.Of(err) != errkind.InvalidInput {
+			t.Errorf("%+v: %v has kind %q", o, err, errkind.Of(err))
+		}
 	}
 }
