@@ -14,8 +14,7 @@ const answerBudget = 16 << 10
 // overBudget are the tools with an example whose answer is still larger
 // than answerBudget. The list only shrinks: give the tool a detail or
 // paging argument (default small) and take it out.
-var overBudget = []string{
-}
+var overBudget = []string{}
 
 // budgetCheck measures the answers of TestExampleAnswers against
 // answerBudget and holds overBudget to what it sees.

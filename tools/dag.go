@@ -179,7 +179,11 @@ func dagAppendIf(w []string, s string) []string {
 	return w
 }
 
-func dagConstruct(ctx context.Context, a dagConstructArgs) (*envelope.ToolResult, error) {
+// DagConstructData is the data of dag.construct: the DAG in the serialized
+// DAG format.
+type DagConstructData = dag.File
+
+func dagConstruct(ctx context.Context, a dagConstructArgs) (*envelope.Result[DagConstructData], error) {
 	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
@@ -191,13 +195,27 @@ func dagConstruct(ctx context.Context, a dagConstructArgs) (*envelope.ToolResult
 	} else if f.Statistics.HasCycles {
 		w = append(w, "DAG does not sort: a node waits on an edge from an undeclared node — it is not a valid pipeline topology")
 	}
-	return envelope.OK(f).WithWarnings(w...).
+	return envelope.Success(*f).WithWarnings(w...).
 		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()).
 		WithNextSteps(envelope.NextStep{Tool: "dag.validate_integrity", When: "before using the DAG", Why: "checks cycles, typos in edges and unknown step types",
 			ArgsHint: a.hint(d)}), nil
 }
 
-func dagValidateIntegrity(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, error) {
+// DagValidateIntegrityData is the data of dag.validate_integrity: whether
+// the DAG is valid, its issues by category and, for nodes whose step type
+// the catalog does not know, the closest step types.
+type DagValidateIntegrityData struct {
+	IsValid         bool       `json:"is_valid"`
+	Issues          dag.Issues `json:"issues"`
+	IssueCategories []string   `json:"issue_categories"`
+	NodeCount       int        `json:"node_count"`
+	EdgeCount       int        `json:"edge_count"`
+	// MissingStepSuggestions (with unknown step types) maps each of the
+	// first unknown nodes to the closest step types.
+	MissingStepSuggestions map[string][]string `json:"missing_step_suggestions,omitempty"`
+}
+
+func dagValidateIntegrity(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagValidateIntegrityData], error) {
 	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
@@ -211,19 +229,14 @@ func dagValidateIntegrity(ctx context.Context, a dagCheckArgs) (*envelope.ToolRe
 
 // dagIntegrityResult checks d against cat (nil: no catalog checks, warn
 // says why); hint is the DAG argument its next steps pass on.
-func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, hint map[string]any) *envelope.ToolResult {
+func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, hint map[string]any) *envelope.Result[DagValidateIntegrityData] {
 	var opts dag.ValidateOptions
 	if cat != nil {
 		opts.StepKnown = func(n string) bool { _, _, ok := cat.ResolveNode(catalog.NodeName(n)); return ok }
 	}
 	issues := d.Validate(opts)
-	data := map[string]any{
-		"is_valid":         issues.Valid(),
-		"issues":           issues,
-		"issue_categories": issues.Categories(),
-		"node_count":       d.NodeCount(),
-		"edge_count":       d.EdgeCount(),
-	}
+	data := DagValidateIntegrityData{IsValid: issues.Valid(), Issues: issues, IssueCategories: nonNilStrings(issues.Categories()),
+		NodeCount: d.NodeCount(), EdgeCount: d.EdgeCount()}
 	if cat != nil && len(issues[dag.CategoryMissing]) > 0 {
 		// Closest is a fuzzy search over the catalog: suggest for the first
 		// few unknown nodes only, so a huge DAG of unknown names stays fast.
@@ -241,9 +254,9 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 				}
 			}
 		}
-		data["missing_step_suggestions"] = sugg
+		data.MissingStepSuggestions = sugg
 	}
-	res := envelope.OK(data).WithWarnings(dagAppendIf(dagDuplicateWarnings(d), warn)...).WithVerdict(issues.Valid())
+	res := envelope.Success(data).WithWarnings(dagAppendIf(dagDuplicateWarnings(d), warn)...).WithVerdict(issues.Valid())
 	if issues.Valid() {
 		return res.WithNextSteps(
 			envelope.NextStep{Tool: "validate.deps_resolve", When: "next", Why: "checks that every required input finds an upstream output along the edges",
@@ -258,39 +271,14 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 }
 
 // dagPortResolution resolves the nodes the catalog knows along the DAG's
-// edges, without failing on unknown nodes: it returns per-node consumers
-// (only for known nodes) and the unknown nodes in order.
+// edges, without failing on unknown nodes (deps.ResolveKnown): it returns
+// per-node consumers (only for known nodes) and the unknown nodes in order.
 func dagPortResolution(ctx context.Context, d *dag.PipelineDAG, cat *catalog.Catalog) (map[string]*deps.Consumer, []string, error) {
-	steps := map[string]*catalog.Step{}
-	var unknown []string
-	lookup := deps.CatalogLookup(cat)
-	for _, n := range d.Nodes() {
-		if s, err := lookup(n); err == nil {
-			steps[n] = s
-		} else {
-			unknown = append(unknown, n)
-		}
+	p, err := deps.ResolveKnown(ctx, d, deps.CatalogLookup(cat))
+	if err != nil {
+		return nil, nil, err
 	}
-	r := deps.NewResolver()
-	out := make(map[string]*deps.Consumer, len(steps))
-	for i, n := range d.Nodes() {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		s, ok := steps[n]
-		if !ok {
-			continue
-		}
-		var parents []deps.Node
-		for _, p := range d.DeclaredParents(n) {
-			parents = append(parents, deps.Node{Name: p, Step: steps[p]}) // nil step: an unknown parent offers nothing
-		}
-		c := r.ResolveConsumer(deps.Node{Name: n, Step: s}, parents)
-		out[n] = &c
-	}
-	return out, unknown, nil
+	return p.Consumers, p.Unknown, nil
 }
 
 func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, error) {
@@ -369,7 +357,15 @@ func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, 
 	}).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
 }
 
-func dagDependencies(ctx context.Context, a dagDependenciesArgs) (*envelope.ToolResult, error) {
+// DagDependenciesData is the data of dag.dependencies: one node's parents
+// (dependencies) and children (dependents).
+type DagDependenciesData struct {
+	Node         string   `json:"node"`
+	Dependencies []string `json:"dependencies"`
+	Dependents   []string `json:"dependents"`
+}
+
+func dagDependencies(ctx context.Context, a dagDependenciesArgs) (*envelope.Result[DagDependenciesData], error) {
 	if strings.TrimSpace(a.Node) == "" {
 		return nil, envelope.InvalidInput("'node' must be a non-empty string")
 	}
@@ -387,28 +383,31 @@ func dagDependencies(ctx context.Context, a dagDependenciesArgs) (*envelope.Tool
 			WithRemedy("use one of the DAG's nodes (details.available_nodes)")
 	}
 	parents, children := nonNilStrings(d.Parents(a.Node)), nonNilStrings(d.Children(a.Node))
-	return envelope.OK(map[string]any{
-		"node":         a.Node,
-		"dependencies": parents,
-		"dependents":   children,
-	}).WithWarnings(dagWarnings(d)...), nil
+	return envelope.Success(DagDependenciesData{Node: a.Node, Dependencies: parents, Dependents: children}).WithWarnings(dagWarnings(d)...), nil
 }
 
-func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult, error) {
+// DagSerializeData is the data of dag.serialize: the JSON text, or the
+// path of the file written (with output_file), and the DAG's size.
+type DagSerializeData struct {
+	JSON      string `json:"json,omitempty"`
+	Path      string `json:"path,omitempty"`
+	NodeCount int    `json:"node_count"`
+	EdgeCount int    `json:"edge_count"`
+}
+
+func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.Result[DagSerializeData], error) {
 	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	counts := func(m map[string]any) map[string]any {
-		m["node_count"], m["edge_count"] = d.NodeCount(), d.EdgeCount()
-		return m
-	}
+	data := DagSerializeData{NodeCount: d.NodeCount(), EdgeCount: d.EdgeCount()}
 	if a.OutputFile == "" {
 		b, err := dag.NewFile(d, a.Metadata, time.Now()).Encode(a.Pretty)
 		if err != nil {
 			return nil, err
 		}
-		return envelope.OK(counts(map[string]any{"json": string(b)})).WithWarnings(dagWarnings(d)...), nil
+		data.JSON = string(b)
+		return envelope.Success(data).WithWarnings(dagWarnings(d)...), nil
 	}
 	path, err := registry.ResolveWritePath(ctx, a.OutputFile)
 	if err != nil {
@@ -422,11 +421,25 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.ToolResult
 		}
 		return nil, registry.FileError("output_file", a.OutputFile, err)
 	}
-	return envelope.OK(counts(map[string]any{"path": path})).WithWarnings(dagWarnings(d)...).
+	data.Path = path
+	return envelope.Success(data).WithWarnings(dagWarnings(d)...).
 		WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the DAG is ready for configs", Why: "pass the file as dag_file", ArgsHint: map[string]any{"dag_file": path}}), nil
 }
 
-func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.ToolResult, error) {
+// DagDeserializeData is the data of dag.deserialize: a DAG file's graph
+// and its other fields as stored.
+type DagDeserializeData struct {
+	Nodes    []string       `json:"nodes"`
+	Edges    [][]string     `json:"edges"`
+	Stats    map[string]any `json:"stats"`
+	Metadata map[string]any `json:"metadata"`
+	// CreatedAt is as written (usually an ISO-8601 string; null when absent).
+	CreatedAt   any    `json:"created_at"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+}
+
+func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.Result[DagDeserializeData], error) {
 	if strings.TrimSpace(a.DAGFile) == "" {
 		return nil, envelope.InvalidInput("'dag_file' must be a non-empty string")
 	}
@@ -441,18 +454,9 @@ func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.ToolRe
 		}
 		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("dag_file", a.DAGFile)
 	}
-	data := map[string]any{
-		"nodes":      d.Nodes(),
-		"edges":      d.EdgePairs(),
-		"stats":      info.Statistics,
-		"metadata":   info.Metadata,
-		"created_at": info.CreatedAt,
-		"version":    info.Version,
-	}
-	if info.Description != "" {
-		data["description"] = info.Description
-	}
-	return envelope.OK(data).WithWarnings(dagWarnings(d)...).
+	data := DagDeserializeData{Nodes: nonNilStrings(d.Nodes()), Edges: nonNilList(d.EdgePairs()), Stats: info.Statistics,
+		Metadata: info.Metadata, CreatedAt: info.CreatedAt, Version: info.Version, Description: info.Description}
+	return envelope.Success(data).WithWarnings(dagWarnings(d)...).
 		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()), nil
 }
 
