@@ -24,7 +24,7 @@ var Axes = []string{AxisSageMakerStepType, AxisStepAssembly}
 
 // AxisDescriptions say what each axis routes on.
 var AxisDescriptions = map[string]string{
-	AxisSageMakerStepType: "The SageMaker verb of a non-Processing step (Training, CreateModel, Transform, RegisterModel, Tuning): one builder each.",
+	AxisSageMakerStepType: "The SageMaker verb of a non-Processing step (the compiler's builders but Processing's: Training, CreateModel, Transform, ...): one builder each.",
 	AxisStepAssembly:      "How a Processing step is assembled (patterns.step_assembly in its step file): code or step_args.",
 }
 
