@@ -125,8 +125,13 @@ type OutputPort struct {
 	// URIJoin, when set, says the output's S3 URI is not the property itself but
 	// Std:Join("/", [<the step's output path>, Get(property_path), URIJoin...]);
 	// a tuning step's best model is the only user today.
-	URIJoin     []string `yaml:"uri_join,omitempty" json:"uri_join,omitempty"`
-	Description string   `yaml:"description,omitempty" json:"description"`
+	URIJoin []string `yaml:"uri_join,omitempty" json:"uri_join,omitempty"`
+	// ReportFile names a JSON report inside the output (a path relative to
+	// it, e.g. metrics.json) that a quality gate downstream may read: the
+	// compiler declares it as the step's property file and the gate's
+	// condition reads it with Std:JsonGet. Processing outputs only.
+	ReportFile  string `yaml:"report_file,omitempty" json:"report_file,omitempty"`
+	Description string `yaml:"description,omitempty" json:"description"`
 }
 
 // Compute describes the SageMaker compute a step uses. Every value the

@@ -655,6 +655,13 @@ func validatePorts(c *collector, st *Step) {
 				c.add(p+".property_path", "%q is not a property of a %s step (one of %s)", root, st.Verb, strings.Join(vi.PropertyRoots, ", "))
 			}
 		}
+		switch rf := out.ReportFile; {
+		case rf == "":
+		case st.Verb != VerbProcessing:
+			c.add(p+".report_file", "only a Processing output may hold a report (property files are declared on Processing steps)")
+		case strings.HasPrefix(rf, "/") || strings.Contains("/"+rf+"/", "/../") || !strings.HasSuffix(rf, ".json"):
+			c.add(p+".report_file", "%q must be a .json file path relative to the output", rf)
+		}
 		for j, seg := range out.URIJoin {
 			if strings.TrimSpace(seg) == "" || strings.Contains(seg, "/") {
 				c.add(fmt.Sprintf("%s.uri_join[%d]", p, j), "must be one non-empty path segment")

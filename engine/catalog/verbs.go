@@ -19,6 +19,7 @@ const (
 	VerbTransform     Verb = "Transform"
 	VerbRegisterModel Verb = "RegisterModel"
 	VerbTuning        Verb = "Tuning"
+	VerbCondition     Verb = "Condition"
 )
 
 // ScriptRule says whether a step of a verb runs a script of its own.
@@ -121,6 +122,12 @@ var verbs = []VerbInfo{
 		NeedsInstanceType: true, NeedsInstanceCount: true, Training: true, Exemplar: "XGBoostTuning", Label: "TUNING_STEP",
 		Defaults: VerbDefaults{ImageScope: "training", InstanceType: "training_instance_type", Count: "training_instance_count", Vol: "training_volume_size",
 			FwVersion: "framework_version", PyVersion: "py_version", EntryPoint: "training_entry_point", SourceDir: "effective_source_dir", MaxRuntime: "max_runtime_seconds"}},
+	// A Condition step runs no job: it reads an upstream step's report (a
+	// property file) and decides whether the steps downstream of it run.
+	// Its only property is its Outcome.
+	{Verb: VerbCondition, FieldSet: "base", ComputeKinds: []string{"condition"}, Script: ScriptNone,
+		PropertyRoots: []string{"Outcome"}, Control: true, Exemplar: "ModelQualityGate", Label: "CONDITION_STEP",
+		Defaults: VerbDefaults{Framework: "none"}},
 }
 
 // Verbs lists every verb in a stable order (the table's).

@@ -63,6 +63,12 @@ type buildEnv struct {
 	fs           *safefs.FS // where local paths are checked
 	warnings     []string
 	params       map[string]Parameter // every pipeline parameter by name: the defaults and those the configs declare
+	nodes        map[string]*nodePlan // every node of the compile, by DAG node
+	// propertyFiles are the property files gates declare, by the SageMaker
+	// name of the step whose output holds them.
+	propertyFiles map[string][]PropertyFile
+	// failSteps are the Fail steps gates emit: step name -> gate node.
+	failSteps map[string]string
 }
 
 func (e *buildEnv) warnf(format string, args ...any) {

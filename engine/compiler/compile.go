@@ -92,6 +92,9 @@ type Report struct {
 	DAGEdges      int          `json:"dag_edges"`
 	Nodes         []NodeReport `json:"nodes"` // in step (topological) order
 	AvgConfidence float64      `json:"avg_confidence"`
+	// Branches are the gates of the DAG, each with the steps of its
+	// branches, in topological order of the gates.
+	Branches []BranchReport `json:"branches,omitempty"`
 }
 
 // NodeReport is how one node was compiled: which config it took, which
@@ -110,6 +113,9 @@ type NodeReport struct {
 	Inputs      []*Binding `json:"inputs"`
 	Unbound     []Unbound  `json:"unbound,omitempty"`
 	DependsOn   []string   `json:"depends_on"`
+	// Branch is the gate whose branch holds the node (its innermost one):
+	// the node's step runs only when that gate passes. "" at the top.
+	Branch string `json:"branch,omitempty"`
 }
 
 // Unbound is an input of a step that nothing feeds.
@@ -197,6 +203,9 @@ func prepare(ctx context.Context, in Input) (*plan, error) {
 		pl.first = cs[0]
 	}
 	if err := pl.checkStepNames(); err != nil {
+		return nil, err
+	}
+	if _, err := pl.branches(); err != nil {
 		return nil, err
 	}
 	if err := pl.resolveDeps(ctx); err != nil {
@@ -518,14 +527,21 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if err != nil {
 		return nil, nil, err
 	}
+	branches, err := pl.branches()
+	if err != nil {
+		return nil, nil, err
+	}
 	env := &buildEnv{
-		prefix:       pl.prefix(),
-		roleOverride: pl.in.Role,
-		baseDir:      pl.baseDir(),
-		images:       images,
-		artifacts:    newArtifactSet(pl.in.FS),
-		fs:           pl.in.FS,
-		params:       make(map[string]Parameter, len(params)),
+		prefix:        pl.prefix(),
+		roleOverride:  pl.in.Role,
+		baseDir:       pl.baseDir(),
+		images:        images,
+		artifacts:     newArtifactSet(pl.in.FS),
+		fs:            pl.in.FS,
+		params:        make(map[string]Parameter, len(params)),
+		nodes:         pl.nodes,
+		propertyFiles: map[string][]PropertyFile{},
+		failSteps:     map[string]string{},
 	}
 	for _, p := range params {
 		env.params[p.Name] = p // a config may refer to a default parameter too (VPC_SUBNET, ...)
@@ -567,6 +583,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	if len(report.Nodes) > 0 {
 		report.AvgConfidence = conf / float64(len(report.Nodes))
 	}
+	pl.nestBranches(env, def, branches, report)
 	def.Parameters = env.usedParameters(def)
 	role := pl.in.Role
 	if role == "" {

@@ -63,13 +63,35 @@ func DefaultExperimentConfig() *ExperimentConfig {
 }
 
 // Step is one step of the definition. Arguments is one of the *Arguments
-// types of this file, shaped like the matching SageMaker API request.
+// types of the builders, shaped like the matching SageMaker API request
+// (a Condition's holds the steps of its branches). PropertyFiles are the
+// JSON reports a Processing step's outputs hold that later steps read with
+// Std:JsonGet.
 type Step struct {
-	Name        string       `json:"Name"`
-	Type        string       `json:"Type"`
-	Arguments   any          `json:"Arguments"`
-	DependsOn   []string     `json:"DependsOn,omitempty"`
-	CacheConfig *CacheConfig `json:"CacheConfig,omitempty"`
+	Name          string         `json:"Name"`
+	Type          string         `json:"Type"`
+	Arguments     any            `json:"Arguments"`
+	DependsOn     []string       `json:"DependsOn,omitempty"`
+	CacheConfig   *CacheConfig   `json:"CacheConfig,omitempty"`
+	PropertyFiles []PropertyFile `json:"PropertyFiles,omitempty"`
+}
+
+// AllSteps returns every step of the definition, a Condition's IfSteps
+// and ElseSteps after it, in that order.
+func (d *Definition) AllSteps() []Step {
+	var out []Step
+	var walk func([]Step)
+	walk = func(steps []Step) {
+		for _, s := range steps {
+			out = append(out, s)
+			if c, ok := s.Arguments.(*ConditionArguments); ok {
+				walk(c.IfSteps)
+				walk(c.ElseSteps)
+			}
+		}
+	}
+	walk(d.Steps)
+	return out
 }
 
 // CacheConfig turns step caching on for a step.

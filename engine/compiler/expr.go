@@ -26,6 +26,39 @@ type JoinArgs struct {
 	Values []any  `json:"Values"`
 }
 
+// JSONGet is the Std:JsonGet function: the value at Path in the JSON
+// property file a step declared ({"Get": "Steps.<step>.PropertyFiles.<name>"}).
+type JSONGet struct {
+	JSONGet JSONGetArgs `json:"Std:JsonGet"`
+}
+
+// JSONGetArgs holds where a Std:JsonGet reads (a property file, else an
+// S3 URI: a literal or an expression) and the path.
+type JSONGetArgs struct {
+	PropertyFile *Get   `json:"PropertyFile,omitempty"`
+	S3Uri        any    `json:"S3Uri,omitempty"`
+	Path         string `json:"Path"`
+}
+
+// JSONGetOf reads path from a property file.
+func JSONGetOf(file Get, path string) JSONGet {
+	return JSONGet{JSONGet: JSONGetArgs{PropertyFile: &file, Path: path}}
+}
+
+// JSONGetS3 reads path from the JSON object at an S3 URI.
+func JSONGetS3(uri any, path string) JSONGet {
+	return JSONGet{JSONGet: JSONGetArgs{S3Uri: uri, Path: path}}
+}
+
+// jsonGetString renders a Std:JsonGet for ExprString.
+func jsonGetString(a JSONGetArgs) string {
+	from := ExprString(a.S3Uri)
+	if a.PropertyFile != nil {
+		from = a.PropertyFile.Get
+	}
+	return "jsonget(" + from + ", " + a.Path + ")"
+}
+
 // Param returns the reference to a pipeline parameter.
 func Param(name string) Get { return Get{Get: "Parameters." + name} }
 
@@ -48,18 +81,18 @@ func JoinOn(on string, values ...any) Join {
 	return Join{Join: JoinArgs{On: on, Values: values}}
 }
 
-// IsExpression reports whether v is a pipeline expression (Get or Join)
-// rather than a literal.
+// IsExpression reports whether v is a pipeline expression (Get, Join or
+// JsonGet) rather than a literal.
 func IsExpression(v any) bool {
 	switch v.(type) {
-	case Get, *Get, Join, *Join:
+	case Get, *Get, Join, *Join, JSONGet, *JSONGet:
 		return true
 	}
 	return false
 }
 
 // ExprString renders a value for people: literals as they are, Get as its
-// path, Join as "join(/, a, b)". It is used in reports and error messages,
+// path, Join as "join(/, a, b)", JsonGet as "jsonget(<file>, <path>)". It is used in reports and error messages,
 // never in the definition.
 func ExprString(v any) string {
 	switch e := v.(type) {
@@ -73,6 +106,10 @@ func ExprString(v any) string {
 		return joinString(e.Join)
 	case *Join:
 		return joinString(e.Join)
+	case JSONGet:
+		return jsonGetString(e.JSONGet)
+	case *JSONGet:
+		return jsonGetString(e.JSONGet)
 	}
 	return ""
 }

@@ -196,6 +196,23 @@ var kinds = []kind{
 			Describe: []string{"DescribeHyperParameterTuningJob", "ListTrainingJobsForHyperParameterTuningJob"}},
 		prefixProperties: []string{"TrainingJobDefinition.OutputDataConfig.S3OutputPath"},
 	},
+	{info: BuilderInfo{Verb: catalog.VerbCondition, Name: "ConditionStepBuilder", DefinitionType: StepTypeCondition,
+		Knobs: []Knob{
+			{Name: "metric", Source: "config", Type: "string", Doc: "JSON path of the metric in the evaluation step's report (Std:JsonGet's Path)."},
+			{Name: "comparison", Source: "config", Type: "string", Default: ">=", Doc: ">=, >, <=, <, == or In (metric against threshold); And, Or or Not (of conditions)."},
+			{Name: "threshold", Source: "config", Type: "any", Doc: "A literal, a list for In, or {{Parameters.X}}."},
+			{Name: "conditions", Source: "config", Type: "list", Doc: "The conditions And, Or or Not combine: objects of metric, comparison, threshold and conditions."},
+			{Name: "failure_message", Source: "config", Type: "string", Doc: "The Fail step's message; {metric} and {threshold} stand for their values."},
+			{Name: "report_file", Source: "config", Type: "string", Doc: "The report inside the evaluation output (else the output's report_file)."},
+			{Name: "property_file_name", Source: "config", Type: "string", Default: "EvaluationReport", Doc: "The property file declared on the evaluation step."},
+			{Name: "fail_step_name", Source: "config", Type: "string", Doc: "The Fail step's name (else <gate>-Fail)."},
+		}},
+		build: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildCondition(p) },
+		def:   DefinitionKind{Properties: []string{"Outcome"}},
+	},
+	// The Fail step of a gate's else branch (buildCondition emits it): it
+	// has no properties.
+	{info: BuilderInfo{DefinitionType: StepTypeFail}},
 }
 
 func cat(lists ...[]Knob) []Knob {

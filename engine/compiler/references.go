@@ -104,13 +104,16 @@ type refStep struct {
 //   - {"Get": "Parameters.<X>"} names a declared parameter, {"Get": "Execution.<X>"} an execution
 //     variable;
 //   - Steps.<S>.PropertyFiles.<F> is read only through Std:JsonGet's PropertyFile and names a
-//     property file S declares (PropertyFiles[].PropertyFileName);
+//     property file S declares (PropertyFiles[].PropertyFileName); a step's PropertyFiles are a
+//     Processing step's, each naming an output the step declares, a relative file path and a
+//     name of its own;
 //   - a field that needs one S3 object (a model's ModelDataUrl, a SamplePayloadUrl, a sourcedir.tar.gz) is not given
 //     a prefix: a literal ending in "/", a parameter defaulting to one, a Std:Join ending in one,
 //     or a property that is a job's output location.
 //
-// Steps nested in a Condition's IfSteps and ElseSteps follow the condition in the order. Step
-// types the table does not list (Condition, Fail, Lambda, ...) have their paths left unchecked.
+// Steps nested in a Condition's IfSteps and ElseSteps follow the condition in the order. A
+// Condition step's property is its Outcome; a Fail step has none (the kind table's Properties).
+// Step types the table does not list (Lambda, EMR, ...) have their paths left unchecked.
 func CheckReferences(def *Definition) ([]ReferenceProblem, error) {
 	b, err := def.Marshal(false)
 	if err != nil {
@@ -141,6 +144,7 @@ func CheckReferencesJSON(definition []byte) ([]ReferenceProblem, error) {
 	c.flatten(asList(doc["Steps"]))
 	for i, st := range c.steps {
 		c.cur = i
+		c.checkPropertyFiles(st)
 		for _, key := range mapkeys.Sorted(st.raw) {
 			switch key {
 			case "Name", "Type", "DependsOn", "DisplayName", "Description":
@@ -371,6 +375,10 @@ func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
 		c.add(RefMalformed, field, g, "malformed property path %s: %v", path, err)
 		return
 	}
+	if len(shape.Paths) == 0 {
+		c.add(RefNoProperty, field, g, "%s: a %s step has no properties", path, prod.typ)
+		return
+	}
 	if !shape.has(segs) {
 		c.add(RefNoProperty, field, g, "%s is not a property of a %s step (its properties are the fields of %s)%s",
 			path, prod.typ, strings.Join(shape.From, " and "), shape.hint(segs))
@@ -383,6 +391,42 @@ func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
 			c.add(RefNoOutput, field, g, "step %s declares no output %q (its outputs are %s)", step, *ix.key, listOrNone(outs))
 		case ix.n != nil && *ix.n >= len(outs):
 			c.add(RefNoOutput, field, g, "step %s has %d outputs; index %d is past them", step, len(outs), *ix.n)
+		}
+	}
+}
+
+// checkPropertyFiles checks a step's PropertyFiles: only a Processing step
+// declares them, each on an output it has, with a relative file path and a
+// name of its own.
+func (c *refChecker) checkPropertyFiles(st refStep) {
+	pfs := asList(st.raw["PropertyFiles"])
+	if len(pfs) == 0 {
+		return
+	}
+	if st.typ != "Processing" {
+		c.add(RefPropertyFile, "PropertyFiles", "", "a %s step declares no property files: they name an output of a Processing step", st.typ)
+		return
+	}
+	outs := processingOutputNames(st.raw)
+	seen := map[string]bool{}
+	for i, x := range pfs {
+		field := "PropertyFiles[" + strconv.Itoa(i) + "]"
+		m, _ := x.(map[string]any)
+		name, _ := m["PropertyFileName"].(string)
+		out, _ := m["OutputName"].(string)
+		file, _ := m["FilePath"].(string)
+		switch {
+		case name == "":
+			c.add(RefPropertyFile, field+".PropertyFileName", "", "a property file needs a name")
+		case seen[name]:
+			c.add(RefPropertyFile, field+".PropertyFileName", name, "property file %s is declared twice", name)
+		}
+		seen[name] = true
+		if !slices.Contains(outs, out) {
+			c.add(RefNoOutput, field+".OutputName", out, "property file %s names output %q, which the step does not declare (its outputs are %s)", name, out, listOrNone(outs))
+		}
+		if file == "" || strings.HasPrefix(file, "/") || strings.Contains("/"+file+"/", "/../") {
+			c.add(RefPropertyFile, field+".FilePath", file, "property file %s needs a file path relative to its output, not %q", name, file)
 		}
 	}
 }

@@ -28,6 +28,7 @@ var placeholderByName = map[string]any{
 	"label_name":          "label",
 	"id_name":             "id",
 	"data_source":         "s3://replace-me-bucket/data/",
+	"threshold":           0.5,
 	"search_space":        map[string]any{"continuous": map[string]any{"replace_me_hyperparameter": []any{0.0, 1.0}}},
 }
 

@@ -48,6 +48,8 @@ var known = map[string]any{
 	},
 	"transform_spec": map[string]any{"transform_sql": "SELECT * FROM RAW_MDS"},
 	"strata_column":  "label",
+	"metric":         "auc_roc",
+	"threshold":      0.7,
 	"image_uri":      "123456789012.dkr.ecr.us-east-1.amazonaws.com/cursus-lightgbm:4.6.0",
 	"search_space": map[string]any{
 		"continuous": []any{map[string]any{"name": "eta", "min": 0.05, "max": 0.5, "scaling": "Logarithmic"}},

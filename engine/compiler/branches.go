@@ -1,0 +1,106 @@
+package compiler
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/cursus-go/cursus/engine/dag"
+)
+
+// This file places the steps of a gated DAG: the nodes downstream of a
+// gate (a node of a control verb: the quality gate's Condition) go into
+// the Condition step's IfSteps, as the SageMaker SDK nests them, and
+// steps nest as the gates do.
+
+// BranchReport is one gate of a compile: the Condition step, the steps of
+// its branches and the gate it sits in.
+type BranchReport struct {
+	Gate          string   `json:"gate"`                  // the DAG node
+	ConditionStep string   `json:"condition_step"`        // its SageMaker step name
+	Parent        string   `json:"parent_gate,omitempty"` // the gate whose branch holds it
+	IfSteps       []string `json:"if_steps"`              // run when the condition holds
+	ElseSteps     []string `json:"else_steps"`            // run when it does not: the Fail step
+}
+
+// branches returns the DAG's branches (dag.Branches with the nodes whose
+// step is of a control verb as gates); a node under two unrelated gates is
+// an *InvalidDAGError.
+func (pl *plan) branches() ([]dag.Branch, error) {
+	b, err := pl.dag.Branches(func(n string) bool {
+		np := pl.nodes[n]
+		return np != nil && np.Step.Info().Control
+	})
+	var bc *dag.BranchConflictError
+	if errors.As(err, &bc) {
+		return nil, &InvalidDAGError{Reason: bc.Error(), Nodes: append([]string{bc.Node}, bc.Gates...)}
+	}
+	return b, err
+}
+
+// nestBranches attaches the property files gates declare to the steps
+// that write them and moves the steps of each gate's branch into its
+// Condition step: a step in a branch no longer lists the gate in
+// DependsOn (it sits inside it), and a Condition step does not list the
+// step whose report it reads (its Std:JsonGet says so). Steps that did not
+// build are left out; a branch whose gate did not build stays at the top.
+func (pl *plan) nestBranches(env *buildEnv, def *Definition, branches []dag.Branch, report *Report) {
+	for i := range def.Steps {
+		if pf := env.propertyFiles[def.Steps[i].Name]; len(pf) > 0 {
+			def.Steps[i].PropertyFiles = pf
+		}
+	}
+	if len(branches) == 0 {
+		return
+	}
+	gateStep := map[string]bool{}
+	for _, b := range branches {
+		gateStep[string(pl.nodes[b.Gate].Name)] = true
+	}
+	at := map[string]int{} // SageMaker step name -> index in def.Steps
+	for i := range def.Steps {
+		st := &def.Steps[i]
+		at[st.Name] = i
+		st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n string) bool { return gateStep[n] })
+		if _, isCond := st.Arguments.(*ConditionArguments); isCond {
+			for _, np := range pl.nodes {
+				if string(np.Name) == st.Name {
+					if bd, ok := np.Bound[gateInput]; ok {
+						st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n string) bool { return n == bd.ProviderStep })
+					}
+				}
+			}
+		}
+		if len(st.DependsOn) == 0 {
+			st.DependsOn = nil
+		}
+	}
+	moved := map[string]bool{}
+	for _, b := range branches {
+		ci, ok := at[string(pl.nodes[b.Gate].Name)]
+		if !ok {
+			continue
+		}
+		args := def.Steps[ci].Arguments.(*ConditionArguments)
+		br := BranchReport{Gate: b.Gate, ConditionStep: def.Steps[ci].Name, Parent: b.Parent, IfSteps: []string{}, ElseSteps: []string{}}
+		for _, n := range b.Nodes {
+			name := string(pl.nodes[n].Name)
+			if i, ok := at[name]; ok {
+				args.IfSteps = append(args.IfSteps, def.Steps[i])
+				moved[name] = true
+				br.IfSteps = append(br.IfSteps, name)
+			}
+		}
+		for _, s := range args.ElseSteps {
+			br.ElseSteps = append(br.ElseSteps, s.Name)
+		}
+		report.Branches = append(report.Branches, br)
+	}
+	// Nested Condition steps were copied into their parent's IfSteps before
+	// or after their own IfSteps were filled: their Arguments are shared
+	// pointers, so both copies see them.
+	def.Steps = slices.DeleteFunc(def.Steps, func(s Step) bool { return moved[s.Name] })
+	in := dag.InBranch(branches)
+	for i := range report.Nodes {
+		report.Nodes[i].Branch = in[report.Nodes[i].Node]
+	}
+}
