@@ -48,7 +48,7 @@ func CompileNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, compileDefinition),
 		registry.New("compile.with_report", registry.Spec{
-			Description: "Compiles a DAG and reports, per node, the config key and class, step type, builder, SageMaker step name, resolution confidence and where every input comes from (provider, output, score). Never deploys.",
+			Description: "Compiles a DAG and reports, per node, the config key and class, step type, builder, SageMaker step name, resolution confidence and where every input comes from (provider, output, score); branches lists each quality gate's Condition step with the steps of its IfSteps and ElseSteps, and each node inside a branch names its gate. Never deploys.",
 			When:        "you need to explain or debug how a DAG was wired and compiled",
 			Examples:    []string{`compile.with_report {"dag_file": "examples/pytorch-batch-transform/dag.json", "config_file": "examples/pytorch-batch-transform/config.json"}`},
 			Tags:        []string{registry.PhaseProgrammer},
@@ -327,6 +327,9 @@ func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 			"config_key": n.ConfigKey, "config_type": n.ConfigClass, "builder_type": n.Builder, "confidence": n.Confidence,
 			"method": n.Method, "step_type": n.StepType, "sagemaker_step_name": n.StepName, "sagemaker_step_type": n.Verb,
 		}
+		if n.Branch != "" {
+			details[n.Node].(map[string]any)["branch"] = n.Branch
+		}
 		if n.Confidence < compiler.LowConfidence {
 			warnings = append(warnings, fmt.Sprintf("node %s resolved with low confidence %.2f", n.Node, n.Confidence))
 		}
@@ -342,6 +345,9 @@ func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 		"step_count":         len(steps),
 		"nodes":              r.Nodes,
 		"summary":            fmt.Sprintf("Compiled %d steps into pipeline %s (average confidence %.2f)", len(steps), res.PipelineName, r.AvgConfidence),
+	}
+	if len(r.Branches) > 0 {
+		data["branches"] = r.Branches
 	}
 	return envelope.OK(data).WithWarnings(warnings...).WithMeta("step_count", len(steps)), nil
 }

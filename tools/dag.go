@@ -42,7 +42,7 @@ func DAGNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, dagValidateIntegrity),
 		registry.New("dag.resolve_plan", registry.Spec{
-			Description: "Computes the execution plan of a DAG: the topological execution order (the compiled pipeline's step order: Kahn, first-in-first-out, node order breaking ties), each step's parents, and a data-flow map of which parent output feeds which input (from the dependency resolver, for nodes the step catalog knows). A cycle is invalid_input.",
+			Description: "Computes the execution plan of a DAG: the topological execution order (the compiled pipeline's step order: Kahn, first-in-first-out, node order breaking ties), each step's parents, and a data-flow map of which parent output feeds which input (from the dependency resolver, for nodes the step catalog knows); branches lists each quality gate with the nodes that run only when it passes (a gate's edges carry no data; when it fails, its Fail step ends the run). A cycle is invalid_input.",
 			When:        "you need the order steps will run in and what feeds what before compiling",
 			Examples: []string{
 				`dag.resolve_plan {` + threeStep + `}  # order + data flow`,
@@ -75,7 +75,7 @@ func DAGNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, dagDeserialize),
 		registry.New("dag.render", registry.Spec{
-			Description: "Draws a DAG as Mermaid flowchart text. When the step catalog knows the nodes, each edge is labelled with the ports it binds (provider output -> consumer input, from the dependency resolver); nodes with a required input left unbound, unknown steps and undeclared edge endpoints are marked.",
+			Description: "Draws a DAG as Mermaid flowchart text. When the step catalog knows the nodes, each edge is labelled with the ports it binds (provider output -> consumer input, from the dependency resolver); nodes with a required input left unbound, unknown steps and undeclared edge endpoints are marked. A quality gate is drawn as a decision: its edges to the nodes it guards are labelled pass, a fail edge leads to its Fail step, and branches lists the nodes each gate guards.",
 			When:        "you or a person want to look at a DAG and see what each edge carries",
 			Examples: []string{
 				`dag.render {` + threeStep + `}  # Mermaid text with port labels`,
@@ -349,12 +349,44 @@ func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, 
 		}
 		flow[n] = m
 	}
-	return envelope.OK(map[string]any{
+	data := map[string]any{
 		"execution_order": order,
 		"step_configs":    stepConfigs,
 		"dependencies":    dependencies,
 		"data_flow_map":   flow,
-	}).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
+	}
+	if cat != nil {
+		branches, warn := dagBranches(d, cat)
+		warnings = dagAppendIf(warnings, warn)
+		if len(branches) > 0 {
+			data["branches"] = branches
+		}
+	}
+	return envelope.OK(data).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
+}
+
+// dagBranch is one gate of a DAG as dag.resolve_plan and dag.render show
+// it: the nodes that run when it passes; when it fails its Fail step ends
+// the run.
+type dagBranch struct {
+	Gate       string   `json:"gate"`
+	ParentGate string   `json:"parent_gate,omitempty"`
+	IfNodes    []string `json:"if_nodes"`
+	Else       string   `json:"else"`
+}
+
+// dagBranches returns the DAG's gates (deps.Branches) and a warning when
+// they cannot nest.
+func dagBranches(d *dag.PipelineDAG, cat *catalog.Catalog) ([]dagBranch, string) {
+	bs, err := deps.Branches(d, deps.CatalogLookup(cat))
+	if err != nil {
+		return nil, err.Error()
+	}
+	out := make([]dagBranch, len(bs))
+	for i, b := range bs {
+		out[i] = dagBranch{Gate: b.Gate, ParentGate: b.Parent, IfNodes: b.Nodes, Else: "fail: the gate's Fail step ends the run with its message"}
+	}
+	return out, ""
 }
 
 // DagDependenciesData is the data of dag.dependencies: one node's parents
@@ -469,11 +501,13 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 	var consumers map[string]*deps.Consumer
 	var unknown []string
 	catOK := false
+	var cat *catalog.Catalog
 	if a.ShowPorts {
-		cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
+		c, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
 		if err != nil {
 			return nil, err
 		}
+		cat = c
 		warnings = dagAppendIf(warnings, warn)
 		if cat != nil {
 			catOK = true
@@ -483,8 +517,14 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 			}
 		}
 	}
-	text, edges, unresolved := dagMermaid(d, a.Direction, consumers, unknown)
-	return envelope.OK(map[string]any{
+	var branches []dagBranch
+	if catOK {
+		var warn string
+		branches, warn = dagBranches(d, cat)
+		warnings = dagAppendIf(warnings, warn)
+	}
+	text, edges, unresolved := dagMermaid(d, a.Direction, consumers, unknown, branches)
+	data := map[string]any{
 		"format":            "mermaid",
 		"mermaid":           text,
 		"node_count":        d.NodeCount(),
@@ -494,7 +534,11 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, erro
 		"unresolved_inputs": unresolved,
 		"undeclared_nodes":  nonNilStrings(d.UndeclaredEndpoints()),
 		"ports_shown":       catOK,
-	}).WithWarnings(warnings...), nil
+	}
+	if len(branches) > 0 {
+		data["branches"] = branches
+	}
+	return envelope.OK(data).WithWarnings(warnings...), nil
 }
 
 // dagRenderedEdge is one edge of dag.render's data with the ports it binds.
@@ -512,7 +556,10 @@ type dagBoundPort struct {
 
 // dagMermaid draws the flowchart. Node ids are n<i> in node order (u<i> for
 // undeclared endpoints) so any node name is safe; names are quoted labels.
-func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps.Consumer, unknown []string) (string, []dagRenderedEdge, []string) {
+//
+// A gate (branches) is drawn as a decision: its edges are labelled pass,
+// and a fail edge leads to its Fail step, which ends the run.
+func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps.Consumer, unknown []string, branches []dagBranch) (string, []dagRenderedEdge, []string) {
 	if direction == "" {
 		direction = "TD"
 	}
@@ -525,10 +572,20 @@ func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps
 	}
 	var unresolved []string
 	var warnNodes, unknownNodes, undeclaredNodes []string
+	gate := map[string]bool{}
+	for _, br := range branches {
+		gate[br.Gate] = true
+	}
+	var gateNodes []string
 	for i, n := range d.Nodes() {
 		id := fmt.Sprintf("n%d", i)
 		ids[n] = id
-		fmt.Fprintf(&b, "    %s[\"%s\"]\n", id, dagMermaidText(n))
+		if gate[n] {
+			fmt.Fprintf(&b, "    %s{\"%s\"}\n", id, dagMermaidText(n))
+			gateNodes = append(gateNodes, id)
+		} else {
+			fmt.Fprintf(&b, "    %s[\"%s\"]\n", id, dagMermaidText(n))
+		}
 		if c, ok := consumers[n]; ok {
 			for _, u := range c.Unbound {
 				if u.Missing() {
@@ -561,7 +618,9 @@ func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps
 		}
 		edges = append(edges, re)
 		label := ""
-		if len(re.Ports) > 0 {
+		if gate[e.From] {
+			label = "pass"
+		} else if len(re.Ports) > 0 {
 			parts := make([]string, len(re.Ports))
 			for i, p := range re.Ports {
 				if p.Output == p.Input {
@@ -580,10 +639,17 @@ func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps
 			fmt.Fprintf(&b, "    %s --> %s\n", ids[e.From], ids[e.To])
 		}
 	}
+	for i, br := range branches {
+		id := fmt.Sprintf("f%d", i)
+		fmt.Fprintf(&b, "    %s([\"%s: Fail, the run ends\"])\n", id, dagMermaidText(br.Gate))
+		fmt.Fprintf(&b, "    %s -->|\"fail\"| %s\n", ids[br.Gate], id)
+		gateNodes = append(gateNodes, id)
+	}
 	classes := []struct {
 		name, style string
 		ids         []string
 	}{
+		{"gate", "fill:#e7f1ff,stroke:#0b5ed7", gateNodes},
 		{"unresolved", "fill:#fff3cd,stroke:#d39e00", warnNodes},
 		{"unknown", "fill:#f8d7da,stroke:#c82333", unknownNodes},
 		{"undeclared", "fill:#eeeeee,stroke:#888888,stroke-dasharray: 5 5", undeclaredNodes},

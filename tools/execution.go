@@ -115,6 +115,9 @@ func runFailed(rep *localrun.Report) *envelope.ToolError {
 		msg += fmt.Sprintf("; %d step(s) that depend on it were skipped", skipped)
 	}
 	e := envelope.Errorf(envelope.CodeRunFailed, "%s", msg)
+	if f.FailStep {
+		return e.WithRemedy("the pipeline's quality gate did not pass and its Fail step ended the run (meta.details.report.branches shows the decision): improve the model, or run with another threshold (parameters) if the gate's is too strict", "compile.with_report", "config.load")
+	}
 	if f.LogTail != "" {
 		e = e.WithRemedy("read the step's log tail in meta.details.report (its whole log is in the step's log_file), fix the script or the config field it names, and run again", "author.check_script", "validate.step", "config.load")
 	} else {

@@ -118,7 +118,57 @@ func TestRunLocalExamples(t *testing.T) {
 					}
 				}
 			}
+			if name == "xgboost-gated" { // the shipped data passes the gate: the if-branch ran
+				if len(rep.Branches) != 1 || rep.Branches[0].Branch != localrun.BranchIf || len(rep.Branches[0].NotRun) != 1 || len(byType["Registration"]) != 1 {
+					t.Errorf("gate: branches %+v, registered %d", rep.Branches, len(byType["Registration"]))
+				}
+			}
 		})
+	}
+}
+
+// The gated example with a threshold no model meets: the run ends failed
+// at the Fail step, with its message (the model's AUC and the threshold),
+// and nothing after the gate ran.
+func TestRunLocalGatedFailBranch(t *testing.T) {
+	testenv.Need(t, localrun.Ready("pandas", "sklearn", "xgboost"))
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
+	work, err := os.MkdirTemp(filepath.Join(root, "testdata"), "run-local-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	var data map[string]string
+	b, err := os.ReadFile(filepath.Join(root, "examples", "xgboost-gated", "local-data.json"))
+	if err != nil || json.Unmarshal(b, &data) != nil {
+		t.Fatalf("local-data.json: %v", err)
+	}
+	rel, _ := filepath.Rel(root, work)
+	env := callTool(t, ctx, "execution.run_local", map[string]any{"dag_file": "examples/xgboost-gated/dag.json", "config_file": "examples/xgboost-gated/config.json",
+		"work_dir": rel, "data": data, "parameters": map[string]string{"AucThreshold": "1.01"}})
+	det := wantFail(t, env, envelope.CodeRunFailed)
+	var rep localrun.Report
+	remarshalT(t, det["report"], &rep)
+	if rep.Failed == nil || rep.Failed.Step != "ModelQualityGate-Fail" || !rep.Failed.FailStep ||
+		!strings.Contains(rep.Failed.Error, "The model's AUC 0.") || !strings.HasSuffix(rep.Failed.Error, "below the threshold 1.01: not registered") {
+		t.Fatalf("failed: %+v", rep.Failed)
+	}
+	if !strings.Contains(env["error"].(string), "below the threshold 1.01") {
+		t.Errorf("the error carries the Fail step's message: %v", env["error"])
+	}
+	var names []string
+	for _, s := range rep.Steps {
+		names = append(names, s.Name)
+	}
+	if len(names) != 8 || names[6] != "ModelQualityGate" || names[7] != "ModelQualityGate-Fail" {
+		t.Errorf("steps %v", names)
+	}
+	if len(rep.Branches) != 1 || rep.Branches[0].Branch != localrun.BranchElse || len(rep.Branches[0].NotRun) != 5 {
+		t.Errorf("branches %+v", rep.Branches)
 	}
 }
 

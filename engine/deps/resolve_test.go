@@ -202,3 +202,32 @@ func TestPropertyRandomDAGs(t *testing.T) {
 		}
 	}
 }
+
+// A gate's input binds to the evaluation's report output; its own edges
+// carry no data: the node after it reads from its other parents.
+func TestBranchesFindTheGates(t *testing.T) {
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dag.New([]string{"XGBoostTraining", "XGBoostModelEval_calibration", "ModelQualityGate", "XGBoostModel", "Unknown"},
+		[]dag.Edge{{From: "XGBoostTraining", To: "XGBoostModelEval_calibration"}, {From: "XGBoostModelEval_calibration", To: "ModelQualityGate"},
+			{From: "ModelQualityGate", To: "XGBoostModel"}, {From: "XGBoostTraining", To: "XGBoostModel"}, {From: "ModelQualityGate", To: "Unknown"}})
+	b, err := Branches(d, CatalogLookup(c))
+	if err != nil || len(b) != 1 || b[0].Gate != "ModelQualityGate" || !slices.Equal(b[0].Nodes, []string{"XGBoostModel", "Unknown"}) {
+		t.Fatalf("Branches = %+v, %v", b, err)
+	}
+	known := dag.New(d.Nodes()[:4], d.Edges()[:4])
+	res, err := Resolve(context.Background(), known, CatalogLookup(c))
+	var ue *UnresolvedError
+	if err != nil && !errors.As(err, &ue) { // XGBoostTraining has no data parent here
+		t.Fatal(err)
+	}
+	if bd, ok := res.Consumer("ModelQualityGate").Binding("metrics"); !ok || bd.Provider != "XGBoostModelEval_calibration" || bd.Output != "metrics_output" {
+		t.Errorf("the gate's metrics: %+v", bd)
+	}
+	m := res.Consumer("XGBoostModel")
+	if bd, ok := m.Binding("model_data"); !ok || bd.Provider != "XGBoostTraining" || !slices.Equal(m.Parents, []string{"ModelQualityGate", "XGBoostTraining"}) {
+		t.Errorf("the model after the gate: %+v parents %v", bd, m.Parents)
+	}
+}

@@ -15,8 +15,8 @@ import (
 // SageMaker does at execution time: {"Get": "Parameters.X"} (the value
 // given for the run, else the default), {"Get": "Execution.X"}, {"Get":
 // "Steps.S.<property>"} (a property of a step that already ran),
-// {"Std:Join": {"On", "Values"}} and {"Std:JsonGet": {"PropertyFile",
-// "Path"}}.
+// {"Std:Join": {"On", "Values"}} and {"Std:JsonGet": {"PropertyFile" or
+// "S3Uri", "Path"}}.
 type evaluator struct {
 	params map[string]any    // resolved parameter values
 	noDef  map[string]bool   // parameters with no default and no value given
@@ -25,6 +25,8 @@ type evaluator struct {
 	// current is the step being evaluated, for Execution.ProcessingJobName
 	// and the like.
 	current *stepState
+	// s3Path is where an S3 URI of the run is on disk (Std:JsonGet's S3Uri).
+	s3Path func(uri string) (string, error)
 }
 
 // stepState is what later steps can read of a step.
@@ -244,7 +246,21 @@ func (e *evaluator) join(v any) (any, error) {
 func (e *evaluator) jsonGet(v any) (any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("Std:JsonGet takes {PropertyFile, Path}")
+		return nil, fmt.Errorf("Std:JsonGet takes {PropertyFile, Path} or {S3Uri, Path}")
+	}
+	if u, ok := m["S3Uri"]; ok {
+		uri, err := e.str(u)
+		if err != nil {
+			return nil, fmt.Errorf("Std:JsonGet: S3Uri: %w", err)
+		}
+		if e.s3Path == nil {
+			return nil, fmt.Errorf("Std:JsonGet: S3Uri %s: no local S3", uri)
+		}
+		local, err := e.s3Path(uri)
+		if err != nil {
+			return nil, fmt.Errorf("Std:JsonGet: S3Uri %s: %w", uri, err)
+		}
+		return readJSONPath(local, uri, m)
 	}
 	var step, file string
 	switch pf := m["PropertyFile"].(type) {
@@ -261,7 +277,7 @@ func (e *evaluator) jsonGet(v any) (any, error) {
 		}
 		step, file = name, f
 	default:
-		return nil, fmt.Errorf("Std:JsonGet: PropertyFile must be a Get of Steps.<step>.PropertyFiles.<name>")
+		return nil, fmt.Errorf("Std:JsonGet: PropertyFile must be a Get of Steps.<step>.PropertyFiles.<name>, or S3Uri an S3 URI")
 	}
 	s := e.steps[step]
 	if s.status != StatusSucceeded && s.status != StatusSubstituted {
@@ -271,15 +287,21 @@ func (e *evaluator) jsonGet(v any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("Std:JsonGet: step %s has no property file %s", step, file)
 	}
+	return readJSONPath(local, fmt.Sprintf("property file %s of %s", file, step), m)
+}
+
+// readJSONPath reads the JSON file at local (what names it) and follows
+// the Std:JsonGet's Path in it.
+func readJSONPath(local, what string, m map[string]any) (any, error) {
 	// A step script wrote it: read it as a regular file of bounded size
 	// (a FIFO or a huge file in its place must not hang or exhaust the run).
 	b, err := safefs.Trusted().ReadFile(local, safefs.KindDocument)
 	if err != nil {
-		return nil, fmt.Errorf("Std:JsonGet: property file %s of %s: %w", file, step, err)
+		return nil, fmt.Errorf("Std:JsonGet: %s: %w", what, err)
 	}
 	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("Std:JsonGet: property file %s of %s is not JSON: %w", file, step, err)
+		return nil, fmt.Errorf("Std:JsonGet: %s is not JSON: %w", what, err)
 	}
 	p, _ := m["Path"].(string)
 	return jsonPath(doc, p)

@@ -117,6 +117,10 @@ func init() {
 			},
 			consumed: prefixOutput("TransformOutput.", outTransform),
 		},
+		// A Condition evaluates its conditions and picks its branch; a Fail
+		// step ends the run (conditions.go).
+		compiler.StepTypeCondition: {run: runCondition},
+		compiler.StepTypeFail:      {run: runFail},
 	}
 }
 

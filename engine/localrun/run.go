@@ -125,19 +125,24 @@ type StepResult struct {
 	Command  []string          `json:"command,omitempty"` // the container command line
 	ExitCode *int              `json:"exit_code,omitempty"`
 	Error    string            `json:"error,omitempty"`
-	// Checks lists what was verified (Model and RegisterModel steps).
-	Checks   []string `json:"checks,omitempty"`
+	// Checks lists what was verified (Model and RegisterModel steps) or
+	// evaluated (a Condition's conditions).
+	Checks []string `json:"checks,omitempty"`
+	// Outcome is a Condition step's: whether its conditions held.
+	Outcome  *bool    `json:"outcome,omitempty"`
 	LogTail  string   `json:"log_tail,omitempty"`
 	LogFile  string   `json:"log_file,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Failure names the first step that failed.
+// Failure names the first step that failed. FailStep says it is a Fail
+// step: a quality gate's condition did not hold and Error is its message.
 type Failure struct {
 	Step     string `json:"step"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Error    string `json:"error"`
 	LogTail  string `json:"log_tail,omitempty"`
+	FailStep bool   `json:"fail_step,omitempty"`
 }
 
 // Report is the outcome of a local run.
@@ -147,13 +152,15 @@ type Report struct {
 	RunDir       string `json:"run_dir"`
 	// Sandbox is the sandbox the jobs ran in; SandboxNote says why the
 	// fallback was used.
-	Sandbox     Sandbox           `json:"sandbox"`
-	SandboxNote string            `json:"sandbox_note,omitempty"`
-	Python      string            `json:"python"`
-	Succeeded   bool              `json:"succeeded"`
-	Steps       []StepResult      `json:"steps"`
-	Failed      *Failure          `json:"failed,omitempty"`
-	Parameters  map[string]string `json:"parameters"`
+	Sandbox     Sandbox      `json:"sandbox"`
+	SandboxNote string       `json:"sandbox_note,omitempty"`
+	Python      string       `json:"python"`
+	Succeeded   bool         `json:"succeeded"`
+	Steps       []StepResult `json:"steps"`
+	Failed      *Failure     `json:"failed,omitempty"`
+	// Branches are the decisions of the Condition steps, in run order.
+	Branches   []BranchTaken     `json:"branches,omitempty"`
+	Parameters map[string]string `json:"parameters"`
 	// DurationSeconds is the whole run; JobSeconds the sum of the steps'
 	// container processes; OverheadSeconds the rest (the runner's own
 	// work: compiling aside, staging, packing, checking, sandbox set-up).
@@ -182,6 +189,9 @@ type DefinitionError struct{ Problem string }
 func (e *DefinitionError) Error() string { return "the definition cannot run: " + e.Problem }
 
 type defStep struct {
+	// guard is the Condition step and branch a step nested in IfSteps or
+	// ElseSteps runs under (nil at the top level).
+	guard         *guard         `json:"-"`
 	Name          string         `json:"Name"`
 	Type          string         `json:"Type"`
 	Arguments     map[string]any `json:"Arguments"`
@@ -232,10 +242,17 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if r.notTaken(s) {
+			r.ev.steps[s.Name].status = statusNotRun
+			continue
+		}
 		sr := StepResult{Name: s.Name, Type: s.Type, StepType: r.stepType[s.Name], Outputs: map[string]string{}}
 		r.emit(Event{Step: s.Name, Type: s.Type, Index: i + 1, Total: total, Status: StatusRunning})
 		stepBegan := time.Now()
-		if why := r.blocked(s); why != "" {
+		var failStep *FailStepError
+		if r.ended != "" {
+			sr.Status, sr.Error = StatusSkipped, "not run: the execution ended at Fail step "+r.ended
+		} else if why := r.blocked(s); why != "" {
 			sr.Status, sr.Error = StatusSkipped, why
 		} else if err := r.runStep(ctx, s, &sr); err != nil {
 			if ctx.Err() != nil {
@@ -243,12 +260,13 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 			}
 			sr.Status = StatusFailed
 			sr.Error = err.Error()
+			errors.As(err, &failStep)
 		}
 		sr.DurationSeconds = seconds(time.Since(stepBegan))
 		state := r.ev.steps[s.Name]
 		state.status = sr.Status
 		if sr.Status == StatusFailed && rep.Failed == nil {
-			rep.Failed = &Failure{Step: s.Name, ExitCode: sr.ExitCode, Error: sr.Error, LogTail: sr.LogTail}
+			rep.Failed = &Failure{Step: s.Name, ExitCode: sr.ExitCode, Error: sr.Error, LogTail: sr.LogTail, FailStep: failStep != nil}
 		}
 		rep.Steps = append(rep.Steps, sr)
 		r.emit(Event{Step: s.Name, Type: s.Type, Index: i + 1, Total: total, Status: sr.Status, Duration: sr.DurationSeconds, Error: sr.Error})
@@ -288,6 +306,9 @@ type run struct {
 	models   map[string]*modelInfo // ModelName -> the model a Model step made
 	report   *Report
 	jobTime  time.Duration
+	byName   map[string]*defStep
+	// ended is the Fail step that ended the execution ("" while it runs).
+	ended string
 }
 
 func (r *run) emit(e Event) {
@@ -310,9 +331,16 @@ func (r *run) load() error {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return &DefinitionError{Problem: err.Error()}
 	}
-	r.steps, r.params = d.Steps, d.Parameters
+	if r.steps, err = flattenSteps(d.Steps, nil); err != nil {
+		return err
+	}
+	r.params = d.Parameters
 	if len(r.steps) == 0 {
 		return &DefinitionError{Problem: "it has no steps"}
+	}
+	r.byName = make(map[string]*defStep, len(r.steps))
+	for _, s := range r.steps {
+		r.byName[s.Name] = s
 	}
 	r.stepType = map[string]string{}
 	if r.res.Report != nil {
@@ -339,12 +367,17 @@ func (r *run) load() error {
 			}
 			set[p] = true
 		}
-		refs(map[string]any(s.Arguments), states, set)
+		args := ownArguments(s)
+		refs(args, states, set)
+		if s.guard != nil {
+			set[s.guard.condition] = true // a branch runs after its condition
+		}
 		delete(set, s.Name)
 		r.deps[s.Name] = mapkeys.Sorted(set)
 		r.outputs[s.Name] = outputNames(s)
-		consumedOutputs(s.Arguments, states, r.consumed)
+		consumedOutputs(args, states, r.consumed)
 	}
+	r.consumePropertyFiles()
 	if r.order, err = r.topo(); err != nil {
 		return err
 	}
@@ -467,6 +500,10 @@ func (r *run) setup() error {
 		return &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", r.opts.Sandbox, Bubblewrap, PathRewrite)}
 	}
 	r.st = &store{root: filepath.Join(r.dir, "s3")}
+	r.ev.s3Path = func(uri string) (string, error) {
+		p, _, err := r.st.resolve(uri)
+		return p, err
+	}
 	if err := r.bindData(); err != nil {
 		return err
 	}

@@ -7,10 +7,12 @@ when Package added one, calibration/ with calibration_model.json (ModelCalibrati
 tables) or percentile_score.json (PercentileModelCalibration's score-to-percentile map).
 
 Requests
-  text/csv          one row per line (a first line of column names is skipped); the values
-                    are, by their number, the input fields in order (full_field_list without
-                    the label and id), the model's feature columns, the input fields with the
-                    label, or every column of full_field_list
+  text/csv          one row per line; the values are, by their number, the input fields in
+                    order (full_field_list without the label and id), the model's feature
+                    columns, the input fields with the label, or every column of
+                    full_field_list. A first line naming them is a header: it is answered with
+                    a header line, so a batch transform that joins its input gets one line a
+                    record
   application/json  {"instances": [...]}, a list, or one object; each instance an object
                     {field: value} or a list in the CSV order
 Responses
@@ -104,10 +106,17 @@ def model_fn(model_dir):
     }
 
 
-def _rows_to_frame(rows, model):
+def _header(rows, model):
+    """Whether the first row names the columns of a layout (a CSV header line)."""
     rows = [r for r in rows if r]
-    if rows and [str(v).strip() for v in rows[0]] in model["layouts"]:
-        rows = rows[1:]  # a header line
+    return bool(rows) and [str(v).strip() for v in rows[0]] in model["layouts"]
+
+
+def _rows_to_frame(rows, model):
+    header = _header(rows, model)
+    rows = [r for r in rows if r]
+    if header:
+        rows = rows[1:]
     if not rows:
         raise ValueError("the request holds no rows")
     width = len(rows[0])
@@ -195,19 +204,21 @@ def _calibrate(cal, probs):
 
 def predict_fn(input_data, model):
     """Scores the rows: class probabilities (and calibrated ones) or regression values."""
+    header = False
     if isinstance(input_data, pd.DataFrame):
         df = input_data
     elif "records" in input_data:
         df = pd.DataFrame(input_data["records"])
     else:
+        header = _header(input_data["rows"], model)
         df = _rows_to_frame(input_data["rows"], model)
     x = _features(df, model)
     raw = model["booster"].predict(xgb.DMatrix(x.values, feature_names=model["columns"]))
     if model["task"] == "regression":
-        return {"task": "regression", "prediction": np.asarray(raw, dtype=float)}
+        return {"task": "regression", "prediction": np.asarray(raw, dtype=float), "header": header}
     probs = np.column_stack([1.0 - raw, raw]) if raw.ndim == 1 else raw
     return {"task": model["task"], "probs": probs, "calibrated": _calibrate(model["calibration"], probs),
-            "labels": model["class_labels"]}
+            "labels": model["class_labels"], "header": header}
 
 
 def output_fn(prediction, accept):
@@ -215,15 +226,21 @@ def output_fn(prediction, accept):
     accept = (accept or JSON).split(";")[0].strip().lower()
     if accept in ("*/*", ""):
         accept = JSON
+    head = prediction.get("header") and accept == CSV
     if prediction["task"] == "regression":
         values = [float(v) for v in prediction["prediction"]]
         if accept == CSV:
-            return "\n".join("%.6f" % v for v in values) + "\n"
+            return ("prediction\n" if head else "") + "\n".join("%.6f" % v for v in values) + "\n"
         return json.dumps({"predictions": [{"prediction": v} for v in values]})
     probs, cal, labels = prediction["probs"], prediction["calibrated"], prediction["labels"]
     binary = probs.shape[1] == 2 and prediction["task"] == "binary"
     if accept == CSV:
         lines = []
+        if head:
+            names = ["legacy_score"] if binary else ["prob_class_%d" % k for k in range(probs.shape[1])]
+            if cal is not None:
+                names += ["calibrated_score"] if binary else ["calibrated_prob_class_%d" % k for k in range(probs.shape[1])]
+            lines.append(",".join(names))
         for i in range(probs.shape[0]):
             vals = [probs[i, 1]] if binary else list(probs[i])
             if cal is not None:
