@@ -15,7 +15,7 @@ func TestStrategiesListAxesAndList(t *testing.T) {
 		t.Fatalf("axes %v", d)
 	}
 	d = wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{}))
-	if d["count"] != 7.0 || d["axis"] != nil {
+	if d["count"] != 8.0 || d["axis"] != nil { // six SageMaker step types with a builder, two assemblies
 		t.Fatalf("list %v", d)
 	}
 	d = wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{"axis": "step_assembly"}))
@@ -62,7 +62,7 @@ func TestStrategiesShow(t *testing.T) {
 		t.Fatalf("step_args %v", d)
 	}
 	det := wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "no-such-strategy"}), "not_found", "strategies.list")
-	if len(det["available"].([]any)) != 7 {
+	if len(det["available"].([]any)) != 8 {
 		t.Fatalf("details %v", det)
 	}
 	wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "Training", "axis": "step_assembly"}), "not_found", "strategies.list")
