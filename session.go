@@ -2,6 +2,7 @@ package cursus
 
 import (
 	"context"
+	"slices"
 
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -102,5 +103,28 @@ func Stages() []Stage {
 			Tools: append([]string{}, st.Tools...), Prompt: st.Prompt, Checklist: append([]string{}, st.Checklist...),
 		})
 	}
+	return out
+}
+
+// RecordedTools returns the tools whose results some guided stage saves
+// as run reports while it is active, sorted: in guided mode a call of one
+// of them writes a file into the run folder, whatever the tool itself
+// does.
+func RecordedTools() []string {
+	set, err := stages.Default()
+	if err != nil {
+		panic("cursus: embedded stages: " + err.Error()) // the stages tests load them
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range set.Stages() {
+		for _, r := range st.Record {
+			if !seen[r.Tool] {
+				seen[r.Tool] = true
+				out = append(out, r.Tool)
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }

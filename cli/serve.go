@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 )
@@ -30,6 +32,10 @@ confined to --project-root, else CURSUS_MCP_PROJECT_ROOT, else the directory the
 starts in; --read-root (or CURSUS_MCP_READ_ROOTS) adds directories that may be read, not
 written. Only regular files are read, each within the size cap of its kind (--file-limit,
 CURSUS_FILE_LIMITS); an answer over --max-result-size answers too_large.
+
+Over HTTP, a bearer token (CURSUS_MCP_AUTH_TOKEN, --auth-token-file or --auth-token) is
+required on every request when set, and required to listen beyond the loopback interface.
+Sessions are bounded (--max-sessions) and closed when idle (--session-idle-timeout).
 
 --namespaces and --tools narrow the listed tools (--tools adds single tools to the
 namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
@@ -58,6 +64,10 @@ func serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "guided", Usage: "list only the tools of each session's active stage; workflow__start_stage and workflow__complete_stage move between stages"},
 			&cli.StringFlag{Name: "stage", Usage: "pin every session to stage `NAME` (" + strings.Join(stageNames(), ", ") + "); implies --guided"},
 			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
+			&cli.StringFlag{Name: "auth-token-file", Usage: "HTTP: require the bearer token held in `FILE` on every request (prefer it, or " + server.EnvAuthToken + ", to --auth-token, which other local users can read from the process list)"},
+			&cli.StringFlag{Name: "auth-token", Usage: "HTTP: require bearer token `TOKEN` on every request (default: " + server.EnvAuthToken + "); needed to listen beyond loopback"},
+			&cli.IntFlag{Name: "max-sessions", Value: server.DefaultMaxSessions, Usage: "HTTP: sessions alive at once; a new one beyond answers 503"},
+			&cli.DurationFlag{Name: "session-idle-timeout", Value: server.DefaultSessionIdleTimeout, Usage: "HTTP: close a session after this long without a request"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "stderr log level: debug, info, warn or error"},
 		},
 		Action: mcpServe,
@@ -92,7 +102,12 @@ func mcpServe(c *cli.Context) error {
 	if c.IsSet("stage") && !slices.Contains(stageNames(), stage) {
 		return usagef("--stage must be one of %s, got %q", strings.Join(stageNames(), ", "), c.String("stage"))
 	}
+	httpOpts, err := serveHTTPOptions(c)
+	if err != nil {
+		return err
+	}
 	opts := server.Options{
+		HTTP:         httpOpts,
 		Guided:       c.Bool("guided") || stage != "",
 		Stage:        stage,
 		Policy:       policy,
@@ -104,6 +119,10 @@ func mcpServe(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(ctxOf(c), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal stops the server gracefully (bounded: calls in
+	// flight are cancelled, a stuck one abandoned); from then on the signals
+	// have their default effect, so a second one ends the process at once.
+	go func() { <-ctx.Done(); stop() }()
 
 	reg := cursus.Registry()
 	if addr := c.String("http"); addr != "" {
@@ -123,6 +142,9 @@ func mcpServe(c *cli.Context) error {
 		}
 		err = server.ServeStdio(ctx, reg, opts, in, out)
 	}
+	if errors.Is(err, server.ErrUnauthenticatedBind) {
+		return usagef("--http %s: %v", c.String("http"), err)
+	}
 	var se *server.SelectionError
 	if errors.As(err, &se) {
 		return usagef("%s", selectionMessage(se))
@@ -132,6 +154,36 @@ func mcpServe(c *cli.Context) error {
 	}
 	logger.Info("mcp server stopped")
 	return nil
+}
+
+// serveHTTPOptions reads the HTTP flags: the token from --auth-token, else
+// --auth-token-file, else CURSUS_MCP_AUTH_TOKEN.
+func serveHTTPOptions(c *cli.Context) (server.HTTPOptions, error) {
+	o := server.HTTPOptions{MaxSessions: c.Int("max-sessions"), SessionIdleTimeout: c.Duration("session-idle-timeout")}
+	if o.MaxSessions < 1 {
+		return o, usagef("--max-sessions must be at least 1, got %d", o.MaxSessions)
+	}
+	if o.SessionIdleTimeout < time.Second {
+		return o, usagef("--session-idle-timeout must be at least 1s, got %s", o.SessionIdleTimeout)
+	}
+	switch {
+	case c.IsSet("auth-token"):
+		o.AuthToken = strings.TrimSpace(c.String("auth-token"))
+		if o.AuthToken == "" {
+			return o, usagef("--auth-token must not be blank")
+		}
+	case c.IsSet("auth-token-file"):
+		b, err := safefs.Trusted().ReadFile(c.String("auth-token-file"), safefs.KindDocument)
+		if err != nil {
+			return o, usagef("--auth-token-file: %v", err)
+		}
+		if o.AuthToken = strings.TrimSpace(string(b)); o.AuthToken == "" {
+			return o, usagef("--auth-token-file %s holds no token", c.String("auth-token-file"))
+		}
+	default:
+		o.AuthToken = strings.TrimSpace(os.Getenv(server.EnvAuthToken))
+	}
+	return o, nil
 }
 
 // servePolicy combines the environment and the flags: a flag only opens a gate.

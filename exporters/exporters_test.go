@@ -421,7 +421,7 @@ func TestGeminiRewritesUnportableSchemas(t *testing.T) {
 		return v
 	}
 	want := map[string]any{
-		"name":                    map[string]any{"type": "STRING", "description": `A name. (default: "x")`, "minLength": 1.0},
+		"name":                    map[string]any{"type": "STRING", "description": `A name. (default: "x")`, "minLength": 1.0, "maxLength": 256.0}, // names are bounded (registry.MaxNameLength)
 		"opt":                     map[string]any{"type": "STRING", "nullable": true},
 		"nested.type":             "OBJECT",
 		"nested.required":         []any{"mode"},

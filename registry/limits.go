@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/jsonsize"
 )
 
 // MaxArgBytes caps the JSON arguments of one call. A larger call answers
@@ -60,24 +61,32 @@ func (t *ToolDef) NarrowingArgs() []string {
 // its JSON, encoded once (encode).
 func capResult(ctx context.Context, t *ToolDef, res *envelope.ToolResult) (*envelope.ToolResult, []byte) {
 	limit := maxResultBytes(ctx)
-	b, res := encode(res)
-	if int64(len(b)) <= limit {
-		return res, b
+	// A lower bound first, in bounded memory: an answer far over the cap
+	// is refused without encoding it (the encoding would cost several
+	// times its size).
+	size := jsonsize.AtLeast([]any{res.Data, res.Warnings, res.NextSteps, res.Meta, res.Error, res.Remedy}, limit)
+	if size <= limit {
+		var b []byte
+		b, res = encode(res)
+		if int64(len(b)) <= limit {
+			return res, b
+		}
+		size = int64(len(b))
 	}
 	narrow := t.NarrowingArgs()
 	fix := "call it on a smaller input (fewer DAG nodes, a shorter script, a narrower question)"
 	if len(narrow) > 0 {
 		fix = "call it again with " + strings.Join(narrow, ", ") + " set to narrow the answer, or on a smaller input"
 	}
-	out := envelope.Fail(fmt.Sprintf("the answer of '%s' is %s of JSON, over the %s limit of one answer", t.Name, FormatSize(int64(len(b))), FormatSize(limit)), envelope.CodeTooLarge).
-		WithMeta("details", map[string]any{"size_bytes": len(b), "limit_bytes": limit, "narrow_with": nonNil(narrow), "env_var": EnvMaxResultBytes}).
+	out := envelope.Fail(fmt.Sprintf("the answer of '%s' is over the %s limit of one answer (at least %s of JSON)", t.Name, FormatSize(limit), FormatSize(size)), envelope.CodeTooLarge).
+		WithMeta("details", map[string]any{"size_at_least_bytes": size, "limit_bytes": limit, "narrow_with": nonNil(narrow), "env_var": EnvMaxResultBytes}).
 		WithRemedy(fix, "tools.describe_tool")
 	for _, k := range []string{"tool", "duration_ms"} {
 		if v, ok := res.Meta[k]; ok {
 			out.SetMeta(k, v)
 		}
 	}
-	b, out = encode(out)
+	b, out := encode(out)
 	return out, b
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
@@ -98,6 +99,13 @@ func reflectSchema(typ reflect.Type) (map[string]any, error) {
 	if req, ok := m["required"].([]any); ok && len(req) == 0 {
 		delete(m, "required")
 	}
+	for name, p := range m["properties"].(map[string]any) {
+		if ps, ok := p.(map[string]any); ok && nameProp.MatchString(name) && ps["type"] == "string" {
+			if _, ok := ps["maxLength"]; !ok {
+				ps["maxLength"] = MaxNameLength
+			}
+		}
+	}
 	return m, nil
 }
 
@@ -118,8 +126,90 @@ func reflectWith(r *jsonschema.Reflector, typ reflect.Type) (map[string]any, err
 	return m, nil
 }
 
+// The bounds every argument is validated against where its schema sets
+// none, so no argument is unbounded: a string at most DefaultMaxLength
+// characters, an array at most DefaultMaxItems items, a map at most
+// DefaultMaxItems keys. They are not written into the published schemas
+// (every string would carry one: context for nothing); the bounds that
+// mean something are (a name's, a query's, a DAG's). The arguments of one
+// call are also at most MaxArgBytes of JSON.
+const (
+	// DefaultMaxLength bounds a string argument (a path, a name, a value).
+	DefaultMaxLength = 65536
+	// DefaultMaxItems bounds an array argument and the keys of a map.
+	DefaultMaxItems = 10000
+	// MaxNameLength bounds a name argument: a property named name, name1,
+	// name2, stage, tool, framework or ending in _name, _step, _node,
+	// _class, _type or _id (names are compared by edit distance and word
+	// overlap, whose cost grows with the product of the lengths).
+	MaxNameLength = 256
+)
+
+var nameProp = regexp.MustCompile(`^(name[0-9]?|stage|tool|framework|.*_(name|step|node|class|type|id))$`)
+
+// bound sets the default bounds on a property schema and its nested
+// schemas (items, properties, additionalProperties), keeping the ones the
+// struct tags gave.
+func bound(s map[string]any, depth int) {
+	if depth > 32 {
+		return
+	}
+	types := map[string]bool{}
+	switch t := s["type"].(type) {
+	case string:
+		types[t] = true
+	case []any:
+		for _, x := range t {
+			if ts, ok := x.(string); ok {
+				types[ts] = true
+			}
+		}
+	}
+	_, enum := s["enum"]
+	_, konst := s["const"]
+	if types["string"] && !enum && !konst {
+		if _, ok := s["maxLength"]; !ok {
+			s["maxLength"] = DefaultMaxLength
+		}
+	}
+	if types["array"] {
+		if _, ok := s["maxItems"]; !ok {
+			s["maxItems"] = DefaultMaxItems
+		}
+	}
+	if types["object"] {
+		if _, hasProps := s["properties"]; !hasProps {
+			if _, ok := s["maxProperties"]; !ok {
+				s["maxProperties"] = DefaultMaxItems
+			}
+		}
+	}
+	if it, ok := s["items"].(map[string]any); ok {
+		bound(it, depth+1)
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		bound(ap, depth+1)
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for _, p := range props {
+			if ps, ok := p.(map[string]any); ok {
+				bound(ps, depth+1)
+			}
+		}
+	}
+}
+
 func compileSchema(schema map[string]any) (*argSchema, error) {
-	root, err := compileNode(schema, "(schema)")
+	bounded, err := deepCopy(schema)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range bounded["properties"].(map[string]any) {
+		if ps, ok := p.(map[string]any); ok {
+			bound(ps, 0)
+		}
+	}
+	root, err := compileNode(bounded, "(schema)")
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
 	}
@@ -140,6 +230,16 @@ func compileSchema(schema map[string]any) (*argSchema, error) {
 		out.defaults = b
 	}
 	return out, nil
+}
+
+// deepCopy copies a schema through JSON.
+func deepCopy(m map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(b, &out)
 }
 
 // checkArgs reads raw argument JSON: a JSON object, or nothing (nil,

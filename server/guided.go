@@ -37,6 +37,14 @@ func newGuided(reg *registry.Registry, opts Options, sel *selection, log *slog.L
 	if _, err := cursus.NewSession(cursus.SessionOptions{Stage: opts.Stage, Policy: &opts.Policy, Registry: reg}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// A tool a stage records writes a report file when the write gate is
+	// open: it is not read-only on this server, whatever it does itself.
+	recorded := map[string]bool{}
+	if opts.Policy.AllowDestructive {
+		for _, name := range cursus.RecordedTools() {
+			recorded[name] = true
+		}
+	}
 	g := &guided{reg: reg, opts: opts, sel: sel, log: log, version: version, defs: map[string]*mcp.Tool{}}
 	for _, t := range reg.List("") {
 		if !sel.selected(t) {
@@ -49,6 +57,11 @@ func newGuided(reg *registry.Registry, opts Options, sel *selection, log *slog.L
 		desc, err := mcpTool(t)
 		if err != nil {
 			return nil, err
+		}
+		if recorded[t.Name] && desc.Annotations.ReadOnlyHint {
+			a := *desc.Annotations
+			a.ReadOnlyHint, a.IdempotentHint = false, false
+			desc.Annotations = &a
 		}
 		g.defs[t.WireName()] = desc
 	}
@@ -74,7 +87,7 @@ func (g *guided) server() *mcp.Server {
 	}
 	m := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Cursus", Version: g.version}, &mcp.ServerOptions{
 		Instructions: instructions(g.opts.Policy, g.gated) + " " + guidedInstructions(sess),
-		Logger:       slog.New(quietCancel{g.log.Handler()}),
+		Logger:       slog.New(sdkLog{g.log.Handler()}),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: !sess.Pinned()}},
 	})
 	gs := &guidedSession{g: g, m: m, sess: sess, listed: map[string]bool{}}

@@ -29,6 +29,12 @@ import (
 // its requests and close stdin. The SDK alone would drop them. A line that
 // is not a JSON-RPC message is answered with a JSON-RPC error (-32700 or
 // -32600) and the session goes on; the SDK alone would end it.
+//
+// ServeStdio never waits on a stuck call: when ctx is cancelled, or the
+// input ended and the grace period is over, the calls still running are
+// cancelled and ServeStdio returns within ShutdownGrace, whether they
+// returned or not (a call blocked in the kernel is abandoned; the process
+// exiting ends it).
 func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io.Reader, out io.Writer) error {
 	s, err := New(reg, opts)
 	if err != nil {
@@ -38,10 +44,51 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	if !ok {
 		rc = io.NopCloser(in)
 	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	w := &lockedWriter{w: out}
-	t := &drainTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, grace: drainGrace}
-	err = s.Run(ctx, t)
-	if ctx.Err() != nil || err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+	t := &drainTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, grace: drainGrace, readEnded: make(chan struct{})}
+	// The session's context is the parent of every call's: cancelling it
+	// cancels the calls in flight.
+	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	ss, err := s.Connect(sessCtx, t, nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		return sessionEnd(err)
+	case <-ctx.Done():
+		log.Info("stopping: cancelling the calls in flight")
+	case <-t.readEnded:
+	}
+	cancel()
+	_ = rc.Close()
+	go func() { _ = ss.Close() }()
+	select {
+	case err := <-done:
+		if ctx.Err() != nil {
+			return nil
+		}
+		return sessionEnd(err)
+	case <-time.After(ShutdownGrace):
+		log.Warn("calls still running at shutdown were abandoned", "grace", ShutdownGrace.String())
+		return nil
+	}
+}
+
+// ShutdownGrace bounds how long ServeStdio waits for cancelled calls to
+// return once it stops.
+const ShutdownGrace = 2 * time.Second
+
+// sessionEnd is ServeStdio's result for the error a session ended with.
+func sessionEnd(err error) error {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
@@ -49,14 +96,16 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 
 // drainGrace bounds how long ServeStdio waits, after the end of input, for
 // the answers to requests already read.
-const drainGrace = 10 * time.Second
+var drainGrace = 10 * time.Second
 
 // drainTransport wraps a transport so that a read error (the end of input)
 // is reported only once every request read so far has been answered, or
-// the grace period ran out, or the connection was closed.
+// the grace period ran out, or the connection was closed; readEnded is
+// closed then.
 type drainTransport struct {
 	mcp.Transport
-	grace time.Duration
+	grace     time.Duration
+	readEnded chan struct{}
 }
 
 // Connect implements mcp.Transport.
@@ -65,12 +114,14 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &drainConn{Connection: c, grace: t.grace, changed: make(chan struct{}), done: make(chan struct{})}, nil
+	return &drainConn{Connection: c, grace: t.grace, changed: make(chan struct{}), done: make(chan struct{}), readEnded: t.readEnded}, nil
 }
 
 type drainConn struct {
 	mcp.Connection
-	grace time.Duration
+	grace     time.Duration
+	readEnded chan struct{}
+	endOnce   sync.Once
 
 	mu      sync.Mutex
 	pending int           // requests read and not yet answered
@@ -92,6 +143,9 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, nil
 	}
 	c.drain(ctx)
+	if c.readEnded != nil {
+		c.endOnce.Do(func() { close(c.readEnded) })
+	}
 	return nil, err
 }
 
@@ -140,11 +194,22 @@ func (c *drainConn) Close() error {
 // over the Streamable HTTP transport, at any path (hosts usually use /mcp).
 // Every session shares the one server. Browser cross-origin requests are
 // refused, and so are requests to a loopback address that carry a
-// non-loopback Host header (DNS rebinding protection of the SDK).
+// non-loopback Host header (DNS rebinding protection of the SDK). With
+// Options.HTTP.AuthToken every request must carry it as a bearer token
+// (401 otherwise); sessions are bounded in number (503 beyond) and closed
+// when idle (Options.HTTP).
 //
 // In guided mode (Options.Guided, Options.Stage) every session gets its own
 // server, so two sessions can be in different stages at once.
 func NewHTTPHandler(reg *registry.Registry, opts Options) (http.Handler, error) {
+	f, err := newHTTPHandler(reg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func newHTTPHandler(reg *registry.Registry, opts Options) (*httpFront, error) {
 	s, g, err := build(reg, opts)
 	if err != nil {
 		return nil, err
@@ -153,11 +218,17 @@ func NewHTTPHandler(reg *registry.Registry, opts Options) (http.Handler, error) 
 	if g != nil {
 		getServer = g.forRequest(s)
 	}
-	h := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		Logger:         opts.Logger,
-		SessionTimeout: 30 * time.Minute,
+	f := newHTTPFront(opts.HTTP)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := mcp.NewStreamableHTTPHandler(f.getServer(getServer), &mcp.StreamableHTTPOptions{
+		Logger:         slog.New(sdkLog{log.Handler()}),
+		SessionTimeout: f.idle,
 	})
-	return http.NewCrossOriginProtection().Handler(h), nil
+	f.next = http.NewCrossOriginProtection().Handler(h)
+	return f, nil
 }
 
 // ListenAddr turns an --http address into the address to listen on: a bare
@@ -185,14 +256,21 @@ func ListenAddr(addr string) (string, error) {
 }
 
 // ServeHTTP serves the Streamable HTTP transport on addr (see ListenAddr)
-// until ctx is cancelled, then shuts down (waiting up to five seconds for
-// requests in flight). It logs the URL to Options.Logger once listening.
+// until ctx is cancelled, then shuts down: it stops accepting connections,
+// waits up to HTTPDrainTimeout for the calls in flight to finish (their
+// answers are delivered), then closes what is left. It refuses, with
+// ErrUnauthenticatedBind, an address that is not loopback when
+// Options.HTTP.AuthToken is empty. It logs the URL to Options.Logger once
+// listening.
 func ServeHTTP(ctx context.Context, reg *registry.Registry, opts Options, addr string) error {
-	h, err := NewHTTPHandler(reg, opts)
+	hostPort, err := ListenAddr(addr)
 	if err != nil {
 		return err
 	}
-	hostPort, err := ListenAddr(addr)
+	if !loopbackHost(hostOf(hostPort)) && opts.HTTP.AuthToken == "" {
+		return ErrUnauthenticatedBind
+	}
+	f, err := newHTTPHandler(reg, opts)
 	if err != nil {
 		return err
 	}
@@ -205,15 +283,22 @@ func ServeHTTP(ctx context.Context, reg *registry.Registry, opts Options, addr s
 		log = slog.New(slog.DiscardHandler)
 	}
 	if ip := net.ParseIP(hostOf(ln.Addr().String())); ip != nil && !ip.IsLoopback() {
-		log.Warn("the MCP server is reachable from the network and has no authentication", "addr", ln.Addr().String())
+		log.Warn("the MCP server is reachable from the network; every request must carry the bearer token", "addr", ln.Addr().String())
 	}
+	// Requests get a context of their own, cancelled only after the drain:
+	// a signal must not cut the calls in flight short.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
 	hs := &http.Server{
-		Handler:           h,
+		Handler:           f,
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
-	log.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
+	log.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "auth", opts.HTTP.AuthToken != "")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -221,11 +306,18 @@ func ServeHTTP(ctx context.Context, reg *registry.Registry, opts Options, addr s
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Stop accepting; let the calls in flight finish, then close the rest
+	// (idle keep-alive connections and standalone event streams).
+	shut := make(chan error, 1)
+	sctx, cancel := context.WithTimeout(context.Background(), HTTPDrainTimeout)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
+	go func() { shut <- hs.Shutdown(sctx) }()
+	if !f.drain(sctx) {
+		log.Warn("calls still in flight after the drain were cut off", "drain", HTTPDrainTimeout.String())
 	}
+	cancelBase()
+	_ = hs.Close()
+	<-shut
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -47,6 +47,10 @@ type Options struct {
 	// Stage pins every session to one stage (implies Guided): for hosts that
 	// ignore list changes. Its list never changes.
 	Stage string
+
+	// HTTP configures the Streamable HTTP transport (ServeHTTP,
+	// NewHTTPHandler): authentication and the session bound.
+	HTTP HTTPOptions
 }
 
 // SelectionError reports names in the selection options that name no
@@ -206,7 +210,7 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *guided, error) {
 
 	m := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Cursus", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions(opts.Policy, len(gated) > 0),
-		Logger:       slog.New(quietCancel{log.Handler()}),
+		Logger:       slog.New(sdkLog{log.Handler()}),
 		// The tool set is fixed at build time: no list_changed notifications.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 	})
@@ -249,29 +253,57 @@ func mcpTool(t *registry.ToolDef) (*mcp.Tool, error) {
 	}, nil
 }
 
-// quietCancel lowers the SDK's "server run cancelled" record from error to
-// info: a cancelled run is the normal way a server stops (SIGINT, SIGTERM).
-type quietCancel struct{ slog.Handler }
+// sdkLog filters the SDK's log records: it lowers "server run cancelled"
+// from error to info (a cancelled run is the normal way a server stops:
+// SIGINT, SIGTERM) and drops session ids, which are bearer credentials of
+// an HTTP session.
+type sdkLog struct{ slog.Handler }
 
 // Handle implements slog.Handler.
-func (q quietCancel) Handle(ctx context.Context, r slog.Record) error {
+func (q sdkLog) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level == slog.LevelError && r.Message == "server run cancelled" {
 		if !q.Handler.Enabled(ctx, slog.LevelInfo) {
 			return nil
 		}
 		r.Level = slog.LevelInfo
 	}
+	secret := false
+	r.Attrs(func(a slog.Attr) bool {
+		secret = secret || sessionAttr(a.Key)
+		return !secret
+	})
+	if secret {
+		clean := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+		r.Attrs(func(a slog.Attr) bool {
+			if !sessionAttr(a.Key) {
+				clean.AddAttrs(a)
+			}
+			return true
+		})
+		r = clean
+	}
 	return q.Handler.Handle(ctx, r)
 }
 
+func sessionAttr(key string) bool {
+	k := strings.ToLower(strings.ReplaceAll(key, "_", ""))
+	return k == "sessionid" || k == "session"
+}
+
 // WithAttrs implements slog.Handler.
-func (q quietCancel) WithAttrs(as []slog.Attr) slog.Handler {
-	return quietCancel{q.Handler.WithAttrs(as)}
+func (q sdkLog) WithAttrs(as []slog.Attr) slog.Handler {
+	kept := make([]slog.Attr, 0, len(as))
+	for _, a := range as {
+		if !sessionAttr(a.Key) {
+			kept = append(kept, a)
+		}
+	}
+	return sdkLog{q.Handler.WithAttrs(kept)}
 }
 
 // WithGroup implements slog.Handler.
-func (q quietCancel) WithGroup(name string) slog.Handler {
-	return quietCancel{q.Handler.WithGroup(name)}
+func (q sdkLog) WithGroup(name string) slog.Handler {
+	return sdkLog{q.Handler.WithGroup(name)}
 }
 
 // annotations converts the hints exporters.Annotations derives from the

@@ -7,7 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // maxFrame is the largest JSON-RPC line ServeStdio accepts (the SDK's
@@ -31,10 +36,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func (l *lockedWriter) Close() error { return nil }
 
 // frameFilter sits between stdin and the SDK. The SDK decodes stdin as one
-// JSON stream and ends the session at the first malformed message; the
-// filter instead answers a line that is not JSON with a JSON-RPC parse error
-// (-32700) and a JSON value that is not a JSON-RPC message with an invalid
-// request error (-32600), then goes on reading. Blank lines are skipped.
+// JSON stream and ends the session at the first message it cannot decode;
+// the filter hands it only frames it will decode, checked with the SDK's
+// own decoder (jsonrpc.DecodeMessage: the same depth limit, the same rules
+// for ids and methods), and answers every other line itself, then goes on
+// reading: a line that is not JSON, or is longer than max, with a parse
+// error (-32700); a JSON value that is not a single JSON-RPC message (a
+// batch, the empty batch "[]", a message nested deeper than the SDK
+// decodes) with an invalid request error (-32600). The answer carries the
+// frame's id when one can be read from it. Blank lines are skipped.
+//
+// Batches are refused whole: MCP removed JSON-RPC batching in 2025-06-18,
+// and the SDK ends a session of a newer protocol that sends one.
 type frameFilter struct {
 	src  io.ReadCloser
 	r    *bufio.Reader
@@ -43,7 +56,11 @@ type frameFilter struct {
 	buf  []byte // the next valid frame, newline included, being handed out
 	err  error  // the read error to report once buf is empty
 	line []byte
+	head []byte // the start of a line that turned out too long
 }
+
+// idProbeBytes is how much of a too-long line is kept to find its id.
+const idProbeBytes = 64 << 10
 
 func newFrameFilter(src io.ReadCloser, out io.Writer, max int) *frameFilter {
 	return &frameFilter{src: src, r: bufio.NewReaderSize(src, 64<<10), out: out, max: max}
@@ -57,7 +74,7 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 		}
 		line, tooLong, err := f.readLine()
 		if tooLong {
-			f.reject(-32700, fmt.Sprintf("Parse error: message longer than %d bytes", f.max), nil)
+			f.reject(-32700, fmt.Sprintf("Parse error: message longer than %d bytes", f.max), probeID(f.head))
 		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			f.check(trimmed)
 		}
@@ -67,6 +84,9 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 	}
 	n := copy(p, f.buf)
 	f.buf = f.buf[n:]
+	if len(f.buf) == 0 && cap(f.buf) > 1<<20 {
+		f.buf = nil // do not keep a huge frame's buffer for the rest of the session
+	}
 	return n, nil
 }
 
@@ -74,14 +94,17 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 func (f *frameFilter) Close() error { return f.src.Close() }
 
 // readLine reads one line without its newline. A line longer than max is
-// consumed to its end and reported as tooLong.
+// consumed to its end and reported as tooLong, its first bytes kept in head.
 func (f *frameFilter) readLine() (line []byte, tooLong bool, err error) {
 	f.line = f.line[:0]
+	f.head = f.head[:0]
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		if !tooLong {
 			if len(f.line)+len(chunk) > f.max+2 {
 				tooLong = true
+				n := min(len(f.line), idProbeBytes)
+				f.head = append(f.head, f.line[:n]...)
 				f.line = f.line[:0]
 			} else {
 				f.line = append(f.line, chunk...)
@@ -90,71 +113,115 @@ func (f *frameFilter) readLine() (line []byte, tooLong bool, err error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+		if cap(f.line) > 1<<20 && len(f.line) == 0 {
+			f.line = nil
+		}
 		return bytes.TrimRight(f.line, "\r\n"), tooLong, err
 	}
 }
 
-// check queues a valid frame or answers an invalid one.
+// check queues a frame the SDK will decode, or answers one it would not.
 func (f *frameFilter) check(frame []byte) {
 	if !json.Valid(frame) {
-		f.reject(-32700, "Parse error: the line is not valid JSON", nil)
+		f.reject(-32700, "Parse error: the line is not valid JSON", probeID(frame))
 		return
 	}
-	if frame[0] == '[' {
-		// A batch: the SDK answers or refuses it by protocol version.
-		f.buf = append(append(f.buf[:0], frame...), '\n')
+	switch frame[0] {
+	case '[':
+		f.reject(-32600, "Invalid Request: JSON-RPC batches are not supported (MCP removed batching in protocol 2025-06-18): send one message per line", nil)
+		return
+	case '{':
+	default:
+		f.reject(-32600, "Invalid Request: a message must be a JSON object", nil)
 		return
 	}
-	if reason := invalidMessage(frame); reason != "" {
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(frame, &probe)
-		f.reject(-32600, "Invalid Request: "+reason, probe.ID)
+	if _, err := jsonrpc.DecodeMessage(frame); err != nil {
+		f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
 		return
 	}
 	f.buf = append(append(f.buf[:0], frame...), '\n')
 }
 
-// invalidMessage says why a JSON value is not a message the SDK would
-// decode (the rules of its jsonrpc.DecodeMessage), or "" when it is one.
-// It uses a cheap probe rather than DecodeMessage, which allocates heavily.
-func invalidMessage(frame []byte) string {
-	if frame[0] != '{' {
-		return "a message must be a JSON object"
+// decodeReason is the SDK decoder's complaint, without its package prefix.
+func decodeReason(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "unmarshaling jsonrpc message: ")
+	if strings.Contains(msg, "maximum nesting depth") {
+		return "the message is nested too deeply (" + msg + ")"
 	}
-	var probe struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      any             `json:"id"`
-		Method  json.RawMessage `json:"method"`
+	return msg
+}
+
+// probeID finds the top-level "id" of a message (or of the start of one)
+// without decoding the rest: it walks the tokens of the top-level object
+// and returns the id when it is a string or a number (else nil).
+func probeID(frame []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(frame))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
 	}
-	if err := json.Unmarshal(frame, &probe); err != nil {
-		return err.Error()
-	}
-	if probe.JSONRPC != "2.0" {
-		return fmt.Sprintf("jsonrpc must be \"2.0\", got %q", probe.JSONRPC)
-	}
-	switch probe.ID.(type) {
-	case nil, string, float64:
-	default:
-		return "id must be a string, a number or null"
-	}
-	if len(probe.Method) > 0 {
-		var m string
-		if err := json.Unmarshal(probe.Method, &m); err != nil {
-			return "method must be a string"
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
 		}
-		return ""
+		key, _ := tok.(string)
+		if key != "id" {
+			if err := skipValue(dec); err != nil {
+				return nil
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil
+		}
+		return raw
 	}
-	if probe.ID == nil {
-		return "a message needs a method, or an id when it is a response"
+	return nil
+}
+
+// skipValue consumes one JSON value from dec, token by token (a deep or
+// huge value costs no memory beyond the decoder's buffer).
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
 	}
-	return ""
+}
+
+// usableID reports whether an id can be echoed: a JSON string, or a number
+// a client can read back (finite as a float64).
+func usableID(id json.RawMessage) bool {
+	if len(id) == 0 || !json.Valid(id) {
+		return false
+	}
+	if id[0] == '"' {
+		return true
+	}
+	if id[0] != '-' && (id[0] < '0' || id[0] > '9') {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(id), 64)
+	return err == nil && !math.IsInf(f, 0)
 }
 
 // reject writes a JSON-RPC error response with the given id (null when absent or unusable).
 func (f *frameFilter) reject(code int, msg string, id json.RawMessage) {
-	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
+	if !usableID(id) {
 		id = json.RawMessage("null")
 	}
 	resp := struct {
@@ -165,7 +232,7 @@ func (f *frameFilter) reject(code int, msg string, id json.RawMessage) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}{JSONRPC: "2.0", ID: id}
-	resp.Error.Code, resp.Error.Message = code, msg
+	resp.Error.Code, resp.Error.Message = code, strings.ToValidUTF8(msg, "\uFFFD")
 	b, err := json.Marshal(resp)
 	if err != nil {
 		return

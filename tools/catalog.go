@@ -130,7 +130,7 @@ func catalogListSteps(ctx context.Context, a listStepsArgs) (*envelope.Result[Ca
 // --- catalog.search ---
 
 type catSearchArgs struct {
-	Query   string `json:"query" jsonschema:"required" jsonschema_description:"Part of a step name or words describing it, e.g. 'xgb train', 'preprocess', 'risk table'."`
+	Query   string `json:"query" jsonschema:"required,maxLength=1000" jsonschema_description:"Part of a step name or words describing it, e.g. 'xgb train', 'preprocess', 'risk table'."`
 	JobType string `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type."`
 	catalogWorkspace
 }

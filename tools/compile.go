@@ -87,10 +87,10 @@ func CompileNamespace() registry.Namespace {
 
 // compileArgs are the arguments every DAG-compiling tool shares.
 type compileArgs struct {
-	DAG        map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
-	DAGFile    string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
-	ConfigFile string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
-	Role       string         `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
+	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
+	DAGFile    string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	ConfigFile string    `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (the original's merged-config format; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
+	Role       string    `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
 	catalogWorkspace
 }
 
@@ -106,7 +106,7 @@ type dagCompileArgs struct {
 }
 
 type singleNodeArgs struct {
-	DAG            map[string]any    `json:"dag,omitempty" jsonschema_description:"Optional DAG; when given, target_node must be one of its nodes."`
+	DAG            dagObject         `json:"dag,omitempty" jsonschema_description:"Optional DAG; when given, target_node must be one of its nodes."`
 	DAGFile        string            `json:"dag_file,omitempty" jsonschema_description:"Optional DAG file; when given, target_node must be one of its nodes."`
 	ConfigFile     string            `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json."`
 	TargetNode     string            `json:"target_node" jsonschema:"required,minLength=1" jsonschema_description:"Exact config key of the step to build, e.g. TabularPreprocessing_training."`

@@ -81,8 +81,8 @@ type configWorkspace struct {
 // configDAG is the DAG argument of the config.* tools, as every tool takes
 // it: inline or as a file.
 type configDAG struct {
-	DAG     map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}. Give this or dag_file."`
-	DAGFile string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}. Give this or dag_file."`
+	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
 }
 
 // hint is the DAG argument of a next step: the one the call gave.

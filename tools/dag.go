@@ -91,10 +91,10 @@ func DAGNamespace() registry.Namespace {
 // inline (dag) or as a file (dag_file). The top-level nodes and edges the
 // dag.* tools used to take are deprecated names of dag's nodes and edges.
 type dagArgs struct {
-	DAG     map[string]any `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file."`
-	DAGFile string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
-	Nodes   []string       `json:"nodes,omitempty" deprecated:"dag.nodes"`
-	Edges   [][]string     `json:"edges,omitempty" deprecated:"dag.edges"`
+	DAG     dagObject  `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file."`
+	DAGFile string     `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
+	Nodes   []string   `json:"nodes,omitempty" deprecated:"dag.nodes"`
+	Edges   [][]string `json:"edges,omitempty" deprecated:"dag.edges"`
 }
 
 // load resolves the DAG argument (loadDAGArg).

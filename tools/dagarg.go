@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/invopop/jsonschema"
+
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -54,11 +56,18 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 	if !ok || len(rawNodes) == 0 {
 		return nil, envelope.InvalidInput("'dag.nodes' must be a non-empty list of step names").WithDetails("got", dagArgKind(body["nodes"]))
 	}
+	rawEdges, _ := body["edges"].([]any)
+	if err := dagSizeError(len(rawNodes), len(rawEdges)); err != nil {
+		return nil, err
+	}
 	nodes := make([]string, len(rawNodes))
 	for i, n := range rawNodes {
 		s, ok := n.(string)
 		if !ok || strings.TrimSpace(s) == "" {
 			return nil, envelope.InvalidInput("dag.nodes[%d] must be a non-empty string, got %s", i, dagArgKind(n)).WithDetails("index", i)
+		}
+		if len(s) > dag.MaxNameLength {
+			return nil, envelope.InvalidInput("dag.nodes[%d] is %d bytes long, over the limit of %d", i, len(s), dag.MaxNameLength).WithDetails("index", i)
 		}
 		nodes[i] = s
 	}
@@ -92,6 +101,44 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 // a file (dag_file), for the tools where the DAG is optional.
 func dagGiven(dagArg map[string]any, dagFile string) bool {
 	return dagArg != nil || strings.TrimSpace(dagFile) != ""
+}
+
+// dagObject is an inline DAG argument: {"nodes": [...], "edges": [[src,
+// dst], ...]}, or the serialized form {"dag": {"nodes", "edges"}, ...}. Its
+// schema bounds the nodes, the edges and the node names (dag.MaxNodes,
+// dag.MaxEdges, dag.MaxNameLength); other keys pass.
+type dagObject map[string]any
+
+// JSONSchema implements the schema reflector's hook: an object whose nodes
+// and edges (at the top or under dag) are bounded lists of names.
+func (dagObject) JSONSchema() *jsonschema.Schema {
+	u := func(n int) *uint64 { v := uint64(n); return &v }
+	name := func() *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "string", MaxLength: u(dag.MaxNameLength)}
+	}
+	body := func() *jsonschema.Schema {
+		props := jsonschema.NewProperties()
+		props.Set("nodes", &jsonschema.Schema{Type: "array", Items: name(), MaxItems: u(dag.MaxNodes),
+			Description: fmt.Sprintf("Node names (at most %d, each at most %d bytes).", dag.MaxNodes, dag.MaxNameLength)})
+		props.Set("edges", &jsonschema.Schema{Type: "array", MaxItems: u(dag.MaxEdges),
+			Items:       &jsonschema.Schema{Type: "array", Items: name()},
+			Description: fmt.Sprintf("[src, dst] pairs (at most %d).", dag.MaxEdges)})
+		return &jsonschema.Schema{Type: "object", Properties: props}
+	}
+	s := body()
+	s.Properties.Set("dag", body())
+	return s
+}
+
+// dagSizeError is the too_large failure of a DAG over dag.MaxNodes or
+// dag.MaxEdges, nil for one within them.
+func dagSizeError(nodes, edges int) error {
+	if err := dag.CheckSize(nodes, edges); err != nil {
+		return envelope.Errorf(envelope.CodeTooLarge, "%v", err).
+			WithDetails("nodes", nodes, "edges", edges, "max_nodes", dag.MaxNodes, "max_edges", dag.MaxEdges).
+			WithRemedy("split the pipeline into smaller DAGs")
+	}
+	return nil
 }
 
 func dagCheckEdges(pairs [][]string, field string) ([]dag.Edge, error) {

@@ -60,16 +60,16 @@ func ExecdocNamespace() registry.Namespace {
 }
 
 type execdocTemplateArgs struct {
-	StepNames []string       `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
-	DAG       map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or wrapped {\"dag\": {...}}) to build the template from."`
-	DAGFile   string         `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize format) to build the template from."`
+	StepNames []string  `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
+	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or wrapped {\"dag\": {...}}) to build the template from."`
+	DAGFile   string    `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize format) to build the template from."`
 	catalogWorkspace
 }
 
 type execdocGenerateArgs struct {
 	ConfigFile        string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative paths resolve against project_root, or the directory of anchor_file)."`
 	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"Path of the DAG file (give this or dag)."`
-	DAG               map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
+	DAG               dagObject      `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
 	ExecutionDocument map[string]any `json:"execution_document,omitempty" jsonschema_description:"Document to fill (keyed by SageMaker step names); omitted: built from the DAG."`
 	Role              string         `json:"role,omitempty" jsonschema_description:"IAM role ARN recorded in the registration settings instead of the config's role."`
 	ProjectRoot       string         `json:"project_root,omitempty" jsonschema_description:"Directory that relative config_file and dag_file resolve against."`
@@ -79,10 +79,10 @@ type execdocGenerateArgs struct {
 }
 
 type execdocValidateArgs struct {
-	ExecutionDocument any            `json:"execution_document" jsonschema:"required" jsonschema_description:"The document to check (any JSON value; a non-object is reported as an issue)."`
-	DAG               map[string]any `json:"dag,omitempty" jsonschema_description:"Inline DAG the document is for: enables unknown-step and missing-step checks."`
-	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"DAG file the document is for (instead of dag)."`
-	ConfigFile        string         `json:"config_file,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
+	ExecutionDocument any       `json:"execution_document" jsonschema:"required" jsonschema_description:"The document to check (any JSON value; a non-object is reported as an issue)."`
+	DAG               dagObject `json:"dag,omitempty" jsonschema_description:"Inline DAG the document is for: enables unknown-step and missing-step checks."`
+	DAGFile           string    `json:"dag_file,omitempty" jsonschema_description:"DAG file the document is for (instead of dag)."`
+	ConfigFile        string    `json:"config_file,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
 	catalogWorkspace
 	ConfigPath string `json:"config_path,omitempty" deprecated:"config_file"`
 }

@@ -79,7 +79,7 @@ type pcRecommendArgs struct {
 	Incremental  bool   `json:"incremental,omitempty" jsonschema:"default=false" jsonschema_description:"Whether the model is trained incrementally on new data."`
 	Framework    string `json:"framework,omitempty" jsonschema:"enum=pytorch,enum=xgboost,enum=lightgbm,enum=lightgbmmt,enum=generic,enum=any" jsonschema_description:"Required framework (a hard filter); any or omitted: all."`
 	GPUAvailable bool   `json:"gpu_available,omitempty" jsonschema:"default=true" jsonschema_description:"Whether GPU instances may be used; false drops DAGs that need one."`
-	Need         string `json:"need,omitempty" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration); matched against features, node names and descriptions."`
+	Need         string `json:"need,omitempty" jsonschema:"maxLength=2000" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration); matched against features, node names and descriptions."`
 	MaxResults   int    `json:"max_results,omitempty" jsonschema:"default=5,minimum=1,maximum=50" jsonschema_description:"Number of recommendations."`
 	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives: s3 (DAGs that load from S3 first, then Athena or Redshift ones), athena, redshift, or cradle (the managed data service, whose DAGs are left out otherwise). Omitted: inferred from an s3:// URI or a source named in need."`
 }

@@ -46,8 +46,8 @@ func validateDepsNamespace() registry.Namespace {
 type depsResolveArgs struct {
 	StepNames []string `json:"step_names,omitempty" jsonschema_description:"Step types (or node names such as TabularPreprocessing_training) that may feed each other. Omit, with no DAG, to use every catalog step."`
 	catalogWorkspace
-	DAG     map[string]any `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}. Resolves along its edges."`
-	DAGFile string         `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file; resolves along its edges."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}. Resolves along its edges."`
+	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file; resolves along its edges."`
 }
 
 type depsExplainArgs struct {

@@ -488,10 +488,11 @@ func definitionTextBlockers(in ReadinessInput) []Blocker {
 	configHasPlaceholders := len(placeholderBlockers(in)) > 0
 	var out []Blocker
 	steps, _ := doc["Steps"].([]any)
+	nodeOf := stepNodes(in.Result) // once: per step it made the check quadratic
 	for _, s := range steps {
 		step, _ := s.(map[string]any)
 		name, _ := step["Name"].(string)
-		node := stepNodes(in.Result)[name]
+		node := nodeOf[name]
 		walkStrings("Steps["+name+"]", step["Arguments"], func(at, text string) {
 			switch {
 			case strings.Contains(text, "{{") && strings.Contains(text, "}}"):

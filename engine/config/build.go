@@ -394,13 +394,18 @@ func (s *Schema) Requirements(nodes []catalog.NodeName) *Requirements {
 	plans, _ := s.plan(nodes)
 	planned := map[catalog.NodeName]bool{}
 	follow := s.followFramework(plans)
+	own := map[string][]Requirement{} // by class: nodes of one class share their list
 	for _, p := range plans {
 		planned[p.node] = true
 		r.ConfigClassMap[p.node] = p.class.Name
-		r.Steps[p.node] = follow(s.ownRequirements(p.class))
-		if r.Steps[p.node] == nil {
-			r.Steps[p.node] = []Requirement{}
+		reqs, ok := own[p.class.Name]
+		if !ok {
+			if reqs = follow(s.ownRequirements(p.class)); reqs == nil {
+				reqs = []Requirement{}
+			}
+			own[p.class.Name] = reqs
 		}
+		r.Steps[p.node] = reqs
 		r.NeedsProcessing = r.NeedsProcessing || p.class.Processing
 		if p.jobType != "" {
 			r.JobTypes[p.node] = p.jobType

@@ -12,6 +12,30 @@ import (
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
+// The size limits of a DAG, inline or in a file. The tools that take a DAG
+// do work and answer in proportion to it; these bounds keep the largest
+// DAG any of them accepts within a call's memory budget, far above any
+// real pipeline (SageMaker itself allows far fewer steps).
+const (
+	// MaxNodes is the most nodes a DAG may have.
+	MaxNodes = 3000
+	// MaxEdges is the most edges a DAG may have.
+	MaxEdges = 15000
+	// MaxNameLength is the longest node name, in bytes.
+	MaxNameLength = 256
+)
+
+// CheckSize reports a DAG over MaxNodes nodes or MaxEdges edges.
+func CheckSize(nodes, edges int) error {
+	switch {
+	case nodes > MaxNodes:
+		return fmt.Errorf("the DAG has %d nodes, over the limit of %d", nodes, MaxNodes)
+	case edges > MaxEdges:
+		return fmt.Errorf("the DAG has %d edges, over the limit of %d", edges, MaxEdges)
+	}
+	return nil
+}
+
 // SchemaVersion is the version written into DAG files.
 const SchemaVersion = "1.0.0"
 
@@ -214,11 +238,17 @@ func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
 	if !ok {
 		return nil, nil, &FormatError{Reason: "'dag.edges' must be a list"}
 	}
+	if err := CheckSize(len(nodeList), len(edgeList)); err != nil {
+		return nil, nil, &FormatError{Reason: err.Error()}
+	}
 	nodes := make([]string, len(nodeList))
 	for i, n := range nodeList {
 		s, ok := n.(string)
 		if !ok {
 			return nil, nil, &FormatError{Reason: fmt.Sprintf("dag.nodes[%d] must be a string, got %s", i, jsonText(n))}
+		}
+		if len(s) > MaxNameLength {
+			return nil, nil, &FormatError{Reason: fmt.Sprintf("dag.nodes[%d] is %d bytes long, over the limit of %d", i, len(s), MaxNameLength)}
 		}
 		nodes[i] = s
 	}

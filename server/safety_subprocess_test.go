@@ -1,0 +1,804 @@
+package server_test
+
+// The reproductions of "safe by default", each against a real
+// `cursus mcp serve` subprocess: the go-sdk client where the client can say
+// it, raw JSON-RPC lines where it cannot (a hostile frame, a stuck call
+// while a signal arrives).
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/server"
+)
+
+// rawServe is a `cursus mcp serve` subprocess driven line by line.
+type rawServe struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  chan string
+	stderr *lockedBuffer
+	nextID int
+	stray  []string
+	mu     sync.Mutex
+}
+
+func startRawServe(t *testing.T, dir string, env []string, args ...string) *rawServe {
+	t.Helper()
+	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve"}, args...)...)
+	cmd.Env, cmd.Dir = env, dir
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServe{cmd: cmd, in: in, lines: make(chan string, 1000), stderr: &lockedBuffer{b: &bytes.Buffer{}}, nextID: 100}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(s.lines)
+		br := bufio.NewReaderSize(out, 1<<20)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				s.lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = in.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	s.send(t, initLine)
+	s.wait(t, "1", 30*time.Second)
+	s.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+func (s *rawServe) send(t *testing.T, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(s.in, l+"\n"); err != nil {
+			t.Fatalf("write to the server: %v (stderr: %s)", err, s.stderr.String())
+		}
+	}
+}
+
+// wait returns the answer with the given id (as its JSON text).
+func (s *rawServe) wait(t *testing.T, id string, timeout time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				t.Fatalf("the server closed stdout while %s was awaited; stderr:\n%s", id, s.stderr.String())
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil || m["jsonrpc"] != "2.0" {
+				s.stray = append(s.stray, line)
+				continue
+			}
+			if fmt.Sprint(m["id"]) == id {
+				return m
+			}
+		case <-deadline:
+			t.Fatalf("no answer to %s within %v; stderr:\n%s", id, timeout, s.stderr.String())
+		}
+	}
+}
+
+// call calls a tool and returns the envelope and how long it took.
+func (s *rawServe) call(t *testing.T, tool string, args any, timeout time.Duration) (map[string]any, time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	s.nextID++
+	id := s.nextID
+	s.mu.Unlock()
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s.send(t, string(b))
+	m := s.wait(t, strconv.Itoa(id), timeout)
+	res, _ := m["result"].(map[string]any)
+	env, _ := res["structuredContent"].(map[string]any)
+	if env == nil {
+		t.Fatalf("%s answered %v, want a tool result", tool, m)
+	}
+	return env, time.Since(start)
+}
+
+// peakRSS is the subprocess's peak resident set in MiB (Linux).
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n >> 10
+		}
+	}
+	return -1
+}
+
+// hostileLayout is a project root beside a directory outside it: a secret
+// file outside, a symbolic link out, a FIFO inside.
+func hostileLayout(t *testing.T) (root, outside, secret string) {
+	t.Helper()
+	base := t.TempDir()
+	root, outside = filepath.Join(base, "root"), filepath.Join(base, "outside")
+	for _, d := range []string{root, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret = filepath.Join(outside, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"configuration": {"shared": {"role": "arn:aws:iam::999999999999:role/TopSecretRole", "bucket": "secret-bucket"}}, "dag": {"nodes": ["SecretNode"], "edges": []}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, outside, secret
+}
+
+// TestSafeSpecialFiles: with the root at "/" (nothing is outside it), the
+// special files that used to exhaust memory, hijack the stream or hang are
+// refused at once, every later request is answered, and the memory stays
+// low. Without such a root they are outside the root anyway.
+func TestSafeSpecialFiles(t *testing.T) {
+	root, _, _ := hostileLayout(t)
+	s := startRawServe(t, root, serveEnv(), "--project-root", "/")
+	fifo := filepath.Join(root, "fifo.json")
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"config__load", map[string]any{"config_file": "/dev/zero"}},
+		{"config__load", map[string]any{"config_file": "/dev/stdin"}},
+		{"config__load", map[string]any{"config_file": "/proc/self/fd/1"}},
+		{"config__load", map[string]any{"config_file": "/proc/self/environ"}},
+		{"config__load", map[string]any{"config_file": fifo}},
+		{"dag__deserialize", map[string]any{"dag_file": "/dev/zero"}},
+		{"dag__render", map[string]any{"dag_file": "/dev/urandom"}},
+		{"compile__definition", map[string]any{"dag_file": "/dev/zero", "config_file": "/dev/zero"}},
+		{"compile__validate", map[string]any{"dag_file": fifo, "config_file": fifo}},
+		{"author__check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": "/dev/zero"}},
+		{"author__check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": fifo}},
+	}
+	for _, c := range calls {
+		env, took := s.call(t, c.tool, c.args, 10*time.Second)
+		t.Logf("%s %v: %v in %v", c.tool, c.args, env["code"], took)
+		if env["ok"] != false || took > 5*time.Second {
+			t.Errorf("%s %v: ok=%v in %v (%v), want a prompt refusal", c.tool, c.args, env["ok"], took, env["error"])
+		}
+	}
+	// The stream was not hijacked: five calls, five answers.
+	for i := range 5 {
+		if env, _ := s.call(t, "tools__help", map[string]any{}, 10*time.Second); env["ok"] != true {
+			t.Fatalf("call %d after the special files: %v", i, env)
+		}
+	}
+	if mib := peakRSS(s.cmd.Process.Pid); mib > 256 {
+		t.Errorf("the server peaked at %d MiB", mib)
+	}
+	if len(s.stray) > 0 {
+		t.Errorf("stdout carried non-JSON-RPC lines: %q", s.stray)
+	}
+	// The trusted CLI is protected the same way.
+	out, err := exec.Command(cursusBin(t), "mcp", "call", "config.load", `{"config_file":"/dev/zero"}`).Output()
+	if err == nil || !strings.Contains(string(out), "not a regular file") {
+		t.Errorf("cursus mcp call config.load /dev/zero: %v %s", err, out)
+	}
+}
+
+// TestSafeReadsConfined: the default server reads only under its root:
+// absolute paths, "..", and links out are refused, nothing of the secret
+// comes back, and a link out reads exactly like an absent file.
+func TestSafeReadsConfined(t *testing.T) {
+	root, outside, secret := hostileLayout(t)
+	s := startRawServe(t, root, serveEnv())
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"config__load", map[string]any{"config_file": secret}},
+		{"config__load", map[string]any{"config_file": "link/secret.json"}},
+		{"config__load", map[string]any{"config_file": "../outside/secret.json"}},
+		{"config__load", map[string]any{"config_file": "/etc/passwd"}},
+		{"dag__deserialize", map[string]any{"dag_file": "link/secret.json"}},
+		{"dag__render", map[string]any{"dag_file": secret}},
+		{"compile__definition", map[string]any{"dag_file": "link/secret.json", "config_file": secret}},
+		{"config__requirements", map[string]any{"dag_file": "link/secret.json"}},
+		{"validate__alignment", map[string]any{"script_dirs": []string{outside}}},
+		{"catalog__list_steps", map[string]any{"workspace_dirs": []string{"link"}}},
+	} {
+		env, _ := s.call(t, c.tool, c.args, 30*time.Second)
+		text, _ := json.Marshal(env)
+		if env["ok"] != false {
+			t.Errorf("%s %v outside the root: ok", c.tool, c.args)
+		}
+		for _, leak := range []string{"TopSecretRole", "secret-bucket", "SecretNode", "root:x:"} {
+			if strings.Contains(string(text), leak) {
+				t.Errorf("%s %v: the answer holds %q: %s", c.tool, c.args, leak, text)
+			}
+		}
+	}
+	viaLink, _ := s.call(t, "config__load", map[string]any{"config_file": "link/secret.json"}, 10*time.Second)
+	absent, _ := s.call(t, "config__load", map[string]any{"config_file": "link/absent.json"}, 10*time.Second)
+	if viaLink["code"] != absent["code"] || strings.Replace(fmt.Sprint(viaLink["error"]), "secret", "absent", 1) != fmt.Sprint(absent["error"]) {
+		t.Errorf("a link out of the root tells an existing file from an absent one:\n%v\n%v", viaLink, absent)
+	}
+}
+
+// TestSafeFrames: the stdio server answers a 1,200-deep frame, the line
+// [], a batch, invalid UTF-8 and a huge line with JSON-RPC errors and goes
+// on; the same deep body over HTTP answers 400 and the session lives.
+func TestSafeFrames(t *testing.T) {
+	s := startRawServe(t, t.TempDir(), serveEnv())
+	s.send(t, `{"jsonrpc":"2.0","id":9001,"method":"tools/call","params":{"name":"tools__help","arguments":`+deepArgs(1200)+`}}`,
+		`[]`, `[{"jsonrpc":"2.0","id":31,"method":"ping"}]`, "\xff\xfe{", "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":\"ping\",\"x\":\"\xff\"}",
+		`{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"tools__help","arguments":{"x":"`+strings.Repeat("y", 17<<20)+`"}}}`)
+	if m := s.wait(t, "9001", 30*time.Second); m["error"] == nil {
+		t.Errorf("the deep frame answered %v, want a JSON-RPC error", m)
+	}
+	if m := s.wait(t, "32", 30*time.Second); m["result"] == nil {
+		t.Errorf("a ping with invalid UTF-8 in a string answered %v", m)
+	}
+	if m := s.wait(t, "33", 30*time.Second); m["error"] == nil {
+		t.Errorf("the 17 MiB line answered %v, want a JSON-RPC error with its id", m)
+	}
+	if env, _ := s.call(t, "tools__help", map[string]any{}, 10*time.Second); env["ok"] != true {
+		t.Fatalf("the session did not survive: %v", env)
+	}
+
+	port := freePort(t)
+	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port)
+	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	url := "http://127.0.0.1:" + port + "/mcp"
+	waitHTTP(t, url)
+	resp := postJSON(t, url, "", "", initBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	deep := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"tools__help","arguments":` + deepArgs(1200) + `}}`
+	if r := postJSON(t, url, "", sid, deep); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("HTTP deep body: %d, want 400", r.StatusCode)
+	}
+	if r := postJSON(t, url, "", sid, `{"jsonrpc":"2.0","id":6,"method":"ping"}`); r.StatusCode != http.StatusOK {
+		t.Errorf("HTTP session after the deep body: %d", r.StatusCode)
+	}
+}
+
+// TestSafeBigInputs: oversized arguments and the inputs that used to cost
+// gigabytes are refused fast, no answer goes over the cap, the memory stays
+// under the budget.
+func TestSafeBigInputs(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "big.py")
+	if err := os.WriteFile(script, bytes.Repeat([]byte("x = '/opt/ml/processing/input/data'\n"), 280000), 0o644); err != nil { // 9.8 MB
+		t.Fatal(err)
+	}
+	s := startRawServe(t, dir, serveEnv())
+	nodes := make([]string, 50000)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("XGBoostTraining_%d", i)
+	}
+	for _, c := range []struct {
+		tool, code string
+		args       map[string]any
+	}{
+		{"catalog__search", "too_large", map[string]any{"query": strings.Repeat("xgb ", 2_200_000)}},
+		{"catalog__search", "invalid_input", map[string]any{"query": strings.Repeat("xgb ", 1000)}},
+		{"config__requirements", "invalid_input", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": []any{}}}},
+		{"author__check_script", "too_large", map[string]any{"step_name": "TabularPreprocessing", "script_path": "big.py"}},
+	} {
+		env, took := s.call(t, c.tool, c.args, 30*time.Second)
+		if env["code"] != c.code || took > 10*time.Second {
+			t.Errorf("%s: %v %v in %v, want %s fast", c.tool, env["code"], env["error"], took, c.code)
+		}
+	}
+	if mib := peakRSS(s.cmd.Process.Pid); mib > 256 {
+		t.Errorf("the server peaked at %d MiB", mib)
+	}
+}
+
+// TestSafeWrites: with writes allowed, runs/ or runs/<id> as a link out of
+// the root (before a run, or swapped in under a guided session's active
+// run), a path through a link, the root itself and a failed deep path write
+// nothing outside the root and leave nothing behind.
+func TestSafeWrites(t *testing.T) {
+	root, outside, _ := hostileLayout(t)
+	parentBefore := listTree(t, filepath.Dir(root))
+	env := serveEnv(registry.EnvEnableDestructive + "=1")
+	cs := subprocessSessionIn(t, root, env)
+	small := map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}}
+	for _, out := range []string{"link/dag.json", ".", root, strings.Repeat("d/", 200) + strings.Repeat("n", 300) + "/x.json"} {
+		if env, _ := callEnvOf(t, cs, "dag__serialize", map[string]any{"dag": small, "output_file": out}); env["ok"] != false {
+			t.Errorf("dag.serialize to %.40q: ok, want refused", out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "d")); !os.IsNotExist(err) {
+		t.Errorf("a failed deep write left directories")
+	}
+	// runs/ as a link out of the root.
+	if err := os.Symlink(outside, filepath.Join(root, "runs")); err != nil {
+		t.Fatal(err)
+	}
+	callEnvOf(t, cs, "workflow__new_run", map[string]any{"run_id": "r1"})
+	callEnvOf(t, cs, "workflow__run", map[string]any{"workflow": "init-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
+	// runs/<id> as a link out of the root.
+	if err := os.Remove(filepath.Join(root, "runs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "runs", "evil")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"workflow__start_stage", "workflow__complete_stage", "workflow__status"} {
+		callEnvOf(t, cs, tool, map[string]any{"run_id": "evil"})
+	}
+	callEnvOf(t, cs, "workflow__run", map[string]any{"resume": "evil"})
+	// A guided session's run swapped for a link out while it is active:
+	// the reports the stage records are not written through the link.
+	g := subprocessSessionIn(t, root, env, "--stage", "validate")
+	if env, _ := callEnvOf(t, g, "workflow__new_run", map[string]any{"run_id": "g1"}); env["ok"] != true {
+		t.Fatalf("new_run: %v", env)
+	}
+	callEnvOf(t, g, "workflow__start_stage", map[string]any{"run_id": "g1"})
+	g1 := filepath.Join(root, "runs", "g1")
+	if err := os.Rename(g1, g1+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, g1); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := callEnvOf(t, g, "dag__validate_integrity", map[string]any{"dag": small})
+	if !strings.Contains(fmt.Sprint(res["warnings"]), "could not record") {
+		t.Errorf("the report through a link out was not refused: %v", res["warnings"])
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files written outside the root: %v", names)
+	}
+	if after := listTree(t, filepath.Dir(root)); !sameOutside(parentBefore, after, root) {
+		t.Errorf("the root's parent changed:\nbefore %v\nafter  %v", parentBefore, after)
+	}
+	noTempFiles(t, root)
+}
+
+// TestSafeSymlinkSwapRace: dag.serialize through the server while runs/
+// is swapped for a link out of the root and back: nothing lands outside.
+func TestSafeSymlinkSwapRace(t *testing.T) {
+	root, outside, _ := hostileLayout(t)
+	runs := filepath.Join(root, "runs")
+	if err := os.Mkdir(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startRawServe(t, root, serveEnv(registry.EnvEnableDestructive+"=1"))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	swaps := 0
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if os.Rename(runs, runs+".real") == nil {
+				_ = os.Symlink(outside, runs)
+				swaps++
+				time.Sleep(time.Millisecond)
+				_ = os.Remove(runs)
+				_ = os.Rename(runs+".real", runs)
+			}
+		}
+	}()
+	deadline := time.Now().Add(3 * time.Second)
+	calls := 0
+	for ; time.Now().Before(deadline); calls++ {
+		s.call(t, "dag__serialize", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}},
+			"output_file": fmt.Sprintf("runs/r%d/dag.json", calls%20)}, 10*time.Second)
+	}
+	close(stop)
+	wg.Wait()
+	ents, _ := os.ReadDir(outside)
+	t.Logf("%d dag.serialize calls, %d swaps: %d entries outside the root besides the secret", calls, swaps, len(ents)-1)
+	if len(ents) != 1 {
+		t.Errorf("%d entries escaped the root", len(ents)-1)
+	}
+	noTempFiles(t, filepath.Dir(root))
+}
+
+// TestSafeSignalsWithAStuckCall: with a call in flight that does not
+// return (a script sleeping), SIGTERM, SIGINT and the end of input each end
+// the stdio server within a few seconds.
+func TestSafeSignalsWithAStuckCall(t *testing.T) {
+	py := os.Getenv("CURSUS_PYTHON")
+	if py == "" {
+		py = "/usr/bin/python3"
+	}
+	if _, err := exec.LookPath(py); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("python3 is needed for a stuck call: %v", err)
+		}
+		t.Skipf("python3 is needed for a stuck call: %v", err)
+	}
+	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			writeSleeper(t, dir)
+			s := startRawServe(t, dir, serveEnv(registry.EnvAllowScriptExec+"=1", registry.EnvEnableDestructive+"=1", "CURSUS_PYTHON="+py))
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": map[string]any{"name": "validate__run_scripts",
+				"arguments": map[string]any{"dag": map[string]any{"nodes": []string{"DummyDataLoading_training"}}, "config_file": "config.json", "script_dirs": []string{"sleepers"}, "timeout_seconds": 3600}}})
+			s.send(t, string(b))
+			waitFor(t, func() bool { return sleeping(dir) }, 30*time.Second, "the script to start")
+			start := time.Now()
+			switch how {
+			case "SIGTERM":
+				_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			case "SIGINT":
+				_ = s.cmd.Process.Signal(syscall.SIGINT)
+			default:
+				_ = s.in.Close()
+			}
+			done := make(chan error, 1)
+			go func() { done <- s.cmd.Wait() }()
+			limit := 5 * time.Second
+			if how == "EOF" {
+				limit = 15 * time.Second // the end of input first waits (10 s) for the answers to requests already read
+			}
+			select {
+			case <-done:
+				t.Logf("%s with a call stuck: the server exited after %v", how, time.Since(start).Round(10*time.Millisecond))
+			case <-time.After(limit):
+				_ = s.cmd.Process.Kill()
+				t.Fatalf("%s: the server was still running after %v", how, limit)
+			}
+		})
+	}
+}
+
+// TestSafeHTTPAuth: a token is required beyond loopback and honoured when
+// set; session ids never reach the logs.
+func TestSafeHTTPAuth(t *testing.T) {
+	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", "0.0.0.0:"+freePort(t))
+	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("binding 0.0.0.0 without a token exited 0")
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("binding 0.0.0.0 without a token was not refused")
+	}
+
+	port := freePort(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(cursusBin(t), "mcp", "serve", "--http", port, "--auth-token-file", tokenFile, "--log-level", "debug")
+	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
+	logs := &lockedBuffer{b: &bytes.Buffer{}}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	url := "http://127.0.0.1:" + port + "/mcp"
+	waitHTTP(t, url)
+	if r := postJSON(t, url, "", "", initBody); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: %d", r.StatusCode)
+	}
+	if r := postJSON(t, url, "wrong", "", initBody); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("wrong token: %d", r.StatusCode)
+	}
+	r := postJSON(t, url, "s3cret-token", "", initBody)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("right token: %d", r.StatusCode)
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	time.Sleep(200 * time.Millisecond)
+	if sid == "" || strings.Contains(logs.String(), sid) {
+		t.Errorf("session id %q in the logs:\n%s", sid, logs.String())
+	}
+	if strings.Contains(logs.String(), "s3cret-token") {
+		t.Error("the token is in the logs")
+	}
+}
+
+// TestSafeHTTPDrainOnSIGTERM: SIGTERM with a call in flight over HTTP (a
+// compile of the largest project) delivers the call's answer, then exits.
+func TestSafeHTTPDrainOnSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	writeBigProject(t, dir, 2000)
+	port := freePort(t)
+	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port)
+	cmd.Env, cmd.Dir = serveEnv(), dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	url := "http://127.0.0.1:" + port + "/mcp"
+	waitHTTP(t, url)
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	cs, err := c.Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan map[string]any, 1)
+	go func() {
+		res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "compile__validate", Arguments: map[string]any{"dag_file": "dag.json", "config_file": "config.json"}})
+		if err != nil {
+			answered <- map[string]any{"error": err.Error()}
+			return
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var env map[string]any
+		_ = json.Unmarshal(b, &env)
+		answered <- env
+	}()
+	time.Sleep(300 * time.Millisecond) // the call is running
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case env := <-answered:
+		if env["ok"] != true {
+			t.Errorf("the call in flight at SIGTERM answered %v", env)
+		}
+	case <-time.After(server.HTTPDrainTimeout + 5*time.Second):
+		t.Fatal("the call in flight at SIGTERM was never answered")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after the drain: %v", err)
+	}
+	t.Logf("SIGTERM with a call in flight: answered and exited after %v", time.Since(start).Round(10*time.Millisecond))
+}
+
+// TestSafeCLIWritesWherePointed: the CLI is a trusted caller: it writes
+// where its user points it, outside the working directory included.
+func TestSafeCLIWritesWherePointed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "elsewhere", "config.json")
+	cmd := exec.Command(cursusBin(t), "mcp", "call", "config.merge_save", `{"dag": {"nodes": ["DummyDataLoading_training"]}, "base": {"author": "a", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R", "region": "NA", "service_name": "S", "pipeline_version": "1.0.0", "project_root_folder": "p"}, "steps": {"DummyDataLoading_training": {"data_source": "s3://example-bucket/x/"}}, "output_file": "`+out+`"}`)
+	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the CLI did not write where it was pointed: %v", err)
+	}
+}
+
+// TestSafeDeepPython: a script nested deeper than the parser can follow is
+// a script_analysis_error naming the cause, not an internal error with a
+// traceback.
+func TestSafeDeepPython(t *testing.T) {
+	dir := t.TempDir()
+	src := "x = " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "deep.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startRawServe(t, dir, serveEnv("CURSUS_PYTHON=/usr/bin/python3"))
+	env, _ := s.call(t, "author__check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": "deep.py"}, 60*time.Second)
+	text, _ := json.Marshal(env)
+	if env["code"] == "internal_error" || strings.Contains(string(text), "Traceback") {
+		t.Errorf("deeply nested Python answered %s", text)
+	}
+}
+
+func subprocessSessionIn(t *testing.T, dir string, env []string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve"}, args...)...)
+	cmd.Env, cmd.Dir = env, dir
+	stderr := &lockedBuffer{b: &bytes.Buffer{}}
+	cmd.Stderr = stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "server-test", Version: "0"}, nil)
+	cs, err := c.Connect(testCtx(t), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callEnvOf(t *testing.T, cs *mcp.ClientSession, name string, args any) (map[string]any, *mcp.CallToolResult) {
+	t.Helper()
+	res, env := callEnv(t, cs, name, args)
+	return env, res
+}
+
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// sameOutside reports whether two listings agree on everything outside root.
+func sameOutside(a, b []string, root string) bool {
+	filter := func(in []string) []string {
+		var out []string
+		for _, p := range in {
+			if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	fa, fb := filter(a), filter(b)
+	return strings.Join(fa, "\n") == strings.Join(fb, "\n")
+}
+
+func noTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	for _, p := range listTree(t, dir) {
+		if strings.Contains(filepath.Base(p), ".tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+func waitHTTP(t *testing.T, url string) {
+	t.Helper()
+	waitFor(t, func() bool {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}, 20*time.Second, "the HTTP server to listen")
+}
+
+func waitFor(t *testing.T, cond func() bool, timeout time.Duration, what string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// writeSleeper writes a one-node project (the simple-training example's
+// config) whose data-loading script marks that it started, then sleeps an
+// hour.
+func writeSleeper(t *testing.T, dir string) {
+	t.Helper()
+	cfg, err := os.ReadFile("../examples/simple-training/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sleepers"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("import time\nopen(%q, 'w').close()\ntime.sleep(3600)\n", filepath.Join(dir, "started"))
+	if err := os.WriteFile(filepath.Join(dir, "sleepers", "dummy_data_loading.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sleeping(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "started"))
+	return err == nil
+}
+
+// writeBigProject writes dag.json and config.json of n nodes into dir.
+func writeBigProject(t *testing.T, dir string, n int) {
+	t.Helper()
+	cmd := exec.Command(cursusBin(t), "version")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	var edges [][2]string
+	specific := map[string]any{}
+	types := map[string]string{}
+	for i := 0; len(nodes) < n; i++ {
+		jt := fmt.Sprintf("g%05d", i)
+		a, p := "DummyDataLoading_"+jt, "TabularPreprocessing_"+jt
+		specific[a] = map[string]any{"job_type": jt, "data_source": "s3://example-bucket/raw/" + jt + "/", "__model_type__": "DummyDataLoadingConfig"}
+		specific[p] = map[string]any{"job_type": jt, "label_name": "label", "__model_type__": "TabularPreprocessingConfig"}
+		types[a], types[p] = "DummyDataLoadingConfig", "TabularPreprocessingConfig"
+		nodes = append(nodes, a, p)
+		edges = append(edges, [2]string{a, p})
+	}
+	shared := map[string]any{"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole",
+		"region": "NA", "service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}
+	write := func(name string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("dag.json", map[string]any{"version": "1.0.0", "dag": map[string]any{"nodes": nodes, "edges": edges}})
+	write("config.json", map[string]any{"configuration": map[string]any{"shared": shared, "specific": specific}, "metadata": map[string]any{"config_types": types}})
+}
+
+// String returns what was written so far.
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

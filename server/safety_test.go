@@ -1,0 +1,387 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/server"
+	"github.com/cursus-go/cursus/tools"
+)
+
+// stuckNamespace has a tool that never returns and ignores cancellation
+// (a call blocked in the kernel), and one that takes a while and honours it.
+func stuckNamespace(entered chan<- struct{}) registry.Namespace {
+	type none struct{}
+	return registry.Namespace{Name: "stuck", Description: "Calls that do not return.", Tools: []*registry.ToolDef{
+		registry.New("stuck.forever", spec("Blocks forever, deaf to cancellation."), func(context.Context, none) (*envelope.ToolResult, error) {
+			entered <- struct{}{}
+			select {}
+		}),
+		registry.New("stuck.slow", spec("Answers after a second."), func(ctx context.Context, _ none) (*envelope.ToolResult, error) {
+			entered <- struct{}{}
+			select {
+			case <-time.After(time.Second):
+				return envelope.OK(map[string]any{"slow": true}), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}),
+	}}
+}
+
+// deepArgs is an arguments object nested depth levels deep.
+func deepArgs(depth int) string {
+	return strings.Repeat(`{"a":`, depth) + "{}" + strings.Repeat("}", depth)
+}
+
+// TestStdioSurvivesHostileFrames: every frame the SDK would choke on is
+// answered with a JSON-RPC error (carrying its id when it has one) and the
+// session goes on answering.
+func TestStdioSurvivesHostileFrames(t *testing.T) {
+	r := startStdio(t, testCtx(t), testRegistry(t), server.Options{})
+	huge := `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"demo__echo","arguments":{"msg":"` + strings.Repeat("x", 17<<20) + `"}}}`
+	r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":9001,"method":"tools/call","params":{"name":"demo__echo","arguments":`+deepArgs(1200)+`}}`,
+		`{"jsonrpc":"2.0","id":9002,"method":"tools/call","params":{"name":"demo__echo","arguments":`+deepArgs(998)+`}}`,
+		`{"jsonrpc":"2.0","id":9003,"method":"tools/call","params":{"name":"demo__echo","arguments":`+deepArgs(990)+`}}`,
+		`[]`,
+		`[{"jsonrpc":"2.0","id":31,"method":"ping"},{"jsonrpc":"2.0","id":32,"method":"ping"}]`,
+		"{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/call\",\"params\":{\"name\":\"demo__echo\",\"arguments\":{\"msg\":\"\xff\xfe\"}}}",
+		"\xff\xfe\xfd",
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":42,"result":{}}`,
+		`null`, `"just a string"`, `{}`, `{"jsonrpc":"2.0","id":43}`,
+		huge,
+		`{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"demo__echo","arguments":{"msg":"alive"}}}`)
+	r.in.Close()
+	msgs := r.readAll(t)
+	got := byID(msgs)
+	for id, code := range map[string]float64{"9001": -32600, "9002": -32600, "77": -32700} {
+		if e, _ := got[id]["error"].(map[string]any); e == nil || e["code"] != code {
+			t.Errorf("frame %s answered %v, want a JSON-RPC error %v with its id", id, got[id], code)
+		}
+	}
+	if res, _ := got["9003"]["result"].(map[string]any); res == nil || res["isError"] != true {
+		t.Errorf("990-deep arguments answered %v, want a tool result (the SDK decodes them, the registry refuses them)", got["9003"])
+	}
+	if res, _ := got["41"]["result"].(map[string]any); res == nil {
+		t.Errorf("invalid UTF-8 inside a string answered %v, want a result", got["41"])
+	}
+	nulls := 0
+	for _, m := range msgs {
+		if m["id"] == nil && m["error"] != nil {
+			nulls++
+		}
+	}
+	if nulls < 7 { // [], the batch, the bytes, 1e400 is kept as text, the object id, null, "...", {}
+		t.Errorf("%d errors with id null, want one per frame without a usable id: %v", nulls, msgs)
+	}
+	if res, _ := got["50"]["result"].(map[string]any); res == nil || !strings.Contains(fmt.Sprint(res["content"]), "alive") {
+		t.Fatalf("the session did not go on after the hostile frames: %v", got["50"])
+	}
+	if err := <-r.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStdioStopsWithAStuckCall: with a call stuck (deaf to cancellation),
+// cancelling ServeStdio's context (SIGTERM, SIGINT) and the end of input
+// each end it within a bounded time.
+func TestStdioStopsWithAStuckCall(t *testing.T) {
+	defer server.SetDrainGrace(500 * time.Millisecond)()
+	for _, how := range []string{"cancel", "eof"} {
+		t.Run(how, func(t *testing.T) {
+			entered := make(chan struct{}, 4)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r := startStdio(t, ctx, testRegistry(t, stuckNamespace(entered)), server.Options{})
+			r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stuck__forever"}}`)
+			<-entered
+			start := time.Now()
+			if how == "cancel" {
+				cancel()
+			} else {
+				r.in.Close()
+			}
+			limit := server.ShutdownGrace + 3*time.Second
+			select {
+			case err := <-r.done:
+				if err != nil {
+					t.Fatalf("ServeStdio: %v", err)
+				}
+				t.Logf("%s with a stuck call: ServeStdio returned after %v", how, time.Since(start).Round(time.Millisecond))
+			case <-time.After(limit):
+				t.Fatalf("ServeStdio still running %v after %s with a call stuck", limit, how)
+			}
+		})
+	}
+}
+
+// TestStdioCancelsCallsInFlight: stopping cancels a call that honours its
+// context, and the call is answered (cancelled) before ServeStdio returns.
+func TestStdioCancelsCallsInFlight(t *testing.T) {
+	entered := make(chan struct{}, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := startStdio(t, ctx, testRegistry(t, stuckNamespace(entered)), server.Options{})
+	r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stuck__slow"}}`)
+	<-entered
+	cancel()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(server.ShutdownGrace + 3*time.Second):
+		t.Fatal("ServeStdio did not stop")
+	}
+}
+
+func postJSON(t *testing.T, url, token, session, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+
+// TestHTTPBearerToken: with a token set, a request without it or with
+// another one answers 401; with it, the session works (go-sdk client).
+func TestHTTPBearerToken(t *testing.T) {
+	h, err := server.NewHTTPHandler(testRegistry(t), server.Options{HTTP: server.HTTPOptions{AuthToken: "s3cret-token"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for _, tok := range []string{"", "wrong", "s3cret-token-longer", "s3cret-toke"} {
+		if resp := postJSON(t, ts.URL, tok, "", initBody); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("token %q: %d %v, want 401 with a Bearer challenge", tok, resp.StatusCode, resp.Header)
+		}
+	}
+	if resp := postJSON(t, ts.URL, "s3cret-token", "", initBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("right token: %d, want 200", resp.StatusCode)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	cs, err := c.Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{"s3cret-token"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, env := callEnv(t, cs, "demo__echo", map[string]any{"msg": "hi"}); env["ok"] != true {
+		t.Fatalf("call with the token: %v", env)
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHTTPRefusesUnauthenticatedNetworkBind: beyond loopback ServeHTTP
+// needs a token; on loopback it does not.
+func TestHTTPRefusesUnauthenticatedNetworkBind(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "example.com:0"} {
+		err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{}, addr)
+		if !errors.Is(err, server.ErrUnauthenticatedBind) {
+			t.Errorf("%s without a token: %v, want ErrUnauthenticatedBind", addr, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{AuthToken: "t"}}, "0.0.0.0:0")
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("0.0.0.0 with a token: %v", err)
+	}
+}
+
+// TestHTTPSessionBound: sessions beyond MaxSessions answer 503 until one
+// is closed or times out idle.
+func TestHTTPSessionBound(t *testing.T) {
+	h, err := server.NewHTTPHandler(testRegistry(t), server.Options{HTTP: server.HTTPOptions{MaxSessions: 2, SessionIdleTimeout: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	var ids []string
+	for range 2 {
+		resp := postJSON(t, ts.URL, "", "", initBody)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("session: %d %v", resp.StatusCode, resp.Header)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp := postJSON(t, ts.URL, "", "", initBody)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("third session: %d, want 503", resp.StatusCode)
+	}
+	// The open sessions still answer.
+	if resp := postJSON(t, ts.URL, "", ids[0], `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping on an open session: %d", resp.StatusCode)
+	}
+	// Idle sessions expire, and their slots come back.
+	time.Sleep(600 * time.Millisecond)
+	if resp := postJSON(t, ts.URL, "", ids[1], `{"jsonrpc":"2.0","id":3,"method":"ping"}`); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("an expired session answered %d, want 404", resp.StatusCode)
+	}
+	if resp := postJSON(t, ts.URL, "", "", initBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("a new session after the others expired: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPLogsNoSessionID: session ids are bearer credentials of HTTP
+// sessions: they never reach the logs, at any level.
+func TestHTTPLogsNoSessionID(t *testing.T) {
+	var logs lockedBuffer
+	logs.b = &bytes.Buffer{}
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	for _, guided := range []bool{false, true} {
+		h, err := server.NewHTTPHandler(tools.Registry(), server.Options{Logger: log, Guided: guided})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(h)
+		cs := httpSession(t, ts.URL, "2025-06-18")
+		id := cs.ID()
+		if id == "" {
+			t.Fatal("no session id")
+		}
+		callEnv(t, cs, "tools__help", map[string]any{})
+		cs.Close()
+		ts.Close()
+		logs.mu.Lock()
+		text := logs.b.String()
+		logs.mu.Unlock()
+		if strings.Contains(text, id) {
+			t.Errorf("guided=%v: the session id %s is in the logs:\n%s", guided, id, text)
+		}
+		if !strings.Contains(text, "session") {
+			t.Errorf("guided=%v: the test saw no session log at all:\n%s", guided, text)
+		}
+	}
+}
+
+// TestServeHTTPDrainsCallsInFlight: stopping ServeHTTP lets a call in
+// flight finish and deliver its answer.
+func TestServeHTTPDrainsCallsInFlight(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	entered := make(chan struct{}, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- server.ServeHTTP(ctx, testRegistry(t, stuckNamespace(entered)), server.Options{}, addr)
+	}()
+	var cs *mcp.ClientSession
+	for range 50 {
+		c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+		if cs, err = c.Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if cs == nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var env map[string]any
+	var callErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "stuck__slow"})
+		if err != nil {
+			callErr = err
+			return
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &env)
+	}()
+	<-entered
+	cancel() // SIGTERM while the call runs
+	wg.Wait()
+	if callErr != nil || env["ok"] != true {
+		t.Fatalf("the call in flight at shutdown: %v %v, want its answer", callErr, env)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(server.HTTPDrainTimeout + 5*time.Second):
+		t.Fatal("ServeHTTP did not stop")
+	}
+}
+
+// TestGuidedReadOnlyHint: a tool a stage records writes a report when the
+// write gate is open, so in guided mode it is not annotated read-only; with
+// the gate closed nothing is written and it is.
+func TestGuidedReadOnlyHint(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		s := newServer(t, tools.Registry(), server.Options{Stage: "validate", Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}})
+		cs := connect(t, s, "")
+		seen := false
+		for tool, err := range cs.Tools(testCtx(t), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tool.Name != "dag__validate_integrity" {
+				continue
+			}
+			seen = true
+			if tool.Annotations.ReadOnlyHint == open {
+				t.Errorf("write gate open=%v: dag__validate_integrity readOnlyHint=%v", open, tool.Annotations.ReadOnlyHint)
+			}
+		}
+		if !seen {
+			t.Fatal("dag__validate_integrity is not listed in the validate stage")
+		}
+	}
+}
