@@ -85,6 +85,12 @@ func openFS(ctx context.Context) (*safefs.FS, error) {
 	return f, nil
 }
 
+// OpenFS opens the file-access layer a call under ctx gets (see the
+// package doc). A front end that serves many calls under one policy opens
+// it once and hands it to each call (safefs.WithFS), sparing every call the
+// opening of the root; the caller closes it.
+func OpenFS(ctx context.Context) (*safefs.FS, error) { return openFS(ctx) }
+
 // callFS is the file-access layer of the call ctx belongs to, or, outside
 // a call, the one the context's policy gives (closed by done).
 func callFS(ctx context.Context) (fsys *safefs.FS, done func(), err error) {

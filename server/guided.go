@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -24,6 +25,7 @@ import (
 // and the list never changes (listChanged false).
 type guided struct {
 	reg     *registry.Registry
+	fs      *safefs.FS // every call's file-access layer, opened once
 	opts    Options
 	sel     *selection
 	log     *slog.Logger
@@ -45,7 +47,11 @@ func newGuided(reg *registry.Registry, opts Options, sel *selection, log *slog.L
 			recorded[name] = true
 		}
 	}
-	g := &guided{reg: reg, opts: opts, sel: sel, log: log, version: version, defs: map[string]*mcp.Tool{}}
+	fsys, err := registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy))
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	g := &guided{reg: reg, fs: fsys, opts: opts, sel: sel, log: log, version: version, defs: map[string]*mcp.Tool{}}
 	for _, t := range reg.List("") {
 		if !sel.selected(t) {
 			continue
@@ -184,7 +190,7 @@ func (gs *guidedSession) handler(name string) mcp.ToolHandler {
 }
 
 func (gs *guidedSession) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	res := gs.sess.CallTool(ctx, name, args)
+	res := gs.sess.CallTool(safefs.WithFS(ctx, gs.g.fs), name, args)
 	if !res.OK {
 		gs.g.log.Debug("tool call failed", "tool", name, "code", res.Code, "stage", gs.sess.Stage(), "error", res.Error)
 	}

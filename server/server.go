@@ -12,6 +12,7 @@ import (
 
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/exporters"
+	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -148,6 +149,7 @@ func cleanNames(in []string) []string {
 type srv struct {
 	reg    *registry.Registry
 	policy registry.Policy
+	fs     *safefs.FS // every call's file-access layer, opened once
 	sel    *selection
 	listed map[string]bool // wire names registered with the SDK
 	log    *slog.Logger
@@ -190,7 +192,11 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *guided, error) {
 			"project_root", opts.Policy.ProjectRoot)
 		return g.server(), g, nil
 	}
-	s := &srv{reg: reg, policy: opts.Policy, sel: sel, listed: map[string]bool{}, log: log}
+	fsys, err := registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy))
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
+	}
+	s := &srv{reg: reg, policy: opts.Policy, fs: fsys, sel: sel, listed: map[string]bool{}, log: log}
 
 	var tools []*registry.ToolDef
 	var gated []string
@@ -358,7 +364,7 @@ func (s *srv) handler(name string) mcp.ToolHandler {
 
 // call runs a tool through the registry under the policy and shapes the result.
 func (s *srv) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	res := s.reg.Call(registry.WithPolicy(ctx, s.policy), name, args)
+	res := s.reg.Call(safefs.WithFS(registry.WithPolicy(ctx, s.policy), s.fs), name, args)
 	if !res.OK {
 		s.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
 	}

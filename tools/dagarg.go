@@ -106,28 +106,22 @@ func dagGiven(dagArg map[string]any, dagFile string) bool {
 // dagObject is an inline DAG argument: {"nodes": [...], "edges": [[src,
 // dst], ...]}, or the serialized form {"dag": {"nodes", "edges"}, ...}. Its
 // schema bounds the nodes, the edges and the node names (dag.MaxNodes,
-// dag.MaxEdges, dag.MaxNameLength); other keys pass.
+// dag.MaxEdges, dag.MaxNameLength); other keys pass, and loadDAGArg checks
+// the same bounds on the serialized form.
 type dagObject map[string]any
 
 // JSONSchema implements the schema reflector's hook: an object whose nodes
-// and edges (at the top or under dag) are bounded lists of names.
+// and edges are bounded lists of names.
 func (dagObject) JSONSchema() *jsonschema.Schema {
 	u := func(n int) *uint64 { v := uint64(n); return &v }
 	name := func() *jsonschema.Schema {
 		return &jsonschema.Schema{Type: "string", MaxLength: u(dag.MaxNameLength)}
 	}
-	body := func() *jsonschema.Schema {
-		props := jsonschema.NewProperties()
-		props.Set("nodes", &jsonschema.Schema{Type: "array", Items: name(), MaxItems: u(dag.MaxNodes),
-			Description: fmt.Sprintf("Node names (at most %d, each at most %d bytes).", dag.MaxNodes, dag.MaxNameLength)})
-		props.Set("edges", &jsonschema.Schema{Type: "array", MaxItems: u(dag.MaxEdges),
-			Items:       &jsonschema.Schema{Type: "array", Items: name()},
-			Description: fmt.Sprintf("[src, dst] pairs (at most %d).", dag.MaxEdges)})
-		return &jsonschema.Schema{Type: "object", Properties: props}
-	}
-	s := body()
-	s.Properties.Set("dag", body())
-	return s
+	props := jsonschema.NewProperties()
+	props.Set("nodes", &jsonschema.Schema{Type: "array", Items: name(), MaxItems: u(dag.MaxNodes)})
+	props.Set("edges", &jsonschema.Schema{Type: "array", MaxItems: u(dag.MaxEdges),
+		Items: &jsonschema.Schema{Type: "array", Items: name()}})
+	return &jsonschema.Schema{Type: "object", Properties: props}
 }
 
 // dagSizeError is the too_large failure of a DAG over dag.MaxNodes or
