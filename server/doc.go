@@ -27,10 +27,17 @@
 // execute code are neither listed nor callable; the selection options
 // (Namespaces, Tools, ExcludeTools) can only narrow what the policy allows.
 // Reads and writes are confined to Policy.ProjectRoot (and reads also to
-// Policy.ReadRoots) by the registry's file-access layer.
+// Policy.ReadRoots) by the registry's file-access layer, which the server
+// opens once and hands to every call.
 //
 // ServeStdio speaks newline-delimited JSON-RPC over a reader and a writer
-// (stdin and stdout in the CLI); ServeHTTP serves the Streamable HTTP
-// transport, on 127.0.0.1 unless the address names another host. Nothing in
-// this package writes to os.Stdout: logs go to Options.Logger.
+// (stdin and stdout in the CLI). No line ends its session: a line the SDK
+// would not decode is answered with a JSON-RPC error (frameFilter), and a
+// stuck call never holds up its return (ShutdownGrace). ServeHTTP serves the
+// Streamable HTTP transport, on 127.0.0.1 unless the address names another
+// host, which it refuses without Options.HTTP.AuthToken; with a token every
+// request must carry it. Sessions are bounded in number and closed when
+// idle, and a shutdown drains the calls in flight (HTTPDrainTimeout). Nothing
+// in this package writes to os.Stdout: logs go to Options.Logger, without
+// session ids.
 package server

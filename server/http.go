@@ -44,7 +44,14 @@ type HTTPOptions struct {
 	// SessionIdleTimeout closes a session idle this long
 	// (DefaultSessionIdleTimeout when 0).
 	SessionIdleTimeout time.Duration
+	// ReadTimeout bounds reading one request, headers and body
+	// (DefaultReadTimeout when 0); the response then streams for as long
+	// as its call runs.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout bounds reading one HTTP request.
+const DefaultReadTimeout = 60 * time.Second
 
 // ErrUnauthenticatedBind is returned by ServeHTTP for an address that is
 // not loopback when no auth token is set.

@@ -360,6 +360,43 @@ func TestServeHTTPDrainsCallsInFlight(t *testing.T) {
 	}
 }
 
+// TestServeHTTPReadTimeout: a client that sends its request too slowly
+// (headers, or a body that never ends) is cut off after the read timeout.
+func TestServeHTTPReadTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{ReadTimeout: 300 * time.Millisecond}}, addr)
+	var conn net.Conn
+	for range 50 {
+		if conn, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if conn == nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\":", addr)
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	b := make([]byte, 4096)
+	for {
+		if _, err := conn.Read(b); err != nil {
+			break
+		}
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a body that never ends held the connection for %v", took)
+	}
+}
+
 // TestGuidedReadOnlyHint: a tool a stage records writes a report when the
 // write gate is open, so in guided mode it is not annotated read-only; with
 // the gate closed nothing is written and it is.
