@@ -482,7 +482,7 @@ func TestSafeSignalsWithAStuckCall(t *testing.T) {
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": map[string]any{"name": "validate__run_scripts",
 				"arguments": map[string]any{"dag": map[string]any{"nodes": []string{"DummyDataLoading_training"}}, "config_file": "config.json", "script_dirs": []string{"sleepers"}, "timeout_seconds": 3600}}})
 			s.send(t, string(b))
-			waitFor(t, func() bool { return sleeping(dir) }, 30*time.Second, "the script to start")
+			waitFor(t, func() bool { return heartbeat(dir) != "" }, 60*time.Second, "the script to start")
 			start := time.Now()
 			switch how {
 			case "SIGTERM":
@@ -504,6 +504,13 @@ func TestSafeSignalsWithAStuckCall(t *testing.T) {
 			case <-time.After(limit):
 				_ = s.cmd.Process.Kill()
 				t.Fatalf("%s: the server was still running after %v", how, limit)
+			}
+			// The script went with the server (its process group was killed).
+			time.Sleep(300 * time.Millisecond)
+			last := heartbeat(dir)
+			time.Sleep(time.Second)
+			if now := heartbeat(dir); now != last {
+				t.Errorf("%s: the script outlived the server (beat %s, then %s)", how, last, now)
 			}
 		})
 	}
@@ -567,10 +574,10 @@ func TestSafeHTTPAuth(t *testing.T) {
 }
 
 // TestSafeHTTPDrainOnSIGTERM: SIGTERM with a call in flight over HTTP (a
-// compile of the largest project) delivers the call's answer, then exits.
+// compile of 400 nodes, about a second) delivers the call's answer, then exits.
 func TestSafeHTTPDrainOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
-	writeBigProject(t, dir, 2000)
+	writeBigProject(t, dir, 400)
 	port := freePort(t)
 	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port)
 	cmd.Env, cmd.Dir = serveEnv(), dir
@@ -736,8 +743,8 @@ func waitFor(t *testing.T, cond func() bool, timeout time.Duration, what string)
 }
 
 // writeSleeper writes a one-node project (the simple-training example's
-// config) whose data-loading script marks that it started, then sleeps an
-// hour.
+// config) whose script, run by validate.run_scripts, beats (rewrites a
+// count into its output directory every 50 ms) and never ends.
 func writeSleeper(t *testing.T, dir string) {
 	t.Helper()
 	cfg, err := os.ReadFile("../examples/simple-training/config.json")
@@ -750,15 +757,27 @@ func writeSleeper(t *testing.T, dir string) {
 	if err := os.Mkdir(filepath.Join(dir, "sleepers"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := fmt.Sprintf("import time\nopen(%q, 'w').close()\ntime.sleep(3600)\n", filepath.Join(dir, "started"))
+	// The script runs sandboxed: only its output directory reaches the
+	// project (under the runner's run directory).
+	script := "import os, time\nd = '/opt/ml/processing/output/data'\nos.makedirs(d, exist_ok=True)\ni = 0\nwhile True:\n" +
+		"    i += 1\n    with open(d + '/beat.tmp', 'w') as f:\n        f.write(str(i))\n    os.replace(d + '/beat.tmp', d + '/beat')\n    time.sleep(0.05)\n"
 	if err := os.WriteFile(filepath.Join(dir, "sleepers", "dummy_data_loading.py"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func sleeping(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "started"))
-	return err == nil
+// heartbeat is the sleeper's last count, or "" before it started.
+func heartbeat(dir string) string {
+	var beat string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "beat" {
+			b, _ := os.ReadFile(p)
+			beat = string(b)
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return beat
 }
 
 // writeBigProject writes dag.json and config.json of n nodes into dir.
