@@ -16,37 +16,24 @@ import (
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/tools"
 )
 
 func main() {
 	ctx := context.Background()
 
-	// 1. Ask the pipeline catalog for a DAG that fits the need.
-	rec := call(ctx, "pipeline_catalog.recommend", map[string]any{"framework": "xgboost", "need": "calibration and registration"})
-	var recs struct {
-		Recommendations []struct {
-			DAGID   string   `json:"dag_id"`
-			Score   float64  `json:"score"`
-			Reasons []string `json:"reasons"`
-		} `json:"recommendations"`
-	}
-	decode(rec, &recs)
+	// 1. Ask the pipeline catalog for a DAG that fits the need. A converted
+	// tool's data comes typed: cursus.Call names its Go type.
+	recs := must(cursus.Call[tools.PipelineCatalogRecommendData](ctx, "pipeline_catalog.recommend",
+		map[string]any{"framework": "xgboost", "data_source": "s3", "need": "calibration and registration"}))
 	top := recs.Recommendations[0]
-	fmt.Printf("recommended DAG: %s (score %.2f)\n", top.DAGID, top.Score)
+	fmt.Printf("recommended DAG: %s (score %.2f)\n", top.DagID, top.Score)
 
 	// 2. Load it and check its integrity.
-	loaded := call(ctx, "pipeline_catalog.load_dag", map[string]any{"dag_id": top.DAGID})
-	var dag struct {
-		Nodes []string   `json:"nodes"`
-		Edges [][]string `json:"edges"`
-	}
-	decode(loaded, &dag)
-	check := call(ctx, "dag.validate_integrity", map[string]any{"dag": map[string]any{"nodes": dag.Nodes, "edges": dag.Edges}})
-	var integrity struct {
-		IsValid bool `json:"is_valid"`
-	}
-	decode(check, &integrity)
-	fmt.Printf("%d nodes, %d edges, valid: %v\n", len(dag.Nodes), len(dag.Edges), integrity.IsValid)
+	dag := must(cursus.Call[tools.PipelineCatalogLoadDAGData](ctx, "pipeline_catalog.load_dag", map[string]any{"dag_id": top.DagID}))
+	integrity := must(cursus.Call[tools.DagValidateIntegrityData](ctx, "dag.validate_integrity",
+		map[string]any{"dag": map[string]any{"nodes": dag.Nodes, "edges": dag.Edges}}))
+	fmt.Printf("%d nodes, %d edges, valid: %v\n", dag.NodeCount, dag.EdgeCount, integrity.IsValid)
 
 	// 3. Compile the shipped end-to-end example (same shape, with a config).
 	res := call(ctx, "compile.definition", map[string]any{
@@ -70,6 +57,15 @@ func main() {
 	for _, s := range out.Definition.Steps {
 		fmt.Printf("  %-32s %s\n", s.Name, s.Type)
 	}
+}
+
+// must returns a typed call's data, or exits with its error and remedy.
+func must[Out any](data Out, res *envelope.ToolResult, err error) Out {
+	if err != nil {
+		slog.Error("tool failed", "tool", res.Meta["tool"], "code", res.Code, "error", err, "remedy", res.Remedy)
+		os.Exit(1)
+	}
+	return data
 }
 
 // call runs one tool and exits with its error and remedy when it fails.
