@@ -10,6 +10,7 @@ import (
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/engine/strategies"
+	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
 )
 
@@ -48,9 +49,18 @@ func remedyFor[E error](fix string, tools ...string) remedy {
 	return remedy{match: func(err error) bool { var e E; return errors.As(err, &e) }, fix: fix, tools: tools}
 }
 
+// remedyIs is the remedy of the errors that wrap target (errors.Is).
+func remedyIs(target error, fix string, tools ...string) remedy {
+	return remedy{match: func(err error) bool { return errors.Is(err, target) }, fix: fix, tools: tools}
+}
+
 // remedies are the remedies by engine error type, the first match wins.
 // An error type whose failure an agent can recover from gets one here.
 var remedies = []remedy{
+	remedyFor[*config.ResolutionError]("add a config for each node (its key is the node name)", "config.template", "compile.preview"),
+	remedyFor[*config.DuplicateStepNameError]("give the colliding configs different job types", "compile.preview"),
+	remedyIs(validation.ErrNoPython, "install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info"),
+	remedyFor[*catalog.NotFoundError]("use a step type from the catalog (meta.details.close_matches are the nearest names)", "catalog.search", "catalog.list_steps"),
 	remedyFor[catalog.LoadErrors]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*config.ValidationError]("fix every field listed in meta.details.errors (path, message, allowed values) and call again; config.template lists every field with its default", "config.template", "config.field_info"),
 	remedyFor[*config.UnknownClassError]("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps"),

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
-	"github.com/cursus-go/cursus/engine/config"
-	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/engine/validation"
@@ -140,7 +137,7 @@ type stepInterfaceArgs struct {
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root)."`
 }
 
-func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.ToolResult, error) {
+func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.Result[ValidateStepInterfaceData], error) {
 	name := strings.TrimSpace(a.StepName)
 	if name == "" && !a.All {
 		return nil, envelope.InvalidInput("give step_name (a non-empty string) or all: true").
@@ -155,7 +152,6 @@ func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.
 	if err != nil {
 		return nil, envelope.InvalidInput("cannot validate step interfaces: %v", err).WithDetails("workspace_dirs", a.WorkspaceDirs)
 	}
-	data := map[string]any{"validated": rep.Validated, "errors": rep.Errors, "warnings": rep.Warnings, "results": rep.Results}
 	if rep.Blocking() {
 		var bad []string
 		for _, r := range rep.Results {
@@ -164,11 +160,11 @@ func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.
 			}
 		}
 		return nil, envelope.Errorf(envelope.CodeValidationFailed, "step interface validation failed: %d error(s) in %s", rep.Errors, strings.Join(bad, ", ")).
-			WithDetailsMap(data).
+			WithDetails("validated", rep.Validated, "errors", rep.Errors, "warnings", rep.Warnings, "results", rep.Results).
 			WithRemedy("fix each error in meta.details.results (file and field are named); check the step's routing and config fields, and how its ports score against providers",
 				"strategies.for_step_type", "catalog.config_fields", "validate.deps_explain", "catalog.search")
 	}
-	res := envelope.OK(data).WithNextSteps(envelope.NextStep{Tool: "validate.alignment", When: "the step files are valid",
+	res := envelope.Success(*rep).WithNextSteps(envelope.NextStep{Tool: "validate.alignment", When: "the step files are valid",
 		Why: "checks scripts, ports, dependencies and builder fields of the steps", ArgsHint: vldHint(name, a.WorkspaceDirs)})
 	if rep.Warnings > 0 {
 		res.WithWarnings(fmt.Sprintf("%d non-blocking warning(s) in %d result(s); see results[].warnings", rep.Warnings, rep.Validated))
@@ -195,7 +191,7 @@ type alignmentArgs struct {
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for step scripts (by entry point file name)."`
 }
 
-func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.ToolResult, error) {
+func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.Result[ValidateAlignmentData], error) {
 	cat, sdirs, err := vldCatalogScripts(ctx, a.WorkspaceDirs, a.ScriptDirs)
 	if err != nil {
 		return nil, err
@@ -216,28 +212,29 @@ func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.ToolResu
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{
-		"total_steps": rep.TotalSteps, "passed_steps": rep.PassedSteps, "failed_steps": rep.FailedSteps,
-		"excluded_steps": rep.ExcludedSteps, "pass_rate": rep.PassRate, "step_type_breakdown": rep.StepTypeBreakdown,
-		"level_summary": rep.LevelSummary, "critical_issues": rep.CriticalIssues, "critical_issue_count": len(rep.CriticalIssues),
-		"scripts_checked": rep.ScriptsChecked, "script_dirs": rep.ScriptDirs, "python": rep.Python,
+	data := ValidateAlignmentData{
+		TotalSteps: rep.TotalSteps, PassedSteps: rep.PassedSteps, FailedSteps: rep.FailedSteps,
+		ExcludedSteps: rep.ExcludedSteps, PassRate: rep.PassRate, StepTypeBreakdown: rep.StepTypeBreakdown,
+		LevelSummary: rep.LevelSummary, CriticalIssues: nonNilSlice(rep.CriticalIssues), CriticalIssueCount: len(rep.CriticalIssues),
+		ScriptsChecked: rep.ScriptsChecked, ScriptDirs: nonNilStrings(rep.ScriptDirs), Python: rep.Python,
 	}
-	res := envelope.OK(data)
 	if len(targets) == 0 {
-		data["scope"] = "all_steps"
-		summary := map[string]any{}
+		data.Scope = "all_steps"
+		data.StepResults = map[string]ValidateStepSummary{}
 		for _, s := range rep.Steps {
 			lv := map[string]string{}
 			for k, l := range s.Levels {
 				lv[k] = l.Status
 			}
-			summary[s.StepName] = map[string]any{"overall_status": s.OverallStatus, "sagemaker_step_type": s.SageMakerStepType, "levels": lv}
+			data.StepResults[s.StepName] = ValidateStepSummary{OverallStatus: s.OverallStatus, SageMakerStepType: s.SageMakerStepType, Levels: lv}
 		}
-		data["step_results"] = summary
 	} else {
-		data["scope"] = "target_scripts"
-		data["target_scripts"] = a.TargetScripts
-		data["detailed_results"] = rep.Steps
+		data.Scope = "target_scripts"
+		data.TargetScripts = a.TargetScripts
+		data.DetailedResults = rep.Steps
+	}
+	res := envelope.Success(data)
+	if len(targets) > 0 {
 		res.WithMeta("tool_scope", "subset")
 	}
 	if !rep.Python.Available {
@@ -269,7 +266,7 @@ type validateStepArgs struct {
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the step's script."`
 }
 
-func validateStep(ctx context.Context, a validateStepArgs) (*envelope.ToolResult, error) {
+func validateStep(ctx context.Context, a validateStepArgs) (*envelope.Result[ValidateStepData], error) {
 	tg, err := vldLoadStep(ctx, a.WorkspaceDirs, a.ScriptDirs, a.StepName)
 	if err != nil {
 		return nil, err
@@ -279,7 +276,7 @@ func validateStep(ctx context.Context, a validateStepArgs) (*envelope.ToolResult
 		return nil, err
 	}
 	s := rep.Steps[0]
-	res := envelope.OK(s).WithMeta("step_name", s.StepName)
+	res := envelope.Success(*s).WithMeta("step_name", s.StepName)
 	if !s.Passed() {
 		n := len(validation.Blocking(s.Issues()))
 		res.WithWarnings(fmt.Sprintf("%s fails alignment with %d blocking issue(s)", s.StepName, n))
@@ -301,7 +298,7 @@ type builderArgs struct {
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
 }
 
-func validateBuilder(ctx context.Context, a builderArgs) (*envelope.ToolResult, error) {
+func validateBuilder(ctx context.Context, a builderArgs) (*envelope.Result[ValidateBuilderData], error) {
 	tg, err := vldLoadStep(ctx, a.WorkspaceDirs, nil, a.StepName)
 	if err != nil {
 		return nil, err
@@ -315,7 +312,7 @@ func validateBuilder(ctx context.Context, a builderArgs) (*envelope.ToolResult, 
 	if err != nil {
 		return nil, err
 	}
-	res := envelope.OK(rep).WithMeta("step_name", rep.StepName)
+	res := envelope.Success(*rep).WithMeta("step_name", rep.StepName)
 	if !rep.Build.Built {
 		res.WithWarnings("the step was not built from a default config: " + rep.Build.Error)
 	}
@@ -332,46 +329,47 @@ func validateBuilder(ctx context.Context, a builderArgs) (*envelope.ToolResult, 
 
 type validateInfoArgs struct{}
 
-func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.ToolResult, error) {
-	var levels []map[string]any
+func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.Result[ValidateInfoData], error) {
+	var levels []ValidateLevel
 	for _, l := range []int{1, 2, 3, 4} {
-		levels = append(levels, map[string]any{"level": l, "validation_type": validation.LevelNames[l], "description": validation.LevelDescriptions[l]})
+		levels = append(levels, ValidateLevel{Level: l, ValidationType: validation.LevelNames[l], Description: validation.LevelDescriptions[l]})
 	}
 	rulesets := map[string][]int{}
 	for _, v := range catalog.Verbs {
-		rulesets[string(v)] = validation.EnabledLevels(v)
+		rulesets[string(v)] = nonNilSlice(validation.EnabledLevels(v))
 	}
-	var builders []string
+	builders := []string{}
 	for _, b := range compiler.Builders() {
 		builders = append(builders, b.Name)
 	}
 	py := validation.Python()
-	data := map[string]any{
-		"validation": map[string]any{
-			"levels":             levels,
-			"rulesets":           rulesets,
-			"statuses":           []string{validation.StatusPassed, validation.StatusFailed, validation.StatusSkipped, validation.StatusNoScript},
-			"severities":         []string{string(validation.SeverityCritical), string(validation.SeverityError), string(validation.SeverityWarning), string(validation.SeverityInfo)},
-			"blocking":           []string{string(validation.SeverityCritical), string(validation.SeverityError)},
-			"resolver_threshold": deps.Threshold,
-			"builders":           builders,
-			"builder_score": map[string]any{
-				"weights": map[string]float64{validation.ComponentAlignment: 2, validation.ComponentIntegration: 1.5, validation.ComponentCreation: 1},
-				"ratings": []map[string]any{{"min": 90, "rating": "Excellent"}, {"min": 80, "rating": "Good"}, {"min": 70, "rating": "Satisfactory"}, {"min": 60, "rating": "Needs Work"}, {"min": 0, "rating": "Poor"}},
+	kind, why := localrun.DetectSandbox()
+	data := ValidateInfoData{
+		Validation: ValidateInfoChecks{
+			Levels:            levels,
+			Rulesets:          rulesets,
+			Statuses:          []string{validation.StatusPassed, validation.StatusFailed, validation.StatusSkipped, validation.StatusNoScript},
+			Severities:        []string{string(validation.SeverityCritical), string(validation.SeverityError), string(validation.SeverityWarning), string(validation.SeverityInfo)},
+			Blocking:          []string{string(validation.SeverityCritical), string(validation.SeverityError)},
+			ResolverThreshold: deps.Threshold,
+			Builders:          builders,
+			BuilderScore: ValidateBuilderScoring{
+				Weights: map[string]float64{validation.ComponentAlignment: 2, validation.ComponentIntegration: 1.5, validation.ComponentCreation: 1},
+				Ratings: []ValidateRating{{Min: 90, Rating: "Excellent"}, {Min: 80, Rating: "Good"}, {Min: 70, Rating: "Satisfactory"}, {Min: 60, Rating: "Needs Work"}, {Min: 0, Rating: "Poor"}},
 			},
-			"step_interface": "the catalog loader's schema and invariants, plus registry parity and job type",
+			StepInterface: "the catalog loader's schema and invariants, plus registry parity and job type",
 		},
-		"script_testing": map[string]any{
-			"python":            py,
-			"analysis":          "python3 -c <analyzer> parses scripts with the ast module (string constants folded through os.path.join, +, f-strings; os.environ / os.getenv reads; argparse flags); nothing is executed",
-			"execution":         "the local runner of execution.run_local: each node's container root is mounted at /opt/ml in a bubblewrap sandbox (no network, read-only host; where bwrap cannot run, string constants under /opt/ml are rewritten instead), a processing script runs with its job arguments and environment, a training script as the SageMaker training toolkit starts it; inputs are copied from bound upstream outputs",
-			"sandbox":           sandboxInfo(),
-			"gate_env_var":      registry.EnvAllowScriptExec,
-			"default_workspace": "test/integration/script_testing",
-			"package_install":   "none: scripts run with what python3 has (the original pip-installed imports)",
+		ScriptTesting: ValidateScriptTesting{
+			Python:           py,
+			Analysis:         "python3 -c <analyzer> parses scripts with the ast module (string constants folded through os.path.join, +, f-strings; os.environ / os.getenv reads; argparse flags); nothing is executed",
+			Execution:        "the local runner of execution.run_local: each node's container root is mounted at /opt/ml in a bubblewrap sandbox (no network, read-only host; where bwrap cannot run, string constants under /opt/ml are rewritten instead), a processing script runs with its job arguments and environment, a training script as the SageMaker training toolkit starts it; inputs are copied from bound upstream outputs",
+			Sandbox:          ValidateSandbox{Kind: string(kind), Reason: why},
+			GateEnvVar:       registry.EnvAllowScriptExec,
+			DefaultWorkspace: "test/integration/script_testing",
+			PackageInstall:   "none: scripts run with what python3 has (the original pip-installed imports)",
 		},
 	}
-	res := envelope.OK(data)
+	res := envelope.Success(data)
 	if !py.Available {
 		res.WithWarnings("python3 is not available: script analysis and execution are skipped (" + py.Reason + ")")
 	}
@@ -392,7 +390,7 @@ type runScriptsArgs struct {
 	TimeoutSeconds          int                          `json:"timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=3600,default=300" jsonschema_description:"Time limit per script."`
 }
 
-func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolResult, error) {
+func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result[ValidateRunScriptsData], error) {
 	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
@@ -453,9 +451,9 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	rep, err := validation.RunScripts(ctx, validation.RunOptions{Catalog: cat, DAG: d, ConfigPath: cfgPath, Workspace: ws,
 		UseDependencyResolution: useDeps, ScriptDirs: sdirs, InputData: input, Timeout: timeout})
 	if err != nil {
-		return nil, vldRunError(err)
+		return nil, toolError(err)
 	}
-	res := envelope.OK(rep).WithMeta("run_dir", rep.RunDir)
+	res := envelope.Success(*rep).WithMeta("run_dir", rep.RunDir)
 	res.WithWarnings(rep.Warnings...)
 	var bad []string
 	for _, n := range rep.ExecutionOrder {
@@ -477,16 +475,6 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.ToolRe
 	return res, nil
 }
 
-// sandboxInfo says which sandbox the local runner uses here.
-func sandboxInfo() map[string]any {
-	kind, why := localrun.DetectSandbox()
-	out := map[string]any{"kind": string(kind)}
-	if why != "" {
-		out["reason"] = why
-	}
-	return out
-}
-
 func mustStep(cat *catalog.Catalog, t string) *catalog.Step {
 	if s, ok := cat.Step(catalog.StepType(t)); ok {
 		return s
@@ -494,26 +482,123 @@ func mustStep(cat *catalog.Catalog, t string) *catalog.Step {
 	return &catalog.Step{}
 }
 
-func vldRunError(err error) error {
-	var (
-		re  *config.ResolutionError
-		ve  *config.ValidationError
-		fe  *config.FormatError
-		ue  *config.UnknownClassError
-		se  *dag.SortError
-		dup *config.DuplicateStepNameError
-	)
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.Is(err, validation.ErrNoPython):
-		return envelope.Errorf(envelope.CodeToolError, "%v", err).WithRemedy("install python3", "validate.info")
-	case errors.As(err, &re), errors.As(err, &dup):
-		return envelope.InvalidInput("%v", err).WithRemedy("add a config for each node (its key is the node name)", "config.template", "compile.preview")
-	case errors.As(err, &ve), errors.As(err, &fe), errors.As(err, &ue):
-		return envelope.InvalidInput("cannot load the config: %v", err).WithRemedy("fix the config file", "config.load")
-	case errors.As(err, &se):
-		return envelope.InvalidInput("%v", err)
+// nonNilSlice is s, or an empty slice when s is nil: a list of a typed
+// data struct is never null.
+func nonNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return envelope.Errorf(envelope.CodeToolError, "script run failed: %v", err)
+	return s
+}
+
+// --- data (field order is the wire order) ---
+
+// ValidateStepInterfaceData is the data of validate.step_interface: the
+// steps validated, the error and warning counts and each step's result.
+type ValidateStepInterfaceData = validation.InterfaceReport
+
+// ValidateStepData is the data of validate.step: every alignment level of
+// one step and its overall status.
+type ValidateStepData = validation.StepAlignment
+
+// ValidateBuilderData is the data of validate.builder: the dry build of the
+// step from a default config, the tests by component and the score.
+type ValidateBuilderData = validation.BuilderReport
+
+// ValidateRunScriptsData is the data of validate.run_scripts: each
+// script's outcome, the hand-overs of data between steps and the run's
+// summary.
+type ValidateRunScriptsData = validation.RunReport
+
+// ValidateAlignmentData is the data of validate.alignment: pass counts and
+// rates, by SageMaker step type and by level, the blocking issues, and per
+// step its statuses (scope all_steps: step_results) or its full report
+// (scope target_scripts: detailed_results).
+type ValidateAlignmentData struct {
+	TotalSteps         int                                  `json:"total_steps"`
+	PassedSteps        int                                  `json:"passed_steps"`
+	FailedSteps        int                                  `json:"failed_steps"`
+	ExcludedSteps      int                                  `json:"excluded_steps"`
+	PassRate           float64                              `json:"pass_rate"`
+	StepTypeBreakdown  map[string]*validation.TypeBreakdown `json:"step_type_breakdown"`
+	LevelSummary       map[string]*validation.LevelSummary  `json:"level_summary"`
+	CriticalIssues     []validation.CriticalIssue           `json:"critical_issues"`
+	CriticalIssueCount int                                  `json:"critical_issue_count"`
+	ScriptsChecked     int                                  `json:"scripts_checked"`
+	ScriptDirs         []string                             `json:"script_dirs"`
+	Python             validation.PythonInfo                `json:"python"`
+	// Scope is all_steps or target_scripts.
+	Scope           string                         `json:"scope"`
+	StepResults     map[string]ValidateStepSummary `json:"step_results,omitempty"`
+	TargetScripts   []string                       `json:"target_scripts,omitempty"`
+	DetailedResults []*validation.StepAlignment    `json:"detailed_results,omitempty"`
+}
+
+// ValidateStepSummary is one step of validate.alignment over every step:
+// its overall status and each level's.
+type ValidateStepSummary struct {
+	OverallStatus     string            `json:"overall_status"`
+	SageMakerStepType string            `json:"sagemaker_step_type"`
+	Levels            map[string]string `json:"levels"`
+}
+
+// ValidateInfoData is the data of validate.info: what the validation tools
+// check and how scripts are analysed and run here.
+type ValidateInfoData struct {
+	Validation    ValidateInfoChecks    `json:"validation"`
+	ScriptTesting ValidateScriptTesting `json:"script_testing"`
+}
+
+// ValidateInfoChecks are the checks: the alignment levels and which verbs
+// run them (rulesets), statuses, severities and the blocking ones, the
+// resolver threshold, the builders and how builder tests are scored.
+type ValidateInfoChecks struct {
+	Levels            []ValidateLevel        `json:"levels"`
+	Rulesets          map[string][]int       `json:"rulesets"`
+	Statuses          []string               `json:"statuses"`
+	Severities        []string               `json:"severities"`
+	Blocking          []string               `json:"blocking"`
+	ResolverThreshold float64                `json:"resolver_threshold"`
+	Builders          []string               `json:"builders"`
+	BuilderScore      ValidateBuilderScoring `json:"builder_score"`
+	StepInterface     string                 `json:"step_interface"`
+}
+
+// ValidateLevel is one alignment level.
+type ValidateLevel struct {
+	Level          int    `json:"level"`
+	ValidationType string `json:"validation_type"`
+	Description    string `json:"description"`
+}
+
+// ValidateBuilderScoring is how validate.builder scores: the weight of each
+// component and the rating from each minimum score.
+type ValidateBuilderScoring struct {
+	Weights map[string]float64 `json:"weights"`
+	Ratings []ValidateRating   `json:"ratings"`
+}
+
+// ValidateRating is the rating of a score of at least Min.
+type ValidateRating struct {
+	Min    int    `json:"min"`
+	Rating string `json:"rating"`
+}
+
+// ValidateScriptTesting is how scripts are analysed and run: the
+// interpreter found, the sandbox, the variable that opens the gate.
+type ValidateScriptTesting struct {
+	Python           validation.PythonInfo `json:"python"`
+	Analysis         string                `json:"analysis"`
+	Execution        string                `json:"execution"`
+	Sandbox          ValidateSandbox       `json:"sandbox"`
+	GateEnvVar       string                `json:"gate_env_var"`
+	DefaultWorkspace string                `json:"default_workspace"`
+	PackageInstall   string                `json:"package_install"`
+}
+
+// ValidateSandbox is the local runner's sandbox here, and why it is not
+// bubblewrap when it is not.
+type ValidateSandbox struct {
+	Kind   string `json:"kind"`
+	Reason string `json:"reason,omitempty"`
 }

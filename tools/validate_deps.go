@@ -2,12 +2,10 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
-	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -58,23 +56,7 @@ type depsExplainArgs struct {
 	catalogWorkspace
 }
 
-// depsStepReport is one step of validate.deps_resolve's report.
-type depsStepReport struct {
-	StepType             catalog.StepType  `json:"step_type"`
-	JobType              string            `json:"job_type,omitempty"`
-	TotalDependencies    int               `json:"total_dependencies"`
-	RequiredDependencies int               `json:"required_dependencies"`
-	OptionalDependencies int               `json:"optional_dependencies"`
-	Outputs              int               `json:"outputs"`
-	ResolvedDependencies map[string]string `json:"resolved_dependencies"` // input -> "Provider.output"
-	UnresolvedDeps       []string          `json:"unresolved_dependencies"`
-	Bindings             []deps.Binding    `json:"bindings"`
-	Unbound              []deps.Unbound    `json:"unbound"`
-	Providers            []string          `json:"providers"`
-	Error                string            `json:"error,omitempty"`
-}
-
-func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.ToolResult, error) {
+func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Result[ValidateDepsResolveData], error) {
 	useDAG := dagGiven(a.DAG, a.DAGFile)
 	if useDAG && len(a.StepNames) > 0 {
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
@@ -85,31 +67,19 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 	}
 	var (
 		requested []string
-		names     []string // registered, in order
-		steps     = map[string]*catalog.Step{}
-		jobTypes  = map[string]string{}
-		missing   []string
+		members   deps.Members
+		parentsOf func(string) []string
 		warnings  []string
-		d         *dag.PipelineDAG
 		mode      = "steps"
 	)
 	if useDAG {
 		mode = "dag"
-		if d, err = loadDAGArg(ctx, a.DAG, a.DAGFile); err != nil {
+		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
+		if err != nil {
 			return nil, err
 		}
 		warnings = append(warnings, dagWarnings(d)...)
-		requested = d.Nodes()
-		for _, n := range requested {
-			t, jt, ok := cat.ResolveNode(catalog.NodeName(n))
-			s, found := cat.Step(t)
-			if !ok || !found {
-				missing = append(missing, n)
-				continue
-			}
-			names = append(names, n)
-			steps[n], jobTypes[n] = s.ForJobType(jt), jt
-		}
+		requested, members, parentsOf = d.Nodes(), deps.DAGMembers(cat, d), d.DeclaredParents
 	} else {
 		requested = a.StepNames
 		if len(requested) == 0 {
@@ -117,150 +87,76 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Tool
 				requested = append(requested, string(t))
 			}
 		}
-		seen := map[string]bool{}
-		for _, n := range requested {
-			if seen[n] {
-				warnings = append(warnings, fmt.Sprintf("step %q listed more than once; used once", n))
-				continue
-			}
-			seen[n] = true
-			s, jt, err := cat.Lookup(n)
-			if err != nil || strings.TrimSpace(n) == "" {
-				missing = append(missing, n)
-				continue
-			}
-			names = append(names, n)
-			steps[n], jobTypes[n] = s.ForJobType(jt), jt
+		members = deps.StepMembers(cat, requested)
+		parentsOf = deps.AllOthers(members.Found)
+		for _, n := range members.Duplicates {
+			warnings = append(warnings, fmt.Sprintf("step %q listed more than once; used once", n))
 		}
 	}
-	if len(names) == 0 {
+	missing := nonNilStrings(members.Missing)
+	if len(members.Found) == 0 {
 		return nil, envelope.NotFound("could not find a catalog step for any requested step").
-			WithDetails("missing_specs", nonNilStrings(missing)).
+			WithDetails("missing_specs", missing).
 			WithRemedy("use step types from the catalog (catalog.list_steps) or node names like TabularPreprocessing_training", "catalog.list_steps", "catalog.search")
 	}
 	if len(missing) > 0 {
 		warnings = append(warnings, fmt.Sprintf("no step found for %d requested step(s): %s", len(missing), strings.Join(missing, ", ")))
 	}
-
-	r := deps.NewResolver()
-	details := make(map[string]*depsStepReport, len(names))
-	var withErrors []string
-	total, resolved := 0, 0
-	for i, n := range names {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		var parents []deps.Node
-		if d != nil {
-			for _, p := range d.DeclaredParents(n) {
-				if s, ok := steps[p]; ok {
-					parents = append(parents, deps.Node{Name: p, Step: s})
-				}
-			}
-		} else {
-			for _, p := range names {
-				if p != n {
-					parents = append(parents, deps.Node{Name: p, Step: steps[p]})
-				}
-			}
-		}
-		s := steps[n]
-		c := r.ResolveConsumer(deps.Node{Name: n, Step: s}, parents)
-		// Config-file inputs (Cradle's specs, ...) are the step's own request,
-		// not dependencies: the original passed them as env vars.
-		stepDeps := s.Dependencies()
-		rep := &depsStepReport{
-			StepType: s.Type, JobType: jobTypes[n], TotalDependencies: len(stepDeps), Outputs: len(s.Outputs),
-			ResolvedDependencies: map[string]string{}, UnresolvedDeps: []string{},
-			Bindings: c.Bindings, Unbound: c.Unbound, Providers: c.Parents,
-		}
-		for _, in := range stepDeps {
-			if in.Required {
-				rep.RequiredDependencies++
-			}
-		}
-		rep.OptionalDependencies = rep.TotalDependencies - rep.RequiredDependencies
-		for _, b := range c.Bindings {
-			rep.ResolvedDependencies[b.Input] = b.Provider + "." + b.Output
-		}
-		var msgs []string
-		for _, u := range c.Unbound {
-			if u.Missing() {
-				rep.UnresolvedDeps = append(rep.UnresolvedDeps, u.Input)
-				msgs = append(msgs, fmt.Sprintf("'%s' (%s)", u.Input, u.Why()))
-			}
-		}
-		if len(msgs) > 0 {
-			rep.Error = fmt.Sprintf("Step '%s' has unresolved required dependencies: %s", n, strings.Join(msgs, "; "))
-			withErrors = append(withErrors, n)
-		}
-		total += rep.TotalDependencies
-		resolved += len(c.Bindings)
-		details[n] = rep
+	rep, err := deps.NewResolver().ReportSet(ctx, members.Found, parentsOf)
+	if err != nil {
+		return nil, toolError(err)
 	}
-	rate := 0.0
-	if total > 0 {
-		rate = float64(resolved) / float64(total)
+	names := make([]string, len(members.Found))
+	for i, m := range members.Found {
+		names[i] = m.Name
 	}
-	report := map[string]any{
-		"total_steps":             len(requested),
-		"registered_steps":        len(names),
-		"step_details":            details,
-		"unresolved_dependencies": nonNilStrings(withErrors),
-		"resolution_summary": map[string]any{
-			"total_dependencies":    total,
-			"resolved_dependencies": resolved,
-			"resolution_rate":       rate,
-			"steps_with_errors":     len(withErrors),
+	res := envelope.Success(ValidateDepsResolveData{
+		Mode:            mode,
+		RequestedSteps:  nonNilStrings(requested),
+		RegisteredSteps: names,
+		MissingSpecs:    missing,
+		Report: DepsResolutionReport{
+			TotalSteps:             len(requested),
+			RegisteredSteps:        len(names),
+			StepDetails:            rep.Steps,
+			UnresolvedDependencies: nonNilStrings(rep.WithErrors),
+			ResolutionSummary: DepsResolutionSummary{
+				TotalDependencies:    rep.Total,
+				ResolvedDependencies: rep.Resolved,
+				ResolutionRate:       rep.Rate(),
+				StepsWithErrors:      len(rep.WithErrors),
+			},
+			ResolutionThreshold: deps.Threshold,
 		},
-		"resolution_threshold": deps.Threshold,
-	}
-	res := envelope.OK(map[string]any{
-		"mode":             mode,
-		"requested_steps":  nonNilStrings(requested),
-		"registered_steps": names,
-		"missing_specs":    nonNilStrings(missing),
-		"report":           report,
 	}).WithWarnings(warnings...)
-	if len(withErrors) > 0 {
-		first := details[withErrors[0]]
+	if len(rep.WithErrors) > 0 {
+		first := rep.Steps[rep.WithErrors[0]]
 		hint := map[string]any{"name1": first.UnresolvedDeps[0]}
 		for _, u := range first.Unbound {
 			if u.Input == first.UnresolvedDeps[0] && u.Best != nil {
 				hint["name2"] = u.Best.Output
-				hint["consumer_step"] = withErrors[0]
+				hint["consumer_step"] = rep.WithErrors[0]
 				hint["provider_step"] = u.Best.Provider
 			}
 		}
 		if _, ok := hint["name2"]; ok {
 			res = res.WithNextSteps(envelope.NextStep{Tool: "validate.deps_explain", When: "to see why an input did not bind",
-				Why: "shows each component of the best candidate's score", ArgsHint: hint})
+				Why: "shows each component of the best candidate's score", ArgsHint: withWorkspace(hint, a.WorkspaceDirs)})
 		}
 	}
 	return res, nil
 }
 
-func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.ToolResult, error) {
+func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.Result[ValidateDepsExplainData], error) {
 	if strings.TrimSpace(a.Name1) == "" {
 		return nil, envelope.InvalidInput("'name1' must be a non-empty string")
 	}
 	if strings.TrimSpace(a.Name2) == "" {
 		return nil, envelope.InvalidInput("'name2' must be a non-empty string")
 	}
-	e := deps.ExplainSimilarity(a.Name1, a.Name2)
-	data := map[string]any{
-		"overall_score":        e.OverallScore,
-		"normalized_names":     e.NormalizedNames,
-		"string_similarity":    e.StringSimilarity,
-		"token_similarity":     e.TokenSimilarity,
-		"semantic_similarity":  e.SemanticSimilarity,
-		"substring_similarity": e.SubstringSimilarity,
-	}
-	res := envelope.OK(data).WithMeta("name1", a.Name1).WithMeta("name2", a.Name2)
+	data := ValidateDepsExplainData{SimilarityExplanation: deps.ExplainSimilarity(a.Name1, a.Name2)}
 	if a.ConsumerStep == "" && a.ProviderStep == "" {
-		return res, nil
+		return envelope.Success(data).WithMeta("name1", a.Name1).WithMeta("name2", a.Name2), nil
 	}
 	if a.ConsumerStep == "" || a.ProviderStep == "" {
 		return nil, envelope.InvalidInput("give consumer_step and provider_step together (or neither)")
@@ -290,37 +186,27 @@ func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.Tool
 			WithRemedy("name2 must be one of the provider's outputs or aliases (details.available_outputs)", "steps.io")
 	}
 	c := deps.Explain(in, out, provider)
-	data["compatibility"] = map[string]any{
-		"consumer_step":       consumer.Type,
-		"consumer_job_type":   cjt,
-		"input":               in.LogicalName,
-		"provider_step":       provider.Type,
-		"provider_job_type":   pjt,
-		"output":              out.LogicalName,
-		"score":               c.Score,
-		"viable":              c.Viable,
-		"threshold":           c.Threshold,
-		"types_compatible":    c.TypesCompatible,
-		"components":          c.Components,
-		"name_similarity":     c.NameSimilarity,
-		"matched_name":        c.MatchedName,
-		"provider_in_sources": c.ProviderInSources,
-		"keywords_matched":    c.KeywordsMatched,
-		"input_type":          in.Type,
-		"output_type":         out.Type,
+	c.KeywordsMatched = nonNilStrings(c.KeywordsMatched)
+	data.Compatibility = &DepsPairCompatibility{
+		ConsumerStep:    consumer.Type,
+		ConsumerJobType: cjt,
+		Input:           in.LogicalName,
+		ProviderStep:    provider.Type,
+		ProviderJobType: pjt,
+		Output:          out.LogicalName,
+		Compatibility:   c,
+		InputType:       in.Type,
+		OutputType:      out.Type,
 	}
-	return res, nil
+	return envelope.Success(data).WithMeta("name1", a.Name1).WithMeta("name2", a.Name2), nil
 }
 
+// depsLookupStep finds the step a field names (a not_found naming the
+// field and the close matches when there is none).
 func depsLookupStep(cat *catalog.Catalog, name, field string) (*catalog.Step, string, error) {
 	s, jt, err := cat.Lookup(name)
 	if err != nil {
-		var nf *catalog.NotFoundError
-		e := envelope.NotFound("%s: unknown step %q", field, name).WithDetails(field, name)
-		if errors.As(err, &nf) {
-			e = e.WithDetails("suggestions", asStrings(nf.Suggestions))
-		}
-		return nil, "", e.WithRemedy("use a step type from the catalog", "catalog.search", "catalog.list_steps")
+		return nil, "", toolError(fmt.Errorf("%s: %w", field, err))
 	}
 	return s.ForJobType(jt), jt, nil
 }
@@ -337,4 +223,63 @@ func depsPortNames(s *catalog.Step, inputs bool) []string {
 		}
 	}
 	return nonNilStrings(out)
+}
+
+// --- data (field order is the wire order) ---
+
+// ValidateDepsResolveData is the data of validate.deps_resolve: how the
+// set was given (mode dag or steps), the names asked for, those found in
+// the catalog and those not (missing_specs), and the resolution report.
+type ValidateDepsResolveData struct {
+	Mode            string               `json:"mode"`
+	RequestedSteps  []string             `json:"requested_steps"`
+	RegisteredSteps []string             `json:"registered_steps"`
+	MissingSpecs    []string             `json:"missing_specs"`
+	Report          DepsResolutionReport `json:"report"`
+}
+
+// DepsResolutionReport is the resolution of validate.deps_resolve's set:
+// each step's bindings and unbound inputs, the steps with missing required
+// inputs and the totals.
+type DepsResolutionReport struct {
+	TotalSteps      int                         `json:"total_steps"`
+	RegisteredSteps int                         `json:"registered_steps"`
+	StepDetails     map[string]*deps.StepReport `json:"step_details"`
+	// UnresolvedDependencies names the steps with missing required inputs.
+	UnresolvedDependencies []string              `json:"unresolved_dependencies"`
+	ResolutionSummary      DepsResolutionSummary `json:"resolution_summary"`
+	// ResolutionThreshold is the score a candidate must exceed to bind.
+	ResolutionThreshold float64 `json:"resolution_threshold"`
+}
+
+// DepsResolutionSummary totals a resolution: dependencies, those bound,
+// their share and the steps with missing required inputs.
+type DepsResolutionSummary struct {
+	TotalDependencies    int     `json:"total_dependencies"`
+	ResolvedDependencies int     `json:"resolved_dependencies"`
+	ResolutionRate       float64 `json:"resolution_rate"`
+	StepsWithErrors      int     `json:"steps_with_errors"`
+}
+
+// ValidateDepsExplainData is the data of validate.deps_explain: the
+// similarity of the two names and its parts, and with consumer_step and
+// provider_step the compatibility of that input and output.
+type ValidateDepsExplainData struct {
+	deps.SimilarityExplanation
+	Compatibility *DepsPairCompatibility `json:"compatibility,omitempty"`
+}
+
+// DepsPairCompatibility is the six-component compatibility score of one
+// consumer input and one provider output, with the steps, job types and
+// port types it was computed for.
+type DepsPairCompatibility struct {
+	ConsumerStep    catalog.StepType `json:"consumer_step"`
+	ConsumerJobType string           `json:"consumer_job_type"`
+	Input           string           `json:"input"`
+	ProviderStep    catalog.StepType `json:"provider_step"`
+	ProviderJobType string           `json:"provider_job_type"`
+	Output          string           `json:"output"`
+	deps.Compatibility
+	InputType  catalog.DependencyType `json:"input_type"`
+	OutputType catalog.DependencyType `json:"output_type"`
 }

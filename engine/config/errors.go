@@ -196,6 +196,15 @@ func (e *ResolutionError) Error() string {
 	return msg
 }
 
+// Kind implements errkind.Kinded: the configs do not cover the DAG's nodes.
+func (e *ResolutionError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: each node that did not resolve (why,
+// and the tied candidates of an ambiguous one) and the config keys there are.
+func (e *ResolutionError) Details() map[string]any {
+	return map[string]any{"failures": e.Failures, "config_keys": e.Available}
+}
+
 // Nodes returns the failed node names.
 func (e *ResolutionError) Nodes() []catalog.NodeName {
 	out := make([]catalog.NodeName, len(e.Failures))
@@ -225,4 +234,13 @@ func (e *DuplicateStepNameError) Error() string {
 		parts[i] = fmt.Sprintf("nodes %v -> step name '%s'", c.Nodes, c.StepName)
 	}
 	return "duplicate step-name collision(s): " + strings.Join(parts, "; ")
+}
+
+// Kind implements errkind.Kinded.
+func (e *DuplicateStepNameError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: each step name and the nodes and
+// config keys that share it.
+func (e *DuplicateStepNameError) Details() map[string]any {
+	return map[string]any{"collisions": e.Collisions}
 }

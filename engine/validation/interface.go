@@ -10,6 +10,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
@@ -46,7 +47,7 @@ type InterfaceReport struct {
 func (r *InterfaceReport) Blocking() bool { return r.Errors > 0 }
 
 // ErrNoSelection is returned when neither a step name nor All is given.
-var ErrNoSelection = errors.New("give a step_name or all: true")
+var ErrNoSelection = errkind.New(errkind.InvalidInput, "give a step_name or all: true")
 
 // CheckInterfaces validates step-interface files: the schema and
 // invariants the catalog loader enforces (every problem, with file and

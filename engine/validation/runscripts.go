@@ -18,6 +18,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -88,6 +89,19 @@ type Message struct {
 	Path   string  `json:"path"`
 }
 
+// RunSummary counts a run's nodes and scripts by status and times them.
+type RunSummary struct {
+	TotalNodes        int     `json:"total_nodes"`
+	TotalScripts      int     `json:"total_scripts"`
+	Successful        int     `json:"successful"`
+	Failed            int     `json:"failed"`
+	Skipped           int     `json:"skipped"`
+	ScriptTimeSeconds float64 `json:"script_time_seconds"`
+	WallTimeSeconds   float64 `json:"wall_time_seconds"`
+	// Python is the interpreter's version.
+	Python string `json:"python"`
+}
+
 // RunReport is the outcome of RunScripts.
 type RunReport struct {
 	PipelineSuccess bool `json:"pipeline_success"`
@@ -100,7 +114,7 @@ type RunReport struct {
 	TotalScripts          int                      `json:"total_scripts"`
 	SuccessfulScripts     int                      `json:"successful_scripts"`
 	ScriptResults         map[string]*ScriptResult `json:"script_results"`
-	ExecutionSummary      map[string]any           `json:"execution_summary"`
+	ExecutionSummary      RunSummary               `json:"execution_summary"`
 	MessagePassingHistory []Message                `json:"message_passing_history"`
 	RunDir                string                   `json:"run_dir"`
 	Warnings              []string                 `json:"warnings"`
@@ -113,8 +127,27 @@ type RunReport struct {
 // (they are skipped); the others still run. Cancelling ctx kills the
 // running script and returns ctx's error. Errors are returned for inputs
 // that prevent any run: no python3 (wraps ErrNoPython), a cyclic DAG,
-// unreadable configs, nodes without a config.
+// unreadable configs, nodes without a config. Every error carries a kind
+// (errkind): no python3 is Unsupported; a DAG without nodes or with a
+// cycle, and configs that do not load or resolve, are InvalidInput; any
+// other failure is RunFailed.
 func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
+	rep, err := runScripts(ctx, opts)
+	if err == nil {
+		return rep, nil
+	}
+	switch {
+	case errkind.Of(err) != errkind.Unknown:
+		return nil, err
+	case errors.Is(err, ErrNoPython):
+		return nil, errkind.Wrap(errkind.Unsupported, err)
+	case errors.Is(err, dag.ErrNotSortable):
+		return nil, errkind.Errorf(errkind.InvalidInput, "the DAG cannot be ordered: %w", err)
+	}
+	return nil, errkind.Errorf(errkind.RunFailed, "script run failed: %w", err)
+}
+
+func runScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 	if _, err := requirePython(); err != nil {
 		return nil, err
 	}
@@ -127,7 +160,7 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		}
 	}
 	if opts.DAG == nil || opts.DAG.NodeCount() == 0 {
-		return nil, errors.New("the DAG has no nodes")
+		return nil, errkind.New(errkind.InvalidInput, "the DAG has no nodes")
 	}
 	order, err := opts.DAG.TopologicalSort()
 	if err != nil {
@@ -378,10 +411,10 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		counts[r.Status]++
 		total += r.ExecutionTime
 	}
-	rep.ExecutionSummary = map[string]any{
-		"total_nodes": len(order), "total_scripts": rep.TotalScripts, "successful": counts[RunSuccess], "failed": counts[RunFailed],
-		"skipped": counts[RunSkipped], "script_time_seconds": round4(total), "wall_time_seconds": round4(time.Since(start).Seconds()),
-		"python": Python().Version,
+	rep.ExecutionSummary = RunSummary{
+		TotalNodes: len(order), TotalScripts: rep.TotalScripts, Successful: counts[RunSuccess], Failed: counts[RunFailed],
+		Skipped: counts[RunSkipped], ScriptTimeSeconds: round4(total), WallTimeSeconds: round4(time.Since(start).Seconds()),
+		Python: Python().Version,
 	}
 	if rep.TotalScripts == 0 {
 		rep.Warnings = append(rep.Warnings, "no node of the DAG runs a script")
