@@ -2,16 +2,15 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
-	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -82,16 +81,16 @@ type rulesArgs struct {
 	Topic string `json:"topic" jsonschema:"required,enum=naming,enum=packaging,enum=sdk_carveout,enum=reuse_class,enum=closure" jsonschema_description:"Rules topic."`
 }
 
-func authorRules(ctx context.Context, a rulesArgs) (*envelope.ToolResult, error) {
+func authorRules(ctx context.Context, a rulesArgs) (*envelope.Result[AuthorRulesData], error) {
 	cat, err := loadCatalog(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	rules, err := author.Rules(cat, a.Topic)
 	if err != nil {
-		return nil, envelope.InvalidInput("%v", err).WithDetails("topics", author.Topics)
+		return nil, toolError(err)
 	}
-	return envelope.OK(map[string]any{"topic": a.Topic, "rules": rules}), nil
+	return envelope.Success(AuthorRulesData{Topic: a.Topic, Rules: rules}), nil
 }
 
 // --- author.checklist ---
@@ -108,7 +107,7 @@ var legacyStepTypes = map[string]string{
 	"Base": "", "Lambda": "", "Utility": "",
 }
 
-func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult, error) {
+func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.Result[AuthorChecklistData], error) {
 	verb := strings.TrimSpace(a.SageMakerStepType)
 	cat, err := loadCatalog(ctx, nil)
 	if err != nil {
@@ -117,7 +116,7 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult
 	var warn string
 	if mapped, legacy := legacyStepTypes[verb]; legacy {
 		if mapped == "" {
-			return envelope.OK(map[string]any{"sagemaker_step_type": verb, "routable": false, "bound_handler": nil, "exemplar_step": nil, "steps": []any{}}).
+			return envelope.Success(AuthorChecklistData{SageMakerStepType: verb, Steps: []author.ChecklistStep{}}).
 				WithWarnings(fmt.Sprintf("%s has no builder: the compiler cannot build such a step; choose one of %s", verb, strings.Join(asStrings(catalog.Verbs), ", "))), nil
 		}
 		warn = fmt.Sprintf("%s is not a SageMaker step type of this engine: such steps are %s steps here; the checklist is %s's", verb, mapped, mapped)
@@ -125,18 +124,10 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.ToolResult
 	}
 	cl, err := author.NewChecklist(cat, verb, strings.TrimSpace(a.StepAssembly))
 	if err != nil {
-		var ue *author.UnknownVerbError
-		var be *author.BadAssemblyError
-		switch {
-		case errors.As(err, &ue):
-			return nil, envelope.InvalidInput("%v", err).WithDetails("sagemaker_step_type", a.SageMakerStepType, "valid", ue.Valid).
-				WithRemedy("use one of the valid SageMaker step types", "strategies.list")
-		case errors.As(err, &be):
-			return nil, envelope.InvalidInput("%v", err).WithDetails("step_assembly", a.StepAssembly, "valid", nonNilStrings(be.Valid))
-		}
-		return nil, err
+		return nil, toolError(err)
 	}
-	res := envelope.OK(cl)
+	res := envelope.Success(AuthorChecklistData{SageMakerStepType: cl.SageMakerStepType, StepAssembly: cl.StepAssembly, Routable: cl.Routable,
+		BoundHandler: cl.BoundHandler, ExemplarStep: optString(cl.ExemplarStep), Steps: nonNilSlice(cl.Steps)})
 	if warn != "" {
 		res.WithWarnings(warn)
 	}
@@ -154,16 +145,16 @@ type constraintsArgs struct {
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
 }
 
-func authorConfigConstraints(ctx context.Context, a constraintsArgs) (*envelope.ToolResult, error) {
+func authorConfigConstraints(ctx context.Context, a constraintsArgs) (*envelope.Result[AuthorConfigConstraintsData], error) {
 	st, schema, err := authorStepSchema(ctx, a.WorkspaceDirs, a.StepName)
 	if err != nil {
 		return nil, err
 	}
 	c, err := author.ConfigConstraints(schema, st)
 	if err != nil {
-		return nil, envelope.NotFound("%v", err).WithDetails("step_name", a.StepName)
+		return nil, toolError(err)
 	}
-	return envelope.OK(c).WithMeta("step_name", c.StepName).
+	return envelope.Success(*c).WithMeta("step_name", c.StepName).
 		WithNextSteps(envelope.NextStep{Tool: "author.preflight_config", When: "you have values for the step", Why: "checks them against these constraints",
 			ArgsHint: map[string]any{"step_name": c.StepName, "values": map[string]any{}}}), nil
 }
@@ -192,7 +183,7 @@ type preflightConfigArgs struct {
 	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
 }
 
-func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelope.ToolResult, error) {
+func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelope.Result[AuthorPreflightConfigData], error) {
 	if a.Values == nil {
 		return nil, envelope.InvalidInput("values must be a JSON object of field values")
 	}
@@ -202,7 +193,7 @@ func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelop
 	}
 	class, probs, err := author.PreflightConfig(schema, st, a.Values, a.Partial)
 	if err != nil {
-		return nil, envelope.NotFound("%v", err).WithDetails("step_name", a.StepName)
+		return nil, toolError(err)
 	}
 	if len(probs) > 0 {
 		fields := make([]string, len(probs))
@@ -213,7 +204,7 @@ func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelop
 			WithDetails("step_name", string(st.Type), "config_class", class, "valid", false, "errors", probs).
 			WithRemedy("fix each field in meta.details.errors (allowed values are listed); author.config_constraints shows every field", "author.config_constraints")
 	}
-	return envelope.OK(map[string]any{"step_name": string(st.Type), "config_class": class, "valid": true, "partial": a.Partial}).
+	return envelope.Success(AuthorPreflightConfigData{StepName: string(st.Type), ConfigClass: class, Valid: true, Partial: a.Partial}).
 		WithNextSteps(envelope.NextStep{Tool: "author.preflight_step", When: "the values are valid", Why: "checks the step itself can be built",
 			ArgsHint: map[string]any{"step_name": string(st.Type)}}), nil
 }
@@ -227,7 +218,7 @@ type checkScriptArgs struct {
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the script."`
 }
 
-func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolResult, error) {
+func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.Result[AuthorCheckScriptData], error) {
 	tg, err := vldLoadStep(ctx, a.WorkspaceDirs, a.ScriptDirs, a.StepName)
 	if err != nil {
 		return nil, err
@@ -242,20 +233,7 @@ func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolRe
 	}
 	res, err := validation.CheckScript(ctx, st, script, validation.ScriptDirs(tg.cat, tg.scriptDirs...))
 	if err != nil {
-		var ae *validation.ScriptAnalysisError
-		switch {
-		case errors.As(err, &ae):
-			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "%v", err).WithDetails("step_name", string(st.Type), "script", ae.Path, "kind", ae.Kind, "reason", ae.Reason).
-				WithRemedy("fix the script so python3 can parse it (python3 -m py_compile <script>)", "steps.io")
-		case errors.Is(err, validation.ErrNoPython):
-			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "%v", err).WithDetails("step_name", string(st.Type)).
-				WithRemedy("install python3 or set "+validation.EnvPython, "validate.info")
-		case errors.Is(err, proc.ErrTimeout), errors.Is(err, proc.ErrOutputLimit), errors.As(err, new(*proc.ExitError)):
-			return nil, envelope.Errorf(envelope.CodeScriptAnalysisError, "the script analyzer stopped: %v", err).
-				WithDetails("step_name", string(st.Type), "time_limit_seconds", validation.AnalyzerTimeout.Seconds(), "memory_limit_bytes", validation.AnalyzerMemory, "output_limit_bytes", validation.AnalyzerMaxOutput).
-				WithRemedy("the analyzer parses one script within these limits; split or shorten the script", "steps.io")
-		}
-		return nil, err
+		return nil, toolError(err)
 	}
 	if !res.Passed {
 		n := len(validation.Blocking(res.Issues))
@@ -264,7 +242,7 @@ func authorCheckScript(ctx context.Context, a checkScriptArgs) (*envelope.ToolRe
 				"script": res.Script, "passed": false, "issues": res.Issues}).
 			WithRemedy("make the script read exactly the declared paths, env vars and arguments, or change the contract (steps.io shows it)", "steps.io", "author.config_constraints")
 	}
-	out := envelope.OK(res)
+	out := envelope.Success(*res)
 	if res.Status == validation.ScriptSkipped {
 		out.WithWarnings("skipped: " + res.Reason)
 	}
@@ -280,7 +258,7 @@ type preflightStepArgs struct {
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
 }
 
-func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.ToolResult, error) {
+func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.Result[AuthorPreflightStepData], error) {
 	if strings.TrimSpace(a.StepName) == "" && !a.All {
 		return nil, envelope.InvalidInput("give step_name (a non-empty string) or all: true").WithDetails("step_name", a.StepName)
 	}
@@ -290,10 +268,7 @@ func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.To
 	}
 	pf, err := author.PreflightStep(ctx, author.PreflightOptions{StepName: a.StepName, All: a.All, JobType: a.JobType, WorkspaceDirs: dirs})
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, err
-		}
-		return nil, envelope.InvalidInput("cannot run the preflight: %v", err)
+		return nil, toolError(err)
 	}
 	if !pf.Constructible {
 		return nil, envelope.Errorf(envelope.CodeNotConstructible, "%s is not constructible: gate(s) %s failed", pf.Scope, strings.Join(pf.FailedGates, ", ")).
@@ -301,6 +276,52 @@ func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.To
 			WithRemedy("fix the first failing gate: interface and parity errors name the file and field; routability names the config field the builder rejects; ports name the input without a provider",
 				"validate.step_interface", "strategies.for_step_type", "author.rules", "validate.alignment")
 	}
-	return envelope.OK(pf).WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the step is constructible", Why: "use it in a DAG and check the pipeline compiles",
+	return envelope.Success(*pf).WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the step is constructible", Why: "use it in a DAG and check the pipeline compiles",
 		ArgsHint: map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}}), nil
 }
+
+// --- data (field order is the wire order) ---
+
+// AuthorRulesData is the data of author.rules: the rule set of one topic,
+// read from the live catalog, compiler and resolver constants (its keys
+// differ by topic).
+type AuthorRulesData struct {
+	Topic string         `json:"topic"`
+	Rules map[string]any `json:"rules"`
+}
+
+// AuthorChecklistData is the data of author.checklist: whether the
+// SageMaker step type routes to a builder (and which), the exemplar step
+// to study (null when the catalog has none) and the ordered steps, each
+// with the tool to call and its arguments.
+type AuthorChecklistData struct {
+	SageMakerStepType string                 `json:"sagemaker_step_type"`
+	StepAssembly      string                 `json:"step_assembly,omitempty"`
+	Routable          bool                   `json:"routable"`
+	BoundHandler      *compiler.BuilderInfo  `json:"bound_handler"`
+	ExemplarStep      *string                `json:"exemplar_step"`
+	Steps             []author.ChecklistStep `json:"steps"`
+}
+
+// AuthorConfigConstraintsData is the data of author.config_constraints: a
+// step's input and derived fields, the required ones without a default and
+// the constrained ones.
+type AuthorConfigConstraintsData = author.Constraints
+
+// AuthorPreflightConfigData is the data of author.preflight_config when the
+// values are valid (invalid ones fail with config_invalid).
+type AuthorPreflightConfigData struct {
+	StepName    string `json:"step_name"`
+	ConfigClass string `json:"config_class"`
+	Valid       bool   `json:"valid"`
+	// Partial: only the given values were checked.
+	Partial bool `json:"partial"`
+}
+
+// AuthorCheckScriptData is the data of author.check_script: the script
+// checked (or why it was skipped) and its issues.
+type AuthorCheckScriptData = validation.ScriptCheck
+
+// AuthorPreflightStepData is the data of author.preflight_step: each gate
+// and whether the step (or every step) is constructible.
+type AuthorPreflightStepData = author.Preflight

@@ -66,7 +66,7 @@ type scaffoldStepArgs struct {
 
 var stepNameRE = regexp.MustCompile(catalog.StepNamePattern)
 
-func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.ToolResult, error) {
+func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Result[AuthorScaffoldStepData], error) {
 	step := strings.TrimSpace(a.StepName)
 	if !stepNameRE.MatchString(step) {
 		return nil, envelope.InvalidInput("step_name %q is not PascalCase (%s)", a.StepName, catalog.StepNamePattern).
@@ -156,13 +156,13 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Tool
 	}
 	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
 	wsAbs := filepath.Dir(stepPath)
-	data := map[string]any{
-		"step_name": step, "step_file": stepPath, "script": scriptPath, "entry_point": st.Contract.EntryPoint,
-		"step_file_status": status[stepPath], "script_status": status[scriptPath],
-		"step_file_sha256": sum(yml), "script_sha256": sum(script), "workspace_dir": wsAbs,
+	data := AuthorScaffoldStepData{
+		StepName: step, StepFile: stepPath, Script: scriptPath, EntryPoint: st.Contract.EntryPoint,
+		StepFileStatus: status[stepPath], ScriptStatus: status[scriptPath],
+		StepFileSHA256: sum(yml), ScriptSHA256: sum(script), WorkspaceDir: wsAbs,
 	}
 	hint := map[string]any{"step_name": step, "workspace_dirs": []string{wsAbs}}
-	return envelope.OK(data).WithWarnings(warns...).WithNextSteps(
+	return envelope.Success(data).WithWarnings(warns...).WithNextSteps(
 		envelope.NextStep{Tool: "validate.step_interface", When: "now", Why: "the step file passes the interface gate", ArgsHint: hint},
 		envelope.NextStep{Tool: "author.check_script", When: "after writing the script's logic", Why: "the script still matches its contract", ArgsHint: hint},
 		envelope.NextStep{Tool: "author.preflight_step", When: "before using it in a DAG", Why: "proves the step is constructible", ArgsHint: hint},
@@ -178,4 +178,19 @@ func problemList(err error) []string {
 		out = []string{err.Error()}
 	}
 	return out
+}
+
+// AuthorScaffoldStepData is the data of author.scaffold_step: the step file
+// and script paths, what happened to each (written, unchanged, kept or
+// overwritten) and their SHA-256 digests.
+type AuthorScaffoldStepData struct {
+	StepName       string `json:"step_name"`
+	StepFile       string `json:"step_file"`
+	Script         string `json:"script"`
+	EntryPoint     string `json:"entry_point"`
+	StepFileStatus string `json:"step_file_status"`
+	ScriptStatus   string `json:"script_status"`
+	StepFileSHA256 string `json:"step_file_sha256"`
+	ScriptSHA256   string `json:"script_sha256"`
+	WorkspaceDir   string `json:"workspace_dir"`
 }

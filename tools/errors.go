@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 
+	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
@@ -59,6 +60,9 @@ func remedyIs(target error, fix string, tools ...string) remedy {
 var remedies = []remedy{
 	remedyFor[*config.ResolutionError]("add a config for each node (its key is the node name)", "config.template", "compile.preview"),
 	remedyFor[*config.DuplicateStepNameError]("give the colliding configs different job types", "compile.preview"),
+	remedyFor[*author.UnknownVerbError]("use one of the valid SageMaker step types (meta.details.valid)", "strategies.list"),
+	remedyFor[*validation.ScriptAnalysisError]("fix the script so python3 can parse it (python3 -m py_compile <script>)", "steps.io"),
+	remedyFor[*validation.AnalyzerStoppedError]("the analyzer parses one script within these limits; split or shorten the script", "steps.io"),
 	remedyIs(validation.ErrNoPython, "install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info"),
 	remedyFor[*catalog.NotFoundError]("use a step type from the catalog (meta.details.close_matches are the nearest names)", "catalog.search", "catalog.list_steps"),
 	remedyFor[catalog.LoadErrors]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),

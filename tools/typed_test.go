@@ -12,13 +12,6 @@ import (
 // only shrinks: convert a namespace as CONTRIBUTING.md says ("Adding a
 // tool") and take its tools out.
 var untypedTools = []string{
-	"author.check_script",
-	"author.checklist",
-	"author.config_constraints",
-	"author.preflight_config",
-	"author.preflight_step",
-	"author.rules",
-	"author.scaffold_step",
 	"compile.dag",
 	"compile.definition",
 	"compile.name",

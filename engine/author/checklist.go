@@ -6,6 +6,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // ChecklistStep is one step of the authoring checklist: Tool is the tool
@@ -40,6 +41,14 @@ func (e *UnknownVerbError) Error() string {
 	return fmt.Sprintf("unknown sagemaker_step_type %q (valid: %s)", e.Verb, strings.Join(e.Valid, ", "))
 }
 
+// Kind implements errkind.Kinded.
+func (e *UnknownVerbError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the step type given and the valid ones.
+func (e *UnknownVerbError) Details() map[string]any {
+	return map[string]any{"sagemaker_step_type": e.Verb, "valid": e.Valid}
+}
+
 // BadAssemblyError reports a step_assembly the verb's builder does not take.
 type BadAssemblyError struct {
 	Verb, Assembly string
@@ -52,6 +61,19 @@ func (e *BadAssemblyError) Error() string {
 		return fmt.Sprintf("step_assembly applies to Processing steps only, not %s", e.Verb)
 	}
 	return fmt.Sprintf("step_assembly %q is not one of %s for %s", e.Assembly, strings.Join(e.Valid, ", "), e.Verb)
+}
+
+// Kind implements errkind.Kinded.
+func (e *BadAssemblyError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the assembly given and the verb's
+// assemblies.
+func (e *BadAssemblyError) Details() map[string]any {
+	valid := e.Valid
+	if valid == nil {
+		valid = []string{}
+	}
+	return map[string]any{"step_assembly": e.Assembly, "valid": valid}
 }
 
 // Exemplar returns the catalog step to copy for a verb (and assembly): the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // Constraint is a field whose values are restricted.
@@ -38,7 +39,7 @@ type Constraints struct {
 func ConfigConstraints(schema *config.Schema, st *catalog.Step) (*Constraints, error) {
 	class, ok := schema.ClassForStep(st.Type)
 	if !ok {
-		return nil, fmt.Errorf("no config class for step %s", st.Type)
+		return nil, errkind.Errorf(errkind.NotFound, "no config class for step %s", st.Type)
 	}
 	c := &Constraints{StepName: string(st.Type), ConfigClass: class.Name, Fields: class.Requirements(), Derived: class.DerivedFields(),
 		RequiredNoDefault: []string{}, ConstrainedFields: []Constraint{}}
@@ -78,7 +79,7 @@ type ConfigProblem struct {
 func PreflightConfig(schema *config.Schema, st *catalog.Step, values map[string]any, partial bool) (string, []ConfigProblem, error) {
 	class, ok := schema.ClassForStep(st.Type)
 	if !ok {
-		return "", nil, fmt.Errorf("no config class for step %s", st.Type)
+		return "", nil, errkind.Errorf(errkind.NotFound, "no config class for step %s", st.Type)
 	}
 	var probs []ConfigProblem
 	known := map[string]any{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
@@ -60,8 +61,17 @@ type PreflightOptions struct {
 //     provider in the catalog above the resolver threshold.
 //
 // In all-mode each gate covers every step and lists the failing ones.
-// Unknown steps fail the interface gate.
+// Unknown steps fail the interface gate. An error that prevents the
+// preflight carries a kind (errkind): its own, else InvalidInput.
 func PreflightStep(ctx context.Context, opts PreflightOptions) (*Preflight, error) {
+	pf, err := preflightStep(ctx, opts)
+	if err != nil && errkind.Of(err) == errkind.Unknown {
+		err = errkind.Errorf(errkind.InvalidInput, "cannot run the preflight: %w", err)
+	}
+	return pf, err
+}
+
+func preflightStep(ctx context.Context, opts PreflightOptions) (*Preflight, error) {
 	name := strings.TrimSpace(opts.StepName)
 	if name == "" && !opts.All {
 		return nil, validation.ErrNoSelection

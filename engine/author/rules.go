@@ -7,6 +7,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/validation"
 )
 
@@ -18,6 +19,12 @@ type UnknownTopicError struct{ Topic string }
 
 // Error implements error.
 func (e *UnknownTopicError) Error() string { return fmt.Sprintf("unknown rules topic %q", e.Topic) }
+
+// Kind implements errkind.Kinded.
+func (e *UnknownTopicError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the topics there are.
+func (e *UnknownTopicError) Details() map[string]any { return map[string]any{"topics": Topics} }
 
 // Rules returns the rule set of one topic, built from the live catalog,
 // compiler and resolver constants.

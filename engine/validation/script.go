@@ -2,12 +2,15 @@ package validation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
@@ -373,9 +376,10 @@ const (
 
 // ScriptAnalysisError reports a script that could not be read or parsed.
 type ScriptAnalysisError struct {
-	Path   string
-	Kind   string // read | syntax
-	Reason string
+	Path string
+	// Failure is what failed: read or syntax.
+	Failure string
+	Reason  string
 }
 
 // Error implements error.
@@ -383,12 +387,46 @@ func (e *ScriptAnalysisError) Error() string {
 	return fmt.Sprintf("cannot analyse %s: %s", e.Path, e.Reason)
 }
 
+// Kind implements errkind.Kinded.
+func (e *ScriptAnalysisError) Kind() errkind.Kind { return errkind.ScriptAnalysis }
+
+// Details implements errkind.Detailer: the script, what failed (read or
+// syntax) and why.
+func (e *ScriptAnalysisError) Details() map[string]any {
+	return map[string]any{"script": e.Path, "kind": e.Failure, "reason": e.Reason}
+}
+
+// AnalyzerStoppedError reports that the script analyzer stopped before it
+// answered: it ran past one of its limits (AnalyzerTimeout,
+// AnalyzerMemory, AnalyzerMaxOutput) or exited with an error.
+type AnalyzerStoppedError struct {
+	Err error
+}
+
+// Error implements error.
+func (e *AnalyzerStoppedError) Error() string {
+	return fmt.Sprintf("the script analyzer stopped: %v", e.Err)
+}
+
+// Unwrap returns the analyzer process's error.
+func (e *AnalyzerStoppedError) Unwrap() error { return e.Err }
+
+// Kind implements errkind.Kinded.
+func (e *AnalyzerStoppedError) Kind() errkind.Kind { return errkind.ScriptAnalysis }
+
+// Details implements errkind.Detailer: the analyzer's limits.
+func (e *AnalyzerStoppedError) Details() map[string]any {
+	return map[string]any{"time_limit_seconds": AnalyzerTimeout.Seconds(), "memory_limit_bytes": AnalyzerMemory, "output_limit_bytes": AnalyzerMaxOutput}
+}
+
 // CheckScript checks one step's script against its contract. script is
 // the script path; when empty it is searched in dirs (see FindScript),
 // then the catalog's script is used (catalog.Step.Script, reported as
 // embedded:scripts/<entry>). A step that runs no script, or has none, is skipped
 // (Passed true, Reason says why). A script that cannot be parsed is a
-// *ScriptAnalysisError; a missing interpreter wraps ErrNoPython.
+// *ScriptAnalysisError, an analyzer stopped at its limits an
+// *AnalyzerStoppedError; a missing interpreter wraps ErrNoPython (with the
+// kind ScriptAnalysis, as the other two).
 func CheckScript(ctx context.Context, s *catalog.Step, script string, dirs []string) (*ScriptCheck, error) {
 	res := &ScriptCheck{StepName: string(s.Type), SageMakerStepType: string(s.Verb), Issues: []Issue{}}
 	if !HasScript(s) {
@@ -421,12 +459,18 @@ func CheckScript(ctx context.Context, s *catalog.Step, script string, dirs []str
 	}
 	res.Script = shown
 	as, err := analyzeScripts(ctx, embedded, script)
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNoPython):
+		return nil, errkind.Wrap(errkind.ScriptAnalysis, err)
+	case errors.Is(err, proc.ErrTimeout), errors.Is(err, proc.ErrOutputLimit), errors.As(err, new(*proc.ExitError)):
+		return nil, &AnalyzerStoppedError{Err: err}
+	default:
 		return nil, err
 	}
 	a := as[0]
 	if !a.OK {
-		return nil, &ScriptAnalysisError{Path: shown, Kind: a.ErrorKind, Reason: a.Error}
+		return nil, &ScriptAnalysisError{Path: shown, Failure: a.ErrorKind, Reason: a.Error}
 	}
 	res.Status = ScriptChecked
 	res.Issues = CheckScriptAnalysis(s, &a)

@@ -182,7 +182,7 @@ func TestCheckScript(t *testing.T) {
 	p = writeFile(t, filepath.Join(t.TempDir(), "demo_scoring.py"), "def (\n")
 	_, err = CheckScript(ctx, st, p, nil)
 	var ae *ScriptAnalysisError
-	if !errors.As(err, &ae) || ae.Kind != "syntax" {
+	if !errors.As(err, &ae) || ae.Failure != "syntax" {
 		t.Fatalf("want a syntax ScriptAnalysisError, got %v", err)
 	}
 	// A step without a script of its own is skipped.
