@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -302,6 +303,25 @@ func TestPipelineCatalogDAGs(t *testing.T) {
 			// No code of the project's own: the catalog ships every script
 			// the DAG runs.
 			checkDeployable(t, res)
+			if e.HasFeature("quality_gate") { // registration runs only on the gate's pass branch
+				var cond *compiler.ConditionArguments
+				for _, s := range res.Definition.Steps {
+					if c, isCond := s.Arguments.(*compiler.ConditionArguments); isCond {
+						cond = c
+					}
+				}
+				ok := cond != nil
+				var inIf []string
+				if ok {
+					for _, s := range cond.IfSteps {
+						inIf = append(inIf, s.Name)
+					}
+				}
+				if !ok || !slices.ContainsFunc(inIf, func(n string) bool { return strings.HasPrefix(n, "Registration") }) ||
+					len(cond.ElseSteps) != 1 || cond.ElseSteps[0].Type != compiler.StepTypeFail {
+					t.Errorf("the gate's branches: if %v", inIf)
+				}
+			}
 		})
 	}
 }

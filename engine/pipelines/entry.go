@@ -40,7 +40,7 @@ var LoadingSteps = map[string]string{
 var Features = []string{
 	"batch_inference", "calibration", "currency_conversion", "data_loading", "documentation", "evaluation",
 	"feature_selection", "imputation", "inference", "metrics", "model_creation", "packaging", "payload",
-	"percentile_calibration", "preprocessing", "registration", "risk_table_mapping", "stratified_sampling",
+	"percentile_calibration", "preprocessing", "quality_gate", "registration", "risk_table_mapping", "stratified_sampling",
 	"training", "tuning",
 }
 

@@ -427,6 +427,8 @@ var needSynonyms = map[string]string{
 	"predict": "inference", "predictions": "inference",
 	"load": "data_loading", "loading": "data_loading", "ingest": "data_loading",
 	"endpoint": "model_creation", "deployable": "packaging",
+	"gate": "quality_gate", "gated": "quality_gate", "gating": "quality_gate", "threshold": "quality_gate", "condition": "quality_gate",
+	"conditional": "quality_gate", "approve": "quality_gate", "approval": "quality_gate",
 }
 
 var needStopwords = map[string]bool{"a": true, "an": true, "and": true, "the": true, "with": true, "for": true, "of": true, "to": true,

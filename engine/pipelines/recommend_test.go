@@ -178,3 +178,29 @@ func TestDataSourceIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestRecommendGated: a need for a quality gate ("register only when the
+// AUC passes a threshold") finds the gated variants first, in the data
+// source asked for; without it the ungated DAG stays on top.
+func TestRecommendGated(t *testing.T) {
+	c := mustDefault(t)
+	for _, tc := range []struct{ framework, source, need, want string }{
+		{"xgboost", "s3", "calibration, registration and a quality gate on the AUC threshold", "xgboost_complete_e2e_dummy_gated"},
+		{"xgboost", "cradle", "gate the registration on the evaluation", "xgboost_complete_e2e_gated"},
+		{"lightgbm", "cradle", "registered only when gated by a threshold", "lightgbm_complete_e2e_gated"},
+		{"xgboost", "s3", "calibration and registration", "xgboost_complete_e2e_dummy"},
+	} {
+		r := c.Recommend(Request{Framework: tc.framework, DataSource: tc.source, Need: tc.need})
+		if len(r.Recommendations) == 0 || r.Recommendations[0].DagID != tc.want {
+			var got []string
+			for _, rec := range r.Recommendations {
+				got = append(got, rec.DagID)
+			}
+			t.Errorf("%s %q: %v, want %s first", tc.framework, tc.need, got, tc.want)
+		}
+	}
+	e, err := c.Get("xgboost_complete_e2e_gated")
+	if err != nil || !e.HasFeature("quality_gate") || !slices.Contains(e.Nodes, "ModelQualityGate") {
+		t.Fatalf("xgboost_complete_e2e_gated: %+v", e)
+	}
+}
