@@ -270,18 +270,22 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 	return res
 }
 
-// dagPortResolution resolves the nodes the catalog knows along the DAG's
-// edges, without failing on unknown nodes (deps.ResolveKnown): it returns
-// per-node consumers (only for known nodes) and the unknown nodes in order.
-func dagPortResolution(ctx context.Context, d *dag.PipelineDAG, cat *catalog.Catalog) (map[string]*deps.Consumer, []string, error) {
-	p, err := deps.ResolveKnown(ctx, d, deps.CatalogLookup(cat))
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.Consumers, p.Unknown, nil
+// DagResolvePlanData is the data of dag.resolve_plan: the execution order,
+// each step's parents, where each input comes from and the quality gates
+// with the nodes they guard.
+type DagResolvePlanData struct {
+	ExecutionOrder []string `json:"execution_order"`
+	// StepConfigs holds an empty object per step (the plan carries no
+	// configuration; the key keeps the original's shape).
+	StepConfigs  map[string]map[string]any `json:"step_configs"`
+	Dependencies map[string][]string       `json:"dependencies"`
+	// DataFlowMap maps each step's inputs to "<provider>:<output>"
+	// (input_<i> -> "<parent>:output" for a step the catalog does not know).
+	DataFlowMap map[string]map[string]string `json:"data_flow_map"`
+	Branches    []DagBranch                  `json:"branches,omitempty"`
 }
 
-func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, error) {
+func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagResolvePlanData], error) {
 	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
@@ -308,67 +312,41 @@ func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.ToolResult, 
 			WithRemedy("break the cycle or declare the missing nodes; dag.validate_integrity lists every problem", "dag.validate_integrity", "dag.render")
 	}
 	warnings := dagWarnings(d)
-	stepConfigs := make(map[string]map[string]any, len(order))
-	dependencies := make(map[string][]string, len(order))
+	data := DagResolvePlanData{ExecutionOrder: nonNilStrings(order), StepConfigs: make(map[string]map[string]any, len(order)),
+		Dependencies: make(map[string][]string, len(order))}
 	for _, n := range order {
-		stepConfigs[n] = map[string]any{}
-		dependencies[n] = append([]string{}, d.Parents(n)...)
+		data.StepConfigs[n] = map[string]any{}
+		data.Dependencies[n] = append([]string{}, d.Parents(n)...)
 	}
-	flow := make(map[string]map[string]string, len(order))
 	cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
 	if err != nil {
 		return nil, err
 	}
 	warnings = dagAppendIf(warnings, warn)
-	var consumers map[string]*deps.Consumer
+	var resolved *deps.Partial
 	if cat != nil {
-		var unknown []string
-		consumers, unknown, err = dagPortResolution(ctx, d, cat)
-		if err != nil {
+		if resolved, err = deps.ResolveKnown(ctx, d, deps.CatalogLookup(cat)); err != nil {
 			return nil, err
 		}
-		if len(unknown) > 0 {
-			warnings = append(warnings, fmt.Sprintf("no catalog step for %s: their data flow is listed per parent only", strings.Join(unknown, ", ")))
+		if len(resolved.Unknown) > 0 {
+			warnings = append(warnings, fmt.Sprintf("no catalog step for %s: their data flow is listed per parent only", strings.Join(resolved.Unknown, ", ")))
 		}
 	}
-	for _, n := range order {
-		m := map[string]string{}
-		if c, ok := consumers[n]; ok {
-			for _, b := range c.Bindings {
-				m[b.Input] = b.Provider + ":" + b.Output
-			}
-			for _, u := range c.Unbound {
-				if u.Missing() {
-					warnings = append(warnings, fmt.Sprintf("%s: required input '%s' is not bound: %s", n, u.Input, u.Why()))
-				}
-			}
-		} else {
-			for i, p := range d.Parents(n) { // the original's generic fallback
-				m[fmt.Sprintf("input_%d", i)] = p + ":output"
-			}
-		}
-		flow[n] = m
-	}
-	data := map[string]any{
-		"execution_order": order,
-		"step_configs":    stepConfigs,
-		"dependencies":    dependencies,
-		"data_flow_map":   flow,
-	}
+	flow, notes := deps.DataFlow(d, order, resolved)
+	data.DataFlowMap = flow
+	warnings = append(warnings, notes...)
 	if cat != nil {
 		branches, warn := dagBranches(d, cat)
 		warnings = dagAppendIf(warnings, warn)
-		if len(branches) > 0 {
-			data["branches"] = branches
-		}
+		data.Branches = branches
 	}
-	return envelope.OK(data).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
+	return envelope.Success(data).WithWarnings(warnings...).WithMeta("step_count", len(order)), nil
 }
 
-// dagBranch is one gate of a DAG as dag.resolve_plan and dag.render show
+// DagBranch is one gate of a DAG as dag.resolve_plan and dag.render show
 // it: the nodes that run when it passes; when it fails its Fail step ends
 // the run.
-type dagBranch struct {
+type DagBranch struct {
 	Gate       string   `json:"gate"`
 	ParentGate string   `json:"parent_gate,omitempty"`
 	IfNodes    []string `json:"if_nodes"`
@@ -377,14 +355,14 @@ type dagBranch struct {
 
 // dagBranches returns the DAG's gates (deps.Branches) and a warning when
 // they cannot nest.
-func dagBranches(d *dag.PipelineDAG, cat *catalog.Catalog) ([]dagBranch, string) {
+func dagBranches(d *dag.PipelineDAG, cat *catalog.Catalog) ([]DagBranch, string) {
 	bs, err := deps.Branches(d, deps.CatalogLookup(cat))
 	if err != nil {
 		return nil, err.Error()
 	}
-	out := make([]dagBranch, len(bs))
+	out := make([]DagBranch, len(bs))
 	for i, b := range bs {
-		out[i] = dagBranch{Gate: b.Gate, ParentGate: b.Parent, IfNodes: b.Nodes, Else: "fail: the gate's Fail step ends the run with its message"}
+		out[i] = DagBranch{Gate: b.Gate, ParentGate: b.Parent, IfNodes: nonNilStrings(b.Nodes), Else: "fail: the gate's Fail step ends the run with its message"}
 	}
 	return out, ""
 }
@@ -492,181 +470,55 @@ func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.Result
 		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()), nil
 }
 
-func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.ToolResult, error) {
+// DagRenderData is the data of dag.render: the Mermaid text and what it
+// shows (edges with the ports they bind, unknown steps, unbound required
+// inputs, undeclared endpoints, gates).
+type DagRenderData struct {
+	Format          string           `json:"format"`
+	Mermaid         string           `json:"mermaid"`
+	NodeCount       int              `json:"node_count"`
+	EdgeCount       int              `json:"edge_count"`
+	Edges           []deps.DrawnEdge `json:"edges"`
+	UnknownSteps    []string         `json:"unknown_steps"`
+	Unresolved      []string         `json:"unresolved_inputs"`
+	UndeclaredNodes []string         `json:"undeclared_nodes"`
+	PortsShown      bool             `json:"ports_shown"`
+	Branches        []DagBranch      `json:"branches,omitempty"`
+}
+
+func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.Result[DagRenderData], error) {
 	d, err := a.load(ctx)
 	if err != nil {
 		return nil, err
 	}
 	warnings := dagWarnings(d)
-	var consumers map[string]*deps.Consumer
-	var unknown []string
-	catOK := false
-	var cat *catalog.Catalog
+	var resolved *deps.Partial
+	var branches []DagBranch
+	var gates []string
 	if a.ShowPorts {
-		c, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
+		cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
 		if err != nil {
 			return nil, err
 		}
-		cat = c
 		warnings = dagAppendIf(warnings, warn)
 		if cat != nil {
-			catOK = true
-			consumers, unknown, err = dagPortResolution(ctx, d, cat)
-			if err != nil {
+			if resolved, err = deps.ResolveKnown(ctx, d, deps.CatalogLookup(cat)); err != nil {
 				return nil, err
 			}
-		}
-	}
-	var branches []dagBranch
-	if catOK {
-		var warn string
-		branches, warn = dagBranches(d, cat)
-		warnings = dagAppendIf(warnings, warn)
-	}
-	text, edges, unresolved := dagMermaid(d, a.Direction, consumers, unknown, branches)
-	data := map[string]any{
-		"format":            "mermaid",
-		"mermaid":           text,
-		"node_count":        d.NodeCount(),
-		"edge_count":        d.EdgeCount(),
-		"edges":             edges,
-		"unknown_steps":     nonNilStrings(unknown),
-		"unresolved_inputs": unresolved,
-		"undeclared_nodes":  nonNilStrings(d.UndeclaredEndpoints()),
-		"ports_shown":       catOK,
-	}
-	if len(branches) > 0 {
-		data["branches"] = branches
-	}
-	return envelope.OK(data).WithWarnings(warnings...), nil
-}
-
-// dagRenderedEdge is one edge of dag.render's data with the ports it binds.
-type dagRenderedEdge struct {
-	From  string         `json:"from"`
-	To    string         `json:"to"`
-	Ports []dagBoundPort `json:"ports"`
-}
-
-type dagBoundPort struct {
-	Output string  `json:"output"`
-	Input  string  `json:"input"`
-	Score  float64 `json:"score"`
-}
-
-// dagMermaid draws the flowchart. Node ids are n<i> in node order (u<i> for
-// undeclared endpoints) so any node name is safe; names are quoted labels.
-//
-// A gate (branches) is drawn as a decision: its edges are labelled pass,
-// and a fail edge leads to its Fail step, which ends the run.
-func dagMermaid(d *dag.PipelineDAG, direction string, consumers map[string]*deps.Consumer, unknown []string, branches []dagBranch) (string, []dagRenderedEdge, []string) {
-	if direction == "" {
-		direction = "TD"
-	}
-	ids := map[string]string{}
-	var b strings.Builder
-	fmt.Fprintf(&b, "flowchart %s\n", direction)
-	unknownSet := map[string]bool{}
-	for _, u := range unknown {
-		unknownSet[u] = true
-	}
-	var unresolved []string
-	var warnNodes, unknownNodes, undeclaredNodes []string
-	gate := map[string]bool{}
-	for _, br := range branches {
-		gate[br.Gate] = true
-	}
-	var gateNodes []string
-	for i, n := range d.Nodes() {
-		id := fmt.Sprintf("n%d", i)
-		ids[n] = id
-		if gate[n] {
-			fmt.Fprintf(&b, "    %s{\"%s\"}\n", id, dagMermaidText(n))
-			gateNodes = append(gateNodes, id)
-		} else {
-			fmt.Fprintf(&b, "    %s[\"%s\"]\n", id, dagMermaidText(n))
-		}
-		if c, ok := consumers[n]; ok {
-			for _, u := range c.Unbound {
-				if u.Missing() {
-					unresolved = append(unresolved, n+"."+u.Input)
-					if len(warnNodes) == 0 || warnNodes[len(warnNodes)-1] != id {
-						warnNodes = append(warnNodes, id)
-					}
-				}
+			branches, warn = dagBranches(d, cat)
+			warnings = dagAppendIf(warnings, warn)
+			for _, b := range branches {
+				gates = append(gates, b.Gate)
 			}
 		}
-		if unknownSet[n] {
-			unknownNodes = append(unknownNodes, id)
-		}
 	}
-	for i, n := range d.UndeclaredEndpoints() {
-		id := fmt.Sprintf("u%d", i)
-		ids[n] = id
-		fmt.Fprintf(&b, "    %s[\"%s (not declared)\"]\n", id, dagMermaidText(n))
-		undeclaredNodes = append(undeclaredNodes, id)
+	dr := deps.Mermaid(d, a.Direction, resolved, gates)
+	var unknown []string
+	if resolved != nil {
+		unknown = resolved.Unknown
 	}
-	edges := make([]dagRenderedEdge, 0, d.EdgeCount())
-	for _, e := range d.Edges() {
-		re := dagRenderedEdge{From: e.From, To: e.To, Ports: []dagBoundPort{}}
-		if c, ok := consumers[e.To]; ok {
-			for _, bd := range c.Bindings {
-				if bd.Provider == e.From {
-					re.Ports = append(re.Ports, dagBoundPort{Output: bd.Output, Input: bd.Input, Score: bd.Score})
-				}
-			}
-		}
-		edges = append(edges, re)
-		label := ""
-		if gate[e.From] {
-			label = "pass"
-		} else if len(re.Ports) > 0 {
-			parts := make([]string, len(re.Ports))
-			for i, p := range re.Ports {
-				if p.Output == p.Input {
-					parts[i] = p.Output
-				} else {
-					parts[i] = p.Output + " → " + p.Input
-				}
-			}
-			label = strings.Join(parts, "; ")
-		} else if consumers[e.To] != nil && consumers[e.From] != nil {
-			label = "(no port bound)"
-		}
-		if label != "" {
-			fmt.Fprintf(&b, "    %s -->|\"%s\"| %s\n", ids[e.From], dagMermaidText(label), ids[e.To])
-		} else {
-			fmt.Fprintf(&b, "    %s --> %s\n", ids[e.From], ids[e.To])
-		}
-	}
-	for i, br := range branches {
-		id := fmt.Sprintf("f%d", i)
-		fmt.Fprintf(&b, "    %s([\"%s: Fail, the run ends\"])\n", id, dagMermaidText(br.Gate))
-		fmt.Fprintf(&b, "    %s -->|\"fail\"| %s\n", ids[br.Gate], id)
-		gateNodes = append(gateNodes, id)
-	}
-	classes := []struct {
-		name, style string
-		ids         []string
-	}{
-		{"gate", "fill:#e7f1ff,stroke:#0b5ed7", gateNodes},
-		{"unresolved", "fill:#fff3cd,stroke:#d39e00", warnNodes},
-		{"unknown", "fill:#f8d7da,stroke:#c82333", unknownNodes},
-		{"undeclared", "fill:#eeeeee,stroke:#888888,stroke-dasharray: 5 5", undeclaredNodes},
-	}
-	for _, c := range classes {
-		if len(c.ids) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "    classDef %s %s\n", c.name, c.style)
-		fmt.Fprintf(&b, "    class %s %s\n", strings.Join(c.ids, ","), c.name)
-	}
-	return b.String(), edges, nonNilStrings(unresolved)
+	data := DagRenderData{Format: "mermaid", Mermaid: dr.Mermaid, NodeCount: d.NodeCount(), EdgeCount: d.EdgeCount(), Edges: dr.Edges,
+		UnknownSteps: nonNilStrings(unknown), Unresolved: dr.Unresolved, UndeclaredNodes: nonNilStrings(d.UndeclaredEndpoints()),
+		PortsShown: resolved != nil, Branches: branches}
+	return envelope.Success(data).WithWarnings(warnings...), nil
 }
-
-// mermaidEscaper escapes a label for a quoted Mermaid string; a Replacer
-// is safe for concurrent use, so every label shares one.
-var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "\n", " ")
-
-// dagMermaidText escapes a label for a quoted Mermaid string.
-func dagMermaidText(s string) string { return mermaidEscaper.Replace(s) }

@@ -19,8 +19,6 @@ var untypedTools = []string{
 	"compile.single_node",
 	"compile.validate",
 	"compile.with_report",
-	"dag.render",
-	"dag.resolve_plan",
 	"execution.describe",
 	"execution.list",
 	"execution.run_local",

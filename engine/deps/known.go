@@ -2,6 +2,7 @@ package deps
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cursus-go/cursus/engine/dag"
 )
@@ -49,4 +50,37 @@ func ResolveKnown(ctx context.Context, d *dag.PipelineDAG, lookup StepLookup) (*
 		out.Consumers[n] = &c
 	}
 	return out, nil
+}
+
+// DataFlow maps each node of order (a topological order of d) to where its
+// inputs come from, input -> "<provider>:<output>", as p binds them; a
+// node p did not resolve (unknown, or p nil) gets one entry per parent,
+// input_<i> -> "<parent>:output". It also returns a note for every
+// required input left unbound.
+func DataFlow(d *dag.PipelineDAG, order []string, p *Partial) (map[string]map[string]string, []string) {
+	var consumers map[string]*Consumer
+	if p != nil {
+		consumers = p.Consumers
+	}
+	flow := make(map[string]map[string]string, len(order))
+	var notes []string
+	for _, n := range order {
+		m := map[string]string{}
+		if c, ok := consumers[n]; ok {
+			for _, b := range c.Bindings {
+				m[b.Input] = b.Provider + ":" + b.Output
+			}
+			for _, u := range c.Unbound {
+				if u.Missing() {
+					notes = append(notes, fmt.Sprintf("%s: required input '%s' is not bound: %s", n, u.Input, u.Why()))
+				}
+			}
+		} else {
+			for i, parent := range d.Parents(n) {
+				m[fmt.Sprintf("input_%d", i)] = parent + ":output"
+			}
+		}
+		flow[n] = m
+	}
+	return flow, notes
 }
