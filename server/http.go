@@ -48,10 +48,16 @@ type HTTPOptions struct {
 	// (DefaultReadTimeout when 0); the response then streams for as long
 	// as its call runs.
 	ReadTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle this long between
+	// requests (DefaultIdleTimeout when 0).
+	IdleTimeout time.Duration
 }
 
 // DefaultReadTimeout bounds reading one HTTP request.
 const DefaultReadTimeout = 60 * time.Second
+
+// DefaultIdleTimeout closes a keep-alive connection idle between requests.
+const DefaultIdleTimeout = 2 * time.Minute
 
 // ErrUnauthenticatedBind is returned by ServeHTTP for an address that is
 // not loopback when no auth token is set.

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -394,6 +395,57 @@ func TestServeHTTPReadTimeout(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("a body that never ends held the connection for %v", took)
+	}
+}
+
+// TestServeHTTPIdleTimeout: a keep-alive connection left idle after an
+// answer is closed by the server after the idle timeout, and kept before.
+func TestServeHTTPIdleTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const idle = 500 * time.Millisecond
+	go server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{IdleTimeout: idle}}, addr)
+	var conn net.Conn
+	for range 50 {
+		if conn, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if conn == nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	ask := func() {
+		t.Helper()
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", addr, len(initBody), initBody)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("no answer on the kept-alive connection: %v", err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %d", resp.StatusCode)
+		}
+	}
+	ask()
+	time.Sleep(idle / 5)
+	ask() // within the idle timeout the connection is kept
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := br.ReadByte(); err == nil {
+		t.Fatal("the server wrote on an idle connection")
+	}
+	if took := time.Since(start); took > 5*idle || took < idle/2 {
+		t.Errorf("the idle connection was closed after %v, want about %v", took, idle)
 	}
 }
 

@@ -50,10 +50,14 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	}
 	w := &lockedWriter{w: out}
 	t := &drainTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, grace: drainGrace, readEnded: make(chan struct{})}
-	// The session's context is the parent of every call's: cancelling it
-	// cancels the calls in flight.
+	// Cancelling the session's context cancels the calls in flight: the
+	// middleware ties each request's context to it (the SDK cancels its
+	// requests only once the connection closes, and a read of stdin does
+	// not end when stdin is closed).
 	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	calls := &inFlight{stop: sessCtx}
+	s.AddReceivingMiddleware(calls.count)
 	ss, err := s.Connect(sessCtx, t, nil)
 	if err != nil {
 		return err
@@ -70,16 +74,76 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	cancel()
 	_ = rc.Close()
 	go func() { _ = ss.Close() }()
+	grace := time.After(ShutdownGrace)
 	select {
 	case err := <-done:
 		if ctx.Err() != nil {
 			return nil
 		}
 		return sessionEnd(err)
-	case <-time.After(ShutdownGrace):
+	case <-calls.none():
+		// Every cancelled call returned: leave their answers a moment to
+		// be written; the session itself may wait on a read that never
+		// ends (stdin).
+		select {
+		case <-done:
+		case <-time.After(answerFlush):
+		}
+		return nil
+	case <-grace:
 		log.Warn("calls still running at shutdown were abandoned", "grace", ShutdownGrace.String())
 		return nil
 	}
+}
+
+// answerFlush is how long ServeStdio, stopping, lets the answers of the
+// cancelled calls be written once they all returned.
+const answerFlush = 100 * time.Millisecond
+
+// inFlight counts the requests being handled, and cancels each when stop
+// ends.
+type inFlight struct {
+	stop context.Context
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed while n is 0; nil until the first request
+}
+
+// count is the middleware that counts a request while it is handled and
+// cancels it when f.stop ends.
+func (f *inFlight) count(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(f.stop, cancel)()
+		f.mu.Lock()
+		if f.n == 0 {
+			f.zero = make(chan struct{})
+		}
+		f.n++
+		f.mu.Unlock()
+		defer func() {
+			f.mu.Lock()
+			if f.n--; f.n == 0 {
+				close(f.zero)
+			}
+			f.mu.Unlock()
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+// none returns a channel closed once no request is being handled.
+func (f *inFlight) none() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.zero == nil {
+		f.zero = make(chan struct{})
+		if f.n == 0 {
+			close(f.zero)
+		}
+	}
+	return f.zero
 }
 
 // ShutdownGrace bounds how long ServeStdio waits for cancelled calls to
@@ -293,11 +357,15 @@ func ServeHTTP(ctx context.Context, reg *registry.Registry, opts Options, addr s
 	if readTimeout <= 0 {
 		readTimeout = DefaultReadTimeout
 	}
+	idleTimeout := opts.HTTP.IdleTimeout
+	if idleTimeout <= 0 {
+		idleTimeout = DefaultIdleTimeout
+	}
 	hs := &http.Server{
 		Handler:           f,
 		ReadHeaderTimeout: min(10*time.Second, readTimeout),
 		ReadTimeout:       readTimeout,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return base },
