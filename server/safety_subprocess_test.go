@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -41,7 +42,7 @@ type rawServe struct {
 	mu     sync.Mutex
 }
 
-func startRawServe(t *testing.T, dir string, env []string, args ...string) *rawServe {
+func startRawServe(t testing.TB, dir string, env []string, args ...string) *rawServe {
 	t.Helper()
 	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve"}, args...)...)
 	cmd.Env, cmd.Dir = env, dir
@@ -88,7 +89,7 @@ func startRawServe(t *testing.T, dir string, env []string, args ...string) *rawS
 	return s
 }
 
-func (s *rawServe) send(t *testing.T, lines ...string) {
+func (s *rawServe) send(t testing.TB, lines ...string) {
 	t.Helper()
 	for _, l := range lines {
 		if _, err := io.WriteString(s.in, l+"\n"); err != nil {
@@ -98,7 +99,7 @@ func (s *rawServe) send(t *testing.T, lines ...string) {
 }
 
 // wait returns the answer with the given id (as its JSON text).
-func (s *rawServe) wait(t *testing.T, id string, timeout time.Duration) map[string]any {
+func (s *rawServe) wait(t testing.TB, id string, timeout time.Duration) map[string]any {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {
@@ -182,18 +183,18 @@ func hostileLayout(t *testing.T) (root, outside, secret string) {
 	return root, outside, secret
 }
 
-// TestSafeSpecialFiles: with the root at "/" (nothing is outside it), the
-// special files that used to exhaust memory, hijack the stream or hang are
-// refused at once, every later request is answered, and the memory stays
-// low. Without such a root they are outside the root anyway.
-func TestSafeSpecialFiles(t *testing.T) {
-	root, _, _ := hostileLayout(t)
-	s := startRawServe(t, root, serveEnv(), "--project-root", "/")
+// toolCall is one tool call of a hostile table.
+type toolCall struct {
+	tool string
+	args map[string]any
+}
+
+// specialFileCalls are the reads of special files (devices, the server's
+// own stdin and stdout, /proc, a FIFO under root) that used to exhaust
+// memory, hijack the stream or hang.
+func specialFileCalls(root string) []toolCall {
 	fifo := filepath.Join(root, "fifo.json")
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
+	return []toolCall{
 		{"config__load", map[string]any{"config_file": "/dev/zero"}},
 		{"config__load", map[string]any{"config_file": "/dev/stdin"}},
 		{"config__load", map[string]any{"config_file": "/proc/self/fd/1"}},
@@ -206,6 +207,37 @@ func TestSafeSpecialFiles(t *testing.T) {
 		{"author__check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": "/dev/zero"}},
 		{"author__check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": fifo}},
 	}
+}
+
+// outsideReadCalls read outside the root: the secret by its absolute
+// path, through the link out, through "..", a system file, and directories
+// out of the root.
+func outsideReadCalls(outside, secret string) []toolCall {
+	return []toolCall{
+		{"config__load", map[string]any{"config_file": secret}},
+		{"config__load", map[string]any{"config_file": "link/secret.json"}},
+		{"config__load", map[string]any{"config_file": "../outside/secret.json"}},
+		{"config__load", map[string]any{"config_file": "/etc/passwd"}},
+		{"dag__deserialize", map[string]any{"dag_file": "link/secret.json"}},
+		{"dag__render", map[string]any{"dag_file": secret}},
+		{"compile__definition", map[string]any{"dag_file": "link/secret.json", "config_file": secret}},
+		{"config__requirements", map[string]any{"dag_file": "link/secret.json"}},
+		{"validate__alignment", map[string]any{"script_dirs": []string{outside}}},
+		{"catalog__list_steps", map[string]any{"workspace_dirs": []string{"link"}}},
+	}
+}
+
+// secretLeaks are the strings no refusal of a read outside may carry.
+var secretLeaks = []string{"TopSecretRole", "secret-bucket", "SecretNode", "root:x:"}
+
+// TestSafeSpecialFiles: with the root at "/" (nothing is outside it), the
+// special files that used to exhaust memory, hijack the stream or hang are
+// refused at once, every later request is answered, and the memory stays
+// low. Without such a root they are outside the root anyway.
+func TestSafeSpecialFiles(t *testing.T) {
+	root, _, _ := hostileLayout(t)
+	s := startRawServe(t, root, serveEnv(), "--project-root", "/")
+	calls := specialFileCalls(root)
 	for _, c := range calls {
 		env, took := s.call(t, c.tool, c.args, 10*time.Second)
 		t.Logf("%s %v: %v in %v", c.tool, c.args, env["code"], took)
@@ -238,27 +270,13 @@ func TestSafeSpecialFiles(t *testing.T) {
 func TestSafeReadsConfined(t *testing.T) {
 	root, outside, secret := hostileLayout(t)
 	s := startRawServe(t, root, serveEnv())
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"config__load", map[string]any{"config_file": secret}},
-		{"config__load", map[string]any{"config_file": "link/secret.json"}},
-		{"config__load", map[string]any{"config_file": "../outside/secret.json"}},
-		{"config__load", map[string]any{"config_file": "/etc/passwd"}},
-		{"dag__deserialize", map[string]any{"dag_file": "link/secret.json"}},
-		{"dag__render", map[string]any{"dag_file": secret}},
-		{"compile__definition", map[string]any{"dag_file": "link/secret.json", "config_file": secret}},
-		{"config__requirements", map[string]any{"dag_file": "link/secret.json"}},
-		{"validate__alignment", map[string]any{"script_dirs": []string{outside}}},
-		{"catalog__list_steps", map[string]any{"workspace_dirs": []string{"link"}}},
-	} {
+	for _, c := range outsideReadCalls(outside, secret) {
 		env, _ := s.call(t, c.tool, c.args, 30*time.Second)
 		text, _ := json.Marshal(env)
 		if env["ok"] != false {
 			t.Errorf("%s %v outside the root: ok", c.tool, c.args)
 		}
-		for _, leak := range []string{"TopSecretRole", "secret-bucket", "SecretNode", "root:x:"} {
+		for _, leak := range secretLeaks {
 			if strings.Contains(string(text), leak) {
 				t.Errorf("%s %v: the answer holds %q: %s", c.tool, c.args, leak, text)
 			}
@@ -271,16 +289,90 @@ func TestSafeReadsConfined(t *testing.T) {
 	}
 }
 
+// TestSafeHTTPHostileReads: the special files and the reads outside the
+// root, over Streamable HTTP: refused at once, nothing of the secret in
+// any answer, the server's memory low, the session alive.
+func TestSafeHTTPHostileReads(t *testing.T) {
+	root, outside, secret := hostileLayout(t)
+	for _, c := range []struct {
+		name  string
+		args  []string
+		calls []toolCall
+	}{
+		{"special files (root /)", []string{"--project-root", "/"}, specialFileCalls(root)},
+		{"reads outside the root", nil, outsideReadCalls(outside, secret)},
+	} {
+		cs, pid := httpServeIn(t, root, serveEnv(), c.args...)
+		for _, call := range c.calls {
+			start := time.Now()
+			env, _ := callEnvOf(t, cs, call.tool, call.args)
+			took := time.Since(start)
+			text, _ := json.Marshal(env)
+			if env["ok"] != false || took > 5*time.Second {
+				t.Errorf("%s: %s %v: ok=%v in %v, want a prompt refusal", c.name, call.tool, call.args, env["ok"], took)
+			}
+			for _, leak := range secretLeaks {
+				if strings.Contains(string(text), leak) {
+					t.Errorf("%s: %s %v: the answer holds %q", c.name, call.tool, call.args, leak)
+				}
+			}
+		}
+		if env, _ := callEnvOf(t, cs, "tools__help", map[string]any{}); env["ok"] != true {
+			t.Errorf("%s: the session did not survive: %v", c.name, env)
+		}
+		if mib := peakRSS(pid); mib > 256 {
+			t.Errorf("%s: the HTTP server peaked at %d MiB", c.name, mib)
+		}
+	}
+}
+
+// TestSafeSignalsAfterAFIFO: a call on a FIFO (which used to block
+// forever, and then no signal would end the server) is refused, and
+// SIGTERM, SIGINT and the end of input each end the stdio server at once.
+func TestSafeSignalsAfterAFIFO(t *testing.T) {
+	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
+		t.Run(how, func(t *testing.T) {
+			root, _, _ := hostileLayout(t)
+			s := startRawServe(t, root, serveEnv())
+			if env, took := s.call(t, "config__load", map[string]any{"config_file": "fifo.json"}, 10*time.Second); env["ok"] != false || took > 5*time.Second {
+				t.Errorf("config.load on a FIFO: %v in %v", env["code"], took)
+			}
+			start := time.Now()
+			switch how {
+			case "SIGTERM":
+				_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			case "SIGINT":
+				_ = s.cmd.Process.Signal(syscall.SIGINT)
+			default:
+				_ = s.in.Close()
+			}
+			done := make(chan error, 1)
+			go func() { done <- s.cmd.Wait() }()
+			select {
+			case <-done:
+				t.Logf("%s after a FIFO: the server exited after %v", how, time.Since(start).Round(10*time.Millisecond))
+			case <-time.After(5 * time.Second):
+				_ = s.cmd.Process.Kill()
+				t.Fatalf("%s after a FIFO: the server was still running after 5s", how)
+			}
+		})
+	}
+}
+
 // TestSafeFrames: the stdio server answers a 1,200-deep frame, the line
 // [], a batch, invalid UTF-8 and a huge line with JSON-RPC errors and goes
 // on; the same deep body over HTTP answers 400 and the session lives.
 func TestSafeFrames(t *testing.T) {
 	s := startRawServe(t, t.TempDir(), serveEnv())
 	s.send(t, `{"jsonrpc":"2.0","id":9001,"method":"tools/call","params":{"name":"tools__help","arguments":`+deepArgs(1200)+`}}`,
+		`{"jsonrpc":"2.0","id":9002,"method":"tools/call","params":{"name":"tools__help","arguments":`+deepArgs(998)+`}}`,
 		`[]`, `[{"jsonrpc":"2.0","id":31,"method":"ping"}]`, "\xff\xfe{", "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":\"ping\",\"x\":\"\xff\"}",
 		`{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"tools__help","arguments":{"x":"`+strings.Repeat("y", 17<<20)+`"}}}`)
 	if m := s.wait(t, "9001", 30*time.Second); m["error"] == nil {
-		t.Errorf("the deep frame answered %v, want a JSON-RPC error", m)
+		t.Errorf("the 1,200-deep frame answered %v, want a JSON-RPC error", m)
+	}
+	if m := s.wait(t, "9002", 30*time.Second); m["error"] == nil && m["result"] == nil {
+		t.Errorf("the 998-deep frame answered %v, want an answer", m)
 	}
 	if m := s.wait(t, "32", 30*time.Second); m["result"] == nil {
 		t.Errorf("a ping with invalid UTF-8 in a string answered %v", m)
@@ -307,8 +399,15 @@ func TestSafeFrames(t *testing.T) {
 	if r := postJSON(t, url, "", sid, deep); r.StatusCode != http.StatusBadRequest {
 		t.Errorf("HTTP deep body: %d, want 400", r.StatusCode)
 	}
+	deep998 := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"tools__help","arguments":` + deepArgs(998) + `}}`
+	if r := postJSON(t, url, "", sid, deep998); r.StatusCode >= 500 {
+		t.Errorf("HTTP 998-deep body: %d", r.StatusCode)
+	}
+	if r := postJSON(t, url, "", sid, `[]`); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("HTTP body []: %d, want 400", r.StatusCode)
+	}
 	if r := postJSON(t, url, "", sid, `{"jsonrpc":"2.0","id":6,"method":"ping"}`); r.StatusCode != http.StatusOK {
-		t.Errorf("HTTP session after the deep body: %d", r.StatusCode)
+		t.Errorf("HTTP session after the deep bodies: %d", r.StatusCode)
 	}
 }
 
@@ -322,9 +421,12 @@ func TestSafeBigInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startRawServe(t, dir, serveEnv())
-	nodes := make([]string, 50000)
-	for i := range nodes {
-		nodes[i] = fmt.Sprintf("XGBoostTraining_%d", i)
+	nodeList := func(n int) []string {
+		nodes := make([]string, n)
+		for i := range nodes {
+			nodes[i] = fmt.Sprintf("XGBoostTraining_%d", i)
+		}
+		return nodes
 	}
 	for _, c := range []struct {
 		tool, code string
@@ -332,7 +434,8 @@ func TestSafeBigInputs(t *testing.T) {
 	}{
 		{"catalog__search", "too_large", map[string]any{"query": strings.Repeat("xgb ", 2_200_000)}},
 		{"catalog__search", "invalid_input", map[string]any{"query": strings.Repeat("xgb ", 1000)}},
-		{"config__requirements", "invalid_input", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": []any{}}}},
+		{"config__requirements", "invalid_input", map[string]any{"dag": map[string]any{"nodes": nodeList(50_000), "edges": []any{}}}},
+		{"config__requirements", "invalid_input", map[string]any{"dag": map[string]any{"nodes": nodeList(100_000), "edges": []any{}}}},
 		{"author__check_script", "too_large", map[string]any{"step_name": "TabularPreprocessing", "script_path": "big.py"}},
 	} {
 		env, took := s.call(t, c.tool, c.args, 30*time.Second)
@@ -414,8 +517,11 @@ func TestSafeWrites(t *testing.T) {
 	noTempFiles(t, root)
 }
 
+var swapRace = flag.Duration("swap-race", 10*time.Second, "how long TestSafeSymlinkSwapRace swaps runs/ for a link out of the root")
+
 // TestSafeSymlinkSwapRace: dag.serialize through the server while runs/
-// is swapped for a link out of the root and back: nothing lands outside.
+// is swapped for a link out of the root and back (for -swap-race, 10 s by
+// default): nothing lands outside, no temporary file is left.
 func TestSafeSymlinkSwapRace(t *testing.T) {
 	root, outside, _ := hostileLayout(t)
 	runs := filepath.Join(root, "runs")
@@ -438,13 +544,18 @@ func TestSafeSymlinkSwapRace(t *testing.T) {
 			if os.Rename(runs, runs+".real") == nil {
 				_ = os.Symlink(outside, runs)
 				swaps++
-				time.Sleep(time.Millisecond)
+				time.Sleep(5 * time.Millisecond)
 				_ = os.Remove(runs)
-				_ = os.Rename(runs+".real", runs)
+				// The server may have made a fresh runs/ in the instant
+				// it was absent: drop it and put the real one back.
+				for os.Rename(runs+".real", runs) != nil {
+					_ = os.RemoveAll(runs)
+				}
+				time.Sleep(2 * time.Millisecond)
 			}
 		}
 	}()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(*swapRace)
 	calls := 0
 	for ; time.Now().Before(deadline); calls++ {
 		s.call(t, "dag__serialize", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}},
@@ -453,7 +564,10 @@ func TestSafeSymlinkSwapRace(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	ents, _ := os.ReadDir(outside)
-	t.Logf("%d dag.serialize calls, %d swaps: %d entries outside the root besides the secret", calls, swaps, len(ents)-1)
+	t.Logf("%d dag.serialize calls, %d swaps in %v: %d entries outside the root besides the secret", calls, swaps, *swapRace, len(ents)-1)
+	if swaps == 0 {
+		t.Error("the swapper never swapped: the test proved nothing")
+	}
 	if len(ents) != 1 {
 		t.Errorf("%d entries escaped the root", len(ents)-1)
 	}
@@ -464,25 +578,10 @@ func TestSafeSymlinkSwapRace(t *testing.T) {
 // return (a script sleeping), SIGTERM, SIGINT and the end of input each end
 // the stdio server within a few seconds.
 func TestSafeSignalsWithAStuckCall(t *testing.T) {
-	py := os.Getenv("CURSUS_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if _, err := exec.LookPath(py); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("python3 is needed for a stuck call: %v", err)
-		}
-		t.Skipf("python3 is needed for a stuck call: %v", err)
-	}
 	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
-			writeSleeper(t, dir)
-			s := startRawServe(t, dir, serveEnv(registry.EnvAllowScriptExec+"=1", registry.EnvEnableDestructive+"=1", "CURSUS_PYTHON="+py))
-			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": map[string]any{"name": "validate__run_scripts",
-				"arguments": map[string]any{"dag": map[string]any{"nodes": []string{"DummyDataLoading_training"}}, "config_file": "config.json", "script_dirs": []string{"sleepers"}, "timeout_seconds": 3600}}})
-			s.send(t, string(b))
-			waitFor(t, func() bool { return heartbeat(dir) != "" }, 60*time.Second, "the script to start")
+			s := startStuck(t, dir)
 			start := time.Now()
 			switch how {
 			case "SIGTERM":
@@ -514,6 +613,50 @@ func TestSafeSignalsWithAStuckCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startStuck starts the stdio server in dir (gates open) with a call in
+// flight that never returns: validate.run_scripts of a script that beats
+// forever. It returns once the script beats.
+func startStuck(t testing.TB, dir string) *rawServe {
+	t.Helper()
+	py := os.Getenv("CURSUS_PYTHON")
+	if py == "" {
+		py = "/usr/bin/python3"
+	}
+	if _, err := exec.LookPath(py); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("python3 is needed for a stuck call: %v", err)
+		}
+		t.Skipf("python3 is needed for a stuck call: %v", err)
+	}
+	writeSleeper(t, dir)
+	s := startRawServe(t, dir, serveEnv(registry.EnvAllowScriptExec+"=1", registry.EnvEnableDestructive+"=1", "CURSUS_PYTHON="+py))
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": map[string]any{"name": "validate__run_scripts",
+		"arguments": map[string]any{"dag": map[string]any{"nodes": []string{"DummyDataLoading_training"}}, "config_file": "config.json", "script_dirs": []string{"sleepers"}, "timeout_seconds": 3600}}})
+	s.send(t, string(b))
+	waitFor(t, func() bool { return heartbeat(dir) != "" }, 60*time.Second, "the script to start")
+	return s
+}
+
+// BenchmarkSIGTERMWithAStuckCall reports how long the stdio server takes
+// to exit on SIGTERM while a call that never returns is in flight
+// (exit-s; bounded by server.ShutdownGrace).
+func BenchmarkSIGTERMWithAStuckCall(b *testing.B) {
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		s := startStuck(b, dir)
+		b.StartTimer()
+		start := time.Now()
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		_ = s.cmd.Wait()
+		total += time.Since(start)
+		n++
+	}
+	b.ReportMetric(total.Seconds()/float64(n), "exit-s")
 }
 
 // TestSafeHTTPAuth: a token is required beyond loopback and honoured when
@@ -666,6 +809,34 @@ func subprocessSessionIn(t *testing.T, dir string, env []string, args ...string)
 	return cs
 }
 
+// httpServeIn starts `cursus mcp serve --http` in dir and connects the
+// go-sdk client to it; it returns the session and the server's pid.
+func httpServeIn(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, int) {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve", "--http", port}, args...)...)
+	cmd.Env, cmd.Dir = env, dir
+	stderr := &lockedBuffer{b: &bytes.Buffer{}}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	url := "http://127.0.0.1:" + port + "/mcp"
+	waitHTTP(t, url)
+	return httpSession(t, url, "2025-06-18"), cmd.Process.Pid
+}
+
 func callEnvOf(t *testing.T, cs *mcp.ClientSession, name string, args any) (map[string]any, *mcp.CallToolResult) {
 	t.Helper()
 	res, env := callEnv(t, cs, name, args)
@@ -731,7 +902,7 @@ func waitHTTP(t *testing.T, url string) {
 	}, 20*time.Second, "the HTTP server to listen")
 }
 
-func waitFor(t *testing.T, cond func() bool, timeout time.Duration, what string) {
+func waitFor(t testing.TB, cond func() bool, timeout time.Duration, what string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -745,7 +916,7 @@ func waitFor(t *testing.T, cond func() bool, timeout time.Duration, what string)
 // writeSleeper writes a one-node project (the simple-training example's
 // config) whose script, run by validate.run_scripts, beats (rewrites a
 // count into its output directory every 50 ms) and never ends.
-func writeSleeper(t *testing.T, dir string) {
+func writeSleeper(t testing.TB, dir string) {
 	t.Helper()
 	cfg, err := os.ReadFile("../examples/simple-training/config.json")
 	if err != nil {
