@@ -129,7 +129,7 @@ type OpenAIFunction struct {
 	// Parameters is the JSON Schema of the arguments (a deep copy).
 	Parameters map[string]any `json:"parameters"`
 	// Metadata carries the phase tags; nil (and absent from the JSON) for a
-	// tool without tags. It is a Cursus extension (as in the original) that
+	// tool without tags. It is a Cursus extension that
 	// hosts can route on: the openai-go SDK types load the tool and drop it
 	// (proved in exporters/sdkcheck), so SDK users send only the standard
 	// fields. A caller posting this JSON to the API by hand can set it to

@@ -68,10 +68,10 @@
 // DefaultMaxResultBytes) answer too_large; the remedy names the arguments
 // that narrow the answer (Spec.NarrowBy, NarrowingArgs).
 //
-// Differences from the original (Python) registry, on purpose: validation
+// Differences from cursus (Python)'s registry, on purpose: validation
 // is full JSON Schema rather than a light required/unknown/enum check;
-// meta.tool is always the canonical dotted name (the original stamped the
-// name as called, and "tools.help" on <ns>.help results); invalid_input
+// meta.tool is always the canonical dotted name (not the name as called,
+// nor "tools.help" on <ns>.help results); invalid_input
 // results carry meta.tool too; a duplicate tool name fails Build instead of
 // "first wins".
 package registry

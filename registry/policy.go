@@ -47,7 +47,7 @@ type Policy struct {
 }
 
 // PolicyFromEnv reads the policy from the environment: a gate is open when
-// its variable is non-empty (any value, as in the original). The project
+// its variable is non-empty (any value: "0" and "false" open it too). The project
 // root is CURSUS_MCP_PROJECT_ROOT, or defaultRoot when that is empty; the
 // read-only roots are CURSUS_MCP_READ_ROOTS.
 func PolicyFromEnv(defaultRoot string) Policy {

@@ -181,8 +181,8 @@ func TestSubprocessStdio(t *testing.T) {
 	}
 }
 
-// Expected hints of the engine's gated tools (cursus-mcp-surface.md §5):
-// readOnly, destructive, openWorld.
+// Expected hints of the engine's gated tools (readOnly, destructive,
+// openWorld), as the tools' safety flags give them.
 var realGated = map[string][3]bool{
 	"compile__dag":          {false, true, true},
 	"project__init":         {false, true, false},

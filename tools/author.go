@@ -100,7 +100,7 @@ type checklistArgs struct {
 	StepAssembly      string `json:"step_assembly,omitempty" jsonschema_description:"Processing only: code (default) or step_args."`
 }
 
-// legacyStepTypes maps the original's SageMaker step types that are not
+// legacyStepTypes maps cursus (Python)'s SageMaker step types that are not
 // verbs here to the verb the engine models them with ("" = none).
 var legacyStepTypes = map[string]string{
 	"CradleDataLoading": "Processing", "RedshiftDataLoading": "Processing", "MimsModelRegistrationProcessing": "RegisterModel",

@@ -43,7 +43,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, configFieldInfo),
 		registry.New("config.load", registry.Spec{
-			Description: "Summarizes a saved config.json (the original's shared/specific/metadata format): shared fields, each config key with its class and fields, and whether every value is valid against the config classes.",
+			Description: "Summarizes a saved config.json (shared, specific and metadata sections): shared fields, each config key with its class and fields, and whether every value is valid against the config classes.",
 			When:        "you have a config.json and want to know what it configures before compiling",
 			Examples: []string{
 				`config.load {"config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -52,7 +52,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, configLoad),
 		registry.New("config.merge_save", registry.Spec{
-			Description: "Builds and writes config.json for a DAG from base values (shared by every step) and per-node values: types them, fills defaults and derived fields (pipeline name, S3 locations, AWS region), validates every field, checks each node resolves to its own config, and writes the original's format atomically. Invalid values are refused in one invalid_input listing every bad field by path with its allowed values. A string field may hold \"{{Parameters.<name>}}\" (declared in a pipeline_parameters list) instead of a value; workspace_dirs adds the config classes of a project's own step files.",
+			Description: "Builds and writes config.json for a DAG from base values (shared by every step) and per-node values: types them, fills defaults and derived fields (pipeline name, S3 locations, AWS region), validates every field, checks each node resolves to its own config, and writes it atomically (shared, specific and metadata sections, the format cursus (Python) reads). Invalid values are refused in one invalid_input listing every bad field by path with its allowed values. A string field may hold \"{{Parameters.<name>}}\" (declared in a pipeline_parameters list) instead of a value; workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you have collected the config values (see config.template) and want a config.json to compile with",
 			Examples: []string{
 				`config.merge_save {"dag": {"nodes": ["DummyDataLoading_training", "XGBoostTraining"], "edges": [["DummyDataLoading_training", "XGBoostTraining"]]}, "base": {"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole", "region": "NA", "service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}, "steps": {"DummyDataLoading_training": {"data_source": "s3://example-bucket/raw/train/"}, "XGBoostTraining": {"label_name": "is_fraud", "tab_field_list": ["amount", "age"], "cat_field_list": ["country"], "objective": "binary:logistic"}}, "output_file": "pipeline_config/config.json"}`,

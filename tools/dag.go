@@ -59,7 +59,7 @@ func DAGNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, dagDependencies),
 		registry.New("dag.serialize", registry.Spec{
-			Description: "Serializes a DAG to JSON in the original engine's file format (version 1.0.0). With output_file it checks the DAG (it must sort, have a node and no dangling edge) and writes the file atomically, confined to the project root; without it returns the JSON text.",
+			Description: "Serializes a DAG to JSON in the DAG file format (version 1.0.0, as cursus (Python) reads it). With output_file it checks the DAG (it must sort, have a node and no dangling edge) and writes the file atomically, confined to the project root; without it returns the JSON text.",
 			When:        "you want to save a DAG to a file for later tools (dag_file arguments) or get its JSON text",
 			Examples: []string{
 				`dag.serialize {` + twoStep + `}  # JSON returned inline`,
@@ -69,7 +69,7 @@ func DAGNamespace() registry.Namespace {
 			Writes: true,
 		}, dagSerialize),
 		registry.New("dag.deserialize", registry.Spec{
-			Description: "Loads a DAG file (written by dag.serialize, by the original engine, or a pipeline-catalog DAG file) and returns its nodes, edges, stored statistics, metadata and creation time.",
+			Description: "Loads a DAG file (written by dag.serialize, by cursus (Python), or a pipeline-catalog DAG file) and returns its nodes, edges, stored statistics, metadata and creation time.",
 			When:        "you have a DAG JSON file and want its contents",
 			Examples:    []string{`dag.deserialize {"dag_file": "examples/simple-training/dag.json"}`},
 			Tags:        []string{registry.PhasePlanner},
@@ -276,7 +276,7 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 type DagResolvePlanData struct {
 	ExecutionOrder []string `json:"execution_order"`
 	// StepConfigs holds an empty object per step (the plan carries no
-	// configuration; the key keeps the original's shape).
+	// configuration; the key is kept so plans keep one shape).
 	StepConfigs  map[string]map[string]any `json:"step_configs"`
 	Dependencies map[string][]string       `json:"dependencies"`
 	// DataFlowMap maps each step's inputs to "<provider>:<output>"

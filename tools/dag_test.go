@@ -132,7 +132,7 @@ func TestDAGResolvePlan(t *testing.T) {
 		flow["Registration"].(map[string]any)["PackagedModel"] != "Package:packaged_model" {
 		t.Errorf("data flow %v", flow)
 	}
-	// Generic nodes fall back to the original's per-parent entries.
+	// Nodes the catalog does not know get one input per parent.
 	d = wantOK(t, callTool(t, ctx, "dag.resolve_plan", map[string]any{"dag": map[string]any{"nodes": []any{"n1", "n2", "n3", "n4", "n5"},
 		"edges": []any{[]any{"n1", "n3"}, []any{"n2", "n3"}, []any{"n3", "n4"}, []any{"n1", "n5"}}}}))
 	if !reflect.DeepEqual(d["execution_order"], []any{"n1", "n2", "n5", "n3", "n4"}) {
@@ -206,7 +206,7 @@ func TestDAGSerializeDeserialize(t *testing.T) {
 	}
 	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: dir})
 	wantFail(t, callTool(t, closed, "dag.serialize", map[string]any{"dag": map[string]any{"nodes": nodes}, "output_file": "x.json"}), envelope.CodeToolDisabled)
-	// Reading: missing, malformed, the original engine's own file.
+	// Reading: missing, malformed, a file cursus (Python) wrote.
 	wantFail(t, callTool(t, ctx, "dag.deserialize", map[string]any{"dag_file": filepath.Join(dir, "none.json")}), envelope.CodeNotFound)
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"version": "2.0", "dag": {"nodes": [], "edges": []}}`), 0o644)
@@ -362,7 +362,7 @@ func TestValidateDepsExplain(t *testing.T) {
 
 func TestValidateDepsResolve(t *testing.T) {
 	ctx := context.Background()
-	// The reference's cheap check: 7 of 9 dependencies resolve.
+	// Without a DAG (every other step a parent): 7 of 9 dependencies resolve.
 	d := wantOK(t, callTool(t, ctx, "validate.deps_resolve", map[string]any{"step_names": []any{"CradleDataLoading", "TabularPreprocessing", "XGBoostTraining", "Package"}}))
 	sum := d["report"].(map[string]any)["resolution_summary"].(map[string]any)
 	if sum["resolved_dependencies"] != 7.0 || sum["total_dependencies"] != 9.0 || d["mode"] != "steps" {
@@ -372,7 +372,7 @@ func TestValidateDepsResolve(t *testing.T) {
 	if tp["resolved_dependencies"].(map[string]any)["DATA"] != "CradleDataLoading.DATA" {
 		t.Errorf("TabularPreprocessing %v", tp["resolved_dependencies"])
 	}
-	// Along a DAG's edges (reference case 10): input_path stays unbound.
+	// Along a DAG's edges: input_path stays unbound.
 	env := callTool(t, ctx, "validate.deps_resolve", map[string]any{"dag": map[string]any{
 		"nodes": []any{"DummyDataLoading_training", "XGBoostTraining"}, "edges": []any{[]any{"DummyDataLoading_training", "XGBoostTraining"}}}})
 	d = wantOK(t, env)

@@ -16,7 +16,7 @@ import (
 )
 
 // loadDAGArg is the shared DAG resolver of every tool that accepts
-// `dag` (inline object) or `dag_file` (path), with the original's rules:
+// `dag` (inline object) or `dag_file` (path):
 // exactly one of the two (both or neither: invalid_input); a dag_file that
 // does not exist is not_found and one that cannot be read as a DAG file is
 // invalid_input; an inline DAG may be flat {"nodes", "edges"} or wrapped

@@ -78,7 +78,8 @@ func TestExecdocTemplateTool(t *testing.T) {
 
 func TestExecdocMergeTool(t *testing.T) {
 	ctx := context.Background()
-	// the acceptance case and the reference case
+	// two documents whose steps overlap: the step configs merge, and a
+	// step only the second names is added
 	env := callTool(t, ctx, "execdoc.merge", map[string]any{
 		"base_doc":       i8JSON(t, `{"PIPELINE_STEP_CONFIGS": {"A": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {"x": 1}}}}`),
 		"additional_doc": i8JSON(t, `{"PIPELINE_STEP_CONFIGS": {"A": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {"y": 2}}, "B": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}}}`)})
@@ -187,7 +188,7 @@ func TestExecdocGenerateTool(t *testing.T) {
 	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg, "execution_document": map[string]any{"x": 1}}), "invalid_input", "execdoc.validate")
 	wantFail(t, callTool(t, ctx, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg, "role": "admin"}), "invalid_input")
 
-	// the tool is flagged network (as the original) but not gated by the read-only policy
+	// the tool is flagged network but not gated by the read-only policy
 	gated := registry.WithPolicy(ctx, registry.Policy{ProjectRoot: dir})
 	wantOK(t, callTool(t, gated, "execdoc.generate", map[string]any{"dag": i8DAG(), "config_file": cfg}))
 }

@@ -117,8 +117,8 @@ type bringUpArgs struct {
 // workflow's invocation (as a command and as a workflow.run call) and the
 // tool plan behind it.
 type ProjectBringUpData struct {
-	// Workflow is the original's name of the workflow, which `cursus
-	// workflow run` accepts too; WorkflowName is ours.
+	// Workflow is the workflow's file-stem name in cursus (Python), which
+	// `cursus workflow run` accepts too; WorkflowName is its name here.
 	Workflow     string             `json:"workflow"`
 	WorkflowName string             `json:"workflow_name"`
 	Args         map[string]string  `json:"args"`

@@ -366,7 +366,7 @@ func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.Result[Valid
 			Sandbox:          ValidateSandbox{Kind: string(kind), Reason: why},
 			GateEnvVar:       registry.EnvAllowScriptExec,
 			DefaultWorkspace: "test/integration/script_testing",
-			PackageInstall:   "none: scripts run with what python3 has (the original pip-installed imports)",
+			PackageInstall:   "none: scripts run with what python3 has (nothing is pip-installed)",
 		},
 	}
 	res := envelope.Success(data)

@@ -467,7 +467,7 @@ func TestBuiltinWorkflowsAreWellFormed(t *testing.T) {
 	}
 	np, _ := Get("cursus-new-project")
 	if np == nil || np.Name != "new-project" {
-		t.Fatal("the original's file-stem name does not resolve")
+		t.Fatal("the file-stem name (cursus-new-project) does not resolve")
 	}
 	d := np.Describe()
 	if !reflect.DeepEqual(d.Composes, []string{"init-project", "configure-pipeline"}) {

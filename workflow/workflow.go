@@ -376,7 +376,7 @@ func Get(name string) (*Workflow, error) {
 	if w, ok := builtins[name]; ok {
 		return w, nil
 	}
-	// Accept the original's file-stem names (cursus-new-project).
+	// Accept the file-stem names cursus (Python) uses (cursus-new-project).
 	if w, ok := builtins[strings.TrimPrefix(name, "cursus-")]; ok {
 		return w, nil
 	}

@@ -5,7 +5,7 @@
 // values and the gates a new step must pass before it can compile.
 //
 // Everything here reads the loaded catalog and the compiler's builder
-// table; nothing is a copy of the original's prose except where a value
-// has no live source yet (the naming patterns: see patterns.go, kept in
+// table; nothing is a copy of fixed prose except where a value has no
+// live source yet (the naming patterns: see patterns.go, kept in
 // step with the loader by a test).
 package author

@@ -100,7 +100,7 @@ func packagingRules() map[string]any {
 		"source_dir":               "contract.source_dir: true uploads the whole source directory with the script; a Processing step then needs patterns.step_assembly: step_args",
 		"source_dir_resolution":    "relative source directories are resolved from the config file's directory, or its parent when that is named pipeline_config",
 		"output_path_token":        "patterns.output_path_token sends every output to <execution prefix>/<token> (one path segment)",
-		"include_job_type_in_path": "patterns.include_job_type_in_path is the original's metadata only: the compiler ignores it, and an output destination always carries the node's job type, <prefix>/<lower step type>/<job_type>/<output> (else two nodes of one step type with different job types would write to the same prefix)",
+		"include_job_type_in_path": "patterns.include_job_type_in_path is metadata only: the compiler ignores it, and an output destination always carries the node's job type, <prefix>/<lower step type>/<job_type>/<output> (else two nodes of one step type with different job types would write to the same prefix)",
 		"container_path_roots":     roots,
 		"platform_paths":           append([]string(nil), validation.PlatformPaths...),
 		"requirements":             "contract.requirements lists the script's pip requirements (documentation; the image must provide them)",
@@ -118,7 +118,7 @@ func sdkRules() map[string]any {
 		"builders":            builders,
 		"build_time_requires": []string{"none"},
 		"runtime_requires":    "contract.requirements (pip pins the container must satisfy; never imported by the engine)",
-		"rule":                "the engine writes the pipeline definition itself: no step may need an SDK to be built. Steps the original delegated to internal SDKs (data loading services, model registration) are ordinary verbs here, with their specs as config-sourced inputs and fields",
+		"rule":                "the engine writes the pipeline definition itself: no step may need an SDK to be built. Steps cursus (Python) delegates to internal SDKs (data loading services, model registration) are ordinary verbs here, with their specs as config-sourced inputs and fields",
 		"delegation":          "not supported: a step whose verb has no builder is not constructible (author.preflight_step gate builder_routability)",
 	}
 }

@@ -375,7 +375,8 @@ func TestStepsMarshalToJSON(t *testing.T) {
 	}
 }
 
-// portsWant pins the logical port names of the core steps (reference §1.10).
+// portsWant pins the logical port names of the core steps, which DAGs,
+// configs and scripts name.
 func TestCorePortNames(t *testing.T) {
 	c := mustDefault(t)
 	type port struct {

@@ -68,9 +68,9 @@
 //
 //	step_assembly             Processing only: code (ProcessingStep with code=script, the
 //	                          default) or step_args (processor.run(...) wrapped in a step)
-//	include_job_type_in_path  the original's flag (default true), kept as metadata only: the
-//	                          compiler always puts the job type in output destinations, as the
-//	                          original's assembler did, so two job types never share a prefix
+//	include_job_type_in_path  default true, kept as metadata only: the compiler always puts
+//	                          the job type in output destinations, so two job types never
+//	                          share a prefix
 //	direct_input_keys         input names a caller may pass directly
 //	output_path_token         send every output to <prefix>/<token> instead of per-port paths
 //	name_suffix_field         config field whose value is appended to the SageMaker step

@@ -143,7 +143,7 @@ func ConfigKeyFor(t StepType, jobType string) ConfigKey {
 }
 
 // splitSegments splits a node name at '_' and '-' separators, keeping the
-// separators' positions so prefixes can be re-sliced from the original.
+// separators' positions so prefixes can be re-sliced from the name.
 func splitSegments(name string) []int {
 	var cuts []int
 	for i, r := range name {
@@ -178,7 +178,7 @@ func (c *Catalog) ResolveNode(node NodeName) (StepType, string, bool) {
 	return "", "", false
 }
 
-// fileNameAbbreviations expand file-name tokens (reference §2; "" drops
+// fileNameAbbreviations expand file-name tokens ("" drops
 // the token).
 var fileNameAbbreviations = map[string]string{
 	"xgb": "XGBoost", "xgboost": "XGBoost", "pytorch": "PyTorch", "torch": "PyTorch",
@@ -271,7 +271,7 @@ func (c *Catalog) ResolveFileName(name string) (StepType, bool) {
 	return best, best != ""
 }
 
-// fileNameSimilarity is the reference's similarity of a file name to a
+// fileNameSimilarity is the similarity of a file name to a
 // canonical name: 1 equal, 0.9 contained, 0.85 every part contained,
 // 0.8 most parts, else a fraction.
 func fileNameSimilarity(parts []string, canonical string) float64 {

@@ -113,7 +113,7 @@ func (s *Step) ConfigFileInput(in *InputPort) bool {
 // Dependencies returns the inputs other steps may provide: every input
 // except the config-file inputs (ConfigFileInput). An input sourced from a
 // string config field (a data location such as DummyDataLoading's
-// data_source) stays a dependency, as in the original engine.
+// data_source) stays a dependency: an upstream step may still provide it.
 func (s *Step) Dependencies() []InputPort {
 	out := make([]InputPort, 0, len(s.Inputs))
 	for i := range s.Inputs {

@@ -37,7 +37,8 @@ const (
 // matching types highest.
 type DependencyType string
 
-// Dependency types (the original's DependencyType values).
+// Dependency types: the kinds of data a port carries, which the resolver
+// matches between an output and an input.
 const (
 	DepModelArtifacts   DependencyType = "model_artifacts"
 	DepProcessingOutput DependencyType = "processing_output"
@@ -169,7 +170,7 @@ type Compute struct {
 	VolumeSizeField        string `yaml:"volume_size_field,omitempty" json:"volume_size_field,omitempty"`
 	MaxRuntimeField        string `yaml:"max_runtime_field,omitempty" json:"max_runtime_field,omitempty"`
 	// LockedRegion, when set, is the region whose image is used regardless of
-	// the config's aws_region (the original's lock_training_region).
+	// the config's aws_region.
 	LockedRegion string `yaml:"locked_region,omitempty" json:"locked_region,omitempty"`
 }
 
@@ -226,10 +227,9 @@ type Patterns struct {
 	// StepAssembly (Processing only): code (ProcessingStep with code=script)
 	// or step_args (processor.run(...) wrapped in a ProcessingStep).
 	StepAssembly string `yaml:"step_assembly,omitempty" json:"step_assembly,omitempty"`
-	// IncludeJobTypeInPath is the original's flag (default true), kept as
-	// metadata only: output destinations always carry the job type (the
-	// compiler does what the original's assembler did, so two job types of
-	// one step never write to the same prefix).
+	// IncludeJobTypeInPath (default true) is kept as metadata only: output
+	// destinations always carry the job type, so two job types of one step
+	// never write to the same prefix.
 	IncludeJobTypeInPath *bool `yaml:"include_job_type_in_path,omitempty" json:"include_job_type_in_path,omitempty"`
 	// DirectInputKeys are logical inputs a caller may pass directly.
 	DirectInputKeys []string `yaml:"direct_input_keys,omitempty" json:"direct_input_keys,omitempty"`

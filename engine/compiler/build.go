@@ -133,7 +133,8 @@ func (e *buildEnv) cacheConfig(p *nodePlan, cacheable bool) (*CacheConfig, error
 
 // --- values every builder reads ---
 
-// regionCodes maps the original's region codes to AWS regions.
+// regionCodes maps the short region codes a config may give (NA, EU, FE)
+// to AWS regions.
 var regionCodes = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": "us-west-2"}
 
 var awsRegionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d$`)
@@ -489,18 +490,18 @@ func (e *buildEnv) jobArguments(p *nodePlan) ([]any, error) {
 }
 
 // trainingOutputPath is where a training or tuning job writes its model
-// artefacts (reference §7.4): Join("/", prefix, snake(step type)).
+// artefacts: Join("/", prefix, snake(step type)).
 func (e *buildEnv) trainingOutputPath(p *nodePlan) any {
 	return JoinOn("/", e.prefix, catalog.CanonicalToSnake(p.Step.Type))
 }
 
-// outputDestination is where an output port of a step is written
-// (reference §7.4): Join("/", prefix, lower(step type), [job type],
+// outputDestination is where an output port of a step is written:
+// Join("/", prefix, lower(step type), [job type],
 // logical name); a step file's output_path_token sends every output to
 // Join("/", prefix, token) instead.
 //
-// The step file's include_job_type_in_path is deliberately not consulted,
-// as in the original's assembler: without the job type, two nodes of one
+// The step file's include_job_type_in_path is deliberately not consulted:
+// without the job type, two nodes of one
 // step type with different job types (DummyDataLoading_training and
 // DummyDataLoading_calibration) would write to the same S3 prefix.
 func (e *buildEnv) outputDestination(p *nodePlan, logical string) any {
@@ -517,9 +518,9 @@ func (e *buildEnv) outputDestination(p *nodePlan, logical string) any {
 // input returns the binding of an input port: the dependency or manual
 // binding, else the config field the port is sourced from.
 //
-// A config field skip_<logical name> set to true drops the input (the
-// original's skip_hyperparameters_s3_uri: the script reads its
-// hyperparameters from its source directory instead).
+// A config field skip_<logical name> set to true drops the input (e.g.
+// skip_hyperparameters_s3_uri: the script reads its hyperparameters from
+// its source directory instead).
 func (e *buildEnv) input(p *nodePlan, port catalog.InputPort) (*Binding, error) {
 	if skip, err := p.Values.boolean("skip_"+port.LogicalName, false); err != nil {
 		return nil, err

@@ -125,7 +125,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 // buildTransform builds a CreateTransformJob-shaped step: the model name
 // from the bound model input, the data from the other bound input, the
 // output under the execution prefix, and the record handling of the
-// config (reference case 8 defaults: text/csv, Line, $[1:], $[-1], Input).
+// config (defaults: text/csv, Line, $[1:], $[-1], Input).
 func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	var modelPort, dataPort *catalog.InputPort
 	for i := range p.Step.Inputs {

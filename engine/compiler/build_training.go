@@ -35,7 +35,7 @@ type trainingJob struct {
 	isolation *bool
 }
 
-// buildTraining builds a CreateTrainingJob-shaped step (reference §7.5):
+// buildTraining builds a CreateTrainingJob-shaped step:
 // framework script mode, the code packed into sourcedir.tar.gz, channels
 // from the bound inputs (an input with declared channels fans out into
 // <uri>/<channel>/), model artefacts under <prefix>/<snake step type>.
@@ -236,7 +236,7 @@ func nonEmpty(m map[string]any) map[string]any {
 
 // buildTuning builds a CreateHyperParameterTuningJob-shaped step: the
 // training job of the step, repeated over the config's search space
-// (reference §7.5: Bayesian strategy, Maximize, 20 jobs, 1 in parallel,
+// (defaults: Bayesian strategy, Maximize, 20 jobs, 1 in parallel,
 // early stopping off, each overridable by config).
 func (e *buildEnv) buildTuning(p *nodePlan) (*TuningArguments, error) {
 	j, err := e.trainingJob(p)

@@ -202,7 +202,7 @@ func TestPreviewAndValidate(t *testing.T) {
 		t.Errorf("node_config_map %v", p.NodeConfigMap)
 	}
 	if p.ConfigBuilderMap["XGBoostTrainingConfig"] == "" || p.ConfigBuilderMap["XGBoostTrainingConfig"] == "UNKNOWN" {
-		t.Errorf("config_builder_map %v (the original's UNKNOWN bug is fixed)", p.ConfigBuilderMap)
+		t.Errorf("config_builder_map %v (every config class names its builder, never UNKNOWN)", p.ConfigBuilderMap)
 	}
 	if p.NodeConfigMap["preprocess_training"] != "TabularPreprocessingConfig" || p.ResolutionConfidence["preprocess_training"] >= 1 {
 		t.Errorf("preprocess_training resolves by score: %v %v", p.NodeConfigMap["preprocess_training"], p.ResolutionConfidence["preprocess_training"])

@@ -1,8 +1,11 @@
 package compiler_test
 
-// The reference's end-to-end cases 1-8 (cursus-engine.md, "10 end-to-end
-// test cases"), translated to our catalog's port names. Where we differ
-// from the original on purpose, the test says why.
+// End-to-end cases 1-8 of the compiler (training wiring, preprocessing
+// inputs, names, step order and bindings of the 10-node end-to-end DAG, a
+// DAG without a model producer, a config-sourced root input, model and
+// batch transform), each checked step by step. Where the
+// definition differs from what cursus (Python) builds on purpose, the test
+// says why.
 
 import (
 	"context"
@@ -19,7 +22,7 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
-// baseValues is the reference's common config.
+// baseValues is the cases' common config.
 func baseValues() map[string]any {
 	return map[string]any{
 		"author": "alice", "service_name": "Demo", "model_class": "xgboost", "region": "NA",
@@ -264,10 +267,9 @@ func TestCase1TrainingWiring(t *testing.T) {
 	for _, c := range channels {
 		names = append(names, c.(map[string]any)["ChannelName"].(string))
 	}
-	// The original also adds a 4th channel model_artifacts_input bound to
-	// the same output by its second resolver pass (reference §5.5). Issue 5
-	// drops that pass on purpose: an output already taken by input_path is
-	// not re-bound to an optional input.
+	// No 4th channel model_artifacts_input bound to the same output: there
+	// is no second resolver pass (unlike cursus (Python)), so an output
+	// already taken by input_path is not re-bound to an optional input.
 	eq(t, "channels", names, []string{"train", "val", "test"})
 	for _, ch := range []string{"train", "val", "test"} {
 		eq(t, "channel "+ch, at(t, tr, "Arguments", "InputDataConfig", "ChannelName="+ch, "DataSource", "S3DataSource", "S3Uri"),
@@ -276,7 +278,7 @@ func TestCase1TrainingWiring(t *testing.T) {
 	eq(t, "S3OutputPath", at(t, tr, "Arguments", "OutputDataConfig", "S3OutputPath"), compiler.JoinOn("/", prefix, "xgboost_training"))
 	eq(t, "DependsOn", tr["DependsOn"], []string{"TabularPreprocessing-Training"})
 	if tr["CacheConfig"] != nil {
-		t.Error("caching is off: no CacheConfig (the original wrote Enabled false; the issue asks for CacheConfig only where enabled)")
+		t.Error("caching is off: no CacheConfig (CacheConfig appears only where caching is enabled, never as Enabled false)")
 	}
 }
 
@@ -373,9 +375,8 @@ func TestCase4StepOrder(t *testing.T) {
 	if b := binding(t, res, "Registration", "GeneratedPayloadSamples"); b == nil || b.Provider != "Payload" || b.Output != "payload_sample" {
 		t.Errorf("GeneratedPayloadSamples = %+v", b)
 	}
-	// The original registered through an SDK-delegated processing job with
-	// the two inputs mounted in that order; ours is a native RegisterModel
-	// step, so the packaged model is the container's ModelDataUrl and the
+	// Registration is a native RegisterModel step (not a processing job
+	// that calls an SDK with the two inputs mounted), so the packaged model is the container's ModelDataUrl and the
 	// payload the SamplePayloadUrl: each one archive (an object, as
 	// CreateModelPackage requires) under its step's output location.
 	eq(t, "ModelDataUrl", at(t, reg, "Arguments", "InferenceSpecification", "Containers", 0, "ModelDataUrl"),
@@ -424,9 +425,8 @@ func TestCase5E2EBindings(t *testing.T) {
 var missingProducerNodes = []string{"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "XGBoostModelEval_calibration"}
 var missingProducerEdges = [][2]string{{"DummyDataLoading_calibration", "TabularPreprocessing_calibration"}, {"TabularPreprocessing_calibration", "XGBoostModelEval_calibration"}}
 
-// Case 6: a DAG without a model producer. The original's validation
-// passed it and only the build failed; ours reports the unbound required
-// input in Validate as well (the issue asks for that check).
+// Case 6: a DAG without a model producer. Validate reports the unbound
+// required input, not only the build.
 func TestCase6MissingProducer(t *testing.T) {
 	_, err := compileCase(t, missingProducerNodes, missingProducerEdges, nil)
 	var ue *compiler.UnboundInputsError
@@ -466,8 +466,8 @@ func TestCase7ConfigSourcedRoot(t *testing.T) {
 	if s["DependsOn"] != nil {
 		t.Errorf("a root step has no DependsOn: %v", s["DependsOn"])
 	}
-	// The original's DummyDataLoading passed no job arguments; our step
-	// file declares --job_type (its script reads it), so it is passed.
+	// The step file declares --job_type (its script reads it), so the job
+	// gets it.
 	eq(t, "job arguments", at(t, s, "Arguments", "AppSpecification", "ContainerArguments"), []string{"--job_type", "training"})
 }
 

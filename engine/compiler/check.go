@@ -15,14 +15,13 @@ import (
 )
 
 // LowConfidence is the resolution confidence below which preview and
-// validation recommend renaming a node (the original's 0.8).
+// validation recommend renaming a node.
 const LowConfidence = 0.8
 
-// ValidationResult is the outcome of Validate, in the original's shape
-// (is_valid, missing_configs, unresolvable_builders, config_errors,
-// dependency_issues, warnings) plus the DAG's own problems. Unlike the
-// original, dependency_issues is filled: every required input of every
-// step must be bound.
+// ValidationResult is the outcome of Validate (is_valid, missing_configs,
+// unresolvable_builders, config_errors, dependency_issues, warnings) plus
+// the DAG's own problems. dependency_issues is filled: every required
+// input of every step must be bound.
 //
 // Deployable is the readiness gate: true when the pipeline is valid and
 // nothing would stop it on SageMaker. Blockers lists every problem, the
@@ -255,9 +254,8 @@ func candidates(cs []config.Candidate) []Candidate {
 }
 
 // PreviewResolution resolves every node to a config and a builder and
-// reports confidence and recommendations. Unlike the original, the
-// config -> builder map names the builder (the original looked builders up
-// by config class and reported "UNKNOWN").
+// reports confidence and recommendations. The config -> builder map names
+// each config class's builder.
 func PreviewResolution(ctx context.Context, in Input) (*Preview, error) {
 	set, err := loadConfigs(in)
 	if err != nil {
@@ -325,8 +323,7 @@ type SingleNodeInput struct {
 	Input
 	Target       string            // an exact config key (and a DAG node when a DAG is given)
 	ManualInputs map[string]string // logical input -> s3:// URI
-	// ValidateInputs checks each manual input against the S3 URI pattern
-	// (the original's default).
+	// ValidateInputs checks each manual input against the S3 URI pattern.
 	ValidateInputs bool
 }
 

@@ -22,7 +22,7 @@ import (
 // overrides. Exactly one of ConfigFile and Configs is used (Configs wins).
 type Input struct {
 	DAG        *dag.PipelineDAG
-	ConfigFile string      // a config.json in the original's format
+	ConfigFile string      // a config.json (shared, specific and metadata sections; see package config)
 	Configs    *config.Set // configs already loaded or built in memory
 
 	// FS reads the config file and the local code the configs name (nil:
@@ -42,7 +42,7 @@ type Input struct {
 	BaseDir string
 	Images  ImageResolver // nil: sagemaker.ImageURI
 	// FirstOnTie resolves a node with tied config candidates to the first
-	// one, as the original does, instead of failing as ambiguous.
+	// one instead of failing as ambiguous.
 	FirstOnTie bool
 }
 
@@ -426,8 +426,8 @@ func (pl *plan) baseDir() string {
 	return "."
 }
 
-// firstString reads a value of the first config (the one the original
-// takes the pipeline name from).
+// firstString reads a value of the first config (the one the pipeline
+// name comes from).
 func (pl *plan) firstString(field string) string {
 	if pl.first == nil {
 		return ""

@@ -8,7 +8,7 @@ package compiler
 // DefinitionVersion is the only definition version SageMaker accepts.
 const DefinitionVersion = "2020-12-01"
 
-// The default pipeline parameters (reference §7.1): the execution S3 prefix
+// The default pipeline parameters: the execution S3 prefix
 // every output is written under, and the KMS key, security group and subnet
 // a step may use.
 const (

@@ -123,17 +123,16 @@
 // bad configs surface as engine/config's *ValidationError and
 // *DuplicateStepNameError.
 //
-// # Where this differs from the original on purpose
+// # Where this differs from cursus (Python) on purpose
 //
 //   - Required inputs: an unbound required input is a compile error found
-//     by Validate as well (the original's validation missed it).
-//   - No second resolver pass ("Path B", reference §5.5): an optional input
+//     by Validate as well, not only when the step is built.
+//   - No second resolver pass: an optional input
 //     is not re-bound to an output another input already took, so
 //     XGBoostTraining gets train/val/test channels but no duplicate
 //     model_artifacts_input channel.
-//   - CacheConfig is emitted only when the config enables caching (the
-//     original wrote {"Enabled": false} on every processing and training
-//     step); it never appears on Model and RegisterModel steps.
+//   - CacheConfig is emitted only when the config enables caching, not as
+//     {"Enabled": false} on every processing and training step; it never appears on Model and RegisterModel steps.
 //   - EXECUTION_S3_PREFIX defaults to the config's pipeline_s3_loc, so an
 //     execution started without parameters writes under the config's
 //     location instead of a bare relative path.
@@ -141,13 +140,13 @@
 //     StoppingCondition, cut to the API's limit with a warning.
 //   - A processing step whose contract ships its source directory gets
 //     the directory as an S3 prefix mounted at
-//     /opt/ml/processing/input/code and runs "python3 <entry point>"; the
-//     original's FrameworkProcessor packed a tarball and a runproc.sh.
+//     /opt/ml/processing/input/code and runs "python3 <entry point>" (no
+//     tarball and runproc.sh as the SDK's FrameworkProcessor makes them).
 //   - A required environment variable without a config value, or a value
 //     longer than SageMaker allows, is a compile error.
 //   - Model registration is a native RegisterModel step (CreateModelPackage)
-//     rather than the original's SDK-delegated processing job.
+//     rather than a processing job that calls an SDK.
 //   - The step file's include_job_type_in_path is not consulted for output
-//     destinations, exactly as in the original's assembler (two job types of
-//     one step would otherwise write to the same prefix).
+//     destinations (two job types of one step would otherwise write to the
+//     same prefix).
 package compiler

@@ -6,7 +6,7 @@ import "github.com/cursus-go/cursus/engine/catalog"
 // step Type of a definition says how a step of that kind is built (the
 // catalog verb it builds, the builder, its knobs), what SageMaker request
 // its Arguments mirror, where its properties come from and which of its
-// fields the reference checks treat specially. Adding a kind adds a row
+// fields the reference checks (CheckReferences) treat specially. Adding a kind adds a row
 // here and the builder (build_<kind>.go); the catalog has its own row per
 // verb (engine/catalog/verbs.go). CONTRIBUTING.md lists every file a new
 // kind touches.
@@ -62,8 +62,8 @@ type BuilderInfo struct {
 	APIRequest     string       `json:"api_request"`     // the SageMaker request its Arguments mirror
 	// Assemblies lists the patterns.step_assembly values it accepts
 	// (Processing only). Both build the same CreateProcessingJob arguments:
-	// the original's two ways of making a ProcessingStep differ only inside
-	// the SDK.
+	// the SDK's two ways of making a ProcessingStep differ only inside the
+	// SDK.
 	Assemblies []string `json:"assemblies,omitempty"`
 	Knobs      []Knob   `json:"knobs"`
 }

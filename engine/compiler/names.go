@@ -9,11 +9,11 @@ import (
 )
 
 // MaxPipelineNameLength is the longest pipeline name the generator emits
-// (the original's rule; the API allows 256).
+// (one under the API's 256, the limit cursus (Python) keeps).
 const MaxPipelineNameLength = 255
 
-// GeneratePipelineName returns sanitize("<base>-<version>-pipeline"), the
-// original's rule: ("alice-AtoZ-xgboost-NA", "1.3.1") gives
+// GeneratePipelineName returns sanitize("<base>-<version>-pipeline"):
+// ("alice-AtoZ-xgboost-NA", "1.3.1") gives
 // "alice-AtoZ-xgboost-NA-1-3-1-pipeline".
 func GeneratePipelineName(base, version string) string {
 	return SanitizePipelineName(base + "-" + version + "-pipeline")

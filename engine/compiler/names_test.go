@@ -10,7 +10,7 @@ import (
 
 func TestGeneratePipelineName(t *testing.T) {
 	for _, c := range []struct{ base, version, want string }{
-		{"alice-AtoZ-xgboost-NA", "1.3.1", "alice-AtoZ-xgboost-NA-1-3-1-pipeline"}, // reference §7.3, case 3
+		{"alice-AtoZ-xgboost-NA", "1.3.1", "alice-AtoZ-xgboost-NA-1-3-1-pipeline"}, // the case-3 pipeline
 		{"alice-Demo-xgboost-NA", "1.0.0", "alice-Demo-xgboost-NA-1-0-0-pipeline"},
 		{"my_pipe", "v2", "my-pipe-v2-pipeline"},
 	} {
@@ -22,7 +22,7 @@ func TestGeneratePipelineName(t *testing.T) {
 
 func TestSanitizePipelineName(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"my_pipe.v2__x-", "my-pipe-v2-x"}, // reference §7.3
+		{"my_pipe.v2__x-", "my-pipe-v2-x"}, // separators and repeats collapse
 		{"", ""},
 		{"!!!", "pipeline"},
 		{"-abc", "p-abc"},

@@ -124,7 +124,7 @@ func TestRequirements(t *testing.T) {
 	s := testSchema(t)
 	r := s.Requirements(nodes("CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "Package", "mystery"))
 	if len(r.Base) != 19 || len(r.BaseProcessing) != 10 {
-		t.Errorf("base %d, processing %d requirements (the original has 19 and 10)", len(r.Base), len(r.BaseProcessing))
+		t.Errorf("base %d, processing %d requirements (want 20 and 10)", len(r.Base), len(r.BaseProcessing))
 	}
 	if !r.NeedsProcessing {
 		t.Error("needs_processing_config false")

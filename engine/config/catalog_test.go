@@ -14,7 +14,7 @@ import (
 )
 
 // TestDefaultSchema builds the schema of the embedded step catalog: every
-// step gets a config class and the shared sets have the original's sizes.
+// step gets a config class and the shared sets have their known sizes.
 func TestDefaultSchema(t *testing.T) {
 	s, err := Default()
 	if err != nil {
@@ -35,10 +35,10 @@ func TestDefaultSchema(t *testing.T) {
 		nodes = append(nodes, catalog.NodeName(st.Type))
 	}
 	r := s.Requirements(nodes)
-	// The original has 19 and 10; kms_key_id (the key of outputs and
-	// volumes) is ours.
+	// 19 base fields and 10 processing fields, plus kms_key_id (the key of
+	// outputs and volumes), which cursus (Python) lacks.
 	if len(r.Base) != 20 || len(r.BaseProcessing) != 10 {
-		t.Errorf("base %d and processing %d requirements; want the original's 19 and 10 plus kms_key_id", len(r.Base), len(r.BaseProcessing))
+		t.Errorf("base %d and processing %d requirements; want 19 and 10 plus kms_key_id", len(r.Base), len(r.BaseProcessing))
 	}
 	if len(r.Pending) != 0 {
 		t.Errorf("catalog steps pending: %v", r.Pending)
@@ -48,7 +48,8 @@ func TestDefaultSchema(t *testing.T) {
 	}
 }
 
-// TestOriginalFileWithTheCatalog loads the hand-written original-format file
+// TestOriginalFileWithTheCatalog loads a hand-written file in cursus
+// (Python)'s layout
 // with the real catalog's classes and resolves its DAG nodes.
 func TestOriginalFileWithTheCatalog(t *testing.T) {
 	s, err := Default()
@@ -67,8 +68,8 @@ func TestOriginalFileWithTheCatalog(t *testing.T) {
 	if res[2].Config.String("hyperparameter_file") != "s3://example-bucket/MODS/alice-Demo-xgboost-NA_1.0.0/hyperparameters/NA_hyperparameters.json" {
 		t.Errorf("hyperparameter_file %q", res[2].Config.String("hyperparameter_file"))
 	}
-	// The file keeps the original's free-form hyperparameters object: its
-	// keys load as the typed fields (objective derived as the original did).
+	// The file keeps a free-form hyperparameters object: its keys load as
+	// the typed fields (objective derived from the task).
 	for field, want := range map[string]string{"label_name": "is_abuse", "id_name": "objectId", "objective": "binary:logistic",
 		"tab_field_list": `["amount"]`, "cat_field_list": `["marketplace_id"]`, "num_round": "300"} {
 		if got := res[2].Config.String(field); got != want {

@@ -10,7 +10,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 )
 
-// metaKeys are keys the original's serializer adds to a config's JSON; they
+// metaKeys are keys a serializer adds to a config's JSON; they
 // are not config values.
 var metaKeys = map[string]bool{"__model_type__": true, "__model_module__": true, "_metadata": true}
 
@@ -60,7 +60,7 @@ func (c *Config) Extras() []string {
 	return out
 }
 
-// StepName is the SageMaker step name the original's builders give this
+// StepName is the SageMaker step name the compiler gives this
 // config: `<StepType>` plus `-<Jobtype>` (capitalized) when a job type is
 // set. It is what the duplicate-step-name check compares.
 func (c *Config) StepName() string {
@@ -80,7 +80,7 @@ func capitalize(s string) string {
 	return strings.ToUpper(lower[:1]) + lower[1:]
 }
 
-// GenerateKey returns the config key the original gives a config: a
+// GenerateKey returns the config key of a config: a
 // non-empty step_name_override other than the class name, else the step type
 // followed by `_<value>` for each of job_type, data_type and mode that is set.
 func GenerateKey(class *Class, values map[string]any) catalog.ConfigKey {
@@ -389,7 +389,8 @@ func (s *Set) Shared() map[string]any {
 	return sharedFields(s.configs, false)
 }
 
-// keepSpecific are fields the original never shares.
+// keepSpecific are fields config.json never shares: they stay in each
+// config's specific section.
 var keepSpecific = map[string]bool{"hyperparameters": true, "data_sources_spec": true, "transform_spec": true,
 	"output_spec": true, "output_schema": true, "job_type": true}
 

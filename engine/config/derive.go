@@ -5,7 +5,7 @@ import (
 )
 
 // builtinDerivations are the templates (catalog.ExpandDerivation syntax) of
-// the original's well-known derived properties, used when a derived field
+// the well-known derived properties, used when a derived field
 // is declared without a `derive:` template.
 var builtinDerivations = map[string]string{
 	"aws_region":              "{region|aws_region}",

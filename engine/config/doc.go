@@ -10,7 +10,7 @@
 // default and constraints (allowed values, min/max, pattern). A [Schema]
 // indexes those classes; it is built from the catalog ([FromCatalog],
 // [Default]) or, in tests, from hand-built steps ([NewSchema]). Two abstract
-// classes exist besides the step classes, as in the original engine:
+// classes exist besides the step classes:
 // BasePipelineConfig (step key "Base") and ProcessingStepConfigBase
 // ("Processing").
 //
@@ -26,15 +26,16 @@
 //
 // # config.json
 //
-// [Marshal] / [Unmarshal] ([Save] / [Load]) read and write the format of the
-// original's merge_and_save_configs: `configuration.shared` (tier 1/2 fields
+// [Marshal] / [Unmarshal] ([Save] / [Load]) read and write config.json:
+// `configuration.shared` (tier 1/2 fields
 // whose value is identical and non-null in every config, when there are at
 // least two), `configuration.specific` (per config key: `__model_type__` and
 // every other serialized field, derived values included) and `metadata`
 // (`config_types`, `field_sources`, `created_at`), sorted keys, two-space
-// indent. Files written by the original load here (the direct structure
-// without the `configuration` wrapper too, and `__type_info__` wrappers are
-// unwrapped); files written here load there. Values -> file -> values is
+// indent. It is the format cursus (Python) reads and writes: its files load
+// here (the direct structure without the `configuration` wrapper too, and
+// `__type_info__` wrappers are unwrapped), and files written here load
+// there. Values -> file -> values is
 // lossless. Writes are atomic.
 //
 // # Hyperparameters and the legacy object
@@ -56,15 +57,15 @@
 //
 // # Node -> config resolution
 //
-// [Set.Resolve] picks a config for each DAG node in the original's order:
+// [Set.Resolve] picks a config for each DAG node, trying in order:
 // exact key; metadata.config_types naming a class (job type checked against
 // the node's last `_` segment); case-insensitive key; a suffix-less node that
 // names a step type with exactly one config of that type; then scored
 // candidates (job-type keywords 0.7+0.3·similarity, semantic 0.7 gated by the
-// step type, name patterns 0.6..0.9). Unlike the original, a tie at the top
-// score between different configs is an [AmbiguousNodeError] listing the
-// candidates unless [ResolveOptions].FirstOnTie asks for the original's
-// first-wins behaviour. All unresolved nodes are reported together
+// step type, name patterns 0.6..0.9). A tie at the top score between
+// different configs is an [AmbiguousNodeError] listing the candidates
+// (where cursus (Python) silently takes the first) unless
+// [ResolveOptions].FirstOnTie asks for the first. All unresolved nodes are reported together
 // ([ResolutionError]); two nodes that would produce the same SageMaker step
 // name are a [DuplicateStepNameError].
 //
@@ -75,7 +76,7 @@
 // EU->eu-west-1, FE->us-west-2), `{a|or:b}`, `{flag|if:a:b}`, `|lower`,
 // `|upper`, `{today}`. Derived fields may reference derived fields; a
 // placeholder without value leaves the derived field null. A derived field
-// declared without a template uses the original's rule for its well-known
+// declared without a template uses the built-in rule for its well-known
 // name (aws_region, pipeline_name, pipeline_description, pipeline_s3_loc,
 // effective_source_dir, effective_instance_type, script_path,
 // hyperparameter_file). A system field with a template and no static default

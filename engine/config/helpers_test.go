@@ -6,7 +6,8 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 )
 
-// Hand-built declarations modelled on the reference (§6.1-6.3), so the
+// Hand-built declarations of a base, a processing base and a few step
+// classes, so the
 // engine is tested independently of the embedded step files.
 
 func fnum(f float64) *float64 { return &f }
@@ -132,7 +133,7 @@ func testSchema(t testing.TB) *Schema {
 	return s
 }
 
-// baseValues are the reference's common end-to-end config values.
+// baseValues are common end-to-end config values.
 func baseValues() map[string]any {
 	return map[string]any{
 		"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/SageMakerRole",

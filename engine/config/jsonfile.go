@@ -15,7 +15,7 @@ import (
 // createdAtLayout is Python's datetime.now().isoformat() (local time, no zone).
 const createdAtLayout = "2006-01-02T15:04:05.000000"
 
-// serialized returns what the original's serializer writes for a config:
+// serialized returns what config.json holds for a config:
 // essential fields, non-null system fields, non-null derived values and the
 // extra fields.
 func (c *Config) serialized() map[string]any {
@@ -33,7 +33,8 @@ func (c *Config) serialized() map[string]any {
 	return out
 }
 
-// File is the structure of a config.json in the original's format. Values
+// File is the structure of a config.json (the format cursus (Python)
+// writes too). Values
 // are as written (numbers as json.Number when parsed).
 type File struct {
 	Configuration struct {
@@ -47,7 +48,7 @@ type File struct {
 	} `json:"metadata"`
 }
 
-// ToFile lays a set out in the original's config.json structure.
+// ToFile lays a set out in the config.json structure (File).
 func (s *Set) ToFile() *File {
 	return layout(s.configs, s.CreatedAt, false)
 }
@@ -86,7 +87,7 @@ func layout(configs []*Config, createdAt string, skeleton bool) *File {
 	return f
 }
 
-// Marshal encodes a set as config.json in the original's format: sorted
+// Marshal encodes a set as config.json: sorted
 // keys, two-space indent, floats in Python form.
 func Marshal(s *Set) ([]byte, error) { return encodeFile(s.ToFile()) }
 
@@ -149,7 +150,7 @@ func Load(fsys *safefs.FS, schema *Schema, path string) (*Set, error) {
 	return s, err
 }
 
-// Unmarshal decodes a config.json written by the original or by Marshal.
+// Unmarshal decodes a config.json written by Marshal or by cursus (Python).
 //
 // For each metadata.config_types entry (or, when config_types is absent,
 // each specific entry's __model_type__), in key order, the shared fields the

@@ -14,7 +14,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 )
 
-// e2eInput is the reference's XGBoost end-to-end DAG with realistic values.
+// e2eInput is the XGBoost end-to-end DAG with realistic values.
 func e2eInput() BuildInput {
 	return BuildInput{
 		Nodes: nodes("CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining",

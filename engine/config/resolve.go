@@ -7,7 +7,7 @@ import (
 	"github.com/cursus-go/cursus/engine/deps"
 )
 
-// Resolution methods (Resolution.Method), as the original names them.
+// Resolution methods (Resolution.Method): how a node found its config.
 const (
 	MethodDirect   = "direct_name"
 	MethodJobType  = "job_type"
@@ -44,12 +44,12 @@ type ResolveOptions struct {
 	// ConfigTypes maps node names (or keys) to config class names, like
 	// metadata.config_types. When nil the set's MetadataConfigTypes is used.
 	ConfigTypes map[string]string
-	// FirstOnTie takes the first best candidate on a tied score, as the
-	// original does, instead of returning an *AmbiguousNodeError.
+	// FirstOnTie takes the first best candidate on a tied score instead of
+	// returning an *AmbiguousNodeError.
 	FirstOnTie bool
 }
 
-// jobTypeKeywords are the original's job-type keyword groups, in order.
+// jobTypeKeywords are the job-type keyword groups, in order.
 var jobTypeKeywords = []struct {
 	name     string
 	keywords []string
@@ -60,7 +60,7 @@ var jobTypeKeywords = []struct {
 	{"inference", []string{"inference", "infer", "predict"}},
 }
 
-// semanticKeywords are the original's semantic categories, in order.
+// semanticKeywords are the semantic categories, in order.
 var semanticKeywords = [][]string{
 	{"loading", "load", "cradle"},
 	{"preprocessing", "tabular"},
@@ -69,9 +69,9 @@ var semanticKeywords = [][]string{
 	{"transformation", "batch"},
 }
 
-// stepTypePatterns are the original's name patterns (legacy step names
-// included: they never match a current config, as in the original). Each
-// original pattern is a plain literal, so it is matched as a substring of
+// stepTypePatterns are the name patterns (legacy step names included: they
+// never match a current config, and keep the scores of the others as they
+// are). Each pattern is a plain literal, so it is matched as a substring of
 // the lower-cased node name.
 var stepTypePatterns = []struct {
 	substr string
@@ -246,7 +246,8 @@ func (s *Set) direct(node catalog.NodeName, opts ResolveOptions) (*Config, strin
 	return nil, ""
 }
 
-// hasJobTypeAttr mirrors the original's hasattr(config, "job_type").
+// hasJobTypeAttr reports whether the config's class has a job_type field
+// (set or not).
 func hasJobTypeAttr(c *Config) bool {
 	if c.Class.HasJobType() {
 		return true
@@ -298,7 +299,7 @@ func (s *Set) jobTypeMatches(node catalog.NodeName, add func(*Config, float64, s
 	}
 }
 
-// typeConfidence is the original's _calculate_config_type_confidence.
+// typeConfidence is the confidence that a node names a config's type.
 func typeConfidence(nodeLower, base string) float64 {
 	if strings.Contains(nodeLower, base) {
 		return 0.8

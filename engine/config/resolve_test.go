@@ -12,7 +12,7 @@ import (
 var cradleValues = map[string]any{"data_sources_spec": map[string]any{}, "transform_spec": map[string]any{},
 	"output_spec": map[string]any{}, "cradle_job_spec": map[string]any{}}
 
-// resolutionSet holds the configs of the reference's resolver examples:
+// resolutionSet holds the configs of the resolver examples:
 // two loaders, two preprocessors, training, calibration and packaging, but
 // no model-evaluation config.
 func resolutionSet(t *testing.T) *Set {
@@ -57,13 +57,13 @@ func TestResolveNodeTable(t *testing.T) {
 		{name: "job type keywords", node: "preprocess_calibration", key: "TabularPreprocessing_calibration", method: MethodJobType, rule: RuleScored,
 			confidence: 0.7 + 0.3*0.5714285714285714},
 		{name: "name pattern, low confidence", node: "train_xgb", key: "XGBoostTraining", method: MethodPattern, rule: RuleScored, confidence: 0.6, low: true},
-		{name: "pattern with job-type boost (misresolution the original makes too)", node: "XGBoostModelEval_calibration",
+		{name: "pattern with job-type boost (a known misresolution, kept so scores stay comparable)", node: "XGBoostModelEval_calibration",
 			key: "ModelCalibration_calibration", method: MethodPattern, rule: RuleScored, confidence: 0.8},
 		{name: "semantic tie is ambiguous", node: "CradleDataLoading_munged", err: new(*AmbiguousNodeError),
 			candidates: []string{"CradleDataLoading_calibration", "CradleDataLoading_training"}},
 		{name: "bare step name with two configs is ambiguous", node: "CradleDataLoading", err: new(*AmbiguousNodeError),
 			candidates: []string{"CradleDataLoading_calibration", "CradleDataLoading_training"}},
-		{name: "semantic tie, first wins like the original", node: "CradleDataLoading_munged", opts: ResolveOptions{FirstOnTie: true},
+		{name: "semantic tie, first wins with FirstOnTie", node: "CradleDataLoading_munged", opts: ResolveOptions{FirstOnTie: true},
 			key: "CradleDataLoading_calibration", method: MethodSemantic, rule: RuleScored, confidence: 0.7},
 		{name: "legacy packaging pattern matches nothing", node: "packaging", err: new(*NoConfigError)},
 		{name: "unrelated name", node: "totally_unrelated", err: new(*NoConfigError)},

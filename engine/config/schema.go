@@ -329,8 +329,7 @@ func (s *Schema) LookupClass(name string) (*Class, bool) {
 	return nil, false
 }
 
-// ResolveNode splits a DAG node name into its step type and suffix with the
-// original's rule: strip trailing `_segment` groups one at a time and take
+// ResolveNode splits a DAG node name into its step type and suffix: strip trailing `_segment` groups one at a time and take
 // the first prefix whose case/separator-insensitive form names a known step
 // (or an alias). ok is false when no prefix names a step.
 func (s *Schema) ResolveNode(node catalog.NodeName) (t catalog.StepType, suffix string, ok bool) {

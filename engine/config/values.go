@@ -84,7 +84,7 @@ func normalize(v any) any {
 	return v
 }
 
-// unwrapTypeInfo recognises the original serializer's container wrapper
+// unwrapTypeInfo recognises the container wrapper a Python serializer writes
 // {"__type_info__": "list|dict|tuple|set", "value": ...}.
 func unwrapTypeInfo(m map[string]any) (any, bool) {
 	ti, ok := m["__type_info__"].(string)

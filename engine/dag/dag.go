@@ -52,7 +52,7 @@ type SortError struct {
 	Unplaced []string
 }
 
-// Error returns the original engine's message.
+// Error returns ErrNotSortable's message, which names both causes.
 func (e *SortError) Error() string { return ErrNotSortable.Error() }
 
 // Unwrap returns ErrNotSortable.
@@ -365,8 +365,8 @@ type Statistics struct {
 }
 
 // Statistics computes the file statistics. HasCycles is true whenever the
-// graph does not sort (as in the original, that includes a node waiting on
-// an undeclared node).
+// graph does not sort, which includes a node waiting on an undeclared
+// node.
 func (d *PipelineDAG) Statistics() Statistics {
 	order, ok := d.topo()
 	return Statistics{

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// e2eNodes and e2eEdges are the pipeline catalog's xgboost complete_e2e DAG
-// (reference case 4), in the file's order.
+// e2eNodes and e2eEdges are the pipeline catalog's xgboost complete_e2e DAG,
+// in the file's order.
 var e2eNodes = []string{
 	"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining",
 	"ModelCalibration_calibration", "Package", "Registration", "Payload",
@@ -48,7 +48,7 @@ func TestTopologicalSortCase4(t *testing.T) {
 
 func TestTopologicalSortFIFO(t *testing.T) {
 	// n5 becomes ready (after n1) before n3 does (after n2), so FIFO Kahn
-	// places it first; the original (networkx and PipelineDAG) agrees.
+	// places it first (networkx's topological sort agrees).
 	d := New([]string{"n1", "n2", "n3", "n4", "n5"},
 		[]Edge{{"n1", "n3"}, {"n2", "n3"}, {"n3", "n4"}, {"n1", "n5"}})
 	got, err := d.TopologicalSort()

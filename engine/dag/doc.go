@@ -20,8 +20,8 @@
 // by the zero-in-degree nodes in node order; children are visited in edge
 // insertion order. Edges to undeclared nodes are ignored; an edge from an
 // undeclared node keeps its destination from ever becoming ready, so such a
-// graph fails like a cyclic one ("DAG has cycles or disconnected nodes"),
-// as in the original engine. For the 10-node xgboost end-to-end DAG this
+// graph fails like a cyclic one ("DAG has cycles or disconnected nodes").
+// For the 10-node xgboost end-to-end DAG this
 // gives CradleDataLoading_training, CradleDataLoading_calibration,
 // TabularPreprocessing_training, TabularPreprocessing_calibration,
 // XGBoostTraining, XGBoostModelEval_calibration, Payload,
@@ -37,15 +37,16 @@
 //
 // # File format
 //
-// The serialized DAG is the original engine's format, schema version 1.0.0:
+// The serialized DAG has schema version 1.0.0 (the format cursus (Python)
+// reads and writes):
 //
 //	{"version": "1.0.0", "created_at": "...+00:00", "metadata": {...},
 //	 "dag": {"nodes": [...], "edges": [[src, dst], ...]},
 //	 "statistics": {"node_count", "edge_count", "has_cycles", "entry_nodes",
 //	                "exit_nodes", "max_depth", "isolated_nodes"}}
 //
-// Parse accepts files written by the original (and the shared pipeline
-// catalog's files, which have no version); WriteFile validates the graph
+// Parse accepts such files whoever wrote them (and the pipeline catalog's
+// files, which have no version); WriteFile validates the graph
 // first (it must sort, have a node and no dangling edge) and writes
 // atomically (temporary file in the same directory, then rename).
 //

@@ -42,8 +42,8 @@ const SchemaVersion = "1.0.0"
 // supportedMajor is the only major version Parse accepts.
 const supportedMajor = "1"
 
-// File is the serialized DAG document, field order as the original writes
-// it.
+// File is the serialized DAG document, its fields in the order they are
+// written (the order cursus (Python) writes them, so files diff cleanly).
 type File struct {
 	Version    string         `json:"version"`
 	CreatedAt  string         `json:"created_at"`
@@ -89,7 +89,7 @@ type WriteCheckError struct {
 	Reason string
 }
 
-// Error returns the reason, in the original engine's words.
+// Error returns the reason.
 func (e *WriteCheckError) Error() string { return e.Reason }
 
 // NewFile builds the document for d with the given metadata (nil means an
@@ -122,7 +122,7 @@ func (f *File) Encode(pretty bool) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// CheckWritable applies the original writer's checks: the graph must sort,
+// CheckWritable checks a DAG before it is written: the graph must sort,
 // have at least one node and no edge may name an undeclared node. It
 // returns a *WriteCheckError.
 func CheckWritable(d *PipelineDAG) error {
@@ -177,10 +177,10 @@ func ReadFile(fsys *safefs.FS, path string) (*PipelineDAG, *FileInfo, error) {
 	return d, info, nil
 }
 
-// Parse reads a DAG document with the original reader's rules: a version,
+// Parse reads a DAG document: a version,
 // when present, must have major version 1; "dag" must hold "nodes" (a list
 // of strings) and "edges" (a list of [src, dst] string pairs). Files of the
-// shared pipeline catalog (no version, dag.description) parse the same way.
+// pipeline catalog (no version, dag.description) parse the same way.
 // Errors are *FormatError.
 func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))

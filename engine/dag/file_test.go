@@ -13,8 +13,8 @@ import (
 )
 
 func TestReadOriginalWriterFile(t *testing.T) {
-	// Written by the original engine's PipelineDAGWriter.write_to_file
-	// (Python, ensure_ascii escapes, microsecond timestamp).
+	// A file as a Python writer makes it (ensure_ascii escapes, microsecond
+	// timestamp): cursus (Python)'s PipelineDAGWriter wrote this one.
 	d, info, err := ReadFile(nil, "testdata/original_writer_xgboost_e2e.json")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestReadOriginalWriterFile(t *testing.T) {
 	if info.Metadata["author"] != "Zoë" || info.Metadata["name"] != "xgboost_complete_e2e" {
 		t.Errorf("metadata %v", info.Metadata)
 	}
-	// The statistics we compute equal the ones the original stored.
+	// The statistics we compute equal the ones stored in the file.
 	ours, _ := json.Marshal(d.Statistics())
 	theirs, _ := json.Marshal(info.Statistics)
 	var a, b map[string]any
@@ -37,7 +37,7 @@ func TestReadOriginalWriterFile(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("statistics\n ours   %s\n theirs %s", ours, theirs)
 	}
-	// The compact form the original returns inline.
+	// The compact form (no indentation), as an inline answer has it.
 	d2, info2, err := ReadFile(nil, "testdata/original_writer_compact.json")
 	if err != nil || d2.NodeCount() != 10 || info2.Metadata["compact"] != true {
 		t.Fatalf("compact: %v %+v", err, info2)
@@ -74,7 +74,7 @@ func TestRoundTrip(t *testing.T) {
 	if doc["version"] != "1.0.0" {
 		t.Errorf("version %v", doc["version"])
 	}
-	// Key order of the original writer.
+	// The keys come in File's field order.
 	text := string(raw)
 	last := -1
 	for _, k := range []string{`"version"`, `"created_at"`, `"metadata"`, `"dag"`, `"statistics"`, `"node_count"`, `"isolated_nodes"`} {

@@ -10,33 +10,33 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
-// catalogScoreDeviations pins the scores where our catalog's ports differ
-// from the original's; the bindings themselves are the same.
+// catalogScoreDeviations pins the scores where the catalog's ports differ
+// from the golden file's (cursus (Python)'s); the bindings are the same.
 var catalogScoreDeviations = map[string]float64{
-	// The original's BatchTransform calibration variant lists
+	// The golden file's BatchTransform calibration variant lists
 	// compatible_sources [TabularPreprocessing-Calibration], a SageMaker step
 	// name no provider type matches, so it scored -0.1 (0.8083). Our catalog
 	// lists TabularPreprocessing: +0.1, capped at 1.
 	"BatchTransform_calibration.processed_data": 1.0,
-	// The original types Payload.payload_sample processing_output (compatible
+	// The golden file types Payload.payload_sample processing_output (compatible
 	// with payload_samples: +0.2, 0.81); our catalog types it payload_samples,
 	// the input's own type: +0.4, capped at 1.
 	"Registration.GeneratedPayloadSamples": 1.0,
 }
 
-// catalogUnbound lists inputs the original bound that our catalog leaves
+// catalogUnbound lists inputs the golden file binds that the catalog leaves
 // unbound on purpose.
 var catalogUnbound = map[string]string{
-	// The original let the training job's evaluation output fill Payload's
+	// The golden file lets the training job's evaluation output fill Payload's
 	// optional custom sample requests (0.537), so the payload step read
 	// predictions as requests. Ours takes custom samples from config field
 	// custom_payloads only.
 	"Payload.custom_payload_input": "custom samples come from config",
 }
 
-// TestCatalogWiringMatchesOriginal resolves the reference cases with the
-// real embedded catalog and compares every binding with the original
-// engine's wiring of the same DAG (testdata/original_golden.json), scores
+// TestCatalogWiringMatchesOriginal resolves the golden cases with the
+// real embedded catalog and compares every binding with cursus (Python)'s
+// wiring of the same DAG (testdata/original_golden.json), scores
 // included except for catalogScoreDeviations.
 func TestCatalogWiringMatchesOriginal(t *testing.T) {
 	cat, err := catalog.Default()
@@ -83,7 +83,7 @@ func TestCatalogWiringMatchesOriginal(t *testing.T) {
 				}
 				for in, b := range got {
 					if _, ok := want[in]; !ok {
-						t.Errorf("%s.%s <- %s.%s (%.6f) bound here, not in the original", c.Node, in, b.Provider, b.Output, b.Score)
+						t.Errorf("%s.%s <- %s.%s (%.6f) bound here, not in the golden file", c.Node, in, b.Provider, b.Output, b.Score)
 					}
 				}
 			}

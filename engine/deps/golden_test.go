@@ -13,11 +13,11 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
-// original_golden.json is produced by testdata/gen_golden.py from the
-// original Python engine: its SemanticMatcher, difflib, the spec sections of
+// original_golden.json is produced by testdata/gen_golden.py from cursus
+// (Python): its SemanticMatcher, difflib, the spec sections of
 // its step interface files (job-type variants merged; config-sourced inputs
 // from contract.input_source_overrides) and its compatibility function and
-// assembler wiring (Path A).
+// assembler's one-pass wiring.
 type golden struct {
 	Steps map[string]struct {
 		Type    string   `json:"type"`
@@ -82,7 +82,7 @@ func loadGolden(t testing.TB) (*golden, map[string]*catalog.Step) {
 	return &g, steps
 }
 
-// originalLookup maps node names the way the reference cases name them:
+// originalLookup maps node names the way the golden cases name them:
 // "<StepType>_<job type>" uses the job-type view.
 func originalLookup(steps map[string]*catalog.Step) StepLookup {
 	return func(node string) (*catalog.Step, error) {
@@ -124,7 +124,7 @@ func port(t testing.TB, s *catalog.Step, in, out string) (*catalog.InputPort, *c
 }
 
 func TestReferenceSimilarity(t *testing.T) {
-	// cursus-engine.md §5.2 and case 10.
+	// Similarities of the port names the catalog's DAGs bind, with known values.
 	cases := []struct {
 		a, b                              string
 		overall, str, tok, syn, substring float64
@@ -226,7 +226,8 @@ func TestOriginalCompatibilityGolden(t *testing.T) {
 }
 
 func TestReferenceCompatibility(t *testing.T) {
-	// cursus-engine.md §5.1 and case 10, with the original's port definitions.
+	// Compatibility scores of the golden file's port definitions (the ports
+	// as cursus (Python) declares them; testdata/original_golden.json).
 	_, steps := loadGolden(t)
 	cases := []struct {
 		consumer, input, provider, output string
@@ -251,7 +252,7 @@ func TestReferenceCompatibility(t *testing.T) {
 			t.Errorf("%s.%s <- %s.%s = %.6f want %.4f", c.consumer, c.input, c.provider, c.output, got, c.want)
 		}
 	}
-	// The worked example's components (§5.1).
+	// The components of the package doc's worked example (0.8125).
 	in, _ := port(t, steps["XGBoostTraining"], "input_path", "")
 	_, out := port(t, steps["TabularPreprocessing"], "", "processed_data")
 	e := Explain(in, out, steps["TabularPreprocessing"])
@@ -322,9 +323,10 @@ func TestCase10MissingInput(t *testing.T) {
 }
 
 func TestCase1NoSecondPass(t *testing.T) {
-	// The original's Path B re-binds XGBoostTraining.model_artifacts_input
-	// to the processed_data that input_path already took (score 0.645);
-	// this resolver does not, and says why.
+	// A second resolver pass would re-bind
+	// XGBoostTraining.model_artifacts_input to the processed_data that
+	// input_path already took (score 0.645); this resolver has none (unlike
+	// cursus (Python)), and says why.
 	_, steps := loadGolden(t)
 	d := dag.New([]string{"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
 		[]dag.Edge{{From: "CradleDataLoading_training", To: "TabularPreprocessing_training"}, {From: "TabularPreprocessing_training", To: "XGBoostTraining"}})

@@ -298,8 +298,7 @@ func (r *Resolver) Resolve(ctx context.Context, d *dag.PipelineDAG, lookup StepL
 // Threshold is a candidate. Candidates are taken greedily: required inputs
 // first, then higher scores; ties keep the order the candidates were found
 // in (inputs in the order they first got a candidate, by parent then input
-// declaration; within an input, by parent then output order), which is the
-// original assembler's order. A candidate is skipped when its input is
+// declaration; within an input, by parent then output order). A candidate is skipped when its input is
 // already bound or its (parent, output) already feeds another input of this
 // node.
 func (r *Resolver) ResolveConsumer(consumer Node, parents []Node) Consumer {

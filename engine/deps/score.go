@@ -78,17 +78,17 @@ func dataTypesCompatible(in, out string) bool {
 	return false
 }
 
-// jobSuffixes are stripped from a provider type before the sources check
-// (the original's fallback normalisation).
+// jobSuffixes are stripped from a provider type before the sources check,
+// so a job-type variant of a step counts as the step.
 var jobSuffixes = []string{"_Training", "_Testing", "_Validation", "_Calibration"}
 
 // InSources reports whether a provider step satisfies an input's
-// compatible_sources list with the original's alias-aware rule: its type
+// compatible_sources list, aliases included: its type
 // (a trailing job suffix such as "_Training" removed) is listed; or one of
 // its legacy aliases is; or "<type>Step" is; or an entry equals the type
 // once a trailing "Step" is removed from both. Generic class tokens
-// (ProcessingStep, DataLoad, ...) are not expanded: scoring follows the
-// original, where they only match through the "Step" rule.
+// (ProcessingStep, DataLoad, ...) are not expanded: they match only
+// through the "Step" rule.
 func InSources(provider *catalog.Step, sources []string) bool {
 	if provider == nil {
 		return false
@@ -146,9 +146,9 @@ type Compatibility struct {
 	KeywordsMatched []string `json:"keywords_matched"`
 }
 
-// Score is the compatibility of provider's output out for input in: the
-// original's _calculate_compatibility, summed in the same order so the value
-// agrees to the last bit. Zero when the types are incompatible.
+// Score is the compatibility of provider's output out for input in, its
+// components summed in a fixed order so the value agrees to the last bit
+// with cursus (Python)'s (see the package doc). Zero when the types are incompatible.
 func Score(in *catalog.InputPort, out *catalog.OutputPort, provider *catalog.Step) float64 {
 	return score(Similarity, in, out, provider)
 }

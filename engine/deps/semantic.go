@@ -15,8 +15,8 @@ const (
 	WeightSubstring = 0.20
 )
 
-// synonymGroups are the original SemanticMatcher's concept groups; two
-// different words are synonyms when one group holds both.
+// synonymGroups are the concept groups of the synonym score; two different
+// words are synonyms when one group holds both.
 var synonymGroups = [][]string{
 	{"model", "artifact", "trained", "output"},
 	{"data", "dataset", "input", "processed", "training"},
@@ -58,7 +58,7 @@ var stopWords = map[string]bool{
 // plus the four ASCII information separators).
 func isSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
 
-// Normalize prepares a name for comparison as the original does: lower
+// Normalize prepares a name for comparison: lower
 // case; '_', '-' and '.' become spaces; every other character outside
 // [a-z0-9] and whitespace is dropped; words are split on whitespace,
 // abbreviations expanded (config -> configuration, params -> parameters,
@@ -95,8 +95,7 @@ func normalizedWords(name string) []string {
 	return out
 }
 
-// SimilarityExplanation is the breakdown of Similarity, with the keys of
-// the original's explain_similarity.
+// SimilarityExplanation is the breakdown of Similarity.
 type SimilarityExplanation struct {
 	OverallScore        float64   `json:"overall_score"`
 	NormalizedNames     [2]string `json:"normalized_names"`
@@ -106,7 +105,7 @@ type SimilarityExplanation struct {
 	SubstringSimilarity float64   `json:"substring_similarity"`
 }
 
-// Similarity is the original SemanticMatcher.calculate_similarity: 0 when
+// Similarity is the semantic similarity of two names: 0 when
 // either name is empty; 1 when the normalized names are equal; otherwise
 // 0.30 string ratio + 0.25 token overlap + 0.25 synonym score + 0.20
 // substring score (see ExplainSimilarity for the parts).
@@ -142,8 +141,8 @@ func weighted(s, t, y, u float64) float64 {
 //     contains the other, else the best shorter/longer over word pairs of at
 //     least 3 letters where one contains the other, else 0.
 //
-// As in the original, the parts are reported even when the names normalize
-// equal and the overall score is 1.
+// The parts are reported even when the names normalize equal and the
+// overall score is 1.
 func ExplainSimilarity(a, b string) SimilarityExplanation {
 	n1, n2 := Normalize(a), Normalize(b)
 	s, t, y, u := parts(n1, n2)
@@ -213,7 +212,7 @@ func substringScore(n1, n2 string) float64 {
 	if strings.Contains(n2, n1) || strings.Contains(n1, n2) {
 		l1, l2 := len([]rune(n1)), len([]rune(n2))
 		if l1 == 0 && l2 == 0 {
-			return 0 // the original divides by zero here
+			return 0 // two empty names: no substring to share (and no division by zero)
 		}
 		return float64(min(l1, l2)) / float64(max(l1, l2))
 	}

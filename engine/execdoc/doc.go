@@ -17,8 +17,7 @@
 // # Operations
 //
 //   - Template: an empty document for a list of step names (every step
-//     {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}, as the
-//     original), or for a DAG (TemplateFromDAG: keys are SageMaker step names
+//     {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}), or for a DAG (TemplateFromDAG: keys are SageMaker step names
 //     and STEP_TYPE names the step's verb and type).
 //   - Validate: every problem of a document, each with a severity, a kind
 //     and a path; a document is valid when no problem is an error.
@@ -37,12 +36,12 @@
 //     object) and model registration (registration, payload and package
 //     settings). Steps without a helper are left as they are.
 //
-// # Differences from the original, on purpose
+// # Differences from cursus (Python), on purpose
 //
 // Generate without a document builds its template from the SageMaker step
-// names the compile gives (the original keyed it by DAG node names, so the
-// data-loading steps it meant to fill were skipped). Merge also merges
-// PIPELINE_ADDITIONAL_PARAMS (the original dropped the additional document's
-// parameters). Validate lists step-level problems (missing or non-object
-// STEP_CONFIG, a bad STEP_TYPE) that the original did not check.
+// names the compile gives, not from DAG node names, so the data-loading
+// steps it fills are found. Merge also merges PIPELINE_ADDITIONAL_PARAMS
+// instead of dropping the additional document's parameters. Validate lists
+// step-level problems too (missing or non-object STEP_CONFIG, a bad
+// STEP_TYPE).
 package execdoc

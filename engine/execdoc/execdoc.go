@@ -19,8 +19,7 @@ const (
 )
 
 // DefaultStepType is the STEP_TYPE label of a step whose verb is unknown
-// (and of every step of a Template built from bare names, as in the
-// original).
+// (and of every step of a Template built from bare names).
 const DefaultStepType = "PROCESSING_STEP"
 
 // VerbLabel is the STEP_TYPE label of a verb (the catalog's VerbInfo.Label:

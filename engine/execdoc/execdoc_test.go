@@ -29,7 +29,7 @@ func decode(t *testing.T, s string) map[string]any {
 func steps(doc map[string]any) map[string]any { return doc[KeyStepConfigs].(map[string]any) }
 
 func TestTemplateReferenceCase(t *testing.T) {
-	// reference §8: template(step_names) -> every name -> {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}
+	// template(step_names) -> every name -> {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}
 	doc, err := Template([]string{"A", "B", " A "})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestValidateAgainstDAGSteps(t *testing.T) {
 }
 
 func TestMergeReferenceCase(t *testing.T) {
-	// reference, end of cursus-engine.md: {A:{STEP_CONFIG:{x:1}}} + {A:{STEP_CONFIG:{y:2}}, B:{STEP_TYPE:[X]}}
+	// two documents whose steps overlap: {A:{STEP_CONFIG:{x:1}}} + {A:{STEP_CONFIG:{y:2}}, B:{STEP_TYPE:[X]}}
 	base := decode(t, `{"PIPELINE_STEP_CONFIGS": {"A": {"STEP_CONFIG": {"x": 1}}}}`)
 	add := decode(t, `{"PIPELINE_STEP_CONFIGS": {"A": {"STEP_CONFIG": {"y": 2}}, "B": {"STEP_TYPE": ["X"]}}}`)
 	baseCopy := roundTrip(t, base)

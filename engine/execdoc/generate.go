@@ -39,7 +39,7 @@ func HelperFor(s *catalog.Step) string {
 }
 
 // RegistrationStepType is the STEP_TYPE Generate gives a registration entry
-// that has none (the original's value).
+// that has none.
 var RegistrationStepType = []any{"PROCESSING_STEP", "ModelRegistration"}
 
 // GenerateInput is what Generate needs.

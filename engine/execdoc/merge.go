@@ -107,8 +107,8 @@ func Merge(base, additional any) (map[string]any, *MergeStats, error) {
 }
 
 // structuralKinds are the issue kinds that make a document unusable by
-// Merge and Generate (the original's validity rule, plus step entries that
-// are not objects).
+// Merge and Generate (a missing or mistyped top-level key, and step
+// entries that are not objects).
 var structuralKinds = map[string]bool{KindNotObject: true, KindMissingKey: true, KindWrongType: true, KindBadStep: true}
 
 // structuralErrors returns the structural errors of a document.

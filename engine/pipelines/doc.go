@@ -19,8 +19,7 @@
 // # Queries
 //
 //   - List filters by framework, complexity and feature, sorted by id.
-//   - Recommend is the agent-facing ranking (the original's
-//     recommend_for_agent): a requested framework is a hard filter, the
+//   - Recommend is the agent-facing ranking: a requested framework is a hard filter, the
 //     structured facts (data type, labels, LLM, multi-task, incremental,
 //     GPU) multiply a score that starts at 1.0 and is capped at 1.0, and a
 //     free-text need ("calibration and registration") is matched against
@@ -36,8 +35,8 @@
 //     winner of a tie says why. What no DAG of the framework can serve (an
 //     LLM, multi-task training, a framework or data source the catalog
 //     lacks, a need no DAG covers) is listed as unmatched.
-//   - Score / AutoSelect are the original's recommend_dag formula:
+//   - Score / AutoSelect rank by features:
 //     0.5·(share of the requested features the DAG has) + 0.25 framework +
-//     0.15 task type + 0.1 complexity, with the original's partial credits;
+//     0.15 task type + 0.1 complexity, with partial credits for near misses;
 //     AutoSelect returns the best DAG when it reaches a minimum score.
 package pipelines

@@ -10,7 +10,7 @@ import (
 )
 
 // Request is what Recommend ranks DAGs for. Nil pointers take the
-// original's defaults (labels: true, GPU: true).
+// defaults (labels: true, GPU: true).
 type Request struct {
 	DataType     string // text | tabular | mixed | "" (unknown)
 	HasLabels    *bool
@@ -42,7 +42,7 @@ type Recommendation struct {
 	Score           float64  `json:"score"`
 	Framework       string   `json:"framework"`
 	Complexity      string   `json:"complexity"`
-	Description     string   `json:"description"` // at most 100 characters, as the original
+	Description     string   `json:"description"` // at most 100 characters
 	NodeCount       int      `json:"node_count"`
 	Cost            Cost     `json:"cost"`
 	WhenToUse       string   `json:"when_to_use"`
@@ -74,11 +74,11 @@ type Ranking struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// MinRecommendScore is the floor of Recommend (the original's 0.2).
+// MinRecommendScore is the floor of Recommend.
 const MinRecommendScore = 0.2
 
-// Recommend ranks the DAGs for an agent's request (the original's
-// recommend_for_agent, plus the free-text need). See the package doc.
+// Recommend ranks the DAGs for an agent's request (structured facts and a
+// free-text need). See the package doc.
 func (c *Catalog) Recommend(r Request) *Ranking {
 	max := r.MaxResults
 	if max <= 0 {
@@ -567,8 +567,7 @@ func truncate(s string, n int) string {
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// complexityLevel orders complexities for partial credit (the original's
-// four levels; "advanced" has no DAG here but keeps the distances).
+// complexityLevel orders complexities for partial credit (four levels; "advanced" has no DAG here but keeps the distances).
 var complexityLevel = map[string]int{"simple": 0, "standard": 1, "advanced": 2, "comprehensive": 3}
 
 // Match is one result of Score.
@@ -586,7 +585,7 @@ type Query struct {
 	Complexity string
 }
 
-// Score ranks every DAG with the original's recommend_dag formula (see the
+// Score ranks every DAG with the feature formula (see the
 // package doc) and returns those above 0.2, best first, ties in id order.
 func (c *Catalog) Score(q Query) []Match {
 	fw := strings.ToLower(strings.TrimSpace(q.Framework))
@@ -657,7 +656,7 @@ func (c *Catalog) Score(q Query) []Match {
 	return out
 }
 
-// DefaultMinScore is AutoSelect's default threshold (the original's 0.6).
+// DefaultMinScore is AutoSelect's default threshold.
 const DefaultMinScore = 0.6
 
 // AutoSelect returns the best DAG of Score when its score reaches minScore,

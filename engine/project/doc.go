@@ -10,7 +10,7 @@
 //	                                  contract exactly (ScriptSkeleton); the catalog steps
 //	                                  run the catalog's own code, which a file of the same
 //	                                  name here would replace
-//	pipeline_config/dag.json          the framework's default DAG (original 1.0.0 format)
+//	pipeline_config/dag.json          the framework's default DAG (DAG file format 1.0.0)
 //	pipeline_config/config.json       a config for every node: defaults, the config template's
 //	                                  values and placeholder-but-valid essential values
 //	data/sample.csv                   40 rows of synthetic data (id, f1, f2, label) for
@@ -27,7 +27,7 @@
 // DummyDataLoading, preprocesses them with TabularPreprocessing, passes
 // them through the custom <Pascal name>FeatureEngineering step, trains the
 // framework's training step and evaluates it on the calibration data with
-// the framework's eval step. Frameworks: xgboost, pytorch, lightgbm (the
-// original's bedrock and lightgbmmt are not offered: the catalog has no
+// the framework's eval step. Frameworks: xgboost, pytorch, lightgbm
+// (bedrock and lightgbmmt, which cursus (Python) scaffolds, are not offered: the catalog has no
 // Bedrock or multi-task LightGBM steps to build their DAGs from).
 package project

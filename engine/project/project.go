@@ -97,7 +97,7 @@ func CheckName(name string) error {
 }
 
 // PascalName is the name in PascalCase: split on '_' and '-', each part's
-// first letter upper-cased (the original's pipeline-class rule).
+// first letter upper-cased (the pipeline class's name).
 func PascalName(name string) string {
 	var b strings.Builder
 	for _, p := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' }) {

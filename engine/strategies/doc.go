@@ -5,7 +5,7 @@
 //
 // # Axes
 //
-// A strategy lives on one of two axes, as in the original:
+// A strategy lives on one of two axes:
 //
 //   - sagemaker_step_type: one strategy per non-Processing verb the
 //     compiler builds (Training, CreateModel, Transform, RegisterModel,
@@ -13,13 +13,13 @@
 //   - step_assembly: the ways a Processing step is assembled (code,
 //     step_args), each a strategy of the Processing builder.
 //
-// Routing (ForStepType) follows the original's rule: Processing goes to
+// Routing (ForStepType): Processing goes to
 // (step_assembly, the given assembly or "code"); any other verb to
 // (sagemaker_step_type, verb). A catalog step type or DAG node name may be
 // given instead of a verb: its verb and its step file's
-// patterns.step_assembly are used. Verbs without a builder (the original's
-// Base, Lambda, or SDK-delegation types the compiler does not build) are
-// not found.
+// patterns.step_assembly are used. Verbs without a builder (Base, Lambda,
+// or the SDK-delegation types cursus (Python) has and the compiler does
+// not build) are not found.
 //
 // # Knobs
 //

@@ -151,9 +151,9 @@ func (l *Library) newStrategy(axis, name string, b compiler.BuilderInfo) *Strate
 func assemblyDescription(a string, b compiler.BuilderInfo) string {
 	switch a {
 	case "code":
-		return fmt.Sprintf("Processing step built from the script (the original's ProcessingStep(code=...)); Arguments mirror %s (%s).", b.APIRequest, b.Name)
+		return fmt.Sprintf("Processing step built from the script (the SDK's ProcessingStep(code=...)); Arguments mirror %s (%s).", b.APIRequest, b.Name)
 	case "step_args":
-		return fmt.Sprintf("Processing step built from processor.run(...) step arguments in the original; here it emits the same %s arguments as code (%s).", b.APIRequest, b.Name)
+		return fmt.Sprintf("Processing step the SDK builds from processor.run(...) step arguments; here it emits the same %s arguments as code (%s).", b.APIRequest, b.Name)
 	}
 	return fmt.Sprintf("Processing assembly %q of %s.", a, b.Name)
 }
@@ -388,7 +388,7 @@ type Route struct {
 }
 
 // verbAliases map other names of the verbs to them (the definition's
-// step type "Model", the original's handler verb "ModelCreation").
+// step type "Model", and "ModelCreation", cursus (Python)'s verb).
 var verbAliases = map[string]catalog.Verb{"model": catalog.VerbCreateModel, "modelcreation": catalog.VerbCreateModel,
 	"registermodelstep": catalog.VerbRegisterModel, "register": catalog.VerbRegisterModel}
 

@@ -118,7 +118,7 @@ type Score struct {
 	Components map[string]*Component `json:"components"`
 }
 
-// Component weights and names (the original's).
+// Component names and weights of the builder-test score.
 const (
 	ComponentAlignment   = "alignment_validation"
 	ComponentIntegration = "integration_testing"
@@ -127,7 +127,7 @@ const (
 
 var componentWeights = map[string]float64{ComponentAlignment: 2.0, ComponentIntegration: 1.5, ComponentCreation: 1.0}
 
-// Rating turns a 0-100 score into the original's rating.
+// Rating turns a 0-100 score into a rating word.
 func Rating(score float64) string {
 	switch {
 	case score >= 90:

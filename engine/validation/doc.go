@@ -49,7 +49,7 @@
 // alignment (weight 2), integration (1.5: the definition fragment has an
 // input per port, an output per output port, the declared environment
 // and job arguments) and step creation (1: the builder returns a step of
-// the right type and name). The score is 0-100 with the original's ratings.
+// the right type and name). The score is 0-100, with a rating (Rating).
 //
 // # Running scripts
 //
@@ -73,7 +73,7 @@
 // the config's folder), else the output folder of the upstream output
 // bound to it (by dependency resolution, or by logical name when
 // resolution is off), else the file or folder InputData gives. Each node's
-// outputs are its output ports' local folders after the run. Unlike the
-// original, scripts are not imported to call main() and no packages are
-// pip-installed: a script must run with what the interpreter has.
+// outputs are its output ports' local folders after the run. Unlike
+// cursus (Python), scripts are not imported to call main() and no packages
+// are pip-installed: a script must run with what the interpreter has.
 package validation

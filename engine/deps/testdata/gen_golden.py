@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Generates original_golden.json from the original Python engine (TianpeiLuke/cursus).
+"""Generates original_golden.json from cursus (Python) (TianpeiLuke/cursus).
 
-Usage: gen_golden.py <path to a checkout of the original's src/cursus>
+Usage: gen_golden.py <path to a checkout of cursus's src/cursus>
 
-It runs the original's SemanticMatcher and difflib, reads the original's step
+It runs cursus's SemanticMatcher and difflib, reads cursus's step
 interface files (spec section, job-type variants deep-merged) and computes
-compatibility scores and assembler wiring (Path A: phase 1 candidates over DAG
-edges, phase 2 greedy with uniqueness) with a line-by-line copy of
-UnifiedDependencyResolver._calculate_compatibility. Path B is not applied (see
-engine/deps/doc.go). The Go tests compare against this file.
+compatibility scores and the assembler's wiring (candidates over DAG edges,
+then greedy assignment with uniqueness) with a line-by-line copy of
+UnifiedDependencyResolver._calculate_compatibility. The second resolver pass is
+not applied (see engine/deps/doc.go, "One pass"). The Go tests compare against this file.
 """
 import difflib, glob, importlib.util, json, random, sys
 
