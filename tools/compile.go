@@ -123,8 +123,8 @@ type nameArgs struct {
 	Sanitize string `json:"sanitize,omitempty" jsonschema_description:"A name to turn into a legal pipeline name."`
 }
 
-// compileInput checks the config file, then loads the DAG (the original's
-// order: a missing config file is reported before DAG problems).
+// compileInput checks the config file, then loads the DAG (a missing config
+// file is reported before DAG problems).
 func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
 	cfg, err := configFilePath(ctx, a.ConfigFile)
 	if err != nil {
