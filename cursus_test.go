@@ -114,18 +114,28 @@ func TestCallTyped(t *testing.T) {
 	if !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput || te.Details["errors"] == nil || res.OK {
 		t.Errorf("a failure: %v", err)
 	}
-	var dag struct {
-		Statistics struct {
-			NodeCount int `json:"node_count"`
-		} `json:"statistics"`
-	}
-	dag, _, err = cursus.Call[struct {
-		Statistics struct {
-			NodeCount int `json:"node_count"`
-		} `json:"statistics"`
-	}](ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}}})
+	// dag.construct is typed: its data is a dag.File, not any struct its
+	// JSON would decode into.
+	dag, _, err := cursus.Call[tools.DagConstructData](ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}}})
 	if err != nil || dag.Statistics.NodeCount != 2 {
-		t.Errorf("an untyped tool through JSON: %v %+v", err, dag)
+		t.Errorf("a typed tool: %v %+v", err, dag)
+	}
+	if _, _, err := cursus.Call[struct {
+		Statistics struct {
+			NodeCount int `json:"node_count"`
+		} `json:"statistics"`
+	}](ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"a"}, "edges": [][]string{}}}); err == nil || !strings.Contains(err.Error(), "dag.File") {
+		t.Errorf("a typed tool read as another type: %v", err)
+	}
+	// A tool whose data has no Go type yet decodes through JSON into any
+	// Out (compile.name, while it is untyped).
+	if tl, ok := tools.Registry().Get("compile.name"); ok && !tl.Typed() {
+		name, _, err := cursus.Call[struct {
+			Sanitized string `json:"sanitized"`
+		}](ctx, "compile.name", map[string]any{"sanitize": "my_pipe.v2__x-"})
+		if err != nil || name.Sanitized != "my-pipe-v2-x" {
+			t.Errorf("an untyped tool through JSON: %v %+v", err, name)
+		}
 	}
 }
 
