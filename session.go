@@ -50,6 +50,13 @@ func (s *Session) CallTool(ctx context.Context, name string, args any) *envelope
 	return s.s.Call(ctx, name, args)
 }
 
+// CallToolJSON is CallTool that also returns the result's wire form (its
+// JSON), encoded once: a front end sends these bytes as they are. Do not
+// modify them.
+func (s *Session) CallToolJSON(ctx context.Context, name string, args any) (*envelope.ToolResult, []byte) {
+	return s.s.CallJSON(ctx, name, args)
+}
+
 // ListTools lists the tools of the active stage (allowed by the session's
 // policy), sorted by name.
 func (s *Session) ListTools() []Tool {

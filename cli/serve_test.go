@@ -61,7 +61,7 @@ func expected(p registry.Policy) []string {
 	var names []string
 	for _, tool := range cursus.ListTools("") {
 		def, _ := cursus.Registry().Get(tool.Name)
-		if ok, _ := p.Allows(def); ok {
+		if ok, _ := p.Allows(def); ok && !def.NamespaceHelp() {
 			names = append(names, tool.WireName)
 		}
 	}

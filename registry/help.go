@@ -14,6 +14,11 @@ type nsHelpArgs struct {
 	Format        string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
 }
 
+// NamespaceHelp reports whether t is a generated <ns>.help tool: tools.help
+// pinned to one namespace, which a host's tool list can leave out
+// (tools.help {"namespace": ...} answers the same).
+func (t *ToolDef) NamespaceHelp() bool { return t.outputFrom == "tools.help" }
+
 // newNamespaceHelp builds the generated <ns>.help tool: tools.help pinned to
 // one namespace (a namespace argument is rejected as unknown). It answers
 // what tools.help answers, so its output schema and type are tools.help's.

@@ -23,7 +23,7 @@ const SharedArgMin = 3
 
 // OutlineBudget is the size, in bytes of compact JSON, the data part of a
 // listed output schema may take (ListedOutputSchema).
-const OutlineBudget = 320
+const OutlineBudget = 160
 
 // SharedArg is an argument several listed tools declare alike: its
 // description is given once, here, and left out of their listed schemas.
@@ -48,7 +48,8 @@ type Listing struct {
 // InputSchema is t's listed input schema (t must be one of the tools the
 // listing was made from): Schema without the deprecated aliases (still
 // accepted when called), without descriptions that only restate the
-// argument's name, and without the descriptions of shared arguments.
+// argument's name, without a maxLength beside an enum, and without the
+// descriptions of shared arguments.
 func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] }
 
 // NewListing computes the listing of tools. It fails only when a schema
@@ -69,6 +70,11 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 			if d, _ := pm["description"].(string); d != "" && restatesName(name, d) {
 				pm = maps.Clone(pm)
 				delete(pm, "description")
+			}
+			if _, ok := pm["enum"]; ok && pm["maxLength"] != nil {
+				// The enum bounds the length already.
+				pm = maps.Clone(pm)
+				delete(pm, "maxLength")
 			}
 			props[name] = pm
 			if d, _ := pm["description"].(string); d != "" {

@@ -2,26 +2,46 @@
 // server (github.com/modelcontextprotocol/go-sdk), the engine behind
 // `cursus mcp serve`.
 //
-// New builds one *mcp.Server from a *registry.Registry: every listed tool
-// that the safety policy and the selection options allow, under its wire
-// name ("compile__dag"), with its rendered description, its precomputed
-// input schema (registered through the SDK's raw AddTool, so the SDK neither
-// infers nor re-validates schemas: the registry validates), a title
-// (exporters.MCPTitle: the tool's Title, else its dotted name) and the
-// annotations exporters.Annotations derives from the capability flags, every
-// hint set explicitly, so tools/list and `cursus mcp export --format mcp`
-// agree.
+// New builds one *mcp.Server from a *registry.Registry. There is one
+// server path: the static server is the guided one without a scope. Both
+// are made from one core, computed once: every tool the safety policy and
+// the selection options allow, under its wire name ("compile__dag"), with
+// its rendered description (when and examples folded in), its listed
+// input schema (registry.Listing: no deprecated aliases, no descriptions
+// that restate a name, the descriptions several tools share given once in
+// the instructions), its outputSchema (registry.ToolDef.ListedOutputSchema:
+// the envelope, its data outlined), a title only where the tool has one,
+// and the annotations exporters.Annotations derives from the capability
+// flags, every hint set explicitly. The schemas are marshalled once and
+// registered through the SDK's raw AddTool, so the SDK neither infers nor
+// re-validates them: the registry validates every call against the full
+// schema. The generated <namespace>.help tools are not listed (tools.help
+// {"namespace": ...} answers the same) but stay callable. A static server
+// lists the whole set and never changes; a guided one (Options.Guided,
+// Options.Stage) gets one session scope per MCP session and lists the
+// active stage's tools.
 //
-// Every tools/call goes through (*registry.Registry).Call under the
-// policy (registry.WithPolicy). The result carries the envelope JSON once as
-// a text content block and once as structuredContent; isError is true
-// exactly when the envelope's ok is false. A tool failure is never a
-// JSON-RPC error. Names the server does not list are answered with an
-// envelope too (the SDK alone would answer a JSON-RPC error): a tool whose
-// gate is closed answers the registry's tool_disabled naming the variable
-// that opens it; a tool the selection options leave out answers
-// tool_disabled with meta.details.reason "not_selected"; an unknown name
-// answers unknown_tool; a deprecated tool and a dotted name run.
+// Every tools/call goes through the registry under the policy and the
+// server's file-access layer (registry.CallJSON, or the session's scope),
+// which encodes the envelope once; those bytes go as structuredContent
+// and, as the MCP spec advises for structured results, in one text block,
+// never marshalled again. isError is true exactly when the envelope's ok
+// is false. A tool failure is never a JSON-RPC error. Names the server
+// does not list are answered with an envelope too (the SDK alone would
+// answer a JSON-RPC error): a tool whose gate is closed answers the
+// registry's tool_disabled naming the variable that opens it; a tool the
+// selection options leave out answers tool_disabled with
+// meta.details.reason "not_selected"; an unknown name answers unknown_tool;
+// a deprecated tool, a generated help tool and a dotted name run.
+//
+// Resources and prompts: the step catalog (one resource per step type:
+// its interface, config fields and script), the pipeline catalog (one per
+// shared DAG), the generated tool reference, and templates for a step
+// variant, a shared DAG and a project file; resources/read runs through
+// the registry and the same file-access layer as the tools, so a project
+// file outside the root is refused as a tool's read is. The prompts are
+// each guided stage's prompt and each workflow's brief, with an optional
+// run_id (and, for a stage, the host whose model binding to add).
 //
 // Safety: with the zero Policy, tools that are destructive, write files or
 // execute code are neither listed nor callable; the selection options

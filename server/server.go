@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -145,28 +148,42 @@ func cleanNames(in []string) []string {
 	return out
 }
 
-// srv holds what the tool handlers and the fallback need.
-type srv struct {
-	reg    *registry.Registry
-	policy registry.Policy
-	fs     *safefs.FS // every call's file-access layer, opened once
-	sel    *selection
-	listed map[string]bool // wire names registered with the SDK
-	log    *slog.Logger
+// core is what every server of one New (or HTTP handler) is made from,
+// computed once: the tools the policy and the selection allow, each with
+// its MCP descriptor (schemas marshalled once), the shared argument
+// descriptions, the resources and prompts. The static server and the
+// guided ones are the same server: a static one has no scope (it lists
+// every allowed tool, and its list never changes), a guided one is scoped
+// by the tools.Session of its MCP session (the active stage's tools).
+type core struct {
+	reg     *registry.Registry
+	fs      *safefs.FS // every call's file-access layer, opened once
+	opts    Options
+	sel     *selection
+	log     *slog.Logger
+	version string
+	guided  bool
+	defs    map[string]*mcp.Tool // wire name -> descriptor, for every tool the policy and selection allow
+	dotted  map[string]string    // wire name -> dotted name, for defs
+	order   []string             // the wire names of defs, sorted
+	gated   []string             // dotted names hidden by a closed gate, sorted
+	shared  string               // the shared argument descriptions, for the instructions
+	content *content             // resources and prompts
 }
 
 // New builds a server exposing reg's tools under opts. It returns a
 // *SelectionError when a selection option names an unknown namespace or
-// tool. The server is static: its tool list never changes.
+// tool. Without Guided or Stage the server is static: its tool list never
+// changes.
 func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
 	m, _, err := build(reg, opts)
 	return m, err
 }
 
-// build is New; in guided mode it also returns the guided state the
-// server was made from, so an HTTP handler makes its sessions' servers
-// from the same state instead of checking and describing every tool again.
-func build(reg *registry.Registry, opts Options) (*mcp.Server, *guided, error) {
+// build is New; it also returns the core the server was made from, so an
+// HTTP handler makes its sessions' servers from the same state instead of
+// checking and describing every tool again.
+func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	if reg == nil {
 		return nil, nil, fmt.Errorf("server: nil registry")
 	}
@@ -182,81 +199,291 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *guided, error) {
 	if version == "" {
 		version = "0"
 	}
-	if opts.Guided || opts.Stage != "" {
-		g, err := newGuided(reg, opts, sel, log, version)
-		if err != nil {
-			return nil, nil, err
+	c := &core{reg: reg, opts: opts, sel: sel, log: log, version: version, guided: opts.Guided || opts.Stage != "",
+		defs: map[string]*mcp.Tool{}, dotted: map[string]string{}}
+	// A tool a stage records writes a report file when the write gate is
+	// open: in guided mode it is not read-only, whatever it does itself.
+	recorded := map[string]bool{}
+	if c.guided {
+		// Check the stage (and the stages' tools) once, before any session.
+		if _, err := cursus.NewSession(cursus.SessionOptions{Stage: opts.Stage, Policy: &opts.Policy, Registry: reg}); err != nil {
+			return nil, nil, fmt.Errorf("server: %w", err)
 		}
-		log.Info("mcp server built", "mode", stageNote(opts), "tools_allowed", len(g.defs),
-			"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
-			"project_root", opts.Policy.ProjectRoot)
-		return g.server(), g, nil
+		if opts.Policy.AllowDestructive {
+			for _, name := range cursus.RecordedTools() {
+				recorded[name] = true
+			}
+		}
 	}
-	fsys, err := registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy))
-	if err != nil {
+	if c.fs, err = registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy)); err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
-	s := &srv{reg: reg, policy: opts.Policy, fs: fsys, sel: sel, listed: map[string]bool{}, log: log}
-
-	var tools []*registry.ToolDef
-	var gated []string
+	var allowed []*registry.ToolDef
 	for _, t := range reg.List("") {
 		if !sel.selected(t) {
 			continue
 		}
+		if t.NamespaceHelp() && !sel.tools[t.Name] {
+			// tools.help {"namespace": ...} answers the same; the tool stays
+			// callable by name.
+			continue
+		}
 		if ok, env := opts.Policy.Allows(t); !ok {
-			gated = append(gated, t.Name)
+			c.gated = append(c.gated, t.Name)
 			if sel.tools[t.Name] {
 				log.Warn("tool named in the selection stays hidden: its safety gate is closed", "tool", t.Name, "env_var", env)
 			}
 			continue
 		}
-		tools = append(tools, t)
+		allowed = append(allowed, t)
 	}
-
-	m := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Cursus", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions(opts.Policy, len(gated) > 0),
-		Logger:       slog.New(sdkLog{log.Handler()}),
-		// The tool set is fixed at build time: no list_changed notifications.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
-	})
-	for _, t := range tools {
-		desc, err := mcpTool(t)
-		if err != nil {
-			return nil, nil, err
+	listing, err := registry.NewListing(allowed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
+	}
+	c.shared = listing.SharedText()
+	for _, t := range allowed {
+		desc := mcpTool(t, listing)
+		if recorded[t.Name] && desc.Annotations.ReadOnlyHint {
+			a := *desc.Annotations
+			a.ReadOnlyHint, a.IdempotentHint = false, false
+			desc.Annotations = &a
 		}
-		m.AddTool(desc, s.handler(t.Name))
-		s.listed[t.WireName()] = true
+		c.defs[t.WireName()] = desc
+		c.dotted[t.WireName()] = t.Name
+		c.order = append(c.order, t.WireName())
 	}
-	m.AddReceivingMiddleware(s.fallback)
-	sort.Strings(gated)
-	log.Info("mcp server built", "tools", len(tools), "hidden_by_gates", len(gated),
+	sort.Strings(c.order)
+	sort.Strings(c.gated)
+	if c.content, err = newContent(c); err != nil {
+		return nil, nil, err
+	}
+	mode := "static"
+	if c.guided {
+		mode = stageNote(opts)
+	}
+	log.Info("mcp server built", "mode", mode, "tools", len(c.defs), "hidden_by_gates", len(c.gated),
+		"resources", len(c.content.resources), "prompts", len(c.content.prompts),
 		"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
 		"project_root", opts.Policy.ProjectRoot)
-	if len(gated) > 0 {
-		log.Debug("tools hidden by closed gates", "tools", strings.Join(gated, ","))
+	if len(c.gated) > 0 {
+		log.Debug("tools hidden by closed gates", "tools", strings.Join(c.gated, ","))
 	}
-	if len(tools) == 0 {
+	if len(c.defs) == 0 {
 		log.Warn("no tool is listed: the selection and the policy leave nothing")
 	}
-	return m, nil, nil
+	m, _ := c.server()
+	return m, c, nil
 }
 
-// mcpTool is the MCP descriptor of a tool, the same in static and guided
-// mode: wire name, title, rendered description, input schema and
-// annotations.
-func mcpTool(t *registry.ToolDef) (*mcp.Tool, error) {
-	schema, err := json.Marshal(t.Schema())
-	if err != nil {
-		return nil, fmt.Errorf("server: tool %s: schema: %w", t.Name, err)
-	}
+// mcpTool is the MCP descriptor of a tool: wire name, rendered
+// description, the listed input schema (without repetition; the registry
+// validates against the full one), the listed output schema and
+// annotations. Title is set only when the tool has one (hosts show the
+// name otherwise).
+func mcpTool(t *registry.ToolDef, l *registry.Listing) *mcp.Tool {
 	return &mcp.Tool{
-		Name:        t.WireName(),
-		Title:       exporters.MCPTitle(t),
-		Description: t.RenderDescription(),
-		InputSchema: json.RawMessage(schema),
-		Annotations: annotations(t),
-	}, nil
+		Name:         t.WireName(),
+		Title:        t.Title,
+		Description:  t.RenderDescription(),
+		InputSchema:  l.InputSchema(t),
+		OutputSchema: t.ListedOutputSchema(),
+		Annotations:  annotations(t),
+	}
+}
+
+// session is one server of the core: the server of every session in
+// static mode (scope nil), of one MCP session in guided mode.
+type session struct {
+	c     *core
+	m     *mcp.Server
+	scope *cursus.Session // nil: no scope, every allowed tool
+
+	mu     sync.Mutex
+	listed map[string]bool // wire names registered with m
+}
+
+// server returns a new server: static, or guided with a session of its
+// own.
+func (c *core) server() (*mcp.Server, *session) {
+	var scope *cursus.Session
+	if c.guided {
+		var err error
+		if scope, err = cursus.NewSession(cursus.SessionOptions{Stage: c.opts.Stage, Policy: &c.opts.Policy, Registry: c.reg}); err != nil {
+			// build checked the same options.
+			panic(fmt.Sprintf("server: guided session: %v", err))
+		}
+	}
+	inst := instructions(c.opts.Policy, len(c.gated) > 0, c.shared)
+	if scope != nil {
+		inst += " " + guidedInstructions(scope)
+	}
+	m := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Cursus", Version: c.version}, &mcp.ServerOptions{
+		Instructions: inst,
+		Logger:       slog.New(sdkLog{c.log.Handler()}),
+		// A static list never changes; a guided one changes with the stage,
+		// unless the stage is pinned.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: scope != nil && !scope.Pinned()},
+			Resources: &mcp.ResourceCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+	})
+	s := &session{c: c, m: m, scope: scope, listed: map[string]bool{}}
+	s.sync()
+	if scope != nil {
+		scope.OnStageChange(func(from, to string) {
+			s.sync()
+			c.log.Debug("guided session changed stage", "from", from, "to", to, "tools", s.count())
+		})
+	}
+	m.AddReceivingMiddleware(s.fallback)
+	c.content.register(m, s)
+	return m, s
+}
+
+// forRequest is the getServer of the Streamable HTTP handler. A static
+// core serves every session with the one server; a guided one gives a
+// request without a session id (a new session) a server of its own. The
+// SDK routes requests of an existing session to the server that session
+// was created with, and asks getServer only for the protocol versions it
+// supports, which every server shares.
+func (c *core) forRequest(first *mcp.Server) func(*http.Request) *mcp.Server {
+	return func(r *http.Request) *mcp.Server {
+		if !c.guided || r.Header.Get("Mcp-Session-Id") != "" {
+			return first
+		}
+		m, _ := c.server()
+		return m
+	}
+}
+
+func guidedInstructions(sess *cursus.Session) string {
+	if sess.Pinned() {
+		return fmt.Sprintf("Guided mode, pinned to stage %q: only that stage's tools (and the tools__* and workflow__* tools) are listed and callable. Call workflow__status {\"run_id\": ...} to see a run's state.", sess.Stage())
+	}
+	return "Guided mode: the tools listed are those of the session's active stage. Start in the orchestrator stage: workflow__new_run creates a run, " +
+		"workflow__start_stage {\"run_id\": ...} picks the stage the run needs, switches the tool list to it (notifications/tools/list_changed) and returns its prompt, checklist, model tier and tools; " +
+		"workflow__complete_stage {\"run_id\": ...} checks the stage's artifacts and returns to the orchestrator. A tool outside the active stage answers tool_not_in_stage naming the stages that offer it."
+}
+
+// sync registers exactly the session's current tools with its server: in
+// scope order, every allowed tool without a scope. It holds the session's
+// lock throughout, so concurrent stage changes apply in order and the
+// final list matches the final stage.
+func (s *session) sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := map[string]bool{}
+	if s.scope == nil {
+		for _, w := range s.c.order {
+			want[w] = true
+		}
+	} else {
+		for _, t := range s.scope.Tools() {
+			if _, ok := s.c.defs[t.WireName()]; ok {
+				want[t.WireName()] = true
+			}
+		}
+	}
+	var remove []string
+	for w := range s.listed {
+		if !want[w] {
+			remove = append(remove, w)
+		}
+	}
+	sort.Strings(remove)
+	if len(remove) > 0 {
+		s.m.RemoveTools(remove...)
+		for _, w := range remove {
+			delete(s.listed, w)
+		}
+	}
+	for _, w := range s.c.order {
+		if want[w] && !s.listed[w] {
+			s.m.AddTool(s.c.defs[w], s.handler(s.c.dotted[w]))
+			s.listed[w] = true
+		}
+	}
+}
+
+func (s *session) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.listed)
+}
+
+func (s *session) isListed(wire string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listed[wire]
+}
+
+// handler returns the SDK handler of one listed tool.
+func (s *session) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args json.RawMessage
+		if req != nil && req.Params != nil {
+			args = req.Params.Arguments
+		}
+		return s.call(withProgress(ctx, req), name, args), nil
+	}
+}
+
+// callContext is the context a call of this session runs in: the policy
+// and the file-access layer (a scope adds its own to its calls).
+func (s *session) callContext(ctx context.Context) context.Context {
+	return safefs.WithFS(registry.WithPolicy(ctx, s.c.opts.Policy), s.c.fs)
+}
+
+// call runs a tool through the registry, in the session's scope when it
+// has one, and shapes the result from the bytes the registry encoded.
+func (s *session) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+	var (
+		res  *envelope.ToolResult
+		wire []byte
+	)
+	if s.scope != nil {
+		res, wire = s.scope.CallToolJSON(safefs.WithFS(ctx, s.c.fs), name, args)
+	} else {
+		res, wire = s.c.reg.CallJSON(s.callContext(ctx), name, args)
+	}
+	if !res.OK {
+		s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
+	}
+	return toResult(res, wire)
+}
+
+// fallback is a receiving middleware: a tools/call for a name the session
+// does not list is answered with an envelope instead of the SDK's JSON-RPC
+// error: tool_not_in_stage (with the stages that offer it), tool_disabled
+// (gate closed or deselected), unknown_tool (with a did-you-mean), or the
+// result of a deprecated tool or a dotted name.
+func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		r, ok := req.(*mcp.CallToolRequest)
+		if !ok || r.Params == nil || s.isListed(r.Params.Name) {
+			return next(ctx, method, req)
+		}
+		if t, found := s.c.reg.Get(r.Params.Name); found {
+			if allowed, _ := s.c.opts.Policy.Allows(t); allowed && !s.c.sel.selected(t) {
+				s.c.log.Debug("call of a tool left out by the selection", "tool", t.Name)
+				return toResult(deselected(t), nil), nil
+			}
+		}
+		return s.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
+	}
+}
+
+// stageNote names the guided mode in logs.
+func stageNote(opts Options) string {
+	if opts.Stage != "" {
+		return "guided, pinned to stage " + opts.Stage
+	}
+	return "guided"
 }
 
 // sdkLog filters the SDK's log records: it lowers "server run cancelled"
@@ -316,11 +543,10 @@ func (q sdkLog) WithGroup(name string) slog.Handler {
 // capability flags (readOnly = idempotent = ReadOnly(), destructive =
 // Destructive, openWorld = Network || ExecCode) into the SDK's type, every
 // hint set explicitly, so tools/list and `cursus mcp export --format mcp`
-// agree.
+// agree. The title is the tool's (Tool.Title), not repeated here.
 func annotations(t *registry.ToolDef) *mcp.ToolAnnotations {
 	a := exporters.Annotations(t)
 	return &mcp.ToolAnnotations{
-		Title:           exporters.MCPTitle(t),
 		ReadOnlyHint:    a.ReadOnlyHint,
 		DestructiveHint: new(a.DestructiveHint),
 		IdempotentHint:  a.IdempotentHint,
@@ -328,11 +554,15 @@ func annotations(t *registry.ToolDef) *mcp.ToolAnnotations {
 	}
 }
 
-func instructions(p registry.Policy, hidden bool) string {
+func instructions(p registry.Policy, hidden bool, shared string) string {
 	var b strings.Builder
 	b.WriteString("Cursus compiles ML pipeline DAGs into Amazon SageMaker Pipelines definitions. ")
-	b.WriteString("Tool names are <namespace>__<name>; start with tools__help for an overview, or <namespace>__help for one namespace. ")
-	b.WriteString("Every tool answers one JSON envelope: ok, then data (and next_steps) on success, or error, code and remedy on failure; follow remedy.suggested_tools to recover.")
+	b.WriteString("Tool names are <namespace>__<name>; start with tools__help for an overview, or tools__help {\"namespace\": ...} for one namespace. ")
+	b.WriteString("Every tool answers one JSON envelope (structuredContent on success; the text block carries the same JSON): ok, then data (and next_steps, warnings, meta) on success, or error, code and remedy on failure; follow remedy.suggested_tools to recover. ")
+	b.WriteString("A tool's outputSchema outlines its data; tools__describe_tool gives the full schemas.")
+	if shared != "" {
+		b.WriteString(" " + shared)
+	}
 	if hidden {
 		var closed []string
 		if !p.AllowDestructive {
@@ -351,49 +581,6 @@ func instructions(p registry.Policy, hidden bool) string {
 	return b.String()
 }
 
-// handler returns the SDK handler of one listed tool.
-func (s *srv) handler(name string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args json.RawMessage
-		if req != nil && req.Params != nil {
-			args = req.Params.Arguments
-		}
-		return s.call(withProgress(ctx, req), name, args), nil
-	}
-}
-
-// call runs a tool through the registry under the policy and shapes the result.
-func (s *srv) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	res := s.reg.Call(safefs.WithFS(registry.WithPolicy(ctx, s.policy), s.fs), name, args)
-	if !res.OK {
-		s.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
-	}
-	return toResult(res)
-}
-
-// fallback is a receiving middleware: a tools/call for a name the SDK does
-// not know (gated, deselected, deprecated, dotted or unknown) is answered
-// here with an envelope instead of the SDK's JSON-RPC error.
-func (s *srv) fallback(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
-			return next(ctx, method, req)
-		}
-		r, ok := req.(*mcp.CallToolRequest)
-		if !ok || r.Params == nil || s.listed[r.Params.Name] {
-			return next(ctx, method, req)
-		}
-		name := r.Params.Name
-		if t, found := s.reg.Get(name); found {
-			if allowed, _ := s.policy.Allows(t); allowed && !s.sel.selected(t) {
-				s.log.Debug("call of a tool left out by the selection", "tool", t.Name)
-				return toResult(deselected(t)), nil
-			}
-		}
-		return s.call(withProgress(ctx, r), name, r.Params.Arguments), nil
-	}
-}
-
 // deselected is the failure of a tool the selection options leave out.
 func deselected(t *registry.ToolDef) *envelope.ToolResult {
 	return envelope.FromError(envelope.Errorf(envelope.CodeToolDisabled,
@@ -403,21 +590,29 @@ func deselected(t *registry.ToolDef) *envelope.ToolResult {
 		WithMeta("tool", t.Name)
 }
 
-// toResult turns an envelope into a tool result: the envelope JSON as one
-// text block and as structuredContent, isError when ok is false.
-func toResult(res *envelope.ToolResult) *mcp.CallToolResult {
-	b, err := json.Marshal(res)
-	if err != nil {
-		fail := envelope.Fail("the tool's result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError)
-		if tool, ok := res.Meta["tool"]; ok {
-			fail.SetMeta("tool", tool)
+// toResult turns an envelope into a tool result, from wire, the
+// envelope's JSON as the registry encoded it (nil: marshalled here). The
+// envelope goes once as structuredContent, which the tool's outputSchema
+// describes (a failure too: the listed schema requires only ok), and, as
+// the MCP spec advises for structured results and the SDK's typed tools
+// do, the same bytes serialized in one text block for hosts that read
+// only text. isError is true exactly when ok is false.
+func toResult(res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
+	if wire == nil {
+		b, err := json.Marshal(res)
+		if err != nil {
+			fail := envelope.Fail("the tool's result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError)
+			if tool, ok := res.Meta["tool"]; ok {
+				fail.SetMeta("tool", tool)
+			}
+			res = fail
+			b, _ = json.Marshal(res)
 		}
-		res = fail
-		b, _ = json.Marshal(res)
+		wire = b
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(wire)}},
+		StructuredContent: json.RawMessage(wire),
 		IsError:           !res.OK,
 	}
 }

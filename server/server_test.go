@@ -18,7 +18,10 @@ import (
 )
 
 // The tools the fake registry lists with the zero policy.
-var defaultNames = []string{"demo__count", "demo__echo", "demo__fail", "demo__help", "demo__noisy", "other__help", "other__ping"}
+// defaultNames are the tools the closed policy lists; the generated
+// demo__help and other__help are callable but not listed (tools__help
+// {"namespace": ...} answers the same).
+var defaultNames = []string{"demo__count", "demo__echo", "demo__fail", "demo__noisy", "other__ping"}
 
 func TestInitializeServerInfo(t *testing.T) {
 	s := newServer(t, testRegistry(t), server.Options{})
@@ -86,6 +89,10 @@ func TestToolDescriptors(t *testing.T) {
 	reg := testRegistry(t)
 	cs := connect(t, newServer(t, reg, server.Options{Policy: registry.Policy{AllowDestructive: true, AllowScriptExec: true}}), "")
 	tools := listTools(t, cs)
+	listing, err := registry.NewListing(reg.List(""))
+	if err != nil {
+		t.Fatal(err)
+	}
 	type hints struct{ ro, destructive, idempotent, openWorld bool }
 	want := map[string]hints{
 		"demo__echo":   {ro: true, idempotent: true},         // read-only
@@ -111,8 +118,8 @@ func TestToolDescriptors(t *testing.T) {
 		if got != (hints{ex.ReadOnlyHint, ex.DestructiveHint, ex.IdempotentHint, ex.OpenWorldHint}) {
 			t.Errorf("%s: hints %+v disagree with exporters.Annotations %+v", name, got, ex)
 		}
-		if tool.Title != def.Name || a.Title != def.Name {
-			t.Errorf("%s: title %q / annotations.title %q, want %q", name, tool.Title, a.Title, def.Name)
+		if tool.Title != def.Title || a.Title != "" {
+			t.Errorf("%s: title %q / annotations.title %q, want %q once (the name stands for a tool without a title)", name, tool.Title, a.Title, def.Title)
 		}
 		if tool.Description != def.RenderDescription() {
 			t.Errorf("%s: description is not the rendered description", name)
@@ -122,18 +129,23 @@ func TestToolDescriptors(t *testing.T) {
 		if err := json.Unmarshal(b, &schema); err != nil {
 			t.Fatal(err)
 		}
-		wantSchema, _ := json.Marshal(def.Schema())
+		wantSchema := listing.InputSchema(def)
 		var ws map[string]any
 		_ = json.Unmarshal(wantSchema, &ws)
 		if !reflect.DeepEqual(schema, ws) {
-			t.Errorf("%s: inputSchema %s, want %s", name, b, wantSchema)
+			t.Errorf("%s: inputSchema %s, want the listed schema %s", name, b, wantSchema)
+		}
+		ob, _ := json.Marshal(tool.OutputSchema)
+		if string(ob) != string(def.ListedOutputSchema()) {
+			t.Errorf("%s: outputSchema %s, want %s", name, ob, def.ListedOutputSchema())
 		}
 	}
 }
 
 // TestAnnotationsOnTheWire reads the raw tools/list JSON: every hint is
 // present, false included (the MCP defaults of destructiveHint and
-// openWorldHint are true, so leaving them out would claim the opposite).
+// openWorldHint are true, so leaving them out would claim the opposite),
+// and no title is repeated in the annotations.
 func TestAnnotationsOnTheWire(t *testing.T) {
 	cs := connect(t, newServer(t, testRegistry(t), server.Options{}), "2025-11-25")
 	res, err := cs.ListTools(testCtx(t), nil)
@@ -154,10 +166,13 @@ func TestAnnotationsOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tool := range wire.Tools {
-		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "title"} {
+		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
 			if _, ok := tool.Annotations[k]; !ok {
 				t.Errorf("%s: annotation %s missing: %v", tool.Name, k, tool.Annotations)
 			}
+		}
+		if _, ok := tool.Annotations["title"]; ok {
+			t.Errorf("%s: the annotations repeat a title: %v", tool.Name, tool.Annotations)
 		}
 	}
 }
@@ -319,12 +334,13 @@ func TestSelection(t *testing.T) {
 		opts server.Options
 		want []string
 	}{
-		{"namespaces", server.Options{Namespaces: []string{"other"}}, []string{"other__help", "other__ping"}},
+		{"namespaces", server.Options{Namespaces: []string{"other"}}, []string{"other__ping"}},
+		{"help-by-name", server.Options{Tools: []string{"other.help"}}, []string{"other__help"}},
 		{"tools-alone", server.Options{Tools: []string{"demo.echo", "demo__fail"}}, []string{"demo__echo", "demo__fail"}},
-		{"union", server.Options{Namespaces: []string{"other"}, Tools: []string{"demo__echo"}}, []string{"demo__echo", "other__help", "other__ping"}},
+		{"union", server.Options{Namespaces: []string{"other"}, Tools: []string{"demo__echo"}}, []string{"demo__echo", "other__ping"}},
 		{"comma-separated", server.Options{Namespaces: []string{" other , demo"}, ExcludeTools: []string{"demo.noisy,demo__help"}},
-			[]string{"demo__count", "demo__echo", "demo__fail", "other__help", "other__ping"}},
-		{"exclude", server.Options{ExcludeTools: []string{"demo.fail"}}, []string{"demo__count", "demo__echo", "demo__help", "demo__noisy", "other__help", "other__ping"}},
+			[]string{"demo__count", "demo__echo", "demo__fail", "other__ping"}},
+		{"exclude", server.Options{ExcludeTools: []string{"demo.fail"}}, []string{"demo__count", "demo__echo", "demo__noisy", "other__ping"}},
 		{"gating-wins", server.Options{Tools: []string{"demo.save", "demo.echo"}}, []string{"demo__echo"}},
 		{"gate-open", server.Options{Policy: open, Tools: []string{"demo.save"}}, []string{"demo__save"}},
 		{"exclude-wins", server.Options{Policy: open, Tools: []string{"demo.save"}, ExcludeTools: []string{"demo.save"}}, nil},

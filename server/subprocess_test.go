@@ -123,10 +123,12 @@ func binVersion(t *testing.T) string {
 }
 
 // wireNames are the wire names of the real registry's listed tools that keep.
+// wireNames lists the wire names of the tools a server lists that keep
+// accepts (the generated <ns>.help tools are callable, not listed).
 func wireNames(keep func(*registry.ToolDef) bool) []string {
 	var out []string
 	for _, t := range tools.Registry().List("") {
-		if keep(t) {
+		if keep(t) && !t.NamespaceHelp() {
 			out = append(out, t.WireName())
 		}
 	}

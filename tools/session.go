@@ -157,10 +157,13 @@ func (s *Session) Tools() []*registry.ToolDef {
 	return s.toolsIn(s.Stage())
 }
 
+// toolsIn lists a stage's tools: visible in it, allowed by the policy,
+// and not a generated <ns>.help (tools.help {"namespace": ...} answers the
+// same; it stays callable).
 func (s *Session) toolsIn(stage string) []*registry.ToolDef {
 	var out []*registry.ToolDef
 	for _, t := range s.reg.List("") {
-		if !s.visibleIn(stage, t) {
+		if !s.visibleIn(stage, t) || t.NamespaceHelp() {
 			continue
 		}
 		if s.policy != nil {
@@ -229,6 +232,12 @@ func (s *Session) Context(ctx context.Context) context.Context {
 // Call calls a tool (dotted or wire name) in the session.
 func (s *Session) Call(ctx context.Context, name string, args any) *envelope.ToolResult {
 	return s.reg.Call(s.Context(ctx), name, args)
+}
+
+// CallJSON is Call that also returns the wire form of the result, encoded
+// once (see registry.Registry.CallJSON).
+func (s *Session) CallJSON(ctx context.Context, name string, args any) (*envelope.ToolResult, []byte) {
+	return s.reg.CallJSON(s.Context(ctx), name, args)
 }
 
 // SessionFrom returns the session a call runs in, or nil (a call outside a

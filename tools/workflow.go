@@ -292,7 +292,7 @@ func stageToolNames(ctx context.Context, set *stages.Set, stage string) []string
 	p := registry.PolicyFrom(ctx)
 	out := []string{}
 	for _, t := range r.List("") {
-		if !set.Visible(stage, t.Name) {
+		if !set.Visible(stage, t.Name) || t.NamespaceHelp() {
 			continue
 		}
 		if p != nil {

@@ -1,0 +1,105 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cursus-go/cursus"
+	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/registry"
+)
+
+// content holds the resources, resource templates and prompts of a core,
+// described once; every server of the core registers them.
+type content struct {
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+}
+
+func newContent(c *core) (*content, error) {
+	ctx := safefs.WithFS(registry.WithPolicy(context.Background(), c.opts.Policy), c.fs)
+	rs, err := cursus.Resources(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("server: resources: %w", err)
+	}
+	ct := &content{}
+	for _, r := range rs {
+		ct.resources = append(ct.resources, &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+	}
+	for _, t := range cursus.ResourceTemplates() {
+		ct.templates = append(ct.templates, &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
+	}
+	ps, err := cursus.Prompts()
+	if err != nil {
+		return nil, fmt.Errorf("server: prompts: %w", err)
+	}
+	for _, p := range ps {
+		args := []*mcp.PromptArgument{{Name: "run_id", Description: p.RunArg}}
+		if p.HostArg != "" {
+			args = append(args, &mcp.PromptArgument{Name: "host", Description: p.HostArg})
+		}
+		ct.prompts = append(ct.prompts, &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: args})
+	}
+	return ct, nil
+}
+
+// register adds the content to a server of the session s.
+func (ct *content) register(m *mcp.Server, s *session) {
+	for _, r := range ct.resources {
+		m.AddResource(r, s.readResource)
+	}
+	for _, t := range ct.templates {
+		m.AddResourceTemplate(t, s.readResource)
+	}
+	for _, p := range ct.prompts {
+		m.AddPrompt(p, s.getPrompt)
+	}
+}
+
+// readResource answers resources/read through the registry and the
+// session's file-access layer, confined as the tools are. An unknown
+// resource is the SDK's resource-not-found error; a tool's failure (an
+// unknown step, a path outside the project root) is invalid params with
+// the tool's message.
+func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	text, mime, err := cursus.ReadResource(s.callContext(ctx), s.c.reg, uri)
+	if err != nil {
+		return nil, contentError(err, func() error { return mcp.ResourceNotFoundError(uri) })
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+}
+
+// getPrompt answers prompts/get: the prompt rendered for the run_id (and
+// the host) given.
+func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	args := req.Params.Arguments
+	desc, text, err := cursus.GetPrompt(s.callContext(ctx), s.c.reg, req.Params.Name, args["run_id"], args["host"])
+	if err != nil {
+		return nil, contentError(err, func() error {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
+		})
+	}
+	return &mcp.GetPromptResult{Description: desc, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+}
+
+// contentError maps an error of the content layer to a JSON-RPC error:
+// not found as notFound says, a tool's failure as invalid params with its
+// code and message, anything else as an internal error (logged by the
+// SDK).
+func contentError(err error, notFound func() error) error {
+	if cursus.IsNotFound(err) {
+		return notFound()
+	}
+	var te *envelope.ToolError
+	if errors.As(err, &te) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: te.Error()}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
