@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
@@ -446,6 +447,47 @@ func TestServeHTTPIdleTimeout(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*idle || took < idle/2 {
 		t.Errorf("the idle connection was closed after %v, want about %v", took, idle)
+	}
+}
+
+// TestGuidedReadOnlyHintEveryStage: in every stage, with the write gate
+// open, no tool a stage records (a call of it writes a report) is
+// annotated readOnlyHint, and every tool annotated so is read-only in the
+// registry.
+func TestGuidedReadOnlyHintEveryStage(t *testing.T) {
+	recorded := map[string]bool{}
+	for _, name := range cursus.RecordedTools() {
+		recorded[name] = true
+	}
+	if len(recorded) == 0 {
+		t.Fatal("no stage records a tool: the test proves nothing")
+	}
+	reg := tools.Registry()
+	listedRecorded := 0
+	for _, st := range cursus.Stages() {
+		s := newServer(t, reg, server.Options{Stage: st.Name, Policy: registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: t.TempDir()}})
+		cs := connect(t, s, "")
+		for tool, err := range cs.Tools(testCtx(t), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if recorded[registry.DottedName(tool.Name)] {
+				listedRecorded++
+			}
+			if !tool.Annotations.ReadOnlyHint {
+				continue
+			}
+			def, ok := reg.Get(tool.Name)
+			if !ok {
+				t.Fatalf("%s: listed tool %s is not in the registry", st.Name, tool.Name)
+			}
+			if recorded[def.Name] || !def.ReadOnly() {
+				t.Errorf("stage %s: %s is annotated readOnlyHint but writes (recorded %v, read-only %v)", st.Name, def.Name, recorded[def.Name], def.ReadOnly())
+			}
+		}
+	}
+	if listedRecorded == 0 {
+		t.Error("no stage listed a tool it records: the test proves nothing")
 	}
 }
 
