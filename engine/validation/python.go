@@ -45,8 +45,12 @@ const (
 	AnalyzerMaxOutput = 64 << 20
 )
 
-// analyzerMemory is AnalyzerMemory, lowered by a test.
-var analyzerMemory int64 = AnalyzerMemory
+// analyzerMemory and analyzerTimeout are AnalyzerMemory and
+// AnalyzerTimeout, lowered by tests.
+var (
+	analyzerMemory  int64 = AnalyzerMemory
+	analyzerTimeout       = AnalyzerTimeout
+)
 
 // ScriptAnalysis is what the static analysis found in one script.
 type ScriptAnalysis struct {
@@ -145,7 +149,7 @@ func analyzeScripts(ctx context.Context, given embeddedScripts, paths ...string)
 		return out, nil
 	}
 	res, err := proc.Run(ctx, proc.Cmd{Path: py, Args: []string{"-I", "-c", analyzerSource}, Env: []string{"LANG=C.UTF-8"}, Stdin: input.Bytes(),
-		Timeout: AnalyzerTimeout, MemoryBytes: analyzerMemory, MaxOutput: AnalyzerMaxOutput, FailOnOverflow: true})
+		Timeout: analyzerTimeout, MemoryBytes: analyzerMemory, MaxOutput: AnalyzerMaxOutput, FailOnOverflow: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

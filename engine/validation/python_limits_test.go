@@ -2,6 +2,8 @@ package validation
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,5 +43,27 @@ func TestAnalyzerIsBounded(t *testing.T) {
 	small := embeddedScripts{"small.py": []byte("x = [\"/opt/ml/p\"]\n")}
 	if out, err := analyzeScripts(context.Background(), small, "small.py"); err != nil || !out[0].OK {
 		t.Fatalf("a small script passes under the same limit: %v %+v", err, out)
+	}
+}
+
+// The analyzer runs under a timeout: an analysis that takes longer is
+// killed (with its process group) and reported as a timeout, naming the
+// limit (lowered here so that the test is quick).
+func TestAnalyzerTimesOut(t *testing.T) {
+	needPython(t)
+	var b strings.Builder
+	for i := 0; i < 100000; i++ {
+		fmt.Fprintf(&b, "x%d = os.environ.get(\"V%d\", \"/opt/ml/processing/input/%d\")\n", i, i, i)
+	}
+	script := embeddedScripts{"slow.py": []byte(b.String())}
+	analyzerTimeout = 100 * time.Millisecond
+	t.Cleanup(func() { analyzerTimeout = AnalyzerTimeout })
+	began := time.Now()
+	_, err := analyzeScripts(context.Background(), script, "slow.py")
+	if !errors.Is(err, proc.ErrTimeout) || !strings.Contains(err.Error(), "100ms") {
+		t.Fatalf("an analysis over the timeout: %v, want a timeout naming 100ms", err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Fatalf("the timed-out analysis returned after %s", d)
 	}
 }
