@@ -597,8 +597,9 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		Manifest:     env.artifacts.manifest(),
 		S3Location:   strings.TrimSuffix(base, "/code"),
 		Report:       report,
-		Warnings:     append(append(pl.warnings, env.warnings...), sharedDataWarnings(report)...),
+		Warnings:     append(pl.warnings, env.warnings...),
 	}
+	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
 	res.Blockers = CheckReadiness(pl.readinessInput(res))
 	return res, nodeErrs, nil
 }
@@ -664,13 +665,18 @@ func (pl *plan) nodeReport(np *nodePlan, st Step) NodeReport {
 // sharedDataWarnings warn of one data set read for two job types (a
 // training and a calibration loader given the same S3 URI): the other
 // split then holds rows the model was trained on, so its metrics and its
-// calibration look better than they are.
-func sharedDataWarnings(r *Report) []string {
+// calibration look better than they are. What the compiler uploads (code,
+// a spec file written from the config) is not data and is left out.
+func sharedDataWarnings(r *Report, uploaded Manifest) []string {
+	up := map[string]bool{}
+	for _, a := range uploaded {
+		up[a.S3URI] = true
+	}
 	readers := map[string][]NodeReport{}
 	var uris []string
 	for _, n := range r.Nodes {
 		for _, b := range n.Inputs {
-			if b == nil || b.Source != SourceConfig || !strings.HasPrefix(b.Reference, "s3://") {
+			if b == nil || b.Source != SourceConfig || !strings.HasPrefix(b.Reference, "s3://") || up[b.Reference] {
 				continue
 			}
 			if readers[b.Reference] == nil {
