@@ -19,7 +19,6 @@ import (
 	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/awstest"
-	"github.com/cursus-go/cursus/internal/testfs"
 	"github.com/cursus-go/cursus/tools"
 )
 
@@ -135,11 +134,10 @@ func TestCompileDAGUpsertPartial(t *testing.T) {
 
 // writeSyntheticProject writes a dag.json and config.json of n nodes into a fresh directory:
 // n/3 chains DummyDataLoading -> TabularPreprocessing -> XGBoostTraining, each chain with its own
-// job type, the scripts of examples/simple-training beside them.
+// job type, each running the catalog's script.
 func writeSyntheticProject(t *testing.T, n int) (dagFile, configFile string) {
 	t.Helper()
 	dir := t.TempDir()
-	testfs.CopyTree(t, filepath.Join(compileExampleRoot, "simple-training", "scripts"), filepath.Join(dir, "scripts"))
 	var shared map[string]any
 	raw, err := os.ReadFile(filepath.Join(compileExampleRoot, "simple-training", "config.json"))
 	if err != nil {

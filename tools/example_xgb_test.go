@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -18,11 +17,12 @@ import (
 	"github.com/cursus-go/cursus/tools"
 )
 
-// The xgboost-end-to-end example ships the scripts its steps name, so the
-// definition is deployable: these tests hold the scripts to their contracts
-// (validate.alignment), run them end to end on this machine
-// (validate.run_scripts) and upsert the pipeline against a stand-in AWS
-// endpoint, checking every artifact of the upload manifest is uploaded.
+// The xgboost-end-to-end example ships no scripts: every step runs the
+// catalog's code, so the definition is deployable. These tests hold that
+// code to the steps' contracts (validate.alignment), run it end to end on
+// this machine (validate.run_scripts) and upsert the pipeline against a
+// stand-in AWS endpoint, checking every artifact of the upload manifest is
+// uploaded.
 
 const xgbExample = "../examples/xgboost-end-to-end"
 
@@ -35,7 +35,7 @@ func TestXGBoostExampleScriptsMatchTheirContracts(t *testing.T) {
 		t.Skip("python3 not on PATH")
 	}
 	env := tools.CallTool(t, context.Background(), "validate.alignment", map[string]any{
-		"target_scripts": xgbScriptSteps, "script_dirs": []any{filepath.Join(xgbExample, "scripts")}})
+		"target_scripts": xgbScriptSteps})
 	d := tools.WantOK(t, env)
 	steps := d["detailed_results"].([]any)
 	if len(steps) != len(xgbScriptSteps) {
@@ -55,10 +55,9 @@ func TestXGBoostExampleScriptsMatchTheirContracts(t *testing.T) {
 				}
 			}
 		}
-		// The example ships its own scripts, except for the data load,
-		// where the catalog's script (synthetic_data: true) does what it needs.
+		// Every step's script is the catalog's.
 		script := fmt.Sprint(s.(map[string]any)["validation_results"].(map[string]any)["level_1"].(map[string]any)["script"])
-		if want := "xgboost-end-to-end/scripts/"; name == "CradleDataLoading" && script != "embedded:scripts/cradle_data_loading.py" || name != "CradleDataLoading" && !strings.Contains(script, want) {
+		if !strings.HasPrefix(script, "embedded:scripts/") {
 			t.Errorf("%s checked %v", name, script)
 		}
 	}
@@ -106,7 +105,7 @@ func TestXGBoostExampleRunsLocally(t *testing.T) {
 			t.Errorf("%s outputs %s, want %s", node, files(node), want)
 		}
 	}
-	if !strings.Contains(fmt.Sprint(results["Package"].(map[string]any)["stdout_tail"]), "1 code file(s), 1 calibration file(s)") {
+	if tail := fmt.Sprint(results["Package"].(map[string]any)["stdout_tail"]); !strings.Contains(tail, "code/inference.py") || !strings.Contains(tail, "calibration/calibration_model.json") {
 		t.Errorf("Package did not bundle the inference code and calibrator: %v", results["Package"].(map[string]any)["stdout_tail"])
 	}
 }

@@ -261,6 +261,15 @@ func copyExample(t *testing.T, name string) string {
 // hashes that match the bytes, and a refusal to upload missing code.
 func TestManifest(t *testing.T) {
 	dir := copyExample(t, "simple-training")
+	// the project's own scripts, which win over the catalog's
+	for _, f := range []string{"dummy_data_loading.py", "tabular_preprocessing.py", "xgboost_training.py"} {
+		if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "scripts", f), []byte("print('"+f+"')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	res := compileExample(t, dir)
 	if len(res.Manifest) != 3 {
 		t.Fatalf("manifest %+v", res.Manifest)
@@ -399,7 +408,7 @@ func TestConfigSourcedInputs(t *testing.T) {
 	}
 	var dirArt *compiler.Artifact
 	for i := range res.Manifest {
-		if res.Manifest[i].Kind == compiler.KindDirectory {
+		if res.Manifest[i].Kind == compiler.KindDirectory && !res.Manifest[i].Embedded { // not the catalog's script and steplib
 			dirArt = &res.Manifest[i]
 		}
 	}

@@ -19,8 +19,9 @@ import (
 // run although each runs in its own work folder (their paths are made
 // absolute), and the config-sourced inputs are mounted as the compiler
 // mounts them: Cradle's four specs written as <field>.json into the input
-// folders, Package's inference_scripts_dir copied from the source
-// directory.
+// folders, Package's inference_scripts_dir the catalog's XGBoost serving
+// code (the example ships no scripts of its own: every step runs the
+// catalog's).
 func TestRunScriptsExampleFromItsFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nine Python scripts")
@@ -92,7 +93,7 @@ func TestRunScriptsExampleFromItsFolder(t *testing.T) {
 			t.Errorf("%s.json holds %s, want the config's value", f, b)
 		}
 	}
-	if from := rep.ScriptResults["Package"].Inputs["inference_scripts_input"]; from != filepath.Join(root, "scripts", "inference") {
+	if from := rep.ScriptResults["Package"].Inputs["inference_scripts_input"]; from != "embedded:scripts/inference/xgboost" {
 		t.Errorf("Package's inference scripts came from %q", from)
 	}
 }
