@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cursus-go/cursus/engine/author"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -17,7 +18,6 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/workflow"
 )
 
 // authorScaffoldNamespace is the part of the author namespace in this file (no description: the
@@ -80,11 +80,11 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Resu
 	if scriptDir == "" {
 		scriptDir = filepath.Join(filepath.Dir(filepath.Clean(ws)), project.ScriptsDir)
 	}
-	port := func(p scaffoldPortArg) workflow.ScaffoldPort {
-		return workflow.ScaffoldPort{Name: p.Name, Type: p.Type, Path: p.Path, Required: p.Required, CompatibleSources: p.CompatibleSources,
+	port := func(p scaffoldPortArg) author.ScaffoldPort {
+		return author.ScaffoldPort{Name: p.Name, Type: p.Type, Path: p.Path, Required: p.Required, CompatibleSources: p.CompatibleSources,
 			Keywords: p.Keywords, Aliases: p.Aliases, Description: p.Description}
 	}
-	spec := workflow.ScaffoldSpec{Step: step, Description: a.Description, JobType: a.JobType, Keywords: a.Keywords,
+	spec := author.ScaffoldSpec{Step: step, Description: a.Description, JobType: a.JobType, Keywords: a.Keywords,
 		Header: "Step type scaffolded by cursus author.scaffold_step.\nEdit it together with its script; gate both with validate.step_interface,\nauthor.check_script and author.preflight_step (workspace_dirs: this folder)."}
 	for _, p := range a.Inputs {
 		spec.Inputs = append(spec.Inputs, port(p))
@@ -92,7 +92,7 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Resu
 	for _, p := range a.Outputs {
 		spec.Outputs = append(spec.Outputs, port(p))
 	}
-	yml, err := workflow.RenderStepFile(spec)
+	yml, err := author.RenderStepFile(spec)
 	if err != nil {
 		return nil, envelope.InvalidInput("%v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -522,7 +523,7 @@ func phaseContract(ctx context.Context, s *Step) error {
 		aliases = append(aliases, "processed_data")
 	}
 	c := Contract{
-		Step: step, Node: s.Vars().String(varNode), JobType: jobType, EntryPoint: EntryPoint(step),
+		Step: step, Node: s.Vars().String(varNode), JobType: jobType, EntryPoint: author.EntryPoint(step),
 		Producer: prod["node"], ProducerType: prod["type"], ProducerPort: out.LogicalName, ProducerKind: out.OutputType,
 		Consumer: cons["node"], ConsumerType: cons["type"], ConsumerPort: in.LogicalName, ConsumerKind: in.Type,
 		InputName: "input_data", InputPath: "/opt/ml/processing/input/data", InputKeywords: dedupe(kw),

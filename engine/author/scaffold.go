@@ -1,4 +1,4 @@
-package workflow
+package author
 
 import (
 	"bytes"
@@ -13,7 +13,8 @@ import (
 
 // ScaffoldSpec describes a new Processing step to scaffold: its name, what
 // it does and its ports. RenderStepFile turns it into a step-interface
-// file (the author.scaffold_step tool writes it with a script skeleton).
+// file (the author.scaffold_step tool and the author-step workflow write
+// it with a script skeleton).
 type ScaffoldSpec struct {
 	// Step is the PascalCase step type.
 	Step string
@@ -193,4 +194,17 @@ func RenderStepFile(spec ScaffoldSpec) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// dedupe returns in without empty strings and repeats, in first-seen order.
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
