@@ -17,7 +17,7 @@ import (
 // tools.describe_tool answers them.
 
 // SharedArgMin is how many of the listed tools must declare an argument
-// with the same schema and description before Listing gives that
+// with the same name and description before Listing gives that
 // description once, as a SharedArg, instead of in every tool.
 const SharedArgMin = 3
 
@@ -55,10 +55,11 @@ func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] 
 // NewListing computes the listing of tools. It fails only when a schema
 // cannot be marshalled, a programming error.
 func NewListing(tools []*ToolDef) (*Listing, error) {
-	type key struct{ name, schema string }
+	// An argument is shared by name and description: tools that describe
+	// an argument of the same name alike mean the same argument.
+	type key struct{ name, desc string }
 	stripped := make([]map[string]any, len(tools))
 	count := map[key]int{}
-	descOf := map[key]string{}
 	for i, t := range tools {
 		s := maps.Clone(t.Schema())
 		props := map[string]any{}
@@ -78,13 +79,7 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 			}
 			props[name] = pm
 			if d, _ := pm["description"].(string); d != "" {
-				b, err := json.Marshal(pm)
-				if err != nil {
-					return nil, fmt.Errorf("registry: tool %s: argument %s: %w", t.Name, name, err)
-				}
-				k := key{name, string(b)}
-				count[k]++
-				descOf[k] = d
+				count[key{name, d}]++
 			}
 		}
 		if req, ok := s["required"].([]any); ok {
@@ -94,11 +89,9 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 		stripped[i] = s
 	}
 	l := &Listing{schemas: make(map[*ToolDef]json.RawMessage, len(tools))}
-	shared := map[key]bool{}
 	for k, n := range count {
 		if n >= SharedArgMin {
-			shared[k] = true
-			l.Shared = append(l.Shared, SharedArg{Name: k.name, Description: descOf[k], Tools: n})
+			l.Shared = append(l.Shared, SharedArg{Name: k.name, Description: k.desc, Tools: n})
 		}
 	}
 	sort.Slice(l.Shared, func(i, j int) bool {
@@ -113,11 +106,7 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 		props := s["properties"].(map[string]any)
 		for name, p := range props {
 			pm := p.(map[string]any)
-			if _, ok := pm["description"]; !ok {
-				continue
-			}
-			b, _ := json.Marshal(pm)
-			if shared[key{name, string(b)}] {
+			if d, ok := pm["description"].(string); ok && count[key{name, d}] >= SharedArgMin {
 				pm = maps.Clone(pm)
 				delete(pm, "description")
 				props[name] = pm
