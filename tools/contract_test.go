@@ -141,7 +141,7 @@ func TestToolsHelp(t *testing.T) {
 	}
 	// A new user with a problem starts at the recommender; the others
 	// browse the namespaces.
-	if len(res.NextSteps) != 4 || res.NextSteps[0].Tool != "pipeline_catalog.recommend" || res.NextSteps[1].Tool != "tools.help" {
+	if len(res.NextSteps) != 3 || res.NextSteps[0].Tool != "pipeline_catalog.recommend" || res.NextSteps[1].Tool != "tools.help" {
 		t.Errorf("next_steps = %+v", res.NextSteps)
 	}
 	// the index: every namespace with its count and tool names, no tool details

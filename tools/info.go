@@ -277,9 +277,16 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 				Why:      "ranks the catalog's ready-made DAGs for it; from there next_steps lead to a config, a deployable definition and a local run",
 				ArgsHint: map[string]any{"framework": "<xgboost | pytorch | lightgbm | any>", "need": "<the problem in the user's words, with the data's s3:// URI>"}})
 		}
-		res = envelope.Success(data).WithNextSteps(append(steps,
+		steps = append(steps,
 			envelope.NextStep{Tool: "tools.help", When: "you picked a namespace to work in", Why: "lists its tools with when to call them and examples", ArgsHint: map[string]any{"namespace": "<a namespace of data.namespaces>"}},
-			describe, byPhase)...)
+			describe)
+		// Three entries at most: the recommender, when this caller sees it,
+		// takes the place of by_phase (the index already counts the phases,
+		// and tools.help takes a phase too).
+		if len(steps) < 3 {
+			steps = append(steps, byPhase)
+		}
+		res = envelope.Success(data).WithNextSteps(steps...)
 	}
 	// With format "markdown" the registry replaces data by its view
 	// (tools/format.go, package markdown).
