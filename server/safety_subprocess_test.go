@@ -302,7 +302,7 @@ func TestSafeHTTPHostileReads(t *testing.T) {
 		{"special files (root /)", []string{"--project-root", "/"}, specialFileCalls(root)},
 		{"reads outside the root", nil, outsideReadCalls(outside, secret)},
 	} {
-		cs, pid := httpServeIn(t, root, serveEnv(), c.args...)
+		cs, pid, _ := httpServeIn(t, root, serveEnv(), c.args...)
 		for _, call := range c.calls {
 			start := time.Now()
 			env, _ := callEnvOf(t, cs, call.tool, call.args)
@@ -445,6 +445,67 @@ func TestSafeBigInputs(t *testing.T) {
 	}
 	if mib := peakRSS(s.cmd.Process.Pid); mib > 256 {
 		t.Errorf("the server peaked at %d MiB", mib)
+	}
+}
+
+// TestSafeHTTPBigInputsAndWrites: over Streamable HTTP, a body over the
+// argument cap is refused (413) and the session lives, config.requirements
+// on 50k nodes and a 9.8 MB script are refused fast, and with writes
+// allowed a write through a link out of the root, at the root itself or
+// down a path too deep leaves nothing outside the root and no directory.
+func TestSafeHTTPBigInputsAndWrites(t *testing.T) {
+	root, outside, _ := hostileLayout(t)
+	if err := os.WriteFile(filepath.Join(root, "big.py"), bytes.Repeat([]byte("x = '/opt/ml/processing/input/data'\n"), 280000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parentBefore := listTree(t, filepath.Dir(root))
+	cs, pid, url := httpServeIn(t, root, serveEnv(registry.EnvEnableDestructive+"=1"))
+	nodes := make([]string, 50_000)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("XGBoostTraining_%d", i)
+	}
+	for _, c := range []struct {
+		tool, code string
+		args       map[string]any
+	}{
+		{"config__requirements", "invalid_input", map[string]any{"dag": map[string]any{"nodes": nodes, "edges": []any{}}}},
+		{"author__check_script", "too_large", map[string]any{"step_name": "TabularPreprocessing", "script_path": "big.py"}},
+	} {
+		start := time.Now()
+		env, _ := callEnvOf(t, cs, c.tool, c.args)
+		if took := time.Since(start); env["code"] != c.code || took > 10*time.Second {
+			t.Errorf("HTTP %s: %v %v in %v, want %s fast", c.tool, env["code"], env["error"], took, c.code)
+		}
+	}
+	small := map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}}
+	for _, out := range []string{"link/dag.json", ".", root, strings.Repeat("d/", 200) + strings.Repeat("n", 300) + "/x.json"} {
+		if env, _ := callEnvOf(t, cs, "dag__serialize", map[string]any{"dag": small, "output_file": out}); env["ok"] != false {
+			t.Errorf("HTTP dag.serialize to %.40q: ok, want refused", out)
+		}
+	}
+	// The body over the cap, on a session of its own (the SDK's client
+	// ends its session on a transport error): 413, and the server lives.
+	resp := postJSON(t, url, "", "", initBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	big := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"catalog__search","arguments":{"query":"` + strings.Repeat("xgb ", 2_200_000) + `"}}}`
+	if r := postJSON(t, url, "", sid, big); r.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("an 8.8 MB body over HTTP: %d, want 413", r.StatusCode)
+	}
+	if env, _ := callEnvOf(t, cs, "tools__help", map[string]any{}); env["ok"] != true {
+		t.Errorf("the HTTP session did not survive: %v", env)
+	}
+	if _, err := os.Stat(filepath.Join(root, "d")); !os.IsNotExist(err) {
+		t.Error("a failed deep write over HTTP left directories")
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Errorf("HTTP writes landed outside the root: %d entries", len(ents)-1)
+	}
+	if after := listTree(t, filepath.Dir(root)); !sameOutside(parentBefore, after, root) {
+		t.Errorf("the root's parent changed:\nbefore %v\nafter  %v", parentBefore, after)
+	}
+	noTempFiles(t, filepath.Dir(root))
+	if mib := peakRSS(pid); mib > 256 {
+		t.Errorf("the HTTP server peaked at %d MiB", mib)
 	}
 }
 
@@ -810,8 +871,9 @@ func subprocessSessionIn(t *testing.T, dir string, env []string, args ...string)
 }
 
 // httpServeIn starts `cursus mcp serve --http` in dir and connects the
-// go-sdk client to it; it returns the session and the server's pid.
-func httpServeIn(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, int) {
+// go-sdk client to it; it returns the session, the server's pid and its
+// endpoint.
+func httpServeIn(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, int, string) {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve", "--http", port}, args...)...)
@@ -834,7 +896,7 @@ func httpServeIn(t *testing.T, dir string, env []string, args ...string) (*mcp.C
 	})
 	url := "http://127.0.0.1:" + port + "/mcp"
 	waitHTTP(t, url)
-	return httpSession(t, url, "2025-06-18"), cmd.Process.Pid
+	return httpSession(t, url, "2025-06-18"), cmd.Process.Pid, url
 }
 
 func callEnvOf(t *testing.T, cs *mcp.ClientSession, name string, args any) (map[string]any, *mcp.CallToolResult) {
