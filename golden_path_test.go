@@ -111,6 +111,10 @@ func TestGoldenPath(t *testing.T) {
 	}
 	archive := ""
 	for _, s := range rep.Steps {
+		t.Logf("run_local %-32s %-11s %6.2fs", s.Name, s.Status, s.DurationSeconds)
+	}
+	t.Logf("run_local jobs %.2fs, runner overhead %.2fs", rep.JobSeconds, rep.OverheadSeconds)
+	for _, s := range rep.Steps {
 		if s.Status != localrun.StatusSucceeded && s.Status != localrun.StatusSubstituted {
 			t.Errorf("step %s is %s", s.Name, s.Status)
 		}
