@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,24 +16,23 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-// content holds the resources, resource templates and prompts of a core,
-// described once; every server of the core registers them.
+// content holds the resource templates and prompts of a core, described
+// once, and its resources, described on first use (listing them loads the
+// step and pipeline catalogs, which a session that never asks for a
+// resource should not pay for at start-up); every server of the core
+// registers them.
 type content struct {
-	resources []*mcp.Resource
+	c         *core
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
+
+	once      sync.Once
+	resources []*mcp.Resource
+	err       error
 }
 
 func newContent(c *core) (*content, error) {
-	ctx := safefs.WithFS(registry.WithPolicy(context.Background(), c.opts.Policy), c.fs)
-	rs, err := cursus.Resources(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("server: resources: %w", err)
-	}
-	ct := &content{}
-	for _, r := range rs {
-		ct.resources = append(ct.resources, &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
-	}
+	ct := &content{c: c}
 	for _, t := range cursus.ResourceTemplates() {
 		ct.templates = append(ct.templates, &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
 	}
@@ -49,11 +50,46 @@ func newContent(c *core) (*content, error) {
 	return ct, nil
 }
 
-// register adds the content to a server of the session s.
+// listResources describes the fixed resources, once per core.
+func (ct *content) listResources() ([]*mcp.Resource, error) {
+	ct.once.Do(func() {
+		ctx := safefs.WithFS(registry.WithPolicy(context.Background(), ct.c.opts.Policy), ct.c.fs)
+		rs, err := cursus.Resources(ctx)
+		if err != nil {
+			ct.err = fmt.Errorf("server: resources: %w", err)
+			return
+		}
+		for _, r := range rs {
+			ct.resources = append(ct.resources, &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		}
+	})
+	return ct.resources, ct.err
+}
+
+// register adds the content to a server of the session s: the templates
+// and prompts now, the fixed resources before the first resources/ request
+// the server answers.
 func (ct *content) register(m *mcp.Server, s *session) {
-	for _, r := range ct.resources {
-		m.AddResource(r, s.readResource)
-	}
+	var once sync.Once
+	var err error
+	m.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "resources/") {
+				once.Do(func() {
+					var rs []*mcp.Resource
+					if rs, err = ct.listResources(); err == nil {
+						for _, r := range rs {
+							m.AddResource(r, s.readResource)
+						}
+					}
+				})
+				if err != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
 	for _, t := range ct.templates {
 		m.AddResourceTemplate(t, s.readResource)
 	}
