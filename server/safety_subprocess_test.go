@@ -337,24 +337,8 @@ func TestSafeSignalsAfterAFIFO(t *testing.T) {
 			if env, took := s.call(t, "config__load", map[string]any{"config_file": "fifo.json"}, 10*time.Second); env["ok"] != false || took > 5*time.Second {
 				t.Errorf("config.load on a FIFO: %v in %v", env["code"], took)
 			}
-			start := time.Now()
-			switch how {
-			case "SIGTERM":
-				_ = s.cmd.Process.Signal(syscall.SIGTERM)
-			case "SIGINT":
-				_ = s.cmd.Process.Signal(syscall.SIGINT)
-			default:
-				_ = s.in.Close()
-			}
-			done := make(chan error, 1)
-			go func() { done <- s.cmd.Wait() }()
-			select {
-			case <-done:
-				t.Logf("%s after a FIFO: the server exited after %v", how, time.Since(start).Round(10*time.Millisecond))
-			case <-time.After(5 * time.Second):
-				_ = s.cmd.Process.Kill()
-				t.Fatalf("%s after a FIFO: the server was still running after 5s", how)
-			}
+			took := stopAndWait(t, s, how, 5*time.Second)
+			t.Logf("%s after a FIFO: the server exited after %v", how, took.Round(10*time.Millisecond))
 		})
 	}
 }
@@ -643,28 +627,12 @@ func TestSafeSignalsWithAStuckCall(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
 			s := startStuck(t, dir)
-			start := time.Now()
-			switch how {
-			case "SIGTERM":
-				_ = s.cmd.Process.Signal(syscall.SIGTERM)
-			case "SIGINT":
-				_ = s.cmd.Process.Signal(syscall.SIGINT)
-			default:
-				_ = s.in.Close()
-			}
-			done := make(chan error, 1)
-			go func() { done <- s.cmd.Wait() }()
 			limit := 5 * time.Second
 			if how == "EOF" {
 				limit = 15 * time.Second // the end of input first waits (10 s) for the answers to requests already read
 			}
-			select {
-			case <-done:
-				t.Logf("%s with a call stuck: the server exited after %v", how, time.Since(start).Round(10*time.Millisecond))
-			case <-time.After(limit):
-				_ = s.cmd.Process.Kill()
-				t.Fatalf("%s: the server was still running after %v", how, limit)
-			}
+			took := stopAndWait(t, s, how, limit)
+			t.Logf("%s with a call stuck: the server exited after %v", how, took.Round(10*time.Millisecond))
 			// The script went with the server (its process group was killed).
 			time.Sleep(300 * time.Millisecond)
 			last := heartbeat(dir)
@@ -674,6 +642,32 @@ func TestSafeSignalsWithAStuckCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopAndWait stops the stdio server the way how says (SIGTERM, SIGINT,
+// or EOF: its input closed) and returns how long it took to exit; a
+// server still running after limit is killed and fails the test.
+func stopAndWait(t *testing.T, s *rawServe, how string, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	switch how {
+	case "SIGTERM":
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	case "SIGINT":
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+	default:
+		_ = s.in.Close()
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+		return time.Since(start)
+	case <-time.After(limit):
+		_ = s.cmd.Process.Kill()
+		t.Fatalf("%s: the server was still running after %v", how, limit)
+	}
+	return 0
 }
 
 // startStuck starts the stdio server in dir (gates open) with a call in

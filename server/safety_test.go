@@ -362,9 +362,10 @@ func TestServeHTTPDrainsCallsInFlight(t *testing.T) {
 	}
 }
 
-// TestServeHTTPReadTimeout: a client that sends its request too slowly
-// (headers, or a body that never ends) is cut off after the read timeout.
-func TestServeHTTPReadTimeout(t *testing.T) {
+// serveAndDial runs ServeHTTP on a free loopback port for the test's
+// duration and returns a raw connection to it and its address.
+func serveAndDial(t *testing.T, opts server.HTTPOptions) (net.Conn, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -372,8 +373,8 @@ func TestServeHTTPReadTimeout(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{ReadTimeout: 300 * time.Millisecond}}, addr)
+	t.Cleanup(cancel)
+	go server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: opts}, addr)
 	var conn net.Conn
 	for range 50 {
 		if conn, err = net.Dial("tcp", addr); err == nil {
@@ -384,7 +385,14 @@ func TestServeHTTPReadTimeout(t *testing.T) {
 	if conn == nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
+	return conn, addr
+}
+
+// TestServeHTTPReadTimeout: a client that sends its request too slowly
+// (headers, or a body that never ends) is cut off after the read timeout.
+func TestServeHTTPReadTimeout(t *testing.T) {
+	conn, addr := serveAndDial(t, server.HTTPOptions{ReadTimeout: 300 * time.Millisecond})
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\":", addr)
 	start := time.Now()
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -402,27 +410,8 @@ func TestServeHTTPReadTimeout(t *testing.T) {
 // TestServeHTTPIdleTimeout: a keep-alive connection left idle after an
 // answer is closed by the server after the idle timeout, and kept before.
 func TestServeHTTPIdleTimeout(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	const idle = 500 * time.Millisecond
-	go server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{IdleTimeout: idle}}, addr)
-	var conn net.Conn
-	for range 50 {
-		if conn, err = net.Dial("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if conn == nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, addr := serveAndDial(t, server.HTTPOptions{IdleTimeout: idle})
 	br := bufio.NewReader(conn)
 	ask := func() {
 		t.Helper()
