@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -161,19 +163,109 @@ func restatesName(name, desc string) bool {
 // ListedOutputSchema is the output schema a host's tool list carries: the
 // envelope with ok required and data, the other envelope fields left to
 // the envelope's documentation (the schema stays open, so every answer,
-// a failure too, validates), and data as an outline of DataSchema that
-// fits OutlineBudget: the full data schema when it fits, else nested
-// levels cut to their type, from the deepest up. Every answer valid
-// against OutputSchema is valid against it. Marshalled once.
+// a failure too, validates), and data as an outline of the data type
+// within OutlineBudget: the JSON types of its fields (a struct's, one
+// level deep), else the type alone ({} for an untyped tool), a string too
+// where the tool has a markdown view. The outline is read off the Go type
+// directly, without reflecting the full schema, so listing every tool
+// costs no schema reflection at start-up. Every answer valid against
+// OutputSchema is valid against it. Marshalled once.
 func (t *ToolDef) ListedOutputSchema() json.RawMessage {
 	return t.listedOut.get(t.Name, func() (map[string]any, error) {
+		src := t
+		if t.outputOf != nil {
+			src = t.outputOf
+		}
+		data := map[string]any{}
+		if src.outType != anyType {
+			data = typeOutline(src.outType, OutlineBudget)
+			if t.markdown != nil || src.markdown != nil {
+				if typ, ok := data["type"].(string); ok {
+					data["type"] = []any{typ, "string"}
+				}
+			}
+		}
 		return map[string]any{
 			"type":       "object",
 			"required":   []any{"ok"},
-			"properties": map[string]any{"ok": map[string]any{"type": "boolean"}, "data": Outline(t.DataSchema(), OutlineBudget)},
+			"properties": map[string]any{"ok": map[string]any{"type": "boolean"}, "data": data},
 		}, nil
 	}).b
 }
+
+// typeOutline is the outline of a data type: for a struct, its fields
+// (as encoding/json writes them) with their JSON types, when that fits
+// budget bytes; else the JSON type alone.
+func typeOutline(typ reflect.Type, budget int) map[string]any {
+	top := jsonType(typ, false)
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct || top["type"] == nil || customJSON(typ) {
+		return top
+	}
+	props := map[string]any{}
+	for _, f := range jsonFields(typ) {
+		props[f.name] = jsonType(f.typ, !f.omitempty)
+	}
+	out := map[string]any{"type": top["type"], "properties": props}
+	if size(out) <= budget {
+		return out
+	}
+	return top
+}
+
+// jsonType is the JSON type of a Go type as encoding/json writes it
+// ({} when its JSON form cannot be told from the type: an interface, a
+// type with its own marshalling or schema); a pointer that is always
+// written (nullable) may be null, as the full output schema says.
+func jsonType(typ reflect.Type, nullable bool) map[string]any {
+	ptr := false
+	for typ.Kind() == reflect.Pointer {
+		typ, ptr = typ.Elem(), true
+	}
+	if customJSON(typ) {
+		return map[string]any{}
+	}
+	var name string
+	switch typ.Kind() {
+	case reflect.String:
+		name = "string"
+	case reflect.Bool:
+		name = "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		name = "integer"
+	case reflect.Float32, reflect.Float64:
+		name = "number"
+	case reflect.Slice:
+		if typ.Elem().Kind() == reflect.Uint8 {
+			name = "string"
+		} else {
+			name = "array"
+		}
+	case reflect.Array:
+		name = "array"
+	case reflect.Map, reflect.Struct:
+		name = "object"
+	default:
+		return map[string]any{}
+	}
+	if ptr && nullable {
+		return map[string]any{"type": []any{name, "null"}}
+	}
+	return map[string]any{"type": name}
+}
+
+// customJSON reports whether a type writes its own JSON or schema.
+func customJSON(typ reflect.Type) bool {
+	p := reflect.PointerTo(typ)
+	return typ.Implements(marshalerType) || p.Implements(marshalerType) ||
+		typ.Implements(textMarshalerType) || p.Implements(textMarshalerType) ||
+		typ.Implements(schemaMethod) || p.Implements(schemaMethod)
+}
+
+var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 
 // Outline cuts a schema to fit budget bytes of compact JSON: the schema
 // itself when it fits; else the same schema with the keywords that only

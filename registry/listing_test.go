@@ -141,6 +141,11 @@ func TestOutline(t *testing.T) {
 	if out["type"] != "object" || !slices.Equal(out["required"].([]any), []any{"ok"}) || out["additionalProperties"] != nil {
 		t.Errorf("listed output schema %s", tl.ListedOutputSchema())
 	}
+	// Its data is the data type's fields with their JSON types.
+	dataJSON, _ := json.Marshal(out["properties"].(map[string]any)["data"])
+	if string(dataJSON) != `{"properties":{"count":{"type":"integer"},"items":{"type":"array"}},"type":"object"}` {
+		t.Errorf("listed data outline %s", dataJSON)
+	}
 }
 
 func jsonEqual(a, b any) bool {
