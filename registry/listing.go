@@ -50,8 +50,10 @@ type Listing struct {
 // InputSchema is t's listed input schema (t must be one of the tools the
 // listing was made from): Schema without the deprecated aliases (still
 // accepted when called), without descriptions that only restate the
-// argument's name, without a maxLength beside an enum, and without the
-// descriptions of shared arguments.
+// argument's name, without the keywords that only bound a value's size
+// (maxLength, minLength, maxItems: the registry enforces them with an
+// error naming the field), and without the descriptions of shared
+// arguments.
 func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] }
 
 // NewListing computes the listing of tools. It fails only when a schema
@@ -74,11 +76,7 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 				pm = maps.Clone(pm)
 				delete(pm, "description")
 			}
-			if _, ok := pm["enum"]; ok && pm["maxLength"] != nil {
-				// The enum bounds the length already.
-				pm = maps.Clone(pm)
-				delete(pm, "maxLength")
-			}
+			pm = withoutSizeBounds(pm)
 			props[name] = pm
 			if d, _ := pm["description"].(string); d != "" {
 				count[key{name, d}]++
@@ -134,6 +132,36 @@ func (l *Listing) SharedText() string {
 		parts[i] = a.Name + ": " + strings.TrimSuffix(a.Description, ".")
 	}
 	return "Arguments several tools share (their schemas leave the description out): " + strings.Join(parts, "; ") + "."
+}
+
+// sizeBounds are the keywords that only bound a value's size (a name's
+// length, a list's count): limits against abuse, which the registry
+// enforces with an error naming the field, not something a caller needs
+// to read before calling. minimum and maximum stay: they say what a
+// number means.
+var sizeBounds = []string{"maxLength", "minLength", "maxItems"}
+
+// withoutSizeBounds is p without sizeBounds, at every level of items and
+// properties; p itself is not changed.
+func withoutSizeBounds(p map[string]any) map[string]any {
+	out := maps.Clone(p)
+	for _, k := range sizeBounds {
+		delete(out, k)
+	}
+	if it, ok := out["items"].(map[string]any); ok {
+		out["items"] = withoutSizeBounds(it)
+	}
+	if props, ok := out["properties"].(map[string]any); ok {
+		np := make(map[string]any, len(props))
+		for k, v := range props {
+			if vm, ok := v.(map[string]any); ok {
+				v = withoutSizeBounds(vm)
+			}
+			np[k] = v
+		}
+		out["properties"] = np
+	}
+	return out
 }
 
 func schemaProps(s map[string]any) map[string]any {

@@ -51,8 +51,8 @@ func TestListedExamples(t *testing.T) {
 	}
 }
 
-// TestListing: deprecated aliases and descriptions that restate the name
-// are left out; a description three tools share is given once.
+// TestListing: deprecated aliases, descriptions that restate the name and
+// size bounds are left out; a description three tools share is given once.
 func TestListing(t *testing.T) {
 	a, b, c := listTool("demo.a"), listTool("demo.b"), listTool("demo.c")
 	solo := registry.New("demo.solo", registry.Spec{Description: "Solo."},
@@ -90,6 +90,13 @@ func TestListing(t *testing.T) {
 	}
 	if !slices.Equal(s["required"].([]any), []any{"run_id"}) || s["additionalProperties"] != false {
 		t.Errorf("listed schema %s", l.InputSchema(a))
+	}
+	// Size bounds are enforced, not listed.
+	if _, ok := a.Schema()["properties"].(map[string]any)["run_id"].(map[string]any)["maxLength"]; !ok {
+		t.Error("the full schema lost run_id's maxLength")
+	}
+	if _, ok := props["run_id"].(map[string]any)["maxLength"]; ok {
+		t.Errorf("a size bound is listed: %s", l.InputSchema(a))
 	}
 	// Two tools do not make a shared argument.
 	l2, _ := registry.NewListing([]*registry.ToolDef{a, c})
