@@ -8,8 +8,10 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/execdoc"
+	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/engine/project"
+	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/engine/strategies"
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
@@ -50,6 +52,12 @@ func remedyFor[E error](fix string, tools ...string) remedy {
 	return remedy{match: func(err error) bool { var e E; return errors.As(err, &e) }, fix: fix, tools: tools}
 }
 
+// remedyWhere is the remedy of the engine errors of type E that pred
+// holds for.
+func remedyWhere[E error](pred func(E) bool, fix string, tools ...string) remedy {
+	return remedy{match: func(err error) bool { var e E; return errors.As(err, &e) && pred(e) }, fix: fix, tools: tools}
+}
+
 // remedyIs is the remedy of the errors that wrap target (errors.Is).
 func remedyIs(target error, fix string, tools ...string) remedy {
 	return remedy{match: func(err error) bool { return errors.Is(err, target) }, fix: fix, tools: tools}
@@ -75,6 +83,11 @@ var remedies = []remedy{
 	remedyFor[*strategies.NotFoundError]("pick a strategy from strategies.list (names in meta.details.available)", "strategies.list", "strategies.list_axes"),
 	remedyFor[*strategies.AmbiguousError]("pass axis to choose one", "strategies.list_axes"),
 	remedyFor[*strategies.AxisError]("use one of meta.details.axes", "strategies.list_axes"),
+	remedyFor[*smclient.ParameterError]("use only the parameters meta.details.declared lists, with values of their type", "compile.definition"),
+	remedyWhere(func(e *smclient.AWSError) bool { return e.NotFound },
+		"check the name or ARN: execution.list lists a pipeline's executions; compile.dag with upsert deploys a pipeline", "execution.list", "compile.dag"),
+	remedyFor[*smclient.AWSError]("check AWS credentials, region and the caller's SageMaker permissions; the AWS error code says which"),
+	remedyFor[*localrun.DefinitionError]("check the definition", "compile.definition", "compile.with_report"),
 	remedyFor[*pipelines.NotFoundError]("use an id from pipeline_catalog.list (or ask pipeline_catalog.recommend)", "pipeline_catalog.list", "pipeline_catalog.recommend"),
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -43,7 +44,14 @@ type runLocalArgs struct {
 	StepTimeoutSeconds int               `json:"step_timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=3600" jsonschema_description:"Time limit of each step's job (a step's own StoppingCondition wins when shorter)."`
 }
 
-func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.ToolResult, error) {
+// ExecutionRunLocalData is the data of execution.run_local: the run's
+// report (each step's status, times, outputs and log tail; the branches
+// its gates took; the data it generated).
+type ExecutionRunLocalData struct {
+	localrun.Report
+}
+
+func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[ExecutionRunLocalData], error) {
 	if strings.TrimSpace(a.WorkDir) == "" {
 		return nil, envelope.InvalidInput("work_dir must be a non-empty path").WithDetails("field", "work_dir")
 	}
@@ -88,7 +96,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.ToolResul
 	if !rep.Succeeded {
 		return nil, runFailed(rep).WithDetails("report", rep)
 	}
-	return envelope.OK(rep).WithWarnings(warnings...).
+	return envelope.Success(ExecutionRunLocalData{Report: *rep}).WithWarnings(warnings...).
 		WithMeta("run_dir", rep.RunDir).WithMeta("sandbox", string(rep.Sandbox)).WithMeta("steps", len(rep.Steps)).
 		WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "every step ran locally and the definition is what you want", Why: "deploy it (upsert: true)",
 			ArgsHint: hint(a.compileArgs)}), nil
@@ -126,24 +134,16 @@ func runFailed(rep *localrun.Report) *envelope.ToolError {
 	return e
 }
 
+// runLocalError maps the runner's errors: those with a kind (a bad data
+// key or definition, no python3, a cancelled run) through toolError, a
+// code file the manifest misses as the compiler's, any other as tool_error.
 func runLocalError(err error) error {
-	var (
-		ie *localrun.InputError
-		de *localrun.DefinitionError
-		fe *compiler.FileError
-	)
+	var fe *compiler.FileError
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return envelope.Errorf(envelope.CodeCancelled, "local run cancelled: %v", err)
-	case errors.As(err, &ie):
-		return envelope.InvalidInput("%s", ie.Error()).WithDetails("field", ie.Field)
-	case errors.As(err, &de):
-		return envelope.InvalidInput("%s", de.Error()).WithRemedy("check the definition", "compile.definition", "compile.with_report")
 	case errors.As(err, &fe):
 		return compileError(err)
-	case errors.Is(err, localrun.ErrNoPython):
-		return envelope.Errorf(envelope.CodeToolError, "cannot run the steps: %v", err).
-			WithRemedy("install python3 or set "+localrun.EnvPython+" to an interpreter with the step scripts' libraries; validate.info shows what was found", "validate.info")
+	case errkind.Of(err) == errkind.Unknown:
+		return envelope.Errorf(envelope.CodeToolError, "local run failed: %v", err)
 	}
-	return envelope.Errorf(envelope.CodeToolError, "local run failed: %v", err)
+	return toolError(err)
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -99,12 +98,12 @@ type executionWaitArgs struct {
 func executionClient(ctx context.Context) (*smclient.Client, error) {
 	c, err := smclient.NewClient(ctx, nil)
 	if err != nil {
-		return nil, executionError(err)
+		return nil, toolError(err)
 	}
 	return c, nil
 }
 
-func executionStart(ctx context.Context, a executionStartArgs) (*envelope.ToolResult, error) {
+func executionStart(ctx context.Context, a executionStartArgs) (*envelope.Result[smclient.Execution], error) {
 	if err := sagemaker.ValidatePipelineName(a.PipelineName); err != nil {
 		return nil, envelope.InvalidInput("pipeline_name: %v", err)
 	}
@@ -118,9 +117,9 @@ func executionStart(ctx context.Context, a executionStartArgs) (*envelope.ToolRe
 	}
 	ex, err := c.Start(ctx, smclient.StartInput{PipelineName: a.PipelineName, Parameters: params, DisplayName: a.DisplayName, Description: a.Description})
 	if err != nil {
-		return nil, executionError(err)
+		return nil, toolError(err)
 	}
-	return envelope.OK(ex).WithNextSteps(
+	return envelope.Success(*ex).WithNextSteps(
 		envelope.NextStep{Tool: "execution.wait", When: "you want the outcome", Why: "polls until the execution ends", ArgsHint: map[string]any{"execution_arn": ex.ARN}},
 		envelope.NextStep{Tool: "execution.steps", When: "you want to follow its steps", Why: "each step's status, job and logs", ArgsHint: map[string]any{"execution_arn": ex.ARN}},
 	), nil
@@ -181,20 +180,28 @@ func onExecution[T any](ctx context.Context, arn string, call func(*smclient.Cli
 	}
 	out, err := call(c)
 	if err != nil {
-		return zero, executionError(err)
+		return zero, toolError(err)
 	}
 	return out, nil
 }
 
-func executionDescribe(ctx context.Context, a executionARNArgs) (*envelope.ToolResult, error) {
+func executionDescribe(ctx context.Context, a executionARNArgs) (*envelope.Result[smclient.Execution], error) {
 	ex, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) (*smclient.Execution, error) { return c.Describe(ctx, a.ExecutionARN) })
 	if err != nil {
 		return nil, err
 	}
-	return envelope.OK(ex), nil
+	return envelope.Success(*ex), nil
 }
 
-func executionList(ctx context.Context, a executionListArgs) (*envelope.ToolResult, error) {
+// ExecutionListData is the data of execution.list: a pipeline's
+// executions, newest first.
+type ExecutionListData struct {
+	PipelineName string                      `json:"pipeline_name"`
+	Count        int                         `json:"count"`
+	Executions   []smclient.ExecutionSummary `json:"executions"`
+}
+
+func executionList(ctx context.Context, a executionListArgs) (*envelope.Result[ExecutionListData], error) {
 	if err := sagemaker.ValidatePipelineName(a.PipelineName); err != nil {
 		return nil, envelope.InvalidInput("pipeline_name: %v", err)
 	}
@@ -204,12 +211,28 @@ func executionList(ctx context.Context, a executionListArgs) (*envelope.ToolResu
 	}
 	list, err := c.List(ctx, a.PipelineName, a.MaxResults)
 	if err != nil {
-		return nil, executionError(err)
+		return nil, toolError(err)
 	}
-	return envelope.OK(map[string]any{"pipeline_name": a.PipelineName, "count": len(list), "executions": list}), nil
+	if list == nil {
+		list = []smclient.ExecutionSummary{}
+	}
+	return envelope.Success(ExecutionListData{PipelineName: a.PipelineName, Count: len(list), Executions: list}), nil
 }
 
-func executionSteps(ctx context.Context, a executionARNArgs) (*envelope.ToolResult, error) {
+// ExecutionStepsData is the data of execution.steps: the execution's
+// status and its steps in the order they started, with the names of the
+// failed ones.
+type ExecutionStepsData struct {
+	ExecutionARN  string                   `json:"execution_arn"`
+	PipelineName  string                   `json:"pipeline_name"`
+	Status        string                   `json:"status"`
+	FailureReason string                   `json:"failure_reason"`
+	StepCount     int                      `json:"step_count"`
+	FailedSteps   []string                 `json:"failed_steps"`
+	Steps         []smclient.StepExecution `json:"steps"`
+}
+
+func executionSteps(ctx context.Context, a executionARNArgs) (*envelope.Result[ExecutionStepsData], error) {
 	var ex *smclient.Execution
 	steps, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) ([]smclient.StepExecution, error) {
 		var err error
@@ -227,21 +250,37 @@ func executionSteps(ctx context.Context, a executionARNArgs) (*envelope.ToolResu
 			failed = append(failed, s.Name)
 		}
 	}
-	return envelope.OK(map[string]any{
-		"execution_arn": ex.ARN, "pipeline_name": ex.PipelineName, "status": ex.Status, "failure_reason": ex.FailureReason,
-		"step_count": len(steps), "failed_steps": nonNilStrings(failed), "steps": steps,
+	if steps == nil {
+		steps = []smclient.StepExecution{}
+	}
+	return envelope.Success(ExecutionStepsData{
+		ExecutionARN: ex.ARN, PipelineName: ex.PipelineName, Status: ex.Status, FailureReason: ex.FailureReason,
+		StepCount: len(steps), FailedSteps: nonNilStrings(failed), Steps: steps,
 	}), nil
 }
 
-func executionStop(ctx context.Context, a executionARNArgs) (*envelope.ToolResult, error) {
+func executionStop(ctx context.Context, a executionARNArgs) (*envelope.Result[smclient.Execution], error) {
 	ex, err := onExecution(ctx, a.ExecutionARN, func(c *smclient.Client) (*smclient.Execution, error) { return c.Stop(ctx, a.ExecutionARN) })
 	if err != nil {
 		return nil, err
 	}
-	return envelope.OK(ex).WithNextSteps(envelope.NextStep{Tool: "execution.wait", When: "you want to see it stopped", Why: "Stopping becomes Stopped", ArgsHint: map[string]any{"execution_arn": ex.ARN}}), nil
+	return envelope.Success(*ex).WithNextSteps(envelope.NextStep{Tool: "execution.wait", When: "you want to see it stopped", Why: "Stopping becomes Stopped", ArgsHint: map[string]any{"execution_arn": ex.ARN}}), nil
 }
 
-func executionWait(ctx context.Context, a executionWaitArgs) (*envelope.ToolResult, error) {
+// ExecutionWaitData is the data of execution.wait: the execution's status
+// when the wait ended, whether it gave up first, and how long and how
+// often it polled.
+type ExecutionWaitData struct {
+	ExecutionARN  string  `json:"execution_arn"`
+	PipelineName  string  `json:"pipeline_name"`
+	Status        string  `json:"status"`
+	FailureReason string  `json:"failure_reason"`
+	TimedOut      bool    `json:"timed_out"`
+	WaitedSeconds float64 `json:"waited_seconds"`
+	Polls         int     `json:"polls"`
+}
+
+func executionWait(ctx context.Context, a executionWaitArgs) (*envelope.Result[ExecutionWaitData], error) {
 	timeout := a.TimeoutSeconds
 	if timeout == 0 {
 		timeout = 600
@@ -264,11 +303,10 @@ func executionWait(ctx context.Context, a executionWaitArgs) (*envelope.ToolResu
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{
-		"execution_arn": ex.ARN, "pipeline_name": ex.PipelineName, "status": ex.Status, "failure_reason": ex.FailureReason,
-		"timed_out": timedOut, "waited_seconds": math.Round(time.Since(start).Seconds()*10) / 10, "polls": polls,
-	}
-	out := envelope.OK(data)
+	out := envelope.Success(ExecutionWaitData{
+		ExecutionARN: ex.ARN, PipelineName: ex.PipelineName, Status: ex.Status, FailureReason: ex.FailureReason,
+		TimedOut: timedOut, WaitedSeconds: math.Round(time.Since(start).Seconds()*10) / 10, Polls: polls,
+	})
 	if timedOut {
 		out = out.WithWarnings(fmt.Sprintf("gave up after %d s with the execution still %s; call execution.wait again to keep waiting", timeout, ex.Status))
 	}
@@ -276,28 +314,4 @@ func executionWait(ctx context.Context, a executionWaitArgs) (*envelope.ToolResu
 		out = out.WithNextSteps(envelope.NextStep{Tool: "execution.steps", When: "the execution failed", Why: "says which step failed, why, and where its logs are", ArgsHint: map[string]any{"execution_arn": ex.ARN}})
 	}
 	return out, nil
-}
-
-// executionError maps the run loop's errors onto envelope codes.
-func executionError(err error) error {
-	var (
-		pe *smclient.ParameterError
-		ae *smclient.AWSError
-	)
-	switch {
-	case errors.As(err, &pe):
-		return envelope.InvalidInput("%s", pe.Error()).
-			WithDetails("unknown", nonNilStrings(pe.Unknown), "invalid", pe.Invalid, "declared", nonNilStrings(pe.Declared)).
-			WithRemedy("use only the parameters meta.details.declared lists, with values of their type", "compile.definition")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.As(err, &ae) && ae.NotFound:
-		return envelope.NotFound("%s", ae.Error()).WithDetails("operation", ae.Op, "target", ae.Target, "aws_error_code", ae.Code).
-			WithRemedy("check the name or ARN: execution.list lists a pipeline's executions; compile.dag with upsert deploys a pipeline", "execution.list", "compile.dag")
-	case errors.As(err, &ae):
-		return envelope.Errorf(envelope.CodeAWSError, "%s", ae.Error()).
-			WithDetails("operation", ae.Op, "target", ae.Target, "aws_error_code", ae.Code, "aws_message", ae.Message).
-			WithRemedy("check AWS credentials, region and the caller's SageMaker permissions; the AWS error code says which")
-	}
-	return err
 }

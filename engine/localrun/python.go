@@ -2,7 +2,6 @@ package localrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/internal/proc"
 )
 
@@ -17,8 +17,9 @@ import (
 // interpreter step scripts run with instead of python3 on PATH.
 const EnvPython = "CURSUS_PYTHON"
 
-// ErrNoPython is returned (wrapped) when no Python 3 interpreter is found.
-var ErrNoPython = errors.New("python3 not found")
+// ErrNoPython is returned (wrapped) when no Python 3 interpreter is found:
+// running scripts is Unsupported on this machine until one is installed.
+var ErrNoPython = errkind.New(errkind.Unsupported, "python3 not found")
 
 // Python describes the interpreter scripts run with.
 type Python struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/proc"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -182,11 +183,20 @@ type InputError struct {
 // Error names the field and the problem.
 func (e *InputError) Error() string { return e.Field + ": " + e.Problem }
 
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *InputError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the field.
+func (e *InputError) Details() map[string]any { return map[string]any{"field": e.Field} }
+
 // DefinitionError is a definition the runner cannot order or read.
 type DefinitionError struct{ Problem string }
 
 // Error says why the definition cannot run.
 func (e *DefinitionError) Error() string { return "the definition cannot run: " + e.Problem }
+
+// Kind implements errkind.Kinded: InvalidInput (the definition given).
+func (e *DefinitionError) Kind() errkind.Kind { return errkind.InvalidInput }
 
 type defStep struct {
 	// guard is the Condition step and branch a step nested in IfSteps or

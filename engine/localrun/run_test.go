@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // producer writes a file into its output and records what it saw of its
@@ -258,6 +259,9 @@ func TestOptionErrors(t *testing.T) {
 		if !errors.As(err, &ie) || ie.Field != c.field {
 			t.Errorf("%+v: want an InputError on %s, got %v", c.opts, c.field, err)
 		}
+		if errkind.Of(err) != errkind.InvalidInput || errkind.DetailsOf(err)["field"] != c.field {
+			t.Errorf("%+v: kind %q, details %v", c.opts, errkind.Of(err), errkind.DetailsOf(err))
+		}
 	}
 	// a parameter with no default and no value fails the step that uses it
 	needPython(t)
@@ -310,8 +314,8 @@ func TestDefinitionErrors(t *testing.T) {
 	p.step(processing("B", "a.py", [][3]string{{"in", outGet("A", "o"), "/opt/ml/processing/input/in"}}, nil, nil, nil))
 	_, err := Run(context.Background(), p.result(), Options{WorkDir: t.TempDir()})
 	var de *DefinitionError
-	if !errors.As(err, &de) || !strings.Contains(de.Error(), "cycle: A, B") {
-		t.Fatalf("want a cycle error, got %v", err)
+	if !errors.As(err, &de) || !strings.Contains(de.Error(), "cycle: A, B") || errkind.Of(err) != errkind.InvalidInput {
+		t.Fatalf("want a cycle error of kind invalid_input, got %v (%q)", err, errkind.Of(err))
 	}
 	p = newPipeline(t)
 	p.step(processing("A", "a.py", nil, nil, nil, nil, "Ghost"))

@@ -4,10 +4,13 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 func testEvaluator(t *testing.T) *evaluator {
@@ -192,5 +195,14 @@ func TestMountsMustNotNest(t *testing.T) {
 	}
 	if err := checkMounts([]Mount{{"opt/ml/a", "/x", false}}); err == nil {
 		t.Error("relative container paths must be refused")
+	}
+}
+
+// No interpreter is Unsupported: the run cannot start on this machine.
+func TestNoPythonIsUnsupported(t *testing.T) {
+	t.Setenv(EnvPython, filepath.Join(t.TempDir(), "no-such-python3"))
+	_, err := RequirePython()
+	if !errors.Is(err, ErrNoPython) || errkind.Of(err) != errkind.Unsupported {
+		t.Fatalf("err = %v (kind %q), want ErrNoPython of kind unsupported", err, errkind.Of(err))
 	}
 }

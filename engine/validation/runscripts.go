@@ -139,8 +139,6 @@ func RunScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 	switch {
 	case errkind.Of(err) != errkind.Unknown:
 		return nil, err
-	case errors.Is(err, ErrNoPython):
-		return nil, errkind.Wrap(errkind.Unsupported, err)
 	case errors.Is(err, dag.ErrNotSortable):
 		return nil, errkind.Errorf(errkind.InvalidInput, "the DAG cannot be ordered: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -68,6 +69,25 @@ func (e *AWSError) Error() string { return failureText(e.Op, e.Target, e.Code, e
 // Unwrap returns the underlying error.
 func (e *AWSError) Unwrap() error { return e.Err }
 
+// Kind implements errkind.Kinded: NotFound for a missing pipeline or
+// execution, AWS for any other failure.
+func (e *AWSError) Kind() errkind.Kind {
+	if e.NotFound {
+		return errkind.NotFound
+	}
+	return errkind.AWS
+}
+
+// Details implements errkind.Detailer: the operation, its target and the
+// AWS error code (and message, but for a missing pipeline or execution).
+func (e *AWSError) Details() map[string]any {
+	d := map[string]any{"operation": e.Op, "target": e.Target, "aws_error_code": e.Code}
+	if !e.NotFound {
+		d["aws_message"] = e.Message
+	}
+	return d
+}
+
 func newAWSError(op, target string, err error) *AWSError {
 	ue := newUpsertError(op, target, err)
 	return &AWSError{Op: op, Code: ue.Code, Message: ue.Message, Target: target, Err: err, NotFound: isNotFound(err)}
@@ -104,6 +124,27 @@ func (e *ParameterError) Error() string {
 		parts = append(parts, fmt.Sprintf("parameter %s: %s", name, e.Invalid[name]))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Kind implements errkind.Kinded: InvalidInput (nothing was started).
+func (e *ParameterError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the undeclared names, the refused
+// values and the declared names (lists never null).
+func (e *ParameterError) Details() map[string]any {
+	invalid := e.Invalid
+	if invalid == nil {
+		invalid = map[string]string{}
+	}
+	return map[string]any{"unknown": nonNil(e.Unknown), "invalid": invalid, "declared": nonNil(e.Declared)}
+}
+
+// nonNil is names, or an empty list for nil.
+func nonNil(names []string) []string {
+	if names == nil {
+		return []string{}
+	}
+	return names
 }
 
 func declaredList(names []string) string {

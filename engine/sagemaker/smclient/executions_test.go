@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/internal/awstest"
 )
 
@@ -311,4 +312,27 @@ func TestWait(t *testing.T) {
 			t.Fatal("Wait did not end when its context was cancelled")
 		}
 	})
+}
+
+// The run loop's refusals say their kind: a refused parameter is
+// InvalidInput with its lists, a missing pipeline NotFound, any other AWS
+// failure AWS with the AWS message.
+func TestExecutionErrorKinds(t *testing.T) {
+	declared, err := DeclaredParameters(paramDefinition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fmt.Errorf("start: %w", CheckParameters(declared, map[string]string{"NoSuch": "1"}))
+	d := errkind.DetailsOf(err)
+	if errkind.Of(err) != errkind.InvalidInput || !slices.Equal(d["unknown"].([]string), []string{"NoSuch"}) || len(d["declared"].([]string)) != 5 {
+		t.Errorf("parameter error: %q %v", errkind.Of(err), d)
+	}
+	missing := &AWSError{Op: "sagemaker:DescribePipelineExecution", Target: "arn", Code: "ResourceNotFound", Message: "gone", NotFound: true}
+	if errkind.Of(missing) != errkind.NotFound || missing.Details()["aws_error_code"] != "ResourceNotFound" {
+		t.Errorf("missing: %q %v", errkind.Of(missing), missing.Details())
+	}
+	denied := &AWSError{Op: "sagemaker:StartPipelineExecution", Target: "p", Code: "AccessDeniedException", Message: "no"}
+	if errkind.Of(denied) != errkind.AWS || denied.Details()["aws_message"] != "no" {
+		t.Errorf("denied: %q %v", errkind.Of(denied), denied.Details())
+	}
 }
