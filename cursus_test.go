@@ -127,15 +127,10 @@ func TestCallTyped(t *testing.T) {
 	}](ctx, "dag.construct", map[string]any{"dag": map[string]any{"nodes": []string{"a"}, "edges": [][]string{}}}); err == nil || !strings.Contains(err.Error(), "dag.File") {
 		t.Errorf("a typed tool read as another type: %v", err)
 	}
-	// A tool whose data has no Go type yet decodes through JSON into any
-	// Out (compile.name, while it is untyped).
-	if tl, ok := tools.Registry().Get("compile.name"); ok && !tl.Typed() {
-		name, _, err := cursus.Call[struct {
-			Sanitized string `json:"sanitized"`
-		}](ctx, "compile.name", map[string]any{"sanitize": "my_pipe.v2__x-"})
-		if err != nil || name.Sanitized != "my-pipe-v2-x" {
-			t.Errorf("an untyped tool through JSON: %v %+v", err, name)
-		}
+	// compile.name is typed: its data reads as tools.CompileNameData.
+	name, _, err := cursus.Call[tools.CompileNameData](ctx, "compile.name", map[string]any{"sanitize": "my_pipe.v2__x-"})
+	if err != nil || name.Sanitized != "my-pipe-v2-x" || name.SanitizedIsValid == nil || !*name.SanitizedIsValid || name.GeneratedIsValid != nil {
+		t.Errorf("compile.name typed: %v %+v", err, name)
 	}
 }
 

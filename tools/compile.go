@@ -3,17 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
-	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/engine/sagemaker"
-	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
@@ -153,7 +150,7 @@ func workspaceCatalog(ctx context.Context, dirs []string) (*catalog.Catalog, err
 
 // compileRun resolves the compile arguments (compileInput), names the
 // pipeline and runs one compiler entry point on the input, mapping its
-// errors (compileError). It returns the input too, for its DAG.
+// errors (toolError). It returns the input too, for its DAG.
 func compileRun[T any](ctx context.Context, a compileArgs, pipelineName string, run func(context.Context, compiler.Input) (T, error)) (T, compiler.Input, error) {
 	var zero T
 	in, err := compileInput(ctx, a)
@@ -163,17 +160,17 @@ func compileRun[T any](ctx context.Context, a compileArgs, pipelineName string, 
 	in.PipelineName = strings.TrimSpace(pipelineName)
 	out, err := run(ctx, in)
 	if err != nil {
-		return zero, in, compileError(err)
+		return zero, in, toolError(err)
 	}
 	return out, in, nil
 }
 
-func compileValidate(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
+func compileValidate(ctx context.Context, a compileArgs) (*envelope.Result[compiler.ValidationResult], error) {
 	v, _, err := compileRun(ctx, a, "", compiler.Validate)
 	if err != nil {
 		return nil, err
 	}
-	res := envelope.OK(v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid).WithMeta("deployable", v.Deployable).WithVerdict(v.Deployable)
+	res := envelope.Success(*v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid).WithMeta("deployable", v.Deployable).WithVerdict(v.Deployable)
 	if v.Deployable {
 		return res.WithNextSteps(
 			envelope.NextStep{Tool: "compile.definition", When: "validation passed", Why: "build the definition and inspect it", ArgsHint: hint(a)},
@@ -234,19 +231,35 @@ func hint(a compileArgs) map[string]any {
 	return h
 }
 
-func compilePreview(ctx context.Context, a compileArgs) (*envelope.ToolResult, error) {
+func compilePreview(ctx context.Context, a compileArgs) (*envelope.Result[compiler.Preview], error) {
 	p, in, err := compileRun(ctx, a, "", compiler.PreviewResolution)
 	if err != nil {
 		return nil, err
 	}
-	return envelope.OK(p).WithWarnings(p.Recommendations...).WithMeta("node_count", in.DAG.NodeCount()), nil
+	return envelope.Success(*p).WithWarnings(p.Recommendations...).WithMeta("node_count", in.DAG.NodeCount()), nil
+}
+
+// CompileDefinitionData is the data of compile.definition: the SageMaker
+// Pipelines definition (the artifact, as the compiler wrote it), the
+// upload manifest of the local code it refers to and the readiness gate.
+type CompileDefinitionData struct {
+	PipelineName string   `json:"pipeline_name"`
+	StepCount    int      `json:"step_count"`
+	Steps        []string `json:"steps"`
+	// Definition is the pipeline definition JSON (free JSON: the SageMaker
+	// schema's), in the compiler's key order.
+	Definition      json.RawMessage    `json:"definition" jsonschema:"type=object"`
+	DefinitionBytes int                `json:"definition_bytes"`
+	UploadManifest  compiler.Manifest  `json:"upload_manifest"`
+	Deployable      bool               `json:"deployable"`
+	Blockers        []compiler.Blocker `json:"blockers"`
 }
 
 // definitionData is the definition as a JSON object plus its manifest.
-func definitionData(res *compiler.Result) (map[string]any, error) {
+func definitionData(res *compiler.Result) (CompileDefinitionData, error) {
 	b, err := res.JSON()
 	if err != nil {
-		return nil, err
+		return CompileDefinitionData{}, err
 	}
 	// RawMessage keeps the SDK's key order (a map would sort the keys).
 	def := json.RawMessage(b)
@@ -258,19 +271,19 @@ func definitionData(res *compiler.Result) (map[string]any, error) {
 	if manifest == nil {
 		manifest = compiler.Manifest{}
 	}
-	return map[string]any{
-		"pipeline_name":    res.PipelineName,
-		"step_count":       len(steps),
-		"steps":            steps,
-		"definition":       def,
-		"definition_bytes": len(b),
-		"upload_manifest":  manifest,
-		"deployable":       res.Deployable(),
-		"blockers":         blockerItems(res.Blockers),
+	return CompileDefinitionData{
+		PipelineName:    res.PipelineName,
+		StepCount:       len(steps),
+		Steps:           steps,
+		Definition:      def,
+		DefinitionBytes: len(b),
+		UploadManifest:  manifest,
+		Deployable:      res.Deployable(),
+		Blockers:        blockerItems(res.Blockers),
 	}, nil
 }
 
-func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
+func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.Result[CompileDefinitionData], error) {
 	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
@@ -280,10 +293,10 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.ToolR
 		return nil, err
 	}
 	warnings := res.Warnings
-	if n := data["definition_bytes"].(int); n > sagemaker.MaxDefinitionBytes {
+	if n := data.DefinitionBytes; n > sagemaker.MaxDefinitionBytes {
 		warnings = append(warnings, fmt.Sprintf("the definition is %d bytes; CreatePipeline accepts at most %d, so it cannot be deployed inline", n, sagemaker.MaxDefinitionBytes))
 	}
-	out := envelope.OK(data).WithWarnings(warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps)).
+	out := envelope.Success(data).WithWarnings(warnings...).WithMeta("pipeline_name", res.PipelineName).WithMeta("step_count", len(res.Definition.Steps)).
 		WithMeta("deployable", res.Deployable()).WithVerdict(res.Deployable())
 	if missing := res.Manifest.MissingFiles(); len(missing) > 0 {
 		out = out.WithMeta("missing_files", missing)
@@ -312,47 +325,92 @@ func runLocalStep(res *compiler.Result, a namedCompileArgs) envelope.NextStep {
 	return envelope.NextStep{Tool: "execution.run_local", When: "before deploying", Why: why, ArgsHint: h}
 }
 
-func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.ToolResult, error) {
+// CompileWithReportData is the data of compile.with_report: how each node
+// was compiled (resolution_details by node, nodes in step order) and the
+// branches of the quality gates.
+type CompileWithReportData struct {
+	PipelineName      string                           `json:"pipeline_name"`
+	Steps             []string                         `json:"steps"`
+	ResolutionDetails map[string]CompileNodeResolution `json:"resolution_details"`
+	AvgConfidence     float64                          `json:"avg_confidence"`
+	Warnings          []string                         `json:"warnings"`
+	Metadata          CompileReportMetadata            `json:"metadata"`
+	StepCount         int                              `json:"step_count"`
+	Nodes             []compiler.NodeReport            `json:"nodes"`
+	Summary           string                           `json:"summary"`
+	Branches          []compiler.BranchReport          `json:"branches,omitempty"`
+}
+
+// CompileNodeResolution is how one node of compile.with_report resolved:
+// its config, step type, builder and SageMaker step, and the gate whose
+// branch holds it.
+type CompileNodeResolution struct {
+	ConfigKey         string  `json:"config_key"`
+	ConfigType        string  `json:"config_type"`
+	BuilderType       string  `json:"builder_type"`
+	Confidence        float64 `json:"confidence"`
+	Method            string  `json:"method"`
+	StepType          string  `json:"step_type"`
+	SageMakerStepName string  `json:"sagemaker_step_name"`
+	SageMakerStepType string  `json:"sagemaker_step_type"`
+	Branch            string  `json:"branch,omitempty"`
+}
+
+// CompileReportMetadata is the size of the compiled DAG and the config
+// file it was compiled with.
+type CompileReportMetadata struct {
+	DAGNodes   int    `json:"dag_nodes"`
+	DAGEdges   int    `json:"dag_edges"`
+	ConfigPath string `json:"config_path"`
+}
+
+func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.Result[CompileWithReportData], error) {
 	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
 	}
 	r := res.Report
 	steps := make([]string, len(r.Nodes))
-	details := make(map[string]any, len(r.Nodes))
+	details := make(map[string]CompileNodeResolution, len(r.Nodes))
 	var warnings []string
 	for i, n := range r.Nodes {
 		steps[i] = n.Node
-		details[n.Node] = map[string]any{
-			"config_key": n.ConfigKey, "config_type": n.ConfigClass, "builder_type": n.Builder, "confidence": n.Confidence,
-			"method": n.Method, "step_type": n.StepType, "sagemaker_step_name": n.StepName, "sagemaker_step_type": n.Verb,
-		}
-		if n.Branch != "" {
-			details[n.Node].(map[string]any)["branch"] = n.Branch
+		details[n.Node] = CompileNodeResolution{
+			ConfigKey: n.ConfigKey, ConfigType: n.ConfigClass, BuilderType: n.Builder, Confidence: n.Confidence,
+			Method: n.Method, StepType: n.StepType, SageMakerStepName: n.StepName, SageMakerStepType: n.Verb, Branch: n.Branch,
 		}
 		if n.Confidence < compiler.LowConfidence {
 			warnings = append(warnings, fmt.Sprintf("node %s resolved with low confidence %.2f", n.Node, n.Confidence))
 		}
 	}
 	warnings = append(warnings, res.Warnings...)
-	data := map[string]any{
-		"pipeline_name":      res.PipelineName,
-		"steps":              steps,
-		"resolution_details": details,
-		"avg_confidence":     r.AvgConfidence,
-		"warnings":           nonNilStrings(warnings),
-		"metadata":           map[string]any{"dag_nodes": r.DAGNodes, "dag_edges": r.DAGEdges, "config_path": a.ConfigFile},
-		"step_count":         len(steps),
-		"nodes":              r.Nodes,
-		"summary":            fmt.Sprintf("Compiled %d steps into pipeline %s (average confidence %.2f)", len(steps), res.PipelineName, r.AvgConfidence),
+	nodes := r.Nodes
+	if nodes == nil {
+		nodes = []compiler.NodeReport{}
 	}
-	if len(r.Branches) > 0 {
-		data["branches"] = r.Branches
+	data := CompileWithReportData{
+		PipelineName:      res.PipelineName,
+		Steps:             steps,
+		ResolutionDetails: details,
+		AvgConfidence:     r.AvgConfidence,
+		Warnings:          nonNilStrings(warnings),
+		Metadata:          CompileReportMetadata{DAGNodes: r.DAGNodes, DAGEdges: r.DAGEdges, ConfigPath: a.ConfigFile},
+		StepCount:         len(steps),
+		Nodes:             nodes,
+		Summary:           fmt.Sprintf("Compiled %d steps into pipeline %s (average confidence %.2f)", len(steps), res.PipelineName, r.AvgConfidence),
+		Branches:          r.Branches,
 	}
-	return envelope.OK(data).WithWarnings(warnings...).WithMeta("step_count", len(steps)), nil
+	return envelope.Success(data).WithWarnings(warnings...).WithMeta("step_count", len(steps)), nil
 }
 
-func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolResult, error) {
+// CompileSingleNodeData is the data of compile.single_node: the one-step
+// pipeline's definition (as compile.definition's) and the node it builds.
+type CompileSingleNodeData struct {
+	CompileDefinitionData
+	TargetNode string `json:"target_node"`
+}
+
+func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.Result[CompileSingleNodeData], error) {
 	cfg, err := configFilePath(ctx, a.ConfigFile)
 	if err != nil {
 		return nil, err
@@ -379,55 +437,87 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.ToolRes
 		ValidateInputs: validate,
 	})
 	if err != nil {
-		return nil, compileError(err)
+		return nil, toolError(err)
 	}
 	data, err := definitionData(res)
 	if err != nil {
 		return nil, err
 	}
-	data["target_node"] = target
 	note := "build only: nothing was uploaded or deployed; deploy the definition with your own tooling"
 	if !res.Deployable() {
 		note = "build only: nothing was uploaded or deployed, and the definition is not deployable as it is (data.blockers)"
 	}
-	return envelope.OK(data).
+	return envelope.Success(CompileSingleNodeData{CompileDefinitionData: data, TargetNode: target}).
 		WithWarnings(append(res.Warnings, note)...).
 		WithMeta("target_node", target).WithVerdict(res.Deployable()), nil
 }
 
-func compileName(_ context.Context, a nameArgs) (*envelope.ToolResult, error) {
+// CompileNameData is the data of compile.name: the generated name (when
+// base was given) and the sanitized one (when sanitize was), each with
+// whether it is a legal SageMaker pipeline name.
+type CompileNameData struct {
+	Generated        string `json:"generated,omitempty"`
+	GeneratedIsValid *bool  `json:"generated_is_valid,omitempty"`
+	Sanitized        string `json:"sanitized,omitempty"`
+	SanitizedIsValid *bool  `json:"sanitized_is_valid,omitempty"`
+}
+
+func compileName(_ context.Context, a nameArgs) (*envelope.Result[CompileNameData], error) {
 	base, san := strings.TrimSpace(a.Base), a.Sanitize
 	if base == "" && san == "" {
 		return nil, envelope.InvalidInput("provide base (to generate a name) and/or sanitize (to clean one)").
 			WithRemedy(`call compile.name {"base": "<pipeline_name>", "version": "<pipeline_version>"}`, "compile.name")
 	}
-	data := map[string]any{}
+	var data CompileNameData
 	if base != "" {
 		g := compiler.GeneratePipelineName(base, a.Version)
-		data["generated"] = g
-		data["generated_is_valid"] = compiler.IsValidPipelineName(g)
+		valid := compiler.IsValidPipelineName(g)
+		data.Generated, data.GeneratedIsValid = g, &valid
 	}
 	if san != "" {
 		s := compiler.SanitizePipelineName(san)
-		data["sanitized"] = s
-		data["sanitized_is_valid"] = compiler.IsValidPipelineName(s)
+		valid := compiler.IsValidPipelineName(s)
+		data.Sanitized, data.SanitizedIsValid = s, &valid
 	}
-	return envelope.OK(data), nil
+	return envelope.Success(data), nil
 }
 
-func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, error) {
+// CompileDAGData is the data of compile.dag: the compiled pipeline and
+// its readiness gate, and with upsert what the deployment did (the
+// upload and the pipeline's creation, update or no change; tags_applied
+// false when an update went live but its tags failed). The upsert's fields
+// are pointers: absent without upsert, present (lists never null) with it.
+type CompileDAGData struct {
+	PipelineName    string             `json:"pipeline_name"`
+	StepCount       int                `json:"step_count"`
+	Upserted        bool               `json:"upserted"`
+	Deployable      bool               `json:"deployable"`
+	Blockers        []compiler.Blocker `json:"blockers"`
+	DefinitionBytes int                `json:"definition_bytes,omitempty"`
+	PipelineARN     string             `json:"pipeline_arn,omitempty"`
+	Created         *bool              `json:"created,omitempty"`
+	Updated         *bool              `json:"updated,omitempty"`
+	Unchanged       *bool              `json:"unchanged,omitempty"`
+	TagsAdded       *[]string          `json:"tags_added,omitempty"`
+	Uploaded        *[]string          `json:"uploaded,omitempty"`
+	Skipped         *[]string          `json:"skipped,omitempty"`
+	DefinitionS3URI string             `json:"definition_s3_uri,omitempty"`
+	TagsApplied     *bool              `json:"tags_applied,omitempty"`
+}
+
+func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.Result[CompileDAGData], error) {
 	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{"pipeline_name": res.PipelineName, "step_count": len(res.Definition.Steps), "upserted": false,
-		"deployable": res.Deployable(), "blockers": blockerItems(res.Blockers)}
+	data := CompileDAGData{PipelineName: res.PipelineName, StepCount: len(res.Definition.Steps),
+		Deployable: res.Deployable(), Blockers: blockerItems(res.Blockers)}
 	if !a.Upsert {
 		note := "build only: the pipeline was compiled but not deployed; pass upsert: true to upload the code and create or update it in SageMaker"
 		if !res.Deployable() {
 			note = "build only, and not deployable: upsert would refuse until data.blockers is empty"
 		}
-		return envelope.OK(data).WithWarnings(append(res.Warnings, note)...).
+		return envelope.Success(data).WithWarnings(append(res.Warnings, note)...).
 			WithMeta("upserted", false).WithVerdict(res.Deployable()).
 			WithNextSteps(envelope.NextStep{Tool: "compile.definition", When: "you want to inspect the definition", Why: "returns the definition JSON and the upload manifest", ArgsHint: hint(a.compileArgs)}), nil
 	}
@@ -441,96 +531,4 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.ToolResult, er
 		return nil, envelope.InvalidInput("upsert needs an IAM role: set role in the config or pass role").WithRemedy("pass role: arn:aws:iam::<account>:role/<name>")
 	}
 	return upsertCompiled(ctx, res, a.Tags, data)
-}
-
-// compileError maps engine errors onto envelope codes.
-func compileError(err error) error {
-	var (
-		te   *envelope.ToolError
-		fe   *compiler.FileError
-		ce   *compiler.CycleError
-		de   *compiler.InvalidDAGError
-		me   *compiler.MissingConfigError
-		ue   *compiler.UnboundInputsError
-		se   *compiler.StepBuildError
-		ke   *compiler.UnknownStepError
-		ne   *compiler.InvalidPipelineNameError
-		nfe  *compiler.NodeNotFoundError
-		mie  *compiler.ManualInputError
-		cve  *config.ValidationError
-		cue  *config.UnknownClassError
-		dup  *config.DuplicateStepNameError
-		upe  *smclient.UpsertError
-		uie  *smclient.InputError
-		imgE *sagemaker.ImageError
-		pe   *compiler.ParameterError
-	)
-	switch {
-	case errors.As(err, &te):
-		return te
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return envelope.Errorf(envelope.CodeCancelled, "compile cancelled: %v", err)
-	case errors.As(err, &upe):
-		return envelope.Errorf(envelope.CodeUpsertFailed, "%s", upe.Error()).
-			WithDetails("aws_error_code", upe.Code, "operation", upe.Op, "target", upe.Target, "uploaded", nonNilStrings(upe.Uploaded), "aws_message", upe.Message).
-			WithRemedy("check AWS credentials, region, the role and the bucket; the AWS error code says which", "compile.definition")
-	case errors.As(err, &uie):
-		return envelope.InvalidInput("%s (nothing was uploaded or created)", uie.Error()).WithDetails("field", uie.Field)
-	case errors.As(err, &fe):
-		if fe.Missing {
-			return envelope.NotFound("%s (nothing was uploaded or created)", fe.Error()).WithDetails("path", fe.Path).
-				WithRemedy("create the file or fix the path; compile.definition lists every code file in upload_manifest", "compile.definition")
-		}
-		return envelope.InvalidInput("%s", fe.Error()).WithDetails("path", fe.Path)
-	case errors.Is(err, compiler.ErrEmptyDAG), errors.Is(err, compiler.ErrNoConfig):
-		return envelope.InvalidInput("%v", err)
-	case errors.As(err, &ce):
-		return envelope.InvalidInput("%s", ce.Error()).WithDetails("cycle", nonNilStrings(ce.Nodes)).
-			WithRemedy("remove an edge of the cycle", "dag.validate_integrity", "dag.render")
-	case errors.As(err, &de):
-		return envelope.InvalidInput("%s", de.Error()).WithDetails("nodes", de.Nodes).
-			WithRemedy("declare the nodes or fix the misspelled edge endpoints", "dag.validate_integrity")
-	case errors.As(err, &me):
-		return envelope.InvalidInput("%s", me.Error()).WithDetails("missing_nodes", me.Nodes, "config_keys", nonNilStrings(me.Available)).
-			WithRemedy("add a config for each node (its key is the node name) or rename the nodes to config keys", "compile.preview", "config.requirements", "config.template")
-	case errors.As(err, &ue):
-		items := make([]map[string]any, len(ue.Inputs))
-		for i, u := range ue.Inputs {
-			items[i] = map[string]any{"node": u.Node, "step": u.StepName, "input": u.Input, "detail": u.Detail}
-			if u.Candidate != "" {
-				items[i]["best_candidate"], items[i]["score"] = u.Candidate, u.Score
-			}
-		}
-		return envelope.InvalidInput("%s", ue.Error()).WithDetails("unbound_inputs", items).
-			WithRemedy("add an edge from a step that produces each input, or set the config field the input can come from", "validate.deps_resolve", "steps.io", "compile.validate")
-	case errors.As(err, &se):
-		return envelope.InvalidInput("%s", se.Error()).WithDetails("node", se.Node, "step", se.StepName, "field", se.Field).
-			WithRemedy("fix the config field named in the error", "compile.validate", "catalog.config_fields")
-	case errors.As(err, &ke):
-		return envelope.NotFound("%s", ke.Error()).WithDetails("node", ke.Node, "step_type", ke.StepType).
-			WithRemedy("use a step type the catalog has", "catalog.search", "catalog.list_steps")
-	case errors.As(err, &ne):
-		return envelope.InvalidInput("%s", ne.Error()).WithDetails("pipeline_name", ne.Name, "sanitized", ne.Suggestion).
-			WithRemedy("use a legal name: letters, digits and inner hyphens", "compile.name")
-	case errors.As(err, &nfe):
-		return envelope.NotFound("%s", nfe.Error()).WithDetails("target_node", nfe.Node, "available", nfe.Available).
-			WithRemedy("target_node must be an exact config key (and a DAG node when a DAG is given)", "config.load")
-	case errors.As(err, &mie):
-		return envelope.InvalidInput("%s", mie.Error()).WithDetails("input", mie.Input, "value", mie.Value).
-			WithRemedy("name inputs by their logical names and give s3://bucket/key URIs", "steps.io")
-	case errors.As(err, &cve):
-		return envelope.InvalidInput("%s", cve.Error()).WithDetails("errors", cve.Errors).
-			WithRemedy("fix the listed config fields", "config.field_info", "config.requirements")
-	case errors.As(err, &cue):
-		return envelope.InvalidInput("%s", cue.Error()).WithRemedy("use config classes the catalog knows", "catalog.list_steps")
-	case errors.As(err, &dup):
-		return envelope.InvalidInput("%s", dup.Error()).WithDetails("collisions", dup.Collisions).
-			WithRemedy("give the colliding configs different job types", "compile.preview")
-	case errors.As(err, &pe):
-		return envelope.InvalidInput("%s", pe.Error()).WithDetails("config_key", pe.ConfigKey).
-			WithRemedy("declare parameters as [{name, type (String|Integer|Float|Boolean), default_value}]")
-	case errors.As(err, &imgE):
-		return envelope.InvalidInput("%s", imgE.Error()).WithDetails("field", imgE.Field, "supported", imgE.Supported)
-	}
-	return err
 }

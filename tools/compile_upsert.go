@@ -15,7 +15,7 @@ import (
 // upload manifest, calls smclient.Upsert with the definition (through S3 under
 // <S3Location>/definition when it is too large to send inline), and adds to data what happened.
 // A deployment that went live in part answers upsert_partial with data saying what went live.
-func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]string, data map[string]any) (*envelope.ToolResult, error) {
+func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]string, data CompileDAGData) (*envelope.Result[CompileDAGData], error) {
 	defJSON, err := res.JSON()
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]s
 	defer os.RemoveAll(work)
 	manifest, err := res.Manifest.Materialize(safefs.From(ctx), work)
 	if err != nil {
-		return nil, compileError(err)
+		return nil, toolError(err)
 	}
 	in := smclient.UpsertInput{
 		PipelineName:   res.PipelineName,
@@ -40,36 +40,33 @@ func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]s
 	if res.S3Location != "" {
 		in.DefinitionS3Prefix = res.S3Location + "/definition"
 	}
-	data["definition_bytes"] = len(defJSON)
+	data.DefinitionBytes = len(defJSON)
 	out, err := smclient.Upsert(ctx, in)
 	var pe *smclient.PartialError
 	if errors.As(err, &pe) {
-		upsertData(data, &pe.Output)
-		data["tags_applied"] = false
+		upsertData(&data, &pe.Output)
+		applied := false
+		data.TagsApplied = &applied
 		f := pe.Failed
-		r := envelope.Partial[any](pe.Error(), envelope.CodeUpsertPartial, data).
+		r := envelope.Partial(pe.Error(), envelope.CodeUpsertPartial, data).
 			WithRemedy("the pipeline is live with the new definition; fix what the AWS error code names (e.g. the role's sagemaker:AddTags permission) and call compile.dag again: the definition is then unchanged and only the tags are set", "compile.dag")
 		r.SetMeta("details", map[string]any{"operation": f.Op, "aws_error_code": f.Code, "aws_message": f.Message, "target": f.Target})
 		return r, nil
 	}
 	if err != nil {
-		return nil, compileError(err)
+		return nil, toolError(err)
 	}
-	upsertData(data, out)
-	return envelope.OK(data).WithWarnings(res.Warnings...).WithMeta("upserted", true), nil
+	upsertData(&data, out)
+	return envelope.Success(data).WithWarnings(res.Warnings...).WithMeta("upserted", true), nil
 }
 
 // upsertData adds an upsert's outcome to compile.dag's data.
-func upsertData(data map[string]any, out *smclient.UpsertOutput) {
-	data["upserted"] = true
-	data["pipeline_arn"] = out.PipelineARN
-	data["created"] = out.Created
-	data["updated"] = out.Updated
-	data["unchanged"] = out.Unchanged
-	data["tags_added"] = nonNilStrings(out.TagsAdded)
-	data["uploaded"] = nonNilStrings(out.Uploaded)
-	data["skipped"] = nonNilStrings(out.Skipped)
-	if out.DefinitionS3URI != "" {
-		data["definition_s3_uri"] = out.DefinitionS3URI
-	}
+func upsertData(data *CompileDAGData, out *smclient.UpsertOutput) {
+	created, updated, unchanged := out.Created, out.Updated, out.Unchanged
+	data.Upserted = true
+	data.PipelineARN = out.PipelineARN
+	data.Created, data.Updated, data.Unchanged = &created, &updated, &unchanged
+	tagsAdded, uploaded, skipped := nonNilStrings(out.TagsAdded), nonNilStrings(out.Uploaded), nonNilStrings(out.Skipped)
+	data.TagsAdded, data.Uploaded, data.Skipped = &tagsAdded, &uploaded, &skipped
+	data.DefinitionS3URI = out.DefinitionS3URI
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/execdoc"
@@ -66,6 +67,22 @@ func remedyIs(target error, fix string, tools ...string) remedy {
 // remedies are the remedies by engine error type, the first match wins.
 // An error type whose failure an agent can recover from gets one here.
 var remedies = []remedy{
+	// The compiler's and the deployment's errors first: they wrap the
+	// config's, and their remedy is about the compile.
+	remedyWhere(func(e *compiler.FileError) bool { return e.Missing },
+		"create the file or fix the path (nothing was uploaded or created); compile.definition lists every code file in upload_manifest", "compile.definition"),
+	remedyFor[*compiler.CycleError]("remove an edge of the cycle", "dag.validate_integrity", "dag.render"),
+	remedyFor[*compiler.InvalidDAGError]("declare the nodes or fix the misspelled edge endpoints", "dag.validate_integrity"),
+	remedyFor[*compiler.MissingConfigError]("add a config for each node (its key is the node name) or rename the nodes to config keys", "compile.preview", "config.requirements", "config.template"),
+	remedyFor[*compiler.UnboundInputsError]("add an edge from a step that produces each input, or set the config field the input can come from", "validate.deps_resolve", "steps.io", "compile.validate"),
+	remedyFor[*compiler.StepBuildError]("fix the config field named in the error", "compile.validate", "catalog.config_fields"),
+	remedyFor[*compiler.UnknownStepError]("use a step type the catalog has", "catalog.search", "catalog.list_steps"),
+	remedyFor[*compiler.InvalidPipelineNameError]("use a legal name: letters, digits and inner hyphens", "compile.name"),
+	remedyFor[*compiler.NodeNotFoundError]("target_node must be an exact config key (and a DAG node when a DAG is given)", "config.load"),
+	remedyFor[*compiler.ManualInputError]("name inputs by their logical names and give s3://bucket/key URIs", "steps.io"),
+	remedyFor[*compiler.ParameterError]("declare parameters as [{name, type (String|Integer|Float|Boolean), default_value}]"),
+	remedyFor[*smclient.UpsertError]("check AWS credentials, region, the role and the bucket; the AWS error code says which", "compile.definition"),
+	remedyFor[*smclient.InputError]("fix the named field: nothing was uploaded or created", "compile.definition"),
 	remedyFor[*config.ResolutionError]("add a config for each node (its key is the node name)", "config.template", "compile.preview"),
 	remedyFor[*config.DuplicateStepNameError]("give the colliding configs different job types", "compile.preview"),
 	remedyFor[*author.UnknownVerbError]("use one of the valid SageMaker step types (meta.details.valid)", "strategies.list"),

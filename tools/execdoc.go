@@ -205,7 +205,7 @@ func loadConfigSet(ctx context.Context, given, path string, workspaceDirs []stri
 		if ferr := registry.FileError(arg, given, err); ferr != err {
 			return nil, ferr
 		}
-		return nil, compileError(err)
+		return nil, toolError(err)
 	}
 	return set, nil
 }
@@ -320,10 +320,10 @@ func execdocMerge(ctx context.Context, a execdocMergeArgs) (*envelope.Result[Exe
 
 // execdocError maps an error of the execdoc engine by its kind (the kind
 // table, tools/errors.go); an error without one comes from resolving the
-// DAG's nodes to their configs, as a compile does (compileError).
+// DAG's nodes to their configs, as a compile does (toolError).
 func execdocError(err error) error {
 	if errkind.Of(err) != errkind.Unknown {
 		return toolError(err)
 	}
-	return compileError(err)
+	return toolError(err)
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -135,14 +134,10 @@ func runFailed(rep *localrun.Report) *envelope.ToolError {
 }
 
 // runLocalError maps the runner's errors: those with a kind (a bad data
-// key or definition, no python3, a cancelled run) through toolError, a
-// code file the manifest misses as the compiler's, any other as tool_error.
+// key or definition, a missing code file, no python3, a cancelled run)
+// through toolError, any other as tool_error.
 func runLocalError(err error) error {
-	var fe *compiler.FileError
-	switch {
-	case errors.As(err, &fe):
-		return compileError(err)
-	case errkind.Of(err) == errkind.Unknown:
+	if errkind.Of(err) == errkind.Unknown {
 		return envelope.Errorf(envelope.CodeToolError, "local run failed: %v", err)
 	}
 	return toolError(err)

@@ -12,13 +12,6 @@ import (
 // only shrinks: convert a namespace as CONTRIBUTING.md says ("Adding a
 // tool") and take its tools out.
 var untypedTools = []string{
-	"compile.dag",
-	"compile.definition",
-	"compile.name",
-	"compile.preview",
-	"compile.single_node",
-	"compile.validate",
-	"compile.with_report",
 	"workflow.complete_stage",
 	"workflow.describe",
 	"workflow.new_run",

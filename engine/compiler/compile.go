@@ -14,6 +14,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/deps"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
@@ -292,6 +293,12 @@ type InvalidDAGError struct {
 func (e *InvalidDAGError) Error() string {
 	return fmt.Sprintf("invalid DAG: %s: %s", e.Reason, strings.Join(e.Nodes, ", "))
 }
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *InvalidDAGError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the nodes at fault.
+func (e *InvalidDAGError) Details() map[string]any { return map[string]any{"nodes": nonNil(e.Nodes)} }
 
 // topoOrder returns the DAG's topological order or a *CycleError /
 // *InvalidDAGError.

@@ -1,17 +1,18 @@
 package compiler
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // ErrEmptyDAG is returned when the DAG has no nodes.
-var ErrEmptyDAG = errors.New("the DAG has no nodes")
+var ErrEmptyDAG = errkind.New(errkind.InvalidInput, "the DAG has no nodes")
 
 // ErrNoConfig is returned when a compile gets neither a config file nor
 // config values.
-var ErrNoConfig = errors.New("no config: pass a config file or config values")
+var ErrNoConfig = errkind.New(errkind.InvalidInput, "no config: pass a config file or config values")
 
 // FileError is returned when an input file cannot be read or parsed.
 type FileError struct {
@@ -31,6 +32,18 @@ func (e *FileError) Error() string {
 
 // Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// Kind implements errkind.Kinded: NotFound for a missing file, else
+// InvalidInput.
+func (e *FileError) Kind() errkind.Kind {
+	if e.Missing {
+		return errkind.NotFound
+	}
+	return errkind.InvalidInput
+}
+
+// Details implements errkind.Detailer: the path.
+func (e *FileError) Details() map[string]any { return map[string]any{"path": e.Path} }
 
 // CycleError is returned when the DAG has a cycle (no topological order).
 type CycleError struct {
@@ -53,6 +66,20 @@ func (e *CycleError) Error() string {
 // Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *CycleError) Unwrap() error { return e.Err }
 
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *CycleError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the nodes of the cycle.
+func (e *CycleError) Details() map[string]any { return map[string]any{"cycle": nonNil(e.Nodes)} }
+
+// nonNil is names, or an empty list for nil.
+func nonNil(names []string) []string {
+	if names == nil {
+		return []string{}
+	}
+	return names
+}
+
 // MissingConfigError is returned when DAG nodes resolve to no config.
 type MissingConfigError struct {
 	Nodes     []string // the unresolved nodes, in DAG order
@@ -74,6 +101,15 @@ func (e *MissingConfigError) Error() string {
 // Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *MissingConfigError) Unwrap() error { return e.Err }
 
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *MissingConfigError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the unresolved nodes and the config
+// keys there are.
+func (e *MissingConfigError) Details() map[string]any {
+	return map[string]any{"missing_nodes": nonNil(e.Nodes), "config_keys": nonNil(e.Available)}
+}
+
 // UnknownStepError is returned when a node's config names a step type the
 // catalog does not know, or a step whose verb has no builder.
 type UnknownStepError struct {
@@ -85,6 +121,14 @@ type UnknownStepError struct {
 // Error implements the error interface.
 func (e *UnknownStepError) Error() string {
 	return fmt.Sprintf("node %s: step type %q: %s", e.Node, e.StepType, e.Reason)
+}
+
+// Kind implements errkind.Kinded: NotFound (the step type or its builder).
+func (e *UnknownStepError) Kind() errkind.Kind { return errkind.NotFound }
+
+// Details implements errkind.Detailer: the node and its step type.
+func (e *UnknownStepError) Details() map[string]any {
+	return map[string]any{"node": e.Node, "step_type": e.StepType}
 }
 
 // UnboundInputError is returned when a required input of a step is bound
@@ -127,6 +171,22 @@ func (e *UnboundInputsError) Error() string {
 	return fmt.Sprintf("%d required inputs are not bound: %s", len(e.Inputs), strings.Join(parts, "; "))
 }
 
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *UnboundInputsError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: each unbound input (node, step,
+// input, detail, and its best rejected candidate with its score).
+func (e *UnboundInputsError) Details() map[string]any {
+	items := make([]map[string]any, len(e.Inputs))
+	for i, u := range e.Inputs {
+		items[i] = map[string]any{"node": u.Node, "step": u.StepName, "input": u.Input, "detail": u.Detail}
+		if u.Candidate != "" {
+			items[i]["best_candidate"], items[i]["score"] = u.Candidate, u.Score
+		}
+	}
+	return map[string]any{"unbound_inputs": items}
+}
+
 // InvalidPipelineNameError is returned when a pipeline name breaks the
 // SageMaker naming rule.
 type InvalidPipelineNameError struct {
@@ -142,6 +202,14 @@ func (e *InvalidPipelineNameError) Error() string {
 		msg += fmt.Sprintf(" (sanitized: %q)", e.Suggestion)
 	}
 	return msg
+}
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *InvalidPipelineNameError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the name and its sanitized form.
+func (e *InvalidPipelineNameError) Details() map[string]any {
+	return map[string]any{"pipeline_name": e.Name, "sanitized": e.Suggestion}
 }
 
 // StepBuildError is returned when one step cannot be built: a config value
@@ -165,6 +233,21 @@ func (e *StepBuildError) Error() string {
 // Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *StepBuildError) Unwrap() error { return e.Err }
 
+// Kind implements errkind.Kinded: the kind of the error it wraps (a
+// missing file, a cancelled build), else InvalidInput (the config).
+func (e *StepBuildError) Kind() errkind.Kind {
+	if k := errkind.Of(e.Err); k != errkind.Unknown {
+		return k
+	}
+	return errkind.InvalidInput
+}
+
+// Details implements errkind.Detailer: the node, its step and the config
+// field at fault.
+func (e *StepBuildError) Details() map[string]any {
+	return map[string]any{"node": e.Node, "step": e.StepName, "field": e.Field}
+}
+
 // NodeNotFoundError is returned by single-node compiles when the target is
 // not a node of the DAG or a config key.
 type NodeNotFoundError struct {
@@ -175,6 +258,14 @@ type NodeNotFoundError struct {
 // Error implements the error interface.
 func (e *NodeNotFoundError) Error() string {
 	return fmt.Sprintf("node %q not found (available: %s)", e.Node, strings.Join(e.Available, ", "))
+}
+
+// Kind implements errkind.Kinded: NotFound.
+func (e *NodeNotFoundError) Kind() errkind.Kind { return errkind.NotFound }
+
+// Details implements errkind.Detailer: the node and the ones there are.
+func (e *NodeNotFoundError) Details() map[string]any {
+	return map[string]any{"target_node": e.Node, "available": nonNil(e.Available)}
 }
 
 // ManualInputError is returned by single-node compiles for a manual input
@@ -188,4 +279,12 @@ type ManualInputError struct {
 // Error implements the error interface.
 func (e *ManualInputError) Error() string {
 	return fmt.Sprintf("manual input %q = %q: %s", e.Input, e.Value, e.Reason)
+}
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *ManualInputError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the input and its value.
+func (e *ManualInputError) Details() map[string]any {
+	return map[string]any{"input": e.Input, "value": e.Value}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // Bad inputs: each is a clear, typed error (the tools map the types to
@@ -102,6 +103,15 @@ func TestBadInputs(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.says) {
 				t.Errorf("error %q should say %q", err, c.says)
+			}
+			// Every refusal says its kind: a missing file not_found, the
+			// rest invalid_input (the DAG, the configs, the name).
+			want := errkind.InvalidInput
+			if fe := (*compiler.FileError)(nil); errors.As(err, &fe) && fe.Missing {
+				want = errkind.NotFound
+			}
+			if errkind.Of(err) != want {
+				t.Errorf("%T has kind %q, want %q", err, errkind.Of(err), want)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -67,6 +68,12 @@ type ParameterError struct {
 func (e *ParameterError) Error() string {
 	return fmt.Sprintf("config %s: pipeline_parameters: %s", e.ConfigKey, e.Reason)
 }
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *ParameterError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the config that declares it.
+func (e *ParameterError) Details() map[string]any { return map[string]any{"config_key": e.ConfigKey} }
 
 var paramNameRE = regexp.MustCompile(`^[A-Za-z0-9\-_]{1,64}$`)
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -197,6 +198,19 @@ type ImageError struct {
 	Value     string   // its value
 	Supported []string // accepted values for Field, if enumerable
 	Reason    string   // extra explanation, if any
+}
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *ImageError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the argument and its accepted
+// values.
+func (e *ImageError) Details() map[string]any {
+	supported := e.Supported
+	if supported == nil {
+		supported = []string{}
+	}
+	return map[string]any{"field": e.Field, "supported": supported}
 }
 
 // Error implements error.

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aws/smithy-go"
+
+	"github.com/cursus-go/cursus/engine/errkind"
 )
 
 // InputError reports an UpsertInput that fails validation. Upsert checks its whole input before it
@@ -20,6 +22,13 @@ type InputError struct {
 func (e *InputError) Error() string {
 	return fmt.Sprintf("sagemaker upsert: invalid %s: %s", e.Field, e.Reason)
 }
+
+// Kind implements errkind.Kinded: InvalidInput (nothing was uploaded or
+// created).
+func (e *InputError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the field.
+func (e *InputError) Details() map[string]any { return map[string]any{"field": e.Field} }
 
 // UpsertError reports a failed AWS call during Upsert (or a failure to configure the AWS clients).
 // Code is the AWS error code taken from the response (smithy.APIError.ErrorCode(), e.g.
@@ -60,6 +69,25 @@ func failureText(op, target, code, message string) string {
 
 // Unwrap returns the underlying error.
 func (e *UpsertError) Unwrap() error { return e.Err }
+
+// Kind implements errkind.Kinded: Cancelled for a cancelled context, else
+// UpsertFailed.
+func (e *UpsertError) Kind() errkind.Kind {
+	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
+		return errkind.Cancelled
+	}
+	return errkind.UpsertFailed
+}
+
+// Details implements errkind.Detailer: the AWS error code and message, the
+// operation, its target and what was uploaded before the failure.
+func (e *UpsertError) Details() map[string]any {
+	uploaded := e.Uploaded
+	if uploaded == nil {
+		uploaded = []string{}
+	}
+	return map[string]any{"aws_error_code": e.Code, "operation": e.Op, "target": e.Target, "uploaded": uploaded, "aws_message": e.Message}
+}
 
 // PartialError reports an Upsert that changed the live pipeline and then failed: UpdatePipeline
 // replaced the definition (a new pipeline version is live) but merging the tags failed. Output says
