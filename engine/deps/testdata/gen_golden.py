@@ -4,10 +4,11 @@
 Usage: gen_golden.py <path to a checkout of cursus's src/cursus>
 
 It runs cursus's SemanticMatcher and difflib, reads cursus's step
-interface files (spec section, job-type variants deep-merged) and computes
-compatibility scores and the assembler's wiring (candidates over DAG edges,
-then greedy assignment with uniqueness) with a line-by-line copy of
-UnifiedDependencyResolver._calculate_compatibility. The second resolver pass is
+interface files (spec section, job-type variants deep-merged), scores
+compatibility with cursus's UnifiedDependencyResolver._calculate_compatibility
+itself (loaded from the checkout, not restated here) and computes the
+assembler's wiring (candidates over DAG edges, then greedy assignment with
+uniqueness). The second resolver pass is
 not applied (see engine/deps/doc.go, "One pass"). The Go tests compare against this file.
 """
 import difflib, glob, importlib.util, json, random, sys
@@ -55,35 +56,41 @@ def load(st, jt=None):
         dep.config_source = overrides.get(dep.logical_name, "")
     return NS(step_type=st, dependencies=deps, outputs=outs)
 
-COMPAT = {"model_artifacts": ["model_artifacts"], "training_data": ["processing_output", "training_data"],
-          "processing_output": ["processing_output", "training_data"],
-          "hyperparameters": ["hyperparameters", "custom_property"],
-          "payload_samples": ["payload_samples", "processing_output"], "custom_property": ["custom_property"]}
-DCOMPAT = {"S3Uri": ["S3Uri", "String"], "String": ["String", "S3Uri"], "Integer": ["Integer", "Float"],
-           "Float": ["Float", "Integer"], "Boolean": ["Boolean"]}
+# The compatibility score is cursus's own: UnifiedDependencyResolver is
+# loaded from the checkout with its package's other modules stubbed (the
+# registry lookup it tries first then fails, and it takes its own suffix
+# fallback), and its _calculate_compatibility scores each pair.
+import enum, types
 
-def in_sources(p, srcs):
-    if p in srcs: return True
-    eq = {p} | {l for l, c in LEGACY.items() if c == p} | {p + "Step"}
-    strip = lambda n: n[:-4] if n.endswith("Step") else n
-    return any(s in eq or strip(s) == strip(p) for s in srcs)
+def _module(name, path=None, package=None):
+    if path is None:
+        m = types.ModuleType(name)
+    else:
+        sp = importlib.util.spec_from_file_location(name, path)
+        m = importlib.util.module_from_spec(sp)
+    if package is not None:
+        m.__path__ = []
+    sys.modules[name] = m
+    if path is not None:
+        sp.loader.exec_module(m)
+    return m
+
+for pkg in ("cursus", "cursus.core", "cursus.core.deps"):
+    _module(pkg, package=True)
+_base = _module("cursus.core.base", package=True)
+_enums = _module("cursus.core.base.enums", src + "/core/base/enums.py")
+_base.DependencyType = _enums.DependencyType
+_module("cursus.core.deps.property_reference").PropertyReference = object
+_module("cursus.core.deps.specification_registry").SpecificationRegistry = object
+_module("cursus.core.deps.semantic_matcher").SemanticMatcher = sm.SemanticMatcher
+_resolver = _module("cursus.core.deps.dependency_resolver", src + "/core/deps/dependency_resolver.py")
+R = _resolver.UnifiedDependencyResolver(None, M)
+DT = _enums.DependencyType
 
 def compat(d, o, P):
-    score = 0.0
-    if d.dependency_type == o.output_type: score += 0.4
-    elif o.output_type in COMPAT.get(d.dependency_type, []): score += 0.2
-    else: return 0.0
-    if d.data_type == o.data_type: score += 0.2
-    elif o.data_type in DCOMPAT.get(d.data_type, [d.data_type]): score += 0.1
-    score += M.calculate_similarity_with_aliases(d.logical_name, o) * 0.25
-    if d.logical_name == o.logical_name: score += 0.05
-    elif d.logical_name in o.aliases: score += 0.05
-    if d.compatible_sources:
-        score += 0.1 if in_sources(P.step_type, d.compatible_sources) else -0.1
-    if d.semantic_keywords:
-        ol = o.logical_name.lower()
-        score += (sum(1 for k in d.semantic_keywords if k.lower() in ol) / len(d.semantic_keywords)) * 0.05
-    return min(score, 1.0)
+    dep = NS(**{**d.__dict__, "dependency_type": DT(d.dependency_type)})
+    out = NS(**{**o.__dict__, "output_type": DT(o.output_type)})
+    return R._calculate_compatibility(dep, out, P)
 
 JOBS = ["training", "calibration", "validation", "testing"]
 def node_step(n):
