@@ -26,7 +26,7 @@ func TestRunScriptsExampleFromItsFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nine Python scripts")
 	}
-	needPython(t)
+	needML(t)
 	example, err := filepath.Abs("../../examples/xgboost-end-to-end")
 	if err != nil {
 		t.Fatal(err)
