@@ -40,6 +40,9 @@ func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]s
 	if res.S3Location != "" {
 		in.DefinitionS3Prefix = res.S3Location + "/definition"
 	}
+	if res.Parallelism != nil {
+		in.MaxParallelExecutionSteps = res.Parallelism.MaxParallelExecutionSteps
+	}
 	data.DefinitionBytes = len(defJSON)
 	out, err := smclient.Upsert(ctx, in)
 	var pe *smclient.PartialError

@@ -94,6 +94,14 @@ func (e *buildEnv) build(p *nodePlan) (Step, error) {
 		return Step{}, e.wrap(p, err)
 	}
 	st.CacheConfig = cache
+	if st.RetryPolicies, err = e.retryPolicies(p, k.settings); err != nil {
+		return Step{}, e.wrap(p, err)
+	}
+	tags, err := e.tags(p, k.settings)
+	if err != nil {
+		return Step{}, e.wrap(p, err)
+	}
+	setTags(args, tags)
 	return st, nil
 }
 

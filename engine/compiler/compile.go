@@ -60,6 +60,10 @@ type Result struct {
 	// Blockers are the reasons the pipeline would not run as it is
 	// (CheckReadiness); it is deployable when there are none.
 	Blockers []Blocker
+	// Parallelism is the pipeline's ParallelismConfiguration (config
+	// field max_parallel_execution_steps), nil when no config sets it: a
+	// setting CreatePipeline and UpdatePipeline take beside the definition.
+	Parallelism *ParallelismConfiguration
 }
 
 // JSON returns the definition as compact JSON, the PipelineDefinition
@@ -592,6 +596,11 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 	}
 	pl.nestBranches(env, def, branches, report)
 	def.Parameters = env.usedParameters(def)
+	parallel, err := pl.parallelism()
+	var sb *StepBuildError
+	if errors.As(err, &sb) && nodeErrs[sb.Node] == nil {
+		nodeErrs[sb.Node] = err
+	}
 	role := pl.in.Role
 	if role == "" {
 		role = pl.firstString("role")
@@ -605,6 +614,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		S3Location:   strings.TrimSuffix(base, "/code"),
 		Report:       report,
 		Warnings:     append(pl.warnings, env.warnings...),
+		Parallelism:  parallel,
 	}
 	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
 	res.Blockers = CheckReadiness(pl.readinessInput(res))

@@ -72,6 +72,7 @@ type Step struct {
 	Type          string         `json:"Type"`
 	Arguments     any            `json:"Arguments"`
 	DependsOn     []string       `json:"DependsOn,omitempty"`
+	RetryPolicies []RetryPolicy  `json:"RetryPolicies,omitempty"`
 	CacheConfig   *CacheConfig   `json:"CacheConfig,omitempty"`
 	PropertyFiles []PropertyFile `json:"PropertyFiles,omitempty"`
 }
@@ -112,6 +113,7 @@ type ProcessingArguments struct {
 	Environment            map[string]any          `json:"Environment,omitempty"`
 	NetworkConfig          *NetworkConfig          `json:"NetworkConfig,omitempty"`
 	StoppingCondition      *StoppingCondition      `json:"StoppingCondition,omitempty"`
+	Tags                   []Tag                   `json:"Tags,omitempty"`
 }
 
 // NetworkConfig is the network of a processing job.
@@ -202,6 +204,7 @@ type TrainingArguments struct {
 	Environment            map[string]any         `json:"Environment,omitempty"`
 	VpcConfig              *VpcConfig             `json:"VpcConfig,omitempty"`
 	EnableNetworkIsolation *bool                  `json:"EnableNetworkIsolation,omitempty"`
+	Tags                   []Tag                  `json:"Tags,omitempty"`
 }
 
 // AlgorithmSpecification is the training image and input mode. Metric
@@ -261,6 +264,7 @@ type ModelArguments struct {
 	PrimaryContainer       ContainerDefinition `json:"PrimaryContainer"`
 	VpcConfig              *VpcConfig          `json:"VpcConfig,omitempty"`
 	EnableNetworkIsolation *bool               `json:"EnableNetworkIsolation,omitempty"`
+	Tags                   []Tag               `json:"Tags,omitempty"`
 }
 
 // ContainerDefinition is a model container.
@@ -280,6 +284,7 @@ type TransformArguments struct {
 	TransformResources TransformResources `json:"TransformResources"`
 	DataProcessing     *DataProcessing    `json:"DataProcessing,omitempty"`
 	Environment        map[string]any     `json:"Environment,omitempty"`
+	Tags               []Tag              `json:"Tags,omitempty"`
 }
 
 // TransformInput is the data a transform job reads. ContentType and
@@ -334,6 +339,7 @@ type RegisterModelArguments struct {
 	InferenceSpecification  InferenceSpecification `json:"InferenceSpecification"`
 	ModelApprovalStatus     any                    `json:"ModelApprovalStatus"`
 	SamplePayloadUrl        any                    `json:"SamplePayloadUrl,omitempty"`
+	Tags                    []Tag                  `json:"Tags,omitempty"`
 }
 
 // InferenceSpecification describes how a registered model is served.
@@ -358,6 +364,7 @@ type PackageContainer struct {
 type TuningArguments struct {
 	HyperParameterTuningJobConfig TuningJobConfig       `json:"HyperParameterTuningJobConfig"`
 	TrainingJobDefinition         TrainingJobDefinition `json:"TrainingJobDefinition"`
+	Tags                          []Tag                 `json:"Tags,omitempty"`
 }
 
 // TuningJobConfig is the search: strategy, objective, limits and ranges.

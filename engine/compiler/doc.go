@@ -111,6 +111,17 @@
 // go generate; the compiler itself does not link the SDK), declared outputs,
 // parameters and property files, and no prefix where one object is needed.
 //
+// # Run settings
+//
+// Three config fields of every step set how it runs rather than what it
+// does: retry_policies (the step's RetryPolicies in the SageMaker SDK's
+// shape; job fault types only on steps that start a job), tags (the job's
+// Arguments.Tags) and max_parallel_execution_steps (the pipeline's
+// [ParallelismConfiguration], which [Result] carries for CreatePipeline
+// and UpdatePipeline; every config that sets it must agree). Which steps
+// take retry policies and tags is a column of the step-kind table: a
+// Condition or Fail step takes neither.
+//
 // # Errors
 //
 // Every failure is typed so callers can map it: [*FileError] (a file is

@@ -22,6 +22,9 @@ type kind struct {
 	// cacheable: the step takes CacheConfig when its config enables
 	// caching (SageMaker does not cache Model and RegisterModel steps).
 	cacheable bool
+	// settings are the run settings its steps take from config: retry
+	// policies (of step faults, or of job faults too) and job tags.
+	settings runSettings
 	// def is what the definition says about steps of this Type.
 	def DefinitionKind
 	// objectFields are fields of a step of this Type that need one S3
@@ -123,6 +126,7 @@ var kinds = []kind{
 			{Name: "patterns.output_path_token", Source: "patterns", Type: "string", Doc: "Send every output to <prefix>/<token>."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input."},
 		})},
+		settings:         settingsJob,
 		build:            func(e *buildEnv, p *nodePlan) (any, error) { return e.buildProcessing(p) },
 		cacheable:        true,
 		def:              DefinitionKind{JobNameField: "ProcessingJobName", Describe: []string{"DescribeProcessingJob"}},
@@ -133,6 +137,7 @@ var kinds = []kind{
 			{Name: "<hyperparameter fields>", Source: "config", Type: "any", Doc: "Every field marked hyperparameter with a value (config or default), under its name, JSON-encoded as framework estimators do; a {{Parameters.X}} value is passed as the parameter, as text. A step that still declares the free-form hyperparameters object passes its keys too."},
 			{Name: "skip_<input>", Source: "config", Type: "bool", Doc: "Drop that input (skip_hyperparameters_s3_uri)."},
 		})},
+		settings:     settingsJob,
 		build:        func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTraining(p) },
 		cacheable:    true,
 		def:          DefinitionKind{JobNameField: "TrainingJobName", Describe: []string{"DescribeTrainingJob"}},
@@ -142,8 +147,9 @@ var kinds = []kind{
 	},
 	{info: BuilderInfo{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, codeKnobs[:2])},
-		build: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildModel(p) },
-		def:   DefinitionKind{JobNameField: "ModelName", Describe: []string{"DescribeModel"}},
+		settings: settingsStep,
+		build:    func(e *buildEnv, p *nodePlan) (any, error) { return e.buildModel(p) },
+		def:      DefinitionKind{JobNameField: "ModelName", Describe: []string{"DescribeModel"}},
 		objectFields: []string{"Arguments.PrimaryContainer.ModelDataUrl", "Arguments.Containers[].ModelDataUrl",
 			"Arguments.PrimaryContainer.Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY"},
 	},
@@ -157,6 +163,7 @@ var kinds = []kind{
 			{Name: "output_filter", Source: "config", Type: "string", Default: "$[-1]", Doc: "DataProcessing.OutputFilter."},
 			{Name: "join_source", Source: "config", Type: "string", Default: "Input", Doc: "DataProcessing.JoinSource."},
 		})},
+		settings:         settingsJob,
 		build:            func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTransform(p) },
 		cacheable:        true,
 		def:              DefinitionKind{JobNameField: "TransformJobName", Describe: []string{"DescribeTransformJob"}},
@@ -173,8 +180,9 @@ var kinds = []kind{
 			{Name: "supported_transform_instance_types", Source: "config", Type: "list", Doc: "Transform instance types (else the inference instance type)."},
 			{Name: "patterns.name_suffix_field", Source: "patterns", Type: "string", Doc: "Config field appended to the step name (Registration-NA)."},
 		})},
-		build: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildRegisterModel(p) },
-		def:   DefinitionKind{Describe: []string{"DescribeModelPackage"}},
+		settings: settingsStep,
+		build:    func(e *buildEnv, p *nodePlan) (any, error) { return e.buildRegisterModel(p) },
+		def:      DefinitionKind{Describe: []string{"DescribeModelPackage"}},
 		objectFields: []string{"Arguments.InferenceSpecification.Containers[].ModelDataUrl",
 			"Arguments.InferenceSpecification.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.SamplePayloadUrl"},
 	},
@@ -190,6 +198,7 @@ var kinds = []kind{
 			{Name: "early_stopping_type", Source: "config", Type: "string", Default: "Off", Doc: "Off or Auto."},
 			{Name: "<hyperparameter fields>", Source: "config", Type: "any", Doc: "Static hyperparameters: the hyperparameter fields with a value, less the tuned ones."},
 		})},
+		settings:  settingsJob,
 		build:     func(e *buildEnv, p *nodePlan) (any, error) { return e.buildTuning(p) },
 		cacheable: true,
 		def: DefinitionKind{JobNameField: "HyperParameterTuningJobName",

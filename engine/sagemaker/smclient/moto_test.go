@@ -262,6 +262,36 @@ func TestMoto(t *testing.T) {
 		}
 	})
 
+	// The pipeline's ParallelismConfiguration goes with CreatePipeline; the same value again is
+	// unchanged, another one updates the pipeline.
+	t.Run("parallelism", func(t *testing.T) {
+		srv.Reset(t)
+		makeBucket(t)
+		rec := awstest.NewServer(t, srv.Endpoint)
+		awstest.SetEnv(t, rec.URL)
+		in := UpsertInput{PipelineName: "cursus-parallel", DefinitionJSON: testDefinition("Train"), RoleARN: testRole, MaxParallelExecutionSteps: 3}
+		stored := func() int32 {
+			d, err := smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(in.PipelineName)})
+			if err != nil || d.ParallelismConfiguration == nil {
+				t.Fatalf("DescribePipeline: %+v, %v", d, err)
+			}
+			return aws.ToInt32(d.ParallelismConfiguration.MaxParallelExecutionSteps)
+		}
+		if out, err := Upsert(ctx, in); err != nil || !out.Created || stored() != 3 {
+			t.Fatalf("create: %+v, %v", out, err)
+		}
+		if out, err := Upsert(ctx, in); err != nil || !out.Unchanged {
+			t.Fatalf("same parallelism: %+v, %v", out, err)
+		}
+		in.MaxParallelExecutionSteps = 5
+		if out, err := Upsert(ctx, in); err != nil || !out.Updated || stored() != 5 {
+			t.Fatalf("new parallelism: %+v, %v", out, err)
+		}
+		if c, u := rec.Count("sagemaker:CreatePipeline"), rec.Count("sagemaker:UpdatePipeline"); c != 1 || u != 1 {
+			t.Errorf("moto saw %d CreatePipeline, %d UpdatePipeline; want 1, 1", c, u)
+		}
+	})
+
 	t.Run("large_definition_through_s3_location", func(t *testing.T) {
 		srv.Reset(t)
 		makeBucket(t)

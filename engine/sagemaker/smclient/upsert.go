@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"regexp"
@@ -69,6 +70,11 @@ type UpsertInput struct {
 	// Tags are set on the pipeline: at creation, or merged into the existing tags on update (tags
 	// are added or overwritten, never removed).
 	Tags map[string]string
+	// MaxParallelExecutionSteps, when above 0, is the pipeline's ParallelismConfiguration (at most
+	// this many steps of an execution run at once), sent with CreatePipeline and UpdatePipeline;
+	// a stored pipeline with another value is updated. 0 sends none (SageMaker's default, or the
+	// stored value on update).
+	MaxParallelExecutionSteps int
 	// Manifest lists the files uploaded to S3 before the pipeline is created or updated.
 	Manifest sagemaker.Manifest
 	// Config, when set, is the AWS configuration to use (region, credentials, endpoint). When nil
@@ -187,6 +193,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 			PipelineDescription:          optString(in.Description),
 			PipelineDisplayName:          optString(in.DisplayName),
 			Tags:                         sdkTags(in.Tags),
+			ParallelismConfiguration:     parallelism(in),
 		})
 		switch {
 		case err == nil:
@@ -209,6 +216,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 		RoleArn:                      aws.String(in.RoleARN),
 		PipelineDescription:          optString(in.Description),
 		PipelineDisplayName:          optString(in.DisplayName),
+		ParallelismConfiguration:     parallelism(in),
 	})
 	if err != nil {
 		return fail(newUpsertError("sagemaker:UpdatePipeline", name, err))
@@ -236,6 +244,10 @@ func sameStoredPipeline(stored *sm.DescribePipelineOutput, in UpsertInput) bool 
 		return false
 	}
 	if in.DisplayName != "" && aws.ToString(stored.PipelineDisplayName) != in.DisplayName {
+		return false
+	}
+	if in.MaxParallelExecutionSteps > 0 && (stored.ParallelismConfiguration == nil ||
+		int(aws.ToInt32(stored.ParallelismConfiguration.MaxParallelExecutionSteps)) != in.MaxParallelExecutionSteps) {
 		return false
 	}
 	return JSONEqual(aws.ToString(stored.PipelineDefinition), in.DefinitionJSON)
@@ -367,6 +379,9 @@ func ValidateInput(in UpsertInput) error {
 	}
 	if err := validateTags(in.Tags); err != nil {
 		return err
+	}
+	if in.MaxParallelExecutionSteps < 0 || in.MaxParallelExecutionSteps > math.MaxInt32 {
+		return &InputError{Field: "max_parallel_execution_steps", Reason: fmt.Sprintf("%d: want a whole number of at least 1 (0: none)", in.MaxParallelExecutionSteps)}
 	}
 	if err := validateDefinition(in.DefinitionJSON, in.DefinitionS3Prefix); err != nil {
 		return err
@@ -675,4 +690,12 @@ func optString(s string) *string {
 		return nil
 	}
 	return aws.String(s)
+}
+
+// parallelism is the ParallelismConfiguration of in, nil when it sets none.
+func parallelism(in UpsertInput) *smtypes.ParallelismConfiguration {
+	if in.MaxParallelExecutionSteps <= 0 {
+		return nil
+	}
+	return &smtypes.ParallelismConfiguration{MaxParallelExecutionSteps: aws.Int32(int32(in.MaxParallelExecutionSteps))}
 }
