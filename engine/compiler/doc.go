@@ -113,8 +113,8 @@
 //
 // # Run settings
 //
-// Three config fields of every step set how it runs rather than what it
-// does: retry_policies (the step's RetryPolicies in the SageMaker SDK's
+// Two config fields of every step and one pipeline key set how it runs
+// rather than what it does: retry_policies (the step's RetryPolicies in the SageMaker SDK's
 // shape; job fault types only on steps that start a job), tags (the job's
 // Arguments.Tags) and max_parallel_execution_steps (the pipeline's
 // [ParallelismConfiguration], which [Result] carries for CreatePipeline

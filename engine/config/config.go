@@ -326,10 +326,11 @@ type Set struct {
 
 // PipelineKeys are keys a config may carry that no config class declares
 // but the compiler reads for the whole pipeline: pipeline_parameters (the
-// pipeline's own parameters, see engine/compiler). Written in
+// pipeline's own parameters) and max_parallel_execution_steps (its
+// ParallelismConfiguration), see engine/compiler. Written in
 // configuration.shared of a config.json, or in the Base values of Build,
 // they apply to every config.
-var PipelineKeys = map[string]bool{"pipeline_parameters": true}
+var PipelineKeys = map[string]bool{"pipeline_parameters": true, "max_parallel_execution_steps": true}
 
 // NewSet orders configs by key. Two configs with the same key are a
 // *ValidationError (kind duplicate_key).
