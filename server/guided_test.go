@@ -110,13 +110,25 @@ func (g *gClient) mustCall(t *testing.T, name string, args any) map[string]any {
 	return env
 }
 
-// waitChanged waits for one tools/list_changed notification.
+// waitChanged waits for one change of the tool list: a
+// tools/list_changed notification, and any that follow it within a quiet
+// window. The SDK batches the removals and additions of one stage switch
+// into one notification only when they come within its 10 ms delay of each
+// other; on a loaded machine one switch may send two, and both announce the
+// same change.
 func (g *gClient) waitChanged(t *testing.T) {
 	t.Helper()
 	select {
 	case <-g.changed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/tools/list_changed")
+	}
+	for {
+		select {
+		case <-g.changed:
+		case <-time.After(500 * time.Millisecond):
+			return
+		}
 	}
 }
 
