@@ -20,7 +20,7 @@ import (
 func AuthorNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("author", "Step-authoring guardrails: rules, the checklist for a new step type, config constraints, and the preflight gates a new step must pass before it compiles.",
 		registry.New("author.rules", registry.Spec{
-			Description: "The restriction set of one authoring topic, read from the live constants of the catalog, compiler and resolver: naming (PascalCase pattern, config class and file names, valid SageMaker step types), packaging (entry points, source dirs, container path roots), sdk_carveout (builders; no build-time SDK), reuse_class (reuse / variant / override / new, shared field sets) or closure (the step file is the registration, compatible sources, resolvability threshold).",
+			Description: "The authoring rules of one topic, read from the live catalog, compiler and resolver: naming, packaging, sdk_carveout, reuse_class or closure.",
 			When:        "you are about to write or change a step file and need the rules it must follow",
 			Examples: []string{
 				`author.rules {"topic": "naming"}`,
@@ -29,7 +29,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, authorRules),
 		registry.New("author.checklist", registry.Spec{
-			Description: "The ordered procedure to add a step type for a SageMaker step type: resolve the builder, read the naming rules, study the exemplar step, scaffold the step file and script (author.scaffold_step, for Processing steps), validate, check the script, preflight, integrate; each step names the tool to call and its arguments.",
+			Description: "The ordered procedure to add a step type for a SageMaker step type (author.scaffold_step writes the step file and script); each step names the tool to call and its arguments.",
 			When:        "you need a new step type and want the steps in order",
 			Examples: []string{
 				`author.checklist {"sagemaker_step_type": "Processing"}`,
@@ -39,13 +39,13 @@ func AuthorNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, authorChecklist),
 		registry.New("author.config_constraints", registry.Spec{
-			Description: "A step's config fields with their legal values: every input field (type, tier, default, description), the derived fields, the required fields without a default and every field constrained by allowed values, bounds or a pattern.",
+			Description: "A step's config fields with type, tier, default and legal values (allowed values, bounds, pattern); derived and required fields are listed apart.",
 			When:        "you are about to write config values for a step and want to know what is legal",
 			Examples:    []string{`author.config_constraints {"step_name": "TabularPreprocessing"}`},
 			Tags:        []string{registry.PhaseValidator},
 		}, authorConfigConstraints),
 		registry.New("author.preflight_config", registry.Spec{
-			Description: "Validates config values against a step's config class before writing them: unknown fields, derived fields, wrong types, values outside allowed values, bounds or patterns, and (unless partial) missing essential fields; fails with config_invalid listing each bad field.",
+			Description: "Validates config values against a step's config class before they are written (unknown, derived or mistyped fields, values out of range, missing essentials unless partial); fails with config_invalid naming each field.",
 			When:        "you have values for one step's config and want them checked before config.merge_save",
 			Examples: []string{
 				`author.preflight_config {"step_name": "TabularPreprocessing", "values": {"job_type": "training", "label_name": "is_fraud", "output_format": "CSV"}, "partial": true}`,
@@ -54,7 +54,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, authorPreflightConfig),
 		registry.New("author.check_script", registry.Spec{
-			Description: "Checks a step's script against its contract in both directions (python3 ast analysis): container paths used vs declared, environment variables read vs declared, argparse flags vs job arguments, input_paths/output_paths keys vs ports. Blocking issues fail with script_check_failed; an unparsable script with script_analysis_error. A step without a script of its own, or whose script is not on disk, is skipped.",
+			Description: "Checks a step's script against its contract both ways (python3 ast): container paths, environment variables, argparse flags, input and output keys. Fails with script_check_failed; a step with no script on disk is skipped.",
 			When:        "you wrote or changed a step's script (or its contract) and want to know they agree",
 			Examples: []string{
 				`author.check_script {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}`,
@@ -63,7 +63,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, authorCheckScript),
 		registry.New("author.preflight_step", registry.Spec{
-			Description: "Offline constructibility proof for one step (or all): the gates interface (the step file validates), registry_parity (config class and names round-trip), builder_routability (the verb's builder builds it from a default config) and resolvable_ports (every required input has a provider above the resolver threshold). A failing gate fails with not_constructible naming it.",
+			Description: "Offline proof that a step (or all) can be built: the step file validates, registry names round-trip, the builder builds it from a default config, every required input has a provider. Fails with not_constructible naming the gate.",
 			When:        "before using a new or changed step in a DAG",
 			Examples: []string{
 				`author.preflight_step {"step_name": "TabularPreprocessing"}`,
@@ -213,7 +213,7 @@ func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelop
 
 type checkScriptArgs struct {
 	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose script to check."`
-	ScriptPath    string   `json:"script_path,omitempty" jsonschema_description:"The script to check (default: the step's entry point searched in script_dirs and next to workspace_dirs)."`
+	ScriptPath    string   `json:"script_path,omitempty" jsonschema_description:"The script to check; default: the step's entry point, searched in script_dirs and by workspace_dirs."`
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are searched in each, its scripts/ and its sibling scripts/."`
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the script."`
 }

@@ -26,11 +26,8 @@ func authorScaffoldNamespace() registry.Namespace {
 	// The author namespace's description is tools/author.go's.
 	return namespace("author", "",
 		registry.New("author.scaffold_step", registry.Spec{
-			Description: "Writes a new Processing step type into a workspace folder: <workspace_dir>/<Step>.step.yaml declaring the given ports " +
-				"(the catalog's loader checks it before anything is written) and a Python script skeleton in the sibling scripts/ folder that reads " +
-				"and writes exactly those container paths and parses --job_type, so validate.step_interface and author.check_script pass as written. " +
-				"The step's logic is left to write. Writes are confined to the project root.",
-			When: "adding a step type between two DAG nodes once its ports are decided (the author-step workflow calls it)",
+			Description: "Writes a new Processing step type: <workspace_dir>/<Step>.step.yaml with the given ports and a script skeleton in the sibling scripts/ that reads and writes exactly those paths, so validate.step_interface and author.check_script pass; the logic is left to write.",
+			When:        "adding a step type between two DAG nodes once its ports are decided (the author-step workflow calls it)",
 			Examples: []string{
 				`author.scaffold_step {"step_name": "OutlierClipping", "workspace_dir": "steps", "job_type": "training", "inputs": [{"name": "input_data", "compatible_sources": ["TabularPreprocessing"]}], "outputs": [{"name": "processed_data"}]}`,
 				`author.scaffold_step {"step_name": "DemoDedup", "workspace_dir": "projects/demo_xgboost/steps", "inputs": [{"name": "input_data"}], "outputs": [{"name": "processed_data"}], "if_exists": "keep"}`,

@@ -15,7 +15,7 @@ import (
 func CatalogNamespace() registry.Namespace {
 	return namespace("catalog", "Step catalog: list, search and inspect the step types the engine knows (names, verbs, ports, config fields, builders), including steps from workspace directories.",
 		registry.New("catalog.list_steps", registry.Spec{
-			Description: "Lists the step types the catalog knows, sorted by name: every embedded step plus the *.step.yaml files of any workspace_dirs. Optional filters narrow the list to one workspace, one declared job type or one SageMaker step type.",
+			Description: "Lists the step types (embedded plus workspace_dirs), sorted by name; filters by workspace, job type or SageMaker step type.",
 			When:        "first look at which steps exist before planning a DAG or looking one up",
 			Examples: []string{
 				`catalog.list_steps {}  # every step type`,
@@ -26,7 +26,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, catalogListSteps),
 		registry.New("catalog.search", registry.Spec{
-			Description: "Fuzzy search over step names: words, abbreviations (xgb -> xgboost, lgbm -> lightgbm), substrings and near spellings, also matching aliases and keywords. Returns scored matches (1.0 = exact name) with the reason of each match, best first.",
+			Description: "Fuzzy search over step names, aliases and keywords (abbreviations such as xgb, substrings, near spellings): scored matches with reasons, best first.",
 			When:        "you only know part of a step name, or a description of what it does, and need the exact step type",
 			Examples: []string{
 				`catalog.search {"query": "xgb train"}  # XGBoostTraining first`,
@@ -36,7 +36,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, catalogSearch),
 		registry.New("catalog.step_info", registry.Spec{
-			Description: "Naming and component metadata of one step type: SageMaker step type (verb), config class, builder name, framework, node type, declared job types, aliases, the components its interface provides and where it was loaded from.",
+			Description: "One step type's names and metadata: SageMaker step type, config class, builder, framework, job types, aliases, components and source.",
 			When:        "you know a step's name and want its config class, builder, verb and framework",
 			Examples: []string{
 				`catalog.step_info {"step_name": "XGBoostTraining"}  # one step`,
@@ -45,7 +45,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, catalogStepInfo),
 		registry.New("catalog.step_spec", registry.Spec{
-			Description: "A step's ports as the dependency resolver sees them: each dependency (logical name, dependency type, required, compatible sources, semantic keywords, data type) and each output (logical name, output type, property path, aliases), with counts. A job_type resolves that variant (e.g. an input becomes required).",
+			Description: "A step's ports as the dependency resolver sees them: dependencies (type, required, compatible sources, keywords) and outputs (type, property path, aliases); job_type resolves that variant.",
 			When:        "before wiring a step into a DAG, to see what it consumes and produces",
 			Examples: []string{
 				`catalog.step_spec {"step_name": "XGBoostTraining"}  # ports of the training step`,
@@ -54,7 +54,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, catalogStepSpec),
 		registry.New("catalog.config_fields", registry.Spec{
-			Description: "The config fields of a step's config class: name, type, required, default, tier (essential: the user must supply it; system: has a default; derived: computed), allowed values, bounds and description, shared field sets first.",
+			Description: "The fields of a step's config class: type, required, default, tier (essential, system, derived), allowed values, bounds and description.",
 			When:        "you are writing or checking a step's config and need its fields, defaults and allowed values",
 			Examples: []string{
 				`catalog.config_fields {"step_name": "XGBoostTraining"}  # every field`,
@@ -63,7 +63,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner, registry.PhaseProgrammer},
 		}, catalogConfigFields),
 		registry.New("catalog.resolve_step", registry.Spec{
-			Description: "Resolves a loosely written step name to its canonical step type and class names: an exact name, an alias (MIMSPackaging), a DAG node name with a job-type suffix (TabularPreprocessing_training) or a file-style name (model_evaluation_xgb). Says which rule matched.",
+			Description: "Resolves a loosely written step name (alias, node name with a job-type suffix, file-style name) to its canonical step type and class names, with the rule that matched.",
 			When:        "you have a node name, file name or legacy name and need the canonical step type",
 			Examples: []string{
 				`catalog.resolve_step {"step_name": "model_evaluation_xgb"}  # -> XGBoostModelEval (file_name)`,
@@ -72,7 +72,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, catalogResolveStep),
 		registry.New("catalog.list_builders", registry.Spec{
-			Description: "Lists the builder name of every step type (the compiler builds each step from its interface; the name is <Step>StepBuilder unless the interface says otherwise), optionally only for one SageMaker step type.",
+			Description: "The builder name of every step type (<Step>StepBuilder unless its interface says otherwise), optionally for one SageMaker step type.",
 			When:        "you need builder names, e.g. to read a compile report or to find the steps built as one SageMaker step type",
 			Examples: []string{
 				`catalog.list_builders {}  # every builder`,
@@ -277,7 +277,7 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.Result[Catal
 
 type configFieldsArgs struct {
 	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining."`
-	Tier     string `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier: essential (user must supply), system (has a default), derived (computed)."`
+	Tier     string `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier: essential, system or derived."`
 	catalogWorkspace
 }
 

@@ -21,7 +21,7 @@ import (
 func CompileNamespace() registry.Namespace {
 	return namespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
 		registry.New("compile.validate", registry.Spec{
-			Description: "Checks that every DAG node resolves to a config, a step type and a builder, that configs match node names, that every step builds, and that every required input of every step is bound to an upstream output or a config value; then the readiness gate: data.deployable is true only when nothing would stop the pipeline on SageMaker, and data.blockers lists every problem (placeholder values, unknown config keys with a did-you-mean, missing code, parameters without a default, unbound inputs, images that do not exist, bad values, references that cannot resolve: a Get naming no earlier step, no property of that step's type, no declared output, parameter or property file, and a prefix where one object such as a model.tar.gz is needed), each with node, field, path, problem, fix and tool. Reports all problems at once; a pipeline that is not deployable sets meta.verdict fail (the CLI exits 1).",
+			Description: "Checks that every DAG node resolves to a config, step type and builder and every required input is bound, then the readiness gate: data.deployable, and data.blockers (node, field, problem, fix, tool each). Not deployable sets meta.verdict fail.",
 			When:        "before compiling, after writing or changing a DAG or its config.json",
 			Examples: []string{
 				`compile.validate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -30,13 +30,13 @@ func CompileNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, compileValidate),
 		registry.New("compile.preview", registry.Spec{
-			Description: "Shows, without building anything, which config each DAG node resolves to, with what confidence and method, which builder and SageMaker step name it gets, ambiguous nodes and renaming recommendations.",
+			Description: "Shows, without building, the config, builder and SageMaker step name each node resolves to, with confidence, ambiguities and renaming advice.",
 			When:        "a node may resolve to the wrong config, or before writing configs for a new DAG",
 			Examples:    []string{`compile.preview {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json"}`},
 			Tags:        []string{registry.PhasePlanner, registry.PhaseValidator},
 		}, compilePreview),
 		registry.New("compile.definition", registry.Spec{
-			Description: "Compiles a DAG and its config.json into the SageMaker Pipelines definition and returns it as a JSON object, with the upload manifest of the local code it refers to (local path, S3 URI, SHA-256) and the readiness gate (deployable, blockers: see compile.validate). Read-only: it never uploads or deploys.",
+			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition (a JSON object), with the upload manifest of its local code and the readiness gate. Never uploads or deploys.",
 			When:        "you want to see, check or deploy-by-other-means the pipeline definition",
 			Examples: []string{
 				`compile.definition {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -45,13 +45,13 @@ func CompileNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, compileDefinition),
 		registry.New("compile.with_report", registry.Spec{
-			Description: "Compiles a DAG and reports, per node, the config key and class, step type, builder, SageMaker step name, resolution confidence and where every input comes from (provider, output, score); branches lists each quality gate's Condition step with the steps of its IfSteps and ElseSteps, and each node inside a branch names its gate. Never deploys.",
+			Description: "Compiles a DAG and reports, per node, config, step type, builder, step name, resolution confidence and where each input comes from, and each quality gate's branches. Never deploys.",
 			When:        "you need to explain or debug how a DAG was wired and compiled",
 			Examples:    []string{`compile.with_report {"dag_file": "examples/pytorch-batch-transform/dag.json", "config_file": "examples/pytorch-batch-transform/config.json"}`},
 			Tags:        []string{registry.PhaseProgrammer},
 		}, compileWithReport),
 		registry.New("compile.single_node", registry.Spec{
-			Description: "Compiles one config's step as an isolated one-step pipeline whose inputs are S3 URIs you give; its outputs go where they would in the whole pipeline. Returns the definition; never deploys.",
+			Description: "Compiles one config's step as a one-step pipeline whose inputs are S3 URIs you give. Returns the definition; never deploys.",
 			When:        "you want to run or debug one step on existing data without its upstream steps",
 			Examples: []string{
 				`compile.single_node {"config_file": "examples/simple-training/config.json", "target_node": "TabularPreprocessing_training", "manual_inputs": {"DATA": "s3://example-bucket/raw/train/"}}`,
@@ -60,7 +60,7 @@ func CompileNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, compileSingleNode),
 		registry.New("compile.name", registry.Spec{
-			Description: "Pipeline-name helper: generates \"<base>-<version>-pipeline\" sanitized (the compiler's rule) and/or sanitizes a name into a legal SageMaker pipeline name, and says whether each result is valid.",
+			Description: "Generates \"<base>-<version>-pipeline\" and/or sanitizes a name into a legal SageMaker pipeline name, saying whether each is valid.",
 			When:        "you need a legal pipeline name or want to check one",
 			Examples: []string{
 				`compile.name {"base": "alice-AtoZ-xgboost-NA", "version": "1.3.1"}  # alice-AtoZ-xgboost-NA-1-3-1-pipeline`,

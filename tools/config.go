@@ -24,7 +24,7 @@ const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessi
 func ConfigNamespace() registry.Namespace {
 	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
-			Description: "Field requirements for every node of a DAG: the base and processing-base fields shared by all steps, each node's config class and its own fields (name, type, description, required, default, tier, allowed values), and the nodes that have no config class (pending_steps). By default (detail compact) the lists hold the required fields and optional_defaults gives every optional field's default; detail full lists every field in full. workspace_dirs adds the config classes of a project's own step files.",
+			Description: "Field requirements for every node of a DAG: the shared base fields, each node's config class and fields, nodes without a class (pending_steps). detail compact (default) lists required fields; full lists every field.",
 			When:        "you have a DAG and need to know which config values to collect before writing config.json",
 			Examples: []string{
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
@@ -33,7 +33,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, configRequirements),
 		registry.New("config.field_info", registry.Spec{
-			Description: "All fields of one config class (or step type): name, type, description, required, default, tier, allowed values, bounds, and the derived fields with their templates; categorized splits them into required and optional.",
+			Description: "All fields of one config class or step type (type, required, default, tier, allowed values, bounds) and its derived fields; categorized splits required from optional.",
 			When:        "you need the exact fields, defaults and legal values of one step's config",
 			Examples: []string{
 				`config.field_info {"config_class": "XGBoostTrainingConfig"}`,
@@ -43,7 +43,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, configFieldInfo),
 		registry.New("config.load", registry.Spec{
-			Description: "Summarizes a saved config.json (shared, specific and metadata sections): shared fields, each config key with its class and fields, and whether every value is valid against the config classes.",
+			Description: "Summarizes a saved config.json: shared fields, each config key with its class and fields, and whether every value is valid.",
 			When:        "you have a config.json and want to know what it configures before compiling",
 			Examples: []string{
 				`config.load {"config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -61,7 +61,7 @@ func ConfigNamespace() registry.Namespace {
 			Writes: true,
 		}, configMergeSave),
 		registry.New("config.template", registry.Spec{
-			Description: "A complete config skeleton for a DAG: the config.json layout with every default filled and every essential field null, the same values shaped as config.merge_save arguments (base and per-node steps), and essential_fields listing each blank by path so an agent fills blanks instead of guessing field names. workspace_dirs adds the config classes of a project's own step files.",
+			Description: "A config skeleton for a DAG: config.json with defaults filled and essentials null, the same as config.merge_save arguments, and essential_fields listing each blank by path.",
 			When:        "you are about to write config values for a DAG and want every field name and default in place",
 			Examples: []string{
 				`config.template {"dag": ` + exampleDAG + `}`,
@@ -81,7 +81,7 @@ type configWorkspace struct {
 // configDAG is the DAG argument of the config.* tools, as every tool takes
 // it: inline or as a file.
 type configDAG struct {
-	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {\"nodes\": [...], \"edges\": [...]}, ...}. Give this or dag_file."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
 	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
 }
 
@@ -102,17 +102,17 @@ type configDAGArgs struct {
 
 type requirementsArgs struct {
 	configDAGArgs
-	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact (default): the required fields in full and the optional ones as optional_defaults; full: every field with its type, description and allowed values."`
+	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact (default): required fields in full, optional ones as optional_defaults; full: every field in full."`
 }
 
 type fieldInfoArgs struct {
-	ConfigClass string `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig, BasePipelineConfig, ProcessingStepConfigBase) or step type (XGBoostTraining)."`
+	ConfigClass string `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig) or step type (XGBoostTraining)."`
 	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
 	configWorkspace
 }
 
 type loadArgs struct {
-	ConfigFile string `json:"config_file" jsonschema:"required" jsonschema_description:"Path of the config.json; relative paths are taken from the project root when one is set, else the working directory."`
+	ConfigFile string `json:"config_file" jsonschema:"required" jsonschema_description:"Path of the config.json (relative to the project root when one is set)."`
 	Path       string `json:"path,omitempty" deprecated:"config_file"`
 	configWorkspace
 }

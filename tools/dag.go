@@ -24,7 +24,7 @@ func DAGNamespace() registry.Namespace {
 	const threeStep = `"dag": {"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}`
 	return namespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
 		registry.New("dag.construct", registry.Spec{
-			Description: "Builds a pipeline DAG from its nodes and [src, dst] edges (dag) and returns it in the serialized DAG format (version, created_at, metadata, dag{nodes, edges}, statistics), the round-trippable form the other DAG tools accept. A cycle is reported as a warning, not an error.",
+			Description: "Builds a DAG from nodes and [src, dst] edges and returns it in the serialized form the other DAG tools accept. A cycle is a warning.",
 			When:        "you have step names and their dependency edges and want the serialized DAG with its statistics",
 			Examples: []string{
 				`dag.construct {` + twoStep + `}  # minimal two-step DAG`,
@@ -33,7 +33,7 @@ func DAGNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, dagConstruct),
 		registry.New("dag.validate_integrity", registry.Spec{
-			Description: "Checks a DAG's integrity: cycles (each with its path), dangling edges, edge endpoints not declared in nodes (likely typos), isolated nodes, and nodes whose step type the step catalog does not know (workspace_dirs adds a project's own step files). Returns is_valid and the issues by category.",
+			Description: "Checks a DAG: cycles with their paths, dangling or undeclared edge endpoints, isolated nodes, unknown step types. Returns is_valid and the issues.",
 			When:        "before compiling or resolving a DAG, or after editing its nodes or edges",
 			Examples: []string{
 				`dag.validate_integrity {` + twoStep + `}  # is_valid true`,
@@ -42,7 +42,7 @@ func DAGNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, dagValidateIntegrity),
 		registry.New("dag.resolve_plan", registry.Spec{
-			Description: "Computes the execution plan of a DAG: the topological execution order (the compiled pipeline's step order: Kahn, first-in-first-out, node order breaking ties), each step's parents, and a data-flow map of which parent output feeds which input (from the dependency resolver, for nodes the step catalog knows); branches lists each quality gate with the nodes that run only when it passes (a gate's edges carry no data; when it fails, its Fail step ends the run). A cycle is invalid_input.",
+			Description: "The execution plan of a DAG: topological order (the compiled step order), each step's parents, which parent output feeds which input, and the nodes each quality gate guards. A cycle is invalid_input.",
 			When:        "you need the order steps will run in and what feeds what before compiling",
 			Examples: []string{
 				`dag.resolve_plan {` + threeStep + `}  # order + data flow`,
@@ -69,13 +69,13 @@ func DAGNamespace() registry.Namespace {
 			Writes: true,
 		}, dagSerialize),
 		registry.New("dag.deserialize", registry.Spec{
-			Description: "Loads a DAG file (written by dag.serialize, by cursus (Python), or a pipeline-catalog DAG file) and returns its nodes, edges, stored statistics, metadata and creation time.",
+			Description: "Loads a DAG file (dag.serialize, cursus (Python) or pipeline-catalog format): nodes, edges, statistics, metadata and creation time.",
 			When:        "you have a DAG JSON file and want its contents",
 			Examples:    []string{`dag.deserialize {"dag_file": "examples/simple-training/dag.json"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, dagDeserialize),
 		registry.New("dag.render", registry.Spec{
-			Description: "Draws a DAG as Mermaid flowchart text. When the step catalog knows the nodes, each edge is labelled with the ports it binds (provider output -> consumer input, from the dependency resolver); nodes with a required input left unbound, unknown steps and undeclared edge endpoints are marked. A quality gate is drawn as a decision: its edges to the nodes it guards are labelled pass, a fail edge leads to its Fail step, and branches lists the nodes each gate guards.",
+			Description: "Draws a DAG as a Mermaid flowchart, edges labelled with the ports they bind; unbound required inputs, unknown steps and undeclared endpoints are marked, quality gates drawn as decisions.",
 			When:        "you or a person want to look at a DAG and see what each edge carries",
 			Examples: []string{
 				`dag.render {` + threeStep + `}  # Mermaid text with port labels`,
@@ -139,7 +139,7 @@ type dagSerializeArgs struct {
 }
 
 type dagDeserializeArgs struct {
-	DAGFile string `json:"dag_file" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file to read (relative paths are taken from the project root when one is set)."`
+	DAGFile string `json:"dag_file" jsonschema:"required" jsonschema_description:"Path of the DAG JSON file (relative to the project root when one is set)."`
 	Path    string `json:"path,omitempty" deprecated:"dag_file"`
 }
 

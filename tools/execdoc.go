@@ -21,7 +21,7 @@ import (
 func ExecdocNamespace() registry.Namespace {
 	return namespace("execdoc", "Execution documents: the PIPELINE_STEP_CONFIGS document a pipeline run starts with, keyed by SageMaker step name; template, fill, validate and merge.",
 		registry.New("execdoc.template", registry.Spec{
-			Description: "Builds an empty execution document: from step names (each {\"STEP_TYPE\": [\"PROCESSING_STEP\"], \"STEP_CONFIG\": {}}), or from a DAG (keys are the SageMaker step names its nodes give, STEP_TYPE names each step's verb and type).",
+			Description: "Builds an empty execution document from step names or a DAG (keyed by its SageMaker step names).",
 			When:        "you need a skeleton execution document to fill by hand or with execdoc.generate",
 			Examples: []string{
 				`execdoc.template {"step_names": ["CradleDataLoading-Training", "Registration-NA"]}`,
@@ -30,7 +30,7 @@ func ExecdocNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, execdocTemplate),
 		registry.New("execdoc.generate", registry.Spec{
-			Description: "Fills an execution document from a DAG and its config.json: each node is resolved to its config as a compile would, and the steps that take runtime configuration are filled (data-loading requests as camelCase objects; registration settings with the inference image and the Payload step's load-test targets). Without execution_document the template is built from the DAG's SageMaker step names.",
+			Description: "Fills an execution document from a DAG and config.json: the steps that take runtime configuration (data loading, registration) are filled; without execution_document the template comes from the DAG.",
 			When:        "you have a DAG and a config.json and need the execution document to start a run",
 			Examples: []string{
 				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,
@@ -40,7 +40,7 @@ func ExecdocNamespace() registry.Namespace {
 			Network: true,
 		}, execdocGenerate),
 		registry.New("execdoc.validate", registry.Spec{
-			Description: "Checks an execution document and lists every problem with a severity, kind and path: structure (PIPELINE_STEP_CONFIGS object, each step an object with STEP_TYPE and an object STEP_CONFIG), and with a DAG (and config) steps the DAG does not have and steps that take runtime configuration but are missing or empty. Always succeeds; data.valid says whether any problem is an error.",
+			Description: "Checks an execution document's structure and, with a DAG (and config), missing or extra steps; each problem has a severity and path. data.valid is false when any is an error.",
 			When:        "before starting a run with an execution document, or after editing one",
 			Examples: []string{
 				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {"XGBoostTraining": {"STEP_TYPE": "TRAINING_STEP", "STEP_CONFIG": {}}}}}`,
@@ -49,7 +49,7 @@ func ExecdocNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, execdocValidate),
 		registry.New("execdoc.merge", registry.Spec{
-			Description: "Merges two execution documents, additional_doc winning: for a step in both, STEP_CONFIG objects are merged key by key and other keys replaced; new steps are added; PIPELINE_ADDITIONAL_PARAMS are merged. Both must be structurally valid. Returns the merged document.",
+			Description: "Merges two execution documents, additional_doc winning (STEP_CONFIG merged key by key, new steps added), and returns the result.",
 			When:        "you have a generated document and overrides for some steps (or two partial documents) to combine",
 			Examples: []string{
 				`execdoc.merge {"base_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {"x": 1}}}}, "additional_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_CONFIG": {"y": 2}}, "B": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}}}}`,
@@ -61,19 +61,19 @@ func ExecdocNamespace() registry.Namespace {
 
 type execdocTemplateArgs struct {
 	StepNames []string  `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
-	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or wrapped {\"dag\": {...}}) to build the template from."`
+	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
 	DAGFile   string    `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize format) to build the template from."`
 	catalogWorkspace
 }
 
 type execdocGenerateArgs struct {
-	ConfigFile        string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative paths resolve against project_root, or the directory of anchor_file)."`
+	ConfigFile        string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative to project_root or to anchor_file's directory)."`
 	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"Path of the DAG file (give this or dag)."`
 	DAG               dagObject      `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
 	ExecutionDocument map[string]any `json:"execution_document,omitempty" jsonschema_description:"Document to fill (keyed by SageMaker step names); omitted: built from the DAG."`
 	Role              string         `json:"role,omitempty" jsonschema_description:"IAM role ARN recorded in the registration settings instead of the config's role."`
 	ProjectRoot       string         `json:"project_root,omitempty" jsonschema_description:"Directory that relative config_file and dag_file resolve against."`
-	AnchorFile        string         `json:"anchor_file,omitempty" jsonschema_description:"A file of the project; its directory is the project root when project_root is not given."`
+	AnchorFile        string         `json:"anchor_file,omitempty" jsonschema_description:"A project file; its directory is the root when project_root is not given."`
 	catalogWorkspace
 	ConfigPath string `json:"config_path,omitempty" deprecated:"config_file"`
 }

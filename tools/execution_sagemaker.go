@@ -35,7 +35,7 @@ func executionSageMakerNamespace() registry.Namespace {
 			Network:     true,
 		}, executionStart),
 		registry.New("execution.describe", registry.Spec{
-			Description: "Describes one SageMaker pipeline execution: status (Executing, Stopping, Stopped, Failed, Succeeded), times, failure reason and the parameter values it ran with.",
+			Description: "One SageMaker pipeline execution: status, times, failure reason and parameter values.",
 			When:        "you have an execution ARN and want its status",
 			Examples:    []string{`execution.describe {"execution_arn": "` + exampleExecutionARN + `"}`},
 			Tags:        []string{registry.PhaseProgrammer},
@@ -49,7 +49,7 @@ func executionSageMakerNamespace() registry.Namespace {
 			Network:     true,
 		}, executionList),
 		registry.New("execution.steps", registry.Spec{
-			Description: "Lists the steps of a SageMaker pipeline execution in the order they started: each step's status, start and end time, failure reason, the job it ran (ARN and name) and where that job's CloudWatch logs are (log group and stream prefix, as SageMaker names them).",
+			Description: "The steps of a pipeline execution in start order: status, times, failure reason, the job it ran and its CloudWatch log group and stream prefix.",
 			When:        "an execution failed or is slow and you need to know which step and why, or where its logs are",
 			Examples:    []string{`execution.steps {"execution_arn": "` + exampleExecutionARN + `"}`},
 			Tags:        []string{registry.PhaseProgrammer},
@@ -64,7 +64,7 @@ func executionSageMakerNamespace() registry.Namespace {
 			Network:     true,
 		}, executionStop),
 		registry.New("execution.wait", registry.Spec{
-			Description: "Waits for a SageMaker pipeline execution to finish: polls its status with backoff (2 s, growing to 30 s) until Stopped, Failed or Succeeded, or until timeout_seconds pass (then timed_out: true with the last status). Reports progress while it waits (MCP progress notifications when the client sent a progress token; stderr in the CLI); cancellable.",
+			Description: "Waits until a pipeline execution finishes (polling with backoff) or timeout_seconds pass (then timed_out: true); reports progress and can be cancelled.",
 			When:        "you started an execution and want its outcome",
 			Examples:    []string{`execution.wait {"execution_arn": "` + exampleExecutionARN + `", "timeout_seconds": 1800}`},
 			Tags:        []string{registry.PhaseProgrammer},

@@ -16,7 +16,7 @@ import (
 func ToolsNamespace() registry.Namespace {
 	return namespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
 		registry.New("tools.help", registry.Spec{
-			Description: "The front door: an overview of Cursus, the three phases with their tool counts, and the namespaces, each with one line, its tool count and its tool names. With namespace (or detail) it lists those tools with their description, when to call them and examples; with phase, one line each.",
+			Description: "The front door: the phases and namespaces, one line and a tool count each. namespace lists those tools in full; phase lists one line per tool.",
 			When:        "at the start of any task, or whenever you are unsure which tool to call",
 			Examples: []string{
 				`tools.help {}  # the namespace index`,
@@ -27,7 +27,7 @@ func ToolsNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, toolsHelp),
 		registry.New("tools.by_phase", registry.Spec{
-			Description: "Lists the tools tagged with one phase (planner, validator or programmer), sorted by name: each with when to call it and its capability flags; detail adds the description and examples.",
+			Description: "The tools of one phase (planner, validator, programmer): when to call each and its capability flags; detail adds description and examples.",
 			When:        "you know what kind of work comes next and want only the tools for it",
 			Examples:    []string{`tools.by_phase {"phase": "validator"}`, `tools.by_phase {"phase": "planner"}  # discovery and design tools`},
 			Tags:        []string{registry.PhasePlanner},
@@ -43,15 +43,15 @@ func ToolsNamespace() registry.Namespace {
 
 type helpArgs struct {
 	Namespace     string `json:"namespace,omitempty" jsonschema_description:"Only this namespace (see the namespaces list), in detail."`
-	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools tagged with this phase, each with when to call it (with detail: description and examples too)."`
-	Detail        bool   `json:"detail,omitempty" jsonschema_description:"List every selected tool with its description, when and examples (the default with namespace; {} alone answers the namespace index)."`
+	Phase         string `json:"phase,omitempty" jsonschema:"enum=planner,enum=validator,enum=programmer" jsonschema_description:"Only tools of this phase, one line each."`
+	Detail        bool   `json:"detail,omitempty" jsonschema_description:"Every selected tool with description, when and examples (the default with namespace)."`
 	IncludeSchema bool   `json:"include_schema,omitempty" jsonschema_description:"Include each tool's input schema (implies detail)."`
 	Format        string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
 }
 
 type byPhaseArgs struct {
 	Phase  string `json:"phase" jsonschema:"required,enum=planner,enum=validator,enum=programmer" jsonschema_description:"The phase."`
-	Detail bool   `json:"detail,omitempty" jsonschema_description:"Add each tool's description and examples (a phase in detail is larger than an answer's default budget)."`
+	Detail bool   `json:"detail,omitempty" jsonschema_description:"Add each tool's description and examples."`
 }
 
 type describeArgs struct {

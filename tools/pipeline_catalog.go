@@ -18,7 +18,7 @@ import (
 func PipelineCatalogNamespace() registry.Namespace {
 	return namespace("pipeline_catalog", "Shared pipeline catalog: ready-made DAGs of our step types (XGBoost, LightGBM, PyTorch; training to end-to-end with registration), with recommendation and configuration advice.",
 		registry.New("pipeline_catalog.list", registry.Spec{
-			Description: "Lists the shared DAGs, sorted by id, each with framework, complexity, task type, features, description and node count; optional filters by framework, complexity and feature.",
+			Description: "Lists the shared DAGs by id with framework, complexity, task type, features and node count; filters by framework, complexity and feature.",
 			When:        "you want to see which ready-made pipelines exist before designing one",
 			Examples: []string{
 				`pipeline_catalog.list {}`,
@@ -27,7 +27,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogList),
 		registry.New("pipeline_catalog.recommend", registry.Spec{
-			Description: "Ranks the shared DAGs for a need: a framework (a hard filter), where the data lives (data_source, or an s3:// URI in the need: a DAG that loads through the managed data service is left out unless asked for), facts about the data and resources (data type, labels, LLM, multi-task, incremental, GPU) that raise or lower each DAG's score, and a free-text need (\"calibration and registration\") matched against each DAG's features, node names and descriptions. Ties go to the closer fit. Each recommendation carries its score and the reasons for it; what no DAG can serve is listed as unmatched.",
+			Description: "Ranks the shared DAGs for a need: framework (a hard filter), where the data lives, facts about data and resources, and a free-text need matched against features and nodes. Each has a score and reasons; what none can serve is listed as unmatched.",
 			When:        "you know roughly what the pipeline must do and want the best starting DAG",
 			Examples: []string{
 				`pipeline_catalog.recommend {"framework": "xgboost", "data_source": "s3", "need": "calibration and registration"}`,
@@ -36,7 +36,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogRecommend),
 		registry.New("pipeline_catalog.auto_select", registry.Spec{
-			Description: "Picks the single best shared DAG for a framework, a list of features, a task type and a complexity (score = 0.5 feature share + 0.25 framework + 0.15 task type + 0.1 complexity), or none when the best score is below min_score.",
+			Description: "Picks the best shared DAG for a framework, features, task type and complexity, or none below min_score.",
 			When:        "you want one DAG chosen automatically from structured requirements",
 			Examples: []string{
 				`pipeline_catalog.auto_select {"framework": "xgboost", "features": ["training", "calibration"]}  # xgboost_complete_e2e`,
@@ -45,7 +45,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogAutoSelect),
 		registry.New("pipeline_catalog.get_dag", registry.Spec{
-			Description: "The full entry of one shared DAG: title, description, framework, complexity, task type, features, nodes and edges, input requirements, constraints, cost and advice (when to use, differentiators, prerequisites, config guidance, decision tree).",
+			Description: "The full entry of one shared DAG: description, framework, features, nodes and edges, requirements, constraints, cost and advice.",
 			When:        "you are considering a DAG and want all its facts",
 			Examples:    []string{`pipeline_catalog.get_dag {"dag_id": "xgboost_complete_e2e"}`},
 			Tags:        []string{registry.PhasePlanner},
@@ -57,7 +57,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogLoadDAG),
 		registry.New("pipeline_catalog.config_guidance", registry.Spec{
-			Description: "How to configure one shared DAG: the config fields the user must fill (the base fields once, then each node's own), each node's config class, prerequisites, what the user must provide, safe defaults, common pitfalls and a decision tree; with detail, every field of every node (as config.requirements answers).",
+			Description: "How to configure one shared DAG: the fields the user must fill, each node's config class, prerequisites, safe defaults, pitfalls and a decision tree; detail adds every field.",
 			When:        "you chose a DAG and need to know which config values to collect",
 			Examples:    []string{`pipeline_catalog.config_guidance {"dag_id": "xgboost_complete_e2e"}  # detail: true adds every field of every node`},
 			Tags:        []string{registry.PhasePlanner},
@@ -79,9 +79,9 @@ type pcRecommendArgs struct {
 	Incremental  bool   `json:"incremental,omitempty" jsonschema:"default=false" jsonschema_description:"Whether the model is trained incrementally on new data."`
 	Framework    string `json:"framework,omitempty" jsonschema:"enum=pytorch,enum=xgboost,enum=lightgbm,enum=lightgbmmt,enum=generic,enum=any" jsonschema_description:"Required framework (a hard filter); any or omitted: all."`
 	GPUAvailable bool   `json:"gpu_available,omitempty" jsonschema:"default=true" jsonschema_description:"Whether GPU instances may be used; false drops DAGs that need one."`
-	Need         string `json:"need,omitempty" jsonschema:"maxLength=2000" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration); matched against features, node names and descriptions."`
+	Need         string `json:"need,omitempty" jsonschema:"maxLength=2000" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration)."`
 	MaxResults   int    `json:"max_results,omitempty" jsonschema:"default=5,minimum=1,maximum=50" jsonschema_description:"Number of recommendations."`
-	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives: s3 (DAGs that load from S3 first, then Athena or Redshift ones), athena, redshift, or cradle (the managed data service, whose DAGs are left out otherwise). Omitted: inferred from an s3:// URI or a source named in need."`
+	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives: s3 (S3-loading DAGs first, then Athena or Redshift ones), athena, redshift, or cradle (the managed data service, left out otherwise). Omitted: inferred from need."`
 }
 
 type pcAutoSelectArgs struct {
@@ -98,7 +98,7 @@ type pcDAGIDArgs struct {
 
 type pcGuidanceArgs struct {
 	pcDAGIDArgs
-	Detail bool `json:"detail,omitempty" jsonschema_description:"Also return config_requirements: every field of every node with its type, default, tier and allowed values (as config.requirements answers; tens of KB)."`
+	Detail bool `json:"detail,omitempty" jsonschema_description:"Add config_requirements: every field of every node, as config.requirements answers (tens of KB)."`
 }
 
 func pipelineCatalog() (*pipelines.Catalog, error) {

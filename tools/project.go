@@ -30,7 +30,7 @@ func ProjectNamespace() registry.Namespace {
 			Writes:      true,
 		}, projectInit),
 		registry.New("project.bring_up", registry.Spec{
-			Description: "Returns the real invocation of the new-project workflow that takes an empty folder to a compiled pipeline (the `cursus workflow run new-project` command and the equivalent workflow.run call, with its phases), and the ordered tool plan behind it (scaffold, DAG, custom-step authoring gates, alignment, config, script run, compile, deploy) with argument hints and the gate each call must pass. It writes nothing.",
+			Description: "How to take an empty folder to a compiled pipeline: the `cursus workflow run new-project` command, the equivalent workflow.run call, and the tool plan behind it with the gate each call must pass. Writes nothing.",
 			When:        "planning a new project end to end before calling project.init",
 			Examples: []string{
 				`project.bring_up {"name": "demo", "framework": "xgboost"}`,

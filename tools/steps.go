@@ -14,7 +14,7 @@ import (
 func StepsNamespace() registry.Namespace {
 	return namespace("steps", "Per-step wiring view from the step interface: container paths, property references, training channels and construction patterns.",
 		registry.New("steps.io", registry.Spec{
-			Description: "A step's connection view: for each input its container path, required flag, dependency type, compatible sources, keywords and, for Training and Tuning steps, the training channels it fans out into (input_path -> train/val/test); for each output its container path and the property path a downstream step reads.",
+			Description: "A step's connections: each input's container path, required flag, type, compatible sources and training channels; each output's container path and property path.",
 			When:        "you are wiring a step or want to know where its data lands inside the container",
 			Examples: []string{
 				`steps.io {"step_name": "XGBoostTraining"}  # container paths, channel fan-out, property paths`,
@@ -24,7 +24,7 @@ func StepsNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, stepsIO),
 		registry.New("steps.patterns", registry.Spec{
-			Description: "How the compiler assembles a step, axis by axis: the builder and step assembly, the compute (kind, SDK class, image framework and the config fields naming version, instance type and count), environment variables with the config field each reads, job arguments, input and output destination patterns, and the step's package footprint.",
+			Description: "How the compiler assembles a step, axis by axis: builder, compute (SDK class, image, instance fields), environment variables, job arguments, input and output destinations, package footprint.",
 			When:        "you want to see how a step is built and which config fields drive it, without reading the compiler",
 			Examples: []string{
 				`steps.patterns {"step_name": "XGBoostTraining"}  # estimator step`,

@@ -20,7 +20,7 @@ func StrategiesNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesListAxes),
 		registry.New("strategies.list", registry.Spec{
-			Description: "Lists the strategies, sorted by axis and name, each with its verb, compiler builder (handler), definition step type, API request, the names of its knobs and the catalog step types routed to it; optionally one axis only. With detail, every knob in full and the preset knobs.",
+			Description: "Lists the strategies by axis and name: verb, builder, step type, API request, knob names and routed step types; detail adds the knobs in full.",
 			When:        "you want to see every way the compiler builds steps",
 			Examples:    []string{`strategies.list {}`, `strategies.list {"axis": "step_assembly", "detail": true}  # Processing assemblies with their knobs`},
 			Tags:        []string{registry.PhasePlanner},
@@ -32,13 +32,13 @@ func StrategiesNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesShow),
 		registry.New("strategies.knobs", registry.Spec{
-			Description: "The knobs of one strategy: every setting its builder reads besides the step's ports (step-file patterns, contract and compute entries, config fields), with type, default, whether it is required and what it does.",
+			Description: "The knobs of one strategy: each setting its builder reads, with type, default, whether it is required and what it does.",
 			When:        "you are writing a step file or a config and want to know what the builder honours",
 			Examples:    []string{`strategies.knobs {"axis": "sagemaker_step_type", "name": "Tuning"}`, `strategies.knobs {"axis": "step_assembly", "name": "code"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesKnobs),
 		registry.New("strategies.for_step_type", registry.Spec{
-			Description: "Routes a step to its strategy: Processing goes to (step_assembly, the given assembly or code), any other verb to (sagemaker_step_type, verb). A catalog step type or DAG node name may be given instead of a verb (its verb and step file's assembly are used). Types without a builder are not found.",
+			Description: "Routes a step (verb, catalog step type or DAG node name) to its strategy: Processing by step_assembly, any other verb by sagemaker_step_type.",
 			When:        "you want to know which builder and knobs apply to a step type",
 			Examples: []string{
 				`strategies.for_step_type {"sagemaker_step_type": "Processing"}  # -> step_assembly/code`,
@@ -56,7 +56,7 @@ type strategiesAxisArgs struct {
 
 type strategiesListArgs struct {
 	strategiesAxisArgs
-	Detail bool `json:"detail,omitempty" jsonschema_description:"Give each strategy's knobs in full (type, default, source, doc) and its preset knobs, not only the knob names."`
+	Detail bool `json:"detail,omitempty" jsonschema_description:"Each strategy's knobs in full, and its preset knobs."`
 }
 
 type strategiesShowArgs struct {
@@ -70,7 +70,7 @@ type strategiesKnobsArgs struct {
 }
 
 type strategiesForArgs struct {
-	SageMakerStepType string `json:"sagemaker_step_type" jsonschema:"required,minLength=1" jsonschema_description:"A SageMaker verb (Processing, Training, CreateModel, Transform, RegisterModel, Tuning), or a catalog step type / DAG node name."`
+	SageMakerStepType string `json:"sagemaker_step_type" jsonschema:"required,minLength=1" jsonschema_description:"A SageMaker verb (Processing, Training, ...), a catalog step type or a DAG node name."`
 	StepAssembly      string `json:"step_assembly,omitempty" jsonschema_description:"For Processing: code (default) or step_args."`
 }
 

@@ -22,7 +22,7 @@ import (
 func ValidateNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("validate", validateNamespaceDescription,
 		registry.New("validate.step_interface", registry.Spec{
-			Description: "Author-time gate for step-interface files (*.step.yaml): loads one step (or all) with the catalog loader and reports every schema and invariant problem by file and field, then registry parity (config class, name and node-name round trips, a builder for the verb) and the requested job type. Blocking errors fail with validation_failed and the full results in meta.details.",
+			Description: "Validates step files (*.step.yaml), one or all: schema and invariant problems by file and field, registry parity, the job-type view. Blocking errors fail with validation_failed.",
 			When:        "you wrote or changed a step file (or want to check them all) before using the step in a DAG",
 			Examples: []string{
 				`validate.step_interface {"step_name": "TabularPreprocessing"}  # one embedded step`,
@@ -32,7 +32,7 @@ func ValidateNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, validateStepInterface),
 		registry.New("validate.alignment", registry.Spec{
-			Description: "Multi-level alignment report over all steps or the given ones: script <-> contract (the script on disk reads exactly the declared container paths and env vars and parses exactly the job arguments; python3 ast analysis; steps without a script on disk are NO_SCRIPT), contract <-> ports, ports <-> resolvable dependencies (every required input has a catalog provider above the resolver threshold) and builder <-> config fields (including a dry build from a default config). Returns pass rates per step, per level and per SageMaker step type.",
+			Description: "Alignment report over all or the given steps: script <-> contract, contract <-> ports, ports <-> resolvable dependencies, builder <-> config fields; pass rates per step, level and SageMaker step type.",
 			When:        "before compiling or after authoring steps or scripts, to see which steps are misaligned and at which level",
 			Examples: []string{
 				`validate.alignment {}  # every catalog step`,
@@ -51,7 +51,7 @@ func ValidateNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, validateStep),
 		registry.New("validate.builder", registry.Spec{
-			Description: "Builder test of one step: builds its SageMaker definition fragment from a default config (defaults plus placeholder-but-valid essential values, an S3 URI per input) through the compiler, checks the fragment against the step's ports, environment and job arguments, and scores alignment (weight 2), integration (1.5) and step creation (1) into a 0-100 score with a rating.",
+			Description: "Builds one step's definition fragment from a default config, checks it against the step's ports, environment and job arguments, and scores it 0-100 with a rating.",
 			When:        "you authored or changed a step and want proof its builder produces a well-formed step",
 			Examples: []string{
 				`validate.builder {"step_name": "TabularPreprocessing"}`,
@@ -60,7 +60,7 @@ func ValidateNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, validateBuilder),
 		registry.New("validate.info", registry.Spec{
-			Description: "What the validation tools check: the alignment levels and which verbs run them, severities, the resolver threshold, builder score weights and ratings, and script testing (python3 found or not, how container paths are mapped).",
+			Description: "What the validation tools check: alignment levels, severities, resolver threshold, builder score weights, script testing.",
 			When:        "you want to know what validation can check on this machine before running it",
 			Examples:    []string{`validate.info {}`},
 			Tags:        []string{registry.PhaseValidator},
@@ -131,9 +131,9 @@ func vldStep(cat *catalog.Catalog, name string) (*catalog.Step, string, error) {
 // --- validate.step_interface ---
 
 type stepInterfaceArgs struct {
-	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to validate (canonical name; file-style and node names are resolved). Omit with all: true."`
+	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to validate (node and file-style names resolve). Omit with all: true."`
 	All           bool     `json:"all,omitempty" jsonschema_description:"Validate every step file (embedded and workspace)."`
-	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Validate the job-type view (training, calibration, ...): variant applied, job_type field checked."`
+	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Also validate this job type's view (variant applied)."`
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root)."`
 }
 
@@ -186,8 +186,8 @@ func vldHint(step string, ws []string) map[string]any {
 // --- validate.alignment ---
 
 type alignmentArgs struct {
-	TargetScripts []string `json:"target_scripts,omitempty" jsonschema_description:"Steps to check, by step name, snake_case script name or entry point (tabular_preprocessing.py). Omit for every step."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are also searched in each, in its scripts/ and in its sibling scripts/."`
+	TargetScripts []string `json:"target_scripts,omitempty" jsonschema_description:"Steps to check, by step name, script name or entry point; omitted: every step."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are searched in each, its scripts/ and its sibling scripts/."`
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for step scripts (by entry point file name)."`
 }
 

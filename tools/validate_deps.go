@@ -20,7 +20,7 @@ const validateNamespaceDescription = "Checks before compiling: dependency wiring
 func validateDepsNamespace() registry.Namespace {
 	return namespace("validate", validateNamespaceDescription,
 		registry.New("validate.deps_resolve", registry.Spec{
-			Description: "Resolves step dependencies with the compiler's resolver and reports, per step, which inputs bind to which upstream outputs (with scores), which stay unbound and why, and the overall resolution rate. Give a DAG (dag or dag_file) to resolve along its edges as compile does, or step_names to let every listed step feed every other one; omit both to use every catalog step.",
+			Description: "Resolves step dependencies as the compiler does: per step, which inputs bind to which outputs (with scores) and which stay unbound and why; along a DAG's edges, among step_names, or over every catalog step.",
 			When:        "you want to know whether a set of steps or a DAG wires up before compiling, or why an input stays unbound",
 			Examples: []string{
 				`validate.deps_resolve {"step_names": ["CradleDataLoading", "TabularPreprocessing", "XGBoostTraining"]}  # every listed step may feed every other`,
@@ -30,7 +30,7 @@ func validateDepsNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, validateDepsResolve),
 		registry.New("validate.deps_explain", registry.Spec{
-			Description: "Explains the semantic similarity of two names the way the dependency resolver scores them: the overall score and its string, token, synonym and substring parts. With consumer_step and provider_step, name1 is the consumer's input and name2 the provider's output, and the full six-component compatibility score of that pair is added; workspace_dirs adds a project's own step files, so its steps can be scored too.",
+			Description: "Scores two names as the dependency resolver does (string, token, synonym, substring parts); with consumer_step and provider_step, the full compatibility score of that input and output.",
 			When:        "a dependency match looks wrong or is missing and you want to see why two port names score as they do",
 			Examples: []string{
 				`validate.deps_explain {"name1": "input_path", "name2": "processed_data"}  # 0.2`,
@@ -42,16 +42,16 @@ func validateDepsNamespace() registry.Namespace {
 }
 
 type depsResolveArgs struct {
-	StepNames []string `json:"step_names,omitempty" jsonschema_description:"Step types (or node names such as TabularPreprocessing_training) that may feed each other. Omit, with no DAG, to use every catalog step."`
+	StepNames []string `json:"step_names,omitempty" jsonschema_description:"Step types or node names that may feed each other; omitted with no DAG: every catalog step."`
 	catalogWorkspace
-	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or the serialized form {\"dag\": {...}}. Resolves along its edges."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
 	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file; resolves along its edges."`
 }
 
 type depsExplainArgs struct {
 	Name1        string `json:"name1" jsonschema:"required" jsonschema_description:"First name (the consumer's input when consumer_step is given)."`
-	Name2        string `json:"name2" jsonschema:"required" jsonschema_description:"Second name (the provider's output, or one of its aliases, when provider_step is given)."`
-	ConsumerStep string `json:"consumer_step,omitempty" jsonschema_description:"Step type or node name (XGBoostTraining, TabularPreprocessing_calibration) whose input is name1. Give with provider_step."`
+	Name2        string `json:"name2" jsonschema:"required" jsonschema_description:"Second name (the provider's output when provider_step is given)."`
+	ConsumerStep string `json:"consumer_step,omitempty" jsonschema_description:"Step type or node name whose input is name1. Give with provider_step."`
 	ProviderStep string `json:"provider_step,omitempty" jsonschema_description:"Step type or node name whose output is name2. Give with consumer_step."`
 	catalogWorkspace
 }

@@ -35,7 +35,7 @@ func WorkflowNamespace() registry.Namespace {
 			Writes: true,
 		}, workflowNewRun),
 		registry.New("workflow.start_stage", registry.Spec{
-			Description: "Inspects a run's artifacts, picks the next stage itself (plan, author_step, configure, validate or compile: the first whose completion test fails), makes it the session's active stage (its tools become the visible ones) and returns the stage's prompt, checklist, recommended model tier and visible tools in one payload.",
+			Description: "Picks a run's next stage (the first whose completion test fails), makes it the session's active stage and returns its prompt, checklist, model tier and visible tools.",
 			When:        "in the orchestrator stage, to hand the next part of a run to a worker",
 			Examples: []string{
 				`workflow.start_stage {"run_id": "churn-xgb-1"}`,
@@ -44,7 +44,7 @@ func WorkflowNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, workflowStartStage),
 		registry.New("workflow.complete_stage", registry.Spec{
-			Description: "Ends the active stage of a run: runs the stage's completion test over the run's artifacts, records the stage as completed when it passes (otherwise lists what is missing), and returns the session to the orchestrator stage.",
+			Description: "Ends a run's active stage: records it completed when its completion test passes (else lists what is missing) and returns to the orchestrator stage.",
 			When:        "the worker of a stage says it is done, or gives up",
 			Examples: []string{
 				`workflow.complete_stage {"run_id": "churn-xgb-1"}`,
@@ -53,7 +53,7 @@ func WorkflowNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, workflowCompleteStage),
 		registry.New("workflow.status", registry.Spec{
-			Description: "A run's state: its artifacts (with sizes and times), each stage's completion test with what is missing, the completion history, the active stage of this session and the next stage.",
+			Description: "A run's state: artifacts, each stage's completion test and what is missing, the history, the active and the next stage.",
 			When:        "to see where a run stands, or why a stage is not complete",
 			Examples: []string{
 				`workflow.status {"run_id": "churn-xgb-1"}`,

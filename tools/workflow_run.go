@@ -37,10 +37,8 @@ func workflowRunNamespace() registry.Namespace {
 			Writes: true,
 		}, workflowRun),
 		registry.New("workflow.describe", registry.Spec{
-			Description: "Describes the workflows as data: without a workflow, each workflow's name, description and phase count; with one, its arguments, " +
-				"phases (title, detail, gate, tools, guided stage, judgment it may stop for), the tools it calls and what each outcome means, so a host can " +
-				"follow it step by step. With run_id, the state of one run instead.",
-			When: "before running a workflow, or to follow one phase by phase with the guided stages, or to inspect a run",
+			Description: "The workflows as data: without workflow, each one's name, description and phase count; with one, its arguments, phases, tools and outcomes; with run_id, that run's state.",
+			When:        "before running a workflow, or to follow one phase by phase with the guided stages, or to inspect a run",
 			Examples: []string{
 				`workflow.describe {}  # every workflow`,
 				`workflow.describe {"workflow": "new-project"}`,
