@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/strlist"
 
 	"github.com/cursus-go/cursus/envelope"
 )
@@ -526,7 +527,7 @@ func phaseContract(ctx context.Context, s *Step) error {
 		Step: step, Node: s.Vars().String(varNode), JobType: jobType, EntryPoint: author.EntryPoint(step),
 		Producer: prod["node"], ProducerType: prod["type"], ProducerPort: out.LogicalName, ProducerKind: out.OutputType,
 		Consumer: cons["node"], ConsumerType: cons["type"], ConsumerPort: in.LogicalName, ConsumerKind: in.Type,
-		InputName: "input_data", InputPath: "/opt/ml/processing/input/data", InputKeywords: dedupe(kw),
+		InputName: "input_data", InputPath: "/opt/ml/processing/input/data", InputKeywords: strlist.Unique(kw),
 		OutputName: in.LogicalName, OutputPath: "/opt/ml/processing/output", OutputAliases: aliases,
 		Description: desc,
 	}
@@ -540,18 +541,6 @@ func phaseContract(ctx context.Context, s *Step) error {
 	s.Summary("reads", prod["node"]+"."+out.LogicalName)
 	s.Summary("feeds", cons["node"]+"."+in.LogicalName)
 	return s.Set(varContract, c)
-}
-
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func mustJSONIndent(v any) string {
@@ -572,12 +561,12 @@ func phaseScaffoldStep(ctx context.Context, s *Step) error {
 	ws := authorWorkspace(s)
 	args := map[string]any{
 		"step_name": c.Step, "workspace_dir": s.Abs(ws), "description": c.Description,
-		"keywords": dedupe(append(strings.Fields(strings.ToLower(splitWords(c.Step))), c.OutputName)),
+		"keywords": strlist.Unique(append(strings.Fields(strings.ToLower(splitWords(c.Step))), c.OutputName)),
 		"inputs": []any{map[string]any{"name": c.InputName, "type": c.ProducerKind, "path": c.InputPath,
 			"compatible_sources": []any{c.ProducerType}, "keywords": toAny(c.InputKeywords),
 			"description": fmt.Sprintf("What %s writes as %s.", c.ProducerType, c.ProducerPort)}},
 		"outputs": []any{map[string]any{"name": c.OutputName, "path": c.OutputPath, "aliases": toAny(c.OutputAliases),
-			"keywords":    toAny(dedupe([]string{c.OutputName, c.ConsumerPort, "processed", "data"})),
+			"keywords":    toAny(strlist.Unique([]string{c.OutputName, c.ConsumerPort, "processed", "data"})),
 			"description": fmt.Sprintf("What %s reads as %s.", c.ConsumerType, c.ConsumerPort)}},
 		// A file already there (a person's edit, or this run's earlier
 		// attempt) is kept: the gates that follow judge it.

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 // ScaffoldSpec describes a new Processing step to scaffold: its name, what
@@ -117,7 +118,7 @@ func RenderStepFile(spec ScaffoldSpec) ([]byte, error) {
 	}
 	doc := stepDoc{
 		Step: spec.Step, Verb: "Processing", Kind: "internal", Description: desc, Framework: "generic",
-		Keywords: dedupe(spec.Keywords), Compute: map[string]string{"kind": "sklearn"},
+		Keywords: strlist.Unique(spec.Keywords), Compute: map[string]string{"kind": "sklearn"},
 		Contract: contractDoc{EntryPoint: entry, JobArguments: []argDoc{{Flag: "--job_type", Source: "job_type"}}},
 		Fields: []fieldDoc{
 			{Name: "processing_entry_point", Default: entry},
@@ -136,7 +137,7 @@ func RenderStepFile(spec ScaffoldSpec) ([]byte, error) {
 			return portDoc{}, fmt.Errorf("port %q declared twice", p.Name)
 		}
 		seen[p.Name] = true
-		d := portDoc{Name: p.Name, Type: p.Type, Path: p.Path, Keywords: dedupe(p.Keywords), Description: p.Description}
+		d := portDoc{Name: p.Name, Type: p.Type, Path: p.Path, Keywords: strlist.Unique(p.Keywords), Description: p.Description}
 		if d.Type == "" {
 			d.Type = "processing_output"
 		}
@@ -156,12 +157,12 @@ func RenderStepFile(spec ScaffoldSpec) ([]byte, error) {
 				req = *p.Required
 			}
 			d.Required = &req
-			d.CompatibleSources = dedupe(p.CompatibleSources)
+			d.CompatibleSources = strlist.Unique(p.CompatibleSources)
 		} else {
 			if d.Path == "" {
 				d.Path = path.Join("/opt/ml/processing/output", p.Name)
 			}
-			d.Aliases = dedupe(p.Aliases)
+			d.Aliases = strlist.Unique(p.Aliases)
 		}
 		return d, nil
 	}
@@ -194,17 +195,4 @@ func RenderStepFile(spec ScaffoldSpec) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// dedupe returns in without empty strings and repeats, in first-seen order.
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
