@@ -52,8 +52,9 @@ type Listing struct {
 // accepted when called), without descriptions that only restate the
 // argument's name, without the keywords that only bound a value's size
 // (maxLength, minLength, maxItems: the registry enforces them with an
-// error naming the field), and without the descriptions of shared
-// arguments.
+// error naming the field), without additionalProperties false (unknown
+// arguments are still refused when called; the server's instructions say
+// so once), and without the descriptions of shared arguments.
 func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] }
 
 // NewListing computes the listing of tools. It fails only when a schema
@@ -86,6 +87,11 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 			s["required"] = slices.DeleteFunc(slices.Clone(req), func(r any) bool { _, ok := props[r.(string)]; return !ok })
 		}
 		s["properties"] = props
+		// Unknown arguments are refused, with a did-you-mean, when
+		// called; the server's instructions say so once.
+		if s["additionalProperties"] == false {
+			delete(s, "additionalProperties")
+		}
 		stripped[i] = s
 	}
 	l := &Listing{schemas: make(map[*ToolDef]json.RawMessage, len(tools))}

@@ -37,8 +37,9 @@ func listTool(name string, examples ...string) *registry.ToolDef {
 		})
 }
 
-// TestListedExamples: the tool's name is left out, and an example that
-// uses no argument an earlier one did not is not listed.
+// TestListedExamples: the tool's name is left out, an example that uses
+// no argument an earlier one did not is not listed, and no more than
+// MaxListedExamples are.
 func TestListedExamples(t *testing.T) {
 	tl := listTool("demo.a", `demo.a {"run_id": "r"}`, `demo.a {"run_id": "s"}  # same arguments`, `demo.a {"run_id": "r", "verbose": true}  # more`)
 	got := tl.ListedExamples()
@@ -48,6 +49,11 @@ func TestListedExamples(t *testing.T) {
 	}
 	if d := tl.RenderDescription(); strings.Contains(d, "demo.a {") || strings.Contains(d, `"s"`) {
 		t.Errorf("description %q", d)
+	}
+	// A third example with a new argument is left to tools.describe_tool.
+	tl = listTool("demo.a", `demo.a {"run_id": "r"}`, `demo.a {"verbose": true}`, `demo.a {"workspace_dirs": ["w"]}`)
+	if got := tl.ListedExamples(); len(got) != registry.MaxListedExamples || strings.Contains(strings.Join(got, " "), "workspace_dirs") {
+		t.Errorf("listed examples %q", got)
 	}
 }
 
@@ -88,7 +94,7 @@ func TestListing(t *testing.T) {
 	if props["verbose"].(map[string]any)["description"] != "Say more." {
 		t.Error("a description of its own is lost")
 	}
-	if !slices.Equal(s["required"].([]any), []any{"run_id"}) || s["additionalProperties"] != false {
+	if !slices.Equal(s["required"].([]any), []any{"run_id"}) || s["additionalProperties"] != nil || a.Schema()["additionalProperties"] != false {
 		t.Errorf("listed schema %s", l.InputSchema(a))
 	}
 	// Size bounds are enforced, not listed.

@@ -249,14 +249,22 @@ func (t *ToolDef) RenderDescription() string {
 	return strings.Join(parts, "\n\n")
 }
 
+// MaxListedExamples is how many examples a host's tool list shows per
+// tool at most (ListedExamples).
+const MaxListedExamples = 2
+
 // ListedExamples are the examples a host's tool list shows, without the
 // tool's name ("{...}  # note"): the first, then each one that uses an
-// argument no earlier shown example uses; the others show nothing new
-// (tools.describe_tool still answers every example).
+// argument no earlier shown example uses, MaxListedExamples at most; the
+// others show nothing new or are left to tools.describe_tool, which
+// answers every example.
 func (t *ToolDef) ListedExamples() []string {
 	var out []string
 	seen := map[string]bool{}
 	for i, e := range t.Examples {
+		if len(out) == MaxListedExamples {
+			break
+		}
 		name, args, _, err := ParseExample(e)
 		fresh := i == 0 || err != nil
 		for k := range args {

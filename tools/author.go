@@ -21,7 +21,7 @@ func AuthorNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("author", "Step-authoring guardrails: rules, the checklist for a new step type, config constraints, and the preflight gates a new step must pass before it compiles.",
 		registry.New("author.rules", registry.Spec{
 			Description: "The authoring rules of one topic, read from the live catalog, compiler and resolver: naming, packaging, sdk_carveout, reuse_class or closure.",
-			When:        "you are about to write or change a step file and need the rules it must follow",
+			When:        "before writing or changing a step file",
 			Examples: []string{
 				`author.rules {"topic": "naming"}`,
 				`author.rules {"topic": "closure"}  # what makes a step resolvable and buildable`,
@@ -40,7 +40,7 @@ func AuthorNamespace() registry.Namespace {
 		}, authorChecklist),
 		registry.New("author.config_constraints", registry.Spec{
 			Description: "A step's config fields with type, tier, default and legal values (allowed values, bounds, pattern); derived and required fields are listed apart.",
-			When:        "you are about to write config values for a step and want to know what is legal",
+			When:        "before writing a step's config values",
 			Examples:    []string{`author.config_constraints {"step_name": "TabularPreprocessing"}`},
 			Tags:        []string{registry.PhaseValidator},
 		}, authorConfigConstraints),

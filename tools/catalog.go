@@ -27,7 +27,7 @@ func CatalogNamespace() registry.Namespace {
 		}, catalogListSteps),
 		registry.New("catalog.search", registry.Spec{
 			Description: "Fuzzy search over step names, aliases and keywords (abbreviations such as xgb, substrings, near spellings): scored matches with reasons, best first.",
-			When:        "you only know part of a step name, or a description of what it does, and need the exact step type",
+			When:        "you know part of a step name or what it does and need the exact step type",
 			Examples: []string{
 				`catalog.search {"query": "xgb train"}  # XGBoostTraining first`,
 				`catalog.search {"query": "preprocess"}  # TabularPreprocessing and friends`,
@@ -55,7 +55,7 @@ func CatalogNamespace() registry.Namespace {
 		}, catalogStepSpec),
 		registry.New("catalog.config_fields", registry.Spec{
 			Description: "The fields of a step's config class: type, required, default, tier (essential, system, derived), allowed values, bounds and description.",
-			When:        "you are writing or checking a step's config and need its fields, defaults and allowed values",
+			When:        "writing or checking a step's config",
 			Examples: []string{
 				`catalog.config_fields {"step_name": "XGBoostTraining"}  # every field`,
 				`catalog.config_fields {"step_name": "TabularPreprocessing", "tier": "essential"}  # only what the user must supply`,
@@ -73,7 +73,7 @@ func CatalogNamespace() registry.Namespace {
 		}, catalogResolveStep),
 		registry.New("catalog.list_builders", registry.Spec{
 			Description: "The builder name of every step type (<Step>StepBuilder unless its interface says otherwise), optionally for one SageMaker step type.",
-			When:        "you need builder names, e.g. to read a compile report or to find the steps built as one SageMaker step type",
+			When:        "you need builder names, e.g. to read a compile report",
 			Examples: []string{
 				`catalog.list_builders {}  # every builder`,
 				`catalog.list_builders {"sagemaker_step_type": "Processing"}  # Processing builders only`,

@@ -25,7 +25,7 @@ func ConfigNamespace() registry.Namespace {
 	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
 			Description: "Field requirements for every node of a DAG: the shared base fields, each node's config class and fields, nodes without a class (pending_steps). detail compact (default) lists required fields; full lists every field.",
-			When:        "you have a DAG and need to know which config values to collect before writing config.json",
+			When:        "you have a DAG and need the config values to collect",
 			Examples: []string{
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
 				`config.requirements {"dag_file": "examples/simple-training/dag.json"}  # a DAG file`,
@@ -62,7 +62,7 @@ func ConfigNamespace() registry.Namespace {
 		}, configMergeSave),
 		registry.New("config.template", registry.Spec{
 			Description: "A config skeleton for a DAG: config.json with defaults filled and essentials null, the same as config.merge_save arguments, and essential_fields listing each blank by path.",
-			When:        "you are about to write config values for a DAG and want every field name and default in place",
+			When:        "before writing a DAG's config values, with every field and default in place",
 			Examples: []string{
 				`config.template {"dag": ` + exampleDAG + `}`,
 				`config.template {"dag": {"nodes": ["DummyDataLoading_training", "DemoFeatureEngineering_training"], "edges": [["DummyDataLoading_training", "DemoFeatureEngineering_training"]]}, "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a custom step declared in the project's steps/ workspace`,

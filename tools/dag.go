@@ -25,7 +25,7 @@ func DAGNamespace() registry.Namespace {
 	return namespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
 		registry.New("dag.construct", registry.Spec{
 			Description: "Builds a DAG from nodes and [src, dst] edges and returns it in the serialized form the other DAG tools accept. A cycle is a warning.",
-			When:        "you have step names and their dependency edges and want the serialized DAG with its statistics",
+			When:        "you have step names and edges and want the serialized DAG",
 			Examples: []string{
 				`dag.construct {` + twoStep + `}  # minimal two-step DAG`,
 				`dag.construct {` + threeStep + `, "metadata": {"pipeline": "xgboost-training"}}  # with metadata`,

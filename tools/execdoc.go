@@ -31,7 +31,7 @@ func ExecdocNamespace() registry.Namespace {
 		}, execdocTemplate),
 		registry.New("execdoc.generate", registry.Spec{
 			Description: "Fills an execution document from a DAG and config.json: the steps that take runtime configuration (data loading, registration) are filled; without execution_document the template comes from the DAG.",
-			When:        "you have a DAG and a config.json and need the execution document to start a run",
+			When:        "you need the execution document to start a run",
 			Examples: []string{
 				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,
 				`execdoc.generate {"dag": {"nodes": ["CradleDataLoading_training"], "edges": []}, "config_file": "pipeline_config/config.json", "execution_document": {"PIPELINE_STEP_CONFIGS": {"CradleDataLoading-Training": {"STEP_TYPE": ["WORKFLOW_INPUT", "CradleDataLoadingStep"], "STEP_CONFIG": {}}}}}  # fill a given document`,
@@ -50,7 +50,7 @@ func ExecdocNamespace() registry.Namespace {
 		}, execdocValidate),
 		registry.New("execdoc.merge", registry.Spec{
 			Description: "Merges two execution documents, additional_doc winning (STEP_CONFIG merged key by key, new steps added), and returns the result.",
-			When:        "you have a generated document and overrides for some steps (or two partial documents) to combine",
+			When:        "combining a generated document with overrides, or two partial documents",
 			Examples: []string{
 				`execdoc.merge {"base_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {"x": 1}}}}, "additional_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_CONFIG": {"y": 2}}, "B": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}}}}`,
 			},

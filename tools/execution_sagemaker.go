@@ -50,7 +50,7 @@ func executionSageMakerNamespace() registry.Namespace {
 		}, executionList),
 		registry.New("execution.steps", registry.Spec{
 			Description: "The steps of a pipeline execution in start order: status, times, failure reason, the job it ran and its CloudWatch log group and stream prefix.",
-			When:        "an execution failed or is slow and you need to know which step and why, or where its logs are",
+			When:        "an execution failed or is slow: which step, why, and where its logs are",
 			Examples:    []string{`execution.steps {"execution_arn": "` + exampleExecutionARN + `"}`},
 			Tags:        []string{registry.PhaseProgrammer},
 			Network:     true,

@@ -25,7 +25,7 @@ func StepsNamespace() registry.Namespace {
 		}, stepsIO),
 		registry.New("steps.patterns", registry.Spec{
 			Description: "How the compiler assembles a step, axis by axis: builder, compute (SDK class, image, instance fields), environment variables, job arguments, input and output destinations, package footprint.",
-			When:        "you want to see how a step is built and which config fields drive it, without reading the compiler",
+			When:        "you want to see how a step is built and which config fields drive it",
 			Examples: []string{
 				`steps.patterns {"step_name": "XGBoostTraining"}  # estimator step`,
 				`steps.patterns {"step_name": "TabularPreprocessing", "job_type": "calibration"}  # processing step, calibration variant`,

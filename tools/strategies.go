@@ -33,7 +33,7 @@ func StrategiesNamespace() registry.Namespace {
 		}, strategiesShow),
 		registry.New("strategies.knobs", registry.Spec{
 			Description: "The knobs of one strategy: each setting its builder reads, with type, default, whether it is required and what it does.",
-			When:        "you are writing a step file or a config and want to know what the builder honours",
+			When:        "writing a step file or config, to know what the builder honours",
 			Examples:    []string{`strategies.knobs {"axis": "sagemaker_step_type", "name": "Tuning"}`, `strategies.knobs {"axis": "step_assembly", "name": "code"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesKnobs),

@@ -23,7 +23,7 @@ func ValidateNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("validate", validateNamespaceDescription,
 		registry.New("validate.step_interface", registry.Spec{
 			Description: "Validates step files (*.step.yaml), one or all: schema and invariant problems by file and field, registry parity, the job-type view. Blocking errors fail with validation_failed.",
-			When:        "you wrote or changed a step file (or want to check them all) before using the step in a DAG",
+			When:        "you wrote or changed a step file, before using it in a DAG",
 			Examples: []string{
 				`validate.step_interface {"step_name": "TabularPreprocessing"}  # one embedded step`,
 				`validate.step_interface {"all": true}  # every step file`,
@@ -33,7 +33,7 @@ func ValidateNamespace() registry.Namespace {
 		}, validateStepInterface),
 		registry.New("validate.alignment", registry.Spec{
 			Description: "Alignment report over all or the given steps: script <-> contract, contract <-> ports, ports <-> resolvable dependencies, builder <-> config fields; pass rates per step, level and SageMaker step type.",
-			When:        "before compiling or after authoring steps or scripts, to see which steps are misaligned and at which level",
+			When:        "after authoring steps or scripts, to see which are misaligned and where",
 			Examples: []string{
 				`validate.alignment {}  # every catalog step`,
 				`validate.alignment {"target_scripts": ["tabular_preprocessing", "XGBoostTraining"]}  # a subset, with detailed results`,
@@ -52,7 +52,7 @@ func ValidateNamespace() registry.Namespace {
 		}, validateStep),
 		registry.New("validate.builder", registry.Spec{
 			Description: "Builds one step's definition fragment from a default config, checks it against the step's ports, environment and job arguments, and scores it 0-100 with a rating.",
-			When:        "you authored or changed a step and want proof its builder produces a well-formed step",
+			When:        "you authored or changed a step and want proof its builder works",
 			Examples: []string{
 				`validate.builder {"step_name": "TabularPreprocessing"}`,
 				`validate.builder {"step_name": "XGBoostTraining", "enable_scoring": false}  # tests only`,
@@ -61,7 +61,7 @@ func ValidateNamespace() registry.Namespace {
 		}, validateBuilder),
 		registry.New("validate.info", registry.Spec{
 			Description: "What the validation tools check: alignment levels, severities, resolver threshold, builder score weights, script testing.",
-			When:        "you want to know what validation can check on this machine before running it",
+			When:        "to learn what validation can check on this machine",
 			Examples:    []string{`validate.info {}`},
 			Tags:        []string{registry.PhaseValidator},
 		}, validateInfo),

@@ -21,17 +21,17 @@ func validateDepsNamespace() registry.Namespace {
 	return namespace("validate", validateNamespaceDescription,
 		registry.New("validate.deps_resolve", registry.Spec{
 			Description: "Resolves step dependencies as the compiler does: per step, which inputs bind to which outputs (with scores) and which stay unbound and why; along a DAG's edges, among step_names, or over every catalog step.",
-			When:        "you want to know whether a set of steps or a DAG wires up before compiling, or why an input stays unbound",
+			When:        "to check that steps or a DAG wire up, or why an input stays unbound",
 			Examples: []string{
 				`validate.deps_resolve {"step_names": ["CradleDataLoading", "TabularPreprocessing", "XGBoostTraining"]}  # every listed step may feed every other`,
-				`validate.deps_resolve {"dag": {"nodes": ["CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"], "edges": [["CradleDataLoading_training", "TabularPreprocessing_training"], ["TabularPreprocessing_training", "XGBoostTraining"]]}}  # along the DAG's edges`,
+				`validate.deps_resolve {"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]}}  # along the DAG's edges`,
 				`validate.deps_resolve {"dag_file": "projects/demo_xgboost/pipeline_config/dag.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # with a project's own step files`,
 			},
 			Tags: []string{registry.PhaseValidator},
 		}, validateDepsResolve),
 		registry.New("validate.deps_explain", registry.Spec{
 			Description: "Scores two names as the dependency resolver does (string, token, synonym, substring parts); with consumer_step and provider_step, the full compatibility score of that input and output.",
-			When:        "a dependency match looks wrong or is missing and you want to see why two port names score as they do",
+			When:        "a dependency match looks wrong or is missing",
 			Examples: []string{
 				`validate.deps_explain {"name1": "input_path", "name2": "processed_data"}  # 0.2`,
 				`validate.deps_explain {"name1": "input_path", "name2": "processed_data", "consumer_step": "XGBoostTraining", "provider_step": "TabularPreprocessing_training"}  # compatibility 0.8125 with components`,
