@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
 )
@@ -67,9 +69,7 @@ func TestXGBoostExampleRunsLocally(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nine Python scripts")
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not on PATH")
-	}
+	testenv.Need(t, localrun.Ready("pandas", "sklearn", "xgboost"))
 	root := t.TempDir()
 	testfs.CopyTree(t, xgbExample, root)
 	// No input_data: the compiler mounts Cradle's specs as

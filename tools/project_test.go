@@ -12,8 +12,9 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/dag"
-	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/workflow"
 )
@@ -223,9 +224,7 @@ func TestProjectEndToEnd(t *testing.T) {
 	}
 
 	// The scripts run on small data written here.
-	if !validation.Python().Available {
-		t.Skip("python3 is not available: validate.run_scripts cannot run the scripts")
-	}
+	testenv.Need(t, localrun.Ready("pandas", "sklearn", "xgboost"))
 	dataDir := filepath.Join(root, "mydata")
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		t.Fatal(err)
