@@ -45,7 +45,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags:        []string{registry.PhaseValidator},
 		}, authorConfigConstraints),
 		registry.New("author.preflight_config", registry.Spec{
-			Description: "Validates config values against a step's config class before they are written (unknown, derived or mistyped fields, values out of range, missing essentials unless partial); fails with config_invalid naming each field.",
+			Description: "Validates config values against a step's config class before they are written (unknown, derived or mistyped fields, bad values, missing essentials); fails with config_invalid naming each field.",
 			When:        "you have values for one step's config and want them checked before config.merge_save",
 			Examples: []string{
 				`author.preflight_config {"step_name": "TabularPreprocessing", "values": {"job_type": "training", "label_name": "is_fraud", "output_format": "CSV"}, "partial": true}`,
@@ -54,7 +54,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, authorPreflightConfig),
 		registry.New("author.check_script", registry.Spec{
-			Description: "Checks a step's script against its contract both ways (python3 ast): container paths, environment variables, argparse flags, input and output keys. Fails with script_check_failed; a step with no script on disk is skipped.",
+			Description: "Checks a step's script against its contract both ways (python3 ast): container paths, environment variables, argparse flags, input and output keys. Fails with script_check_failed.",
 			When:        "you wrote or changed a step's script (or its contract) and want to know they agree",
 			Examples: []string{
 				`author.check_script {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}`,
@@ -63,7 +63,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, authorCheckScript),
 		registry.New("author.preflight_step", registry.Spec{
-			Description: "Offline proof that a step (or all) can be built: the step file validates, registry names round-trip, the builder builds it from a default config, every required input has a provider. Fails with not_constructible naming the gate.",
+			Description: "Offline proof that a step (or all) can be built: step file valid, names round-trip, builder builds a default config, every required input has a provider. Fails with not_constructible naming the gate.",
 			When:        "before using a new or changed step in a DAG",
 			Examples: []string{
 				`author.preflight_step {"step_name": "TabularPreprocessing"}`,

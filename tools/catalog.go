@@ -86,7 +86,7 @@ func CatalogNamespace() registry.Namespace {
 // --- catalog.list_steps ---
 
 type listStepsArgs struct {
-	WorkspaceID       string `json:"workspace_id,omitempty" jsonschema_description:"Only steps of this workspace: core for embedded steps, else the base name of a workspace directory."`
+	WorkspaceID       string `json:"workspace_id,omitempty" jsonschema_description:"Only this workspace's steps: core (embedded) or a workspace directory's base name."`
 	JobType           string `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type (training, validation, testing, calibration, ...)."`
 	SageMakerStepType string `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only steps of this SageMaker step type."`
 	catalogWorkspace

@@ -24,7 +24,7 @@ const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessi
 func ConfigNamespace() registry.Namespace {
 	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
-			Description: "Field requirements for every node of a DAG: the shared base fields, each node's config class and fields, nodes without a class (pending_steps). detail compact (default) lists required fields; full lists every field.",
+			Description: "Field requirements for every node of a DAG: the shared base fields, each node's config class and fields, nodes without a class (pending_steps).",
 			When:        "you have a DAG and need the config values to collect",
 			Examples: []string{
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,

@@ -30,7 +30,7 @@ func ExecdocNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, execdocTemplate),
 		registry.New("execdoc.generate", registry.Spec{
-			Description: "Fills an execution document from a DAG and config.json: the steps that take runtime configuration (data loading, registration) are filled; without execution_document the template comes from the DAG.",
+			Description: "Fills an execution document from a DAG and config.json: the steps that take runtime configuration (data loading, registration); without execution_document, starts from the DAG's template.",
 			When:        "you need the execution document to start a run",
 			Examples: []string{
 				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,

@@ -27,7 +27,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogList),
 		registry.New("pipeline_catalog.recommend", registry.Spec{
-			Description: "Ranks the shared DAGs for a need: framework (a hard filter), where the data lives, facts about data and resources, and a free-text need matched against features and nodes. Each has a score and reasons; what none can serve is listed as unmatched.",
+			Description: "Ranks the shared DAGs by framework (a hard filter), where the data lives, facts about data and resources, and a free-text need; each with a score and reasons, and what none can serve as unmatched.",
 			When:        "you know roughly what the pipeline must do and want the best starting DAG",
 			Examples: []string{
 				`pipeline_catalog.recommend {"framework": "xgboost", "data_source": "s3", "need": "calibration and registration"}`,

@@ -30,7 +30,7 @@ func ProjectNamespace() registry.Namespace {
 			Writes:      true,
 		}, projectInit),
 		registry.New("project.bring_up", registry.Spec{
-			Description: "How to take an empty folder to a compiled pipeline: the `cursus workflow run new-project` command, the equivalent workflow.run call, and the tool plan behind it with the gate each call must pass. Writes nothing.",
+			Description: "How to take an empty folder to a compiled pipeline: the `cursus workflow run new-project` command, the workflow.run call, and the tool plan behind it with each call's gate. Writes nothing.",
 			When:        "planning a new project end to end before calling project.init",
 			Examples: []string{
 				`project.bring_up {"name": "demo", "framework": "xgboost"}`,

@@ -134,7 +134,7 @@ type stepInterfaceArgs struct {
 	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to validate (node and file-style names resolve). Omit with all: true."`
 	All           bool     `json:"all,omitempty" jsonschema_description:"Validate every step file (embedded and workspace)."`
 	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Also validate this job type's view (variant applied)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root)."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
 }
 
 func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.Result[ValidateStepInterfaceData], error) {

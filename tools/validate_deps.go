@@ -20,7 +20,7 @@ const validateNamespaceDescription = "Checks before compiling: dependency wiring
 func validateDepsNamespace() registry.Namespace {
 	return namespace("validate", validateNamespaceDescription,
 		registry.New("validate.deps_resolve", registry.Spec{
-			Description: "Resolves step dependencies as the compiler does: per step, which inputs bind to which outputs (with scores) and which stay unbound and why; along a DAG's edges, among step_names, or over every catalog step.",
+			Description: "Resolves step dependencies as the compiler does: per step, which inputs bind to which outputs (with scores), which stay unbound and why; along a DAG, among step_names, or over every step.",
 			When:        "to check that steps or a DAG wire up, or why an input stays unbound",
 			Examples: []string{
 				`validate.deps_resolve {"step_names": ["CradleDataLoading", "TabularPreprocessing", "XGBoostTraining"]}  # every listed step may feed every other`,
