@@ -340,8 +340,8 @@ func TestSessionWholeRun(t *testing.T) {
 		t.Fatalf("saved definition: %v %d steps", err, len(def.Steps))
 	}
 	// The result keeps the definition; the report refers to the file.
-	if _, ok := res.Data.(map[string]any)["definition"].(json.RawMessage); !ok {
-		t.Errorf("result lost its definition: %T", res.Data.(map[string]any)["definition"])
+	if d, ok := res.Data.(tools.CompileDefinitionData); !ok || len(d.Definition) == 0 {
+		t.Errorf("result lost its definition: %T", res.Data)
 	}
 	rep, err := os.ReadFile(filepath.Join(root, "runs", "demo", "reports", "compile.definition.json"))
 	if err != nil || !strings.Contains(string(rep), `"$artifact"`) {
