@@ -2,12 +2,11 @@ package validation
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/internal/testenv"
 )
 
@@ -36,21 +35,12 @@ func needPython(t testing.TB) {
 	}
 }
 
-// needML skips (fails under CI) unless the interpreter the scripts run
-// with imports the ML stack the catalog's scripts use.
+// needML skips (fails under CI) unless the scripts can run here with the
+// ML stack the catalog's scripts import: localrun.Ready's probe, the one
+// the local runs use.
 func needML(t testing.TB) {
 	t.Helper()
-	needPython(t)
-	p := Python()
-	if out, err := exec.Command(p.Path, "-c", "import pandas, sklearn, xgboost").CombinedOutput(); err != nil {
-		testenv.Missing(t, p.Path+" cannot import pandas, sklearn and xgboost (set CURSUS_PYTHON to one that can, e.g. /usr/bin/python3 with Debian's python3-pandas python3-sklearn python3-xgboost): "+lastLine(string(out)))
-	}
-}
-
-// lastLine is the last non-empty line of s.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
+	testenv.Need(t, localrun.Ready("pandas", "sklearn", "xgboost"))
 }
 
 func writeFile(t testing.TB, path, content string) string {
