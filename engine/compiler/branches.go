@@ -52,24 +52,23 @@ func (pl *plan) nestBranches(env *buildEnv, def *Definition, branches []dag.Bran
 	if len(branches) == 0 {
 		return
 	}
+	// A step no longer lists a gate in DependsOn, and a gate's own step
+	// not the step its report is read from.
 	gateStep := map[string]bool{}
+	reportStep := map[string]string{}
 	for _, b := range branches {
-		gateStep[string(pl.nodes[b.Gate].Name)] = true
+		np := pl.nodes[b.Gate]
+		gateStep[string(np.Name)] = true
+		if bd, ok := np.Bound[gateInput]; ok {
+			reportStep[string(np.Name)] = bd.ProviderStep
+		}
 	}
 	at := map[string]int{} // SageMaker step name -> index in def.Steps
 	for i := range def.Steps {
 		st := &def.Steps[i]
 		at[st.Name] = i
-		st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n string) bool { return gateStep[n] })
-		if _, isCond := st.Arguments.(*ConditionArguments); isCond {
-			for _, np := range pl.nodes {
-				if string(np.Name) == st.Name {
-					if bd, ok := np.Bound[gateInput]; ok {
-						st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n string) bool { return n == bd.ProviderStep })
-					}
-				}
-			}
-		}
+		report, readsReport := reportStep[st.Name]
+		st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n string) bool { return gateStep[n] || readsReport && n == report })
 		if len(st.DependsOn) == 0 {
 			st.DependsOn = nil
 		}
