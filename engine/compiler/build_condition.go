@@ -191,7 +191,7 @@ func (e *buildEnv) gatePropertyFile(p *nodePlan, b *Binding) (Get, error) {
 	if file == "" {
 		return Get{}, &fieldError{"report_file", fmt.Sprintf("output %s of %s declares no report: set report_file to the JSON file inside it (e.g. metrics.json)", b.Output, b.Provider)}
 	}
-	if strings.HasPrefix(file, "/") || strings.Contains("/"+file+"/", "/../") {
+	if !isRelativeFile(file) {
 		return Get{}, &fieldError{"report_file", fmt.Sprintf("report_file %q must be a path relative to the output", file)}
 	}
 	name, err := p.Values.str("property_file_name", "EvaluationReport")

@@ -425,10 +425,16 @@ func (c *refChecker) checkPropertyFiles(st refStep) {
 		if !slices.Contains(outs, out) {
 			c.add(RefNoOutput, field+".OutputName", out, "property file %s names output %q, which the step does not declare (its outputs are %s)", name, out, listOrNone(outs))
 		}
-		if file == "" || strings.HasPrefix(file, "/") || strings.Contains("/"+file+"/", "/../") {
+		if !isRelativeFile(file) {
 			c.add(RefPropertyFile, field+".FilePath", file, "property file %s needs a file path relative to its output, not %q", name, file)
 		}
 	}
+}
+
+// isRelativeFile reports whether a property file's path names a file
+// inside its output: not empty, not absolute, no ".." segment.
+func isRelativeFile(p string) bool {
+	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains("/"+p+"/", "/../")
 }
 
 func listOrNone(l []string) string {

@@ -253,6 +253,58 @@ func TestCheckReferencesFindsEach(t *testing.T) {
 	}
 }
 
+// A step's PropertyFiles are checked: each names an output the Processing step declares, a file
+// path inside it and a name of its own; a step of another type declares none.
+func TestCheckReferencesPropertyFiles(t *testing.T) {
+	pf := func(name, out, file string) map[string]any {
+		return map[string]any{"PropertyFileName": name, "OutputName": out, "FilePath": file}
+	}
+	good := pf("EvaluationReport", "evaluation", "evaluation.json")
+	cases := []struct {
+		name        string
+		step        int // the step declaring files
+		files       []any
+		field, want string
+	}{
+		{"absolute path", 0, []any{pf("EvaluationReport", "evaluation", "/evaluation.json")}, "PropertyFiles[0].FilePath", "needs a file path relative to its output"},
+		{"path out of the output", 0, []any{pf("EvaluationReport", "evaluation", "a/../../evaluation.json")}, "PropertyFiles[0].FilePath", "needs a file path relative to its output"},
+		{"no path", 0, []any{pf("EvaluationReport", "evaluation", "")}, "PropertyFiles[0].FilePath", "needs a file path relative to its output"},
+		{"undeclared output", 0, []any{pf("EvaluationReport", "metrics", "evaluation.json")}, "PropertyFiles[0].OutputName", `names output "metrics", which the step does not declare (its outputs are train, evaluation)`},
+		{"declared twice", 0, []any{good, pf("EvaluationReport", "train", "t.json")}, "PropertyFiles[1].PropertyFileName", "property file EvaluationReport is declared twice"},
+		{"no name", 0, []any{good, pf("", "train", "t.json")}, "PropertyFiles[1].PropertyFileName", "a property file needs a name"},
+		{"not a Processing step", 1, []any{good}, "PropertyFiles", "a Training step declares no property files"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := refDefinition().Marshal(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			steps := doc["Steps"].([]any)
+			steps[0].(map[string]any)["PropertyFiles"] = []any{good}
+			steps[c.step].(map[string]any)["PropertyFiles"] = c.files
+			if b, err = json.Marshal(doc); err != nil {
+				t.Fatal(err)
+			}
+			probs, err := compiler.CheckReferencesJSON(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found bool
+			for _, p := range probs {
+				found = found || p.Field == c.field && strings.Contains(p.Reason, c.want)
+			}
+			if !found {
+				t.Errorf("problems %v, want at %s: %q", probs, c.field, c.want)
+			}
+		})
+	}
+}
+
 // The readiness gate carries CheckReferences' problems: a model step compiled alone with a folder
 // as its model data is not deployable (prefix_for_object at its ModelDataUrl); the archive itself is.
 func TestReadinessPrefixForObject(t *testing.T) {
