@@ -64,8 +64,16 @@
 //     says nothing of runs its own script (which may work without the
 //     service: synthetic data, an export); when it fails, the error names
 //     the data keys that would stand in for it.
+//   - Condition: its conditions are evaluated as SageMaker evaluates them
+//     (Std:JsonGet reads a property file of an earlier step, or a JSON
+//     object by its S3 URI) and the branch they pick runs: IfSteps when
+//     all hold, else ElseSteps. The steps of the branch not taken do not
+//     run and are not among the report's steps; Report.Branches lists
+//     them.
+//   - Fail: the execution ends there, failed, with its ErrorMessage
+//     (Failure.FailStep); the steps after it are skipped.
 //
-// Other step types (Tuning, Condition, ...) fail with a message saying so.
+// Other step types (Tuning, ...) fail with a message saying so.
 //
 // # Generated data
 //
