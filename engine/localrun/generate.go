@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -197,17 +196,14 @@ func (r *run) generate(ctx context.Context) error {
 		return err
 	}
 	code := filepath.Join(r.dir, ".cursus", "generate")
-	if err := os.MkdirAll(code, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(code, script.name), script.body, 0o644); err != nil {
+	if err := r.opts.FS.WriteFile(filepath.Join(code, script.name), script.body, 0o644); err != nil {
 		return err
 	}
 	for i, k := range r.opts.Generate {
 		dir := filepath.Join(r.dir, "generated", strconv.Itoa(i+1))
 		data, sig := filepath.Join(dir, "data"), filepath.Join(dir, "signature")
 		for _, p := range []string{data, sig} {
-			if err := os.MkdirAll(p, 0o755); err != nil {
+			if err := r.opts.FS.MkdirAll(p, 0o755); err != nil {
 				return err
 			}
 		}

@@ -220,12 +220,8 @@ func (r *run) register(s *defStep, sr *StepResult) error {
 
 // writeChecks keeps a check step's findings as its log.
 func (r *run) writeChecks(s *defStep, sr *StepResult) error {
-	dir := r.stepDir(s)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f := filepath.Join(dir, "log.txt")
-	if err := os.WriteFile(f, []byte(strings.Join(sr.Checks, "\n")+"\n"), 0o644); err != nil {
+	f := filepath.Join(r.stepDir(s), "log.txt")
+	if err := r.opts.FS.WriteFile(f, []byte(strings.Join(sr.Checks, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
 	sr.LogFile = f
