@@ -714,11 +714,18 @@ func (r *run) runStep(ctx context.Context, s *defStep, sr *StepResult) error {
 	if svc, managed := managedDataSteps[r.stepType[s.Name]]; managed && err != nil && ctx.Err() == nil {
 		// Its job reaches a managed service a local run cannot reach
 		// (unless it can work without it: synthetic data, an export).
-		var keys []string
+		// The keys of the outputs later steps read; all of them when no
+		// step reads any.
+		var keys, all []string
 		for _, o := range r.outputs[s.Name] {
+			k := fmt.Sprintf("%q", s.Name+"."+o)
+			all = append(all, k)
 			if r.consumed[s.Name][o] {
-				keys = append(keys, fmt.Sprintf("%q", s.Name+"."+o))
+				keys = append(keys, k)
 			}
+		}
+		if len(keys) == 0 {
+			keys = all
 		}
 		return fmt.Errorf("%w; %s loads its data through %s, which a local run may not reach: give its outputs in data (%s)", err, s.Name, svc, strings.Join(keys, ", "))
 	}

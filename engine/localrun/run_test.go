@@ -215,6 +215,17 @@ func TestManagedDataStepIsSubstituted(t *testing.T) {
 	}
 	wantStatus(t, rep, "Consume", StatusSkipped)
 
+	// When no later step reads its outputs, the error names them all.
+	p = newPipeline(t)
+	p.params = []compiler.Parameter{prefixParam()}
+	p.script("s3://bucket/code/cradle.py", "cradle.py", "raise SystemExit('a managed service job must not run locally')\n")
+	p.step(processing("CradleDataLoading-Training", "cradle.py", nil, []string{"DATA", "METADATA"}, nil, nil))
+	p.node("CradleDataLoading-Training", "CradleDataLoading")
+	s = wantStatus(t, p.run(Options{}), "CradleDataLoading-Training", StatusFailed)
+	if !strings.Contains(s.Error, `give its outputs in data ("CradleDataLoading-Training.DATA", "CradleDataLoading-Training.METADATA")`) {
+		t.Fatalf("the error names every output's data key: %s", s.Error)
+	}
+
 	// A script that works without the service (synthetic data) runs.
 	p = build()
 	p.script("s3://bucket/code/cradle.py", "cradle.py", "open('/opt/ml/processing/output/DATA/part-0.csv', 'w').write('a,b\\n1,2\\n')\n")
