@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/stages"
 )
 
@@ -385,8 +386,9 @@ func TestRunIDsAndFolders(t *testing.T) {
 	for _, bad := range []string{"../x", "a/b", "a..b", "-x", strings.Repeat("a", 65)} {
 		o := opts
 		o.RunID = bad
-		if _, err := Start(context.Background(), w, map[string]any{"label": "x"}, o); err == nil {
-			t.Errorf("run id %q accepted", bad)
+		var idErr *runs.IDError
+		if _, err := Start(context.Background(), w, map[string]any{"label": "x"}, o); !errors.As(err, &idErr) {
+			t.Errorf("run id %q: want the run folder's *runs.IDError, got %v", bad, err)
 		}
 	}
 	o := opts

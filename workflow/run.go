@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/cursus-go/cursus/internal/safefs"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/runs"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // Options configure a run.
@@ -163,11 +164,11 @@ func Resume(ctx context.Context, runID string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ValidRunID(runID) {
-		return nil, &RunError{RunID: runID, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
+	if err := checkRunID(runID); err != nil {
+		return nil, err
 	}
-	if _, err := opts.FS.Stat(filepath.Join(RunDir(root, runID), StateFile)); errors.Is(err, fs.ErrNotExist) {
-		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("no %s under %s", StateFile, filepath.Join(RunsDir, runID)), Err: ErrRunNotFound}
+	if _, err := opts.FS.Stat(statePath(root, runID)); errors.Is(err, fs.ErrNotExist) {
+		return nil, runNotFound(runID)
 	}
 	unlock, err := lockRun(opts.FS, RunDir(root, runID))
 	if err != nil {
@@ -236,15 +237,15 @@ func rootDir(root string) (string, error) {
 // newRunDir creates the run folder: the given id, or the next free
 // "<workflow>-NNN".
 func newRunDir(fsys *safefs.FS, root, workflow, id string) (string, error) {
-	runs := filepath.Join(root, RunsDir)
-	if err := fsys.MkdirAll(runs, 0o755); err != nil {
-		return "", fmt.Errorf("workflow: create %s: %w", runs, err)
+	parent := filepath.Join(root, runs.Dir)
+	if err := fsys.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("workflow: create %s: %w", parent, err)
 	}
 	if id != "" {
-		if !ValidRunID(id) {
-			return "", &RunError{RunID: id, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
+		if err := checkRunID(id); err != nil {
+			return "", err
 		}
-		if err := fsys.Mkdir(filepath.Join(runs, id), 0o755); err != nil {
+		if err := fsys.Mkdir(RunDir(root, id), 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return "", &RunError{RunID: id, Msg: "the run folder exists; resume it or choose another id"}
 			}
@@ -253,7 +254,7 @@ func newRunDir(fsys *safefs.FS, root, workflow, id string) (string, error) {
 		return id, nil
 	}
 	n := 1
-	if entries, err := fsys.ReadDir(runs); err == nil {
+	if entries, err := fsys.ReadDir(parent); err == nil {
 		for _, e := range entries {
 			if rest, ok := strings.CutPrefix(e.Name(), workflow+"-"); ok {
 				if k, err := strconv.Atoi(rest); err == nil && k >= n {
@@ -264,7 +265,7 @@ func newRunDir(fsys *safefs.FS, root, workflow, id string) (string, error) {
 	}
 	for ; ; n++ {
 		id := fmt.Sprintf("%s-%03d", workflow, n)
-		err := fsys.Mkdir(filepath.Join(runs, id), 0o755)
+		err := fsys.Mkdir(RunDir(root, id), 0o755)
 		if err == nil {
 			return id, nil
 		}
@@ -479,7 +480,7 @@ func (r *runner) cancelled(i int, cause error) (*Result, error) {
 
 func (r *runner) result(resumed bool) *Result {
 	st := r.st
-	rel := filepath.ToSlash(filepath.Join(RunsDir, st.RunID))
+	rel := filepath.ToSlash(runs.Join("", st.RunID))
 	res := &Result{
 		RunID: st.RunID, Workflow: st.Workflow, Status: st.Status, RunDir: rel, StateFile: rel + "/" + StateFile,
 		Resumed: resumed, Halt: st.Halt, Outputs: st.Outputs, Warnings: r.warn,

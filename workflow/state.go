@@ -15,10 +15,6 @@ import (
 // StateFile is the name of the run state file in a run folder.
 const StateFile = "workflow.json"
 
-// RunsDir is the folder, under the project root, that holds the run
-// folders (the run folder's, runs.Dir, shared with the guided stages).
-const RunsDir = runs.Dir
-
 // stateVersion is the version of the run state format.
 const stateVersion = 1
 
@@ -126,23 +122,36 @@ func (v Vars) Has(key string) bool {
 	return ok
 }
 
-// ValidRunID reports whether id can name a run folder (runs.CheckID:
-// letters, digits, '.', '_' and '-', starting with a letter or digit, at
-// most 64 characters, and not "..").
-func ValidRunID(id string) bool { return runs.CheckID(id) == nil }
-
-// RunDir returns the folder of a run under the project root.
+// RunDir returns the folder of a run under the project root (the run
+// folder's layout, runs/<id>/, shared with the guided stages).
 func RunDir(root, runID string) string { return runs.Join(root, runID) }
+
+// checkRunID is runs.CheckID as a *RunError (its cause the *runs.IDError,
+// which says what a run id must be).
+func checkRunID(runID string) error {
+	if err := runs.CheckID(runID); err != nil {
+		return &RunError{RunID: runID, Msg: "not a valid run id", Err: err}
+	}
+	return nil
+}
+
+// statePath is the run state file of a run under the project root.
+func statePath(root, runID string) string { return filepath.Join(RunDir(root, runID), StateFile) }
+
+// runNotFound is the *RunError of a run folder without a run state.
+func runNotFound(runID string) error {
+	return &RunError{RunID: runID, Msg: fmt.Sprintf("no %s under %s", StateFile, runs.Join("", runID)), Err: ErrRunNotFound}
+}
 
 // LoadState reads a run's state. A missing run is ErrRunNotFound (wrapped in
 // a *RunError).
 func LoadState(fsys *safefs.FS, root, runID string) (*State, error) {
-	if !ValidRunID(runID) {
-		return nil, &RunError{RunID: runID, Msg: "not a valid run id (letters, digits, '.', '_' and '-')"}
+	if err := checkRunID(runID); err != nil {
+		return nil, err
 	}
-	b, err := fsys.ReadFile(filepath.Join(RunDir(root, runID), StateFile), safefs.KindDocument)
+	b, err := fsys.ReadFile(statePath(root, runID), safefs.KindDocument)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &RunError{RunID: runID, Msg: fmt.Sprintf("no %s under %s", StateFile, filepath.Join(RunsDir, runID)), Err: ErrRunNotFound}
+		return nil, runNotFound(runID)
 	}
 	if err != nil {
 		return nil, &RunError{RunID: runID, Msg: "cannot read the run state", Err: err}
@@ -164,5 +173,5 @@ func LoadState(fsys *safefs.FS, root, runID string) (*State, error) {
 }
 
 func saveState(fsys *safefs.FS, root string, st *State) error {
-	return fsys.WriteJSON(filepath.Join(RunDir(root, st.RunID), StateFile), st)
+	return fsys.WriteJSON(statePath(root, st.RunID), st)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/stages"
 )
@@ -36,7 +37,7 @@ func (s *Step) RunDir() string { return RunDir(s.r.root, s.r.st.RunID) }
 // RunPath returns a path inside the run folder, relative to the project
 // root (what tools take: they resolve relative paths from the root).
 func (s *Step) RunPath(elem ...string) string {
-	return filepath.ToSlash(filepath.Join(append([]string{RunsDir, s.r.st.RunID}, elem...)...))
+	return filepath.ToSlash(filepath.Join(append([]string{runs.Join("", s.r.st.RunID)}, elem...)...))
 }
 
 // Abs turns a path relative to the project root into an absolute one;
