@@ -694,7 +694,7 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 	if cs.Status != "checked" || !cs.Passed {
 		return Gate("author.check_script", resp, "the script was not checked against its contract (%s %s)", cs.Status, cs.Reason)
 	}
-	if err := s.Record(script); err != nil {
+	if err := s.recordRead(script, b); err != nil {
 		return err
 	}
 	s.Summary("script", script)

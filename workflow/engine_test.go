@@ -596,3 +596,44 @@ func TestSpliceCustomSteps(t *testing.T) {
 		t.Error("no neighbour at all: the project's step would drop out")
 	}
 }
+
+// TestReadAnswerRecordsWhatItParsed: an answer file that is absent is
+// watched; once written, ReadAnswer hands its content to the phase and
+// records that content's hash (what a resume compares the file with).
+func TestReadAnswerRecordsWhatItParsed(t *testing.T) {
+	root := t.TempDir()
+	var parsed []string
+	w := &Workflow{Name: "answer-flow", Description: "one answer", Phases: []Phase{{
+		Name: "ask", Title: "Ask", Gate: "answer.txt exists", Judgment: "an answer",
+		Run: func(ctx context.Context, s *Step) error {
+			found, err := s.ReadAnswer(s.RunPath("answer.txt"), func(b []byte) error { parsed = append(parsed, string(b)); return nil })
+			if err != nil || found {
+				return err
+			}
+			return &Judgment{Reason: "needs an answer", ActionItems: []string{"write answer.txt"}}
+		},
+	}}}
+	opts := Options{Root: root, Caller: &fakeTools{}, Workflows: []*Workflow{w}}
+	res, err := Start(context.Background(), w, nil, opts)
+	if err != nil || res.Status != StatusStopped {
+		t.Fatalf("start: %+v %v", res, err)
+	}
+	answer := filepath.Join(RunDir(root, res.RunID), "answer.txt")
+	if err := os.WriteFile(answer, []byte("first"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = Resume(context.Background(), res.RunID, opts); err != nil || res.Status != StatusDone {
+		t.Fatalf("resume with the answer: %+v %v", res, err)
+	}
+	st, err := LoadState(nil, root, res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Artifact{Path: "runs/" + res.RunID + "/answer.txt", Kind: ArtifactOutput, SHA256: hashBytes([]byte("first"))}
+	if got := st.Phases[0].Artifacts; len(got) != 1 || got[0] != want {
+		t.Fatalf("artifacts %+v, want [%+v]", got, want)
+	}
+	if !reflect.DeepEqual(parsed, []string{"first"}) {
+		t.Fatalf("parsed %q", parsed)
+	}
+}

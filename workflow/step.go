@@ -40,8 +40,6 @@ func (s *Step) RunPath(elem ...string) string {
 	return filepath.ToSlash(filepath.Join(append([]string{runs.Join("", s.r.st.RunID)}, elem...)...))
 }
 
-// Abs turns a path relative to the project root into an absolute one;
-// absolute paths are returned cleaned.
 // FS is the file-access layer the run reads and writes through.
 func (s *Step) FS() *safefs.FS { return s.r.opts.FS }
 
@@ -222,6 +220,17 @@ func (s *Step) Record(p string) error {
 	return nil
 }
 
+// recordRead is Record of a file the phase has just read as b: the hash is
+// of exactly what the phase judged, without reading the file again.
+func (s *Step) recordRead(p string, b []byte) error {
+	rel, err := s.Rel(p)
+	if err != nil {
+		return err
+	}
+	s.addArtifact(rel, ArtifactOutput, hashBytes(b))
+	return nil
+}
+
 // Handoff records a file that a later phase or a person is expected to
 // change (a script skeleton): on resume only its existence is checked.
 func (s *Step) Handoff(p string) error {
@@ -259,7 +268,7 @@ func (s *Step) ReadAnswer(p string, parse func([]byte) error) (found bool, err e
 		if err := parse(b); err != nil {
 			return false, err
 		}
-		return true, s.Record(p)
+		return true, s.recordRead(p, b)
 	case errors.Is(err, fs.ErrNotExist):
 		return false, s.Watch(p)
 	}
