@@ -182,6 +182,9 @@ func TestGuidedListPerStage(t *testing.T) {
 			if caps := g.cs.InitializeResult().Capabilities; caps.Tools == nil || caps.Tools.ListChanged {
 				t.Errorf("pinned %s: tools capability %+v, want listChanged false", name, caps.Tools)
 			}
+			if inst := g.cs.InitializeResult().Instructions; !strings.Contains(inst, fmt.Sprintf("pinned to stage %q", name)) {
+				t.Errorf("pinned %s: the instructions do not name the stage: %q", name, inst)
+			}
 			got, n := g.list(t)
 			if want := wantTools(t, name, p); !slices.Equal(got, want) {
 				t.Errorf("stage %s lists\n%v\nwant\n%v", name, got, want)
@@ -199,6 +202,12 @@ func TestGuidedListPerStage(t *testing.T) {
 		}
 		if caps := g.cs.InitializeResult().Capabilities; caps.Tools == nil || !caps.Tools.ListChanged {
 			t.Errorf("guided: tools capability %+v, want listChanged true", caps.Tools)
+		}
+		if inst := g.cs.InitializeResult().Instructions; !strings.Contains(inst, "Start in the orchestrator stage") || strings.Contains(inst, "pinned") {
+			t.Errorf("guided: the instructions do not send the session to the orchestrator stage: %q", inst)
+		}
+		if inst := full.cs.InitializeResult().Instructions; strings.Contains(inst, "Guided mode") {
+			t.Errorf("static: the instructions speak of guided mode: %q", inst)
 		}
 		t.Logf("tools/list with gates %s: full %d tools %d bytes\n%s", gates, len(fullNames), fullBytes, strings.Join(lines, "\n"))
 	}

@@ -44,10 +44,7 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	if !ok {
 		rc = io.NopCloser(in)
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := logger(opts)
 	w := &lockedWriter{w: out}
 	t := &drainTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, grace: drainGrace, readEnded: make(chan struct{})}
 	// Cancelling the session's context cancels the calls in flight: the
@@ -283,10 +280,7 @@ func newHTTPHandler(reg *registry.Registry, opts Options) (*httpFront, error) {
 		getServer = g.forRequest(s)
 	}
 	f := newHTTPFront(opts.HTTP)
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := logger(opts)
 	h := mcp.NewStreamableHTTPHandler(f.getServer(getServer), &mcp.StreamableHTTPOptions{
 		Logger:         slog.New(sdkLog{log.Handler()}),
 		SessionTimeout: f.idle,
@@ -342,10 +336,7 @@ func ServeHTTP(ctx context.Context, reg *registry.Registry, opts Options, addr s
 	if err != nil {
 		return err
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := logger(opts)
 	if ip := net.ParseIP(hostOf(ln.Addr().String())); ip != nil && !ip.IsLoopback() {
 		log.Warn("the MCP server is reachable from the network; every request must carry the bearer token", "addr", ln.Addr().String())
 	}

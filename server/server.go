@@ -167,7 +167,7 @@ type core struct {
 	dotted  map[string]string    // wire name -> dotted name, for defs
 	order   []string             // the wire names of defs, sorted
 	gated   []string             // dotted names hidden by a closed gate, sorted
-	shared  string               // the shared argument descriptions, for the instructions
+	inst    string               // the instructions every server of the core gives
 	content *content             // resources and prompts
 }
 
@@ -191,10 +191,7 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := logger(opts)
 	version := opts.Version
 	if version == "" {
 		version = "0"
@@ -241,7 +238,6 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
-	c.shared = listing.SharedText()
 	for _, t := range allowed {
 		desc := mcpTool(t, listing)
 		if recorded[t.Name] && desc.Annotations.ReadOnlyHint {
@@ -255,6 +251,10 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	}
 	sort.Strings(c.order)
 	sort.Strings(c.gated)
+	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText())
+	if c.guided {
+		c.inst += " " + guidedInstructions(opts.Stage)
+	}
 	if c.content, err = newContent(c); err != nil {
 		return nil, nil, err
 	}
@@ -314,12 +314,8 @@ func (c *core) server() (*mcp.Server, *session) {
 			panic(fmt.Sprintf("server: guided session: %v", err))
 		}
 	}
-	inst := instructions(c.opts.Policy, len(c.gated) > 0, c.shared)
-	if scope != nil {
-		inst += " " + guidedInstructions(scope)
-	}
 	m := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Cursus", Version: c.version}, &mcp.ServerOptions{
-		Instructions: inst,
+		Instructions: c.inst,
 		Logger:       slog.New(sdkLog{c.log.Handler()}),
 		// A static list never changes; a guided one changes with the stage,
 		// unless the stage is pinned.
@@ -358,9 +354,12 @@ func (c *core) forRequest(first *mcp.Server) func(*http.Request) *mcp.Server {
 	}
 }
 
-func guidedInstructions(sess *cursus.Session) string {
-	if sess.Pinned() {
-		return fmt.Sprintf("Guided mode, pinned to stage %q: only that stage's tools (and the tools__* and workflow__* tools) are listed and callable. Call workflow__status {\"run_id\": ...} to see a run's state.", sess.Stage())
+// guidedInstructions is what guided mode adds to the instructions: a
+// session pinned to stage (not empty) stays in it, any other starts in the
+// orchestrator stage.
+func guidedInstructions(stage string) string {
+	if stage != "" {
+		return fmt.Sprintf("Guided mode, pinned to stage %q: only that stage's tools (and the tools__* and workflow__* tools) are listed and callable. Call workflow__status {\"run_id\": ...} to see a run's state.", stage)
 	}
 	return "Guided mode: the tools listed are those of the session's active stage. Start in the orchestrator stage: workflow__new_run creates a run, " +
 		"workflow__start_stage {\"run_id\": ...} picks the stage the run needs, switches the tool list to it (notifications/tools/list_changed) and returns its prompt, checklist, model tier and tools; " +
@@ -476,6 +475,14 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return s.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
 	}
+}
+
+// logger is opts.Logger, or a logger that discards when it is nil.
+func logger(opts Options) *slog.Logger {
+	if opts.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return opts.Logger
 }
 
 // stageNote names the guided mode in logs.
