@@ -29,6 +29,10 @@ const (
 	// HTTPDrainTimeout bounds how long ServeHTTP waits, when stopping, for
 	// the calls in flight to finish.
 	HTTPDrainTimeout = 5 * time.Second
+	// DefaultReadTimeout bounds reading one HTTP request.
+	DefaultReadTimeout = 60 * time.Second
+	// DefaultIdleTimeout closes a keep-alive connection idle between requests.
+	DefaultIdleTimeout = 2 * time.Minute
 )
 
 // HTTPOptions configures the Streamable HTTP transport.
@@ -52,12 +56,6 @@ type HTTPOptions struct {
 	// requests (DefaultIdleTimeout when 0).
 	IdleTimeout time.Duration
 }
-
-// DefaultReadTimeout bounds reading one HTTP request.
-const DefaultReadTimeout = 60 * time.Second
-
-// DefaultIdleTimeout closes a keep-alive connection idle between requests.
-const DefaultIdleTimeout = 2 * time.Minute
 
 // ErrUnauthenticatedBind is returned by ServeHTTP for an address that is
 // not loopback when no auth token is set.
@@ -147,16 +145,16 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slot := &serverSlot{}
-	sw := &sessionWriter{ResponseWriter: w}
 	defer func() {
 		f.mu.Lock()
 		f.pending--
-		if id := sw.Header().Get("Mcp-Session-Id"); id != "" && slot.s != nil {
+		// The SDK set the new session's id in the response headers.
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" && slot.s != nil {
 			f.live[id] = slot.s
 		}
 		f.mu.Unlock()
 	}()
-	f.next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), frontKey{}, slot)))
+	f.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), frontKey{}, slot)))
 }
 
 // authorized compares the request's bearer token in constant time (both
@@ -254,20 +252,6 @@ func (b *readThenStream) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// sessionWriter passes a response through (flushes included: responses
-// stream), so the front can read the session id the SDK set.
-type sessionWriter struct{ http.ResponseWriter }
-
-// Flush implements http.Flusher.
-func (w *sessionWriter) Flush() {
-	if fl, ok := w.ResponseWriter.(http.Flusher); ok {
-		fl.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // loopbackHost reports whether a listen host (an IP or "localhost") is a
 // loopback address; any other name counts as reachable from the network.
