@@ -13,11 +13,12 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxFrame is the largest JSON-RPC line ServeStdio accepts (the SDK's
-// default frame cap).
-const maxFrame = 16 << 20
+// maxFrame is the largest JSON-RPC line ServeStdio accepts: the SDK's
+// own cap on a frame.
+const maxFrame = mcp.DefaultMaxLineLength
 
 // lockedWriter serialises whole-frame writes from the SDK and from the
 // frame filter, so their lines never interleave.
@@ -121,6 +122,9 @@ func (f *frameFilter) readLine() (line []byte, tooLong bool, err error) {
 }
 
 // check queues a frame the SDK will decode, or answers one it would not.
+// json.Valid is not redundant with DecodeMessage: the decoder reads the
+// first value and ignores what follows it, while the SDK's connection
+// ends the session on trailing data.
 func (f *frameFilter) check(frame []byte) {
 	if !json.Valid(frame) {
 		f.reject(-32700, "Parse error: the line is not valid JSON", probeID(frame))
