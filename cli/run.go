@@ -13,8 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cursus-go/cursus"
-	// Only for the progress callback carried in the context of the
-	// execution.run_local call; the run itself goes through the tool.
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 )

@@ -19,8 +19,6 @@ import (
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/jsonpos"
-	// Only for the progress observer carried in the context of the
-	// workflow.run call; everything else goes through the tools.
 )
 
 // Exit statuses of `cursus workflow run` besides ExitOK, ExitFail (a failed
@@ -225,12 +223,9 @@ func workflowRunCmd(c *cli.Context) error {
 	status := ""
 	switch {
 	case res.OK:
+		// A success is a run done or incomplete (its status is in the
+		// data); both exit ExitOK.
 		out, status = res.Data, cursus.WorkflowDone
-		if m, ok := res.Data.(map[string]any); ok {
-			if st, _ := m["status"].(string); st != "" {
-				status = st
-			}
-		}
 	case res.Code == envelope.CodeWorkflowStopped || res.Code == envelope.CodeCancelled:
 		d := res.Details()
 		out = d
