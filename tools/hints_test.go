@@ -27,9 +27,7 @@ func TestExampleAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example")
 	}
-	root := t.TempDir()
-	testfs.CopyTree(t, "../examples", filepath.Join(root, "examples"))
-	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	_, ctx := exampleProject(t)
 	r := tools.Registry()
 	ran, answered, typed := 0, 0, 0
 	var budget budgetCheck
@@ -74,6 +72,17 @@ func TestExampleAnswers(t *testing.T) {
 	if typed == 0 {
 		t.Error("no typed tool answered an example")
 	}
+}
+
+// exampleProject is where the tests run the tools' examples: a scratch
+// project root holding a copy of the repository's examples/, and the
+// context of a call in it (writes and overwrites open, code execution
+// closed, no deployment).
+func exampleProject(t *testing.T) (root string, ctx context.Context) {
+	t.Helper()
+	root = t.TempDir()
+	testfs.CopyTree(t, "../examples", filepath.Join(root, "examples"))
+	return root, registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 }
 
 // TestLiteralHintsNameRealTools reads the tool sources and the engine

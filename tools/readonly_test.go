@@ -1,30 +1,25 @@
 package tools_test
 
 import (
-	"context"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/cursus-go/cursus/internal/testfs"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
 )
 
 // TestReadOnlyToolsWriteNothing: every tool the registry calls read-only
-// (and the MCP server annotates readOnlyHint) runs each of its examples,
-// with every gate open, in a project root holding a copy of examples/,
-// and leaves the tree exactly as it was: no file added, removed or
-// changed.
+// (and the MCP server annotates readOnlyHint) runs each of its examples
+// in the example project (exampleProject: writes open) and leaves the
+// tree exactly as it was: no file added, removed or changed.
 func TestReadOnlyToolsWriteNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every read-only tool's examples")
 	}
-	root := t.TempDir()
-	testfs.CopyTree(t, "../examples", filepath.Join(root, "examples"))
-	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	root, ctx := exampleProject(t)
 	r := tools.Registry()
 	ran := 0
 	for _, tl := range r.List("") {
