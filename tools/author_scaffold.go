@@ -38,6 +38,9 @@ func authorScaffoldNamespace() registry.Namespace {
 	)
 }
 
+// scaffoldPortArg is author.ScaffoldPort with the argument descriptions of
+// the schema: the same fields, so a port converts to one (and a field added
+// to either fails to compile until both have it).
 type scaffoldPortArg struct {
 	Name              string   `json:"name" jsonschema:"required" jsonschema_description:"Logical port name, e.g. input_data."`
 	Type              string   `json:"type,omitempty" jsonschema_description:"Dependency type (inputs) or output type; default processing_output."`
@@ -77,17 +80,13 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Resu
 	if scriptDir == "" {
 		scriptDir = filepath.Join(filepath.Dir(filepath.Clean(ws)), project.ScriptsDir)
 	}
-	port := func(p scaffoldPortArg) author.ScaffoldPort {
-		return author.ScaffoldPort{Name: p.Name, Type: p.Type, Path: p.Path, Required: p.Required, CompatibleSources: p.CompatibleSources,
-			Keywords: p.Keywords, Aliases: p.Aliases, Description: p.Description}
-	}
 	spec := author.ScaffoldSpec{Step: step, Description: a.Description, JobType: a.JobType, Keywords: a.Keywords,
 		Header: "Step type scaffolded by cursus author.scaffold_step.\nEdit it together with its script; gate both with validate.step_interface,\nauthor.check_script and author.preflight_step (workspace_dirs: this folder)."}
 	for _, p := range a.Inputs {
-		spec.Inputs = append(spec.Inputs, port(p))
+		spec.Inputs = append(spec.Inputs, author.ScaffoldPort(p))
 	}
 	for _, p := range a.Outputs {
-		spec.Outputs = append(spec.Outputs, port(p))
+		spec.Outputs = append(spec.Outputs, author.ScaffoldPort(p))
 	}
 	yml, err := author.RenderStepFile(spec)
 	if err != nil {
