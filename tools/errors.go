@@ -90,11 +90,11 @@ var remedies = []remedy{
 	remedyFor[*validation.AnalyzerStoppedError]("the analyzer parses one script within these limits; split or shorten the script", "steps.io"),
 	remedyIs(validation.ErrNoPython, "install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info"),
 	remedyFor[*catalog.NotFoundError]("use a step type from the catalog (meta.details.close_matches are the nearest names)", "catalog.search", "catalog.list_steps"),
-	remedyFor[catalog.LoadErrors]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
+	// A catalog.LoadErrors unwraps to its *catalog.FileError problems.
+	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*config.ValidationError]("fix every field listed in meta.details.errors (path, message, allowed values) and call again; config.template lists every field with its default", "config.template", "config.field_info"),
 	remedyFor[*config.UnknownClassError]("use config classes the catalog knows (config.field_info lists a class's fields)", "config.field_info", "catalog.list_steps"),
 	remedyFor[*config.FormatError]("the file must be a config.json in the shared/specific/metadata format; config.template shows one", "config.template"),
-	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*execdoc.InvalidDocumentError]("make the document meta.details.argument names an object with a PIPELINE_STEP_CONFIGS object of step entries", "execdoc.validate", "execdoc.template"),
 	remedyFor[*project.ExistsError]("choose another name or target_dir, or call project.init again with overwrite: true", "project.init"),
 	remedyFor[*strategies.NotFoundError]("pick a strategy from strategies.list (names in meta.details.available)", "strategies.list", "strategies.list_axes"),
