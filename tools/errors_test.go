@@ -4,10 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/engine/execdoc"
+	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/engine/pipelines"
+	"github.com/cursus-go/cursus/engine/project"
+	"github.com/cursus-go/cursus/engine/sagemaker/smclient"
+	"github.com/cursus-go/cursus/engine/strategies"
+	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
 )
 
@@ -49,5 +60,64 @@ func TestToolError(t *testing.T) {
 	err = toolError(fmt.Errorf("x: %w", context.Canceled))
 	if !errors.As(err, &got) || got.Code != envelope.CodeCancelled {
 		t.Errorf("a cancelled context: %#v", err)
+	}
+}
+
+// Every remedy row is the first match of an engine error that has a kind
+// (toolError consults the remedies only then): a row an earlier one
+// shadows, or whose error type carries no kind, is never given.
+func TestRemediesReachable(t *testing.T) {
+	samples := []error{
+		&compiler.FileError{Missing: true},
+		&compiler.CycleError{},
+		&compiler.InvalidDAGError{},
+		&compiler.MissingConfigError{},
+		&compiler.UnboundInputsError{},
+		&compiler.StepBuildError{},
+		&compiler.UnknownStepError{},
+		&compiler.InvalidPipelineNameError{},
+		&compiler.NodeNotFoundError{},
+		&compiler.ManualInputError{},
+		&compiler.ParameterError{},
+		&smclient.UpsertError{},
+		&smclient.InputError{},
+		&config.ResolutionError{},
+		&config.DuplicateStepNameError{},
+		&author.UnknownVerbError{},
+		&validation.ScriptAnalysisError{},
+		&validation.AnalyzerStoppedError{},
+		fmt.Errorf("validate: %w", validation.ErrNoPython),
+		&catalog.NotFoundError{},
+		catalog.LoadErrors{{File: "a.step.yaml", Message: "bad"}},
+		&config.ValidationError{},
+		&config.UnknownClassError{},
+		&config.FormatError{},
+		&execdoc.InvalidDocumentError{},
+		&project.ExistsError{},
+		&strategies.NotFoundError{},
+		&strategies.AmbiguousError{},
+		&strategies.AxisError{},
+		&smclient.ParameterError{},
+		&smclient.AWSError{NotFound: true},
+		&smclient.AWSError{},
+		&localrun.DefinitionError{},
+		&pipelines.NotFoundError{},
+	}
+	first := map[int]bool{}
+	for _, err := range samples {
+		if errkind.Of(err) == errkind.Unknown {
+			t.Errorf("%T has no kind: toolError never gives it a remedy", err)
+		}
+		i := slices.IndexFunc(remedies, func(r remedy) bool { return r.match(err) })
+		if i < 0 {
+			t.Errorf("%T matches no remedy", err)
+			continue
+		}
+		first[i] = true
+	}
+	for i, r := range remedies {
+		if !first[i] {
+			t.Errorf("remedy %d (%q) is no sample's first match: shadowed by an earlier row, or a sample is missing", i, r.fix)
+		}
 	}
 }
