@@ -5,24 +5,29 @@
 // whole text in memory first, several times its size in garbage).
 //
 // The bound never exceeds the real size: strings count their bytes and
-// quotes (escaping only adds), numbers their digits, struct fields follow
-// the json tags (omitempty fields that are empty and "-" fields count
-// nothing), and a value with its own MarshalJSON or MarshalText counts
-// nothing at all.
+// quotes (escaping only adds), numbers their digits (a json.Number its
+// text), struct fields follow the json tags (omitempty fields that are
+// empty and "-" fields count nothing) and encoding/json's rules for
+// embedded structs (a name shadowed by a shallower field, or taken by
+// several at one depth, counts once or not at all), and a value with its
+// own MarshalJSON or MarshalText counts nothing at all.
 package jsonsize
 
 import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	numberType        = reflect.TypeFor[json.Number]()
 )
 
 // AtLeast returns a lower bound of the size of v's JSON encoding; once the
@@ -52,8 +57,8 @@ func (w *walker) value(v reflect.Value, depth int) {
 		return
 	}
 	t := v.Type()
-	if t == rawMessageType {
-		w.n += int64(v.Len())
+	if t == rawMessageType || t == numberType {
+		w.n += int64(v.Len()) // as written, unquoted
 		return
 	}
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && (t.Implements(marshalerType) || t.Implements(textMarshalerType)) {
@@ -129,42 +134,116 @@ func (w *walker) list(v reflect.Value, depth int) {
 	}
 }
 
-// fields counts a struct's encoded fields (embedded structs flattened).
+// fields counts a struct's encoded fields (embedded structs flattened, as
+// typeFields selects them).
 func (w *walker) fields(v reflect.Value, depth int) {
-	t := v.Type()
-	for i := 0; i < t.NumField() && !w.over(); i++ {
+	for _, f := range typeFields(v.Type()) {
+		if w.over() {
+			return
+		}
+		fv, ok := fieldByIndex(v, f.index)
+		if !ok {
+			continue // inside a nil embedded pointer
+		}
+		if (strings.Contains(f.opts, "omitempty") && empty(fv)) || (strings.Contains(f.opts, "omitzero") && fv.IsZero()) {
+			continue
+		}
+		w.n += int64(len(f.name)) + 3
+		w.value(fv, depth+1)
+	}
+}
+
+// field is a struct field json may encode: its name and options and its
+// index path through the embedded structs.
+type field struct {
+	name, opts string
+	index      []int
+}
+
+var fieldCache sync.Map // reflect.Type -> []field
+
+// typeFields lists the fields of struct type t that are counted: its own
+// and those of the structs it embeds. As encoding/json does, a name that
+// several fields take is encoded once, from the shallowest of them, and
+// not at all when the shallowest are several (json then keeps a tagged
+// one, if one alone is: counting none of them keeps the bound low).
+func typeFields(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
+	all := collect(t, nil, map[reflect.Type]bool{}, nil)
+	shallowest := map[string]int{} // name -> the depth of its shallowest fields
+	at := map[string]int{}         // name -> how many sit at that depth
+	for _, f := range all {
+		if d, seen := shallowest[f.name]; !seen || len(f.index) < d {
+			shallowest[f.name], at[f.name] = len(f.index), 1
+		} else if len(f.index) == d {
+			at[f.name]++
+		}
+	}
+	var out []field
+	for _, f := range all {
+		if len(f.index) == shallowest[f.name] && at[f.name] == 1 {
+			out = append(out, f)
+		}
+	}
+	fieldCache.Store(t, out)
+	return out
+}
+
+// collect lists every field of struct type t at index path at and of the
+// structs it embeds, in order. A struct that embeds itself (through a
+// pointer) is walked once: its fields further down are all shadowed.
+func collect(t reflect.Type, at []int, on map[reflect.Type]bool, out []field) []field {
+	if on[t] {
+		return out
+	}
+	on[t] = true
+	defer delete(on, t)
+	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		if tag == "-" {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		fv := v.Field(i)
+		index := append(slices.Clone(at), i)
 		if f.Anonymous && name == "" {
 			ft := f.Type
 			if ft.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					continue
-				}
-				fv, ft = fv.Elem(), ft.Elem()
+				ft = ft.Elem()
 			}
-			if ft.Kind() == reflect.Struct && !ft.Implements(marshalerType) {
-				w.fields(fv, depth+1)
+			if ft.Kind() == reflect.Struct {
+				if pt := reflect.PointerTo(ft); !pt.Implements(marshalerType) && !pt.Implements(textMarshalerType) {
+					out = collect(ft, index, on, out)
+				}
 				continue
 			}
 		}
 		if !f.IsExported() {
 			continue
 		}
-		if (strings.Contains(opts, "omitempty") && empty(fv)) || (strings.Contains(opts, "omitzero") && fv.IsZero()) {
-			continue
-		}
 		if name == "" {
 			name = f.Name
 		}
-		w.n += int64(len(name)) + 3
-		w.value(fv, depth+1)
+		out = append(out, field{name: name, opts: opts, index: index})
 	}
+	return out
+}
+
+// fieldByIndex is v's field at index, false when a nil embedded pointer
+// lies on the way.
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
 }
 
 // empty is encoding/json's omitempty test.

@@ -32,6 +32,58 @@ type outer struct {
 	private int
 }
 
+type nameA struct{ Name string }
+type nameB struct{ Name string }
+
+// ambiguous embeds two structs whose Name fields clash at one depth:
+// encoding/json writes neither.
+type ambiguous struct {
+	nameA
+	nameB
+	X string `json:"x"`
+}
+
+// shadowed has its own Name, which hides the embedded one.
+type shadowed struct {
+	nameA
+	Name string
+}
+
+// clashWithNil clashes with the fields of a nil embedded pointer, which
+// still hide the Name of nameA.
+type clashWithNil struct {
+	nameA
+	*nameB
+}
+
+// chain embeds itself.
+type chain struct {
+	*chain
+	Name string
+}
+
+// TestEmbeddingAndNumbers: the fields encoding/json leaves out of an
+// embedding (shadowed or ambiguous names) and a json.Number's missing
+// quotes are not counted.
+func TestEmbeddingAndNumbers(t *testing.T) {
+	long := strings.Repeat("a", 50)
+	for _, v := range []any{
+		ambiguous{nameA{long}, nameB{long}, "x"},
+		shadowed{nameA{long}, "n"},
+		clashWithNil{nameA: nameA{long}},
+		chain{chain: &chain{Name: long}, Name: "n"},
+		map[string]any{"n": json.Number("1"), "m": []json.Number{"2", "3.5"}},
+	} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AtLeast(v, 1<<40); got > int64(len(b)) {
+			t.Errorf("%T: bound %d over the real size %d of %s", v, got, len(b), b)
+		}
+	}
+}
+
 // TestLowerBound: the bound never exceeds the real encoding, over
 // generated values of every shape.
 func TestLowerBound(t *testing.T) {
