@@ -13,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 // Level statuses.
@@ -226,7 +227,7 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 	analyses := map[string]*ScriptAnalysis{}
 	var analysisErr error
 	if len(paths) > 0 && rep.Python.Available {
-		uniq := dedupe(paths)
+		uniq := strlist.Unique(paths)
 		as, err := analyzeScripts(ctx, tmp, uniq...)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -307,18 +308,6 @@ func Align(ctx context.Context, opts AlignOptions) (*AlignmentReport, error) {
 	}
 	summarise(rep)
 	return rep, nil
-}
-
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func finishLevel(lr *LevelResult) {
