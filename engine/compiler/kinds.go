@@ -5,8 +5,9 @@ import "github.com/cursus-go/cursus/engine/catalog"
 // This file is the compiler's table of SageMaker step kinds: one row per
 // step Type of a definition says how a step of that kind is built (the
 // catalog verb it builds, the builder, its knobs), what SageMaker request
-// its Arguments mirror, where its properties come from and which of its
-// fields the reference checks (CheckReferences) treat specially. Adding a kind adds a row
+// its Arguments mirror, where its properties come from, which of its
+// fields the reference checks (CheckReferences) treat specially and how
+// PatternsOf describes its inputs and outputs. Adding a kind adds a row
 // here and the builder (build_<kind>.go); the catalog has its own row per
 // verb (engine/catalog/verbs.go). CONTRIBUTING.md lists every file a new
 // kind touches.
@@ -34,6 +35,13 @@ type kind struct {
 	// prefixProperties are properties of this Type that hold an S3 prefix
 	// (a job's output location) rather than one object.
 	prefixProperties []string
+	// inputsPattern says how the builder turns a step's inputs into its
+	// Arguments (StepPatterns.Inputs); "": one input per declared port.
+	inputsPattern string
+	// outputsPattern says where the builder sends a step's outputs
+	// (StepPatterns.Outputs), <token> standing for the output path token;
+	// "": a destination per output.
+	outputsPattern string
 }
 
 // DefinitionKind is what the compiler knows of one step Type of a
@@ -144,6 +152,8 @@ var kinds = []kind{
 		objectFields: []string{"Arguments.HyperParameters.sagemaker_submit_directory"},
 		prefixProperties: []string{"OutputDataConfig.S3OutputPath", "CheckpointConfig.S3Uri", "DebugHookConfig.S3OutputPath",
 			"InputDataConfig[].DataSource.S3DataSource.S3Uri"},
+		inputsPattern:  trainingInputs,
+		outputsPattern: trainingOutputs,
 	},
 	{info: BuilderInfo{Verb: catalog.VerbCreateModel, Name: "CreateModelStepBuilder", DefinitionType: StepTypeModel, APIRequest: "CreateModel",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, codeKnobs[:2])},
@@ -152,6 +162,8 @@ var kinds = []kind{
 		def:      DefinitionKind{JobNameField: "ModelName", Describe: []string{"DescribeModel"}},
 		objectFields: []string{"Arguments.PrimaryContainer.ModelDataUrl", "Arguments.Containers[].ModelDataUrl",
 			"Arguments.PrimaryContainer.Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY"},
+		inputsPattern:  "model_data becomes the container's ModelDataUrl",
+		outputsPattern: "none (SageMaker names the model)",
 	},
 	{info: BuilderInfo{Verb: catalog.VerbTransform, Name: "TransformStepBuilder", DefinitionType: StepTypeTransform, APIRequest: "CreateTransformJob",
 		Knobs: cat(commonKnobs, cachingKnobs, []Knob{
@@ -168,6 +180,7 @@ var kinds = []kind{
 		cacheable:        true,
 		def:              DefinitionKind{JobNameField: "TransformJobName", Describe: []string{"DescribeTransformJob"}},
 		prefixProperties: []string{"TransformOutput.S3OutputPath", "TransformInput.DataSource.S3DataSource.S3Uri"},
+		inputsPattern:    "model_name names the model; processed_data is the TransformInput",
 	},
 	{info: BuilderInfo{Verb: catalog.VerbRegisterModel, Name: "RegisterModelStepBuilder", DefinitionType: StepTypeRegisterModel, APIRequest: "CreateModelPackage",
 		Knobs: cat(commonKnobs, imageKnobs, codeKnobs[:2], []Knob{
@@ -185,6 +198,7 @@ var kinds = []kind{
 		def:      DefinitionKind{Describe: []string{"DescribeModelPackage"}},
 		objectFields: []string{"Arguments.InferenceSpecification.Containers[].ModelDataUrl",
 			"Arguments.InferenceSpecification.Containers[].Environment.SAGEMAKER_SUBMIT_DIRECTORY", "Arguments.SamplePayloadUrl"},
+		inputsPattern: "the packaged model becomes ModelDataUrl, payload samples SamplePayloadUrl",
 	},
 	{info: BuilderInfo{Verb: catalog.VerbTuning, Name: "TuningStepBuilder", DefinitionType: StepTypeTuning, APIRequest: "CreateHyperParameterTuningJob",
 		Knobs: cat(commonKnobs, networkKnobs, imageKnobs, cachingKnobs, codeKnobs, []Knob{
@@ -204,6 +218,8 @@ var kinds = []kind{
 		def: DefinitionKind{JobNameField: "HyperParameterTuningJobName",
 			Describe: []string{"DescribeHyperParameterTuningJob", "ListTrainingJobsForHyperParameterTuningJob"}},
 		prefixProperties: []string{"TrainingJobDefinition.OutputDataConfig.S3OutputPath"},
+		inputsPattern:    trainingInputs,
+		outputsPattern:   trainingOutputs,
 	},
 	{info: BuilderInfo{Verb: catalog.VerbCondition, Name: "ConditionStepBuilder", DefinitionType: StepTypeCondition,
 		Knobs: []Knob{
@@ -223,6 +239,13 @@ var kinds = []kind{
 	// has no properties.
 	{info: BuilderInfo{DefinitionType: StepTypeFail}},
 }
+
+// The input and output patterns of the kinds that run a training job
+// (Training, and Tuning's trials).
+const (
+	trainingInputs  = "one training channel per channel of each input (input_path -> train/val/test)"
+	trainingOutputs = "estimator output path Join(base, <token>)"
+)
 
 func cat(lists ...[]Knob) []Knob {
 	var out []Knob

@@ -143,12 +143,12 @@ func opt(s string) *string {
 // StepPatterns) and its package footprint.
 func PatternsOf(s *catalog.Step) (StepPatterns, StepDependencies) {
 	c := s.Compute
-	verbBuilder := ""
-	if b, ok := Builder(s.Verb); ok {
-		verbBuilder = b.Name
+	k := kindOfVerb(s.Verb)
+	if k == nil {
+		k = &kind{}
 	}
 	var p StepPatterns
-	p.CreateStep = CreateStepPattern{Handler: verbBuilder, BuilderStepName: s.BuilderName, SageMakerStepType: string(s.Verb),
+	p.CreateStep = CreateStepPattern{Handler: k.info.Name, BuilderStepName: s.BuilderName, SageMakerStepType: string(s.Verb),
 		StepAssembly: opt(s.Patterns.StepAssembly), Requires: "none"}
 	p.Compute = ComputePattern{
 		Kind: c.Kind, SDKClass: sdkClassOf(c), Framework: c.Framework,
@@ -196,17 +196,7 @@ func PatternsOf(s *catalog.Step) (StepPatterns, StepDependencies) {
 	if s.Contract.SourceDir {
 		inDevs = append(inDevs, "source_dir (entry point + whole source directory)")
 	}
-	inPattern := "one input per declared port, from the upstream output the resolver binds"
-	switch s.Verb {
-	case catalog.VerbTraining, catalog.VerbTuning:
-		inPattern = "one training channel per channel of each input (input_path -> train/val/test)"
-	case catalog.VerbCreateModel:
-		inPattern = "model_data becomes the container's ModelDataUrl"
-	case catalog.VerbTransform:
-		inPattern = "model_name names the model; processed_data is the TransformInput"
-	case catalog.VerbRegisterModel:
-		inPattern = "the packaged model becomes ModelDataUrl, payload samples SamplePayloadUrl"
-	}
+	inPattern := firstNonEmpty(k.inputsPattern, "one input per declared port, from the upstream output the resolver binds")
 	if len(inDevs) > 0 {
 		inPattern += " + " + strings.Join(inDevs, ", ")
 	}
@@ -224,10 +214,8 @@ func PatternsOf(s *catalog.Step) (StepPatterns, StepDependencies) {
 	switch {
 	case sink:
 		outPattern = "sink (no outputs)"
-	case s.Verb == catalog.VerbTraining || s.Verb == catalog.VerbTuning:
-		outPattern = "estimator output path Join(base, " + token + ")"
-	case s.Verb == catalog.VerbCreateModel:
-		outPattern = "none (SageMaker names the model)"
+	case k.outputsPattern != "":
+		outPattern = strings.ReplaceAll(k.outputsPattern, "<token>", token)
 	case s.Patterns.OutputPathToken != "":
 		outPattern = "fixed destination Join(base, " + token + ")"
 	}

@@ -25,6 +25,14 @@ func TestPatternsOf(t *testing.T) {
 		p.Compute.InstanceSizeMode != "fixed" || p.Outputs.OutputPathToken != "xgboost_training" || p.Outputs.Sink {
 		t.Errorf("XGBoostTraining: %+v", p)
 	}
+	if p.Inputs.Pattern != "one training channel per channel of each input (input_path -> train/val/test)" ||
+		p.Outputs.Pattern != "estimator output path Join(base, xgboost_training)" {
+		t.Errorf("XGBoostTraining inputs %q, outputs %q", p.Inputs.Pattern, p.Outputs.Pattern)
+	}
+	if p, _ := PatternsOf(step("XGBoostModel")); p.CreateStep.Handler != "CreateModelStepBuilder" ||
+		p.Inputs.Pattern != "model_data becomes the container's ModelDataUrl" || p.Outputs.Pattern != "none (SageMaker names the model)" {
+		t.Errorf("XGBoostModel: %+v", p)
+	}
 	if len(deps.Runtime) == 0 || deps.Native || deps.BuildTime == nil {
 		t.Errorf("XGBoostTraining dependencies %+v", deps)
 	}
