@@ -273,12 +273,11 @@ func TestAbaloneEquivalent(t *testing.T) {
 	eq(t, "MseThreshold", jsonOf(t, params), jsonOf(t, []map[string]any{{"Name": "MseThreshold", "Type": "Float", "DefaultValue": 6.0}}))
 }
 
-// gatedConfig writes the gated example's config with the gate's fields
-// replaced (nil deletes one) and extra pipeline parameters, and returns its
-// path.
-func gatedConfig(t *testing.T, gate map[string]any, params ...map[string]any) string {
+// editConfig reads the config file src, lets edit change its document
+// and writes it to dst (a new temp file when dst is ""), returning dst.
+func editConfig(t *testing.T, src, dst string, edit func(cfg map[string]any)) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(examplesDir, "xgboost-gated", "config.json"))
+	raw, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,24 +285,43 @@ func gatedConfig(t *testing.T, gate map[string]any, params ...map[string]any) st
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	c := cfg["configuration"].(map[string]any)
-	g := c["specific"].(map[string]any)["ModelQualityGate"].(map[string]any)
-	for k, v := range gate {
-		if v == nil {
-			delete(g, k)
-		} else {
-			g[k] = v
-		}
+	edit(cfg)
+	if dst == "" {
+		dst = filepath.Join(t.TempDir(), "config.json")
 	}
-	shared := c["shared"].(map[string]any)
-	for _, p := range params {
-		shared["pipeline_parameters"] = append(shared["pipeline_parameters"].([]any), p)
-	}
-	path := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(path, mustJSON(t, cfg), 0o644); err != nil {
+	if err := os.WriteFile(dst, mustJSON(t, cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return dst
+}
+
+// setFields sets the fields of kv in m; a nil value deletes the field.
+func setFields(m, kv map[string]any) {
+	for k, v := range kv {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+}
+
+// gatedConfigFile is the gated example's config.
+var gatedConfigFile = filepath.Join(examplesDir, "xgboost-gated", "config.json")
+
+// gatedConfig writes the gated example's config with the gate's fields
+// replaced (nil deletes one) and extra pipeline parameters, and returns its
+// path.
+func gatedConfig(t *testing.T, gate map[string]any, params ...map[string]any) string {
+	t.Helper()
+	return editConfig(t, gatedConfigFile, "", func(cfg map[string]any) {
+		c := cfg["configuration"].(map[string]any)
+		setFields(c["specific"].(map[string]any)["ModelQualityGate"].(map[string]any), gate)
+		shared := c["shared"].(map[string]any)
+		for _, p := range params {
+			shared["pipeline_parameters"] = append(shared["pipeline_parameters"].([]any), p)
+		}
+	})
 }
 
 func compileGated(t *testing.T, cfgPath string) (*compiler.Result, error) {
@@ -436,7 +454,7 @@ func TestGateConfigErrors(t *testing.T) {
 		}
 	}
 	edges = append(edges, dag.Edge{From: "XGBoostTraining", To: "ModelQualityGate"})
-	_, err = compiler.Compile(context.Background(), compiler.Input{DAG: dag.New(d.Nodes(), edges), ConfigFile: filepath.Join(examplesDir, "xgboost-gated", "config.json")})
+	_, err = compiler.Compile(context.Background(), compiler.Input{DAG: dag.New(d.Nodes(), edges), ConfigFile: gatedConfigFile})
 	var sb *compiler.StepBuildError
 	if !errors.As(err, &sb) || sb.Node != "ModelQualityGate" || !strings.Contains(err.Error(), "a Training step's output") {
 		t.Fatalf("gate fed by a training step: %v", err)
@@ -453,22 +471,12 @@ func fieldOf(sb *compiler.StepBuildError) string {
 // Gates nest: a gate inside another's branch holds its own branch; a node
 // after two gates neither of which is after the other is refused.
 func TestNestedGates(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(examplesDir, "xgboost-gated", "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	spec := cfg["configuration"].(map[string]any)["specific"].(map[string]any)
-	cfg["metadata"].(map[string]any)["config_types"].(map[string]any)["ModelQualityGate_precision"] = "ModelQualityGateConfig"
-	spec["ModelQualityGate_precision"] = map[string]any{"__model_type__": "ModelQualityGateConfig", "job_type": "precision",
-		"metric": "average_precision", "comparison": ">=", "threshold": 0.3, "property_file_name": "EvaluationReport"}
-	path := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(path, mustJSON(t, cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := editConfig(t, gatedConfigFile, "", func(cfg map[string]any) {
+		spec := cfg["configuration"].(map[string]any)["specific"].(map[string]any)
+		cfg["metadata"].(map[string]any)["config_types"].(map[string]any)["ModelQualityGate_precision"] = "ModelQualityGateConfig"
+		spec["ModelQualityGate_precision"] = map[string]any{"__model_type__": "ModelQualityGateConfig", "job_type": "precision",
+			"metric": "average_precision", "comparison": ">=", "threshold": 0.3, "property_file_name": "EvaluationReport"}
+	})
 	d, _, err := dag.ReadFile(nil, filepath.Join(examplesDir, "xgboost-gated", "dag.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -92,28 +92,13 @@ func definitionPlaceholders(t *testing.T, def []byte) []string {
 // and returns the DAG and the config file.
 func editedExample(t *testing.T, mod func(shared, specific map[string]any)) compiler.Input {
 	t.Helper()
-	dir := copyExample(t, "simple-training")
-	path := filepath.Join(dir, "config.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	conf := doc["configuration"].(map[string]any)
-	spec := conf["specific"].(map[string]any)
-	if mod != nil {
-		mod(conf["shared"].(map[string]any), spec)
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(copyExample(t, "simple-training"), "config.json")
+	editConfig(t, path, path, func(cfg map[string]any) {
+		conf := cfg["configuration"].(map[string]any)
+		if mod != nil {
+			mod(conf["shared"].(map[string]any), conf["specific"].(map[string]any))
+		}
+	})
 	return compiler.Input{DAG: compileDAGFile(t, "simple-training"), ConfigFile: path}
 }
 

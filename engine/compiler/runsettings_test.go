@@ -3,8 +3,6 @@ package compiler_test
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,33 +14,13 @@ import (
 // per-node fields added (nil deletes one) and returns its path.
 func runSettingsConfig(t *testing.T, shared map[string]any, specific map[string]map[string]any) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(examplesDir, "xgboost-gated", "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	c := cfg["configuration"].(map[string]any)
-	set := func(m map[string]any, kv map[string]any) {
-		for k, v := range kv {
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
+	return editConfig(t, gatedConfigFile, "", func(cfg map[string]any) {
+		c := cfg["configuration"].(map[string]any)
+		setFields(c["shared"].(map[string]any), shared)
+		for node, kv := range specific {
+			setFields(c["specific"].(map[string]any)[node].(map[string]any), kv)
 		}
-	}
-	set(c["shared"].(map[string]any), shared)
-	for node, kv := range specific {
-		set(c["specific"].(map[string]any)[node].(map[string]any), kv)
-	}
-	path := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(path, mustJSON(t, cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	})
 }
 
 // Retry policies, job tags and the pipeline's parallelism come from
