@@ -82,11 +82,7 @@ func (e *UpsertError) Kind() errkind.Kind {
 // Details implements errkind.Detailer: the AWS error code and message, the
 // operation, its target and what was uploaded before the failure.
 func (e *UpsertError) Details() map[string]any {
-	uploaded := e.Uploaded
-	if uploaded == nil {
-		uploaded = []string{}
-	}
-	return map[string]any{"aws_error_code": e.Code, "operation": e.Op, "target": e.Target, "uploaded": uploaded, "aws_message": e.Message}
+	return map[string]any{"aws_error_code": e.Code, "operation": e.Op, "target": e.Target, "uploaded": nonNil(e.Uploaded), "aws_message": e.Message}
 }
 
 // PartialError reports an Upsert that changed the live pipeline and then failed: UpdatePipeline

@@ -328,10 +328,11 @@ func definitionSource(ctx context.Context, c *s3.Client, in UpsertInput, out *Up
 	if len(in.DefinitionJSON) < InlineDefinitionLimit {
 		return aws.String(in.DefinitionJSON), nil, nil
 	}
-	sum := sha256.Sum256([]byte(in.DefinitionJSON))
-	uri := DefinitionS3URI(in.DefinitionS3Prefix, in.DefinitionJSON)
 	body := []byte(in.DefinitionJSON)
-	uploaded, ue := putObject(ctx, c, uri, hex.EncodeToString(sum[:]), int64(len(body)),
+	sum := sha256.Sum256(body)
+	digest := hex.EncodeToString(sum[:])
+	uri := definitionS3URI(in.DefinitionS3Prefix, digest)
+	uploaded, ue := putObject(ctx, c, uri, digest, int64(len(body)),
 		func() (io.ReadSeekCloser, error) { return nopSeekCloser{bytes.NewReader(body)}, nil }, "application/json")
 	if ue != nil {
 		return nil, nil, ue
@@ -350,7 +351,12 @@ func definitionSource(ctx context.Context, c *s3.Client, in UpsertInput, out *Up
 // <prefix>/<sha256 of the definition>.json, so a changed definition gets a new object.
 func DefinitionS3URI(prefix, definitionJSON string) string {
 	sum := sha256.Sum256([]byte(definitionJSON))
-	return strings.TrimSuffix(prefix, "/") + "/" + hex.EncodeToString(sum[:]) + ".json"
+	return definitionS3URI(prefix, hex.EncodeToString(sum[:]))
+}
+
+// definitionS3URI is DefinitionS3URI of a definition whose SHA-256 (hex) is digest.
+func definitionS3URI(prefix, digest string) string {
+	return strings.TrimSuffix(prefix, "/") + "/" + digest + ".json"
 }
 
 type nopSeekCloser struct{ *bytes.Reader }
