@@ -74,14 +74,7 @@ func startRawServe(t testing.TB, dir string, env []string, args ...string) *rawS
 	}()
 	t.Cleanup(func() {
 		_ = in.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		_, _ = waitExit(cmd, 10*time.Second)
 	})
 	s.send(t, initLine)
 	s.wait(t, "1", 30*time.Second)
@@ -658,16 +651,10 @@ func stopAndWait(t *testing.T, s *rawServe, how string, limit time.Duration) tim
 	default:
 		_ = s.in.Close()
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-		return time.Since(start)
-	case <-time.After(limit):
-		_ = s.cmd.Process.Kill()
+	if exited, _ := waitExit(s.cmd, limit); !exited {
 		t.Fatalf("%s: the server was still running after %v", how, limit)
 	}
-	return 0
+	return time.Since(start)
 }
 
 // startStuck starts the stdio server in dir (gates open) with a call in
@@ -721,19 +708,13 @@ func TestSafeHTTPAuth(t *testing.T) {
 	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("binding 0.0.0.0 without a token exited 0")
-		}
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
+	if exited, err := waitExit(cmd, 10*time.Second); !exited {
 		t.Fatal("binding 0.0.0.0 without a token was not refused")
+	} else if err == nil {
+		t.Error("binding 0.0.0.0 without a token exited 0")
 	}
 
 	port := freePort(t)
@@ -879,14 +860,7 @@ func httpServeIn(t *testing.T, dir string, env []string, args ...string) (*mcp.C
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		_, _ = waitExit(cmd, 10*time.Second)
 	})
 	url := "http://127.0.0.1:" + port + "/mcp"
 	waitHTTP(t, url)

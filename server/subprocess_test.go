@@ -258,16 +258,10 @@ func TestSubprocessStdoutIsJSONRPCOnly(t *testing.T) {
 		callEnv(t, cs, call.name, call.args)
 	}
 	cs.Close() // closes stdin
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("server exit: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		cmd.Process.Kill()
+	if exited, err := waitExit(cmd, 15*time.Second); !exited {
 		t.Fatal("server did not exit at end of input")
+	} else if err != nil {
+		t.Fatalf("server exit: %v\n%s", err, stderr.String())
 	}
 	lines := 0
 	sc := bufio.NewScanner(&raw)
@@ -360,16 +354,10 @@ func TestSubprocessExits(t *testing.T) {
 			case "sigterm":
 				cmd.Process.Signal(syscall.SIGTERM)
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("exit after %s: %v\n%s", how, err, stderr.String())
-				}
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
+			if exited, err := waitExit(cmd, 10*time.Second); !exited {
 				t.Fatalf("no exit 10s after %s", how)
+			} else if err != nil {
+				t.Fatalf("exit after %s: %v\n%s", how, err, stderr.String())
 			}
 			stdin.Close()
 			if strings.Contains(stderr.String(), "level=ERROR") {
@@ -426,15 +414,25 @@ func TestSubprocessHTTP(t *testing.T) {
 	wantCode(t, env, "invalid_input")
 	cs.Close()
 	cmd.Process.Signal(os.Interrupt)
+	if exited, err := waitExit(cmd, 15*time.Second); !exited {
+		t.Fatal("HTTP server did not stop on SIGINT")
+	} else if err != nil {
+		t.Fatalf("exit after SIGINT: %v", err)
+	}
+}
+
+// waitExit waits up to limit for cmd, started, to exit and returns its
+// exit error; a process still running then is killed, and exited is false.
+func waitExit(cmd *exec.Cmd, limit time.Duration) (exited bool, err error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGINT: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("HTTP server did not stop on SIGINT")
+		return true, err
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-done
+		return false, nil
 	}
 }
 
