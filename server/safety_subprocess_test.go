@@ -743,7 +743,9 @@ func TestSafeHTTPAuth(t *testing.T) {
 		t.Fatalf("right token: %d", r.StatusCode)
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
-	time.Sleep(200 * time.Millisecond)
+	// The SDK logs the new session with its id as an attribute: once that
+	// record is in, the id's absence means the filter dropped it.
+	waitFor(t, func() bool { return strings.Contains(logs.String(), "server session connected") }, 10*time.Second, "the session's log record")
 	if sid == "" || strings.Contains(logs.String(), sid) {
 		t.Errorf("session id %q in the logs:\n%s", sid, logs.String())
 	}
@@ -771,8 +773,10 @@ func TestSafeHTTPDrainOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	answered := make(chan map[string]any, 1)
+	var answeredAt time.Time // written before the send on answered
 	go func() {
 		res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "compile__validate", Arguments: map[string]any{"dag_file": "dag.json", "config_file": "config.json"}})
+		answeredAt = time.Now()
 		if err != nil {
 			answered <- map[string]any{"error": err.Error()}
 			return
@@ -789,6 +793,9 @@ func TestSafeHTTPDrainOnSIGTERM(t *testing.T) {
 	case env := <-answered:
 		if env["ok"] != true {
 			t.Errorf("the call in flight at SIGTERM answered %v", env)
+		}
+		if answeredAt.Before(start) {
+			t.Fatalf("the call was answered %v before SIGTERM: nothing was in flight, the drain went untested (give writeBigProject more nodes)", start.Sub(answeredAt))
 		}
 	case <-time.After(server.HTTPDrainTimeout + 5*time.Second):
 		t.Fatal("the call in flight at SIGTERM was never answered")
