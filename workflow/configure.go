@@ -9,9 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cursus-go/cursus/internal/safefs"
-
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // ValuesFile is the answer file a stopped configure phase asks for:
@@ -224,33 +225,32 @@ func phaseMap(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		ClassMap map[string]string `json:"config_class_map"`
-		Pending  []string          `json:"pending_steps"`
-	}
+	var req config.Requirements
 	if err := resp.Decode(&req); err != nil {
 		return Gate("config.requirements", resp, "unexpected answer: %v", err)
 	}
 	if err := s.Report("config.requirements", reqArgs, resp); err != nil {
 		return err
 	}
-	var raw map[string]any
-	_ = resp.Decode(&raw)
-	if err := firstError(s.Set(varDAG, d), s.Set(varRunDAG, runDAG), s.Set(varSteps, steps), s.Set(varClassMap, req.ClassMap), s.Set(varRequirements, raw)); err != nil {
+	if err := firstError(s.Set(varDAG, d), s.Set(varRunDAG, runDAG), s.Set(varSteps, steps), s.Set(varClassMap, req.ConfigClassMap), s.Set(varRequirements, req)); err != nil {
 		return err
 	}
 	s.Summary("nodes", len(d.Nodes))
-	s.Summary("config_classes", req.ClassMap)
+	s.Summary("config_classes", req.ConfigClassMap)
 	if len(req.Pending) > 0 {
-		sort.Strings(req.Pending)
+		pending := make([]string, len(req.Pending))
+		for i, n := range req.Pending {
+			pending[i] = string(n)
+		}
+		sort.Strings(pending)
 		calls := []ToolCall{}
-		for _, n := range req.Pending {
+		for _, n := range pending {
 			calls = append(calls, ToolCall{Tool: "catalog.search", Args: map[string]any{"query": n}, Why: "find the step type " + n + " may mean"})
 		}
 		calls = append(calls, ToolCall{Command: "cursus workflow run author-step --args '{\"producer\": \"<upstream node>\", \"consumer\": \"<downstream node>\", \"step_name\": \"<NewStep>\"}'",
 			Why: "author a new step type for a node that needs one"})
 		return &Judgment{
-			Reason: fmt.Sprintf("%d node(s) have no config class: %s", len(req.Pending), strings.Join(req.Pending, ", ")),
+			Reason: fmt.Sprintf("%d node(s) have no config class: %s", len(pending), strings.Join(pending, ", ")),
 			ActionItems: []string{
 				"for each pending node, either rename it to a step type the catalog knows (catalog.search) or author the step type (the author-step workflow, then pass its workspace in workspace_dirs)",
 				"fix the DAG source (" + firstNonEmpty(from, "the dag argument") + ") and resume this run",
@@ -261,7 +261,7 @@ func phaseMap(ctx context.Context, s *Step) error {
 	for _, n := range d.Nodes {
 		if _, ok := steps[n]; !ok {
 			// A workspace step the catalog tool cannot see: take the class name.
-			steps[n] = strings.TrimSuffix(req.ClassMap[n], "Config")
+			steps[n] = strings.TrimSuffix(req.ConfigClassMap[catalog.NodeName(n)], "Config")
 		}
 	}
 	return s.Set(varSteps, steps)
@@ -516,15 +516,10 @@ func phaseValues(ctx context.Context, s *Step) error {
 
 // requirementFields indexes config.requirements by "base.<field>" and
 // "<node>.<field>".
-func requirementFields(s *Step) map[string]Field {
-	var req struct {
-		Base           []Field            `json:"base_config_requirements"`
-		BaseProcessing []Field            `json:"base_processing_config_requirements"`
-		Steps          map[string][]Field `json:"step_requirements"`
-	}
-	raw, ok := s.Vars()[varRequirements]
-	out := map[string]Field{}
-	if !ok || json.Unmarshal(raw, &req) != nil {
+func requirementFields(s *Step) map[string]config.Requirement {
+	var req config.Requirements
+	out := map[string]config.Requirement{}
+	if !s.Vars().Get(varRequirements, &req) {
 		return out
 	}
 	for _, f := range append(req.Base, req.BaseProcessing...) {
@@ -532,7 +527,7 @@ func requirementFields(s *Step) map[string]Field {
 	}
 	for n, fs := range req.Steps {
 		for _, f := range fs {
-			out[n+"."+f.Name] = f
+			out[string(n)+"."+f.Name] = f
 		}
 	}
 	return out

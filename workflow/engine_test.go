@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/stages"
@@ -482,16 +483,16 @@ func TestBuiltinWorkflowsAreWellFormed(t *testing.T) {
 func TestPlaceholdersPassTheFieldDeclaration(t *testing.T) {
 	one, two := 1.0, 2.0
 	cases := []struct {
-		f    Field
+		f    config.Requirement
 		want any
 	}{
-		{Field{Name: "bucket", Type: "string", Pattern: `^[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]$`}, "replace-me-bucket"},
-		{Field{Name: "region", Type: "string", AllowedValues: []any{"NA", "EU"}}, "NA"},
-		{Field{Name: "count", Type: "int", Min: &two}, 2},
-		{Field{Name: "ratio", Type: "float", Max: &one}, 0.5},
-		{Field{Name: "flag", Type: "bool"}, false},
-		{Field{Name: "input_uri", Type: "string", Pattern: "^s3://"}, "s3://replace-me-bucket/input_uri/"},
-		{Field{Name: "names", Type: "list"}, []any{PlaceholderMarker}},
+		{config.Requirement{Name: "bucket", Type: "string", Pattern: `^[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]$`}, "replace-me-bucket"},
+		{config.Requirement{Name: "region", Type: "string", AllowedValues: []any{"NA", "EU"}}, "NA"},
+		{config.Requirement{Name: "count", Type: "int", Min: &two}, 2},
+		{config.Requirement{Name: "ratio", Type: "float", Max: &one}, 0.5},
+		{config.Requirement{Name: "flag", Type: "bool"}, false},
+		{config.Requirement{Name: "input_uri", Type: "string", Pattern: "^s3://"}, "s3://replace-me-bucket/input_uri/"},
+		{config.Requirement{Name: "names", Type: "list"}, []any{PlaceholderMarker}},
 	}
 	for _, c := range cases {
 		got, ok := placeholder(c.f)
@@ -499,7 +500,7 @@ func TestPlaceholdersPassTheFieldDeclaration(t *testing.T) {
 			t.Errorf("%s: got %v (%v), want %v", c.f.Name, got, ok, c.want)
 		}
 	}
-	if _, ok := placeholder(Field{Name: "x", Type: "string", Pattern: "^$never"}); ok {
+	if _, ok := placeholder(config.Requirement{Name: "x", Type: "string", Pattern: "^$never"}); ok {
 		t.Error("a placeholder that breaks the pattern was accepted")
 	}
 }

@@ -159,20 +159,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// Field is one config field as config.requirements reports it.
-type Field struct {
-	Name          string   `json:"name"`
-	Type          string   `json:"type"`
-	Description   string   `json:"description"`
-	Required      bool     `json:"required"`
-	Default       any      `json:"default"`
-	Tier          string   `json:"tier"`
-	AllowedValues []any    `json:"allowed_values"`
-	Pattern       string   `json:"pattern,omitempty"`
-	Min           *float64 `json:"min,omitempty"`
-	Max           *float64 `json:"max,omitempty"`
-}
-
 // PlaceholderMarker marks every placeholder string the workflows fill in
 // (the same marker project.init uses), so a grep finds what still needs a
 // real value.
@@ -193,7 +179,7 @@ var placeholderByName = map[string]any{
 // placeholder returns a value for an essential field that passes its
 // declaration (allowed values, pattern, bounds) and, for strings, carries
 // PlaceholderMarker. ok is false when no candidate passes.
-func placeholder(f Field) (any, bool) {
+func placeholder(f config.Requirement) (any, bool) {
 	var cands []any
 	if v, ok := placeholderByName[f.Name]; ok {
 		cands = append(cands, v)
@@ -228,7 +214,7 @@ func placeholder(f Field) (any, bool) {
 	return nil, false
 }
 
-func bound(f Field, n float64, integer bool) any {
+func bound(f config.Requirement, n float64, integer bool) any {
 	if f.Min != nil && n < *f.Min {
 		n = *f.Min
 	}
@@ -243,7 +229,7 @@ func bound(f Field, n float64, integer bool) any {
 
 // fieldAccepts is a local pre-check of a candidate placeholder; the config
 // tools (author.preflight_config, config.merge_save) remain the gate.
-func fieldAccepts(f Field, v any) bool {
+func fieldAccepts(f config.Requirement, v any) bool {
 	if len(f.AllowedValues) > 0 {
 		found := false
 		for _, a := range f.AllowedValues {
