@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/project"
+	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/internal/strlist"
 
@@ -683,12 +684,8 @@ func phaseScriptLogic(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var cs struct {
-		Status string `json:"status"`
-		Passed bool   `json:"passed"`
-		Reason string `json:"reason"`
-	}
-	if err := resp.Decode(&cs); err != nil {
+	cs, err := dataAs[validation.ScriptCheck](resp)
+	if err != nil {
 		return Gate("author.check_script", resp, "unexpected answer: %v", err)
 	}
 	if cs.Status != "checked" || !cs.Passed {
@@ -716,10 +713,8 @@ func reusedScriptLogic(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var cs struct {
-		Script string `json:"script"`
-	}
-	if err := resp.Decode(&cs); err != nil || cs.Script == "" {
+	cs, err := dataAs[validation.ScriptCheck](resp)
+	if err != nil || cs.Script == "" {
 		s.Summary("rung", "reuse")
 		return nil
 	}
@@ -784,11 +779,8 @@ func phasePreflightStep(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var p struct {
-		Constructible bool     `json:"constructible"`
-		FailedGates   []string `json:"failed_gates"`
-	}
-	if err := resp.Decode(&p); err != nil {
+	p, err := dataAs[author.Preflight](resp)
+	if err != nil {
 		return Gate("author.preflight_step", resp, "unexpected answer: %v", err)
 	}
 	if !p.Constructible {

@@ -85,7 +85,10 @@ func ResponseFromEnvelope(raw []byte) (Response, error) {
 	return Response{ToolResult: res, Envelope: append(json.RawMessage(nil), raw...)}, nil
 }
 
-// Decode converts the response's data into v through its JSON.
+// Decode converts the response's data into v through its JSON: the way to
+// read the answer of a tool whose data type is declared in package tools
+// (which imports this one). The data of a tool typed with an engine type
+// is read with dataAs.
 func (r Response) Decode(v any) error {
 	if r.Data == nil {
 		return fmt.Errorf("workflow: the tool answered no data")
@@ -96,6 +99,11 @@ func (r Response) Decode(v any) error {
 	}
 	return json.Unmarshal(b, v)
 }
+
+// dataAs returns the data of a successful response as a T (envelope.As):
+// the Go value a typed tool answered, without a trip through JSON, or, for
+// an envelope decoded from the wire, its JSON decoded into a T.
+func dataAs[T any](r Response) (T, error) { return envelope.As[T](&r.ToolResult) }
 
 // ArgChecker is implemented by callers that know the tools' argument
 // schemas; phases use it to pass an optional argument (workspace_dirs)

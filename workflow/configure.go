@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/author"
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -315,12 +317,8 @@ func phaseConstrain(ctx context.Context, s *Step) error {
 		if err != nil {
 			return err
 		}
-		var c struct {
-			Fields []struct {
-				Name string `json:"name"`
-			} `json:"fields"`
-		}
-		if err := resp.Decode(&c); err != nil {
+		c, err := dataAs[author.Constraints](resp)
+		if err != nil {
 			return Gate("author.config_constraints", resp, "unexpected answer: %v", err)
 		}
 		names := make([]string, 0, len(c.Fields))
@@ -659,14 +657,12 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var pr struct {
-		Ambiguous []any `json:"ambiguous_resolutions"`
-	}
-	if err := pv.Decode(&pr); err != nil {
+	pr, err := dataAs[compiler.Preview](pv)
+	if err != nil {
 		return Gate("compile.preview", pv, "unexpected answer: %v", err)
 	}
-	if len(pr.Ambiguous) > 0 {
-		return Gate("compile.preview", pv, "%d node(s) resolve to a config ambiguously", len(pr.Ambiguous))
+	if len(pr.AmbiguousResolutions) > 0 {
+		return Gate("compile.preview", pv, "%d node(s) resolve to a config ambiguously", len(pr.AmbiguousResolutions))
 	}
 	gates["compile.preview"] = true
 	// Dependency resolution along the edges.

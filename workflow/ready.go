@@ -65,17 +65,9 @@ func readyPhase(files func(s *Step) (dagFile, configFile string)) Phase {
 
 func phaseReady(ctx context.Context, s *Step, dagFile, cfg string) error {
 	args := withWorkspace(s, "compile.validate", map[string]any{"dag_file": s.Abs(dagFile), "config_file": s.Abs(cfg)})
-	cv, err := s.RequireAndReport(ctx, "compile.validate", args, "ready")
+	_, v, err := compileValidate(ctx, s, args, "ready")
 	if err != nil {
 		return err
-	}
-	var v struct {
-		Deployable bool             `json:"deployable"`
-		Blockers   []map[string]any `json:"blockers"`
-		Summary    string           `json:"summary"`
-	}
-	if err := cv.Decode(&v); err != nil {
-		return Gate("compile.validate", cv, "unexpected answer: %v", err)
 	}
 	run := LocalRun{Status: LocalRunNotRun, Message: "the pipeline is not deployable"}
 	if v.Deployable {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 )
 
@@ -107,22 +108,16 @@ func validateIntegrity(ctx context.Context, s *Step, d DAG, key ...string) (Resp
 	return resp, iv, nil
 }
 
-// compileValidation is the part of compile.validate's answer a gate reads.
-type compileValidation struct {
-	IsValid bool   `json:"is_valid"`
-	Summary string `json:"summary"`
-}
-
 // compileValidate calls compile.validate on a DAG file and a config file
 // (args), keeps its answer in reports/ (under key) and decodes it; the
 // phase gates on IsValid with a message of its own.
-func compileValidate(ctx context.Context, s *Step, args map[string]any, key ...string) (Response, compileValidation, error) {
-	var vr compileValidation
+func compileValidate(ctx context.Context, s *Step, args map[string]any, key ...string) (Response, compiler.ValidationResult, error) {
 	cv, err := s.RequireAndReport(ctx, "compile.validate", args, key...)
 	if err != nil {
-		return cv, vr, err
+		return cv, compiler.ValidationResult{}, err
 	}
-	if err := cv.Decode(&vr); err != nil {
+	vr, err := dataAs[compiler.ValidationResult](cv)
+	if err != nil {
 		return cv, vr, Gate("compile.validate", cv, "unexpected answer: %v", err)
 	}
 	return cv, vr, nil
