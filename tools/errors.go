@@ -89,7 +89,7 @@ var remedies = []remedy{
 	remedyFor[*validation.ScriptAnalysisError]("fix the script so python3 can parse it (python3 -m py_compile <script>)", "steps.io"),
 	remedyFor[*validation.AnalyzerStoppedError]("the analyzer parses one script within these limits; split or shorten the script", "steps.io"),
 	remedyIs(validation.ErrNoPython, "install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info"),
-	remedyFor[*catalog.NotFoundError]("use a step type from the catalog (meta.details.close_matches are the nearest names)", "catalog.search", "catalog.list_steps"),
+	remedyFor[*catalog.NotFoundError](unknownStepFix, "catalog.search", "catalog.list_steps"),
 	// A catalog.LoadErrors unwraps to its *catalog.FileError problems.
 	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),
 	remedyFor[*config.ValidationError]("fix every field listed in meta.details.errors (path, message, allowed values) and call again; config.template lists every field with its default", "config.template", "config.field_info"),

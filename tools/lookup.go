@@ -96,6 +96,11 @@ func requireStepName(name string) error {
 	return nil
 }
 
+// unknownStepFix is the remedy of an unknown step type, whether a handler
+// answers it (stepNotFound) or the engine's *catalog.NotFoundError does
+// (remedies).
+const unknownStepFix = "use one of close_matches, search the catalog with part of the name, or list every step type (abstract names such as Base or Processing are not steps)"
+
 // stepNotFound is the not_found error of an unknown step, with close
 // matches and a remedy.
 func stepNotFound(name string, close []catalog.StepType) *envelope.ToolError {
@@ -108,7 +113,7 @@ func stepNotFound(name string, close []catalog.StepType) *envelope.ToolError {
 	}
 	return envelope.Errorf(envelope.CodeNotFound, msg, args...).
 		WithDetails("step_name", name, "close_matches", names).
-		WithRemedy("use one of close_matches, search the catalog with part of the name, or list every step type (abstract names such as Base or Processing are not steps)", "catalog.search", "catalog.list_steps")
+		WithRemedy(unknownStepFix, "catalog.search", "catalog.list_steps")
 }
 
 // asStrings renders names of a string type (step types, verbs) as plain
