@@ -170,7 +170,7 @@ func (r *run) checkGenerate() error {
 			continue
 		}
 		step, out, ok := cutStep(k, r.ev.steps)
-		if !ok || !contains(r.outputs[step], out) {
+		if !ok || !slices.Contains(r.outputs[step], out) {
 			return &InputError{Field: field, Problem: "a key is an s3:// URI the definition reads or <step>.<output> of one of its steps"}
 		}
 	}

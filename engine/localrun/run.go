@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -666,7 +667,7 @@ func (r *run) bindData() error {
 		if !ok {
 			return &InputError{Field: field, Problem: fmt.Sprintf("a data key is an s3:// URI or <step>.<output>; no step is named %q (steps: %s)", strings.Split(k, ".")[0], strings.Join(mapkeys.Sorted(states), ", "))}
 		}
-		if !contains(r.outputs[step], out) {
+		if !slices.Contains(r.outputs[step], out) {
 			return &InputError{Field: field, Problem: fmt.Sprintf("step %s has no output %s (outputs: %s)", step, out, strings.Join(r.outputs[step], ", "))}
 		}
 		if r.dataOut[step] == nil {
@@ -675,15 +676,6 @@ func (r *run) bindData() error {
 		r.dataOut[step][out] = abs
 	}
 	return nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // blocked says why a step cannot run: a step it depends on did not
