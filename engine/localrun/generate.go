@@ -67,7 +67,7 @@ func (d dataShape) columns() []string {
 func (r *run) shape() (dataShape, error) {
 	d := dataShape{classes: 2}
 	for _, s := range r.order {
-		if s.Type != "Training" {
+		if s.Type != compiler.StepTypeTraining {
 			continue
 		}
 		hps, err := r.ev.strMap(s.Arguments["HyperParameters"])
@@ -85,7 +85,7 @@ func (r *run) shape() (dataShape, error) {
 		break
 	}
 	for _, s := range r.order {
-		if s.Type != "Processing" || (d.label != "" && d.id != "") {
+		if s.Type != compiler.StepTypeProcessing || (d.label != "" && d.id != "") {
 			continue
 		}
 		env, err := r.ev.strMap(s.Arguments["Environment"])
