@@ -83,59 +83,6 @@ func ownArguments(s *defStep) map[string]any {
 	return map[string]any{"Conditions": s.Arguments["Conditions"]}
 }
 
-// consumePropertyFiles records the outputs property files are read from:
-// a Std:JsonGet of Steps.S.PropertyFiles.F reads the output F is declared
-// on.
-func (r *run) consumePropertyFiles() {
-	declared := map[string]string{} // "<step>.<file>" -> output
-	for _, s := range r.steps {
-		for _, pf := range s.PropertyFiles {
-			declared[s.Name+"."+pf.PropertyFileName] = pf.OutputName
-		}
-	}
-	for _, s := range r.steps {
-		walkJSONGets(ownArguments(s), func(g string) {
-			rest, ok := strings.CutPrefix(g, "Steps.")
-			if !ok {
-				return
-			}
-			step, prop, ok := cutStep(rest, r.ev.steps)
-			file, isPF := strings.CutPrefix(prop, "PropertyFiles.")
-			if !ok || !isPF {
-				return
-			}
-			if out, ok := declared[step+"."+file]; ok {
-				if r.consumed[step] == nil {
-					r.consumed[step] = map[string]bool{}
-				}
-				r.consumed[step][out] = true
-			}
-		})
-	}
-}
-
-// walkJSONGets calls fn with the Get of every Std:JsonGet property file
-// under v.
-func walkJSONGets(v any, fn func(string)) {
-	switch t := v.(type) {
-	case map[string]any:
-		if jg, ok := t["Std:JsonGet"].(map[string]any); ok {
-			if pf, ok := jg["PropertyFile"].(map[string]any); ok {
-				if g, ok := pf["Get"].(string); ok {
-					fn(g)
-				}
-			}
-		}
-		for _, x := range t {
-			walkJSONGets(x, fn)
-		}
-	case []any:
-		for _, x := range t {
-			walkJSONGets(x, fn)
-		}
-	}
-}
-
 // statusNotRun is the state of a step on a branch not taken (never a
 // reported status: such a step is not among the report's steps).
 const statusNotRun = "not_run"

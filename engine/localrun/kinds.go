@@ -29,9 +29,9 @@ type localKind struct {
 	// setProps records the properties later steps read of output out,
 	// written to uri and found locally at local.
 	setProps func(s *defStep, state *stepState, out, uri, local string)
-	// consumed maps a property path of the Type (normProp'd) to the output
-	// it reads ("" when it reads none); see consumedOutput.
-	consumed func(prop string) string
+	// consumed maps a property path (normProp'd) of step s to the output
+	// it reads ("" when it reads none).
+	consumed func(s *defStep, prop string) string
 }
 
 // localKinds is the table. It is filled by init because its runners reach
@@ -77,10 +77,19 @@ func init() {
 					}
 				}
 			},
-			consumed: func(prop string) string {
+			consumed: func(s *defStep, prop string) string {
 				if rest, ok := strings.CutPrefix(prop, "ProcessingOutputConfig.Outputs['"); ok {
 					o, _, _ := strings.Cut(rest, "'")
 					return o
+				}
+				// A property file (Std:JsonGet's PropertyFile) reads the output
+				// it is declared on.
+				if file, ok := strings.CutPrefix(prop, "PropertyFiles."); ok {
+					for _, pf := range s.PropertyFiles {
+						if pf.PropertyFileName == file {
+							return pf.OutputName
+						}
+					}
 				}
 				return ""
 			},
@@ -126,26 +135,13 @@ func init() {
 
 // prefixOutput is a consumed func: every property under prefix reads
 // output out.
-func prefixOutput(prefix, out string) func(string) string {
-	return func(prop string) string {
+func prefixOutput(prefix, out string) func(*defStep, string) string {
+	return func(_ *defStep, prop string) string {
 		if strings.HasPrefix(prop, prefix) {
 			return out
 		}
 		return ""
 	}
-}
-
-// consumedOutput is the output a property reference reads, whatever the
-// producing step's Type ("" when it reads none).
-func consumedOutput(prop string) string {
-	for _, t := range localTypes() {
-		if c := localKinds[t].consumed; c != nil {
-			if o := c(prop); o != "" {
-				return o
-			}
-		}
-	}
-	return ""
 }
 
 // localTypes lists the Types that run locally, sorted.

@@ -386,9 +386,8 @@ func (r *run) load() error {
 		delete(set, s.Name)
 		r.deps[s.Name] = mapkeys.Sorted(set)
 		r.outputs[s.Name] = outputNames(s)
-		consumedOutputs(args, states, r.consumed)
+		r.consumedOutputs(args)
 	}
-	r.consumePropertyFiles()
 	if r.order, err = r.topo(); err != nil {
 		return err
 	}
@@ -445,8 +444,10 @@ const (
 	outSamplePayload  = "sample_payload"
 )
 
-// consumedOutputs records which outputs of which steps a step reads.
-func consumedOutputs(v any, steps map[string]*stepState, out map[string]map[string]bool) {
+// consumedOutputs records which outputs of which steps a step reads (its
+// arguments v): a Get of a property of a step reads the output its kind
+// says it does (a property file's Get, in a Std:JsonGet, among them).
+func (r *run) consumedOutputs(v any) {
 	switch t := v.(type) {
 	case map[string]any:
 		if g, ok := t["Get"].(string); ok && len(t) == 1 {
@@ -454,26 +455,29 @@ func consumedOutputs(v any, steps map[string]*stepState, out map[string]map[stri
 			if !ok {
 				return
 			}
-			name, prop, ok := cutStep(rest, steps)
+			name, prop, ok := cutStep(rest, r.ev.steps)
 			if !ok {
 				return
 			}
-			prop = normProp(prop)
-			o := consumedOutput(prop)
-			if o != "" {
-				if out[name] == nil {
-					out[name] = map[string]bool{}
+			s := r.byName[name]
+			k := localKinds[s.Type]
+			if k.consumed == nil {
+				return
+			}
+			if o := k.consumed(s, normProp(prop)); o != "" {
+				if r.consumed[name] == nil {
+					r.consumed[name] = map[string]bool{}
 				}
-				out[name][o] = true
+				r.consumed[name][o] = true
 			}
 			return
 		}
 		for _, x := range t {
-			consumedOutputs(x, steps, out)
+			r.consumedOutputs(x)
 		}
 	case []any:
 		for _, x := range t {
-			consumedOutputs(x, steps, out)
+			r.consumedOutputs(x)
 		}
 	}
 }

@@ -226,6 +226,20 @@ func TestManagedDataStepIsSubstituted(t *testing.T) {
 		t.Fatalf("the error names every output's data key: %s", s.Error)
 	}
 
+	// A Condition reading a property file of one output reads that output.
+	p = newPipeline(t)
+	p.params = []compiler.Parameter{prefixParam()}
+	p.script("s3://bucket/code/cradle.py", "cradle.py", "raise SystemExit('a managed service job must not run locally')\n")
+	p.step(strings.TrimSuffix(processing("CradleDataLoading-Training", "cradle.py", nil, []string{"DATA", "METADATA"}, nil, nil), "}") +
+		`, "PropertyFiles": [{"PropertyFileName": "Meta", "OutputName": "METADATA", "FilePath": "meta.json"}]}`)
+	p.step(`{"Name": "Gate", "Type": "Condition", "Arguments": {"Conditions": [{"Type": "Equals", "RightValue": 1,
+		"LeftValue": {"Std:JsonGet": {"PropertyFile": {"Get": "Steps.CradleDataLoading-Training.PropertyFiles.Meta"}, "Path": "rows"}}}], "IfSteps": [], "ElseSteps": []}}`)
+	p.node("CradleDataLoading-Training", "CradleDataLoading")
+	s = wantStatus(t, p.run(Options{}), "CradleDataLoading-Training", StatusFailed)
+	if !strings.Contains(s.Error, `give its outputs in data ("CradleDataLoading-Training.METADATA")`) {
+		t.Fatalf("the error names the data key of the output the Condition reads: %s", s.Error)
+	}
+
 	// A script that works without the service (synthetic data) runs.
 	p = build()
 	p.script("s3://bucket/code/cradle.py", "cradle.py", "open('/opt/ml/processing/output/DATA/part-0.csv', 'w').write('a,b\\n1,2\\n')\n")
