@@ -219,7 +219,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestHTTPRefusesUnauthenticatedNetworkBind: beyond loopback ServeHTTP
-// needs a token; on loopback it does not.
+// needs a token, and with one it serves there.
 func TestHTTPRefusesUnauthenticatedNetworkBind(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "example.com:0"} {
 		err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{}, addr)
@@ -228,11 +228,21 @@ func TestHTTPRefusesUnauthenticatedNetworkBind(t *testing.T) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lockedBuffer{b: &bytes.Buffer{}}
 	done := make(chan error, 1)
 	go func() {
-		done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{AuthToken: "t"}}, "0.0.0.0:0")
+		done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{AuthToken: "t"},
+			Logger: slog.New(slog.NewTextHandler(logs, nil))}, "0.0.0.0:0")
 	}()
-	time.Sleep(200 * time.Millisecond)
+	// It listens (and logs its URL) before it is stopped.
+	waitFor(t, func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("0.0.0.0 with a token returned before it was stopped: %v", err)
+		default:
+		}
+		return strings.Contains(logs.String(), "serving MCP over Streamable HTTP")
+	}, 10*time.Second, "ServeHTTP on 0.0.0.0 to listen")
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("0.0.0.0 with a token: %v", err)
