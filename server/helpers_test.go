@@ -241,7 +241,7 @@ func details(env map[string]any) map[string]any {
 
 func wantCode(t testing.TB, env map[string]any, code string) {
 	t.Helper()
-	if env["ok"] != false || env["code"] != string(code) {
+	if env["ok"] != false || env["code"] != code {
 		t.Fatalf("want a failure with code %s, got %v", code, env)
 	}
 }

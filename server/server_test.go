@@ -17,7 +17,6 @@ import (
 	"github.com/cursus-go/cursus/server"
 )
 
-// The tools the fake registry lists with the zero policy.
 // defaultNames are the tools the closed policy lists; the generated
 // demo__help and other__help are callable but not listed (tools__help
 // {"namespace": ...} answers the same).

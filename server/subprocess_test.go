@@ -122,7 +122,6 @@ func binVersion(t *testing.T) string {
 	return v
 }
 
-// wireNames are the wire names of the real registry's listed tools that keep.
 // wireNames lists the wire names of the tools a server lists that keep
 // accepts (the generated <ns>.help tools are callable, not listed).
 func wireNames(keep func(*registry.ToolDef) bool) []string {
