@@ -62,6 +62,9 @@ type Contract struct {
 	Description   string   `json:"description"`
 }
 
+// pascalCaseRE is what author-step's step_name must match.
+var pascalCaseRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
 func authorStep() *Workflow {
 	return &Workflow{
 		Name: "author-step",
@@ -82,7 +85,7 @@ func authorStep() *Workflow {
 		},
 		Check: func(a map[string]any) []string {
 			var probs []string
-			if n, _ := a["step_name"].(string); !regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`).MatchString(n) {
+			if n, _ := a["step_name"].(string); !pascalCaseRE.MatchString(n) {
 				probs = append(probs, "step_name: must be PascalCase (^[A-Z][A-Za-z0-9]*$)")
 			}
 			for _, k := range []string{"producer", "consumer"} {

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -255,7 +256,7 @@ func phaseMap(ctx context.Context, s *Step) error {
 			Reason: fmt.Sprintf("%d node(s) have no config class: %s", len(pending), strings.Join(pending, ", ")),
 			ActionItems: []string{
 				"for each pending node, either rename it to a step type the catalog knows (catalog.search) or author the step type (the author-step workflow, then pass its workspace in workspace_dirs)",
-				"fix the DAG source (" + firstNonEmpty(from, "the dag argument") + ") and resume this run",
+				"fix the DAG source (" + cmp.Or(from, "the dag argument") + ") and resume this run",
 			},
 			ToolCalls: calls,
 		}
@@ -292,15 +293,6 @@ func copyWorkspaceSteps(s *Step) error {
 		}
 	}
 	return nil
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func phaseConstrain(ctx context.Context, s *Step) error {
@@ -649,7 +641,7 @@ func phaseDAGCheck(ctx context.Context, s *Step) error {
 		return err
 	}
 	if !vr.IsValid {
-		return Gate("compile.validate", cv, "compile.validate: %s", firstNonEmpty(vr.Summary, "not valid"))
+		return Gate("compile.validate", cv, "compile.validate: %s", cmp.Or(vr.Summary, "not valid"))
 	}
 	gates["compile.validate"] = true
 	// compile.preview.

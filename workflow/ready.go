@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -154,7 +155,7 @@ func pipelineReady(v Vars) (bool, string) {
 	case run.Status == LocalRunSucceeded:
 		return true, ""
 	case run.Status == LocalRunFailed:
-		return false, fmt.Sprintf("deployable, but the local run failed at step %s: %s", firstNonEmpty(run.Step, "?"), run.Message)
+		return false, fmt.Sprintf("deployable, but the local run failed at step %s: %s", cmp.Or(run.Step, "?"), run.Message)
 	}
 	return false, "deployable, but not run locally (" + run.Message + "), so not known to run"
 }
