@@ -340,6 +340,14 @@ func TestChangedArtifactRerunsItsPhaseAndLaterOnes(t *testing.T) {
 	if st.Phases[0].Status != PhasePassed || st.Phases[1].Status != PhasePending || st.Phases[2].Status != PhasePending {
 		t.Fatalf("verify did not reset from the phase with the missing artifact: %+v", st.Phases)
 	}
+	// So is a missing handed-over file (its content may change, it may not go).
+	if err := os.Remove(filepath.Join(dir, "draft.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r.verify()
+	if st.Phases[0].Status != PhasePending || !strings.Contains(st.Phases[0].Message, "draft.txt is missing") {
+		t.Fatalf("verify did not reset the phase whose handoff is missing: %+v", st.Phases[0])
+	}
 }
 
 func TestArgumentsAreCheckedAllAtOnce(t *testing.T) {

@@ -325,9 +325,16 @@ func (r *runner) verify() {
 func (r *runner) checkArtifacts(ps *PhaseState) string {
 	for _, a := range ps.Artifacts {
 		abs := filepath.Join(r.root, filepath.FromSlash(a.Path))
-		if a.Kind == ArtifactAbsent {
+		switch a.Kind {
+		case ArtifactAbsent:
 			if _, err := r.opts.FS.Stat(abs); err == nil {
 				return fmt.Sprintf("answer file %s was written since the phase passed", a.Path)
+			}
+			continue
+		case ArtifactHandoff:
+			// Only its existence counts: no need to read it.
+			if _, err := r.opts.FS.Stat(abs); err != nil {
+				return fmt.Sprintf("artifact %s is missing", a.Path)
 			}
 			continue
 		}
@@ -335,7 +342,7 @@ func (r *runner) checkArtifacts(ps *PhaseState) string {
 		if err != nil {
 			return fmt.Sprintf("artifact %s is missing", a.Path)
 		}
-		if a.Kind == ArtifactOutput && hashBytes(b) != a.SHA256 {
+		if hashBytes(b) != a.SHA256 {
 			return fmt.Sprintf("artifact %s changed since the phase passed", a.Path)
 		}
 	}
