@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -47,5 +48,34 @@ func TestPatternsOf(t *testing.T) {
 	p, _ = PatternsOf(step("Registration"))
 	if !p.Outputs.Sink || p.Outputs.Pattern != "sink (no outputs)" || p.EnvVars.DeclaredRequired == nil || p.Inputs.Deviations == nil {
 		t.Errorf("Registration: %+v", p)
+	}
+}
+
+// The catalog says, per verb, the property roots an output's property path
+// may start with (catalog.VerbInfo.PropertyRoots, checked when a step file
+// loads); each must be a property of the verb's step Type in the table
+// CheckReferences reads, or a step file the catalog accepts would compile
+// to a reference CheckReferences refuses.
+func TestCatalogPropertyRootsAreProperties(t *testing.T) {
+	shapes, err := stepShapes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range catalog.Verbs {
+		k := kindOfVerb(v)
+		if k == nil {
+			continue
+		}
+		sh := shapes[k.info.DefinitionType]
+		if sh == nil {
+			t.Errorf("%s: no %s entry in sdk_properties.json", v, k.info.DefinitionType)
+			continue
+		}
+		info, _ := catalog.VerbInfoOf(v)
+		for _, root := range info.PropertyRoots {
+			if !sh.set[root] {
+				t.Errorf("%s: property root %s is no property of a %s step (%s)", v, root, k.info.DefinitionType, strings.Join(sh.From, ", "))
+			}
+		}
 	}
 }
