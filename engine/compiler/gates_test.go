@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -171,7 +172,7 @@ func keyDiff(a, b any, path string) []string {
 		}
 		var out []string
 		for i := range x {
-			out = append(out, keyDiff(x[i], y[i], path+"["+string(rune('0'+i))+"]")...)
+			out = append(out, keyDiff(x[i], y[i], path+"["+strconv.Itoa(i)+"]")...)
 		}
 		return out
 	}
