@@ -7,6 +7,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/engine/localrun"
@@ -72,6 +73,8 @@ var remedies = []remedy{
 	remedyWhere(func(e *compiler.FileError) bool { return e.Missing },
 		"create the file or fix the path (nothing was uploaded or created); compile.definition lists every code file in upload_manifest", "compile.definition"),
 	remedyFor[*compiler.CycleError]("remove an edge of the cycle", "dag.validate_integrity", "dag.render"),
+	remedyWhere(func(e *compiler.InvalidDAGError) bool { var bc *dag.BranchConflictError; return errors.As(e, &bc) },
+		dag.BranchConflictFix, "dag.render"),
 	remedyFor[*compiler.InvalidDAGError]("declare the nodes or fix the misspelled edge endpoints", "dag.validate_integrity"),
 	remedyFor[*compiler.MissingConfigError]("add a config for each node (its key is the node name) or rename the nodes to config keys", "compile.preview", "config.requirements", "config.template"),
 	remedyFor[*compiler.UnboundInputsError]("add an edge from a step that produces each input, or set the config field the input can come from", "validate.deps_resolve", "steps.io", "compile.validate"),

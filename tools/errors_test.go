@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/execdoc"
 	"github.com/cursus-go/cursus/engine/localrun"
@@ -70,6 +71,7 @@ func TestRemediesReachable(t *testing.T) {
 	samples := []error{
 		&compiler.FileError{Missing: true},
 		&compiler.CycleError{},
+		&compiler.InvalidDAGError{Err: &dag.BranchConflictError{}},
 		&compiler.InvalidDAGError{},
 		&compiler.MissingConfigError{},
 		&compiler.UnboundInputsError{},

@@ -32,7 +32,7 @@ func (pl *plan) branches() ([]dag.Branch, error) {
 	})
 	var bc *dag.BranchConflictError
 	if errors.As(err, &bc) {
-		return nil, &InvalidDAGError{Reason: bc.Error(), Nodes: append([]string{bc.Node}, bc.Gates...)}
+		return nil, &InvalidDAGError{Reason: bc.Error(), Nodes: append([]string{bc.Node}, bc.Gates...), Err: bc}
 	}
 	return b, err
 }

@@ -127,6 +127,13 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 			complete = false
 		}
 	}
+	if complete {
+		if _, err := pl.branches(); err != nil { // a node in two gates' branches
+			v.DAGIssues = append(v.DAGIssues, err.Error())
+			v.Blockers = append(v.Blockers, ErrorBlockers(err)...)
+			complete = false
+		}
+	}
 	var res *Result
 	if complete {
 		if err := pl.resolveDeps(ctx); err != nil {

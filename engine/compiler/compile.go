@@ -286,12 +286,17 @@ func (in Input) stepCatalog() (*catalog.Catalog, error) {
 	return cat, nil
 }
 
-// InvalidDAGError is returned when a DAG cannot be ordered for a reason
-// other than a cycle: an edge from a node that is not declared.
+// InvalidDAGError is returned when a DAG cannot be compiled for a reason
+// other than a cycle: an edge from a node that is not declared, or a node
+// in two gates' branches (Err is then the *dag.BranchConflictError).
 type InvalidDAGError struct {
 	Reason string
 	Nodes  []string
+	Err    error // the cause, if any
 }
+
+// Unwrap returns the cause.
+func (e *InvalidDAGError) Unwrap() error { return e.Err }
 
 // Error implements the error interface.
 func (e *InvalidDAGError) Error() string {

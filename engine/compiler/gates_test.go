@@ -522,4 +522,18 @@ func TestNestedGates(t *testing.T) {
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "BatchTransform_calibration") {
 		t.Fatalf("two unrelated gates above one node: %v", err)
 	}
+	// Its blocker says how to place the gates (not the cycle's fix), and
+	// validation lists it with the DAG's problems.
+	var bc *dag.BranchConflictError
+	if bs := compiler.ErrorBlockers(err); !errors.As(err, &bc) || len(bs) != 1 || bs[0].Node != "BatchTransform_calibration" ||
+		!strings.Contains(bs[0].Fix, dag.BranchConflictFix) {
+		t.Errorf("the conflict's blockers: %+v", bs)
+	}
+	v, err := compiler.Validate(context.Background(), compiler.Input{DAG: dag.New(nodes, side), ConfigFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.IsValid || len(v.DAGIssues) != 1 || !strings.Contains(v.DAGIssues[0], "BatchTransform_calibration") || len(v.ConfigErrors) != 0 {
+		t.Errorf("validation of the conflict: dag issues %q, config errors %v", v.DAGIssues, v.ConfigErrors)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
+	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -542,6 +543,7 @@ func ErrorBlockers(err error) []Blocker {
 		ke  *UnknownStepError
 		ce  *CycleError
 		de  *InvalidDAGError
+		bc  *dag.BranchConflictError
 		pe  *ParameterError
 		ne  *InvalidPipelineNameError
 	)
@@ -573,6 +575,8 @@ func ErrorBlockers(err error) []Blocker {
 	case errors.As(err, &ke):
 		return []Blocker{{Kind: BlockerUnknownStep, Node: ke.Node, Field: "step_type", Tool: "catalog.search",
 			Problem: ke.Error(), Fix: "use a step type the catalog has"}}
+	case errors.As(err, &bc):
+		return []Blocker{{Kind: BlockerDAG, Node: bc.Node, Tool: "dag.render", Problem: err.Error(), Fix: "fix the DAG: " + dag.BranchConflictFix}}
 	case errors.As(err, &ce), errors.As(err, &de):
 		return []Blocker{{Kind: BlockerDAG, Tool: "dag.validate_integrity", Problem: err.Error(), Fix: "fix the DAG: remove an edge of the cycle, declare every edge endpoint"}}
 	case errors.As(err, &pe):

@@ -26,10 +26,13 @@ type BranchConflictError struct {
 	Gates []string
 }
 
+// BranchConflictFix is the way out of a *BranchConflictError.
+const BranchConflictFix = "put one gate after the other, or give each branch its own nodes"
+
 // Error names the node and the gates.
 func (e *BranchConflictError) Error() string {
-	return fmt.Sprintf("node %s is downstream of gates %s, neither of which is downstream of the other: a node can be in one gate's branch only (put one gate after the other, or give each branch its own nodes)",
-		e.Node, strings.Join(e.Gates, " and "))
+	return fmt.Sprintf("node %s is downstream of gates %s, neither of which is downstream of the other: a node can be in one gate's branch only (%s)",
+		e.Node, strings.Join(e.Gates, " and "), BranchConflictFix)
 }
 
 // Branches returns the branch of every gate among the declared nodes, in
