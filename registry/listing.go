@@ -240,7 +240,7 @@ func typeOutline(typ reflect.Type, budget int) map[string]any {
 	}
 	props := map[string]any{}
 	for _, f := range jsonFields(typ) {
-		props[f.name] = jsonType(f.typ, !f.omitempty)
+		props[f.Name] = jsonType(f.Type, !f.OmitEmpty)
 	}
 	out := map[string]any{"type": top["type"], "properties": props}
 	if size(out) <= budget {

@@ -145,3 +145,33 @@ func TestListedOutputSchema(t *testing.T) {
 		t.Error("listed output schema accepts a string for data")
 	}
 }
+
+type shadowInner struct {
+	Name  string `json:"name"`
+	Inner bool   `json:"inner"`
+}
+
+type shadowOut struct {
+	Name int `json:"name"`
+	shadowInner
+}
+
+// The outline of a data type whose embedded struct has a field of a name
+// the outer one takes lists the field encoding/json writes: the outer one.
+func TestListedOutlineShadowedField(t *testing.T) {
+	tl := registry.New("demo.shadow", registry.Spec{Description: "Shadows."},
+		func(ctx context.Context, a listArgs) (*envelope.Result[shadowOut], error) {
+			return envelope.Success(shadowOut{}), nil
+		})
+	var out struct {
+		Properties struct {
+			Data json.RawMessage `json:"data"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.ListedOutputSchema(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(out.Properties.Data); got != `{"properties":{"inner":{"type":"boolean"},"name":{"type":"integer"}},"type":"object"}` {
+		t.Errorf("listed data outline %s", got)
+	}
+}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
+	"github.com/cursus-go/cursus/internal/jsonsize"
 	"github.com/invopop/jsonschema"
 )
 
@@ -78,7 +78,7 @@ func checkAcyclic(typ reflect.Type, stack []reflect.Type) error {
 		}
 		stack = append(stack, typ)
 		for _, f := range jsonFields(typ) {
-			if err := checkAcyclic(f.typ, stack); err != nil {
+			if err := checkAcyclic(f.Type, stack); err != nil {
 				return err
 			}
 		}
@@ -86,48 +86,14 @@ func checkAcyclic(typ reflect.Type, stack []reflect.Type) error {
 	return nil
 }
 
-// jsonField is a field of a struct as encoding/json sees it.
-type jsonField struct {
-	name      string
-	typ       reflect.Type
-	omitempty bool
-}
-
-// jsonFields lists the fields encoding/json writes for a struct type, the
-// fields of embedded structs without a name inlined.
-func jsonFields(typ reflect.Type) []jsonField {
-	var out []jsonField
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				out = append(out, jsonFields(ft)...)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, jsonField{name: name, typ: f.Type, omitempty: strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")})
-	}
-	return out
-}
+// jsonFields lists the fields encoding/json writes for a struct type
+// (jsonsize.Fields: embedded structs inlined, a shadowed name from its
+// shallowest field).
+func jsonFields(typ reflect.Type) []jsonsize.Field { return jsonsize.Fields(typ) }
 
 // hasArg reports whether an argument struct has a field of that JSON name.
 func hasArg(typ reflect.Type, name string) bool {
-	return slices.ContainsFunc(jsonFields(typ), func(f jsonField) bool { return f.name == name })
+	return slices.ContainsFunc(jsonFields(typ), func(f jsonsize.Field) bool { return f.Name == name })
 }
 
 // nullablePointers lets a pointer field that is always written (no
@@ -152,12 +118,12 @@ func nullablePointers(schema map[string]any, typ reflect.Type) {
 	case reflect.Struct:
 		props, _ := schema["properties"].(map[string]any)
 		for _, f := range jsonFields(typ) {
-			p, ok := props[f.name].(map[string]any)
+			p, ok := props[f.Name].(map[string]any)
 			if !ok {
 				continue
 			}
-			nullablePointers(p, f.typ)
-			if f.typ.Kind() != reflect.Pointer || f.omitempty {
+			nullablePointers(p, f.Type)
+			if f.Type.Kind() != reflect.Pointer || f.OmitEmpty {
 				continue
 			}
 			if t, ok := p["type"].(string); ok {

@@ -162,6 +162,29 @@ type field struct {
 
 var fieldCache sync.Map // reflect.Type -> []field
 
+// Field is a field of a struct that encoding/json writes: its JSON name,
+// its Go type and whether an empty value is left out (omitempty,
+// omitzero).
+type Field struct {
+	Name      string
+	Type      reflect.Type
+	OmitEmpty bool
+}
+
+// Fields lists the fields encoding/json writes for struct type t, by the
+// rules the bound counts them with: the fields of embedded structs
+// inlined, a name several fields take from the shallowest, an ambiguous
+// one left out.
+func Fields(t reflect.Type) []Field {
+	fs := typeFields(t)
+	out := make([]Field, len(fs))
+	for i, f := range fs {
+		out[i] = Field{Name: f.name, Type: t.FieldByIndex(f.index).Type,
+			OmitEmpty: strings.Contains(f.opts, "omitempty") || strings.Contains(f.opts, "omitzero")}
+	}
+	return out
+}
+
 // typeFields lists the fields of struct type t that are counted: its own
 // and those of the structs it embeds. As encoding/json does, a name that
 // several fields take is encoded once, from the shallowest of them, and
