@@ -711,15 +711,6 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // isEnvKey reports whether k matches [a-zA-Z_][a-zA-Z0-9_]* (a hand loop:
 // this runs for every variable of every step).
 func isEnvKey(k string) bool {

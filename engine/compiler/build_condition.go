@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -254,7 +255,7 @@ func (e *buildEnv) condition(g *gate, c map[string]any, at string) (any, error) 
 		c = g.withDefaults(c)
 	}
 	op, ok := c["comparison"].(string)
-	if !ok || !containsString(Comparisons, op) {
+	if !ok || !slices.Contains(Comparisons, op) {
 		return nil, &fieldError{at + "comparison", fmt.Sprintf("%scomparison %v: want one of %s", at, c["comparison"], strings.Join(Comparisons, ", "))}
 	}
 	switch op {

@@ -3,6 +3,7 @@ package compiler
 import (
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 )
@@ -64,7 +65,7 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 		switch {
 		case a.Missing:
 			e.warnf("step %s: source directory %s does not exist; the definition refers to %s, and upload will refuse until it exists", p.Name, dir, uri)
-		case !containsString(a.Files, entry):
+		case !slices.Contains(a.Files, entry):
 			e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
 		}
 		return uri, entry, nil
@@ -116,7 +117,7 @@ func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (s
 	}
 	if a.Missing {
 		e.warnf("step %s: code %s does not exist; the definition refers to %s, and upload will refuse until the code exists", p.Name, dir, uri)
-	} else if useDir && !containsString(a.Files, entry) {
+	} else if useDir && !slices.Contains(a.Files, entry) {
 		e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
 	}
 	return uri, program, nil

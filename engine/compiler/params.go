@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/config"
@@ -351,7 +352,7 @@ func execExpr(field, s string) (v any, isRef bool, err error) {
 	last := 0
 	for _, l := range locs {
 		name := s[l[2]:l[3]]
-		if !containsString(ExecutionVariables, name) {
+		if !slices.Contains(ExecutionVariables, name) {
 			return nil, true, &fieldError{field, fmt.Sprintf("%s names no execution variable %q; SageMaker's are %s", strings.TrimSpace(s[l[0]:l[1]]), name, strings.Join(ExecutionVariables, ", "))}
 		}
 		if l[0] > last {
@@ -554,7 +555,7 @@ func (e *buildEnv) enumExpr(p *nodePlan, field, def string, allowed ...string) (
 	if err != nil || !literal {
 		return v, err
 	}
-	if s := v.(string); !containsString(allowed, s) {
+	if s := v.(string); !slices.Contains(allowed, s) {
 		return nil, &fieldError{field, fmt.Sprintf("%s %q: want one of %s", field, s, strings.Join(allowed, ", "))}
 	}
 	return v, nil
