@@ -3,19 +3,13 @@ package dag
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
 func gatesNamed(names ...string) func(string) bool {
-	return func(n string) bool {
-		for _, g := range names {
-			if g == n {
-				return true
-			}
-		}
-		return false
-	}
+	return func(n string) bool { return slices.Contains(names, n) }
 }
 
 func TestBranches(t *testing.T) {
