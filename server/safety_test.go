@@ -155,6 +155,11 @@ func TestStdioCancelsCallsInFlight(t *testing.T) {
 	case <-time.After(server.ShutdownGrace + 3*time.Second):
 		t.Fatal("ServeStdio did not stop")
 	}
+	res, _ := byID(r.readAll(t))["2"]["result"].(map[string]any)
+	env, _ := res["structuredContent"].(map[string]any)
+	if res["isError"] != true || env["code"] != string(envelope.CodeCancelled) {
+		t.Fatalf("the call in flight was answered %v, want a cancelled envelope", res)
+	}
 }
 
 func postJSON(t *testing.T, url, token, session, body string) *http.Response {

@@ -70,7 +70,10 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	}
 	cancel()
 	_ = rc.Close()
-	go func() { _ = ss.Close() }()
+	// The connection stays open until ServeStdio returns, so the answers of
+	// the cancelled calls can still be written; closing it at once lost
+	// them.
+	defer func() { go func() { _ = ss.Close() }() }()
 	grace := time.After(ShutdownGrace)
 	select {
 	case err := <-done:
