@@ -108,7 +108,7 @@ func mcpServe(c *cli.Context) error {
 	}
 	opts := server.Options{
 		HTTP:         httpOpts,
-		Guided:       c.Bool("guided") || stage != "",
+		Guided:       c.Bool("guided"), // a --stage implies it (server.Options.Stage)
 		Stage:        stage,
 		Policy:       policy,
 		Namespaces:   c.StringSlice("namespaces"),
