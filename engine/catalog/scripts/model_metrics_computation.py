@@ -27,7 +27,6 @@ Arguments
   --job_type   the split the predictions belong to (recorded in metrics.json)
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -166,16 +165,10 @@ def main(input_paths, output_paths, environ_vars, job_args):
     os.makedirs(plot_dir, exist_ok=True)
     if tables.truthy(environ_vars.get("GENERATE_PLOTS"), True):
         report["plots"] = metrics.curve_plots(plot_dir, curves, log) + distribution_plot(plot_dir, *curves[0])
-    with open(os.path.join(metrics_dir, "metrics.json"), "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2, sort_keys=True)
-    with open(os.path.join(metrics_dir, "metrics_summary.txt"), "w", encoding="utf-8") as f:
-        for k in sorted(report):
-            if not isinstance(report[k], (dict, list)):
-                f.write("%s: %s\n" % (k, report[k]))
     id_field = environ_vars.get("ID_FIELD") or ""
     if id_field and id_field not in df.columns:
         log("id column %s is not in the predictions" % id_field)
-    log("metrics: %s" % json.dumps({k: v for k, v in report.items() if not isinstance(v, (dict, list))}, sort_keys=True))
+    metrics.write_report(metrics_dir, report, log)
 
 
 if __name__ == "__main__":

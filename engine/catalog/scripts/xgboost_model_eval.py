@@ -25,7 +25,6 @@ Arguments
   --job_type   the split being evaluated (logged and recorded in metrics.json)
 """
 import argparse
-import json
 import os
 import sys
 
@@ -150,13 +149,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
             series.append(("previous", yi, old))
         report["plots"] = metrics.curve_plots(metrics_dir, series, log) + (comparison_plot(metrics_dir, old, scores[:, 1]) if plot_cmp else [])
     preds.to_csv(os.path.join(eval_dir, "eval_predictions.csv"), index=False)
-    with open(os.path.join(metrics_dir, "metrics.json"), "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2, sort_keys=True)
-    with open(os.path.join(metrics_dir, "metrics_summary.txt"), "w", encoding="utf-8") as f:
-        for k in sorted(report):
-            if not isinstance(report[k], (dict, list)):
-                f.write("%s: %s\n" % (k, report[k]))
-    log("metrics: %s" % json.dumps({k: v for k, v in report.items() if not isinstance(v, (dict, list))}, sort_keys=True))
+    metrics.write_report(metrics_dir, report, log)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,33 @@ func metricsOf(t *testing.T, p string) map[string]any {
 	return m
 }
 
+// checkSummary checks that metrics_summary.txt holds one "name: value"
+// line per top-level scalar of metrics.json, and nothing else.
+func checkSummary(t *testing.T, p string, m map[string]any) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var want []string
+	for k, v := range m {
+		switch v.(type) {
+		case map[string]any, []any:
+		default:
+			want = append(want, k)
+		}
+	}
+	if len(lines) != len(want) || len(want) == 0 {
+		t.Fatalf("%s: %d lines, want %d (%v):\n%s", p, len(lines), len(want), want, b)
+	}
+	for _, k := range want {
+		if !strings.Contains("\n"+string(b), "\n"+k+": ") {
+			t.Errorf("%s has no line for %s:\n%s", p, k, b)
+		}
+	}
+}
+
 // TestXGBoostPipelineScripts runs the scripts of an XGBoost pipeline on
 // generated data, each on the previous one's output, for a binary and a
 // three-class label: training, evaluation, batch inference, calibration
@@ -68,6 +95,7 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 				t.Errorf("eval metrics %v", m)
 			}
 			mustFile(t, filepath.Join(ev.Outputs["metrics_output"], "roc_curve.jpg"))
+			checkSummary(t, filepath.Join(ev.Outputs["metrics_output"], "metrics_summary.txt"), m)
 
 			// Batch inference (binary only: the scoring code is the evaluation's): CSV and JSON records.
 			if binary {
@@ -108,6 +136,7 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			if binary && mm["count_recall"] == nil {
 				t.Errorf("no count recall: %v", mm)
 			}
+			checkSummary(t, filepath.Join(mc.Outputs["metrics_output"], "metrics_summary.txt"), mm)
 			mustFile(t, filepath.Join(mc.Outputs["plots_output"], "roc_curve.jpg"))
 			if binary {
 				wikiFrom(t, run, mc, auc)

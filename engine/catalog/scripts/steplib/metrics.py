@@ -1,4 +1,5 @@
 """Classification and regression metrics under plain names, and ROC / PR plots."""
+import json
 import math
 import os
 
@@ -88,6 +89,18 @@ def regression(y, pred):
     from sklearn import metrics as skm
     return {"rmse": num(math.sqrt(skm.mean_squared_error(y, pred))), "mae": num(skm.mean_absolute_error(y, pred)),
             "r2": num(skm.r2_score(y, pred)) if len(y) > 1 else None}
+
+
+def write_report(out_dir, report, log=print):
+    """metrics.json (the whole report) and metrics_summary.txt (its top-level scalars, one
+    "name: value" line each) in out_dir, and a log line of those scalars."""
+    scalars = {k: v for k, v in report.items() if not isinstance(v, (dict, list))}
+    with open(os.path.join(out_dir, "metrics.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2, sort_keys=True)
+    with open(os.path.join(out_dir, "metrics_summary.txt"), "w", encoding="utf-8") as f:
+        for k in sorted(scalars):
+            f.write("%s: %s\n" % (k, scalars[k]))
+    log("metrics: %s" % json.dumps(scalars, sort_keys=True))
 
 
 def curve_plots(out_dir, series, log=print):
