@@ -46,7 +46,7 @@ from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import SplineTransformer
 
-from steplib import tables
+from steplib import metrics, tables
 
 EVAL_DATA_DIR = "/opt/ml/processing/input/eval_data"
 CALIBRATION_DIR = "/opt/ml/processing/output/calibration"
@@ -150,12 +150,8 @@ def encode_labels(series, categories):
 
 
 def reliability_plot(path, curves):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        log("matplotlib is not installed: no reliability diagram")
+    plt = metrics.pyplot(log, "no reliability diagram")
+    if plt is None:
         return False
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.plot([0, 1], [0, 1], "k--", linewidth=0.8)

@@ -99,11 +99,8 @@ def binary_block(y, s, env, amount):
 
 
 def distribution_plot(plot_dir, label, y, s):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = metrics.pyplot()
+    if plt is None:
         return []
     fig, ax = plt.subplots(figsize=(6, 4))
     for cls in sorted(set(y)):

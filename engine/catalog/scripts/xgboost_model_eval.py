@@ -75,11 +75,8 @@ def comparison(y, new, old, which, kind, tests):
 
 
 def comparison_plot(out_dir, old, new):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = metrics.pyplot()
+    if plt is None:
         return []
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.scatter(old, new, s=4, alpha=0.5)

@@ -121,6 +121,7 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			if s, _ := cm["summary"].(map[string]any); s["expected_calibration_error"] == nil {
 				t.Errorf("calibration metrics %v", cm)
 			}
+			mustFile(t, filepath.Join(cal.Outputs["metrics_output"], "reliability_diagram.jpg"))
 			calibrated := readCSV(t, filepath.Join(cal.Outputs["calibrated_data"], "calibrated_data.csv"))
 			if !strings.Contains(strings.Join(calibrated.header, ","), "calibrated_prob_class_1") {
 				t.Errorf("calibrated data header %v", calibrated.header)
@@ -138,6 +139,7 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			}
 			checkSummary(t, filepath.Join(mc.Outputs["metrics_output"], "metrics_summary.txt"), mm)
 			mustFile(t, filepath.Join(mc.Outputs["plots_output"], "roc_curve.jpg"))
+			mustFile(t, filepath.Join(mc.Outputs["plots_output"], "score_distribution.jpg"))
 			if binary {
 				wikiFrom(t, run, mc, auc)
 			}

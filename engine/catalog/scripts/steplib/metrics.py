@@ -103,16 +103,26 @@ def write_report(out_dir, report, log=print):
     log("metrics: %s" % json.dumps(scalars, sort_keys=True))
 
 
-def curve_plots(out_dir, series, log=print):
-    """roc_curve.jpg and pr_curve.jpg in out_dir, one line per (label, y, scores) of series;
-    returns the files written ([] without matplotlib)."""
+def pyplot(log=None, without="no plots"):
+    """matplotlib.pyplot drawing off-screen (the Agg backend), or None when matplotlib is not
+    installed (logging "matplotlib is not installed: <without>" when log is given)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from sklearn.metrics import precision_recall_curve, roc_curve
     except ImportError:
-        log("matplotlib is not installed: no plots")
+        if log is not None:
+            log("matplotlib is not installed: " + without)
+        return None
+    return plt
+
+
+def curve_plots(out_dir, series, log=print):
+    """roc_curve.jpg and pr_curve.jpg in out_dir, one line per (label, y, scores) of series;
+    returns the files written ([] without matplotlib)."""
+    from sklearn.metrics import precision_recall_curve, roc_curve
+    plt = pyplot(log, "no plots")
+    if plt is None:
         return []
     written = []
     for name, curve, xl, yl in (("roc_curve.jpg", roc_curve, "false positive rate", "true positive rate"),
