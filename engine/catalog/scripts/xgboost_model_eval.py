@@ -89,11 +89,11 @@ def comparison_plot(out_dir, old, new):
 
 def main(input_paths, output_paths, environ_vars, job_args):
     id_field, label = environ_vars["ID_FIELD"], environ_vars["LABEL_FIELD"]
-    model_dir = xgbmodel.find_model_dir(input_paths["model_input"])
-    if model_dir is None:
-        fail("no %s in %s (nor in a model.tar.gz there)" % (xgbmodel.MODEL_FILE, input_paths["model_input"]))
-    model = xgbmodel.Model(model_dir)
-    log("model from %s: %s, %d features" % (model_dir, model.task, len(model.columns)))
+    try:
+        model = xgbmodel.load(input_paths["model_input"])
+    except ValueError as e:
+        fail(str(e))
+    log("model from %s: %s, %d features" % (model.dir, model.task, len(model.columns)))
     df, files = tables.read_tables(input_paths["processed_data"], log=log)
     if df is None:
         fail("no data files in %s" % input_paths["processed_data"])
@@ -109,24 +109,16 @@ def main(input_paths, output_paths, environ_vars, job_args):
     except ValueError as e:
         fail(str(e))
     log("job type %s: %d labelled rows" % (job_args.job_type, len(df)))
-    preds = pd.DataFrame()
-    if id_field in df.columns:
-        preds[id_field] = df[id_field].values
-    else:
-        log("id column %s is not in the data; predictions carry no id" % id_field)
+    regression = model.task == "regression"
+    yi = y.values if regression else y.astype(int).values
+    preds = xgbmodel.prediction_frame(df, id_field, scores, regression, label, yi, log)
     report = {"job_type": job_args.job_type, "task": model.task, "num_samples": int(len(df))}
     eval_dir, metrics_dir = output_paths["eval_output"], output_paths["metrics_output"]
     os.makedirs(eval_dir, exist_ok=True)
     os.makedirs(metrics_dir, exist_ok=True)
-    if model.task == "regression":
-        preds[label] = y.values
-        preds["prediction"] = scores
-        report.update(metrics.regression(y.values, scores))
+    if regression:
+        report.update(metrics.regression(yi, scores))
     else:
-        yi = y.astype(int).values
-        preds[label] = yi
-        for i in range(scores.shape[1]):
-            preds["prob_class_%d" % i] = scores[:, i]
         report.update(metrics.binary(yi, scores[:, 1], which) if model.task == "binary" else metrics.multiclass(yi, scores, which))
         series = [("model", yi, scores[:, 1])] if model.task == "binary" else [(str(i), (yi == i).astype(int), scores[:, i]) for i in range(scores.shape[1])]
         old = None

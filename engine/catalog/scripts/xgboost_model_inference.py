@@ -21,8 +21,6 @@ import argparse
 import os
 import sys
 
-import pandas as pd
-
 from steplib import tables, xgbmodel
 
 MODEL_DIR = "/opt/ml/processing/input/model"
@@ -45,10 +43,10 @@ def main(input_paths, output_paths, environ_vars, job_args):
     orient = environ_vars.get("JSON_ORIENT") or "records"
     if fmt not in ("csv", "parquet", "json"):
         fail("OUTPUT_FORMAT %s: want csv, parquet or json" % fmt)
-    model_dir = xgbmodel.find_model_dir(input_paths["model_input"])
-    if model_dir is None:
-        fail("no %s in %s (nor in a model.tar.gz there)" % (xgbmodel.MODEL_FILE, input_paths["model_input"]))
-    model = xgbmodel.Model(model_dir)
+    try:
+        model = xgbmodel.load(input_paths["model_input"])
+    except ValueError as e:
+        fail(str(e))
     df, files = tables.read_tables(input_paths["processed_data"], log=log)
     if df is None:
         fail("no data files in %s" % input_paths["processed_data"])
@@ -57,18 +55,8 @@ def main(input_paths, output_paths, environ_vars, job_args):
         scores = model.predict(df)
     except ValueError as e:
         fail(str(e))
-    preds = pd.DataFrame()
-    if id_field in df.columns:
-        preds[id_field] = df[id_field].values
-    else:
-        log("id column %s is not in the data; predictions carry no id" % id_field)
-    if label and label in df.columns:
-        preds[label] = df[label].values
-    if model.task == "regression":
-        preds["prediction"] = scores
-    else:
-        for i in range(scores.shape[1]):
-            preds["prob_class_%d" % i] = scores[:, i]
+    labels = df[label].values if label and label in df.columns else None
+    preds = xgbmodel.prediction_frame(df, id_field, scores, model.task == "regression", label, labels, log)
     out_dir = output_paths["eval_output"]
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "predictions." + fmt)

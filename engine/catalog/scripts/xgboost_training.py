@@ -384,21 +384,15 @@ def main(input_paths, output_paths, environ_vars, job_args=None):
             continue
         x = features(df, columns, cat_fields, risk, impute, name)
         raw = booster.predict(xgb.DMatrix(x.values, feature_names=columns))
-        pred = pd.DataFrame()
-        if id_name and id_name in df.columns:
-            pred[id_name] = df[id_name].values
-        pred[label] = targets[name].values
         y = targets[name].values
         if classes.regression:
-            pred["prediction"] = raw
+            pred = xgbmodel.prediction_frame(df, id_name, raw, True, label, y)
             report = {"num_samples": int(len(y))}
             report.update(metrics.regression(y, raw))
         else:
-            probs = np.column_stack([1.0 - raw, raw]) if raw.ndim == 1 else raw
-            for i in range(probs.shape[1]):
-                pred["prob_class_%d" % i] = probs[:, i]
+            probs = xgbmodel.probabilities(raw)
             y = y.astype(int)
-            pred[label] = y
+            pred = xgbmodel.prediction_frame(df, id_name, probs, False, label, y)
             report = {"num_samples": int(len(y))}
             if probs.shape[1] == 2:
                 report.update(metrics.binary(y, probs[:, 1], ("auc_roc", "average_precision", "f1_score", "accuracy")))

@@ -56,6 +56,39 @@ def find_model_dir(folder):
     return None
 
 
+def load(folder):
+    """The Model of find_model_dir(folder); raises ValueError when folder holds none."""
+    model_dir = find_model_dir(folder)
+    if model_dir is None:
+        raise ValueError("no %s in %s (nor in a model.tar.gz there)" % (MODEL_FILE, folder))
+    return Model(model_dir)
+
+
+def probabilities(raw):
+    """Class probabilities (rows x classes) from a booster's raw prediction: a binary model's
+    class-1 scores get their class-0 column."""
+    return np.column_stack([1.0 - raw, raw]) if raw.ndim == 1 else raw
+
+
+def prediction_frame(df, id_field, scores, regression, label=None, label_values=None, log=None):
+    """The predictions of df's rows: the id column (when df has id_field; log says so when it
+    has not), label holding label_values (when given), then prob_class_<i> per class, or
+    prediction for a regression model."""
+    preds = pd.DataFrame()
+    if id_field and id_field in df.columns:
+        preds[id_field] = df[id_field].values
+    elif id_field and log is not None:
+        log("id column %s is not in the data; predictions carry no id" % id_field)
+    if label_values is not None:
+        preds[label] = label_values
+    if regression:
+        preds["prediction"] = scores
+    else:
+        for i in range(scores.shape[1]):
+            preds["prob_class_%d" % i] = scores[:, i]
+    return preds
+
+
 class Model(object):
     """A trained model loaded from a model folder."""
 
@@ -89,7 +122,7 @@ class Model(object):
         raw = self.booster.predict(self._xgb.DMatrix(x.values, feature_names=self.columns))
         if self.task == "regression":
             return np.asarray(raw, dtype=float)
-        return np.column_stack([1.0 - raw, raw]) if raw.ndim == 1 else raw
+        return probabilities(raw)
 
     def encode_labels(self, series):
         """Class indices of a label column (NaN for a missing label); a value that is not one
