@@ -1,7 +1,6 @@
 package scripttest_test
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,65 +13,23 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 )
 
-// table is a CSV file read back: header and rows.
-type table struct {
-	header []string
-	rows   [][]string
-}
-
-func (tb table) col(t *testing.T, name string) []string {
-	t.Helper()
-	for i, h := range tb.header {
-		if h == name {
-			out := make([]string, len(tb.rows))
-			for j, r := range tb.rows {
-				out[j] = r[i]
-			}
-			return out
-		}
-	}
-	t.Fatalf("no column %s in %v", name, tb.header)
-	return nil
-}
-
-func readCSV(t *testing.T, path string) table {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	if strings.HasSuffix(path, ".tsv") {
-		r.Comma = '\t'
-	}
-	all, err := r.ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(all) == 0 {
-		t.Fatalf("%s is empty", path)
-	}
-	return table{header: all[0], rows: all[1:]}
-}
-
 // readDir reads every CSV/TSV file of a directory (sorted) as one table.
-func readDir(t *testing.T, dir string) table {
+func readDir(t *testing.T, dir string) scripttest.Table {
 	t.Helper()
-	var out table
+	var out scripttest.Table
 	files, _ := filepath.Glob(filepath.Join(dir, "*.[ct]sv"))
 	sort.Strings(files)
 	if len(files) == 0 {
 		t.Fatalf("no CSV files in %s", dir)
 	}
 	for _, f := range files {
-		tb := readCSV(t, f)
-		if out.header == nil {
-			out.header = tb.header
-		} else if strings.Join(out.header, ",") != strings.Join(tb.header, ",") {
-			t.Fatalf("%s: header %v, want %v", f, tb.header, out.header)
+		tb := scripttest.ReadCSV(t, f)
+		if out.Header == nil {
+			out.Header = tb.Header
+		} else if strings.Join(out.Header, ",") != strings.Join(tb.Header, ",") {
+			t.Fatalf("%s: header %v, want %v", f, tb.Header, out.Header)
 		}
-		out.rows = append(out.rows, tb.rows...)
+		out.Rows = append(out.Rows, tb.Rows...)
 	}
 	return out
 }
@@ -90,13 +47,6 @@ func distinct(vals []string) []string {
 	return out
 }
 
-func mustFile(t *testing.T, p string) {
-	t.Helper()
-	if st, err := os.Stat(p); err != nil || st.IsDir() || st.Size() == 0 {
-		t.Fatalf("missing or empty %s (%v)", p, err)
-	}
-}
-
 // cacheDir keeps step outputs several tests read (a run costs seconds:
 // pandas and sklearn are imported each time); TestMain removes it.
 var (
@@ -105,16 +55,7 @@ var (
 	cached   = map[string]bool{}
 )
 
-func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "scripttest-cache-")
-	if err != nil {
-		panic(err)
-	}
-	cacheDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { scripttest.MainWithDir(m, &cacheDir) }
 
 // cachedOutputs returns cacheDir/key holding the named outputs of the run
 // produce makes, running it the first time only. Readers must not write
@@ -127,7 +68,7 @@ func cachedOutputs(t *testing.T, key string, produce func() *scripttest.Result, 
 	if !cached[key] {
 		res := produce()
 		for _, o := range outputs {
-			copyTree(t, res.Outputs[o], filepath.Join(dir, o))
+			scripttest.CopyInto(t, res.Outputs[o], filepath.Join(dir, o))
 		}
 		cached[key] = true
 	}
@@ -150,15 +91,15 @@ func TestDummyDataGeneration(t *testing.T) {
 	for _, classes := range []int{2, 4} {
 		data, sig := generated(t, classes, 300, 0.1)
 		tb := readDir(t, data)
-		if len(tb.rows) != 300 || strings.Join(tb.header, ",") != "id,num_1,num_2,num_3,num_4,cat_1,cat_2,label" {
-			t.Fatalf("%d classes: %d rows, header %v", classes, len(tb.rows), tb.header)
+		if len(tb.Rows) != 300 || strings.Join(tb.Header, ",") != "id,num_1,num_2,num_3,num_4,cat_1,cat_2,label" {
+			t.Fatalf("%d classes: %d rows, header %v", classes, len(tb.Rows), tb.Header)
 		}
-		labels := distinct(tb.col(t, "label"))
+		labels := distinct(tb.Col(t, "label"))
 		if len(labels) != classes {
 			t.Errorf("%d classes: labels %v", classes, labels)
 		}
 		empty := 0
-		for _, v := range tb.col(t, "num_1") {
+		for _, v := range tb.Col(t, "num_1") {
 			if v == "" {
 				empty++
 			}
@@ -167,7 +108,7 @@ func TestDummyDataGeneration(t *testing.T) {
 			t.Errorf("missing_rate 0.1 left %d of 300 cells empty", empty)
 		}
 		b, err := os.ReadFile(filepath.Join(sig, "signature"))
-		if err != nil || strings.TrimSpace(string(b)) != strings.Join(tb.header, ",") {
+		if err != nil || strings.TrimSpace(string(b)) != strings.Join(tb.Header, ",") {
 			t.Errorf("signature %q (%v)", b, err)
 		}
 	}
@@ -181,10 +122,10 @@ func TestDummyDataGenerationNamedColumns(t *testing.T) {
 		"tab_field_list": []any{"amount", "age"}, "cat_field_list": []any{"country"},
 	}})
 	tb := readDir(t, res.Outputs["DATA"])
-	if len(tb.rows) != 50 || strings.Join(tb.header, ",") != "txn_id,amount,age,country,is_fraud" {
-		t.Fatalf("%d rows, header %v", len(tb.rows), tb.header)
+	if len(tb.Rows) != 50 || strings.Join(tb.Header, ",") != "txn_id,amount,age,country,is_fraud" {
+		t.Fatalf("%d rows, header %v", len(tb.Rows), tb.Header)
 	}
-	if got := distinct(tb.col(t, "is_fraud")); len(got) != 2 {
+	if got := distinct(tb.Col(t, "is_fraud")); len(got) != 2 {
 		t.Errorf("binary labels %v", got)
 	}
 	_, err := scripttest.RunProcessingErr(t, scripttest.Run{Node: "DummyDataGeneration_training", Config: map[string]any{
@@ -212,17 +153,17 @@ func TestTabularPreprocessing(t *testing.T) {
 		total := 0
 		for _, split := range []string{"train", "val", "test"} {
 			p := filepath.Join(out, split, split+"_processed_data.csv")
-			mustFile(t, p)
-			tb := readCSV(t, p)
-			total += len(tb.rows)
-			if got := distinct(tb.col(t, "label")); len(got) != classes {
+			scripttest.MustFile(t, p)
+			tb := scripttest.ReadCSV(t, p)
+			total += len(tb.Rows)
+			if got := distinct(tb.Col(t, "label")); len(got) != classes {
 				t.Errorf("%d classes: %s has labels %v (the split is stratified)", classes, split, got)
 			}
 		}
 		if total != 400 {
 			t.Errorf("%d rows in the splits, want 400", total)
 		}
-		if n := len(readCSV(t, filepath.Join(out, "train", "train_processed_data.csv")).rows); n != 280 {
+		if n := len(scripttest.ReadCSV(t, filepath.Join(out, "train", "train_processed_data.csv")).Rows); n != 280 {
 			t.Errorf("train has %d rows, want 0.7 * 400", n)
 		}
 	}
@@ -230,17 +171,17 @@ func TestTabularPreprocessing(t *testing.T) {
 	// Text labels become class indices, rows without a label go, header-less
 	// shards take the signature, and a non-training job writes one folder.
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "data", "part-00000.csv"), "id,f,y\n1,0.5,cat\n2,1.5,dog\n3,2.5,\n")
-	write(t, filepath.Join(dir, "data", "part-00001.csv"), "4,3.5,dog\n5,4.5,cat\n")
-	write(t, filepath.Join(dir, "sig", "signature"), "id,f,y\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "data", "part-00000.csv"), "id,f,y\n1,0.5,cat\n2,1.5,dog\n3,2.5,\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "data", "part-00001.csv"), "4,3.5,dog\n5,4.5,cat\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "sig", "signature"), "id,f,y\n")
 	res := scripttest.RunProcessing(t, scripttest.Run{Node: "TabularPreprocessing_calibration",
 		Config: map[string]any{"label_name": "y", "output_format": "TSV"},
 		Inputs: map[string]string{"DATA": filepath.Join(dir, "data"), "SIGNATURE": filepath.Join(dir, "sig")}})
-	tb := readCSV(t, filepath.Join(res.Outputs["processed_data"], "calibration", "calibration_processed_data.tsv"))
-	if got := strings.Join(tb.col(t, "y"), ","); got != "0,1,1,0" {
+	tb := scripttest.ReadCSV(t, filepath.Join(res.Outputs["processed_data"], "calibration", "calibration_processed_data.tsv"))
+	if got := strings.Join(tb.Col(t, "y"), ","); got != "0,1,1,0" {
 		t.Errorf("labels %s, want cat=0 dog=1 with the unlabeled row dropped", got)
 	}
-	if got := strings.Join(tb.col(t, "id"), ","); got != "1,2,4,5" {
+	if got := strings.Join(tb.Col(t, "id"), ","); got != "1,2,4,5" {
 		t.Errorf("ids %s", got)
 	}
 
@@ -252,26 +193,16 @@ func TestTabularPreprocessing(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, p, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestDummyDataLoading(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "a", "train.csv"), "id,amount,country,label\n1,10.5,US,0\n2,3.0,DE,1\n3,,US,0\n")
-	write(t, filepath.Join(dir, "a", "more", "extra.jsonl"), `{"id": 4, "amount": 7.25, "country": "FR", "label": 1}`+"\n")
-	write(t, filepath.Join(dir, "a", "notes.txt"), "not data\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "a", "train.csv"), "id,amount,country,label\n1,10.5,US,0\n2,3.0,DE,1\n3,,US,0\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "a", "more", "extra.jsonl"), `{"id": 4, "amount": 7.25, "country": "FR", "label": 1}`+"\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "a", "notes.txt"), "not data\n")
 	res := scripttest.RunProcessing(t, scripttest.Run{Node: "DummyDataLoading_training",
 		Config: map[string]any{"data_source": "s3://bucket/raw/"}, Inputs: map[string]string{"INPUT_DATA": filepath.Join(dir, "a")}})
-	tb := readCSV(t, filepath.Join(res.Outputs["DATA"], "part-00000.csv"))
-	if len(tb.rows) != 4 || strings.Join(tb.header, ",") != "id,amount,country,label" {
-		t.Fatalf("data %v %d rows", tb.header, len(tb.rows))
+	tb := scripttest.ReadCSV(t, filepath.Join(res.Outputs["DATA"], "part-00000.csv"))
+	if len(tb.Rows) != 4 || strings.Join(tb.Header, ",") != "id,amount,country,label" {
+		t.Fatalf("data %v %d rows", tb.Header, len(tb.Rows))
 	}
 	sig, _ := os.ReadFile(filepath.Join(res.Outputs["SIGNATURE"], "signature"))
 	if strings.TrimSpace(string(sig)) != "id,amount,country,label" {
@@ -301,13 +232,13 @@ func TestDummyDataLoading(t *testing.T) {
 	res = scripttest.RunProcessing(t, scripttest.Run{Node: "DummyDataLoading_training",
 		Config: map[string]any{"data_source": "s3://bucket/raw/", "enable_true_streaming": true, "supported_formats": []any{"csv"}},
 		Inputs: map[string]string{"INPUT_DATA": filepath.Join(dir, "a")}})
-	if tb := readDir(t, res.Outputs["DATA"]); len(tb.rows) != 3 {
-		t.Errorf("csv only: %d rows", len(tb.rows))
+	if tb := readDir(t, res.Outputs["DATA"]); len(tb.Rows) != 3 {
+		t.Errorf("csv only: %d rows", len(tb.Rows))
 	}
 	pre := scripttest.RunProcessing(t, scripttest.Run{Node: "TabularPreprocessing_testing", Config: map[string]any{"label_name": "label"},
 		Inputs: map[string]string{"DATA": res.Outputs["DATA"], "SIGNATURE": res.Outputs["SIGNATURE"]}})
-	if tb := readCSV(t, filepath.Join(pre.Outputs["processed_data"], "testing", "testing_processed_data.csv")); len(tb.rows) != 3 {
-		t.Errorf("preprocessed %d rows", len(tb.rows))
+	if tb := scripttest.ReadCSV(t, filepath.Join(pre.Outputs["processed_data"], "testing", "testing_processed_data.csv")); len(tb.Rows) != 3 {
+		t.Errorf("preprocessed %d rows", len(tb.Rows))
 	}
 }
 
@@ -327,21 +258,21 @@ func TestTransformChain(t *testing.T) {
 
 func transformChain(t *testing.T, classes int) {
 	pre := preprocessed(t, classes, 0.15)
-	before := readCSV(t, splitFile(pre, "train"))
+	before := scripttest.ReadCSV(t, splitFile(pre, "train"))
 
 	// Imputation: fitted on train, every split imputed, no empty cell left.
 	imp := scripttest.RunProcessing(t, scripttest.Run{Node: "MissingValueImputation_training",
 		Config: map[string]any{"label_field": "label", "default_numerical_strategy": "median", "column_strategies": map[string]any{"num_2": "constant"}, "numerical_constant_value": -1},
 		Inputs: map[string]string{"input_data": pre}})
-	mustFile(t, filepath.Join(imp.Outputs["model_artifacts_output"], "impute_dict.pkl"))
+	scripttest.MustFile(t, filepath.Join(imp.Outputs["model_artifacts_output"], "impute_dict.pkl"))
 	summary, _ := os.ReadFile(filepath.Join(imp.Outputs["model_artifacts_output"], "imputation_summary.json"))
 	if !strings.Contains(string(summary), `"strategy": "median"`) || !strings.Contains(string(summary), `"fill_value": -1.0`) {
 		t.Errorf("summary %s", summary)
 	}
 	for _, split := range []string{"train", "val", "test"} {
-		tb := readCSV(t, splitFile(imp.Outputs["processed_data"], split))
+		tb := scripttest.ReadCSV(t, splitFile(imp.Outputs["processed_data"], split))
 		for _, col := range []string{"num_1", "num_2", "num_3"} {
-			for _, v := range tb.col(t, col) {
+			for _, v := range tb.Col(t, col) {
 				if v == "" {
 					t.Fatalf("%s.%s still has an empty cell", split, col)
 				}
@@ -349,11 +280,11 @@ func transformChain(t *testing.T, classes int) {
 		}
 	}
 	emptyBefore, minusOne := 0, 0
-	after := readCSV(t, splitFile(imp.Outputs["processed_data"], "train"))
-	for i, v := range before.col(t, "num_2") {
+	after := scripttest.ReadCSV(t, splitFile(imp.Outputs["processed_data"], "train"))
+	for i, v := range before.Col(t, "num_2") {
 		if v == "" {
 			emptyBefore++
-			if after.col(t, "num_2")[i] == "-1.0" {
+			if after.Col(t, "num_2")[i] == "-1.0" {
 				minusOne++
 			}
 		}
@@ -363,13 +294,13 @@ func transformChain(t *testing.T, classes int) {
 	}
 	// A calibration job applies the training job's values and passes them on.
 	calData := t.TempDir()
-	copyTree(t, filepath.Join(pre, "test"), filepath.Join(calData, "calibration"))
+	scripttest.CopyInto(t, filepath.Join(pre, "test"), filepath.Join(calData, "calibration"))
 	cal := scripttest.RunProcessing(t, scripttest.Run{Node: "MissingValueImputation_calibration", Config: map[string]any{"label_field": "label"},
 		Inputs: map[string]string{"input_data": calData, "model_artifacts_input": imp.Outputs["model_artifacts_output"]}})
-	if a, b := readCSV(t, splitFile(cal.Outputs["processed_data"], "calibration")), readCSV(t, splitFile(imp.Outputs["processed_data"], "test")); strings.Join(a.col(t, "num_1"), ",") != strings.Join(b.col(t, "num_1"), ",") {
+	if a, b := scripttest.ReadCSV(t, splitFile(cal.Outputs["processed_data"], "calibration")), scripttest.ReadCSV(t, splitFile(imp.Outputs["processed_data"], "test")); strings.Join(a.Col(t, "num_1"), ",") != strings.Join(b.Col(t, "num_1"), ",") {
 		t.Error("the calibration job's imputation differs from the training job's on the same rows")
 	}
-	mustFile(t, filepath.Join(cal.Outputs["model_artifacts_output"], "impute_dict.pkl"))
+	scripttest.MustFile(t, filepath.Join(cal.Outputs["model_artifacts_output"], "impute_dict.pkl"))
 	if classes == 2 {
 		if _, err := scripttest.RunProcessingErr(t, scripttest.Run{Node: "MissingValueImputation_calibration", Config: map[string]any{"label_field": "label"},
 			Inputs: map[string]string{"input_data": calData, "model_artifacts_input": t.TempDir()}}); err == nil {
@@ -382,10 +313,10 @@ func transformChain(t *testing.T, classes int) {
 		Config: map[string]any{"label_name": "label", "cat_field_list": []any{"cat_1", "cat_2"}, "count_threshold": 1},
 		Inputs: map[string]string{"input_data": imp.Outputs["processed_data"], "model_artifacts_input": imp.Outputs["model_artifacts_output"]}})
 	for _, f := range []string{"risk_table_map.pkl", "hyperparameters.json", "impute_dict.pkl"} {
-		mustFile(t, filepath.Join(risk.Outputs["model_artifacts_output"], f))
+		scripttest.MustFile(t, filepath.Join(risk.Outputs["model_artifacts_output"], f))
 	}
-	rtrain := readCSV(t, splitFile(risk.Outputs["processed_data"], "train"))
-	risks := distinct(rtrain.col(t, "cat_1"))
+	rtrain := scripttest.ReadCSV(t, splitFile(risk.Outputs["processed_data"], "train"))
+	risks := distinct(rtrain.Col(t, "cat_1"))
 	if len(risks) < 2 || len(risks) > 5 {
 		t.Errorf("cat_1 maps to %v", risks)
 	}
@@ -397,7 +328,7 @@ func transformChain(t *testing.T, classes int) {
 	}
 	rcal := scripttest.RunProcessing(t, scripttest.Run{Node: "RiskTableMapping_calibration", Config: map[string]any{"label_name": "label"},
 		Inputs: map[string]string{"input_data": cal.Outputs["processed_data"], "model_artifacts_input": risk.Outputs["model_artifacts_output"]}})
-	for _, r := range distinct(readCSV(t, splitFile(rcal.Outputs["processed_data"], "calibration")).col(t, "cat_1")) {
+	for _, r := range distinct(scripttest.ReadCSV(t, splitFile(rcal.Outputs["processed_data"], "calibration")).Col(t, "cat_1")) {
 		found := false
 		for _, x := range risks {
 			found = found || x == r
@@ -413,19 +344,19 @@ func transformChain(t *testing.T, classes int) {
 		Inputs: map[string]string{"input_data": risk.Outputs["processed_data"], "model_artifacts_input": risk.Outputs["model_artifacts_output"]}})
 	sel, _ := os.ReadFile(filepath.Join(fs.Outputs["model_artifacts_output"], "selected_features.json"))
 	for _, split := range []string{"train", "val", "test"} {
-		tb := readCSV(t, splitFile(fs.Outputs["processed_data"], split))
-		if len(tb.header) != 4 || tb.header[len(tb.header)-1] != "label" {
-			t.Errorf("%s: columns %v (selection %s)", split, tb.header, sel)
+		tb := scripttest.ReadCSV(t, splitFile(fs.Outputs["processed_data"], split))
+		if len(tb.Header) != 4 || tb.Header[len(tb.Header)-1] != "label" {
+			t.Errorf("%s: columns %v (selection %s)", split, tb.Header, sel)
 		}
 	}
-	mustFile(t, filepath.Join(fs.Outputs["model_artifacts_output"], "feature_scores.csv"))
-	mustFile(t, filepath.Join(fs.Outputs["model_artifacts_output"], "risk_table_map.pkl"))
+	scripttest.MustFile(t, filepath.Join(fs.Outputs["model_artifacts_output"], "feature_scores.csv"))
+	scripttest.MustFile(t, filepath.Join(fs.Outputs["model_artifacts_output"], "risk_table_map.pkl"))
 	for _, strategy := range map[int][]string{2: {"ranking", "scoring"}}[classes] {
 		other := scripttest.RunProcessing(t, scripttest.Run{Node: "FeatureSelection_training",
 			Config: map[string]any{"label_field": "label", "n_features_to_select": 2, "combination_strategy": strategy, "feature_selection_methods": "mutual_info,chi2,lasso"},
 			Inputs: map[string]string{"input_data": risk.Outputs["processed_data"]}})
-		if tb := readCSV(t, splitFile(other.Outputs["processed_data"], "val")); len(tb.header) != 3 {
-			t.Errorf("%s: columns %v", strategy, tb.header)
+		if tb := scripttest.ReadCSV(t, splitFile(other.Outputs["processed_data"], "val")); len(tb.Header) != 3 {
+			t.Errorf("%s: columns %v", strategy, tb.Header)
 		}
 	}
 
@@ -434,7 +365,7 @@ func transformChain(t *testing.T, classes int) {
 		Config: map[string]any{"strata_column": "label", "target_sample_size": 60, "min_samples_per_stratum": 5, "allow_replacement": true},
 		Inputs: map[string]string{"input_data": fs.Outputs["processed_data"]}})
 	per := map[string]int{}
-	for _, v := range readCSV(t, splitFile(ss.Outputs["processed_data"], "train")).col(t, "label") {
+	for _, v := range scripttest.ReadCSV(t, splitFile(ss.Outputs["processed_data"], "train")).Col(t, "label") {
 		per[v]++
 	}
 	if len(per) != classes {
@@ -445,9 +376,9 @@ func transformChain(t *testing.T, classes int) {
 			t.Errorf("balanced: stratum %s has %d rows, want %d (%v)", k, n, 60/classes, per)
 		}
 	}
-	mustFile(t, filepath.Join(ss.Outputs["processed_data"], "val", "sampling_diagnostics.json"))
-	if a, b := readCSV(t, splitFile(ss.Outputs["processed_data"], "test")), readCSV(t, splitFile(fs.Outputs["processed_data"], "test")); len(a.rows) != len(b.rows) {
-		t.Errorf("test was sampled: %d rows, had %d", len(a.rows), len(b.rows))
+	scripttest.MustFile(t, filepath.Join(ss.Outputs["processed_data"], "val", "sampling_diagnostics.json"))
+	if a, b := scripttest.ReadCSV(t, splitFile(ss.Outputs["processed_data"], "test")), scripttest.ReadCSV(t, splitFile(fs.Outputs["processed_data"], "test")); len(a.Rows) != len(b.Rows) {
+		t.Errorf("test was sampled: %d rows, had %d", len(a.Rows), len(b.Rows))
 	}
 }
 
@@ -462,16 +393,16 @@ func TestStratifiedSamplingStrategies(t *testing.T) {
 		}
 		b.WriteString(strconv.Itoa(i) + "," + seg + "," + strconv.Itoa(spend) + "\n")
 	}
-	write(t, filepath.Join(dir, "validation", "validation_processed_data.csv"), b.String())
+	scripttest.WriteFile(t, filepath.Join(dir, "validation", "validation_processed_data.csv"), b.String())
 	count := func(cfg map[string]any) map[string]int {
 		cfg["strata_column"] = "segment"
 		res := scripttest.RunProcessing(t, scripttest.Run{Node: "StratifiedSampling_validation", Config: cfg, Inputs: map[string]string{"input_data": dir}})
-		tb := readCSV(t, splitFile(res.Outputs["processed_data"], "validation"))
+		tb := scripttest.ReadCSV(t, splitFile(res.Outputs["processed_data"], "validation"))
 		per := map[string]int{}
-		for _, v := range tb.col(t, "segment") {
+		for _, v := range tb.Col(t, "segment") {
 			per[v]++
 		}
-		if ids := tb.col(t, "order_id"); len(distinct(ids)) != len(ids) {
+		if ids := tb.Col(t, "order_id"); len(distinct(ids)) != len(ids) {
 			t.Errorf("%v: an id appears twice", cfg)
 		}
 		return per
@@ -489,8 +420,8 @@ func TestStratifiedSamplingStrategies(t *testing.T) {
 
 func TestCurrencyConversion(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "train", "train_processed_data.csv"), "id,price,fee,currency,mp,label\n1,100,10,EUR,,0\n2,100,10,,3,1\n3,100,10,,,0\n4,50,,GBP,,1\n5,30,3,XYZ,,0\n")
-	write(t, filepath.Join(dir, "val", "val_processed_data.csv"), "id,price,fee,currency,mp,label\n6,200,20,JPY,,0\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "train", "train_processed_data.csv"), "id,price,fee,currency,mp,label\n1,100,10,EUR,,0\n2,100,10,,3,1\n3,100,10,,,0\n4,50,,GBP,,1\n5,30,3,XYZ,,0\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "val", "val_processed_data.csv"), "id,price,fee,currency,mp,label\n6,200,20,JPY,,0\n")
 	res := scripttest.RunProcessing(t, scripttest.Run{Node: "CurrencyConversion_training",
 		Config: map[string]any{"currency_conversion_vars": []any{"price", "fee"}, "currency_code_field": "currency", "marketplace_id_field": "mp",
 			"currency_conversion_dict": map[string]any{"mappings": []any{
@@ -500,36 +431,17 @@ func TestCurrencyConversion(t *testing.T) {
 				map[string]any{"currency_code": "XYZ", "conversion_rate": 0},
 			}}},
 		Inputs: map[string]string{"input_data": dir}})
-	tb := readCSV(t, splitFile(res.Outputs["processed_data"], "train"))
-	if got := strings.Join(tb.col(t, "price"), ","); got != "200.0,200.0,100.0,200.0,30.0" {
+	tb := scripttest.ReadCSV(t, splitFile(res.Outputs["processed_data"], "train"))
+	if got := strings.Join(tb.Col(t, "price"), ","); got != "200.0,200.0,100.0,200.0,30.0" {
 		t.Errorf("prices %s (EUR by code, EUR by marketplace, USD default, GBP, XYZ without a rate)", got)
 	}
-	if got := strings.Join(tb.col(t, "fee"), ","); got != "20.0,20.0,10.0,,3.0" {
+	if got := strings.Join(tb.Col(t, "fee"), ","); got != "20.0,20.0,10.0,,3.0" {
 		t.Errorf("fees %s", got)
 	}
-	if got := readCSV(t, splitFile(res.Outputs["processed_data"], "val")).col(t, "price")[0]; got != "2.0" {
+	if got := scripttest.ReadCSV(t, splitFile(res.Outputs["processed_data"], "val")).Col(t, "price")[0]; got != "2.0" {
 		t.Errorf("val price %s", got)
 	}
 	if !strings.Contains(res.Log, "XYZ") {
 		t.Errorf("the currency without a rate is not named in the log:\n%s", res.Log)
-	}
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		write(t, filepath.Join(dst, rel), string(b))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -68,8 +68,8 @@ func TestAthenaDataLoading(t *testing.T) {
 	// The loaded data feeds TabularPreprocessing.
 	pre := scripttest.RunProcessing(t, scripttest.Run{Node: "TabularPreprocessing_calibration", Config: map[string]any{"label_name": "is_fraud"},
 		Inputs: map[string]string{"DATA": res.Outputs["DATA"], "SIGNATURE": res.Outputs["SIGNATURE"]}})
-	if tb := readCSV(t, splitFile(pre.Outputs["processed_data"], "calibration")); len(tb.rows) != 3 {
-		t.Errorf("preprocessed %d rows", len(tb.rows))
+	if tb := scripttest.ReadCSV(t, splitFile(pre.Outputs["processed_data"], "calibration")); len(tb.Rows) != 3 {
+		t.Errorf("preprocessed %d rows", len(tb.Rows))
 	}
 }
 
@@ -151,9 +151,9 @@ func TestCradleDataLoading(t *testing.T) {
 	cfg := cradleConfig()
 	cfg["synthetic_data"] = true
 	res := scripttest.RunProcessing(t, scripttest.Run{Node: "CradleDataLoading_training", Config: cfg})
-	tb := readCSV(t, filepath.Join(res.Outputs["DATA"], "part-00000.csv"))
-	if strings.Join(tb.header, ",") != "objectId,amount,order_count_30d,is_abuse" || len(tb.rows) != 600 || len(distinct(tb.col(t, "is_abuse"))) != 2 {
-		t.Fatalf("synthetic data %v, %d rows", tb.header, len(tb.rows))
+	tb := scripttest.ReadCSV(t, filepath.Join(res.Outputs["DATA"], "part-00000.csv"))
+	if strings.Join(tb.Header, ",") != "objectId,amount,order_count_30d,is_abuse" || len(tb.Rows) != 600 || len(distinct(tb.Col(t, "is_abuse"))) != 2 {
+		t.Fatalf("synthetic data %v, %d rows", tb.Header, len(tb.Rows))
 	}
 	var meta map[string]any
 	b, _ := os.ReadFile(filepath.Join(res.Outputs["METADATA"], "metadata.json"))

@@ -82,9 +82,9 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			ev := run("XGBoostModelEval_calibration", map[string]any{"id_name": "id", "label_name": "label",
 				"eval_metric_choices": []any{"auc", "average_precision", "f1_score", "accuracy", "log_loss"}},
 				map[string]string{"model_input": model, "processed_data": filepath.Join(data, "test")})
-			preds := readCSV(t, filepath.Join(ev.Outputs["eval_output"], "eval_predictions.csv"))
-			if preds.header[0] != "id" || preds.header[1] != "label" || len(preds.header) != 2+classes || len(preds.rows) < 40 {
-				t.Fatalf("eval predictions %v, %d rows", preds.header, len(preds.rows))
+			preds := scripttest.ReadCSV(t, filepath.Join(ev.Outputs["eval_output"], "eval_predictions.csv"))
+			if preds.Header[0] != "id" || preds.Header[1] != "label" || len(preds.Header) != 2+classes || len(preds.Rows) < 40 {
+				t.Fatalf("eval predictions %v, %d rows", preds.Header, len(preds.Rows))
 			}
 			m := metricsOf(t, filepath.Join(ev.Outputs["metrics_output"], "metrics.json"))
 			auc := "auc_roc"
@@ -94,12 +94,12 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			if v, _ := m[auc].(float64); v < 0.7 || m["task"] != map[bool]string{true: "binary", false: "multiclass"}[binary] || m["log_loss"] == nil || m["accuracy"] == nil {
 				t.Errorf("eval metrics %v", m)
 			}
-			mustFile(t, filepath.Join(ev.Outputs["metrics_output"], "roc_curve.jpg"))
+			scripttest.MustFile(t, filepath.Join(ev.Outputs["metrics_output"], "roc_curve.jpg"))
 			checkSummary(t, filepath.Join(ev.Outputs["metrics_output"], "metrics_summary.txt"), m)
 
 			// Batch inference (binary only: the scoring code is the evaluation's): CSV and JSON records.
 			if binary {
-				batchInference(t, run, model, data, len(preds.rows))
+				batchInference(t, run, model, data, len(preds.Rows))
 			}
 
 			// Calibration of the evaluation's scores.
@@ -121,10 +121,10 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			if s, _ := cm["summary"].(map[string]any); s["expected_calibration_error"] == nil {
 				t.Errorf("calibration metrics %v", cm)
 			}
-			mustFile(t, filepath.Join(cal.Outputs["metrics_output"], "reliability_diagram.jpg"))
-			calibrated := readCSV(t, filepath.Join(cal.Outputs["calibrated_data"], "calibrated_data.csv"))
-			if !strings.Contains(strings.Join(calibrated.header, ","), "calibrated_prob_class_1") {
-				t.Errorf("calibrated data header %v", calibrated.header)
+			scripttest.MustFile(t, filepath.Join(cal.Outputs["metrics_output"], "reliability_diagram.jpg"))
+			calibrated := scripttest.ReadCSV(t, filepath.Join(cal.Outputs["calibrated_data"], "calibrated_data.csv"))
+			if !strings.Contains(strings.Join(calibrated.Header, ","), "calibrated_prob_class_1") {
+				t.Errorf("calibrated data header %v", calibrated.Header)
 			}
 
 			// Metrics, and the wiki built from them.
@@ -138,8 +138,8 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 				t.Errorf("no count recall: %v", mm)
 			}
 			checkSummary(t, filepath.Join(mc.Outputs["metrics_output"], "metrics_summary.txt"), mm)
-			mustFile(t, filepath.Join(mc.Outputs["plots_output"], "roc_curve.jpg"))
-			mustFile(t, filepath.Join(mc.Outputs["plots_output"], "score_distribution.jpg"))
+			scripttest.MustFile(t, filepath.Join(mc.Outputs["plots_output"], "roc_curve.jpg"))
+			scripttest.MustFile(t, filepath.Join(mc.Outputs["plots_output"], "score_distribution.jpg"))
 			if binary {
 				wikiFrom(t, run, mc, auc)
 			}
@@ -152,7 +152,7 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 				if mp, _ := pm["mapping"].([]any); len(mp) < 50 || pm["score_field"] != "prob_class_1" {
 					t.Errorf("percentile map: %d points, %v", len(mp), pm["score_field"])
 				}
-				mustFile(t, filepath.Join(pc.Outputs["calibrated_data"], "calibrated_data.csv"))
+				scripttest.MustFile(t, filepath.Join(pc.Outputs["calibrated_data"], "calibrated_data.csv"))
 			}
 			// Package: model + serving code + calibrator in one model.tar.gz.
 			pkg := run("Package", nil, map[string]string{"model_input": model, "calibration_model": cal.Outputs["calibration_output"]})
@@ -196,14 +196,14 @@ func TestXGBoostPipelineScripts(t *testing.T) {
 			// input (one response line a record) lines up.
 			test := readDir(t, filepath.Join(data, "test"))
 			var sb strings.Builder
-			for _, r := range append([][]string{test.header}, test.rows...) {
+			for _, r := range append([][]string{test.Header}, test.Rows...) {
 				sb.WriteString(strings.Join(r[1:], ",") + "\n")
 			}
 			batch := filepath.Join(t.TempDir(), "batch.csv")
-			write(t, batch, sb.String())
+			scripttest.WriteFile(t, batch, sb.String())
 			out := strings.Split(strings.TrimSpace(serve(t, py, served, batch, "text/csv", "text/csv")), "\n")
-			if len(out) != len(test.rows)+1 || !strings.HasPrefix(out[0], map[bool]string{true: "legacy_score", false: "prob_class_0"}[binary]) {
-				t.Errorf("batch of %d labelled rows and a header answered %d lines, the first %q", len(test.rows), len(out), out[0])
+			if len(out) != len(test.Rows)+1 || !strings.HasPrefix(out[0], map[bool]string{true: "legacy_score", false: "prob_class_0"}[binary]) {
+				t.Errorf("batch of %d labelled rows and a header answered %d lines, the first %q", len(test.Rows), len(out), out[0])
 			}
 		})
 	}
@@ -248,14 +248,14 @@ print(mod.output_fn(mod.predict_fn(mod.input_fn(body, ctype), model), accept))
 }
 
 // writeCSV writes a table.
-func writeCSV(t *testing.T, p string, tb table) {
+func writeCSV(t *testing.T, p string, tb scripttest.Table) {
 	t.Helper()
 	var sb strings.Builder
-	sb.WriteString(strings.Join(tb.header, ",") + "\n")
-	for _, r := range tb.rows {
+	sb.WriteString(strings.Join(tb.Header, ",") + "\n")
+	for _, r := range tb.Rows {
 		sb.WriteString(strings.Join(r, ",") + "\n")
 	}
-	write(t, p, sb.String())
+	scripttest.WriteFile(t, p, sb.String())
 }
 
 // TestXGBoostScriptOptions exercises the options of the evaluation,
@@ -273,18 +273,18 @@ func TestXGBoostScriptOptions(t *testing.T) {
 	// Comparison mode: a previous model's score column in the data.
 	test := readDir(t, filepath.Join(data, "test"))
 	num1 := 0
-	for i, h := range test.header {
+	for i, h := range test.Header {
 		if h == "num_1" {
 			num1 = i
 		}
 	}
-	test.header = append(test.header, "old_score")
-	for i := range test.rows {
-		v := test.rows[i][num1]
+	test.Header = append(test.Header, "old_score")
+	for i := range test.Rows {
+		v := test.Rows[i][num1]
 		if v == "" {
 			v = "0"
 		}
-		test.rows[i] = append(test.rows[i], v)
+		test.Rows[i] = append(test.Rows[i], v)
 	}
 	cmpDir := t.TempDir()
 	writeCSV(t, filepath.Join(cmpDir, "test.csv"), test)
@@ -298,7 +298,7 @@ func TestXGBoostScriptOptions(t *testing.T) {
 	if cmp == nil || cmp["delta"] == nil || cmp["statistical_tests"] == nil || m["job_type"] != "testing" {
 		t.Errorf("comparison metrics %v", m)
 	}
-	mustFile(t, filepath.Join(ev.Outputs["metrics_output"], "score_comparison.jpg"))
+	scripttest.MustFile(t, filepath.Join(ev.Outputs["metrics_output"], "score_comparison.jpg"))
 
 	// Comparison mode without the column, and a label column the data lacks, fail naming them.
 	res, err := run("XGBoostModelEval_testing", map[string]any{"id_name": "id", "label_name": "label", "comparison_mode": true, "previous_score_field": "nope"},
@@ -341,7 +341,7 @@ func TestXGBoostScriptOptions(t *testing.T) {
 
 	// Metrics: dollar and count recall on hand-made predictions.
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "preds.csv"), "id,label,prob_class_1,amount,old\n1,1,0.9,100,0.2\n2,0,0.8,5,0.1\n3,1,0.7,50,0.9\n4,0,0.2,7,0.3\n5,0,0.1,9,0.4\n6,1,0.05,10,0.5\n7,0,0.3,1,0.2\n8,0,0.15,2,0.1\n9,0,0.12,3,0.1\n10,0,0.11,4,0.6\n")
+	scripttest.WriteFile(t, filepath.Join(dir, "preds.csv"), "id,label,prob_class_1,amount,old\n1,1,0.9,100,0.2\n2,0,0.8,5,0.1\n3,1,0.7,50,0.9\n4,0,0.2,7,0.3\n5,0,0.1,9,0.4\n6,1,0.05,10,0.5\n7,0,0.3,1,0.2\n8,0,0.15,2,0.1\n9,0,0.12,3,0.1\n10,0,0.11,4,0.6\n")
 	mc, err := run("ModelMetricsComputation_testing", map[string]any{"id_name": "id", "label_name": "label", "amount_field": "amount",
 		"count_recall_cutoff": 0.2, "dollar_recall_fpr": 0.2, "comparison_mode": true, "previous_score_field": "old", "generate_plots": false},
 		map[string]string{"eval_output": dir})
@@ -387,8 +387,8 @@ func batchInference(t *testing.T, run runFunc, model, data string, rows int) {
 	t.Helper()
 	inf := run("XGBoostModelInference_calibration", map[string]any{"id_name": "id", "label_name": "label"},
 		map[string]string{"model_input": model, "processed_data": filepath.Join(data, "test")})
-	if got := readCSV(t, filepath.Join(inf.Outputs["eval_output"], "predictions.csv")); len(got.rows) != rows || got.header[1] != "label" {
-		t.Errorf("inference %v: %d rows, eval %d", got.header, len(got.rows), rows)
+	if got := scripttest.ReadCSV(t, filepath.Join(inf.Outputs["eval_output"], "predictions.csv")); len(got.Rows) != rows || got.Header[1] != "label" {
+		t.Errorf("inference %v: %d rows, eval %d", got.Header, len(got.Rows), rows)
 	}
 	inf = run("XGBoostModelInference_calibration", map[string]any{"id_name": "id", "output_format": "json"},
 		map[string]string{"model_input": model, "processed_data": filepath.Join(data, "test")})
@@ -408,6 +408,6 @@ func wikiFrom(t *testing.T, run runFunc, mc *scripttest.Result, metric string) {
 		t.Errorf("wiki markdown: %v\n%.600s", err, md)
 	}
 	for _, f := range []string{"Fraud_Model_documentation.wiki", "Fraud_Model_documentation.html", "images/roc_curve.jpg"} {
-		mustFile(t, filepath.Join(wiki.Outputs["wiki_output"], f))
+		scripttest.MustFile(t, filepath.Join(wiki.Outputs["wiki_output"], f))
 	}
 }

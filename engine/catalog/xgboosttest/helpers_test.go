@@ -1,8 +1,6 @@
 package xgboosttest
 
 import (
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -10,52 +8,15 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 )
 
-// table is a CSV file read back: header and rows.
-type table struct {
-	header []string
-	rows   [][]string
-}
-
-func readCSV(t *testing.T, path string) table {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	all, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(all) == 0 {
-		t.Fatalf("%s: %v (%d lines)", path, err, len(all))
-	}
-	return table{header: all[0], rows: all[1:]}
-}
-
 // readDir reads the one CSV file of a directory.
-func readDir(t *testing.T, dir string) table {
+func readDir(t *testing.T, dir string) scripttest.Table {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
 	sort.Strings(files)
 	if len(files) != 1 {
 		t.Fatalf("want one CSV file in %s, got %v", dir, files)
 	}
-	return readCSV(t, files[0])
-}
-
-func mustFile(t *testing.T, p string) {
-	t.Helper()
-	if st, err := os.Stat(p); err != nil || st.IsDir() || st.Size() == 0 {
-		t.Fatalf("missing or empty %s (%v)", p, err)
-	}
-}
-
-func write(t *testing.T, p, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return scripttest.ReadCSV(t, files[0])
 }
 
 // preprocessed generates 400 rows (id, num_1..num_4, cat_1, cat_2, label

@@ -35,16 +35,7 @@ var (
 	models   = map[int]*trainedModel{}
 )
 
-func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "scripttest-cache-")
-	if err != nil {
-		panic(err)
-	}
-	cacheDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { scripttest.MainWithDir(m, &cacheDir) }
 
 type trainedModel struct {
 	res  scripttest.TrainingResult
@@ -94,7 +85,7 @@ func TestXGBoostTraining(t *testing.T) {
 	for _, classes := range []int{2, 3} {
 		res, _ := trained(t, classes)
 		for _, f := range []string{"xgboost_model.json", "risk_table_map.json", "impute_dict.json", "feature_columns.txt", "feature_importance.json", "hyperparameters.json"} {
-			mustFile(t, filepath.Join(res.ModelDir, f))
+			scripttest.MustFile(t, filepath.Join(res.ModelDir, f))
 		}
 		var hp map[string]any
 		readJSON(t, filepath.Join(res.ModelDir, "hyperparameters.json"), &hp)
@@ -104,7 +95,7 @@ func TestXGBoostTraining(t *testing.T) {
 		var risk map[string]map[string]any
 		readJSON(t, filepath.Join(res.ModelDir, "risk_table_map.json"), &risk)
 		if bins, _ := risk["cat_1"]["bins"].(map[string]any); len(bins) != 5 {
-			t.Errorf("cat_1 risk table %v", risk["cat_1"])
+			t.Errorf("cat_1 risk scripttest.Table %v", risk["cat_1"])
 		}
 		// The toolkit's --key value arguments and SM_* environment are tolerated.
 		if !strings.Contains(strings.Join(res.Args, " "), "--label_name label") {
@@ -121,13 +112,13 @@ func TestXGBoostTraining(t *testing.T) {
 			if auc, _ := m[key].(float64); auc < 0.7 {
 				t.Errorf("%d classes: %s %s = %v (the generated label is learnable)", classes, split, key, m[key])
 			}
-			tb := readCSV(t, filepath.Join(res.OutputDir, split, "predictions.csv"))
+			tb := scripttest.ReadCSV(t, filepath.Join(res.OutputDir, split, "predictions.csv"))
 			want := []string{"id", "label"}
 			for i := 0; i < classes; i++ {
 				want = append(want, "prob_class_"+string(rune('0'+i)))
 			}
-			if strings.Join(tb.header, ",") != strings.Join(want, ",") || len(tb.rows) < 50 {
-				t.Errorf("%d classes: %s predictions %v, %d rows", classes, split, tb.header, len(tb.rows))
+			if strings.Join(tb.Header, ",") != strings.Join(want, ",") || len(tb.Rows) < 50 {
+				t.Errorf("%d classes: %s predictions %v, %d rows", classes, split, tb.Header, len(tb.Rows))
 			}
 		}
 		if classes == 2 && !strings.Contains(res.Log, "validation auc: ") {
@@ -191,8 +182,8 @@ func TestXGBoostRegression(t *testing.T) {
 	if rmse, _ := metrics["test"]["rmse"].(float64); rmse <= 0 || rmse > 0.6 {
 		t.Errorf("regression test metrics %v", metrics["test"])
 	}
-	if tb := readCSV(t, filepath.Join(res.OutputDir, "test", "predictions.csv")); strings.Join(tb.header, ",") != "id,label,prediction" {
-		t.Errorf("regression predictions %v", tb.header)
+	if tb := scripttest.ReadCSV(t, filepath.Join(res.OutputDir, "test", "predictions.csv")); strings.Join(tb.Header, ",") != "id,label,prediction" {
+		t.Errorf("regression predictions %v", tb.Header)
 	}
 	ev := scripttest.RunProcessing(t, scripttest.Run{Node: "XGBoostModelEval_testing", Config: map[string]any{"id_name": "id", "label_name": "label"},
 		Inputs: map[string]string{"model_input": modelInput(t, res.ModelTar), "processed_data": filepath.Join(data, "test")}})
