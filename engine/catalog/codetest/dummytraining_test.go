@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 )
 
 // writeArchive writes a .tar.gz of the given members (name -> content; a "->" content makes a
@@ -67,7 +69,7 @@ func TestDummyTraining(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		files := archiveFiles(t, p.path("output/model/model.tar.gz"))
+		files := scripttest.TarContents(t, p.path("output/model/model.tar.gz"))
 		if string(files["hyperparameters.json"]) != hp || string(files["model.pt"]) != "weights" || string(files["code/inference.py"]) != "# serve" {
 			t.Errorf("archive members %v", files)
 		}
@@ -81,7 +83,7 @@ func TestDummyTraining(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		if files := archiveFiles(t, p.path("output/model/model.tar.gz")); string(files["lightgbm_model.txt"]) != "tree" || string(files["hyperparameters.json"]) != hp {
+		if files := scripttest.TarContents(t, p.path("output/model/model.tar.gz")); string(files["lightgbm_model.txt"]) != "tree" || string(files["hyperparameters.json"]) != hp {
 			t.Errorf("archive members %v", files)
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 )
 
 // needLightGBM returns a sandbox whose Python imports lightgbm, or skips the test, under CI
@@ -50,7 +52,7 @@ func lightgbmRoundTrip(t *testing.T, ds dataset, hp map[string]any, env map[stri
 		t.Errorf("test auc %.3f < %.2f\n%s", auc, minAUC, out)
 	}
 	p := newProcessingDirs(t)
-	packModel(t, d.model, p.path("input/model/model.tar.gz"))
+	scripttest.PackTarGz(t, d.model, p.path("input/model/model.tar.gz"))
 	copyFile(t, filepath.Join(d.input, "data", "test", "test.csv"), p.path("input/eval_data/test.csv"))
 	sb.mustRun(t, job{script: "lightgbm_model_eval.py", codeDir: "/opt/ml/processing/input/code", binds: p.binds(),
 		env: map[string]string{"ID_FIELD": "id", "LABEL_FIELD": "label", "EVAL_METRIC_CHOICES": "auc,average_precision,f1_score,accuracy,log_loss"}, args: []string{"--job_type", "testing"}})

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog/scripttest"
 )
 
 var torchModules = []string{"torch", "numpy", "pandas", "sklearn"}
@@ -27,7 +29,7 @@ func torchHyperparameters(extra map[string]any) map[string]any {
 
 // torchModelInput packs a trained model as a processing job's model input (model.tar.gz).
 func torchModelInput(t *testing.T, d trainingDirs, p processingDirs) {
-	packModel(t, d.model, p.path("input/model/model.tar.gz"))
+	scripttest.PackTarGz(t, d.model, p.path("input/model/model.tar.gz"))
 }
 
 func copyFile(t *testing.T, src, dst string) {
@@ -213,7 +215,7 @@ func TestPyTorchStreamingWorkersAndPrecomputedRiskTables(t *testing.T) {
 	}
 	// A raw category and its risk value score alike.
 	dir := t.TempDir()
-	packModel(t, d.model, filepath.Join(dir, "model.tar.gz"))
+	scripttest.PackTarGz(t, d.model, filepath.Join(dir, "model.tar.gz"))
 	rows := "x1,x2,x3,c1\n0.3,0.1,0.0,a\n0.3,0.1,0.0,0.8\n"
 	must(t, os.WriteFile(filepath.Join(dir, "rows.csv"), []byte(rows), 0o644))
 	got := serve(t, sb, "pytorch", filepath.Join(dir, "model.tar.gz"), filepath.Join(dir, "rows.csv"))
@@ -309,7 +311,7 @@ json.dump({"csv": csv_out.splitlines(), "json": json.loads(json_out)["prediction
 func serve(t *testing.T, sb *scriptSandbox, framework, archive, rowsFile string) served {
 	t.Helper()
 	modelDir, outDir, dataDir := t.TempDir(), t.TempDir(), t.TempDir()
-	for name, b := range archiveFiles(t, archive) {
+	for name, b := range scripttest.TarContents(t, archive) {
 		p := filepath.Join(modelDir, filepath.FromSlash(name))
 		mkdir(t, filepath.Dir(p))
 		must(t, os.WriteFile(p, b, 0o644))

@@ -1,12 +1,9 @@
 package codetest
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -326,73 +323,6 @@ func readCSV(t *testing.T, path string) (header []string, rows [][]string) {
 		t.Fatalf("%s is empty", path)
 	}
 	return all[0], all[1:]
-}
-
-// packModel writes dir's files into archive as SageMaker packs /opt/ml/model: files at the root.
-func packModel(t *testing.T, dir, archive string) {
-	t.Helper()
-	mkdir(t, filepath.Dir(archive))
-	f, err := os.Create(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gz := gzip.NewWriter(f)
-	tw := tar.NewWriter(gz)
-	err = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		hdr, err := tar.FileInfoHeader(info, "")
-		if err != nil {
-			return err
-		}
-		hdr.Name = filepath.ToSlash(rel)
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		src, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		_, err = io.Copy(tw, src)
-		return err
-	})
-	must(t, err)
-	must(t, tw.Close())
-	must(t, gz.Close())
-	must(t, f.Close())
-}
-
-// archiveFiles lists the regular files of a .tar.gz.
-func archiveFiles(t *testing.T, archive string) map[string][]byte {
-	t.Helper()
-	f, err := os.Open(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", archive, err)
-	}
-	tr := tar.NewReader(gz)
-	out := map[string][]byte{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", archive, err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			b, err := io.ReadAll(tr)
-			must(t, err)
-			out[strings.TrimPrefix(h.Name, "./")] = b
-		}
-	}
 }
 
 func metric(t *testing.T, m map[string]any, name string) float64 {

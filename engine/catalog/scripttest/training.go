@@ -255,11 +255,14 @@ func trainingArgs(t testing.TB, typ string, raw json.RawMessage) (compiler.Train
 	return compiler.TrainingArguments{}, nil
 }
 
-// PackTarGz packs the files below dir into a gzip tar archive at dst, with
-// paths relative to dir, as SageMaker packs a training job's model
-// directory.
+// PackTarGz packs the files below dir into a gzip tar archive at dst
+// (creating its directory), with paths relative to dir, as SageMaker packs
+// a training job's model directory.
 func PackTarGz(t testing.TB, dir, dst string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Create(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -318,6 +321,22 @@ func TarFiles(t testing.TB, archive string) []string {
 		}
 	})
 	sort.Strings(out)
+	return out
+}
+
+// TarContents returns the regular files of a gzip tar archive by name.
+func TarContents(t testing.TB, archive string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	walkTar(t, archive, func(h *tar.Header, r io.Reader) {
+		if h.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatalf("scripttest: %s: %s: %v", archive, h.Name, err)
+			}
+			out[strings.TrimPrefix(h.Name, "./")] = b
+		}
+	})
 	return out
 }
 
