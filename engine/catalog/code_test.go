@@ -58,6 +58,7 @@ func TestWorkspaceCode(t *testing.T) {
 		}
 		writeFile(t, filepath.Dir(p), filepath.Base(p), "# "+f+"\n")
 	}
+	writeFile(t, scripts, "uses_lib.py", "from steplib import splits\n")
 	cat, err := Load(nil, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +86,10 @@ func TestWorkspaceCode(t *testing.T) {
 	}
 	if c, ok := st.LookupConfigCode("inference", "mxnet", true); ok {
 		t.Errorf("another framework's serving root stood in for mxnet: %+v", c)
+	}
+	// Workspace code is uploaded as it is, steplib imports or not.
+	if c, ok := st.LookupCode("uses_lib.py"); !ok || !reflect.DeepEqual(Bundle(c), c) {
+		t.Errorf("workspace script importing steplib: %+v %v", c, ok)
 	}
 	if _, ok := st.LookupConfigCode("dedup.py", "", false); !ok {
 		t.Error("LookupConfigCode misses a file")
@@ -147,10 +152,18 @@ func TestBundle(t *testing.T) {
 		t.Error("import steplib does not take the whole package")
 	}
 	gen, _ := cat.Step("DummyDataGeneration")
-	if c, _ := gen.Script(); Bundle(c).Dir {
-		t.Error("a script without steplib was bundled")
+	c, ok := gen.Script()
+	if !ok {
+		t.Fatal("DummyDataGeneration ships no script")
 	}
-	if c, ok := tp.InferenceCode("pytorch"); ok && !reflect.DeepEqual(Bundle(c), c) {
+	if b := Bundle(c); !reflect.DeepEqual(b, c) {
+		t.Errorf("a script without steplib was bundled: %+v", b)
+	}
+	c, ok = tp.InferenceCode("pytorch")
+	if !ok || !c.Dir {
+		t.Fatalf("no embedded pytorch serving code: %+v %v", c, ok)
+	}
+	if !reflect.DeepEqual(Bundle(c), c) {
 		t.Error("a directory changed")
 	}
 }
