@@ -174,30 +174,15 @@ class Classes(object):
                 self.labels = [str(i) for i in range(int(hp["num_class"]))]
             else:
                 fail("num_class %s does not match the %d classes %s" % (hp["num_class"], len(self.labels), self.labels))
-        self.index = {}
-        for i, v in enumerate(self.labels):
-            self.index[v] = i
-            try:
-                self.index[str(float(v))] = i
-                if float(v) == int(float(v)):
-                    self.index[str(int(float(v)))] = i
-            except ValueError:
-                pass
+        self.index = xgbmodel.label_index(self.labels)
 
     def encode(self, series, split):
         if self.regression:
             return pd.to_numeric(series, errors="coerce")
-
-        def one(v):
-            if pd.isna(v):
-                return np.nan
-            key = str(v)
-            if key not in self.index and isinstance(v, float) and v == int(v):
-                key = str(int(v))
-            if key not in self.index:
-                fail("%s: label value %r is not one of the classes %s" % (split, v, self.labels))
-            return self.index[key]
-        return series.map(one)
+        try:
+            return xgbmodel.encode_labels(series, self.labels, self.index)
+        except ValueError as e:
+            fail("%s: %s" % (split, e))
 
 
 def fit_imputation(train, fields):

@@ -311,6 +311,28 @@ func TestXGBoostScriptOptions(t *testing.T) {
 	if err == nil || !strings.Contains(res.Log, "no label column is_fraud") {
 		t.Errorf("a missing label: %v\n%s", err, res.Log)
 	}
+	// A label value that is not one of the model's classes, and a model input without a model.
+	bad := scripttest.Table{Header: test.Header}
+	for _, r := range test.Rows {
+		bad.Rows = append(bad.Rows, append([]string(nil), r...))
+	}
+	for i, h := range bad.Header {
+		if h == "label" {
+			bad.Rows[0][i] = "7"
+		}
+	}
+	badDir := t.TempDir()
+	writeCSV(t, filepath.Join(badDir, "test.csv"), bad)
+	res, err = run("XGBoostModelEval_testing", map[string]any{"id_name": "id", "label_name": "label"},
+		map[string]string{"model_input": model, "processed_data": badDir})
+	if err == nil || !strings.Contains(res.Log, "label value 7 is not one of the classes") {
+		t.Errorf("an unknown label value: %v\n%s", err, res.Log)
+	}
+	res, err = run("XGBoostModelInference_calibration", map[string]any{"id_name": "id"},
+		map[string]string{"model_input": t.TempDir(), "processed_data": cmpDir})
+	if err == nil || !strings.Contains(res.Log, "no xgboost_model.json in") {
+		t.Errorf("a model input without a model: %v\n%s", err, res.Log)
+	}
 
 	// Calibration methods, and calibration straight from the training job's output.tar.gz.
 	for _, method := range []string{"isotonic", "platt"} {

@@ -56,6 +56,41 @@ def find_model_dir(folder):
     return None
 
 
+def label_index(labels):
+    """Class index by label text: each of labels (the class values, as text, in index order)
+    and, for a number, its float and whole-number spellings ("1" also as "1.0")."""
+    index = {}
+    for i, v in enumerate(labels):
+        index[v] = i
+        try:
+            f = float(v)
+            index[str(f)] = i
+            if f == int(f):
+                index[str(int(f))] = i
+        except (ValueError, OverflowError):
+            pass
+    return index
+
+
+def encode_labels(series, labels, index=None):
+    """Class indices of a label column (NaN for a missing label) against labels (index:
+    label_index(labels), when the caller keeps it); a value that is not one of the classes
+    raises ValueError."""
+    if index is None:
+        index = label_index(labels)
+
+    def one(v):
+        if pd.isna(v):
+            return np.nan
+        key = str(v)
+        if key not in index:
+            key = category_key(v)
+        if key not in index:
+            raise ValueError("label value %r is not one of the classes %s" % (v, labels))
+        return index[key]
+    return series.map(one)
+
+
 def load(folder):
     """The Model of find_model_dir(folder); raises ValueError when folder holds none."""
     model_dir = find_model_dir(folder)
@@ -129,19 +164,4 @@ class Model(object):
         of the model's classes raises ValueError. Regression: the numbers."""
         if self.task == "regression":
             return pd.to_numeric(series, errors="coerce")
-        index = {}
-        for i, v in enumerate(self.labels):
-            index[v] = i
-            try:
-                index[str(int(float(v)))] = i
-            except ValueError:
-                pass
-
-        def one(v):
-            if pd.isna(v):
-                return np.nan
-            key = category_key(v)
-            if key not in index:
-                raise ValueError("label value %r is not one of the model's classes %s" % (v, self.labels))
-            return index[key]
-        return series.map(one)
+        return encode_labels(series, self.labels)
