@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -231,6 +232,39 @@ type Report struct {
 	// Result is the whole result envelope (a captured field is replaced by
 	// {"$artifact": "<file>"}).
 	Result json.RawMessage `json:"result"`
+}
+
+// CaptureField takes data.<field> out of a result envelope's wire form, the
+// way a Capture keeps a large field in a run artifact: it returns the
+// field's JSON indented, with a final newline (the artifact's content),
+// and the envelope with the field replaced by {"$artifact": ref} (what a
+// Report's Result holds). The data must be an object holding the field.
+func CaptureField(env []byte, field, ref string) (artifact, slim []byte, err error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(env, &m); err != nil {
+		return nil, nil, fmt.Errorf("capture %s: %w", field, err)
+	}
+	var data map[string]json.RawMessage
+	if err := json.Unmarshal(m["data"], &data); err != nil || data == nil {
+		return nil, nil, fmt.Errorf("capture %s: data is not an object", field)
+	}
+	raw, ok := data[field]
+	if !ok {
+		return nil, nil, fmt.Errorf("capture: the result has no %s", field)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return nil, nil, fmt.Errorf("capture %s: %w", field, err)
+	}
+	buf.WriteByte('\n')
+	data[field], _ = json.Marshal(map[string]string{"$artifact": ref})
+	if m["data"], err = json.Marshal(data); err != nil {
+		return nil, nil, err
+	}
+	if slim, err = json.Marshal(m); err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), slim, nil
 }
 
 // WriteReport writes reports/<tool>.json atomically, replacing the previous one.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,33 @@ func TestStepsKnownWithWorkspace(t *testing.T) {
 	a, _ = st.Stage("author_step")
 	if !a.Complete || st.Next != "configure" {
 		t.Fatalf("authored step: next %q, author_step %+v", st.Next, a)
+	}
+}
+
+// TestCaptureField: the captured field comes out indented and the envelope
+// keeps a pointer in its place; data without the field, or not an object,
+// is refused.
+func TestCaptureField(t *testing.T) {
+	env := []byte(`{"ok":true,"data":{"definition":{"Version":"2020-12-01","Steps":[]},"step_count":0},"meta":{"tool":"compile.definition"}}`)
+	art, slim, err := CaptureField(env, "definition", "pipeline.definition.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"Version\": \"2020-12-01\",\n  \"Steps\": []\n}\n"; string(art) != want {
+		t.Errorf("artifact %q, want %q", art, want)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(slim, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"ok": true, "data": map[string]any{"definition": map[string]any{"$artifact": "pipeline.definition.json"}, "step_count": 0.0},
+		"meta": map[string]any{"tool": "compile.definition"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("slim envelope %v, want %v", got, want)
+	}
+	for _, bad := range []string{`{"ok":true,"data":{"other":1}}`, `{"ok":true,"data":[1]}`, `{"ok":true}`, `not json`} {
+		if _, _, err := CaptureField([]byte(bad), "definition", "x"); err == nil {
+			t.Errorf("%s: captured", bad)
+		}
 	}
 }

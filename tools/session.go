@@ -290,34 +290,16 @@ func (s *Session) record(run *stages.Run, stage string, rec stages.Record, args 
 		return err
 	}
 	if rec.Capture != nil && res.OK {
-		var env map[string]json.RawMessage
-		if err := json.Unmarshal(body, &env); err != nil {
-			return err
-		}
-		var data map[string]json.RawMessage
-		if err := json.Unmarshal(env["data"], &data); err != nil {
-			return fmt.Errorf("capture %s: data is not an object", rec.Capture.Field)
-		}
-		field, ok := data[rec.Capture.Field]
-		if !ok {
-			return fmt.Errorf("capture: the result has no %s", rec.Capture.Field)
-		}
-		pretty, err := indentJSON(field)
+		path := run.Path(rec.Capture.File)
+		pretty, slim, err := stages.CaptureField(body, rec.Capture.Field, path)
 		if err != nil {
 			return err
 		}
 		if err := run.WriteArtifact(rec.Capture.File, pretty); err != nil {
 			return err
 		}
-		path := run.Path(rec.Capture.File)
 		res.SetMeta("saved", path)
-		data[rec.Capture.Field], _ = json.Marshal(map[string]string{"$artifact": path})
-		if env["data"], err = json.Marshal(data); err != nil {
-			return err
-		}
-		if body, err = json.Marshal(env); err != nil {
-			return err
-		}
+		body = slim
 	}
 	wd, _ := os.Getwd()
 	if len(args) == 0 {

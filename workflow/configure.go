@@ -16,6 +16,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/stages"
 )
 
 // ValuesFile is the answer file a stopped configure phase asks for:
@@ -198,7 +199,7 @@ func phaseMap(ctx context.Context, s *Step) error {
 	if len(d.Nodes) == 0 {
 		return &GateFailure{Code: envelope.CodeGateFailed, Message: "the DAG has no nodes"}
 	}
-	runDAG := s.RunPath("dag.json")
+	runDAG := s.RunPath(stages.DAGFile)
 	meta := map[string]any{"workflow_run": s.RunID()}
 	if from != "" {
 		meta["source"] = from
@@ -287,7 +288,7 @@ func copyWorkspaceSteps(s *Step) error {
 			if err != nil {
 				return err
 			}
-			if err := s.WriteFile(s.RunPath("steps", e.Name()), b); err != nil {
+			if err := s.WriteFile(s.RunPath(stages.StepsDir, e.Name()), b); err != nil {
 				return err
 			}
 		}
@@ -581,7 +582,7 @@ func phaseGenerate(ctx context.Context, s *Step) error {
 	var m MergeArgs
 	s.Vars().Get(varDAG, &d)
 	s.Vars().Get(varMergeArgs, &m)
-	out := s.RunPath("config.json")
+	out := s.RunPath(stages.ConfigFile)
 	steps := map[string]any{}
 	for n, v := range m.Steps {
 		steps[n] = v

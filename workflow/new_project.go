@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cursus-go/cursus/internal/safefs"
-
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/stages"
 )
 
 // ChoiceFile is the answer file of new-project's seed phase:
@@ -19,8 +19,9 @@ import (
 // {"dag_file": "<path of a DAG file>"}.
 const ChoiceFile = "dag_choice.json"
 
-// DefinitionFile is the compiled definition in a run folder.
-const DefinitionFile = "pipeline.definition.json"
+// DefinitionFile is the compiled definition in a run folder (the guided
+// stages' file of the same name).
+const DefinitionFile = stages.DefinitionFile
 
 // new-project variables.
 const (
@@ -444,19 +445,17 @@ func phaseCompile(ctx context.Context, s *Step) error {
 	if len(def.Steps) != len(d.Nodes) {
 		return Gate("compile.definition", resp, "the definition has %d steps for %d nodes", len(def.Steps), len(d.Nodes))
 	}
-	pretty, err := indentJSON(out.Definition)
+	// The definition goes to its artifact and the report keeps the envelope
+	// with a pointer to it, as the guided stages capture it.
+	pretty, slim, err := stages.CaptureField(resp.Envelope, "definition", DefinitionFile)
 	if err != nil {
-		return err
+		return Gate("compile.definition", resp, "%v", err)
 	}
 	defPath := s.RunPath(DefinitionFile)
 	if err := s.WriteFile(defPath, pretty); err != nil {
 		return err
 	}
-	// The report keeps the envelope with the definition replaced by a
-	// pointer to the artifact (as the guided stages capture it).
-	if slim, err := captureField(resp.Envelope, "definition", DefinitionFile); err == nil {
-		resp.Envelope = slim
-	}
+	resp.Envelope = slim
 	if err := s.Report("compile.definition", args, resp); err != nil {
 		return err
 	}
@@ -475,30 +474,6 @@ func phaseCompile(ctx context.Context, s *Step) error {
 	s.Summary("definition", defPath)
 	s.Summary("steps", len(def.Steps))
 	return nil
-}
-
-// indentJSON indents raw JSON, keeping its key order.
-func indentJSON(raw json.RawMessage) ([]byte, error) {
-	b, err := json.MarshalIndent(raw, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
-// captureField replaces data.<field> of an envelope by {"$artifact": file}.
-func captureField(env json.RawMessage, field, file string) (json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(env, &m); err != nil {
-		return nil, err
-	}
-	var data map[string]json.RawMessage
-	if err := json.Unmarshal(m["data"], &data); err != nil {
-		return nil, err
-	}
-	data[field], _ = json.Marshal(map[string]string{"$artifact": file})
-	m["data"], _ = json.Marshal(data)
-	return json.Marshal(m)
 }
 
 func phasePublish(ctx context.Context, s *Step) error {

@@ -188,7 +188,7 @@ func (s *Step) Report(tool string, args any, resp Response, key ...string) error
 	if err != nil {
 		return fmt.Errorf("report %s: %w", tool, err)
 	}
-	return s.WriteFile(s.RunPath("reports", name+".json"), append(b, '\n'))
+	return s.WriteFile(s.RunPath(stages.ReportsDir, name+".json"), append(b, '\n'))
 }
 
 // WriteFile writes a file (atomically) under the project root and records
