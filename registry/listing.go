@@ -38,11 +38,26 @@ type SharedArg struct {
 	Tools int `json:"tools"`
 }
 
+// SharedShape is an object argument several listed tools declare with the
+// same nested schema: the schema is given once, here, and their listed
+// schemas say only that the argument is an object.
+type SharedShape struct {
+	// Name is the argument's name.
+	Name string `json:"name"`
+	// Schema is the argument's listed schema, without its description,
+	// compact JSON.
+	Schema json.RawMessage `json:"schema"`
+	// Tools counts the listed tools that declare it.
+	Tools int `json:"tools"`
+}
+
 // Listing is the compact form of a set of tools for a host's tool list.
 type Listing struct {
 	// Shared lists the shared argument descriptions, sorted by name then
 	// description.
 	Shared []SharedArg
+	// Shapes lists the shared object shapes, sorted by name then schema.
+	Shapes []SharedShape
 	// schemas holds each tool's listed input schema, marshalled once.
 	schemas map[*ToolDef]json.RawMessage
 }
@@ -54,7 +69,8 @@ type Listing struct {
 // (maxLength, minLength, maxItems: the registry enforces them with an
 // error naming the field), without additionalProperties false (unknown
 // arguments are still refused when called; the server's instructions say
-// so once), and without the descriptions of shared arguments.
+// so once), without the descriptions of shared arguments, and with each
+// shared object shape (Shapes) cut to {"type": "object"}.
 func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] }
 
 // NewListing computes the listing of tools. It fails only when a schema
@@ -65,6 +81,9 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 	type key struct{ name, desc string }
 	stripped := make([]map[string]any, len(tools))
 	count := map[key]int{}
+	// An object argument's nested schema is shared by name and schema
+	// (description aside), as a description is.
+	shapes := map[key]int{}
 	for i, t := range tools {
 		s := maps.Clone(t.Schema())
 		props := map[string]any{}
@@ -81,6 +100,9 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 			props[name] = pm
 			if d, _ := pm["description"].(string); d != "" {
 				count[key{name, d}]++
+			}
+			if sh, ok := shapeOf(pm); ok {
+				shapes[key{name, sh}]++
 			}
 		}
 		if req, ok := s["required"].([]any); ok {
@@ -107,6 +129,18 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 		}
 		return a.Description < b.Description
 	})
+	for k, n := range shapes {
+		if n >= SharedArgMin {
+			l.Shapes = append(l.Shapes, SharedShape{Name: k.name, Schema: json.RawMessage(k.desc), Tools: n})
+		}
+	}
+	sort.Slice(l.Shapes, func(i, j int) bool {
+		a, b := l.Shapes[i], l.Shapes[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return string(a.Schema) < string(b.Schema)
+	})
 	for i, t := range tools {
 		s := stripped[i]
 		props := s["properties"].(map[string]any)
@@ -116,6 +150,13 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 				pm = maps.Clone(pm)
 				delete(pm, "description")
 				props[name] = pm
+			}
+			if sh, ok := shapeOf(pm); ok && shapes[key{name, sh}] >= SharedArgMin {
+				cut := map[string]any{"type": "object"}
+				if d, ok := pm["description"]; ok {
+					cut["description"] = d
+				}
+				props[name] = cut
 			}
 		}
 		b, err := json.Marshal(s)
@@ -127,17 +168,44 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 	return l, nil
 }
 
-// SharedText renders the shared argument descriptions as one paragraph
-// (empty when there are none), for a server's instructions.
+// SharedText renders the shared argument descriptions and object shapes as
+// one paragraph (empty when there are none), for a server's instructions.
 func (l *Listing) SharedText() string {
-	if len(l.Shared) == 0 {
-		return ""
+	var text []string
+	if len(l.Shared) > 0 {
+		parts := make([]string, len(l.Shared))
+		for i, a := range l.Shared {
+			parts[i] = a.Name + ": " + strings.TrimSuffix(a.Description, ".")
+		}
+		text = append(text, "Arguments several tools share (their schemas leave the description out): "+strings.Join(parts, "; ")+".")
 	}
-	parts := make([]string, len(l.Shared))
-	for i, a := range l.Shared {
-		parts[i] = a.Name + ": " + strings.TrimSuffix(a.Description, ".")
+	if len(l.Shapes) > 0 {
+		parts := make([]string, len(l.Shapes))
+		for i, sh := range l.Shapes {
+			parts[i] = sh.Name + ": " + string(sh.Schema)
+		}
+		text = append(text, "Object arguments whose schema several tools share (their schemas say only object): "+strings.Join(parts, "; ")+".")
 	}
-	return "Arguments several tools share (their schemas leave the description out): " + strings.Join(parts, "; ") + "."
+	return strings.Join(text, " ")
+}
+
+// shapeOf is the compact JSON of an object argument's listed schema
+// without its description, when it has nested properties (a shape worth
+// giving once); ok is false for any other argument.
+func shapeOf(p map[string]any) (string, bool) {
+	if p["type"] != "object" {
+		return "", false
+	}
+	if props, _ := p["properties"].(map[string]any); len(props) == 0 {
+		return "", false
+	}
+	q := maps.Clone(p)
+	delete(q, "description")
+	b, err := json.Marshal(q)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }
 
 // sizeBounds are the keywords that only bound a value's size (a name's

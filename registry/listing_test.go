@@ -175,3 +175,60 @@ func TestListedOutlineShadowedField(t *testing.T) {
 		t.Errorf("listed data outline %s", got)
 	}
 }
+
+type graph struct {
+	Nodes []string `json:"nodes"`
+}
+
+type shapeArgs struct {
+	Graph *graph `json:"graph,omitempty"`
+}
+
+type ownShapeArgs struct {
+	Graph *graph `json:"graph,omitempty" jsonschema_description:"The graph to draw."`
+}
+
+// TestListingShapes: an object argument three tools declare with the same
+// nested schema is listed as an object, its schema given once (with a
+// description of its own kept); two tools do not share a shape.
+func TestListingShapes(t *testing.T) {
+	tool := func(name string) *registry.ToolDef {
+		return registry.New(name, registry.Spec{Description: "Shapes."},
+			func(ctx context.Context, a shapeArgs) (*envelope.ToolResult, error) { return envelope.OK(nil), nil })
+	}
+	own := registry.New("demo.own", registry.Spec{Description: "Shapes."},
+		func(ctx context.Context, a ownShapeArgs) (*envelope.ToolResult, error) { return envelope.OK(nil), nil })
+	a, b := tool("demo.a"), tool("demo.b")
+	l, err := registry.NewListing([]*registry.ToolDef{a, b, own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"additionalProperties":false,"properties":{"nodes":{"items":{"type":"string"},"type":"array"}},"type":"object"}`
+	if len(l.Shapes) != 1 || l.Shapes[0].Name != "graph" || string(l.Shapes[0].Schema) != want || l.Shapes[0].Tools != 3 {
+		t.Fatalf("shapes %s", must(json.Marshal(l.Shapes)))
+	}
+	if !strings.Contains(l.SharedText(), "graph: "+want) {
+		t.Errorf("shared text %q", l.SharedText())
+	}
+	if got := string(l.InputSchema(a)); got != `{"properties":{"graph":{"type":"object"}},"type":"object"}` {
+		t.Errorf("listed schema %s", got)
+	}
+	if got := string(l.InputSchema(own)); got != `{"properties":{"graph":{"description":"The graph to draw.","type":"object"}},"type":"object"}` {
+		t.Errorf("listed schema %s", got)
+	}
+	// The full schema keeps the shape.
+	if !strings.Contains(string(must(json.Marshal(a.Schema()))), `"nodes"`) {
+		t.Error("the full schema lost the shape")
+	}
+	l2, _ := registry.NewListing([]*registry.ToolDef{a, b})
+	if len(l2.Shapes) != 0 || !strings.Contains(string(l2.InputSchema(a)), `"nodes"`) || l2.SharedText() != "" {
+		t.Errorf("shapes %+v, schema %s", l2.Shapes, l2.InputSchema(a))
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
