@@ -263,15 +263,17 @@ func restatesName(name, desc string) bool {
 }
 
 // ListedOutputSchema is the output schema a host's tool list carries: the
-// envelope with ok required and data, the other envelope fields left to
-// the envelope's documentation (the schema stays open, so every answer,
-// a failure too, validates), and data as an outline of the data type
-// within OutlineBudget: the JSON types of its fields (a struct's, one
-// level deep), else the type alone ({} for an untyped tool), a string too
-// where the tool has a markdown view. The outline is read off the Go type
-// directly, without reflecting the full schema, so listing every tool
-// costs no schema reflection at start-up. Every answer valid against
-// OutputSchema is valid against it. Marshalled once.
+// envelope with data alone, the other envelope fields left to the
+// envelope's documentation (ok, the same boolean in every answer, is said
+// once in the server's instructions instead of in every tool; the schema
+// stays open, so every answer, a failure too, validates), and data as an
+// outline of the data type within OutlineBudget: the JSON types of its
+// fields (a struct's, one level deep), else the type alone ({} for an
+// untyped tool), a string too where the tool has a markdown view. The
+// outline is read off the Go type directly, without reflecting the full
+// schema, so listing every tool costs no schema reflection at start-up.
+// Every answer valid against OutputSchema is valid against it. Marshalled
+// once.
 func (t *ToolDef) ListedOutputSchema() json.RawMessage {
 	return t.listedOut.get(t.Name, func() (map[string]any, error) {
 		src := t
@@ -289,8 +291,7 @@ func (t *ToolDef) ListedOutputSchema() json.RawMessage {
 		}
 		return map[string]any{
 			"type":       "object",
-			"required":   []any{"ok"},
-			"properties": map[string]any{"ok": map[string]any{"type": "boolean"}, "data": data},
+			"properties": map[string]any{"data": data},
 		}, nil
 	}).b
 }

@@ -116,16 +116,18 @@ func TestListing(t *testing.T) {
 }
 
 // TestListedOutputSchema: the output schema a tool list carries is the
-// open envelope requiring ok, its data the data type's fields with their
-// JSON types, and an answer of the tool validates against it.
+// open envelope with data alone (ok is the same in every tool, said once by
+// the server), its data the data type's fields with their JSON types, and
+// an answer of the tool, a failure too, validates against it.
 func TestListedOutputSchema(t *testing.T) {
 	tl := listTool("demo.a")
-	// The listed output schema is open and requires ok.
+	// The listed output schema is open and lists data alone.
 	var out map[string]any
 	if err := json.Unmarshal(tl.ListedOutputSchema(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out["type"] != "object" || !slices.Equal(out["required"].([]any), []any{"ok"}) || out["additionalProperties"] != nil {
+	props, _ := out["properties"].(map[string]any)
+	if _, ok := props["data"]; out["type"] != "object" || len(props) != 1 || !ok || out["required"] != nil || out["additionalProperties"] != nil {
 		t.Errorf("listed output schema %s", tl.ListedOutputSchema())
 	}
 	// Its data is the data type's fields with their JSON types.
@@ -140,6 +142,9 @@ func TestListedOutputSchema(t *testing.T) {
 	answer := `{"ok": true, "data": {"items": [{"name": "n", "parts": [{"key": "k", "value": "v"}]}], "count": 2}}`
 	if r, _ := s.Validate(gojsonschema.NewStringLoader(answer)); !r.Valid() {
 		t.Errorf("listed output schema rejects %s: %v", answer, r.Errors())
+	}
+	if r, _ := s.Validate(gojsonschema.NewStringLoader(`{"ok": false, "error": "e", "code": "not_found"}`)); !r.Valid() {
+		t.Errorf("listed output schema rejects a failure: %v", r.Errors())
 	}
 	if r, _ := s.Validate(gojsonschema.NewStringLoader(`{"ok": true, "data": "no object"}`)); r.Valid() {
 		t.Error("listed output schema accepts a string for data")

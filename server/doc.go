@@ -8,9 +8,10 @@
 // the selection options allow, under its wire name ("compile__dag"), with
 // its rendered description (when and examples folded in), its listed
 // input schema (registry.Listing: no deprecated aliases, no descriptions
-// that restate a name, the descriptions several tools share given once in
-// the instructions), its outputSchema (registry.ToolDef.ListedOutputSchema:
-// the envelope, its data outlined), a title only where the tool has one,
+// that restate a name, the descriptions and object shapes several tools
+// share given once in the instructions), its outputSchema
+// (registry.ToolDef.ListedOutputSchema: the envelope's data, outlined; ok
+// is said once in the instructions), a title only where the tool has one,
 // and the annotations exporters.Annotations derives from the capability
 // flags, every hint set explicitly. The schemas are marshalled once and
 // registered through the SDK's raw AddTool, so the SDK neither infers them

@@ -22,7 +22,7 @@ import (
 // goal.
 const (
 	listGoal    = 60_000
-	listCeiling = 71_000
+	listCeiling = 66_000
 )
 
 // TestToolsListBudget measures the default tools/list of the real

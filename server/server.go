@@ -565,8 +565,8 @@ func instructions(p registry.Policy, hidden bool, shared string) string {
 	var b strings.Builder
 	b.WriteString("Cursus compiles ML pipeline DAGs into Amazon SageMaker Pipelines definitions. ")
 	b.WriteString("Tool names are <namespace>__<name>; start with tools__help for an overview, or tools__help {\"namespace\": ...} for one namespace. ")
-	b.WriteString("Every tool answers one JSON envelope (structuredContent on success; the text block carries the same JSON): ok, then data (and next_steps, warnings, meta) on success, or error, code and remedy on failure; follow remedy.suggested_tools to recover. ")
-	b.WriteString("A tool's outputSchema outlines its data; tools__describe_tool gives the full schemas. An argument a tool's inputSchema does not list is refused.")
+	b.WriteString("Every tool answers one JSON envelope (structuredContent on success; the text block carries the same JSON): ok (a boolean), then data (and next_steps, warnings, meta) on success, or error, code and remedy on failure; follow remedy.suggested_tools to recover. ")
+	b.WriteString("A tool's outputSchema outlines its data (ok, in every answer, is left out of it); tools__describe_tool gives the full schemas. An argument a tool's inputSchema does not list is refused.")
 	if shared != "" {
 		b.WriteString(" " + shared)
 	}
