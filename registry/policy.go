@@ -90,6 +90,21 @@ func (p Policy) Allows(t *ToolDef) (bool, string) {
 	}
 }
 
+// AllowWrite is the write gate of a tool's WriteArg: a call that gives arg
+// under a policy that keeps writes closed gets tool_disabled, as a writing
+// tool would, with a remedy to leave the argument out (the answer then
+// carries the artifact). A trusted caller (no policy) may write.
+func AllowWrite(ctx context.Context, arg string) error {
+	p := PolicyFrom(ctx)
+	if p == nil || p.AllowDestructive {
+		return nil
+	}
+	return envelope.Errorf(envelope.CodeToolDisabled,
+		"%s writes a file, and this server keeps writes closed: leave %s out to get the result in the answer, or set %s=1 (or the matching server flag) if the user agrees", arg, arg, EnvEnableDestructive).
+		WithDetails("argument", arg, "env_var", EnvEnableDestructive).
+		WithRemedy("call again without " + arg + ": the answer carries the result")
+}
+
 type ctxKey int
 
 const (

@@ -46,6 +46,12 @@ type Spec struct {
 	Destructive bool
 	// Writes marks a tool that writes local files.
 	Writes bool
+	// WriteArg names the argument (e.g. output_file) with which a tool that
+	// is otherwise read-only writes a file instead of answering its
+	// artifact. The tool stays read-only and listed where writes are
+	// closed, and its handler refuses a call that gives the argument there
+	// (AllowWrite); a server that opens writes lists it as not read-only.
+	WriteArg string
 	// ExecCode marks a tool that executes code (scripts, interpreters).
 	ExecCode bool
 	// Network marks a tool that reaches the network or AWS.

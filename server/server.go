@@ -240,7 +240,9 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	}
 	for _, t := range allowed {
 		desc := mcpTool(t, listing)
-		if recorded[t.Name] && desc.Annotations.ReadOnlyHint {
+		// A tool that writes on request (Spec.WriteArg) can write once
+		// writes are open, so it is not read-only there.
+		if (recorded[t.Name] || (t.WriteArg != "" && opts.Policy.AllowDestructive)) && desc.Annotations.ReadOnlyHint {
 			a := *desc.Annotations
 			a.ReadOnlyHint, a.IdempotentHint = false, false
 			desc.Annotations = &a

@@ -36,13 +36,14 @@ func CompileNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner, registry.PhaseValidator},
 		}, compilePreview),
 		registry.New("compile.definition", registry.Spec{
-			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition (a JSON object), with the upload manifest of its local code and the readiness gate. Never uploads or deploys.",
+			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition (a JSON object), with the upload manifest of its local code and the readiness gate; output_file writes the definition to a file instead of answering it. Never uploads or deploys.",
 			When:        "you want to see, check or deploy-by-other-means the pipeline definition",
 			Examples: []string{
 				`compile.definition {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
-				`compile.definition {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "pipeline_name": "my-training-pipeline"}  # explicit name`,
+				`compile.definition {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "pipeline_name": "my-training-pipeline", "output_file": "build/pipeline.definition.json"}  # writes the definition (writes must be open)`,
 			},
-			Tags: []string{registry.PhaseProgrammer},
+			Tags:     []string{registry.PhaseProgrammer},
+			WriteArg: "output_file",
 		}, compileDefinition),
 		registry.New("compile.with_report", registry.Spec{
 			Description: "Compiles a DAG and reports, per node, config, step type, builder, step name, resolution confidence and where each input comes from, and each quality gate's branches. Never deploys.",
@@ -94,6 +95,11 @@ type compileArgs struct {
 type namedCompileArgs struct {
 	compileArgs
 	PipelineName string `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default: <config pipeline_name>-<pipeline_version>-pipeline, sanitized."`
+}
+
+type definitionArgs struct {
+	namedCompileArgs
+	OutputFile string `json:"output_file,omitempty" jsonschema_description:"Write the definition to this file (atomically, confined to the project root) and answer without it. Where writes are closed it is refused."`
 }
 
 type dagCompileArgs struct {
@@ -247,8 +253,10 @@ type CompileDefinitionData struct {
 	StepCount    int      `json:"step_count"`
 	Steps        []string `json:"steps"`
 	// Definition is the pipeline definition JSON (free JSON: the SageMaker
-	// schema's), in the compiler's key order.
-	Definition      json.RawMessage    `json:"definition" jsonschema:"type=object"`
+	// schema's), in the compiler's key order; absent when it was written to
+	// DefinitionFile instead.
+	Definition      json.RawMessage    `json:"definition,omitempty" jsonschema:"type=object"`
+	DefinitionFile  string             `json:"definition_file,omitempty"`
 	DefinitionBytes int                `json:"definition_bytes"`
 	UploadManifest  compiler.Manifest  `json:"upload_manifest"`
 	Deployable      bool               `json:"deployable"`
@@ -283,7 +291,17 @@ func definitionData(res *compiler.Result) (CompileDefinitionData, error) {
 	}, nil
 }
 
-func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.Result[CompileDefinitionData], error) {
+func compileDefinition(ctx context.Context, a definitionArgs) (*envelope.Result[CompileDefinitionData], error) {
+	path := ""
+	if a.OutputFile != "" {
+		if err := registry.AllowWrite(ctx, "output_file"); err != nil {
+			return nil, err
+		}
+		var err error
+		if path, err = registry.ResolveWritePath(ctx, a.OutputFile); err != nil {
+			return nil, err
+		}
+	}
 	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
 	if err != nil {
 		return nil, err
@@ -291,6 +309,17 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.Resul
 	data, err := definitionData(res)
 	if err != nil {
 		return nil, err
+	}
+	if path != "" {
+		if err := ctx.Err(); err != nil {
+			return nil, envelope.Errorf(envelope.CodeCancelled, "cancelled before writing %s: %v", a.OutputFile, err)
+		}
+		// The file holds the definition as the answer would (the compiler's
+		// bytes), written atomically.
+		if err := safefs.From(ctx).WriteFile(path, data.Definition, 0o644); err != nil {
+			return nil, registry.FileError("output_file", a.OutputFile, err)
+		}
+		data.Definition, data.DefinitionFile = nil, path
 	}
 	warnings := res.Warnings
 	if n := data.DefinitionBytes; n > sagemaker.MaxDefinitionBytes {
@@ -311,7 +340,7 @@ func compileDefinition(ctx context.Context, a namedCompileArgs) (*envelope.Resul
 // runLocalStep offers execution.run_local for a compiled pipeline, with
 // generated data standing in for each S3 input it reads of the user's
 // (localrun.DataKeys), so the run needs nothing the answers have not said.
-func runLocalStep(res *compiler.Result, a namedCompileArgs) envelope.NextStep {
+func runLocalStep(res *compiler.Result, a definitionArgs) envelope.NextStep {
 	h := hint(a.compileArgs)
 	if a.PipelineName != "" {
 		h["pipeline_name"] = a.PipelineName

@@ -16,6 +16,7 @@ import (
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/awstest"
+	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
 )
 
@@ -461,4 +462,62 @@ fields:
 	}
 	delete(args, "workspace_dirs")
 	tools.WantFail(t, tools.CallTool(t, context.Background(), "compile.definition", args), envelope.CodeInvalidInput)
+}
+
+// compile.definition with output_file writes the definition (the bytes it
+// would answer) atomically and answers without it; where writes are closed
+// the argument is refused and nothing is written; a path out of the
+// project root is refused naming it.
+func TestCompileDefinitionOutputFile(t *testing.T) {
+	root, ctx := exampleProject(t)
+	args := compileExampleArgs("simple-training")
+	for k, v := range args {
+		args[k] = strings.TrimPrefix(v.(string), "../")
+	}
+	inline := tools.Registry().Call(ctx, "compile.definition", args)
+	if !inline.OK {
+		t.Fatalf("inline: %s", inline.Error)
+	}
+	want := inline.Data.(tools.CompileDefinitionData).Definition
+
+	args["output_file"] = "build/pipeline.definition.json"
+	res := tools.Registry().Call(ctx, "compile.definition", args)
+	if !res.OK {
+		t.Fatalf("output_file: %s %s", res.Code, res.Error)
+	}
+	data := res.Data.(tools.CompileDefinitionData)
+	path := filepath.Join(root, "build", "pipeline.definition.json")
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("the file holds %d bytes, not the %d-byte definition the answer would carry", len(got), len(want))
+	}
+	if data.Definition != nil || data.DefinitionFile != path || data.DefinitionBytes != len(want) || data.StepCount == 0 {
+		t.Errorf("answer: definition %d bytes, definition_file %q, definition_bytes %d, step_count %d", len(data.Definition), data.DefinitionFile, data.DefinitionBytes, data.StepCount)
+	}
+	b, _ := json.Marshal(res)
+	if strings.Contains(string(b), `"definition":`) {
+		t.Errorf("the answer still carries the definition: %.200s", b)
+	}
+
+	p := *registry.PolicyFrom(ctx)
+	p.AllowDestructive = false
+	args["output_file"] = "build/closed.json"
+	closed := tools.Registry().Call(registry.WithPolicy(context.Background(), p), "compile.definition", args)
+	if closed.Code != envelope.CodeToolDisabled || !strings.Contains(closed.Error, "output_file") {
+		t.Errorf("writes closed: %s %s", closed.Code, closed.Error)
+	}
+	if _, err := os.Stat(filepath.Join(root, "build", "closed.json")); !os.IsNotExist(err) {
+		t.Errorf("a refused output_file was written (%v)", err)
+	}
+
+	args["output_file"] = "../outside.json"
+	if out := tools.Registry().Call(ctx, "compile.definition", args); out.Code != envelope.CodeInvalidInput {
+		t.Errorf("outside the root: %s %s", out.Code, out.Error)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(root), "outside.json")); !os.IsNotExist(err) {
+		t.Errorf("a file outside the root was written (%v)", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
 )
@@ -14,7 +15,9 @@ import (
 // TestReadOnlyToolsWriteNothing: every tool the registry calls read-only
 // (and the MCP server annotates readOnlyHint) runs each of its examples
 // in the example project (exampleProject: writes open) and leaves the
-// tree exactly as it was: no file added, removed or changed.
+// tree exactly as it was: no file added, removed or changed. An example
+// that gives the argument with which the tool writes on request
+// (Spec.WriteArg) runs with writes closed and must be refused.
 func TestReadOnlyToolsWriteNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every read-only tool's examples")
@@ -32,7 +35,17 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := treeState(t, root)
-			r.Call(ctx, name, args)
+			if _, writes := args[tl.WriteArg]; tl.WriteArg != "" && writes {
+				// The argument that makes the tool write: refused where
+				// writes are closed, and nothing is written.
+				p := *registry.PolicyFrom(ctx)
+				p.AllowDestructive = false
+				if res := r.Call(registry.WithPolicy(ctx, p), name, args); res.Code != envelope.CodeToolDisabled {
+					t.Errorf("%s with writes closed: %s %s, want %s", e, res.Code, res.Error, envelope.CodeToolDisabled)
+				}
+			} else {
+				r.Call(ctx, name, args)
+			}
 			ran++
 			after := treeState(t, root)
 			for p, st := range after {
