@@ -2,9 +2,11 @@ package cursus
 
 import (
 	"context"
+	"errors"
 
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // What an MCP server offers besides tools, for the front ends: the
@@ -21,7 +23,7 @@ type ResourceTemplate = tools.ResourceTemplate
 
 // Prompt is one prompt a server lists; its arguments are an optional
 // run_id (and, for a stage, an optional host).
-type Prompt = tools.Prompt
+type Prompt = workflow.Prompt
 
 // Resources lists the fixed resources: one per step type of the embedded
 // catalog, one per shared DAG, and the tool reference.
@@ -39,14 +41,18 @@ func ReadResource(ctx context.Context, reg *registry.Registry, uri string) (text
 }
 
 // Prompts lists the prompts: one per guided stage, one per workflow.
-func Prompts() ([]Prompt, error) { return tools.Prompts() }
+func Prompts() ([]Prompt, error) { return workflow.Prompts() }
 
 // GetPrompt renders a prompt for a run (runID may be empty) and, for a
 // stage, a host's model binding (host may be empty). An unknown name
 // satisfies IsNotFound; an unknown run or host is an *envelope.ToolError.
 func GetPrompt(ctx context.Context, reg *registry.Registry, name, runID, host string) (description, text string, err error) {
-	return tools.GetPrompt(ctx, reg, name, runID, host)
+	return workflow.GetPrompt(ctx, reg, name, runID, host)
 }
 
 // IsNotFound reports whether err says a resource or prompt does not exist.
-func IsNotFound(err error) bool { return tools.IsNotFound(err) }
+func IsNotFound(err error) bool {
+	var r *tools.ResourceNotFoundError
+	var p *workflow.PromptNotFoundError
+	return errors.As(err, &r) || errors.As(err, &p)
+}

@@ -24,11 +24,14 @@ package cursus
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // Version is the version of this module, reported by `cursus version` and as
@@ -57,15 +60,47 @@ type Tool struct {
 	Typed bool `json:"typed"`
 }
 
-// Registry returns the registry of every tool, built once.
-func Registry() *registry.Registry { return tools.Registry() }
+// DefaultNamespaces returns the namespaces of the default registry, each
+// built anew, in a fixed order: those of package tools (the tools over the
+// engine), then the workflow namespace (package workflow: the guided
+// stages and the workflow runner, which call the other tools through the
+// registry). It is the one list of the tools Cursus serves.
+func DefaultNamespaces() []registry.Namespace {
+	return append(tools.DefaultNamespaces(), workflow.Namespace())
+}
+
+var (
+	buildOnce sync.Once
+	built     *registry.Registry
+	buildErr  error
+)
+
+// Build builds the default registry (DefaultNamespaces, with the tools'
+// markdown views) once and returns it with any build error.
+func Build() (*registry.Registry, error) {
+	buildOnce.Do(func() {
+		built, buildErr = tools.Build(DefaultNamespaces())
+	})
+	return built, buildErr
+}
+
+// Registry returns the registry of every tool, built once. It panics if
+// the registry cannot be built: a duplicate or malformed tool is a
+// programming error that the package tests catch.
+func Registry() *registry.Registry {
+	r, err := Build()
+	if err != nil {
+		panic(fmt.Sprintf("cursus: %v", err))
+	}
+	return r
+}
 
 // CallTool calls a tool by dotted ("catalog.search") or wire
 // ("catalog__search") name. args may be nil, a JSON object as []byte,
 // json.RawMessage or string, or any value that marshals to a JSON object
 // (a map or a struct).
 func CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
-	return tools.Registry().Call(ctx, name, args)
+	return Registry().Call(ctx, name, args)
 }
 
 // Call calls a tool (CallTool) and returns its data as an Out, with the
@@ -78,7 +113,7 @@ func CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
 // its judgement is the data.
 func Call[Out any](ctx context.Context, name string, args any) (Out, *envelope.ToolResult, error) {
 	res := CallTool(ctx, name, args)
-	if t, ok := tools.Registry().Get(name); ok && !t.Typed() {
+	if t, ok := Registry().Get(name); ok && !t.Typed() {
 		out, err := envelope.Decode[Out](res)
 		return out, res, err
 	}
@@ -109,7 +144,7 @@ func ListTools(namespace string) []Tool { return listTools(namespace, true) }
 func ListToolSummaries(namespace string) []Tool { return listTools(namespace, false) }
 
 func listTools(namespace string, withSchema bool) []Tool {
-	defs := tools.Registry().List(namespace)
+	defs := Registry().List(namespace)
 	out := make([]Tool, 0, len(defs))
 	for _, t := range defs {
 		out = append(out, toTool(t, withSchema))
@@ -119,7 +154,7 @@ func listTools(namespace string, withSchema bool) []Tool {
 
 // LookupTool describes one tool by dotted or wire name.
 func LookupTool(name string) (Tool, bool) {
-	t, ok := tools.Registry().Get(name)
+	t, ok := Registry().Get(name)
 	if !ok {
 		return Tool{}, false
 	}
@@ -127,7 +162,7 @@ func LookupTool(name string) (Tool, bool) {
 }
 
 // Namespaces returns every namespace with its one-line description.
-func Namespaces() map[string]string { return tools.Registry().Namespaces() }
+func Namespaces() map[string]string { return Registry().Namespaces() }
 
 // Export renders the tools (optionally of one namespace) in a provider's
 // tool format: "openai", "openai-responses", "anthropic", "bedrock",
@@ -137,7 +172,7 @@ func Export(format, namespace string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return exporters.ExportJSON(f, tools.Registry().List(namespace), false)
+	return exporters.ExportJSON(f, Registry().List(namespace), false)
 }
 
 func toTool(t *registry.ToolDef, withSchema bool) Tool {

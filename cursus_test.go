@@ -157,8 +157,32 @@ func TestListToolsAndLookup(t *testing.T) {
 	}
 }
 
+// The default registry is the one list DefaultNamespaces: each namespace
+// once, the workflow namespace (above package tools) included, and every
+// namespace of the built registry comes from it.
+func TestDefaultNamespacesAreTheRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, ns := range cursus.DefaultNamespaces() {
+		if seen[ns.Name] {
+			t.Errorf("namespace %s listed twice", ns.Name)
+		}
+		seen[ns.Name] = true
+	}
+	if !seen["workflow"] {
+		t.Error("the default namespaces lack the workflow namespace")
+	}
+	for ns := range cursus.Namespaces() {
+		if !seen[ns] {
+			t.Errorf("the registry has namespace %s, which DefaultNamespaces does not list", ns)
+		}
+	}
+	if len(cursus.Namespaces()) != len(seen) {
+		t.Errorf("the registry has %d namespaces, DefaultNamespaces %d", len(cursus.Namespaces()), len(seen))
+	}
+}
+
 func BenchmarkRegistryBuild(b *testing.B) {
-	ns := toolsNamespaces()
+	ns := cursus.DefaultNamespaces()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := buildRegistry(ns); err != nil {

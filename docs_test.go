@@ -5,14 +5,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/docgen"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // TestToolsDocUpToDate fails when docs/tools.md no longer matches the
 // registry: run `go generate ./...` and commit the result.
 func TestToolsDocUpToDate(t *testing.T) {
-	want := docgen.ToolsMarkdown(tools.Registry())
+	want := docgen.ToolsMarkdown(cursus.Registry())
 	got, err := os.ReadFile("docs/tools.md")
 	if err != nil {
 		t.Fatalf("%v (run `go generate ./...`)", err)

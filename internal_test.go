@@ -1,10 +1,5 @@
 package cursus_test
 
-import (
-	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
-)
-
-func toolsNamespaces() []registry.Namespace { return tools.DefaultNamespaces() }
+import "github.com/cursus-go/cursus/registry"
 
 func buildRegistry(ns []registry.Namespace) (*registry.Registry, error) { return registry.Build(ns) }

@@ -14,20 +14,28 @@ import (
 
 // The layers, bottom up, and what each may import of this module (its
 // non-test imports; a test may reach further down or across, e.g. a tools
-// test builds a workflow caller, a cli test reads a localrun report):
+// test builds the default registry with the workflow namespace, a workflow
+// test calls the tools through the facade, a cli test reads a localrun
+// report):
 //
 //	engine/...          the engine: internal/* and other engine packages only; it
 //	                    returns Go values and typed errors and knows nothing of
 //	                    envelopes, the registry, tools or their callers
 //	envelope            the tool contract: nothing of the module
 //	registry            envelope, internal/*
-//	tools               the tool handlers: engine, envelope, registry, internal/*,
-//	                    and the workflow and stages packages whose tools it serves
-//	workflow, stages    above the tools: they call tools by name through the
-//	                    registry (workflow.RegistryCaller) and read envelopes; they
-//	                    import registry, envelope, engine, internal/* and never a
-//	                    tool, the facade or a front end
-//	cursus (the facade) everything below
+//	tools               the tool handlers over the engine: engine, envelope,
+//	                    registry, internal/*; never the workflows or the stages
+//	workflow, stages    above the tools: the workflow namespace's tools (the
+//	                    guided stages and the workflow runner), the guided
+//	                    Session and the prompts live in workflow, the stage
+//	                    definitions and run folders in stages; they call tools by
+//	                    name through the registry (workflow.RegistryCaller) and
+//	                    read envelopes; they import registry, envelope, engine,
+//	                    internal/* (workflow also stages) and never a tool, the
+//	                    facade or a front end
+//	cursus (the facade) everything below; its DefaultNamespaces is the one list
+//	                    of the default registry (the tools' namespaces, then the
+//	                    workflow namespace)
 //	exporters           registry, envelope, internal/*
 //	cli, server         the front ends: the facade, envelope, registry, exporters,
 //	                    internal/* (and cli the server); never the engine, the tools,
@@ -58,7 +66,7 @@ func TestImportRules(t *testing.T) {
 		"engine":    {"engine", "internal"},
 		"envelope":  {},
 		"registry":  {"envelope", "internal"},
-		"tools":     {"engine", "envelope", "registry", "internal", "workflow", "stages"},
+		"tools":     {"engine", "envelope", "registry", "internal"},
 		"workflow":  {"engine", "envelope", "registry", "internal", "stages"},
 		"stages":    {"engine", "envelope", "registry", "internal"},
 		"exporters": {"envelope", "registry", "internal"},

@@ -7,7 +7,7 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/stages"
-	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // SessionOptions configures NewSession.
@@ -33,11 +33,18 @@ type SessionOptions struct {
 // stage of a run is active, the results of the tools the stage records are
 // saved in the run folder. A Session is safe for concurrent use, and
 // sessions are independent of each other.
-type Session struct{ s *tools.Session }
+type Session struct{ s *workflow.Session }
 
 // NewSession starts a guided session. It fails on an unknown stage.
 func NewSession(opts SessionOptions) (*Session, error) {
-	s, err := tools.NewSession(tools.SessionOptions{Stage: opts.Stage, Policy: opts.Policy, Registry: opts.Registry})
+	reg := opts.Registry
+	if reg == nil {
+		var err error
+		if reg, err = Build(); err != nil {
+			return nil, err
+		}
+	}
+	s, err := workflow.NewSession(workflow.SessionOptions{Stage: opts.Stage, Policy: opts.Policy, Registry: reg})
 	if err != nil {
 		return nil, err
 	}

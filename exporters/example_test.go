@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 )
 
 type greetArgs struct {
@@ -18,7 +18,7 @@ type greetArgs struct {
 }
 
 // greetTool is a small tool for the examples; real callers export
-// tools.Registry().List(namespace).
+// cursus.Registry().List(namespace).
 var greetTool = registry.New("demo.greet", registry.Spec{
 	Description: "Greets someone.",
 	When:        "you want to say hello",
@@ -70,7 +70,7 @@ func ExampleExport() {
 // Export takes the tools to render, so a namespace filter is the
 // registry's List.
 func ExampleExport_namespace() {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	out, err := exporters.Export(exporters.FormatMCP, reg.List("tools"))
 	if err != nil {
 		panic(err)

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 	"github.com/invopop/jsonschema"
 )
 
@@ -139,7 +139,7 @@ func TestExportErrorsAndEmpty(t *testing.T) {
 // listed tool of the real registry: names, descriptions, schemas and the
 // exact keys of each object.
 func TestEveryFormatOverRegistry(t *testing.T) {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	defs := reg.List("")
 	if len(defs) == 0 {
 		t.Fatal("registry lists no tools")
@@ -335,7 +335,7 @@ func checkGemini(t *testing.T, path string, v any) {
 }
 
 func TestGeminiOverRegistryIsClean(t *testing.T) {
-	defs := tools.Registry().List("")
+	defs := cursus.Registry().List("")
 	for _, e := range exportJSON(t, exporters.FormatGemini, defs) {
 		if p, ok := e["parameters"]; ok {
 			checkGemini(t, e["name"].(string), p)
@@ -517,7 +517,7 @@ func TestGeminiParametersEdgeCases(t *testing.T) {
 }
 
 func TestNamespaceFilter(t *testing.T) {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	total := 0
 	for _, ns := range reg.NamespaceNames() {
 		defs := reg.List(ns)
@@ -569,7 +569,7 @@ func scramble(v any) {
 }
 
 func TestExportsDoNotShareWithRegistry(t *testing.T) {
-	defs := append(append([]*registry.ToolDef{}, tools.Registry().All()...), unionTool())
+	defs := append(append([]*registry.ToolDef{}, cursus.Registry().All()...), unionTool())
 	snapshot := func() string {
 		var b strings.Builder
 		for _, td := range defs {
@@ -682,7 +682,7 @@ func TestMCPTitleAndTagsAndNoArgs(t *testing.T) {
 }
 
 func BenchmarkExport(b *testing.B) {
-	defs := tools.Registry().List("")
+	defs := cursus.Registry().List("")
 	for _, f := range exporters.Formats {
 		b.Run(string(f), func(b *testing.B) {
 			b.ReportAllocs()

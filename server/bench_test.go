@@ -8,9 +8,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
-	"github.com/cursus-go/cursus/tools"
 )
 
 func reportRate(b *testing.B) {
@@ -48,7 +48,7 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args any) {
 // BenchmarkListToolsInMemory: tools/list of the real registry (default
 // policy) over the in-memory transport.
 func BenchmarkListToolsInMemory(b *testing.B) {
-	benchList(b, connect(b, newServer(b, tools.Registry(), server.Options{}), ""))
+	benchList(b, connect(b, newServer(b, cursus.Registry(), server.Options{}), ""))
 }
 
 // BenchmarkCallInMemory: a small tools/call round trip (demo.echo) over the
@@ -97,7 +97,7 @@ func benchRaw(b *testing.B, r *rawStdio, request string) {
 
 // BenchmarkListToolsRawStdio: tools/list of the real registry, server side only.
 func BenchmarkListToolsRawStdio(b *testing.B) {
-	benchRaw(b, startStdio(b, testCtx(b), tools.Registry(), server.Options{}), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	benchRaw(b, startStdio(b, testCtx(b), cursus.Registry(), server.Options{}), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 }
 
 // BenchmarkCallRawStdio: a small tools/call (demo.echo), server side only.
@@ -158,7 +158,7 @@ func BenchmarkStartToFirstAnswer(b *testing.B) {
 // BenchmarkNewServer: building the server from the real registry (part of
 // the start-up time; the registry itself is built once before the loop).
 func BenchmarkNewServer(b *testing.B) {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	opts := server.Options{Policy: registry.Policy{AllowDestructive: true, AllowScriptExec: true}}
 	for b.Loop() {
 		if _, err := server.New(reg, opts); err != nil {

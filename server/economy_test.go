@@ -10,10 +10,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/xeipuuv/gojsonschema"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/testfs"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // listGoal is what the default tools/list may weigh, in bytes of compact
@@ -29,7 +31,7 @@ const (
 // registry through the go-sdk client: every tool has an object
 // outputSchema, and the whole list stays under the ceiling.
 func TestToolsListBudget(t *testing.T) {
-	cs := connect(t, newServer(t, tools.Registry(), server.Options{}), "2025-06-18")
+	cs := connect(t, newServer(t, cursus.Registry(), server.Options{}), "2025-06-18")
 	res, err := cs.ListTools(testCtx(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -69,10 +71,10 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 	}
 	root := t.TempDir()
 	testfs.CopyTree(t, "../examples", filepath.Join(root, "examples"))
-	cs := connect(t, newServer(t, tools.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}), "2025-06-18")
+	cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}), "2025-06-18")
 	listed := listTools(t, cs)
 	ran, ok := 0, 0
-	for _, def := range tools.Registry().List("") {
+	for _, def := range cursus.Registry().List("") {
 		tl := listed[def.WireName()]
 		if tl == nil {
 			continue
@@ -121,7 +123,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(filepath.Dir(root), "secret-"+filepath.Base(root)), []byte("no"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs := connect(t, newServer(t, tools.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}), "2025-06-18")
+	cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}), "2025-06-18")
 	ctx := testCtx(t)
 	caps := cs.InitializeResult().Capabilities
 	if caps.Resources == nil || caps.Prompts == nil {
@@ -210,7 +212,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if _, env := callEnv(t, cs, "workflow__new_run", map[string]any{"run_id": "demo"}); env["ok"] != true {
 		t.Fatalf("new_run: %v", env)
 	}
-	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: tools.StagePromptPrefix + "plan", Arguments: map[string]string{"run_id": "demo", "host": "claude-code"}})
+	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: workflow.StagePromptPrefix + "plan", Arguments: map[string]string{"run_id": "demo", "host": "claude-code"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +220,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if !strings.Contains(text, filepath.Join("runs", "demo", "dag.json")) || !strings.Contains(text, "On claude-code") {
 		t.Errorf("plan prompt for run demo on claude-code:\n%s", text)
 	}
-	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: tools.StagePromptPrefix + "plan", Arguments: map[string]string{"run_id": "nope"}}); err == nil || !strings.Contains(err.Error(), "not_found") {
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: workflow.StagePromptPrefix + "plan", Arguments: map[string]string{"run_id": "nope"}}); err == nil || !strings.Contains(err.Error(), "not_found") {
 		t.Errorf("unknown run: %v", err)
 	}
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "stage_nope"}); err == nil {
@@ -230,7 +232,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 // every tool both list has the same descriptor, and a tool outside the
 // stage answers tool_not_in_stage where the static server runs it.
 func TestOneServerPath(t *testing.T) {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	static := listTools(t, connect(t, newServer(t, reg, server.Options{}), ""))
 	gcs := connect(t, newServer(t, reg, server.Options{Stage: "plan"}), "")
 	guided := listTools(t, gcs)

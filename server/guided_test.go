@@ -15,10 +15,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 	"github.com/cursus-go/cursus/stages"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // The guided tests run over the real registry: stages name real tools.
@@ -48,7 +48,7 @@ func guidedClient(t *testing.T, connect func(c *mcp.Client) (*mcp.ClientSession,
 // inMemory connects a new client to a new guided server built with opts.
 func inMemory(t *testing.T, opts server.Options, protocol string) *gClient {
 	t.Helper()
-	s, err := server.New(tools.Registry(), opts)
+	s, err := server.New(cursus.Registry(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func (g *gClient) noChange(t *testing.T, d time.Duration) {
 // wantTools is what a session in a stage should list under a policy.
 func wantTools(t *testing.T, stage string, p registry.Policy) []string {
 	t.Helper()
-	s, err := tools.NewSession(tools.SessionOptions{Stage: stage, Policy: &p})
+	s, err := cursus.NewSession(cursus.SessionOptions{Stage: stage, Policy: &p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestGuidedToolNotInStage(t *testing.T) {
 func TestGuidedTwoHTTPSessions(t *testing.T) {
 	root := t.TempDir()
 	p := openPolicy(root)
-	h, err := server.NewHTTPHandler(tools.Registry(), server.Options{Guided: true, Policy: p, Version: testVersion})
+	h, err := server.NewHTTPHandler(cursus.Registry(), server.Options{Guided: true, Policy: p, Version: testVersion})
 	if err != nil {
 		t.Fatal(err)
 	}

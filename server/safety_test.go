@@ -23,7 +23,6 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // stuckNamespace has a tool that never returns and ignores cancellation
@@ -296,7 +295,7 @@ func TestHTTPLogsNoSessionID(t *testing.T) {
 	logs.b = &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for _, guided := range []bool{false, true} {
-		h, err := server.NewHTTPHandler(tools.Registry(), server.Options{Logger: log, Guided: guided})
+		h, err := server.NewHTTPHandler(cursus.Registry(), server.Options{Logger: log, Guided: guided})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -466,7 +465,7 @@ func TestGuidedReadOnlyHintEveryStage(t *testing.T) {
 	if len(recorded) == 0 {
 		t.Fatal("no stage records a tool: the test proves nothing")
 	}
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	listedRecorded := 0
 	for _, st := range cursus.Stages() {
 		s := newServer(t, reg, server.Options{Stage: st.Name, Policy: registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: t.TempDir()}})
@@ -500,7 +499,7 @@ func TestGuidedReadOnlyHintEveryStage(t *testing.T) {
 // the gate closed nothing is written and it is.
 func TestGuidedReadOnlyHint(t *testing.T) {
 	for _, open := range []bool{false, true} {
-		s := newServer(t, tools.Registry(), server.Options{Stage: "validate", Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}})
+		s := newServer(t, cursus.Registry(), server.Options{Stage: "validate", Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}})
 		cs := connect(t, s, "")
 		seen := false
 		for tool, err := range cs.Tools(testCtx(t), nil) {

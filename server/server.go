@@ -154,7 +154,7 @@ func cleanNames(in []string) []string {
 // descriptions, the resources and prompts. The static server and the
 // guided ones are the same server: a static one has no scope (it lists
 // every allowed tool, and its list never changes), a guided one is scoped
-// by the tools.Session of its MCP session (the active stage's tools).
+// by the cursus.Session of its MCP session (the active stage's tools).
 type core struct {
 	reg     *registry.Registry
 	fs      *safefs.FS // every call's file-access layer, opened once

@@ -3,7 +3,7 @@ package server
 import (
 	"testing"
 
-	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus"
 )
 
 // BenchmarkSessionServer: making one server of a built core from the real
@@ -15,7 +15,7 @@ func BenchmarkSessionServer(b *testing.B) {
 		name string
 		opts Options
 	}{{"static", Options{}}, {"guided", Options{Guided: true}}} {
-		_, c, err := build(tools.Registry(), mode.opts)
+		_, c, err := build(cursus.Registry(), mode.opts)
 		if err != nil {
 			b.Fatal(err)
 		}

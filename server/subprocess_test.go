@@ -20,8 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 )
 
 var (
@@ -126,7 +126,7 @@ func binVersion(t *testing.T) string {
 // accepts (the generated <ns>.help tools are callable, not listed).
 func wireNames(keep func(*registry.ToolDef) bool) []string {
 	var out []string
-	for _, t := range tools.Registry().List("") {
+	for _, t := range cursus.Registry().List("") {
 		if keep(t) && !t.NamespaceHelp() {
 			out = append(out, t.WireName())
 		}
@@ -169,7 +169,7 @@ func TestSubprocessStdio(t *testing.T) {
 	wantCode(t, env, "unknown_tool")
 	_, env = callEnv(t, cs, "tools__by_phase", map[string]any{"phase": 3})
 	wantCode(t, env, "invalid_input")
-	for _, def := range tools.Registry().List("") {
+	for _, def := range cursus.Registry().List("") {
 		gated, envVar := def.Gated()
 		if !gated {
 			continue

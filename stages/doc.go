@@ -47,12 +47,13 @@
 // # Records and captures
 //
 // A stage may list tools whose results are recorded while it is active
-// (record); the tools layer writes them with Run.WriteReport. A record may
+// (record); the guided session (package workflow's Session) writes them
+// with Run.WriteReport. A record may
 // capture one field of the tool's data into a run artifact (compile.definition's
 // definition becomes pipeline.definition.json).
 //
 // Stages are not part of the engine: they name tools (as data) and read
-// the files tools write. This package never imports the tool registry: the
-// tools layer checks that every listed tool exists and maps errors onto
-// envelope codes.
+// the files tools write. This package never imports the tool registry:
+// package workflow, above it, serves the stage tools, maps these errors
+// onto envelope codes and tests that every listed tool exists.
 package stages

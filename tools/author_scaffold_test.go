@@ -23,12 +23,12 @@ func scaffoldArgs(ws string) map[string]any {
 func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 	root := t.TempDir()
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
-	r := Registry()
+	r := testRegistry()
 	res := r.Call(ctx, "author.scaffold_step", scaffoldArgs("steps"))
 	if !res.OK {
 		t.Fatalf("%s: %s %v", res.Code, res.Error, res.Meta)
 	}
-	d := wfData(t, res)
+	d := resultData(t, res)
 	stepFile := filepath.Join(root, "steps", "OutlierClipping.step.yaml")
 	script := filepath.Join(root, "scripts", "outlier_clipping.py")
 	if d["step_file"] != stepFile || d["script"] != script || d["step_file_status"] != "written" || d["script_status"] != "written" {
@@ -45,7 +45,7 @@ func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 		}
 	}
 	// Existing files: fail by default, keep or overwrite on request.
-	if again := r.Call(ctx, "author.scaffold_step", scaffoldArgs("steps")); !again.OK || wfData(t, again)["script_status"] != "unchanged" {
+	if again := r.Call(ctx, "author.scaffold_step", scaffoldArgs("steps")); !again.OK || resultData(t, again)["script_status"] != "unchanged" {
 		t.Fatalf("identical re-run: %+v", again)
 	}
 	if err := os.WriteFile(script, []byte("# edited\n"), 0o644); err != nil {
@@ -56,14 +56,14 @@ func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 	}
 	args := scaffoldArgs("steps")
 	args["if_exists"] = "keep"
-	if kept := r.Call(ctx, "author.scaffold_step", args); !kept.OK || wfData(t, kept)["script_status"] != "kept" {
+	if kept := r.Call(ctx, "author.scaffold_step", args); !kept.OK || resultData(t, kept)["script_status"] != "kept" {
 		t.Fatalf("keep: %+v", kept)
 	}
 	if b, _ := os.ReadFile(script); string(b) != "# edited\n" {
 		t.Fatal("keep changed the file")
 	}
 	args["if_exists"] = "overwrite"
-	if over := r.Call(ctx, "author.scaffold_step", args); !over.OK || wfData(t, over)["script_status"] != "overwritten" {
+	if over := r.Call(ctx, "author.scaffold_step", args); !over.OK || resultData(t, over)["script_status"] != "overwritten" {
 		t.Fatalf("overwrite: %+v", over)
 	}
 }
@@ -75,7 +75,7 @@ func TestAuthorScaffoldStepRefusals(t *testing.T) {
 		t.Helper()
 		args := scaffoldArgs("steps")
 		mut(args)
-		res := Registry().Call(ctx, "author.scaffold_step", args)
+		res := testRegistry().Call(ctx, "author.scaffold_step", args)
 		if res.OK || res.Code != code || !strings.Contains(res.Error+toJSON(res.Meta), has) {
 			t.Errorf("want %s containing %q, got %s %q", code, has, res.Code, res.Error)
 		}
@@ -94,7 +94,7 @@ func TestAuthorScaffoldStepRefusals(t *testing.T) {
 		t.Fatalf("a refused scaffold wrote files: %v", entries)
 	}
 	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
-	if res := Registry().Call(closed, "author.scaffold_step", scaffoldArgs("steps")); res.Code != envelope.CodeToolDisabled {
+	if res := testRegistry().Call(closed, "author.scaffold_step", scaffoldArgs("steps")); res.Code != envelope.CodeToolDisabled {
 		t.Fatalf("gate: %s", res.Code)
 	}
 }

@@ -49,7 +49,7 @@ func TestAuthorChecklistTool(t *testing.T) {
 					res.WithNextSteps(envelope.NextStep{Tool: a.(string)})
 				}
 			}
-			for _, p := range Registry().CheckHints(res) {
+			for _, p := range testRegistry().CheckHints(res) {
 				t.Errorf("%s: step %v: %s", verb, m["order"], p)
 			}
 		}

@@ -16,7 +16,7 @@ func BenchmarkCallDAGConstruct(b *testing.B) {
 
 func benchCall(b *testing.B, name string, args []byte) {
 	ctx := context.Background()
-	r := Registry()
+	r := testRegistry()
 	for b.Loop() {
 		res := r.Call(ctx, name, args)
 		if !res.OK {

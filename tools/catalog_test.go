@@ -372,7 +372,7 @@ func TestCatalogExamplesRun(t *testing.T) {
 	// workspace_dirs need the directory, so they are skipped here).
 	ctx := context.Background()
 	for _, ns := range []string{"catalog", "steps"} {
-		for _, td := range Registry().List(ns) {
+		for _, td := range testRegistry().List(ns) {
 			for _, ex := range td.Examples {
 				if strings.Contains(ex, "workspace_dirs") || strings.HasSuffix(td.Name, ".help") {
 					continue
@@ -400,7 +400,7 @@ func BenchmarkCatalogListSteps(b *testing.B) {
 	ctx := context.Background()
 	args := map[string]any{}
 	for i := 0; i < b.N; i++ {
-		if res := Registry().Call(ctx, "catalog.list_steps", args); !res.OK {
+		if res := testRegistry().Call(ctx, "catalog.list_steps", args); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}
@@ -411,7 +411,7 @@ func BenchmarkCatalogSearch(b *testing.B) {
 	ctx := context.Background()
 	args := map[string]any{"query": "xgb train"}
 	for i := 0; i < b.N; i++ {
-		if res := Registry().Call(ctx, "catalog.search", args); !res.OK {
+		if res := testRegistry().Call(ctx, "catalog.search", args); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}

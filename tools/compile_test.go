@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/awstest"
@@ -82,7 +83,7 @@ func TestCompileDefinitionTool(t *testing.T) {
 		t.Errorf("next step %v", next)
 	}
 	// the definition keeps the SDK's key order
-	res := tools.Registry().Call(context.Background(), "compile.definition", compileExampleArgs("simple-training"))
+	res := cursus.Registry().Call(context.Background(), "compile.definition", compileExampleArgs("simple-training"))
 	b, _ := json.Marshal(res)
 	if i, j := strings.Index(string(b), `"Version"`), strings.Index(string(b), `"Steps"`); i < 0 || j < i {
 		t.Error("definition keys are not in SDK order")
@@ -474,14 +475,14 @@ func TestCompileDefinitionOutputFile(t *testing.T) {
 	for k, v := range args {
 		args[k] = strings.TrimPrefix(v.(string), "../")
 	}
-	inline := tools.Registry().Call(ctx, "compile.definition", args)
+	inline := cursus.Registry().Call(ctx, "compile.definition", args)
 	if !inline.OK {
 		t.Fatalf("inline: %s", inline.Error)
 	}
 	want := inline.Data.(tools.CompileDefinitionData).Definition
 
 	args["output_file"] = "build/pipeline.definition.json"
-	res := tools.Registry().Call(ctx, "compile.definition", args)
+	res := cursus.Registry().Call(ctx, "compile.definition", args)
 	if !res.OK {
 		t.Fatalf("output_file: %s %s", res.Code, res.Error)
 	}
@@ -505,7 +506,7 @@ func TestCompileDefinitionOutputFile(t *testing.T) {
 	p := *registry.PolicyFrom(ctx)
 	p.AllowDestructive = false
 	args["output_file"] = "build/closed.json"
-	closed := tools.Registry().Call(registry.WithPolicy(context.Background(), p), "compile.definition", args)
+	closed := cursus.Registry().Call(registry.WithPolicy(context.Background(), p), "compile.definition", args)
 	if closed.Code != envelope.CodeToolDisabled || !strings.Contains(closed.Error, "output_file") {
 		t.Errorf("writes closed: %s %s", closed.Code, closed.Error)
 	}
@@ -514,7 +515,7 @@ func TestCompileDefinitionOutputFile(t *testing.T) {
 	}
 
 	args["output_file"] = "../outside.json"
-	if out := tools.Registry().Call(ctx, "compile.definition", args); out.Code != envelope.CodeInvalidInput {
+	if out := cursus.Registry().Call(ctx, "compile.definition", args); out.Code != envelope.CodeInvalidInput {
 		t.Errorf("outside the root: %s %s", out.Code, out.Error)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(root), "outside.json")); !os.IsNotExist(err) {

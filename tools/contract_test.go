@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/tools"
@@ -19,7 +20,7 @@ var wireRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // three phases, at least one example, and every example valid against the
 // tool's own schema.
 func TestEveryToolIsDocumented(t *testing.T) {
-	r, err := tools.Build()
+	r, err := cursus.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func checkSchemaPortable(t *testing.T, tool string, s map[string]any, path strin
 
 func call(t *testing.T, name string, args any) *envelope.ToolResult {
 	t.Helper()
-	res := tools.Registry().Call(context.Background(), name, args)
+	res := cursus.Registry().Call(context.Background(), name, args)
 	if _, err := json.Marshal(res); err != nil {
 		t.Fatalf("%s: envelope does not marshal: %v", name, err)
 	}
@@ -127,7 +128,7 @@ func call(t *testing.T, name string, args any) *envelope.ToolResult {
 }
 
 func TestToolsHelp(t *testing.T) {
-	r := tools.Registry()
+	r := cursus.Registry()
 	res := call(t, "tools.help", nil)
 	if !res.OK {
 		t.Fatal(res.Error)
@@ -212,7 +213,7 @@ func TestToolsHelpBudget(t *testing.T) {
 	if len(b) > 8192 {
 		t.Errorf("tools.help {} is %d bytes, budget 8192", len(b))
 	}
-	for _, n := range tools.Registry().Names() {
+	for _, n := range cursus.Registry().Names() {
 		if !strings.Contains(string(b), `"`+n+`"`) {
 			t.Errorf("tools.help {} does not name %s", n)
 		}
@@ -261,7 +262,7 @@ func TestByPhaseAndDescribe(t *testing.T) {
 }
 
 func TestNamespaceHelpPinsNamespace(t *testing.T) {
-	r := tools.Registry()
+	r := cursus.Registry()
 	for _, ns := range r.NamespaceNames() {
 		if ns == "tools" {
 			continue

@@ -32,7 +32,7 @@ func BenchmarkDAGValidateIntegrityMax(b *testing.B) {
 	args := benchDAGArgs(dag.MaxNodes)
 	ctx := context.Background()
 	for b.Loop() {
-		if res := Registry().Call(ctx, "dag.validate_integrity", args); !res.OK {
+		if res := testRegistry().Call(ctx, "dag.validate_integrity", args); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}
@@ -43,7 +43,7 @@ func BenchmarkValidateDepsExplain(b *testing.B) {
 	b.Run("names", func(b *testing.B) {
 		args := map[string]any{"name1": "model_input", "name2": "model_output"}
 		for b.Loop() {
-			if res := Registry().Call(ctx, "validate.deps_explain", args); !res.OK {
+			if res := testRegistry().Call(ctx, "validate.deps_explain", args); !res.OK {
 				b.Fatal(res.Error)
 			}
 		}
@@ -51,7 +51,7 @@ func BenchmarkValidateDepsExplain(b *testing.B) {
 	b.Run("ports", func(b *testing.B) {
 		args := map[string]any{"name1": "input_path", "name2": "processed_data", "consumer_step": "XGBoostTraining", "provider_step": "TabularPreprocessing_training"}
 		for b.Loop() {
-			if res := Registry().Call(ctx, "validate.deps_explain", args); !res.OK {
+			if res := testRegistry().Call(ctx, "validate.deps_explain", args); !res.OK {
 				b.Fatal(res.Error)
 			}
 		}
@@ -63,7 +63,7 @@ func BenchmarkDAGRenderMax(b *testing.B) {
 	args := benchDAGArgs(dag.MaxNodes)
 	ctx := context.Background()
 	for b.Loop() {
-		if res := Registry().Call(ctx, "dag.render", args); !res.OK {
+		if res := testRegistry().Call(ctx, "dag.render", args); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/awstest"
 	"github.com/cursus-go/cursus/registry"
@@ -140,7 +141,7 @@ func TestExecutionWaitTimeoutAndErrors(t *testing.T) {
 // The run loop is gated like compile.dag: every tool reaches the network; start and stop also
 // change external state (destructive), the others only read.
 func TestExecutionToolsGates(t *testing.T) {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	for name, destructive := range map[string]bool{"execution.start": true, "execution.stop": true,
 		"execution.describe": false, "execution.list": false, "execution.steps": false, "execution.wait": false} {
 		td, ok := reg.Get(name)

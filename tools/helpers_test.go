@@ -6,19 +6,61 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/registry"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // The call and assert helpers of the tools tests. The tests of package
 // tools_test reach the first three through the exported names at the end.
 
+var (
+	testRegOnce sync.Once
+	testReg     *registry.Registry
+)
+
+// testRegistry is the default registry, built once: this package's
+// namespaces and the workflow namespace above them, as the facade lists
+// them (cursus.DefaultNamespaces, which a test of this package cannot
+// import), so that a tool's next steps and the stages' tool lists resolve.
+func testRegistry() *registry.Registry {
+	testRegOnce.Do(func() {
+		r, err := Build(append(DefaultNamespaces(), workflow.Namespace()))
+		if err != nil {
+			panic(err)
+		}
+		testReg = r
+	})
+	return testReg
+}
+
+// resultData returns a result's data when ok, its meta.details otherwise,
+// decoded from JSON.
+func resultData(t testing.TB, res *envelope.ToolResult) map[string]any {
+	t.Helper()
+	var src any = res.Data
+	if !res.OK {
+		src = res.Details()
+	}
+	b, err := json.Marshal(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // callTool runs a tool through the real registry and returns the envelope
 // decoded from its wire JSON, so tests see exactly what clients see.
 func callTool(t testing.TB, ctx context.Context, name string, args any) map[string]any {
 	t.Helper()
-	res := Registry().Call(ctx, name, args)
+	res := testRegistry().Call(ctx, name, args)
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatalf("%s: envelope does not encode: %v", name, err)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/testfs"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -28,7 +28,7 @@ func TestExampleAnswers(t *testing.T) {
 		t.Skip("runs every example")
 	}
 	_, ctx := exampleProject(t)
-	r := tools.Registry()
+	r := cursus.Registry()
 	ran, answered, typed := 0, 0, 0
 	var budget budgetCheck
 	for _, tl := range r.List("") {
@@ -90,7 +90,7 @@ func exampleProject(t *testing.T) (root string, ctx context.Context) {
 // literal and every tool a WithRemedy call suggests must be a registered
 // tool, so the branches no example reaches are held to the rule too.
 func TestLiteralHintsNameRealTools(t *testing.T) {
-	r := tools.Registry()
+	r := cursus.Registry()
 	fset := token.NewFileSet()
 	checked := 0
 	for _, dir := range []string{".", "../workflow", "../engine/project", "../engine/author", "../registry"} {

@@ -181,6 +181,14 @@ type HelpNamespace struct {
 	Tools       []*ToolInfo `json:"tools,omitempty"`
 }
 
+// visibleScope is a scope that says cheaply which tools it shows and the
+// stage it is in (a guided session of package workflow: the active
+// stage's tools).
+type visibleScope interface {
+	Visible(t *registry.ToolDef) bool
+	Stage() string
+}
+
 // startTool is where the index sends a new user with a problem to solve:
 // the first call of the path from a problem to a pipeline that runs.
 const startTool = "pipeline_catalog.recommend"
@@ -206,7 +214,7 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 	brief := !detail && a.Phase != ""
 	all := r.List(ns)
 	selected := make([]*registry.ToolDef, 0, len(all))
-	sess := SessionFrom(ctx)
+	sess, _ := registry.ScopeFrom(ctx).(visibleScope)
 	for _, t := range all {
 		if a.Phase != "" && !hasTag(t, a.Phase) {
 			continue

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // FuzzCall: whatever name and arguments arrive, the invoker answers an
@@ -17,7 +17,7 @@ import (
 // a policy (a temporary root, every gate closed) on the real tools, those
 // that reach the network left out.
 func FuzzCall(f *testing.F) {
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	var offline []*registry.ToolDef
 	for _, t := range reg.List("") {
 		if !t.Network {

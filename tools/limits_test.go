@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // memoryBudget is the peak resident memory any call may reach, whatever
@@ -213,7 +213,7 @@ func TestWorstCaseChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		res := tools.Registry().Call(ctx, c.tool, json.RawMessage(args))
+		res := cursus.Registry().Call(ctx, c.tool, json.RawMessage(args))
 		elapsed := time.Since(start)
 		out, _ := json.Marshal(res)
 		fmt.Printf("WORST %s peak_kib=%d args=%d answer=%d ok=%v code=%s seconds=%.2f\n", c.name, peakKiB(), len(args), len(out), res.OK, res.Code, elapsed.Seconds())

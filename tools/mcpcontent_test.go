@@ -3,16 +3,15 @@ package tools_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/stages"
 	"github.com/cursus-go/cursus/tools"
 )
 
@@ -24,7 +23,7 @@ func TestResources(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	reg := tools.Registry()
+	reg := cursus.Registry()
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
 	fsys, err := safefs.New(safefs.Options{Root: root})
 	if err != nil {
@@ -73,57 +72,7 @@ func TestResources(t *testing.T) {
 	if _, _, err := tools.ReadResource(ctx, reg, tools.ProjectURIPrefix+"../outside.txt"); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
 		t.Errorf("a path out of the root: %v", err)
 	}
-	if _, _, err := tools.ReadResource(ctx, reg, "cursus://nothing/here"); !tools.IsNotFound(err) {
+	if _, _, err := tools.ReadResource(ctx, reg, "cursus://nothing/here"); !cursus.IsNotFound(err) {
 		t.Errorf("unknown resource: %v", err)
-	}
-}
-
-// TestPrompts: every stage and workflow has a prompt; a stage prompt
-// expands the run's paths; an unknown run is not_found.
-func TestPrompts(t *testing.T) {
-	root := t.TempDir()
-	reg := tools.Registry()
-	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, AllowDestructive: true})
-	fsys, err := safefs.New(safefs.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx = safefs.WithFS(ctx, fsys)
-	list, err := tools.Prompts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stagesN, workflows := 0, 0
-	for _, p := range list {
-		_, text, err := tools.GetPrompt(ctx, reg, p.Name, "", "")
-		if err != nil || text == "" {
-			t.Errorf("%s: %v", p.Name, err)
-		}
-		if strings.HasPrefix(p.Name, tools.StagePromptPrefix) {
-			stagesN++
-		} else {
-			workflows++
-		}
-	}
-	if stagesN < 3 || workflows < 1 {
-		t.Errorf("%d stage and %d workflow prompts", stagesN, workflows)
-	}
-	if res := reg.Call(ctx, "workflow.new_run", map[string]any{"run_id": "demo"}); !res.OK {
-		t.Fatal(res.Error)
-	}
-	_, text, err := tools.GetPrompt(ctx, reg, tools.StagePromptPrefix+"plan", "demo", "")
-	if err != nil || !strings.Contains(text, filepath.Join(root, "runs", "demo")) || strings.Contains(text, "{run_dir}") {
-		t.Errorf("plan prompt for run demo: %v\n%s", err, text)
-	}
-	var te *envelope.ToolError
-	if _, _, err := tools.GetPrompt(ctx, reg, tools.StagePromptPrefix+"plan", "nope", ""); !errors.As(err, &te) || te.Code != envelope.CodeNotFound {
-		t.Errorf("unknown run: %v", err)
-	}
-	hint, _ := stages.HintFor("claude-code", stages.TierStrong)
-	if _, text, err := tools.GetPrompt(ctx, reg, tools.StagePromptPrefix+"plan", "", "claude-code"); err != nil || !strings.Contains(text, fmt.Sprintf("%s: %q", hint.Parameter, hint.Value)) {
-		t.Errorf("plan prompt on claude-code: %v\n%s", err, text)
-	}
-	if _, _, err := tools.GetPrompt(ctx, reg, "stage_nope", "", ""); !tools.IsNotFound(err) {
-		t.Errorf("unknown prompt: %v", err)
 	}
 }

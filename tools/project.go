@@ -11,7 +11,6 @@ import (
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/workflow"
 )
 
 // ProjectNamespace returns the project namespace: its description and tools, built anew
@@ -138,7 +137,7 @@ type ProjectToolArgs struct {
 	Args     map[string]string `json:"args"`
 }
 
-func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.Result[ProjectBringUpData], error) {
+func projectBringUp(ctx context.Context, a bringUpArgs) (*envelope.Result[ProjectBringUpData], error) {
 	name := strings.TrimSpace(a.Name)
 	td := strings.TrimSpace(a.TargetDir)
 	if td == "" {
@@ -153,12 +152,7 @@ func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.Result[ProjectB
 	if err != nil {
 		return nil, err
 	}
-	phases := []string{}
-	if w, err := workflow.Get("new-project"); err == nil {
-		for _, p := range w.Phases {
-			phases = append(phases, p.Name)
-		}
-	}
+	phases, warn := newProjectPhases(ctx)
 	data := ProjectBringUpData{
 		Workflow:     "cursus-new-project",
 		WorkflowName: "new-project",
@@ -173,12 +167,40 @@ func projectBringUp(_ context.Context, a bringUpArgs) (*envelope.Result[ProjectB
 		Note: "Run the command (or call workflow.run with tool_args) to do the whole bring-up with every gate enforced; it keeps its state in " +
 			"runs/<run_id>/ and, when it stops, says what to do and how to resume. The plan lists the same tools for doing it by hand.",
 	}
-	return envelope.Success(data).WithNextSteps(
+	return envelope.Success(data).WithWarnings(warn...).WithNextSteps(
 		envelope.NextStep{Tool: "project.init", When: "to start by hand", Why: "first call of the plan",
 			ArgsHint: map[string]any{"name": name, "framework": a.Framework, "target_dir": td}},
 		envelope.NextStep{Tool: "workflow.run", When: "to run the whole bring-up at once", Why: "every phase gated, resumable",
 			ArgsHint: map[string]any{"workflow": "new-project", "args": wfArgs}},
 	), nil
+}
+
+// newProjectPhases names the phases of the new-project workflow, as
+// workflow.describe answers them through the call's registry: the
+// workflows sit above this layer, so their tool is the way to them. A
+// registry without the workflow namespace gives no phases and a warning.
+func newProjectPhases(ctx context.Context) ([]string, []string) {
+	r := registry.FromContext(ctx)
+	if r == nil {
+		return []string{}, []string{"no registry in the call's context: the phases of the new-project workflow are not listed"}
+	}
+	if _, ok := r.Get("workflow.describe"); !ok {
+		return []string{}, []string{"this registry has no workflow namespace: workflow.run is not available here and its phases are not listed"}
+	}
+	res := r.Call(registry.WithScope(ctx, nil), "workflow.describe", map[string]any{"workflow": "new-project"})
+	d, err := envelope.Decode[struct {
+		Phases []struct {
+			Name string `json:"name"`
+		} `json:"phases"`
+	}](res)
+	if err != nil {
+		return []string{}, []string{"the phases of the new-project workflow could not be read: " + err.Error()}
+	}
+	phases := make([]string, len(d.Phases))
+	for i, p := range d.Phases {
+		phases[i] = p.Name
+	}
+	return phases, nil
 }
 
 // shellQuote quotes s for a POSIX shell.

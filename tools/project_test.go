@@ -65,7 +65,7 @@ func TestProjectInitTool(t *testing.T) {
 	}
 	next := nextTools(env)
 	for _, n := range next {
-		if _, ok := Registry().Get(n); !ok {
+		if _, ok := testRegistry().Get(n); !ok {
 			t.Errorf("next step %s is not a tool", n)
 		}
 	}
@@ -157,7 +157,7 @@ func TestProjectBringUpTool(t *testing.T) {
 	}
 	for _, p := range d["plan"].([]any) {
 		tool := p.(map[string]any)["tool"].(string)
-		if _, ok := Registry().Get(tool); !ok {
+		if _, ok := testRegistry().Get(tool); !ok {
 			t.Errorf("plan names %s, which is not a tool", tool)
 		}
 	}
@@ -214,7 +214,7 @@ func TestProjectEndToEnd(t *testing.T) {
 	if len(out.Definition.Steps) != pd.NodeCount() {
 		t.Fatalf("compiled %d steps", len(out.Definition.Steps))
 	}
-	if tool, ok := Registry().Get("compile.validate"); ok {
+	if tool, ok := testRegistry().Get("compile.validate"); ok {
 		if _, has := tool.Schema()["properties"].(map[string]any)["workspace_dirs"]; has {
 			cv := wantOK(t, callTool(t, ctx, "compile.validate", map[string]any{"dag_file": d["dag_file"], "config_file": d["config_file"], "workspace_dirs": []string{ws}}))
 			if cv["is_valid"] != true {

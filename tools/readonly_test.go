@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 )
 
 // TestReadOnlyToolsWriteNothing: every tool the registry calls read-only
@@ -23,7 +23,7 @@ func TestReadOnlyToolsWriteNothing(t *testing.T) {
 		t.Skip("runs every read-only tool's examples")
 	}
 	root, ctx := exampleProject(t)
-	r := tools.Registry()
+	r := cursus.Registry()
 	ran := 0
 	for _, tl := range r.List("") {
 		if !tl.ReadOnly() {

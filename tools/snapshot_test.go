@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus"
 )
 
 var update = flag.Bool("update", false, "rewrite the schema snapshots under testdata/schemas")
@@ -30,7 +30,7 @@ type snapshot struct {
 func TestSchemaSnapshots(t *testing.T) {
 	const how = "review the change, then rewrite the snapshots: go test ./tools -run TestSchemaSnapshots -args -update"
 	want := map[string]bool{}
-	for _, tl := range tools.Registry().All() {
+	for _, tl := range cursus.Registry().All() {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)

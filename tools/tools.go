@@ -1,10 +1,13 @@
-// Package tools holds every Cursus tool, one file per namespace. Each
-// namespace's file exports its constructor (CatalogNamespace,
-// CompileNamespace, ...), which returns the namespace's description and
-// tools, built anew; DefaultNamespaces lists them all, and Registry builds
-// the default registry once from that list. Nothing registers itself: a
-// program that wants fewer tools builds its own registry from the
-// constructors it picks (registry.Build). Tool handlers are thin: they take
+// Package tools holds the Cursus tools over the engine, one file per
+// namespace. Each namespace's file exports its constructor
+// (CatalogNamespace, CompileNamespace, ...), which returns the namespace's
+// description and tools, built anew; DefaultNamespaces lists them, and
+// Build makes a registry of namespaces with the markdown views. The
+// workflow namespace sits above this layer (package workflow, whose tools
+// call these through the registry); the facade's default registry
+// (cursus.Registry) is DefaultNamespaces followed by it. Nothing registers
+// itself: a program that wants fewer tools builds its own registry from
+// the constructors it picks. Tool handlers are thin: they take
 // a typed argument struct, call the engine, shape the data (a typed output
 // struct for the converted namespaces) and map engine errors onto envelope
 // codes (toolError and the kind table in errors.go).
@@ -12,14 +15,13 @@ package tools
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/cursus-go/cursus/registry"
 )
 
-// DefaultNamespaces returns every namespace of the default registry, each
-// built anew, in a fixed order. It is the one list of the tools Cursus
-// serves: add a namespace's constructor here.
+// DefaultNamespaces returns every namespace of this package, each built
+// anew, in a fixed order: the default registry's namespaces below the
+// workflow layer. Add a namespace's constructor here.
 func DefaultNamespaces() []registry.Namespace {
 	return []registry.Namespace{
 		ToolsNamespace(),
@@ -35,7 +37,6 @@ func DefaultNamespaces() []registry.Namespace {
 		StrategiesNamespace(),
 		AuthorNamespace(),
 		ProjectNamespace(),
-		WorkflowNamespace(),
 	}
 }
 
@@ -58,28 +59,8 @@ func mergeNamespaces(first registry.Namespace, more ...registry.Namespace) regis
 	return first
 }
 
-var (
-	buildOnce sync.Once
-	built     *registry.Registry
-	buildErr  error
-)
-
-// Build builds the default registry (DefaultNamespaces, with the markdown
-// views) once and returns it with any build error.
-func Build() (*registry.Registry, error) {
-	buildOnce.Do(func() {
-		built, buildErr = registry.Build(withMarkdownViews(DefaultNamespaces()))
-	})
-	return built, buildErr
-}
-
-// Registry returns the default registry, built once. It panics if the
-// registry cannot be built: a duplicate or malformed tool is a programming
-// error that the package tests catch.
-func Registry() *registry.Registry {
-	r, err := Build()
-	if err != nil {
-		panic(fmt.Sprintf("tools: %v", err))
-	}
-	return r
+// Build builds a registry of the namespaces, giving every tool that has a
+// markdown view its format argument (see package markdown).
+func Build(nss []registry.Namespace) (*registry.Registry, error) {
+	return registry.Build(withMarkdownViews(nss))
 }

@@ -13,7 +13,7 @@ import (
 // Every namespace's constructor gives its description and tools, the
 // default list builds, and each namespace appears in it once.
 func TestDefaultNamespaces(t *testing.T) {
-	if _, err := Build(); err != nil {
+	if _, err := Build(DefaultNamespaces()); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus"
 )
 
 // untypedTools are the tools whose data has no Go type yet (their handlers
@@ -24,7 +24,7 @@ var untypedTools = []string{
 // still listed, or an untyped tool not listed, fails.
 func TestUntypedTools(t *testing.T) {
 	var got []string
-	for _, tl := range tools.Registry().All() {
+	for _, tl := range cursus.Registry().All() {
 		if !tl.Typed() {
 			got = append(got, tl.Name)
 		}

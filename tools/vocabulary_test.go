@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
@@ -31,7 +32,7 @@ var retired = map[string]string{
 // files are workspace_dirs; the retired spellings are deprecated aliases
 // of the same type as the argument they stand for.
 func TestOneArgumentVocabulary(t *testing.T) {
-	r := tools.Registry()
+	r := cursus.Registry()
 	for _, tl := range r.All() {
 		props, _ := tl.Schema()["properties"].(map[string]any)
 		aliases := map[string]string{}

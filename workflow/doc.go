@@ -1,6 +1,7 @@
 // Package workflow runs Cursus's multi-step procedures as deterministic,
 // resumable, gated phases: new-project, configure-pipeline, author-step and
-// init-project.
+// init-project. It also holds the workflow namespace of tools (Namespace),
+// the guided Session that scopes an agent to a stage, and the MCP prompts.
 //
 // # Workflows are Go values
 //
@@ -81,9 +82,24 @@
 // Caller (RegistryCaller: the registry's Call, with the caller's policy)
 // and reads their envelopes (Response wraps an *envelope.ToolResult); its
 // own failures carry envelope codes (a check the workflow makes itself is
-// envelope.CodeGateFailed). The package imports registry and envelope and
-// no tool: the workflow.run and workflow.describe handlers
-// (tools/workflow_run.go) are thin adapters that map this package's typed
-// errors to envelope codes. The run folder (runs/<run_id>/, the run-id
-// pattern, ErrRunNotFound) is internal/runs', shared with package stages.
+// envelope.CodeGateFailed). The package imports registry, envelope, stages
+// and the engine, and never package tools, the facade or a front end.
+//
+// # The workflow namespace
+//
+// Namespace returns the workflow.* tools: the guided-stage tools
+// (workflow.new_run, start_stage, complete_stage and status, over package
+// stages' run folders and completion tests; tools_stage.go) and the
+// runner's (workflow.run and workflow.describe, thin adapters that map this
+// package's typed errors to envelope codes; tools_run.go). The facade's
+// default registry lists it after the namespaces of package tools.
+//
+// A Session is one agent's guided session: the registry scope that shows
+// and allows the active stage's tools only, and the call observer that
+// saves the results the stage records as the run's reports. The stage tools
+// move it between stages. Prompts and GetPrompt render each stage's prompt
+// and each workflow's brief for an MCP server.
+//
+// The run folder (runs/<run_id>/, the run-id pattern, ErrRunNotFound) is
+// internal/runs', shared with package stages.
 package workflow

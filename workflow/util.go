@@ -274,3 +274,11 @@ func fieldAccepts(f config.Requirement, v any) bool {
 // isPlaceholder reports whether a value is a placeholder (the engine's
 // placeholder set, config.IsPlaceholder).
 func isPlaceholder(v any) bool { return config.IsPlaceholder(v) }
+
+// nonNilStrings is s, or an empty list for nil (a JSON [] rather than null).
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -19,10 +19,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
 	brtypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -65,7 +65,7 @@ var bareTool = registry.New("sdkcheck.bare", registry.Spec{Description: "No argu
 // allTools is every tool of the real registry (deprecated ones too) and the
 // two above.
 func allTools(t testing.TB) []*registry.ToolDef {
-	defs := append([]*registry.ToolDef{}, tools.Registry().All()...)
+	defs := append([]*registry.ToolDef{}, cursus.Registry().All()...)
 	if len(defs) == 0 {
 		t.Fatal("the registry has no tools")
 	}
@@ -520,7 +520,7 @@ func TestChecksCatchMisplacedFields(t *testing.T) {
 	raw = mutate(t, gem, func(m map[string]any) { m["parameters"] = asJSON(t, hardTool.Schema()) })
 	_, d = roundTrip[genai.FunctionDeclaration](t, raw, decode(t, raw))
 	fails("gemini: unrewritten JSON Schema", d)
-	all := tools.Registry().List("")
+	all := cursus.Registry().List("")
 	i := slices.IndexFunc(all, func(td *registry.ToolDef) bool {
 		props, _ := td.Schema()["properties"].(map[string]any)
 		return len(props) > 0

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/docgen"
 	"github.com/cursus-go/cursus/internal/safefs"
-	"github.com/cursus-go/cursus/tools"
 )
 
 func main() {
@@ -16,7 +16,7 @@ func main() {
 	if len(os.Args) > 1 {
 		out = os.Args[1]
 	}
-	r, err := tools.Build()
+	r, err := cursus.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-package tools
+package workflow
 
 import (
 	"context"
@@ -12,14 +12,12 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
-	"github.com/cursus-go/cursus/workflow"
 )
 
-// workflowRunNamespace is the part of the workflow namespace in this file (no description: the
-// namespace's constructor has it).
-func workflowRunNamespace() registry.Namespace {
-	// The namespace description is tools/workflow.go's (the guided-stage tools).
-	return namespace("workflow", workflowNamespaceDescription,
+// runTools are the tools of the workflow runner: run a workflow, describe
+// the workflows and their runs.
+func runTools() []*registry.ToolDef {
+	return []*registry.ToolDef{
 		registry.New("workflow.run", registry.Spec{
 			Description: "Runs a workflow (new-project, configure-pipeline, author-step, init-project) as gated phases that call the other tools, " +
 				"keeping its DAG, config, reports and compiled definition in runs/<run_id>/ under the project root, or resumes a run at the first phase not passed. " +
@@ -46,7 +44,7 @@ func workflowRunNamespace() registry.Namespace {
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, workflowDescribe),
-	)
+	}
 }
 
 type workflowRunArgs struct {
@@ -94,23 +92,23 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 	if err != nil {
 		return nil, err
 	}
-	observe := workflow.ObserverFrom(ctx)
+	observe := ObserverFrom(ctx)
 	if observe == nil {
-		observe = func(e workflow.Event) {
+		observe = func(e Event) {
 			slog.Debug("workflow", "run", e.RunID, "event", e.Kind, "phase", e.Phase, "index", e.Index, "total", e.Total, "message", e.Message, "elapsed", e.Elapsed)
 		}
 	}
-	opts := workflow.Options{Root: root, Caller: workflow.RegistryCaller(r), RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
-	var res *workflow.Result
+	opts := Options{Root: root, Caller: RegistryCaller(r), RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
+	var res *Result
 	if resume != "" {
 		if a.Workflow != "" {
-			if st, err := workflow.Status(safefs.From(ctx), root, resume); err == nil && st.Workflow != a.Workflow {
+			if st, err := Status(safefs.From(ctx), root, resume); err == nil && st.Workflow != a.Workflow {
 				return nil, envelope.InvalidInput("run %s is a %s run, not %s", resume, st.Workflow, a.Workflow).WithDetails("run_id", resume, "workflow", st.Workflow)
 			}
 		}
-		res, err = workflow.Resume(ctx, resume, opts)
+		res, err = Resume(ctx, resume, opts)
 	} else {
-		w, gerr := workflow.Get(a.Workflow)
+		w, gerr := Get(a.Workflow)
 		if gerr != nil {
 			return nil, workflowError(gerr)
 		}
@@ -118,12 +116,12 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 		if args == nil {
 			args = map[string]any{}
 		}
-		res, err = workflow.Start(ctx, w, args, opts)
+		res, err = Start(ctx, w, args, opts)
 	}
 	if err != nil && res == nil {
 		return nil, workflowError(err)
 	}
-	if err != nil && errors.Is(err, workflow.ErrRunFinished) {
+	if err != nil && errors.Is(err, ErrRunFinished) {
 		return envelope.OK(resultData(res)).WithWarnings("run " + res.RunID + " was already done; nothing ran"), nil
 	}
 	return workflowResult(res)
@@ -132,10 +130,10 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 // workflowResult turns a run's result into the envelope: done is a success,
 // a failed gate or a stop is workflow_stopped, a cancellation cancelled;
 // the run's result is the data or meta.details.
-func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
+func workflowResult(res *Result) (*envelope.ToolResult, error) {
 	data := resultData(res)
 	switch res.Status {
-	case workflow.StatusIncomplete:
+	case StatusIncomplete:
 		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...).
 			WithWarnings("the run is incomplete: " + res.Reason)
 		seen := map[string]bool{}
@@ -153,7 +151,7 @@ func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
 		}
 		return out.WithNextSteps(envelope.NextStep{Tool: "workflow.run", When: "after fixing what outputs.blockers (or outputs.not_ready) names",
 			Why: "resuming runs the readiness check again", ArgsHint: map[string]any{"resume": res.RunID}}), nil
-	case workflow.StatusDone:
+	case StatusDone:
 		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...)
 		if def, _ := res.Outputs["definition_file"].(string); def != "" && res.Outputs["ready_to_deploy"] == true {
 			out = out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "the pipeline is deployable and ran locally",
@@ -164,11 +162,11 @@ func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
 				Why: "per-node resolution and bindings", ArgsHint: map[string]any{"dag_file": res.Outputs["dag_file"], "config_file": cfg}})
 		}
 		return out, nil
-	case workflow.StatusStopped:
+	case StatusStopped:
 		return nil, envelope.Errorf(envelope.CodeWorkflowStopped, "workflow %s stopped at phase %s for judgment: %s", res.Workflow, res.StoppedAt, res.Reason).
 			WithDetailsMap(data).
 			WithRemedy("do the action_items (the tool_calls are exact), write the files listed, then call workflow.run {\"resume\": \""+res.RunID+"\"}", "workflow.run", "workflow.describe")
-	case workflow.StatusCancelled:
+	case StatusCancelled:
 		return nil, envelope.Errorf(envelope.CodeCancelled, "workflow %s was cancelled: %s", res.Workflow, res.Reason).
 			WithDetailsMap(data).
 			WithRemedy("call workflow.run {\"resume\": \""+res.RunID+"\"} to continue without redoing the phases that passed", "workflow.run")
@@ -187,7 +185,7 @@ func workflowResult(res *workflow.Result) (*envelope.ToolResult, error) {
 }
 
 // resultData is the run's result as a JSON object.
-func resultData(res *workflow.Result) map[string]any {
+func resultData(res *Result) map[string]any {
 	if m := objectOf(res); m != nil {
 		return m
 	}
@@ -210,18 +208,18 @@ func objectOf(v any) map[string]any {
 
 // workflowError maps the engine's typed errors to envelope codes.
 func workflowError(err error) error {
-	var ae *workflow.ArgsError
-	var uw *workflow.UnknownWorkflowError
-	var re *workflow.RunError
+	var ae *ArgsError
+	var uw *UnknownWorkflowError
+	var re *RunError
 	switch {
 	case errors.As(err, &ae):
 		return envelope.InvalidInput("%v", err).WithDetails("workflow", ae.Workflow, "errors", ae.Problems).
 			WithRemedy("fix the arguments; workflow.describe lists each workflow's arguments", "workflow.describe")
 	case errors.As(err, &uw):
 		return envelope.NotFound("%v", err).WithDetails("available", uw.Available).WithRemedy("call workflow.describe", "workflow.describe")
-	case errors.Is(err, workflow.ErrRunNotFound):
+	case errors.Is(err, ErrRunNotFound):
 		return envelope.NotFound("%v", err).WithRemedy("start a run with workflow.run {\"workflow\": ...}", "workflow.run")
-	case errors.Is(err, workflow.ErrRunBusy):
+	case errors.Is(err, ErrRunBusy):
 		return envelope.Errorf(envelope.CodeToolError, "%v: another process is running it", err).WithRemedy("wait for it to end, then resume", "workflow.run")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
@@ -237,7 +235,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		if err != nil {
 			return nil, err
 		}
-		res, err := workflow.Status(safefs.From(ctx), root, id)
+		res, err := Status(safefs.From(ctx), root, id)
 		if err != nil {
 			return nil, workflowError(err)
 		}
@@ -246,7 +244,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 	name := strings.TrimSpace(a.Workflow)
 	if name == "" {
 		list := []map[string]any{}
-		for _, w := range workflow.List() {
+		for _, w := range List() {
 			d := w.Describe()
 			list = append(list, map[string]any{"name": d.Name, "description": d.Description, "phase_count": len(d.Phases), "composes": d.Composes,
 				"cli": "cursus workflow run " + d.Name + " --args '<json>'"})
@@ -255,7 +253,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 			WithNextSteps(envelope.NextStep{Tool: "workflow.describe", When: "to see one workflow's phases", Why: "phases, gates, tools and arguments",
 				ArgsHint: map[string]any{"workflow": "new-project"}}), nil
 	}
-	w, err := workflow.Get(name)
+	w, err := Get(name)
 	if err != nil {
 		return nil, workflowError(err)
 	}

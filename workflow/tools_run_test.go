@@ -1,4 +1,4 @@
-package tools
+package workflow_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
@@ -24,12 +25,19 @@ func wfCtx(root string) context.Context {
 
 func wfCall(t *testing.T, ctx context.Context, args map[string]any) *envelope.ToolResult {
 	t.Helper()
-	return Registry().Call(ctx, "workflow.run", args)
+	return cursus.Registry().Call(ctx, "workflow.run", args)
 }
 
 func mustJSONString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// blank reports whether a decoded JSON value is not a non-empty string
+// (missing keys decode to nil, which `== ""` would let through).
+func blank(v any) bool {
+	s, ok := v.(string)
+	return !ok || s == ""
 }
 
 // wfData returns the run's result of an answer: data when ok, meta.details otherwise.
@@ -67,7 +75,7 @@ type viaRegistry interface {
 	workflow.ArgChecker
 }
 
-func newViaRegistry() viaRegistry { return workflow.RegistryCaller(Registry()).(viaRegistry) }
+func newViaRegistry() viaRegistry { return workflow.RegistryCaller(cursus.Registry()).(viaRegistry) }
 
 // countingCaller calls through the registry, counts calls per tool and may
 // cancel the run's context when a given tool is called.
@@ -159,7 +167,7 @@ func TestNewProjectXGBoostFromAnEmptyFolderToAValidDefinition(t *testing.T) {
 		t.Fatalf("run ledger: %v\n%s", err, ledger)
 	}
 	// The guided stages see the run as complete (same run-folder format).
-	st := Registry().Call(ctx, "workflow.status", map[string]any{"run_id": d["run_id"]})
+	st := cursus.Registry().Call(ctx, "workflow.status", map[string]any{"run_id": d["run_id"]})
 	if !st.OK || wfData(t, st)["done"] != true {
 		b, _ := json.Marshal(st)
 		t.Fatalf("workflow.status of the run: %s", b)
@@ -355,7 +363,7 @@ func TestABadConfigValueFailsTheGateWithTheToolsEnvelope(t *testing.T) {
 	if env["ok"] != false || env["code"] != string(envelope.CodeConfigInvalid) || env["meta"].(map[string]any)["tool"] != "author.preflight_config" {
 		t.Fatalf("envelope %v", env)
 	}
-	if !strings.Contains(toJSON(env), "train_ratio") {
+	if !strings.Contains(mustJSONString(env), "train_ratio") {
 		t.Fatalf("the envelope does not name the bad field: %v", env)
 	}
 	if res.Remedy == nil || res.Remedy.SuggestedTools[0] != "author.preflight_config" {
@@ -436,14 +444,14 @@ func TestWorkflowToolsArgumentsAndErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := wfCall(t, ctx, c.args)
-		if res.OK || res.Code != c.code || !strings.Contains(res.Error+toJSON(res.Meta), c.has) {
+		if res.OK || res.Code != c.code || !strings.Contains(res.Error+mustJSONString(res.Meta), c.has) {
 			t.Errorf("%v: got %s %q %v", c.args, res.Code, res.Error, res.Meta)
 		}
 	}
 	// Writes are gated like every writing tool.
 	empty := t.TempDir()
 	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: empty})
-	if res := Registry().Call(closed, "workflow.run", map[string]any{"workflow": "init-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}}); res.Code != envelope.CodeToolDisabled {
+	if res := cursus.Registry().Call(closed, "workflow.run", map[string]any{"workflow": "init-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}}); res.Code != envelope.CodeToolDisabled {
 		t.Fatalf("gated: %s", res.Code)
 	}
 	if _, err := os.Stat(filepath.Join(empty, "runs")); !os.IsNotExist(err) {
@@ -453,28 +461,28 @@ func TestWorkflowToolsArgumentsAndErrors(t *testing.T) {
 
 func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	ctx := context.Background()
-	res := Registry().Call(ctx, "workflow.describe", map[string]any{})
+	res := cursus.Registry().Call(ctx, "workflow.describe", map[string]any{})
 	d := wfData(t, res)
 	if !res.OK || d["count"].(float64) != 4 {
 		t.Fatalf("list: %v", d)
 	}
-	res = Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "new-project"})
+	res = cursus.Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "new-project"})
 	d = wfData(t, res)
 	if !res.OK || len(d["phases"].([]any)) != 15 || d["cli"] == nil {
 		t.Fatalf("describe: %v", d)
 	}
-	if old := Registry().Call(ctx, "workflow.describe", map[string]any{"name": "new-project"}); !old.OK || len(old.Warnings) != 1 || !strings.Contains(old.Warnings[0], "'name' is deprecated: use 'workflow'") {
+	if old := cursus.Registry().Call(ctx, "workflow.describe", map[string]any{"name": "new-project"}); !old.OK || len(old.Warnings) != 1 || !strings.Contains(old.Warnings[0], "'name' is deprecated: use 'workflow'") {
 		t.Errorf("deprecated name: %+v", old)
 	}
 	first := d["phases"].([]any)[0].(map[string]any)
 	if first["name"] != "init-project/scaffold" || first["from"] != "init-project" || first["stage"] != "plan" {
 		t.Fatalf("first phase %v", first)
 	}
-	if res := Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "nope"}); res.Code != envelope.CodeNotFound {
+	if res := cursus.Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "nope"}); res.Code != envelope.CodeNotFound {
 		t.Fatalf("unknown: %v", res.Code)
 	}
 	// workflow.run's enum is the engine's list of workflows.
-	td, _ := Registry().Get("workflow.run")
+	td, _ := cursus.Registry().Get("workflow.run")
 	enum := td.Schema()["properties"].(map[string]any)["workflow"].(map[string]any)["enum"]
 	if !sameSet(enum, workflow.Names()) {
 		t.Fatalf("workflow.run enum %v, workflows %v", enum, workflow.Names())
@@ -484,7 +492,7 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 		var missing []string
 		for _, p := range w.Phases {
 			for _, tool := range p.Tools {
-				if _, ok := Registry().Get(tool); !ok {
+				if _, ok := cursus.Registry().Get(tool); !ok {
 					missing = append(missing, p.Name+": "+tool)
 				}
 			}
@@ -500,7 +508,7 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	if !run.OK {
 		t.Fatalf("init-project: %+v", run)
 	}
-	st := Registry().Call(wfCtx(root), "workflow.describe", map[string]any{"run_id": "init-project-001"})
+	st := cursus.Registry().Call(wfCtx(root), "workflow.describe", map[string]any{"run_id": "init-project-001"})
 	if !st.OK || wfData(t, st)["status"] != "done" {
 		t.Fatalf("run status: %+v", st)
 	}
@@ -509,7 +517,7 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 func BenchmarkNewProjectWorkflow(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		root := b.TempDir()
-		res := Registry().Call(wfCtx(root), "workflow.run", map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
+		res := cursus.Registry().Call(wfCtx(root), "workflow.run", map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
 		if !res.OK {
 			b.Fatalf("%s: %s", res.Code, res.Error)
 		}
@@ -659,7 +667,7 @@ func TestNewProjectManualDAGChoiceStopsThenResumes(t *testing.T) {
 func TestConfigurePipelineOnAProjectWithItsOwnStep(t *testing.T) {
 	root := t.TempDir()
 	ctx := wfCtx(root)
-	if res := Registry().Call(ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost"}); !res.OK {
+	if res := cursus.Registry().Call(ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost"}); !res.OK {
 		t.Fatalf("project.init: %s", res.Error)
 	}
 	res := wfCall(t, ctx, map[string]any{"workflow": "configure-pipeline", "args": map[string]any{"project_dir": "projects/demo_xgboost", "placeholders": true}})
@@ -685,7 +693,7 @@ func TestConfigurePipelineOnAProjectWithItsOwnStep(t *testing.T) {
 func TestAuthorStepIntoAProjectWorkspace(t *testing.T) {
 	root := t.TempDir()
 	ctx := wfCtx(root)
-	if res := Registry().Call(ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost"}); !res.OK {
+	if res := cursus.Registry().Call(ctx, "project.init", map[string]any{"name": "demo", "framework": "xgboost"}); !res.OK {
 		t.Fatalf("project.init: %s", res.Error)
 	}
 	// The consumer is the project's own step, known only in its workspace.
@@ -726,7 +734,7 @@ func sameSet(enum any, names []string) bool {
 	for _, v := range enum.([]any) {
 		got = append(got, v.(string))
 	}
-	return toJSON(sortedCopy(got)) == toJSON(sortedCopy(names))
+	return mustJSONString(sortedCopy(got)) == mustJSONString(sortedCopy(names))
 }
 
 // TestNewProjectPassesWhereTheDataLives: new-project's data_source reaches
@@ -762,7 +770,7 @@ func TestNewProjectPassesWhereTheDataLives(t *testing.T) {
 func TestAuthorStepNeedsEveryRequiredInputOfTheConsumer(t *testing.T) {
 	root := t.TempDir()
 	ctx := wfCtx(root)
-	sc := Registry().Call(ctx, "author.scaffold_step", map[string]any{"step_name": "OutlierClipping", "workspace_dir": "steps", "job_type": "training",
+	sc := cursus.Registry().Call(ctx, "author.scaffold_step", map[string]any{"step_name": "OutlierClipping", "workspace_dir": "steps", "job_type": "training",
 		"inputs": []any{map[string]any{"name": "input_data", "compatible_sources": []any{"TabularPreprocessing"}}}, "outputs": []any{map[string]any{"name": "processed_data"}}})
 	if !sc.OK {
 		t.Fatalf("author.scaffold_step: %s", sc.Error)
@@ -781,7 +789,7 @@ func TestAuthorStepNeedsEveryRequiredInputOfTheConsumer(t *testing.T) {
 func TestAuthorStepReuseOfASkeletonStopsForItsLogic(t *testing.T) {
 	root := t.TempDir()
 	ctx := wfCtx(root)
-	sc := Registry().Call(ctx, "author.scaffold_step", map[string]any{"step_name": "OutlierClipping", "workspace_dir": "steps", "job_type": "training",
+	sc := cursus.Registry().Call(ctx, "author.scaffold_step", map[string]any{"step_name": "OutlierClipping", "workspace_dir": "steps", "job_type": "training",
 		"inputs":  []any{map[string]any{"name": "input_data", "compatible_sources": []any{"TabularPreprocessing"}, "keywords": []any{"processed_data"}}},
 		"outputs": []any{map[string]any{"name": "processed_data", "aliases": []any{"input_path", "training_data"}, "keywords": []any{"input_path", "training"}}}})
 	if !sc.OK {

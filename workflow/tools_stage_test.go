@@ -1,4 +1,4 @@
-package tools_test
+package workflow_test
 
 import (
 	"context"
@@ -10,17 +10,19 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/stages"
 	"github.com/cursus-go/cursus/tools"
 	"github.com/cursus-go/cursus/tools/markdown"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // TestStageToolsExist: every tool a stage lists is a listed (not
 // deprecated) tool of the registry, and the always-visible namespaces exist.
 func TestStageToolsExist(t *testing.T) {
-	r := tools.Registry()
+	r := cursus.Registry()
 	set, err := stages.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func TestMarkdownViewsThroughTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, ReadRoots: []string{ex}, AllowDestructive: true})
-	r := tools.Registry()
+	r := cursus.Registry()
 	ex += "/"
 	dagArgs := readDAG(t, ex+"dag.json")
 	if res := r.Call(ctx, "workflow.new_run", map[string]any{"run_id": "md"}); !res.OK {
@@ -136,9 +138,11 @@ func readDAG(t *testing.T, path string) map[string]any {
 	return map[string]any{"nodes": f.DAG.Nodes, "edges": f.DAG.Edges}
 }
 
-func newSession(t *testing.T, opts tools.SessionOptions) *tools.Session {
+// newSession starts a session over the default registry.
+func newSession(t *testing.T, opts workflow.SessionOptions) *workflow.Session {
 	t.Helper()
-	s, err := tools.NewSession(opts)
+	opts.Registry = cursus.Registry()
+	s, err := workflow.NewSession(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +158,13 @@ func names(defs []*registry.ToolDef) []string {
 }
 
 func TestSessionScoping(t *testing.T) {
-	if _, err := tools.NewSession(tools.SessionOptions{Stage: "nope"}); err == nil || !strings.Contains(err.Error(), "orchestrator") {
+	if _, err := workflow.NewSession(workflow.SessionOptions{Stage: "nope", Registry: cursus.Registry()}); err == nil || !strings.Contains(err.Error(), "orchestrator") {
 		t.Errorf("unknown stage: %v", err)
 	}
-	s := newSession(t, tools.SessionOptions{})
+	if _, err := workflow.NewSession(workflow.SessionOptions{}); err == nil || !strings.Contains(err.Error(), "Registry") {
+		t.Errorf("a session without a registry: %v", err)
+	}
+	s := newSession(t, workflow.SessionOptions{})
 	if s.Stage() != "orchestrator" || s.Pinned() || s.RunID() != "" {
 		t.Fatalf("new session: %s %v %q", s.Stage(), s.Pinned(), s.RunID())
 	}
@@ -200,12 +207,12 @@ func TestSessionScoping(t *testing.T) {
 	}
 
 	// A pinned session lists its stage and explains how to reach others.
-	p := newSession(t, tools.SessionOptions{Stage: "compile", Policy: &registry.Policy{}})
+	p := newSession(t, workflow.SessionOptions{Stage: "compile", Policy: &registry.Policy{}})
 	got := names(p.Tools())
 	if !slices.Contains(got, "compile.definition") || slices.Contains(got, "compile.dag") || slices.Contains(got, "author.rules") {
 		t.Errorf("pinned compile (gates closed): %v", got)
 	}
-	open := newSession(t, tools.SessionOptions{Stage: "compile"})
+	open := newSession(t, workflow.SessionOptions{Stage: "compile"})
 	if !slices.Contains(names(open.Tools()), "compile.dag") {
 		t.Error("a trusted session lists compile.dag in compile")
 	}
@@ -218,7 +225,7 @@ func TestSessionScoping(t *testing.T) {
 // sessionRun drives a session through a whole run with the xgboost example.
 type sessionRun struct {
 	t   *testing.T
-	s   *tools.Session
+	s   *workflow.Session
 	ctx context.Context
 	id  string
 }
@@ -254,7 +261,7 @@ func (r *sessionRun) complete(wantDone bool) map[string]any {
 
 func TestSessionWholeRun(t *testing.T) {
 	root := t.TempDir()
-	s := newSession(t, tools.SessionOptions{Policy: &registry.Policy{ProjectRoot: root, AllowDestructive: true}})
+	s := newSession(t, workflow.SessionOptions{Policy: &registry.Policy{ProjectRoot: root, AllowDestructive: true}})
 	var mu sync.Mutex
 	var changes []string
 	s.OnStageChange(func(from, to string) {
@@ -404,8 +411,8 @@ func exampleValues(t *testing.T, path string) (map[string]any, map[string]any) {
 func TestSessionsAreIndependent(t *testing.T) {
 	root := t.TempDir()
 	pol := &registry.Policy{ProjectRoot: root, AllowDestructive: true}
-	a := newSession(t, tools.SessionOptions{Policy: pol})
-	b := newSession(t, tools.SessionOptions{Policy: pol})
+	a := newSession(t, workflow.SessionOptions{Policy: pol})
+	b := newSession(t, workflow.SessionOptions{Policy: pol})
 	ctx := context.Background()
 	for _, id := range []string{"one", "two"} {
 		if res := a.Call(ctx, "workflow.new_run", map[string]any{"run_id": id}); !res.OK {
@@ -442,7 +449,7 @@ func TestSessionsAreIndependent(t *testing.T) {
 
 func TestWorkflowToolsWithoutSession(t *testing.T) {
 	root := t.TempDir()
-	r := tools.Registry()
+	r := cursus.Registry()
 	closed := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
 	if res := r.Call(closed, "workflow.new_run", nil); res.Code != envelope.CodeToolDisabled {
 		t.Errorf("new_run with the gate closed: %+v", res)
@@ -496,7 +503,7 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 		t.Errorf("unknown run: %+v", res)
 	}
 	// A session with the write gate closed does not record reports.
-	s := newSession(t, tools.SessionOptions{Policy: &registry.Policy{ProjectRoot: root}})
+	s := newSession(t, workflow.SessionOptions{Policy: &registry.Policy{ProjectRoot: root}})
 	runDir := filepath.Join(root, "runs", id)
 	for _, f := range []string{"dag.json", "config.json"} {
 		b, err := os.ReadFile("../examples/xgboost-end-to-end/" + f)
@@ -527,7 +534,7 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 // BenchmarkSessionScopeCheck measures what a guided session adds to a call
 // that its stage refuses (the scope answers before any argument work).
 func BenchmarkSessionScopeCheck(b *testing.B) {
-	s, err := tools.NewSession(tools.SessionOptions{})
+	s, err := workflow.NewSession(workflow.SessionOptions{Registry: cursus.Registry()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -541,7 +548,7 @@ func BenchmarkSessionScopeCheck(b *testing.B) {
 
 // BenchmarkSessionTools measures listing a stage's tools.
 func BenchmarkSessionTools(b *testing.B) {
-	s, err := tools.NewSession(tools.SessionOptions{Stage: "plan"})
+	s, err := workflow.NewSession(workflow.SessionOptions{Stage: "plan", Registry: cursus.Registry()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,9 @@
-package tools
+package workflow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -27,7 +27,8 @@ type SessionOptions struct {
 	// Policy, when set, applies its gates and write confinement to every
 	// call, as the MCP server does. Nil is a trusted caller.
 	Policy *registry.Policy
-	// Registry is the registry the session calls; nil is Registry().
+	// Registry is the registry the session calls (required; the facade's
+	// default registry holds every tool the stages list).
 	Registry *registry.Registry
 }
 
@@ -50,15 +51,12 @@ type Session struct {
 }
 
 // NewSession returns a session in the hub stage, or pinned to opts.Stage.
-// An unknown stage is an error listing the known ones; so is a stage that
-// lists a tool the registry does not have.
+// An unknown stage is an error listing the known ones; so is a session
+// without a registry.
 func NewSession(opts SessionOptions) (*Session, error) {
 	reg := opts.Registry
 	if reg == nil {
-		var err error
-		if reg, err = Build(); err != nil {
-			return nil, err
-		}
+		return nil, errors.New("workflow: a session needs the registry it calls (SessionOptions.Registry)")
 	}
 	set, err := stages.Default()
 	if err != nil {
@@ -313,15 +311,6 @@ func (s *Session) record(run *stages.Run, stage string, rec stages.Record, args 
 	p, _ := run.ReportPath(rep.Tool)
 	res.SetMeta("recorded", p)
 	return nil
-}
-
-func indentJSON(raw json.RawMessage) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
 }
 
 // stageToolNames returns the dotted names a stage lists in this session

@@ -1,4 +1,4 @@
-package tools
+package workflow
 
 import (
 	"context"
@@ -16,14 +16,22 @@ import (
 	"github.com/cursus-go/cursus/stages"
 )
 
-// workflowNamespaceDescription is the one description of the workflow
-// namespace; every file adding workflow.* tools passes it to addNamespace.
-const workflowNamespaceDescription = "Runs and guided stages: create a run folder, let the server pick the next stage from the run's artifacts (with its prompt, checklist, model tier and tools), complete stages, see a run's status, and run whole workflows."
+// namespaceDescription is the one description of the workflow namespace.
+const namespaceDescription = "Runs and guided stages: create a run folder, let the server pick the next stage from the run's artifacts (with its prompt, checklist, model tier and tools), complete stages, see a run's status, and run whole workflows."
 
-// WorkflowNamespace returns the workflow namespace: its description and tools, built anew
-// on each call (DefaultNamespaces lists it).
-func WorkflowNamespace() registry.Namespace {
-	return mergeNamespaces(namespace("workflow", workflowNamespaceDescription,
+// Namespace returns the workflow namespace: its description and tools
+// (the guided-stage tools of this file and the workflow runner's of
+// tools_run.go), built anew on each call. The namespace sits above the
+// tools layer: its tools call the others through the registry of the call.
+// The facade's default registry lists it after the namespaces of package
+// tools.
+func Namespace() registry.Namespace {
+	return registry.Namespace{Name: "workflow", Description: namespaceDescription, Tools: append(stageTools(), runTools()...)}
+}
+
+// stageTools are the tools of a run's guided stages.
+func stageTools() []*registry.ToolDef {
+	return []*registry.ToolDef{
 		registry.New("workflow.new_run", registry.Spec{
 			Description: "Creates a run folder under the project root (runs/<run_id>/) that will hold the pipeline's dag.json, config.json, reports and pipeline.definition.json, and returns its id and the paths of its artifacts.",
 			When:        "at the start of a guided run, before workflow.start_stage",
@@ -61,7 +69,7 @@ func WorkflowNamespace() registry.Namespace {
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, workflowStatus),
-	), workflowRunNamespace())
+	}
 }
 
 type newRunArgs struct {
@@ -280,7 +288,7 @@ func sessionStages(sess *Session) *stages.Set {
 	}
 	set, err := stages.Default()
 	if err != nil {
-		panic(fmt.Sprintf("tools: embedded stages: %v", err)) // caught by the stages tests
+		panic(fmt.Sprintf("workflow: embedded stages: %v", err)) // caught by the stages tests
 	}
 	return set
 }
