@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,10 +98,13 @@ type ToolDef struct {
 	out lazySchema // the output schema (the envelope, data typed)
 	// listedOut is the output schema a tool list carries (ListedOutputSchema).
 	listedOut lazySchema
-	args      lazyArgs // the input schema compiled for validation
+	data      lazySchema // the data schema (DataSchema), for DataSchemaJSON
+	args      lazyArgs   // the input schema compiled for validation
 }
 
-// lazySchema is a schema computed once, on first use, with its JSON.
+// lazySchema is a schema computed once, on first use, with its JSON
+// (compact, HTML characters not escaped, as the envelope and MCP's wire
+// encoding write them).
 type lazySchema struct {
 	once sync.Once
 	m    map[string]any
@@ -111,7 +115,10 @@ type lazySchema struct {
 func (l *lazySchema) get(name string, make func() (map[string]any, error)) *lazySchema {
 	l.once.Do(func() {
 		if l.m, l.err = make(); l.err == nil {
-			l.b, l.err = json.Marshal(l.m)
+			l.b, l.err = marshalWire(l.m)
+		}
+		if l.err == nil && l.m != nil {
+			wireBytes.Store(reflect.ValueOf(l.m).UnsafePointer(), l.b)
 		}
 	})
 	if l.err != nil {
@@ -178,10 +185,30 @@ func (t *ToolDef) OutputSchemaJSON() json.RawMessage { return t.out.get(t.Name, 
 // DataSchema returns the schema of the data of a success: reflected from
 // the handler's data type ({} while the tool is untyped), or that or a
 // string when the tool has a markdown view. Do not modify it.
-func (t *ToolDef) DataSchema() map[string]any {
+func (t *ToolDef) DataSchema() map[string]any { return t.data.get(t.Name, t.dataSchema).m }
+
+func (t *ToolDef) dataSchema() (map[string]any, error) {
 	props, _ := t.OutputSchema()["properties"].(map[string]any)
 	d, _ := props["data"].(map[string]any)
-	return d
+	return d, nil
+}
+
+// DataSchemaJSON is DataSchema as JSON, marshalled once: a front end that
+// answers the schema (tools.describe_tool) sends these bytes instead of
+// encoding the map on every call. Do not modify it.
+func (t *ToolDef) DataSchemaJSON() json.RawMessage {
+	return t.data.get(t.Name, t.dataSchema).b
+}
+
+// marshalWire is json.Marshal without HTML escaping.
+func marshalWire(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func (t *ToolDef) reflectOutput() (map[string]any, error) {

@@ -69,19 +69,19 @@ type ToolInfo struct {
 	Namespace string `json:"namespace"`
 	// Description and Examples are left out of a brief entry (tools.by_phase
 	// and tools.help by phase without detail): when says what the tool is for.
-	Description  string         `json:"description,omitempty"`
-	Tags         []string       `json:"tags"`
-	Destructive  bool           `json:"destructive"`
-	Writes       bool           `json:"writes"`
-	ExecCode     bool           `json:"exec_code"`
-	Network      bool           `json:"network"`
-	When         string         `json:"when,omitempty"`
-	Examples     []string       `json:"examples,omitempty"`
-	DeprecatedBy string         `json:"deprecated_by,omitempty"`
-	Schema       map[string]any `json:"schema,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Tags         []string        `json:"tags"`
+	Destructive  bool            `json:"destructive"`
+	Writes       bool            `json:"writes"`
+	ExecCode     bool            `json:"exec_code"`
+	Network      bool            `json:"network"`
+	When         string          `json:"when,omitempty"`
+	Examples     []string        `json:"examples,omitempty"`
+	DeprecatedBy string          `json:"deprecated_by,omitempty"`
+	Schema       registry.Schema `json:"schema,omitempty"`
 	// DataSchema is the schema of the data of a success (the tool's
 	// output schema without the envelope around it); describe_tool gives it.
-	DataSchema map[string]any `json:"data_schema,omitempty"`
+	DataSchema registry.Schema `json:"data_schema,omitempty"`
 }
 
 // summaries caches each tool's ToolInfo (*registry.ToolDef -> *ToolInfo):

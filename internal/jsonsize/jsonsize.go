@@ -28,6 +28,7 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	numberType        = reflect.TypeFor[json.Number]()
+	anyMapType        = reflect.TypeFor[map[string]any]()
 )
 
 // AtLeast returns a lower bound of the size of v's JSON encoding; once the
@@ -57,6 +58,9 @@ func (w *walker) value(v reflect.Value, depth int) {
 		return
 	}
 	t := v.Type()
+	if (t == anyMapType || t.Kind() == reflect.Interface) && v.CanInterface() && w.dynamic(v.Interface(), depth) {
+		return
+	}
 	if t == rawMessageType || t == numberType {
 		w.n += int64(v.Len()) // as written, unquoted
 		return
@@ -121,6 +125,86 @@ func (w *walker) value(v reflect.Value, depth int) {
 	case reflect.Struct:
 		w.n += 2
 		w.fields(v, depth)
+	}
+}
+
+// dynamic counts the values JSON decoding makes (map[string]any, []any,
+// strings, numbers, booleans, null) without reflection, whose map
+// iterator allocates for every key and value; it reports false, counting
+// nothing, for any other type. The counts are those of value.
+func (w *walker) dynamic(x any, depth int) bool {
+	switch x := x.(type) {
+	case nil:
+		w.n += 4
+	case string:
+		w.n += int64(len(x)) + 2
+	case bool:
+		w.n += 4
+	case float64:
+		w.n++
+	case json.Number:
+		w.n += int64(len(x))
+	case map[string]any:
+		if x == nil {
+			w.n += 4
+			return true
+		}
+		w.n += 2
+		first := true
+		for k, e := range x {
+			if w.over() {
+				break
+			}
+			if !first {
+				w.n++
+			}
+			first = false
+			w.n += int64(len(k)) + 3
+			w.element(e, depth+1)
+		}
+	case []any:
+		if x == nil {
+			w.n += 4
+			return true
+		}
+		w.n += 2
+		for i, e := range x {
+			if w.over() {
+				break
+			}
+			if i > 0 {
+				w.n++
+			}
+			w.element(e, depth+1)
+		}
+	case []string:
+		if x == nil {
+			w.n += 4
+			return true
+		}
+		w.n += 2
+		for i, e := range x {
+			if w.over() {
+				break
+			}
+			if i > 0 {
+				w.n++
+			}
+			w.n += int64(len(e)) + 2
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// element counts one element of a map[string]any or []any.
+func (w *walker) element(x any, depth int) {
+	if w.over() || depth > maxDepth {
+		return
+	}
+	if !w.dynamic(x, depth) {
+		w.value(reflect.ValueOf(x), depth)
 	}
 }
 

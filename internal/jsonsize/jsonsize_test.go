@@ -107,6 +107,37 @@ func TestLowerBound(t *testing.T) {
 	}
 }
 
+// TestDecodedValuesExact: for what JSON decoding makes (maps, lists,
+// strings without escapes, true, null, json.Number), counted without
+// reflection, the bound is the exact size, at the top or inside an
+// interface or a struct field (a struct's commas are not counted: two
+// here).
+func TestDecodedValuesExact(t *testing.T) {
+	doc := map[string]any{
+		"s": "abc", "b": true, "z": nil, "n": json.Number("-12.5e3"),
+		"list": []any{"x", map[string]any{}, []any{}, []string{"p", "q"}, []string{}, map[string]any{"deep": []any{nil, "y"}}},
+		"strs": []string{"one", "two", "three"}, "none": []any(nil), "nomap": map[string]any(nil), "nostrs": []string(nil),
+	}
+	type holder struct {
+		Any  any            `json:"any"`
+		Map  map[string]any `json:"map"`
+		List []any          `json:"list"`
+	}
+	for _, c := range []struct {
+		v     any
+		slack int64
+	}{{doc, 0}, {holder{Any: doc, Map: doc, List: []any{doc, "w"}}, 2}, {[]any{doc, doc}, 0}} {
+		v := c.v
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AtLeast(v, 1<<40); got != int64(len(b))-c.slack {
+			t.Errorf("%T: bound %d, want the exact size %d of %s", v, got, len(b), b)
+		}
+	}
+}
+
 // TestStopsEarly: a value far over the limit is cut short.
 func TestStopsEarly(t *testing.T) {
 	big := make([]string, 1_000_000)
@@ -115,6 +146,13 @@ func TestStopsEarly(t *testing.T) {
 	}
 	if got := AtLeast(map[string]any{"x": big}, 1000); got <= 1000 || got > 2000 {
 		t.Errorf("bound %d: want just over the 1000 limit", got)
+	}
+	anyBig := make([]any, len(big))
+	for i := range big {
+		anyBig[i] = big[i]
+	}
+	if got := AtLeast(map[string]any{"x": anyBig}, 1000); got <= 1000 || got > 2000 {
+		t.Errorf("bound %d of a []any: want just over the 1000 limit", got)
 	}
 }
 
