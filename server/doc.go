@@ -13,12 +13,14 @@
 // (registry.ToolDef.ListedOutputSchema: the envelope's data, outlined; ok
 // is said once in the instructions), a title only where the tool has one,
 // and the annotations exporters.Annotations derives from the capability
-// flags, every hint set explicitly. The schemas are marshalled once and
-// registered through the SDK's raw AddTool, so the SDK neither infers them
-// nor validates calls against them (it decodes each one again, to check
-// it, whenever a server adds the tool: most of a server's cost, see
-// BenchmarkSessionServer): the registry validates every call against the
-// full schema. The generated <namespace>.help tools are not listed (tools.help
+// flags, every hint set explicitly. The schemas are marshalled once. The
+// SDK registers each tool by name only (its raw AddTool, under a stub
+// schema: it decodes every schema it is given again, to check it,
+// whenever a server adds the tool, which for the real ones was most of a
+// server's cost, see BenchmarkSessionServer), and tools/list answers the
+// real descriptors in the SDK's order and pages; the SDK validates no
+// call: the registry validates every call against the full schema. The
+// generated <namespace>.help tools are not listed (tools.help
 // {"namespace": ...} answers the same) but stay callable. A static server
 // lists the whole set and never changes; a guided one (Options.Guided,
 // Options.Stage) gets one session scope per MCP session and lists the

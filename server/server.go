@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cursus-go/cursus"
@@ -402,10 +403,36 @@ func (s *session) sync() {
 	}
 	for _, w := range s.c.order {
 		if want[w] && !s.listed[w] {
-			s.m.AddTool(s.c.defs[w], s.handler(s.c.dotted[w]))
+			s.m.AddTool(&mcp.Tool{Name: w, InputSchema: stubSchema}, s.handler(s.c.dotted[w]))
 			s.listed[w] = true
 		}
 	}
+}
+
+// stubSchema is the input schema of the descriptor a tool is registered
+// with. The SDK registers a tool for its name (routing tools/call,
+// paginating tools/list, notifying list changes) and re-decodes every
+// schema it is given, which for the real ones was most of the cost of a
+// server; tools/list answers the real descriptors (listTools), and the
+// registry validates every call against the full schema.
+// A *jsonschema.Schema, which the SDK checks without re-decoding.
+var stubSchema = &jsonschema.Schema{Type: "object"}
+
+// listTools answers a tools/list with the session's real descriptors in
+// place of the stubs the SDK lists (see stubSchema), in the SDK's order
+// and pages.
+func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	lr, ok := res.(*mcp.ListToolsResult)
+	if err != nil || !ok {
+		return res, err
+	}
+	for i, t := range lr.Tools {
+		if d, ok := s.c.defs[t.Name]; ok {
+			lr.Tools[i] = d
+		}
+	}
+	return lr, nil
 }
 
 func (s *session) count() int {
@@ -455,13 +482,17 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) *
 	return toResult(res, wire)
 }
 
-// fallback is a receiving middleware: a tools/call for a name the session
-// does not list is answered with an envelope instead of the SDK's JSON-RPC
+// fallback is a receiving middleware: tools/list answers the real
+// descriptors (listTools); a tools/call for a name the session does not
+// list is answered with an envelope instead of the SDK's JSON-RPC
 // error: tool_not_in_stage (with the stages that offer it), tool_disabled
 // (gate closed or deselected), unknown_tool (with a did-you-mean), or the
 // result of a deprecated tool or a dotted name.
 func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			return s.listTools(ctx, next, method, req)
+		}
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}

@@ -8,8 +8,9 @@ import (
 
 // BenchmarkSessionServer: making one server of a built core from the real
 // registry: the static server (once per New) and a guided session's (once
-// per guided HTTP session). Most of it is the SDK's AddTool checking each
-// descriptor's schemas.
+// per guided HTTP session): mostly the SDK's AddTool of each tool under
+// its stub schema, which the SDK still decodes once (checking parameter
+// header annotations).
 func BenchmarkSessionServer(b *testing.B) {
 	for _, mode := range []struct {
 		name string
