@@ -77,7 +77,12 @@ func (s *Set) Inspect(ctx context.Context, r *Run) (*Status, error) {
 		return nil, err
 	}
 	ev := newEvaluator(r)
-	out := &Status{RunID: r.ID, Dir: r.Dir, Artifacts: r.Artifacts(), Completed: state.Completed}
+	// Lists are empty, never nil: the status is answered as JSON, where
+	// workflow.status' schema has them as arrays.
+	out := &Status{RunID: r.ID, Dir: r.Dir, Artifacts: r.Artifacts(), Completed: state.Completed, Stages: []StageStatus{}}
+	if out.Completed == nil {
+		out.Completed = []Completion{}
+	}
 	last := map[string]time.Time{}
 	for _, c := range state.Completed {
 		last[c.Stage] = c.At
@@ -87,7 +92,7 @@ func (s *Set) Inspect(ctx context.Context, r *Run) (*Status, error) {
 			return nil, err
 		}
 		st := s.byName[name]
-		ss := StageStatus{Name: name, Complete: true, LastCompleted: last[name]}
+		ss := StageStatus{Name: name, Complete: true, LastCompleted: last[name], Checks: []CheckResult{}}
 		for _, c := range st.Completion {
 			res := ev.run(c)
 			ss.Checks = append(ss.Checks, res)

@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
+	"github.com/invopop/jsonschema"
 )
 
 // runTools are the tools of the workflow runner: run a workflow, describe
@@ -73,7 +74,7 @@ func workflowRoot(ctx context.Context) (string, error) {
 	return wd, nil
 }
 
-func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, error) {
+func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.Result[Result], error) {
 	r := registry.FromContext(ctx)
 	if r == nil {
 		return nil, envelope.Errorf(envelope.CodeInternalError, "workflow.run: no registry in context")
@@ -122,7 +123,7 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 		return nil, workflowError(err)
 	}
 	if err != nil && errors.Is(err, ErrRunFinished) {
-		return envelope.OK(resultData(res)).WithWarnings("run " + res.RunID + " was already done; nothing ran"), nil
+		return envelope.Success(*res).WithWarnings("run " + res.RunID + " was already done; nothing ran"), nil
 	}
 	return workflowResult(res)
 }
@@ -130,11 +131,11 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.ToolResult, 
 // workflowResult turns a run's result into the envelope: done is a success,
 // a failed gate or a stop is workflow_stopped, a cancellation cancelled;
 // the run's result is the data or meta.details.
-func workflowResult(res *Result) (*envelope.ToolResult, error) {
+func workflowResult(res *Result) (*envelope.Result[Result], error) {
 	data := resultData(res)
 	switch res.Status {
 	case StatusIncomplete:
-		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...).
+		out := envelope.Success(*res).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...).
 			WithWarnings("the run is incomplete: " + res.Reason)
 		seen := map[string]bool{}
 		outputs, _ := data["outputs"].(map[string]any)
@@ -152,7 +153,7 @@ func workflowResult(res *Result) (*envelope.ToolResult, error) {
 		return out.WithNextSteps(envelope.NextStep{Tool: "workflow.run", When: "after fixing what outputs.blockers (or outputs.not_ready) names",
 			Why: "resuming runs the readiness check again", ArgsHint: map[string]any{"resume": res.RunID}}), nil
 	case StatusDone:
-		out := envelope.OK(data).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...)
+		out := envelope.Success(*res).WithMeta("run_id", res.RunID).WithMeta("status", res.Status).WithWarnings(res.Warnings...)
 		if def, _ := res.Outputs["definition_file"].(string); def != "" && res.Outputs["ready_to_deploy"] == true {
 			out = out.WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "the pipeline is deployable and ran locally",
 				Why: "deploy the pipeline (upsert)", ArgsHint: res.Outputs["deploy"]})
@@ -184,7 +185,8 @@ func workflowResult(res *Result) (*envelope.ToolResult, error) {
 	}
 }
 
-// resultData is the run's result as a JSON object.
+// resultData is the run's result as a JSON object (a failure's
+// meta.details; outputs.blockers read as JSON).
 func resultData(res *Result) map[string]any {
 	if m := objectOf(res); m != nil {
 		return m
@@ -229,7 +231,73 @@ func workflowError(err error) error {
 	return err
 }
 
-func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.ToolResult, error) {
+// DescribeData is the data of workflow.describe, one of three answers:
+// every workflow (List), one workflow with its command line (Workflow), or
+// a run's state (Run, as workflow.run answers it). Exactly one is set; it
+// encodes as that one's fields, and its schema is the three shapes'.
+type DescribeData struct {
+	List     *WorkflowList
+	Workflow *WorkflowDetail
+	Run      *Result
+}
+
+// WorkflowList lists the workflows.
+type WorkflowList struct {
+	Count     int               `json:"count"`
+	Workflows []WorkflowSummary `json:"workflows"`
+}
+
+// WorkflowSummary is one workflow of a WorkflowList.
+type WorkflowSummary struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	PhaseCount  int    `json:"phase_count"`
+	// Composes names the workflows whose phases this one includes.
+	Composes []string `json:"composes,omitempty"`
+	// CLI is the command that runs it.
+	CLI string `json:"cli"`
+}
+
+// WorkflowDetail is one workflow as data (its arguments, phases, tools
+// and outcomes) with the command that runs it.
+type WorkflowDetail struct {
+	Description
+	CLI string `json:"cli"`
+}
+
+// MarshalJSON encodes the answer that is set; none is an error.
+func (d DescribeData) MarshalJSON() ([]byte, error) {
+	switch {
+	case d.List != nil:
+		return json.Marshal(d.List)
+	case d.Workflow != nil:
+		return json.Marshal(d.Workflow)
+	case d.Run != nil:
+		return json.Marshal(d.Run)
+	}
+	return nil, errors.New("workflow.describe: no answer set")
+}
+
+// JSONSchema is anyOf the three answers' schemas, each reflected as the
+// registry reflects a tool's data: every field without omitempty required,
+// objects closed.
+func (DescribeData) JSONSchema() *jsonschema.Schema {
+	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true}
+	strip := func(s *jsonschema.Schema) *jsonschema.Schema {
+		s.Version, s.ID = "", ""
+		return s
+	}
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+		strip(r.Reflect(&WorkflowList{})),
+		strip(r.Reflect(&WorkflowDetail{})),
+		strip(r.Reflect(&Result{})),
+	}}
+}
+
+// cliLine is the command line that runs a workflow.
+func cliLine(name string) string { return "cursus workflow run " + name + " --args '<json>'" }
+
+func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.Result[DescribeData], error) {
 	if id := strings.TrimSpace(a.RunID); id != "" {
 		root, err := workflowRoot(ctx)
 		if err != nil {
@@ -239,17 +307,18 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		if err != nil {
 			return nil, workflowError(err)
 		}
-		return envelope.OK(resultData(res)).WithMeta("run_id", id), nil
+		return envelope.Success(DescribeData{Run: res}).WithMeta("run_id", id), nil
 	}
 	name := strings.TrimSpace(a.Workflow)
 	if name == "" {
-		list := []map[string]any{}
+		list := &WorkflowList{Workflows: []WorkflowSummary{}}
 		for _, w := range List() {
 			d := w.Describe()
-			list = append(list, map[string]any{"name": d.Name, "description": d.Description, "phase_count": len(d.Phases), "composes": d.Composes,
-				"cli": "cursus workflow run " + d.Name + " --args '<json>'"})
+			list.Workflows = append(list.Workflows, WorkflowSummary{Name: d.Name, Description: d.Description, PhaseCount: len(d.Phases),
+				Composes: d.Composes, CLI: cliLine(d.Name)})
 		}
-		return envelope.OK(map[string]any{"count": len(list), "workflows": list}).WithMeta("count", len(list)).
+		list.Count = len(list.Workflows)
+		return envelope.Success(DescribeData{List: list}).WithMeta("count", list.Count).
 			WithNextSteps(envelope.NextStep{Tool: "workflow.describe", When: "to see one workflow's phases", Why: "phases, gates, tools and arguments",
 				ArgsHint: map[string]any{"workflow": "new-project"}}), nil
 	}
@@ -258,9 +327,7 @@ func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.To
 		return nil, workflowError(err)
 	}
 	d := w.Describe()
-	data := objectOf(d)
-	data["cli"] = "cursus workflow run " + d.Name + " --args '<json>'"
-	return envelope.OK(data).WithMeta("phase_count", len(d.Phases)).
+	return envelope.Success(DescribeData{Workflow: &WorkflowDetail{Description: d, CLI: cliLine(d.Name)}}).WithMeta("phase_count", len(d.Phases)).
 		WithNextSteps(envelope.NextStep{Tool: "workflow.run", When: "to run it with every gate enforced", Why: "runs the phases in order in a run folder",
 			ArgsHint: map[string]any{"workflow": d.Name, "args": "<see data.args>"}}), nil
 }

@@ -25,7 +25,9 @@ func wfCtx(root string) context.Context {
 
 func wfCall(t *testing.T, ctx context.Context, args map[string]any) *envelope.ToolResult {
 	t.Helper()
-	return cursus.Registry().Call(ctx, "workflow.run", args)
+	res := cursus.Registry().Call(ctx, "workflow.run", args)
+	checkOutput(t, "workflow.run", res)
+	return res
 }
 
 func mustJSONString(v any) string {
@@ -462,11 +464,19 @@ func TestWorkflowToolsArgumentsAndErrors(t *testing.T) {
 func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	ctx := context.Background()
 	res := cursus.Registry().Call(ctx, "workflow.describe", map[string]any{})
+	checkOutput(t, "workflow.describe", res)
 	d := wfData(t, res)
 	if !res.OK || d["count"].(float64) != 4 {
 		t.Fatalf("list: %v", d)
 	}
+	if dd := typed[workflow.DescribeData](t, res); dd.List == nil || dd.Workflow != nil || dd.Run != nil || len(dd.List.Workflows) != 4 {
+		t.Fatalf("list, typed: %+v", dd)
+	}
 	res = cursus.Registry().Call(ctx, "workflow.describe", map[string]any{"workflow": "new-project"})
+	checkOutput(t, "workflow.describe", res)
+	if dd := typed[workflow.DescribeData](t, res); dd.Workflow == nil || dd.Workflow.Name != "new-project" || dd.List != nil || dd.Run != nil {
+		t.Fatalf("one workflow, typed: %+v", dd)
+	}
 	d = wfData(t, res)
 	if !res.OK || len(d["phases"].([]any)) != 15 || d["cli"] == nil {
 		t.Fatalf("describe: %v", d)
@@ -511,6 +521,10 @@ func TestWorkflowDescribeExportsTheWorkflowsAsData(t *testing.T) {
 	st := cursus.Registry().Call(wfCtx(root), "workflow.describe", map[string]any{"run_id": "init-project-001"})
 	if !st.OK || wfData(t, st)["status"] != "done" {
 		t.Fatalf("run status: %+v", st)
+	}
+	checkOutput(t, "workflow.describe", st)
+	if dd := typed[workflow.DescribeData](t, st); dd.Run == nil || dd.Run.Status != workflow.StatusDone || dd.List != nil || dd.Workflow != nil {
+		t.Fatalf("run state, typed: %+v", dd)
 	}
 }
 

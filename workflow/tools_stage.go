@@ -169,15 +169,95 @@ func (r *stageRun) toHub() string {
 	return r.sess.Stage()
 }
 
+// RunArtifacts are the paths of a run's artifacts, as an agent passes them
+// to the tools of the run.
+type RunArtifacts struct {
+	RunDir         string `json:"run_dir"`
+	DAGFile        string `json:"dag_file"`
+	ConfigFile     string `json:"config_file"`
+	DefinitionFile string `json:"definition_file"`
+	ReportsDir     string `json:"reports_dir"`
+	StepsDir       string `json:"steps_dir"`
+}
+
 // runPaths are the paths an agent passes to the tools of a run.
-func runPaths(r *stages.Run) map[string]any {
-	return map[string]any{
-		"run_dir": r.Dir, "dag_file": r.DAGPath(), "config_file": r.ConfigPath(),
-		"definition_file": r.DefinitionPath(), "reports_dir": r.ReportsPath(), "steps_dir": r.StepsPath(),
+func runPaths(r *stages.Run) RunArtifacts {
+	return RunArtifacts{
+		RunDir: r.Dir, DAGFile: r.DAGPath(), ConfigFile: r.ConfigPath(),
+		DefinitionFile: r.DefinitionPath(), ReportsDir: r.ReportsPath(), StepsDir: r.StepsPath(),
 	}
 }
 
-func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, error) {
+// NewRunData is the data of workflow.new_run: the new run's id and the
+// paths of its artifacts.
+type NewRunData struct {
+	RunID     string       `json:"run_id"`
+	Artifacts RunArtifacts `json:"artifacts"`
+}
+
+// StartStageData is the data of workflow.start_stage: the stage the run
+// needs next, with what its worker needs; or, when every stage is complete
+// (Done), the hub stage and a message naming the compiled definition.
+type StartStageData struct {
+	RunID string `json:"run_id"`
+	// Done reports that every stage of the run is complete: Stage is then
+	// the hub (orchestrator) and the stage fields below are absent.
+	Done  bool   `json:"done"`
+	Stage string `json:"stage"`
+	// Message says where the compiled definition is (when Done).
+	Message     string `json:"message,omitempty"`
+	Description string `json:"description,omitempty"`
+	// ModelTier is the stage's model tier (strong or fast).
+	ModelTier string `json:"model_tier,omitempty"`
+	// ModelHint is the literal model value the named host's dispatch
+	// passes (only with the host argument).
+	ModelHint *stages.ModelHint `json:"model_hint,omitempty"`
+	// Prompt and Checklist are the stage's, with the run's paths in place
+	// of their placeholders.
+	Prompt    string   `json:"prompt,omitempty"`
+	Checklist []string `json:"checklist,omitempty"`
+	// Tools are the tools visible in the stage (in this session, under its
+	// policy).
+	Tools []string `json:"tools,omitempty"`
+	// Missing lists what the stage's completion test still misses.
+	Missing []string `json:"missing"`
+	// UnknownSteps are DAG nodes whose step type the catalog does not know.
+	UnknownSteps []string     `json:"unknown_steps,omitempty"`
+	Artifacts    RunArtifacts `json:"artifacts"`
+	// ActiveStage is the session's active stage after the call (the hub
+	// outside a guided session); PreviousStage the one before it.
+	ActiveStage   string `json:"active_stage"`
+	PreviousStage string `json:"previous_stage,omitempty"`
+}
+
+// CompleteStageData is the data of workflow.complete_stage: the stage's
+// completion checks, whether it is complete and recorded so in run.json,
+// and where the run goes next.
+type CompleteStageData struct {
+	RunID     string               `json:"run_id"`
+	Stage     string               `json:"stage"`
+	Completed bool                 `json:"completed"`
+	Recorded  bool                 `json:"recorded"`
+	Checks    []stages.CheckResult `json:"checks"`
+	// Missing lists the details of the failing checks.
+	Missing     []string `json:"missing"`
+	ActiveStage string   `json:"active_stage"`
+	// NextStage is the first stage whose completion test fails ("" when Done).
+	NextStage string `json:"next_stage"`
+	Done      bool   `json:"done"`
+}
+
+// StatusData is the data of workflow.status: the run's inspection (its
+// artifacts, each stage's completion test, the completion history, the
+// next stage) and, in a guided session, the session's active stage.
+type StatusData struct {
+	stages.Status
+	// ActiveStage and Pinned are the guided session's (absent outside one).
+	ActiveStage string `json:"active_stage,omitempty"`
+	Pinned      *bool  `json:"pinned,omitempty"`
+}
+
+func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.Result[NewRunData], error) {
 	root, err := projectRoot(ctx)
 	if err != nil {
 		return nil, err
@@ -201,14 +281,13 @@ func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.ToolResult, er
 		}
 		return nil, runError(fsys, err, id, root)
 	}
-	data := map[string]any{"run_id": r.ID, "artifacts": runPaths(r)}
-	return envelope.OK(data).WithMeta("run_id", r.ID).WithNextSteps(envelope.NextStep{
+	return envelope.Success(NewRunData{RunID: r.ID, Artifacts: runPaths(r)}).WithMeta("run_id", r.ID).WithNextSteps(envelope.NextStep{
 		Tool: "workflow.start_stage", When: "now", Why: "the server picks the first stage (plan) and lists its tools",
 		ArgsHint: map[string]any{"run_id": r.ID},
 	}), nil
 }
 
-func workflowStartStage(ctx context.Context, a startArgs) (*envelope.ToolResult, error) {
+func workflowStartStage(ctx context.Context, a startArgs) (*envelope.Result[StartStageData], error) {
 	host := strings.TrimSpace(a.Host)
 	if host != "" {
 		if _, ok := stages.HintFor(host, stages.TierFast); !ok {
@@ -228,10 +307,11 @@ func workflowStartStage(ctx context.Context, a startArgs) (*envelope.ToolResult,
 	}
 	if status.Done {
 		active := sr.toHub()
-		return envelope.OK(map[string]any{
-			"run_id": run.ID, "done": true, "stage": set.Hub(), "active_stage": active,
-			"message":   "every stage of the run is complete: the compiled definition is " + run.DefinitionPath(),
-			"artifacts": runPaths(run),
+		return envelope.Success(StartStageData{
+			RunID: run.ID, Done: true, Stage: set.Hub(), ActiveStage: active,
+			Message:   "every stage of the run is complete: the compiled definition is " + run.DefinitionPath(),
+			Missing:   []string{},
+			Artifacts: runPaths(run),
 		}).WithMeta("run_id", run.ID).WithNextSteps(envelope.NextStep{
 			Tool: "workflow.status", When: "to review the run", Why: "lists the artifacts and the completion history", ArgsHint: map[string]any{"run_id": run.ID},
 		}), nil
@@ -256,26 +336,25 @@ func workflowStartStage(ctx context.Context, a startArgs) (*envelope.ToolResult,
 	for i, c := range st.Checklist {
 		checklist[i] = stages.Expand(c, run)
 	}
-	data := map[string]any{
-		"run_id":         run.ID,
-		"stage":          st.Name,
-		"description":    st.Description,
-		"model_tier":     string(st.ModelTier),
-		"prompt":         stages.Expand(st.Prompt, run),
-		"checklist":      checklist,
-		"tools":          visible,
-		"missing":        nonNilStrings(ss.Missing),
-		"artifacts":      runPaths(run),
-		"active_stage":   active,
-		"previous_stage": previous,
-	}
-	if len(status.UnknownSteps) > 0 {
-		data["unknown_steps"] = status.UnknownSteps
+	data := StartStageData{
+		RunID:         run.ID,
+		Stage:         st.Name,
+		Description:   st.Description,
+		ModelTier:     string(st.ModelTier),
+		Prompt:        stages.Expand(st.Prompt, run),
+		Checklist:     checklist,
+		Tools:         visible,
+		Missing:       nonNilStrings(ss.Missing),
+		UnknownSteps:  status.UnknownSteps,
+		Artifacts:     runPaths(run),
+		ActiveStage:   active,
+		PreviousStage: previous,
 	}
 	if host != "" {
-		data["model_hint"], _ = stages.HintFor(host, st.ModelTier)
+		hint, _ := stages.HintFor(host, st.ModelTier)
+		data.ModelHint = &hint
 	}
-	return envelope.OK(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("stage", st.Name).
+	return envelope.Success(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("stage", st.Name).
 		WithNextSteps(envelope.NextStep{
 			Tool: "workflow.complete_stage", When: "the stage's checklist is done", Why: "checks the stage's artifacts and returns to the orchestrator",
 			ArgsHint: map[string]any{"run_id": run.ID},
@@ -313,7 +392,7 @@ func stageToolNames(ctx context.Context, set *stages.Set, stage string) []string
 	return out
 }
 
-func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolResult, error) {
+func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.Result[CompleteStageData], error) {
 	sr, err := openStageRun(ctx, a.RunID)
 	if err != nil {
 		return nil, err
@@ -369,11 +448,11 @@ func workflowCompleteStage(ctx context.Context, a completeArgs) (*envelope.ToolR
 		warnings = append(warnings, fmt.Sprintf("stage %s is not complete: %s", stage, strings.Join(missing, "; ")))
 	}
 	active := sr.toHub()
-	data := map[string]any{
-		"run_id": run.ID, "stage": stage, "completed": ok, "recorded": recorded, "checks": checks,
-		"missing": nonNilStrings(missing), "active_stage": active, "next_stage": status.Next, "done": status.Done,
+	data := CompleteStageData{
+		RunID: run.ID, Stage: stage, Completed: ok, Recorded: recorded, Checks: checks,
+		Missing: nonNilStrings(missing), ActiveStage: active, NextStage: status.Next, Done: status.Done,
 	}
-	res := envelope.OK(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("completed", ok)
+	res := envelope.Success(data).WithWarnings(warnings...).WithMeta("run_id", run.ID).WithMeta("completed", ok)
 	if status.Done {
 		return res.WithNextSteps(envelope.NextStep{Tool: "workflow.status", When: "the run is complete", Why: "review its artifacts", ArgsHint: map[string]any{"run_id": run.ID}}), nil
 	}
@@ -398,7 +477,7 @@ func stageChecks(ctx context.Context, set *stages.Set, run *stages.Run, status *
 	return ss.Checks, ss.Complete, nil
 }
 
-func workflowStatus(ctx context.Context, a statusArgs) (*envelope.ToolResult, error) {
+func workflowStatus(ctx context.Context, a statusArgs) (*envelope.Result[StatusData], error) {
 	sr, err := openStageRun(ctx, a.RunID)
 	if err != nil {
 		return nil, err
@@ -408,18 +487,12 @@ func workflowStatus(ctx context.Context, a statusArgs) (*envelope.ToolResult, er
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{
-		"run_id": status.RunID, "run_dir": status.Dir, "artifacts": status.Artifacts, "stages": status.Stages,
-		"completed": status.Completed, "next_stage": status.Next, "done": status.Done,
-	}
-	if len(status.UnknownSteps) > 0 {
-		data["unknown_steps"] = status.UnknownSteps
-	}
+	data := StatusData{Status: *status}
 	if sess != nil {
-		data["active_stage"] = sess.Stage()
-		data["pinned"] = sess.Pinned()
+		pinned := sess.Pinned()
+		data.ActiveStage, data.Pinned = sess.Stage(), &pinned
 	}
-	res := envelope.OK(data).WithMeta("run_id", run.ID).WithMeta("next_stage", status.Next)
+	res := envelope.Success(data).WithMeta("run_id", run.ID).WithMeta("next_stage", status.Next)
 	if !status.Done {
 		res.WithNextSteps(envelope.NextStep{Tool: "workflow.start_stage", When: "to work on the next stage", Why: "next stage: " + status.Next, ArgsHint: map[string]any{"run_id": run.ID}})
 	}

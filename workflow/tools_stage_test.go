@@ -138,6 +138,31 @@ func readDAG(t *testing.T, path string) map[string]any {
 	return map[string]any{"nodes": f.DAG.Nodes, "edges": f.DAG.Edges}
 }
 
+// dataMap is a result's data as a client decodes it from the wire.
+func dataMap(t testing.TB, res *envelope.ToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("data is not an object: %s", b)
+	}
+	return m
+}
+
+// typed is a result's data as its Go type; a failure or another type
+// fails the test.
+func typed[T any](t testing.TB, res *envelope.ToolResult) T {
+	t.Helper()
+	v, err := envelope.As[T](res)
+	if err != nil {
+		t.Fatalf("%T data: %v", v, err)
+	}
+	return v
+}
+
 // newSession starts a session over the default registry.
 func newSession(t *testing.T, opts workflow.SessionOptions) *workflow.Session {
 	t.Helper()
@@ -236,25 +261,28 @@ func (r *sessionRun) call(name string, args any) *envelope.ToolResult {
 	if !res.OK {
 		r.t.Fatalf("%s: %s %s (%+v)", name, res.Code, res.Error, res.Remedy)
 	}
+	if strings.HasPrefix(name, "workflow.") {
+		checkOutput(r.t, name, res)
+	}
 	return res
 }
 
-func (r *sessionRun) start(want string) map[string]any {
+func (r *sessionRun) start(want string) workflow.StartStageData {
 	r.t.Helper()
 	res := r.call("workflow.start_stage", map[string]any{"run_id": r.id})
-	d := res.Data.(map[string]any)
-	if d["stage"] != want || r.s.Stage() != want {
-		r.t.Fatalf("start_stage picked %v (session %s), want %s", d["stage"], r.s.Stage(), want)
+	d := typed[workflow.StartStageData](r.t, res)
+	if d.Stage != want || r.s.Stage() != want {
+		r.t.Fatalf("start_stage picked %v (session %s), want %s", d.Stage, r.s.Stage(), want)
 	}
 	return d
 }
 
-func (r *sessionRun) complete(wantDone bool) map[string]any {
+func (r *sessionRun) complete(wantDone bool) workflow.CompleteStageData {
 	r.t.Helper()
 	res := r.call("workflow.complete_stage", map[string]any{"run_id": r.id})
-	d := res.Data.(map[string]any)
-	if d["completed"] != wantDone || r.s.Stage() != "orchestrator" {
-		r.t.Fatalf("complete_stage: %v, session in %s, warnings %v", d["completed"], r.s.Stage(), res.Warnings)
+	d := typed[workflow.CompleteStageData](r.t, res)
+	if d.Completed != wantDone || r.s.Stage() != "orchestrator" {
+		r.t.Fatalf("complete_stage: %v, session in %s, warnings %v", d.Completed, r.s.Stage(), res.Warnings)
 	}
 	return d
 }
@@ -274,7 +302,7 @@ func TestSessionWholeRun(t *testing.T) {
 	dagArgs := readDAG(t, ex+"dag.json")
 
 	res := r.call("workflow.new_run", map[string]any{"run_id": "demo"})
-	arts := res.Data.(map[string]any)["artifacts"].(map[string]any)
+	arts := dataMap(t, res)["artifacts"].(map[string]any)
 	dagFile, configFile := arts["dag_file"].(string), arts["config_file"].(string)
 	if dagFile != filepath.Join(root, "runs", "demo", "dag.json") {
 		t.Fatalf("dag_file %s", dagFile)
@@ -288,10 +316,10 @@ func TestSessionWholeRun(t *testing.T) {
 	}
 
 	d := r.start("plan")
-	if d["model_tier"] != "strong" || !strings.Contains(d["prompt"].(string), dagFile) || len(d["checklist"].([]string)) == 0 {
+	if d.ModelTier != "strong" || !strings.Contains(d.Prompt, dagFile) || len(d.Checklist) == 0 {
 		t.Errorf("plan payload: %v", d)
 	}
-	if tl := d["tools"].([]string); !slices.Contains(tl, "dag.serialize") || !slices.Contains(tl, "workflow.status") || slices.Contains(tl, "compile.definition") {
+	if tl := d.Tools; !slices.Contains(tl, "dag.serialize") || !slices.Contains(tl, "workflow.status") || slices.Contains(tl, "compile.definition") {
 		t.Errorf("plan tools: %v", tl)
 	}
 	// The stage's own tools work; others do not.
@@ -300,13 +328,13 @@ func TestSessionWholeRun(t *testing.T) {
 	}
 	// Completing too early says what is missing and returns to the hub.
 	c := r.complete(false)
-	if c["next_stage"] != "plan" || !strings.Contains(strings.Join(c["missing"].([]string), " "), "dag.json is missing") {
+	if c.NextStage != "plan" || !strings.Contains(strings.Join(c.Missing, " "), "dag.json is missing") {
 		t.Errorf("early complete: %v", c)
 	}
 	r.start("plan")
 	r.call("dag.serialize", map[string]any{"dag": dagArgs, "output_file": dagFile})
-	if c := r.complete(true); c["next_stage"] != "configure" || c["recorded"] != true {
-		t.Errorf("complete plan: next %v, recorded %v", c["next_stage"], c["recorded"])
+	if c := r.complete(true); c.NextStage != "configure" || !c.Recorded {
+		t.Errorf("complete plan: next %v, recorded %v", c.NextStage, c.Recorded)
 	}
 
 	r.start("configure")
@@ -315,8 +343,8 @@ func TestSessionWholeRun(t *testing.T) {
 	r.complete(true)
 
 	d = r.start("validate")
-	if d["model_tier"] != "fast" {
-		t.Errorf("validate tier %v", d["model_tier"])
+	if d.ModelTier != "fast" {
+		t.Errorf("validate tier %v", d.ModelTier)
 	}
 	res = r.call("dag.validate_integrity", map[string]any{"dag": dagArgs})
 	if res.Meta["recorded"] != filepath.Join(root, "runs", "demo", "reports", "dag.validate_integrity.json") {
@@ -355,11 +383,11 @@ func TestSessionWholeRun(t *testing.T) {
 		t.Errorf("report: %v %.200s", err, rep)
 	}
 	c = r.complete(true)
-	if c["done"] != true {
+	if !c.Done {
 		t.Errorf("run not done: %v", c)
 	}
 	res = r.call("workflow.start_stage", map[string]any{"run_id": "demo"})
-	if res.Data.(map[string]any)["done"] != true || s.Stage() != "orchestrator" {
+	if dataMap(t, res)["done"] != true || s.Stage() != "orchestrator" {
 		t.Errorf("start on a done run: %v", res.Data)
 	}
 	res = r.call("workflow.status", map[string]any{"run_id": "demo", "format": "markdown"})
@@ -465,21 +493,21 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 		t.Error("../evil wrote outside runs/")
 	}
 	res := r.Call(ctx, "workflow.new_run", nil)
-	id := res.Data.(map[string]any)["run_id"].(string)
+	id := typed[workflow.NewRunData](t, res).RunID
 	if !res.OK || !strings.HasPrefix(id, "run-") {
 		t.Fatalf("generated run: %+v", res)
 	}
 	res = r.Call(ctx, "workflow.start_stage", map[string]any{"run_id": id})
-	if !res.OK || res.Data.(map[string]any)["stage"] != "plan" || len(res.Warnings) == 0 {
+	if !res.OK || typed[workflow.StartStageData](t, res).Stage != "plan" || len(res.Warnings) == 0 {
 		t.Errorf("start without session: %+v", res)
 	}
-	if _, ok := res.Data.(map[string]any)["model_hint"]; ok {
+	if _, ok := dataMap(t, res)["model_hint"]; ok {
 		t.Error("a model hint nobody asked for")
 	}
 	// The host layer of the model hint, only when asked for.
 	res = r.Call(ctx, "workflow.start_stage", map[string]any{"run_id": id, "host": "claude-code"})
-	hint, _ := res.Data.(map[string]any)["model_hint"].(stages.ModelHint)
-	if want, _ := stages.HintFor("claude-code", stages.TierStrong); !res.OK || hint != want {
+	hint := typed[workflow.StartStageData](t, res).ModelHint
+	if want, _ := stages.HintFor("claude-code", stages.TierStrong); !res.OK || hint == nil || *hint != want {
 		t.Errorf("plan (strong) on claude-code: %+v, want %+v", hint, want)
 	}
 	if res := r.Call(ctx, "workflow.start_stage", map[string]any{"run_id": id, "host": "vim"}); res.Code != envelope.CodeInvalidInput || !strings.Contains(res.Error, "claude-code") {
@@ -489,14 +517,14 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 		t.Errorf("complete without stage: %+v", res)
 	}
 	res = r.Call(ctx, "workflow.complete_stage", map[string]any{"run_id": id, "stage": "plan"})
-	if !res.OK || res.Data.(map[string]any)["completed"] != false {
+	if !res.OK || typed[workflow.CompleteStageData](t, res).Completed {
 		t.Fatalf("complete plan: %+v", res)
 	}
 	// The incomplete stage reports its failing checks and stays next.
-	pd := res.Data.(map[string]any)
-	checks, _ := pd["checks"].([]stages.CheckResult)
-	if len(checks) == 0 || checks[0].Passed || pd["next_stage"] != "plan" || len(pd["missing"].([]string)) == 0 {
-		t.Errorf("complete plan: checks %+v, next %v, missing %v", checks, pd["next_stage"], pd["missing"])
+	pd := typed[workflow.CompleteStageData](t, res)
+	checks := pd.Checks
+	if len(checks) == 0 || checks[0].Passed || pd.NextStage != "plan" || len(pd.Missing) == 0 {
+		t.Errorf("complete plan: checks %+v, next %v, missing %v", checks, pd.NextStage, pd.Missing)
 	}
 	res = r.Call(ctx, "workflow.status", map[string]any{"run_id": "nope"})
 	if res.Code != envelope.CodeNotFound || !slices.Contains(res.Details()["runs"].([]string), id) || res.Remedy == nil {
@@ -526,7 +554,7 @@ func TestWorkflowToolsWithoutSession(t *testing.T) {
 		t.Error("a report was written with the gate closed")
 	}
 	res = s.Call(context.Background(), "workflow.complete_stage", map[string]any{"run_id": id})
-	if !res.OK || res.Data.(map[string]any)["completed"] != false || s.Stage() != "orchestrator" {
+	if !res.OK || typed[workflow.CompleteStageData](t, res).Completed || s.Stage() != "orchestrator" {
 		t.Errorf("complete validate without reports: %+v", res)
 	}
 }
