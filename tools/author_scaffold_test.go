@@ -24,11 +24,7 @@ func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 	root := t.TempDir()
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
 	r := testRegistry()
-	res := r.Call(ctx, "author.scaffold_step", scaffoldArgs("steps"))
-	if !res.OK {
-		t.Fatalf("%s: %s %v", res.Code, res.Error, res.Meta)
-	}
-	d := resultData(t, res)
+	d := wantOK(t, callTool(t, ctx, "author.scaffold_step", scaffoldArgs("steps")))
 	stepFile := filepath.Join(root, "steps", "OutlierClipping.step.yaml")
 	script := filepath.Join(root, "scripts", "outlier_clipping.py")
 	if d["step_file"] != stepFile || d["script"] != script || d["step_file_status"] != "written" || d["script_status"] != "written" {
@@ -45,7 +41,7 @@ func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 		}
 	}
 	// Existing files: fail by default, keep or overwrite on request.
-	if again := r.Call(ctx, "author.scaffold_step", scaffoldArgs("steps")); !again.OK || resultData(t, again)["script_status"] != "unchanged" {
+	if again := wantOK(t, callTool(t, ctx, "author.scaffold_step", scaffoldArgs("steps"))); again["script_status"] != "unchanged" {
 		t.Fatalf("identical re-run: %+v", again)
 	}
 	if err := os.WriteFile(script, []byte("# edited\n"), 0o644); err != nil {
@@ -56,14 +52,14 @@ func TestAuthorScaffoldStepWritesFilesThatPassTheGates(t *testing.T) {
 	}
 	args := scaffoldArgs("steps")
 	args["if_exists"] = "keep"
-	if kept := r.Call(ctx, "author.scaffold_step", args); !kept.OK || resultData(t, kept)["script_status"] != "kept" {
+	if kept := wantOK(t, callTool(t, ctx, "author.scaffold_step", args)); kept["script_status"] != "kept" {
 		t.Fatalf("keep: %+v", kept)
 	}
 	if b, _ := os.ReadFile(script); string(b) != "# edited\n" {
 		t.Fatal("keep changed the file")
 	}
 	args["if_exists"] = "overwrite"
-	if over := r.Call(ctx, "author.scaffold_step", args); !over.OK || resultData(t, over)["script_status"] != "overwritten" {
+	if over := wantOK(t, callTool(t, ctx, "author.scaffold_step", args)); over["script_status"] != "overwritten" {
 		t.Fatalf("overwrite: %+v", over)
 	}
 }

@@ -37,25 +37,6 @@ func testRegistry() *registry.Registry {
 	return testReg
 }
 
-// resultData returns a result's data when ok, its meta.details otherwise,
-// decoded from JSON.
-func resultData(t testing.TB, res *envelope.ToolResult) map[string]any {
-	t.Helper()
-	var src any = res.Data
-	if !res.OK {
-		src = res.Details()
-	}
-	b, err := json.Marshal(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // callTool runs a tool through the real registry and returns the envelope
 // decoded from its wire JSON, so tests see exactly what clients see.
 func callTool(t testing.TB, ctx context.Context, name string, args any) map[string]any {

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,8 +15,8 @@ import (
 
 // This file holds the prompts an MCP server offers: each guided stage's
 // prompt and each workflow's brief, with a run's paths or state when a run
-// id is given. A run's state is read through the registry with the
-// caller's context, so a prompt is confined exactly as a tool call is.
+// id is given. A run is read with the caller's context (its policy's
+// project root and its file-access layer), as the workflow tools read it.
 
 // Prompt is one prompt a server lists: a guided stage's prompt or a
 // workflow's brief. Both take an optional run_id.
@@ -133,38 +132,17 @@ func GetPrompt(ctx context.Context, reg *registry.Registry, name, runID, host st
 		}
 		text := fmt.Sprintf("Brief of the %s workflow: follow its phases in order, each with its tools, and stop where a phase needs judgment.\n\n```json\n%s\n```\n", w.Name, brief)
 		if runID != "" {
-			state, err := toolData(ctx, reg, "workflow.describe", map[string]any{"run_id": runID})
+			res, err := workflowDescribe(ctx, workflowDescribeArgs{RunID: runID})
 			if err != nil {
 				return "", "", err
 			}
-			text += fmt.Sprintf("\nRun %s:\n\n```json\n%s\n```\n", runID, indented(state))
+			state, err := json.MarshalIndent(res.Data, "", "  ")
+			if err != nil {
+				return "", "", err
+			}
+			text += fmt.Sprintf("\nRun %s:\n\n```json\n%s\n```\n", runID, state)
 		}
 		return w.Description, text, nil
 	}
 	return "", "", &PromptNotFoundError{Name: name}
-}
-
-// toolData calls a tool through reg with the caller's context and returns
-// its data as JSON, or its failure as an *envelope.ToolError.
-func toolData(ctx context.Context, reg *registry.Registry, name string, args map[string]any) (json.RawMessage, error) {
-	res, wire := reg.CallJSON(ctx, name, args)
-	if !res.OK {
-		return nil, &envelope.ToolError{Message: res.Error, Code: res.Code, Remedy: res.Remedy}
-	}
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(wire, &env); err != nil {
-		return nil, err
-	}
-	return env.Data, nil
-}
-
-// indented is raw indented, or raw as it is when it is not JSON.
-func indented(raw []byte) string {
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		return string(raw)
-	}
-	return b.String()
 }

@@ -64,4 +64,15 @@ func TestPrompts(t *testing.T) {
 	if _, _, err := workflow.GetPrompt(ctx, reg, "stage_nope", "", ""); !cursus.IsNotFound(err) {
 		t.Errorf("unknown prompt: %v", err)
 	}
+	// A workflow's brief with a run's state; an unknown run is not_found.
+	brief := workflow.WorkflowPromptPrefix + "init_project"
+	if _, _, err := workflow.GetPrompt(ctx, reg, brief, "nope", ""); !errors.As(err, &te) || te.Code != envelope.CodeNotFound {
+		t.Errorf("brief of an unknown run: %v", err)
+	}
+	if res := reg.Call(ctx, "workflow.run", map[string]any{"workflow": "init-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}}); !res.OK {
+		t.Fatalf("init-project: %s %s", res.Code, res.Error)
+	}
+	if _, text, err := workflow.GetPrompt(ctx, reg, brief, "init-project-001", ""); err != nil || !strings.Contains(text, "Run init-project-001:") || !strings.Contains(text, `"status": "done"`) {
+		t.Errorf("brief of run init-project-001: %v\n%s", err, text)
+	}
 }
