@@ -105,18 +105,14 @@ func CallTool(ctx context.Context, name string, args any) *envelope.ToolResult {
 
 // Call calls a tool (CallTool) and returns its data as an Out, with the
 // result. Out is the tool's data type (registry.ToolDef.OutputType; each
-// tool's doc names it), or any type its JSON decodes into (for a tool whose
-// data is not typed yet, the data goes through JSON). A failure returns the
+// tool's doc names it: tools.CatalogSearchData, workflow.StatusData, ...);
+// every tool of the default registry has one. A failure returns the
 // zero Out, the result and its error, a *envelope.ToolError with the code,
 // details and remedy; data of another Go type, or the markdown view, is an
 // error too. A check that ran and failed (res.FailedCheck) is a success:
 // its judgement is the data.
 func Call[Out any](ctx context.Context, name string, args any) (Out, *envelope.ToolResult, error) {
 	res := CallTool(ctx, name, args)
-	if t, ok := Registry().Get(name); ok && !t.Typed() {
-		out, err := envelope.Decode[Out](res)
-		return out, res, err
-	}
 	out, err := envelope.As[Out](res)
 	return out, res, err
 }

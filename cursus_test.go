@@ -11,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/tools"
+	"github.com/cursus-go/cursus/workflow"
 )
 
 // FuzzCallTool calls random tool names with random argument bytes: the
@@ -108,6 +109,10 @@ func TestCallTyped(t *testing.T) {
 	}
 	if s, _, err := cursus.Call[string](ctx, "tools.help", map[string]any{"format": "markdown"}); err != nil || !strings.HasPrefix(s, "# Cursus tools") {
 		t.Errorf("the markdown view as a string: %v", err)
+	}
+	// The workflow namespace, above package tools, answers its own types.
+	if d, _, err := cursus.Call[workflow.DescribeData](ctx, "workflow.describe", nil); err != nil || d.List == nil || d.List.Count != len(d.List.Workflows) || d.List.Count == 0 {
+		t.Errorf("workflow.describe typed: %+v %v", d, err)
 	}
 	_, res, err = cursus.Call[tools.ToolsByPhaseData](ctx, "tools.by_phase", map[string]any{"phase": "nope"})
 	var te *envelope.ToolError

@@ -87,8 +87,8 @@ func ResponseFromEnvelope(raw []byte) (Response, error) {
 
 // Decode converts the response's data into v through its JSON: the way to
 // read the answer of a tool whose data type is declared in package tools
-// (which imports this one). The data of a tool typed with an engine type
-// is read with dataAs.
+// (a layer below, which this package does not import). The data of a tool
+// typed with an engine type is read with dataAs.
 func (r Response) Decode(v any) error {
 	if r.Data == nil {
 		return fmt.Errorf("workflow: the tool answered no data")
