@@ -123,8 +123,9 @@ func ProjectRoot(ctx context.Context) string {
 // a trusted caller). A confined caller's path must lie under the project
 // root or a read-only root as written (invalid_input otherwise); the read
 // itself, through the call's file-access layer, also refuses symbolic
-// links out of the root. A blank path is invalid_input.
-func ResolveReadPath(ctx context.Context, path string) (string, error) {
+// links out of the root. A blank path is invalid_input. arg is the
+// argument the path came from, which an error names.
+func ResolveReadPath(ctx context.Context, arg, path string) (string, error) {
 	fsys, done, err := callFS(ctx)
 	if err != nil {
 		return "", err
@@ -132,7 +133,7 @@ func ResolveReadPath(ctx context.Context, path string) (string, error) {
 	defer done()
 	p, err := fsys.Abs(path)
 	if err != nil {
-		return "", FileError("path", path, err)
+		return "", FileError(arg, path, err)
 	}
 	return p, nil
 }
@@ -141,8 +142,9 @@ func ResolveReadPath(ctx context.Context, path string) (string, error) {
 // A confined caller's path must lie under the project root, also through
 // the symbolic links that exist now, and must not be the root itself:
 // otherwise invalid_input and nothing should be written. The write itself,
-// through the call's file-access layer, checks again without a race.
-func ResolveWritePath(ctx context.Context, path string) (string, error) {
+// through the call's file-access layer, checks again without a race. arg
+// is the argument the path came from, which an error names.
+func ResolveWritePath(ctx context.Context, arg, path string) (string, error) {
 	fsys, done, err := callFS(ctx)
 	if err != nil {
 		return "", err
@@ -150,7 +152,7 @@ func ResolveWritePath(ctx context.Context, path string) (string, error) {
 	defer done()
 	p, err := fsys.AbsWrite(path)
 	if err != nil {
-		return "", FileError("path", path, err)
+		return "", FileError(arg, path, err)
 	}
 	return p, nil
 }

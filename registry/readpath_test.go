@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cursus-go/cursus/envelope"
@@ -19,33 +20,41 @@ func TestResolveReadPath(t *testing.T) {
 	root, ro := t.TempDir(), t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, ReadRoots: []string{ro}})
-	if got, err := registry.ResolveReadPath(ctx, "a/b.json"); err != nil || got != filepath.Join(root, "a", "b.json") {
+	if got, err := registry.ResolveReadPath(ctx, "path", "a/b.json"); err != nil || got != filepath.Join(root, "a", "b.json") {
 		t.Errorf("relative under a root: %q %v", got, err)
 	}
 	var te *envelope.ToolError
 	for _, p := range []string{filepath.Join(filepath.Dir(root), "elsewhere", "x.json"), "../up.json", "/etc/passwd"} {
-		if _, err := registry.ResolveReadPath(ctx, p); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
+		if _, err := registry.ResolveReadPath(ctx, "path", p); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
 			t.Errorf("%s outside the root: %v, want invalid_input", p, err)
 		}
 	}
 	inRO := filepath.Join(ro, "x.json")
-	if got, err := registry.ResolveReadPath(ctx, inRO); err != nil || filepath.Base(got) != "x.json" {
+	if got, err := registry.ResolveReadPath(ctx, "path", inRO); err != nil || filepath.Base(got) != "x.json" {
 		t.Errorf("a read-only root is readable: %q %v", got, err)
 	}
-	if _, err := registry.ResolveWritePath(ctx, inRO); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
+	if _, err := registry.ResolveWritePath(ctx, "path", inRO); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
 		t.Errorf("a read-only root is not writable: %v", err)
+	}
+	// The error names the argument the path came from, message and details.
+	if _, err := registry.ResolveWritePath(ctx, "output_file", "../up.json"); !errors.As(err, &te) ||
+		!strings.HasPrefix(te.Message, "output_file ") || te.Details["output_file"] != "../up.json" {
+		t.Errorf("a refused output_file: %v (details %v)", err, te.Details)
+	}
+	if _, err := registry.ResolveReadPath(ctx, "config_file", "/etc/passwd"); !errors.As(err, &te) || !strings.HasPrefix(te.Message, "config_file ") {
+		t.Errorf("a refused config_file: %v", err)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := registry.ResolveReadPath(context.Background(), "c.json"); err != nil || got != filepath.Join(wd, "c.json") {
+	if got, err := registry.ResolveReadPath(context.Background(), "path", "c.json"); err != nil || got != filepath.Join(wd, "c.json") {
 		t.Errorf("relative without a root: %q %v", got, err)
 	}
-	if got, err := registry.ResolveReadPath(context.Background(), "/etc/passwd"); err != nil || got != "/etc/passwd" {
+	if got, err := registry.ResolveReadPath(context.Background(), "path", "/etc/passwd"); err != nil || got != "/etc/passwd" {
 		t.Errorf("a trusted caller reads anywhere: %q %v", got, err)
 	}
-	if _, err := registry.ResolveReadPath(ctx, "  "); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
+	if _, err := registry.ResolveReadPath(ctx, "path", "  "); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput {
 		t.Errorf("blank path: %v", err)
 	}
 }

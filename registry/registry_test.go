@@ -49,7 +49,7 @@ func demoRegistry(t *testing.T, extra ...*registry.ToolDef) *registry.Registry {
 			func(ctx context.Context, a struct {
 				Path string `json:"path" jsonschema:"required"`
 			}) (*envelope.ToolResult, error) {
-				p, err := registry.ResolveWritePath(ctx, a.Path)
+				p, err := registry.ResolveWritePath(ctx, "path", a.Path)
 				if err != nil {
 					return nil, err
 				}

@@ -61,7 +61,7 @@ func echo(_ context.Context, a echoArgs) (*envelope.ToolResult, error) {
 }
 
 func save(ctx context.Context, a saveArgs) (*envelope.ToolResult, error) {
-	p, err := registry.ResolveWritePath(ctx, a.Path)
+	p, err := registry.ResolveWritePath(ctx, "path", a.Path)
 	if err != nil {
 		return nil, err
 	}

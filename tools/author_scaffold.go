@@ -102,11 +102,11 @@ func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Resu
 	if err != nil {
 		return nil, envelope.Errorf(envelope.CodeInternalError, "script skeleton: %v", err)
 	}
-	stepPath, err := registry.ResolveWritePath(ctx, filepath.Join(ws, file))
+	stepPath, err := registry.ResolveWritePath(ctx, "workspace_dir", filepath.Join(ws, file))
 	if err != nil {
 		return nil, err
 	}
-	scriptPath, err := registry.ResolveWritePath(ctx, filepath.Join(scriptDir, st.Contract.EntryPoint))
+	scriptPath, err := registry.ResolveWritePath(ctx, "script_dir", filepath.Join(scriptDir, st.Contract.EntryPoint))
 	if err != nil {
 		return nil, err
 	}

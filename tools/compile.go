@@ -298,7 +298,7 @@ func compileDefinition(ctx context.Context, a definitionArgs) (*envelope.Result[
 			return nil, err
 		}
 		var err error
-		if path, err = registry.ResolveWritePath(ctx, a.OutputFile); err != nil {
+		if path, err = registry.ResolveWritePath(ctx, "output_file", a.OutputFile); err != nil {
 			return nil, err
 		}
 	}

@@ -390,7 +390,7 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.Result[Con
 	if err != nil {
 		return nil, err
 	}
-	path, err := registry.ResolveWritePath(ctx, a.OutputFile)
+	path, err := registry.ResolveWritePath(ctx, "output_file", a.OutputFile)
 	if err != nil {
 		return nil, err
 	}

@@ -419,7 +419,7 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.Result[Dag
 		data.JSON = string(b)
 		return envelope.Success(data).WithWarnings(dagWarnings(d)...), nil
 	}
-	path, err := registry.ResolveWritePath(ctx, a.OutputFile)
+	path, err := registry.ResolveWritePath(ctx, "output_file", a.OutputFile)
 	if err != nil {
 		return nil, err
 	}

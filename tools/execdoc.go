@@ -158,21 +158,23 @@ func execdocNextAfterTemplate() []envelope.NextStep {
 // registry's project root, else the working directory; a relative
 // project_root or anchor_file is itself taken from the registry's project
 // root (registry.ResolveReadPath).
-func projectPath(ctx context.Context, root, anchor, p string) (string, error) {
+// arg is the argument p came from, which an error names.
+func projectPath(ctx context.Context, root, anchor, arg, p string) (string, error) {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p), nil
 	}
+	rootArg := "project_root"
 	if root = strings.TrimSpace(root); root == "" && strings.TrimSpace(anchor) != "" {
-		root = filepath.Dir(anchor)
+		root, rootArg = filepath.Dir(anchor), "anchor_file"
 	}
 	if root != "" {
-		base, err := registry.ResolveReadPath(ctx, root)
+		base, err := registry.ResolveReadPath(ctx, rootArg, root)
 		if err != nil {
 			return "", err
 		}
 		return filepath.Join(base, p), nil
 	}
-	return registry.ResolveReadPath(ctx, p)
+	return registry.ResolveReadPath(ctx, arg, p)
 }
 
 // loadConfigSet reads a config.json (path, resolved from the config_file
@@ -217,7 +219,7 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Resu
 	if a.Role != "" && !strings.HasPrefix(strings.TrimSpace(a.Role), "arn:") {
 		return nil, envelope.InvalidInput("role must be an IAM role ARN (arn:aws:iam::<account>:role/<name>), got %q", a.Role)
 	}
-	cfgPath, err := projectPath(ctx, a.ProjectRoot, a.AnchorFile, a.ConfigFile)
+	cfgPath, err := projectPath(ctx, a.ProjectRoot, a.AnchorFile, "config_file", a.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +229,7 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Resu
 	}
 	dagFile := a.DAGFile
 	if strings.TrimSpace(dagFile) != "" {
-		if dagFile, err = projectPath(ctx, a.ProjectRoot, a.AnchorFile, dagFile); err != nil {
+		if dagFile, err = projectPath(ctx, a.ProjectRoot, a.AnchorFile, "dag_file", dagFile); err != nil {
 			return nil, err
 		}
 	}
@@ -282,7 +284,7 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Resu
 		}
 		var set *config.Set
 		if strings.TrimSpace(a.ConfigFile) != "" {
-			cfgPath, err := registry.ResolveReadPath(ctx, a.ConfigFile)
+			cfgPath, err := registry.ResolveReadPath(ctx, "config_file", a.ConfigFile)
 			if err != nil {
 				return nil, err
 			}

@@ -54,7 +54,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 	if strings.TrimSpace(a.WorkDir) == "" {
 		return nil, envelope.InvalidInput("work_dir must be a non-empty path").WithDetails("field", "work_dir")
 	}
-	workDir, err := registry.ResolveWritePath(ctx, a.WorkDir)
+	workDir, err := registry.ResolveWritePath(ctx, "work_dir", a.WorkDir)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 		if strings.TrimSpace(p) == "" {
 			return nil, envelope.InvalidInput("data[%q]: the local path is blank", k).WithDetails("field", "data."+k)
 		}
-		lp, err := registry.ResolveReadPath(ctx, p)
+		lp, err := registry.ResolveReadPath(ctx, "data."+k, p)
 		if err != nil {
 			return nil, err
 		}

@@ -135,7 +135,7 @@ func ReadResource(ctx context.Context, reg *registry.Registry, uri string) (text
 		if !safefs.InContext(ctx) && registry.PolicyFrom(ctx) != nil {
 			return "", "", envelope.Errorf(envelope.CodeInternalError, "project files are read through the caller's file-access layer, and the context carries none")
 		}
-		p, err := registry.ResolveReadPath(ctx, name)
+		p, err := registry.ResolveReadPath(ctx, "uri", name)
 		if err != nil {
 			return "", "", err
 		}

@@ -65,7 +65,7 @@ func projTarget(ctx context.Context, name, framework, targetDir string) (string,
 				WithRemedy("give a directory under the project root")
 		}
 	}
-	return registry.ResolveWritePath(ctx, filepath.Join(td, project.DirName(name, strings.ToLower(strings.TrimSpace(framework)))))
+	return registry.ResolveWritePath(ctx, "target_dir", filepath.Join(td, project.DirName(name, strings.ToLower(strings.TrimSpace(framework)))))
 }
 
 // ProjectInitData is the data of project.init: what was written where

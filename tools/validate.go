@@ -422,7 +422,7 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 	if strings.TrimSpace(wsArg) == "" {
 		wsArg = "test/integration/script_testing"
 	}
-	ws, err := registry.ResolveWritePath(ctx, wsArg)
+	ws, err := registry.ResolveWritePath(ctx, "test_workspace_dir", wsArg)
 	if err != nil {
 		return nil, err
 	}

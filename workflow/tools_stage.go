@@ -271,7 +271,7 @@ func workflowNewRun(ctx context.Context, a newRunArgs) (*envelope.Result[NewRunD
 	if err != nil {
 		return nil, runError(fsys, err, id, root)
 	}
-	if _, err := registry.ResolveWritePath(ctx, dir); err != nil {
+	if _, err := registry.ResolveWritePath(ctx, "run_id", dir); err != nil {
 		return nil, err
 	}
 	r, err := stages.CreateRun(fsys, root, id, time.Now())
