@@ -20,7 +20,7 @@ import (
 func AuthorNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("author", "Step-authoring guardrails: rules, the checklist for a new step type, config constraints, and the preflight gates a new step must pass before it compiles.",
 		registry.New("author.rules", registry.Spec{
-			Description: "The authoring rules of one topic, read from the live catalog, compiler and resolver: naming, packaging, sdk_carveout, reuse_class or closure.",
+			Description: "The authoring rules of one topic, read from the live catalog, compiler and resolver.",
 			When:        "before writing or changing a step file",
 			Examples: []string{
 				`author.rules {"topic": "naming"}`,
@@ -30,7 +30,7 @@ func AuthorNamespace() registry.Namespace {
 		}, authorRules),
 		registry.New("author.checklist", registry.Spec{
 			Description: "The ordered procedure to add a step type for a SageMaker step type (author.scaffold_step writes the step file and script); each step names the tool to call and its arguments.",
-			When:        "you need a new step type and want the steps in order",
+			When:        "you need a new step type",
 			Examples: []string{
 				`author.checklist {"sagemaker_step_type": "Processing"}`,
 				`author.checklist {"sagemaker_step_type": "Processing", "step_assembly": "step_args"}`,
@@ -46,7 +46,7 @@ func AuthorNamespace() registry.Namespace {
 		}, authorConfigConstraints),
 		registry.New("author.preflight_config", registry.Spec{
 			Description: "Validates config values against a step's config class before they are written (unknown, derived or mistyped fields, bad values, missing essentials); fails with config_invalid naming each field.",
-			When:        "you have values for one step's config and want them checked before config.merge_save",
+			When:        "before config.merge_save writes a step's config values",
 			Examples: []string{
 				`author.preflight_config {"step_name": "TabularPreprocessing", "values": {"job_type": "training", "label_name": "is_fraud", "output_format": "CSV"}, "partial": true}`,
 				`author.preflight_config {"step_name": "XGBoostTraining", "values": {"training_instance_type": "ml.m5.4xlarge"}}  # also reports missing essentials`,
@@ -55,7 +55,7 @@ func AuthorNamespace() registry.Namespace {
 		}, authorPreflightConfig),
 		registry.New("author.check_script", registry.Spec{
 			Description: "Checks a step's script against its contract both ways (python3 ast): container paths, environment variables, argparse flags, input and output keys. Fails with script_check_failed.",
-			When:        "you wrote or changed a step's script (or its contract) and want to know they agree",
+			When:        "you wrote or changed a step's script or its contract",
 			Examples: []string{
 				`author.check_script {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}`,
 				`author.check_script {"step_name": "TabularPreprocessing", "script_path": "scripts/tabular_preprocessing.py"}`,
@@ -78,7 +78,7 @@ func AuthorNamespace() registry.Namespace {
 // --- author.rules ---
 
 type rulesArgs struct {
-	Topic string `json:"topic" jsonschema:"required,enum=naming,enum=packaging,enum=sdk_carveout,enum=reuse_class,enum=closure" jsonschema_description:"Rules topic."`
+	Topic string `json:"topic" jsonschema:"required,enum=naming,enum=packaging,enum=sdk_carveout,enum=reuse_class,enum=closure"`
 }
 
 func authorRules(ctx context.Context, a rulesArgs) (*envelope.Result[AuthorRulesData], error) {
@@ -141,7 +141,7 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.Result[Aut
 // --- author.config_constraints ---
 
 type constraintsArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose config fields to list."`
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
 }
 
@@ -177,7 +177,7 @@ func authorStepSchema(ctx context.Context, workspaceDirs []string, stepName stri
 // --- author.preflight_config ---
 
 type preflightConfigArgs struct {
-	StepName      string         `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose config class the values are for."`
+	StepName      string         `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
 	Values        map[string]any `json:"values" jsonschema:"required" jsonschema_description:"Field values: {field: value}."`
 	Partial       bool           `json:"partial,omitempty" jsonschema_description:"Check only the given values (do not report missing essential fields)."`
 	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
@@ -212,7 +212,7 @@ func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelop
 // --- author.check_script ---
 
 type checkScriptArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose script to check."`
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
 	ScriptPath    string   `json:"script_path,omitempty" jsonschema_description:"The script to check; default: the step's entry point, searched in script_dirs and by workspace_dirs."`
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are searched in each, its scripts/ and its sibling scripts/."`
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the script."`

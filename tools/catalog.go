@@ -15,8 +15,8 @@ import (
 func CatalogNamespace() registry.Namespace {
 	return namespace("catalog", "Step catalog: list, search and inspect the step types the engine knows (names, verbs, ports, config fields, builders), including steps from workspace directories.",
 		registry.New("catalog.list_steps", registry.Spec{
-			Description: "Lists the step types (embedded plus workspace_dirs), sorted by name; filters by workspace, job type or SageMaker step type.",
-			When:        "first look at which steps exist before planning a DAG or looking one up",
+			Description: "Lists the step types (embedded plus workspace_dirs), sorted by name.",
+			When:        "first look at which steps exist, before planning a DAG",
 			Examples: []string{
 				`catalog.list_steps {}  # every step type`,
 				`catalog.list_steps {"job_type": "calibration"}  # steps that declare a calibration job type`,
@@ -37,15 +37,15 @@ func CatalogNamespace() registry.Namespace {
 		}, catalogSearch),
 		registry.New("catalog.step_info", registry.Spec{
 			Description: "One step type's names and metadata: SageMaker step type, config class, builder, framework, job types, aliases, components and source.",
-			When:        "you know a step's name and want its config class, builder, verb and framework",
+			When:        "you need a step's config class, builder, verb or framework",
 			Examples: []string{
-				`catalog.step_info {"step_name": "XGBoostTraining"}  # one step`,
-				`catalog.step_info {"step_name": "TabularPreprocessing", "job_type": "training"}  # with a job type`,
+				`catalog.step_info {"step_name": "XGBoostTraining"}`,
+				`catalog.step_info {"step_name": "TabularPreprocessing", "job_type": "training"}`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, catalogStepInfo),
 		registry.New("catalog.step_spec", registry.Spec{
-			Description: "A step's ports as the dependency resolver sees them: dependencies (type, required, compatible sources, keywords) and outputs (type, property path, aliases); job_type resolves that variant.",
+			Description: "A step's ports as the dependency resolver sees them: dependencies (type, required, compatible sources, keywords) and outputs (type, property path, aliases).",
 			When:        "before wiring a step into a DAG, to see what it consumes and produces",
 			Examples: []string{
 				`catalog.step_spec {"step_name": "XGBoostTraining"}  # ports of the training step`,
@@ -54,7 +54,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, catalogStepSpec),
 		registry.New("catalog.config_fields", registry.Spec{
-			Description: "The fields of a step's config class: type, required, default, tier (essential, system, derived), allowed values, bounds and description.",
+			Description: "The fields of a step's config class: type, required, default, tier, allowed values, bounds and description.",
 			When:        "writing or checking a step's config",
 			Examples: []string{
 				`catalog.config_fields {"step_name": "XGBoostTraining"}  # every field`,
@@ -64,7 +64,7 @@ func CatalogNamespace() registry.Namespace {
 		}, catalogConfigFields),
 		registry.New("catalog.resolve_step", registry.Spec{
 			Description: "Resolves a loosely written step name (alias, node name with a job-type suffix, file-style name) to its canonical step type and class names, with the rule that matched.",
-			When:        "you have a node name, file name or legacy name and need the canonical step type",
+			When:        "you need the canonical step type of a node, file or legacy name",
 			Examples: []string{
 				`catalog.resolve_step {"step_name": "model_evaluation_xgb"}  # -> XGBoostModelEval (file_name)`,
 				`catalog.resolve_step {"step_name": "TabularPreprocessing_training"}  # -> TabularPreprocessing + job type`,
@@ -72,7 +72,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseProgrammer},
 		}, catalogResolveStep),
 		registry.New("catalog.list_builders", registry.Spec{
-			Description: "The builder name of every step type (<Step>StepBuilder unless its interface says otherwise), optionally for one SageMaker step type.",
+			Description: "The builder name of every step type (<Step>StepBuilder unless its interface says otherwise).",
 			When:        "you need builder names, e.g. to read a compile report",
 			Examples: []string{
 				`catalog.list_builders {}  # every builder`,
@@ -87,7 +87,7 @@ func CatalogNamespace() registry.Namespace {
 
 type listStepsArgs struct {
 	WorkspaceID       string `json:"workspace_id,omitempty" jsonschema_description:"Only this workspace's steps: core (embedded) or a workspace directory's base name."`
-	JobType           string `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type (training, validation, testing, calibration, ...)."`
+	JobType           string `json:"job_type,omitempty" jsonschema_description:"Only steps that declare this job type."`
 	SageMakerStepType string `json:"sagemaker_step_type,omitempty" jsonschema:"enum=Processing,enum=Training,enum=CreateModel,enum=Transform,enum=RegisterModel,enum=Tuning" jsonschema_description:"Only steps of this SageMaker step type."`
 	catalogWorkspace
 }
@@ -276,8 +276,8 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.Result[Catal
 // --- catalog.config_fields ---
 
 type configFieldsArgs struct {
-	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining."`
-	Tier     string `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier: essential, system or derived."`
+	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
+	Tier     string `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier."`
 	catalogWorkspace
 }
 

@@ -21,11 +21,11 @@ import (
 func CompileNamespace() registry.Namespace {
 	return namespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
 		registry.New("compile.validate", registry.Spec{
-			Description: "Checks that every DAG node resolves to a config, step type and builder and every required input is bound, then the readiness gate: data.deployable, and data.blockers (node, field, problem, fix, tool each). Not deployable sets meta.verdict fail.",
+			Description: "Checks that every DAG node resolves to a config, step type and builder and every required input is bound, then the readiness gate: data.deployable and data.blockers, each with its fix and tool; not deployable sets meta.verdict fail.",
 			When:        "before compiling, after writing or changing a DAG or its config.json",
 			Examples: []string{
 				`compile.validate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
-				`compile.validate {"dag": {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]]}, "config_file": "examples/simple-training/config.json"}  # inline DAG`,
+				`compile.validate {"dag": {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]]}, "config_file": "examples/simple-training/config.json"}`,
 			},
 			Tags: []string{registry.PhaseValidator},
 		}, compileValidate),
@@ -37,7 +37,7 @@ func CompileNamespace() registry.Namespace {
 		}, compilePreview),
 		registry.New("compile.definition", registry.Spec{
 			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition (a JSON object), with the upload manifest of its local code and the readiness gate; output_file writes the definition to a file instead of answering it. Never uploads or deploys.",
-			When:        "you want to see, check or deploy-by-other-means the pipeline definition",
+			When:        "you want the pipeline definition itself",
 			Examples: []string{
 				`compile.definition {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
 				`compile.definition {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "pipeline_name": "my-training-pipeline", "output_file": "build/pipeline.definition.json"}  # writes the definition (writes must be open)`,
@@ -109,14 +109,14 @@ type dagCompileArgs struct {
 }
 
 type singleNodeArgs struct {
-	DAG            dagObject         `json:"dag,omitempty" jsonschema_description:"Optional DAG; when given, target_node must be one of its nodes."`
-	DAGFile        string            `json:"dag_file,omitempty" jsonschema_description:"Optional DAG file; when given, target_node must be one of its nodes."`
-	ConfigFile     string            `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json."`
+	DAG            dagObject         `json:"dag,omitempty" jsonschema_description:"Optional DAG (or dag_file); target_node must be one of its nodes."`
+	DAGFile        string            `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	ConfigFile     string            `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
 	TargetNode     string            `json:"target_node" jsonschema:"required,minLength=1" jsonschema_description:"Exact config key of the step to build, e.g. TabularPreprocessing_training."`
 	ManualInputs   map[string]string `json:"manual_inputs" jsonschema:"required" jsonschema_description:"Input logical name -> s3:// URI for each input the step should read."`
 	PipelineName   string            `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default <target_node>-isolated."`
 	ValidateInputs *bool             `json:"validate_inputs,omitempty" jsonschema:"default=true" jsonschema_description:"Check every manual input is an s3://bucket/key URI."`
-	Role           string            `json:"role,omitempty" jsonschema_description:"IAM role ARN; overrides the config's role."`
+	Role           string            `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
 	catalogWorkspace
 }
 

@@ -33,7 +33,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, configRequirements),
 		registry.New("config.field_info", registry.Spec{
-			Description: "All fields of one config class or step type (type, required, default, tier, allowed values, bounds) and its derived fields; categorized splits required from optional.",
+			Description: "All fields of one config class or step type (type, required, default, tier, allowed values, bounds) and its derived fields.",
 			When:        "you need the exact fields, defaults and legal values of one step's config",
 			Examples: []string{
 				`config.field_info {"config_class": "XGBoostTrainingConfig"}`,
@@ -44,7 +44,7 @@ func ConfigNamespace() registry.Namespace {
 		}, configFieldInfo),
 		registry.New("config.load", registry.Spec{
 			Description: "Summarizes a saved config.json: shared fields, each config key with its class and fields, and whether every value is valid.",
-			When:        "you have a config.json and want to know what it configures before compiling",
+			When:        "you have a config.json and want to know what it configures",
 			Examples: []string{
 				`config.load {"config_file": "examples/xgboost-end-to-end/config.json"}`,
 				`config.load {"config_file": "projects/demo_xgboost/pipeline_config/config.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a project with its own steps`,
@@ -62,7 +62,7 @@ func ConfigNamespace() registry.Namespace {
 		}, configMergeSave),
 		registry.New("config.template", registry.Spec{
 			Description: "A config skeleton for a DAG: config.json with defaults filled and essentials null, the same as config.merge_save arguments, and essential_fields listing each blank by path.",
-			When:        "before writing a DAG's config values, with every field and default in place",
+			When:        "before writing a DAG's config values",
 			Examples: []string{
 				`config.template {"dag": ` + exampleDAG + `}`,
 				`config.template {"dag": {"nodes": ["DummyDataLoading_training", "DemoFeatureEngineering_training"], "edges": [["DummyDataLoading_training", "DemoFeatureEngineering_training"]]}, "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a custom step declared in the project's steps/ workspace`,
@@ -102,7 +102,7 @@ type configDAGArgs struct {
 
 type requirementsArgs struct {
 	configDAGArgs
-	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact (default): required fields in full, optional ones as optional_defaults; full: every field in full."`
+	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact: required fields in full, optional ones as optional_defaults; full: every field in full."`
 }
 
 type fieldInfoArgs struct {
@@ -112,7 +112,7 @@ type fieldInfoArgs struct {
 }
 
 type loadArgs struct {
-	ConfigFile string `json:"config_file" jsonschema:"required" jsonschema_description:"Path of the config.json (relative to the project root when one is set)."`
+	ConfigFile string `json:"config_file" jsonschema:"required" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
 	Path       string `json:"path,omitempty" deprecated:"config_file"`
 	configWorkspace
 }

@@ -27,8 +27,8 @@ func DAGNamespace() registry.Namespace {
 			Description: "Builds a DAG from nodes and [src, dst] edges and returns it in the serialized form the other DAG tools accept. A cycle is a warning.",
 			When:        "you have step names and edges and want the serialized DAG",
 			Examples: []string{
-				`dag.construct {` + twoStep + `}  # minimal two-step DAG`,
-				`dag.construct {` + threeStep + `, "metadata": {"pipeline": "xgboost-training"}}  # with metadata`,
+				`dag.construct {` + twoStep + `}`,
+				`dag.construct {"dag": {"nodes": ["a", "b"], "edges": [["a", "b"]]}, "metadata": {"pipeline": "demo"}}`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, dagConstruct),
@@ -43,16 +43,16 @@ func DAGNamespace() registry.Namespace {
 		}, dagValidateIntegrity),
 		registry.New("dag.resolve_plan", registry.Spec{
 			Description: "The execution plan of a DAG: topological order (the compiled step order), each step's parents, which parent output feeds which input, and the nodes each quality gate guards. A cycle is invalid_input.",
-			When:        "you need the order steps will run in and what feeds what before compiling",
+			When:        "you need the run order and what feeds what",
 			Examples: []string{
-				`dag.resolve_plan {` + threeStep + `}  # order + data flow`,
+				`dag.resolve_plan {` + twoStep + `}  # order + data flow`,
 				`dag.resolve_plan {"dag_file": "examples/xgboost-end-to-end/dag.json"}  # from a file`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, dagResolvePlan),
 		registry.New("dag.dependencies", registry.Spec{
 			Description: "Lists the immediate parents (dependencies: must run before) and children (dependents: run after) of one node of a DAG.",
-			When:        "you need the direct neighbours of one step in a DAG",
+			When:        "you need one node's neighbours",
 			Examples: []string{
 				`dag.dependencies {"node": "XGBoostTraining", ` + twoStep + `}  # dependencies = [TabularPreprocessing_training]`,
 			},
@@ -76,9 +76,9 @@ func DAGNamespace() registry.Namespace {
 		}, dagDeserialize),
 		registry.New("dag.render", registry.Spec{
 			Description: "Draws a DAG as a Mermaid flowchart, edges labelled with the ports they bind; unbound required inputs, unknown steps and undeclared endpoints are marked, quality gates drawn as decisions.",
-			When:        "you or a person want to look at a DAG and see what each edge carries",
+			When:        "you or a person want to see a DAG and what each edge carries",
 			Examples: []string{
-				`dag.render {` + threeStep + `}  # Mermaid text with port labels`,
+				`dag.render {` + twoStep + `}  # Mermaid text with port labels`,
 				`dag.render {"dag_file": "examples/xgboost-end-to-end/dag.json", "direction": "LR"}  # from a file, left to right`,
 				`dag.render {"dag": {"nodes": ["a", "b"], "edges": [["a", "b"]]}, "show_ports": false}  # topology only`,
 			},
@@ -125,7 +125,7 @@ type dagConstructArgs struct {
 }
 
 type dagDependenciesArgs struct {
-	Node string `json:"node" jsonschema:"required" jsonschema_description:"The node to inspect; must be a node of the DAG."`
+	Node string `json:"node" jsonschema:"required" jsonschema_description:"A node of the DAG."`
 	dagArgs
 	Step string `json:"step,omitempty" deprecated:"node"`
 }
@@ -146,7 +146,7 @@ type dagDeserializeArgs struct {
 type dagRenderArgs struct {
 	dagArgs
 	catalogWorkspace
-	Direction string `json:"direction,omitempty" jsonschema:"enum=TD,enum=LR,enum=BT,enum=RL,default=TD" jsonschema_description:"Flowchart direction: TD top-down (default), LR left-right, BT, RL."`
+	Direction string `json:"direction,omitempty" jsonschema:"enum=TD,enum=LR,enum=BT,enum=RL,default=TD" jsonschema_description:"TD top-down, LR left-right, BT bottom-up, RL right-left."`
 	ShowPorts bool   `json:"show_ports,omitempty" jsonschema:"default=true" jsonschema_description:"Label edges with the ports they bind (needs nodes the step catalog knows)."`
 }
 

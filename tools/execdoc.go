@@ -62,7 +62,7 @@ func ExecdocNamespace() registry.Namespace {
 type execdocTemplateArgs struct {
 	StepNames []string  `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
 	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
-	DAGFile   string    `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize format) to build the template from."`
+	DAGFile   string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 	catalogWorkspace
 }
 
@@ -81,7 +81,7 @@ type execdocGenerateArgs struct {
 type execdocValidateArgs struct {
 	ExecutionDocument any       `json:"execution_document" jsonschema:"required" jsonschema_description:"The document to check (any JSON value; a non-object is reported as an issue)."`
 	DAG               dagObject `json:"dag,omitempty" jsonschema_description:"Inline DAG the document is for: enables unknown-step and missing-step checks."`
-	DAGFile           string    `json:"dag_file,omitempty" jsonschema_description:"DAG file the document is for (instead of dag)."`
+	DAGFile           string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 	ConfigFile        string    `json:"config_file,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
 	catalogWorkspace
 	ConfigPath string `json:"config_path,omitempty" deprecated:"config_file"`

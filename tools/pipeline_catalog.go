@@ -18,7 +18,7 @@ import (
 func PipelineCatalogNamespace() registry.Namespace {
 	return namespace("pipeline_catalog", "Shared pipeline catalog: ready-made DAGs of our step types (XGBoost, LightGBM, PyTorch; training to end-to-end with registration), with recommendation and configuration advice.",
 		registry.New("pipeline_catalog.list", registry.Spec{
-			Description: "Lists the shared DAGs by id with framework, complexity, task type, features and node count; filters by framework, complexity and feature.",
+			Description: "Lists the shared DAGs by id with framework, complexity, task type, features and node count.",
 			When:        "you want to see which ready-made pipelines exist before designing one",
 			Examples: []string{
 				`pipeline_catalog.list {}`,
@@ -57,7 +57,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogLoadDAG),
 		registry.New("pipeline_catalog.config_guidance", registry.Spec{
-			Description: "How to configure one shared DAG: the fields the user must fill, each node's config class, prerequisites, safe defaults, pitfalls and a decision tree; detail adds every field.",
+			Description: "How to configure one shared DAG: the fields the user must fill, each node's config class, prerequisites, safe defaults, pitfalls and a decision tree.",
 			When:        "you chose a DAG and need to know which config values to collect",
 			Examples:    []string{`pipeline_catalog.config_guidance {"dag_id": "xgboost_complete_e2e"}  # detail: true adds every field of every node`},
 			Tags:        []string{registry.PhasePlanner},
@@ -85,7 +85,7 @@ type pcRecommendArgs struct {
 }
 
 type pcAutoSelectArgs struct {
-	Framework  string   `json:"framework,omitempty" jsonschema:"enum=pytorch,enum=xgboost,enum=lightgbm,enum=lightgbmmt,enum=generic,enum=any" jsonschema_description:"Wanted framework."`
+	Framework  string   `json:"framework,omitempty" jsonschema:"enum=pytorch,enum=xgboost,enum=lightgbm,enum=lightgbmmt,enum=generic,enum=any"`
 	Features   []string `json:"features,omitempty" jsonschema_description:"Wanted features (see pipeline_catalog.list), e.g. [\"training\", \"calibration\"]."`
 	TaskType   string   `json:"task_type,omitempty" jsonschema_description:"Wanted task type, e.g. end_to_end, training_evaluation, batch_inference, tuning."`
 	Complexity string   `json:"complexity,omitempty" jsonschema:"enum=simple,enum=standard,enum=advanced,enum=comprehensive" jsonschema_description:"Wanted complexity; neighbours get partial credit."`

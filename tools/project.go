@@ -106,7 +106,7 @@ func projectInit(ctx context.Context, a projectInitArgs) (*envelope.Result[Proje
 
 type bringUpArgs struct {
 	Name      string `json:"name" jsonschema:"required" jsonschema_description:"Project name (as for project.init)."`
-	Framework string `json:"framework" jsonschema:"required,enum=xgboost,enum=pytorch,enum=lightgbm" jsonschema_description:"Model framework."`
+	Framework string `json:"framework" jsonschema:"required,enum=xgboost,enum=pytorch,enum=lightgbm"`
 	TargetDir string `json:"target_dir,omitempty" jsonschema:"default=projects" jsonschema_description:"Directory the project is created in."`
 	Region    string `json:"region,omitempty" jsonschema:"enum=NA,enum=EU,enum=FE,default=NA" jsonschema_description:"Region code of the pipeline."`
 	DAGSource string `json:"dag_source,omitempty" jsonschema:"enum=catalog,enum=manual,default=catalog" jsonschema_description:"Where the DAG comes from: the shared pipeline catalog or by hand."`

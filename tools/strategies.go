@@ -20,7 +20,7 @@ func StrategiesNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, strategiesListAxes),
 		registry.New("strategies.list", registry.Spec{
-			Description: "Lists the strategies by axis and name: verb, builder, step type, API request, knob names and routed step types; detail adds the knobs in full.",
+			Description: "Lists the strategies by axis and name: verb, builder, step type, API request, knob names and routed step types.",
 			When:        "you want to see every way the compiler builds steps",
 			Examples:    []string{`strategies.list {}`, `strategies.list {"axis": "step_assembly", "detail": true}  # Processing assemblies with their knobs`},
 			Tags:        []string{registry.PhasePlanner},
@@ -65,7 +65,7 @@ type strategiesShowArgs struct {
 }
 
 type strategiesKnobsArgs struct {
-	Axis string `json:"axis" jsonschema:"required,enum=sagemaker_step_type,enum=step_assembly" jsonschema_description:"Axis of the strategy."`
+	Axis string `json:"axis" jsonschema:"required,enum=sagemaker_step_type,enum=step_assembly"`
 	Name string `json:"name" jsonschema:"required,minLength=1" jsonschema_description:"Strategy name on that axis."`
 }
 

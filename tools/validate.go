@@ -261,8 +261,8 @@ func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.Result[V
 // --- validate.step ---
 
 type validateStepArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step to validate (canonical, file-style or node name)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (scripts are searched next to them too)."`
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are searched in each, its scripts/ and its sibling scripts/."`
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the step's script."`
 }
 
@@ -292,7 +292,7 @@ func validateStep(ctx context.Context, a validateStepArgs) (*envelope.Result[Val
 // --- validate.builder ---
 
 type builderArgs struct {
-	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step whose builder to test."`
+	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
 	EnableScoring *bool    `json:"enable_scoring,omitempty" jsonschema:"default=true" jsonschema_description:"Score the components into a 0-100 score with a rating."`
 	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type of the default config (default: the step's first declared job type)."`
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`

@@ -45,7 +45,7 @@ type depsResolveArgs struct {
 	StepNames []string `json:"step_names,omitempty" jsonschema_description:"Step types or node names that may feed each other; omitted with no DAG: every catalog step."`
 	catalogWorkspace
 	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
-	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file; resolves along its edges."`
+	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 }
 
 type depsExplainArgs struct {
