@@ -50,6 +50,12 @@ func TestListedExamples(t *testing.T) {
 	if d := tl.RenderDescription(); strings.Contains(d, "demo.a {") || strings.Contains(d, `"s"`) {
 		t.Errorf("description %q", d)
 	}
+	// ListFirstExample lists the first example alone.
+	one := listTool("demo.a", `demo.a {"run_id": "r"}`, `demo.a {"run_id": "r", "verbose": true}`)
+	one.ListFirstExample = true
+	if got := one.ListedExamples(); !slices.Equal(got, []string{`{"run_id": "r"}`}) || len(one.Examples) != 2 {
+		t.Errorf("listed examples %q", got)
+	}
 	// A third example with a new argument is left to tools.describe_tool.
 	tl = listTool("demo.a", `demo.a {"run_id": "r"}`, `demo.a {"verbose": true}`, `demo.a {"workspace_dirs": ["w"]}`)
 	if got := tl.ListedExamples(); len(got) != registry.MaxListedExamples || strings.Contains(strings.Join(got, " "), "workspace_dirs") {

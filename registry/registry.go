@@ -41,6 +41,11 @@ type Spec struct {
 	When string
 	// Examples are copy-paste invocations: `<dotted.name> {json args}  # note`.
 	Examples []string
+	// ListFirstExample keeps a host's tool list to the first example
+	// (ListedExamples): the others show nothing that one, the schema and
+	// the shared argument descriptions do not say. tools.describe_tool
+	// still answers every example.
+	ListFirstExample bool
 	// Tags are phase labels (PhasePlanner, PhaseValidator, PhaseProgrammer).
 	Tags []string
 	// Destructive marks a tool that mutates external state (e.g. upserts a pipeline).
@@ -287,15 +292,19 @@ func (t *ToolDef) RenderDescription() string {
 const MaxListedExamples = 2
 
 // ListedExamples are the examples a host's tool list shows, without the
-// tool's name ("{...}  # note"): the first, then each one that uses an
-// argument no earlier shown example uses, MaxListedExamples at most; the
-// others show nothing new or are left to tools.describe_tool, which
-// answers every example.
+// tool's name ("{...}  # note"): the first, then (unless ListFirstExample)
+// each one that uses an argument no earlier shown example uses,
+// MaxListedExamples at most; the others show nothing new or are left to
+// tools.describe_tool, which answers every example.
 func (t *ToolDef) ListedExamples() []string {
 	var out []string
 	seen := map[string]bool{}
+	limit := MaxListedExamples
+	if t.ListFirstExample {
+		limit = 1
+	}
 	for i, e := range t.Examples {
-		if len(out) == MaxListedExamples {
+		if len(out) == limit {
 			break
 		}
 		name, args, _, err := ParseExample(e)

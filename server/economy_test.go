@@ -24,7 +24,7 @@ import (
 // goal.
 const (
 	listGoal    = 60_000
-	listCeiling = 66_000
+	listCeiling = 60_000
 )
 
 // TestToolsListBudget measures the default tools/list of the real

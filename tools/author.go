@@ -36,7 +36,8 @@ func AuthorNamespace() registry.Namespace {
 				`author.checklist {"sagemaker_step_type": "Processing", "step_assembly": "step_args"}`,
 				`author.checklist {"sagemaker_step_type": "Training"}`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, authorChecklist),
 		registry.New("author.config_constraints", registry.Spec{
 			Description: "A step's config fields with type, tier, default and legal values (allowed values, bounds, pattern); derived and required fields are listed apart.",
@@ -45,7 +46,7 @@ func AuthorNamespace() registry.Namespace {
 			Tags:        []string{registry.PhaseValidator},
 		}, authorConfigConstraints),
 		registry.New("author.preflight_config", registry.Spec{
-			Description: "Validates config values against a step's config class before they are written (unknown, derived or mistyped fields, bad values, missing essentials); fails with config_invalid naming each field.",
+			Description: "Checks config values against a step's config class (unknown, derived or mistyped fields, bad values, missing essentials); fails with config_invalid naming each field.",
 			When:        "before config.merge_save writes a step's config values",
 			Examples: []string{
 				`author.preflight_config {"step_name": "TabularPreprocessing", "values": {"job_type": "training", "label_name": "is_fraud", "output_format": "CSV"}, "partial": true}`,
@@ -64,13 +65,14 @@ func AuthorNamespace() registry.Namespace {
 		}, authorCheckScript),
 		registry.New("author.preflight_step", registry.Spec{
 			Description: "Offline proof that a step (or all) can be built: step file valid, names round-trip, builder builds a default config, every required input has a provider. Fails with not_constructible naming the gate.",
-			When:        "before using a new or changed step in a DAG",
+			When:        "before a new or changed step goes in a DAG",
 			Examples: []string{
 				`author.preflight_step {"step_name": "TabularPreprocessing"}`,
 				`author.preflight_step {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}`,
 				`author.preflight_step {"all": true}`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseValidator},
 		}, authorPreflightStep),
 	), authorScaffoldNamespace())
 }
@@ -213,7 +215,7 @@ func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelop
 
 type checkScriptArgs struct {
 	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
-	ScriptPath    string   `json:"script_path,omitempty" jsonschema_description:"The script to check; default: the step's entry point, searched in script_dirs and by workspace_dirs."`
+	ScriptPath    string   `json:"script_path,omitempty" jsonschema_description:"Default: the step's entry point, searched in script_dirs and by workspace_dirs."`
 	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files; scripts are searched in each, its scripts/ and its sibling scripts/."`
 	ScriptDirs    []string `json:"script_dirs,omitempty" jsonschema_description:"Directories searched first for the script."`
 }

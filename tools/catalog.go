@@ -23,17 +23,19 @@ func CatalogNamespace() registry.Namespace {
 				`catalog.list_steps {"sagemaker_step_type": "Training"}  # training steps only`,
 				`catalog.list_steps {"workspace_dirs": ["my_steps"], "workspace_id": "my_steps"}  # only the steps of a workspace directory`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, catalogListSteps),
 		registry.New("catalog.search", registry.Spec{
 			Description: "Fuzzy search over step names, aliases and keywords (abbreviations such as xgb, substrings, near spellings): scored matches with reasons, best first.",
-			When:        "you know part of a step name or what it does and need the exact step type",
+			When:        "you know part of a step's name or what it does",
 			Examples: []string{
 				`catalog.search {"query": "xgb train"}  # XGBoostTraining first`,
 				`catalog.search {"query": "preprocess"}  # TabularPreprocessing and friends`,
 				`catalog.search {"query": "eval", "job_type": "calibration"}  # only steps that declare a calibration job type`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, catalogSearch),
 		registry.New("catalog.step_info", registry.Spec{
 			Description: "One step type's names and metadata: SageMaker step type, config class, builder, framework, job types, aliases, components and source.",
@@ -42,11 +44,12 @@ func CatalogNamespace() registry.Namespace {
 				`catalog.step_info {"step_name": "XGBoostTraining"}`,
 				`catalog.step_info {"step_name": "TabularPreprocessing", "job_type": "training"}`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, catalogStepInfo),
 		registry.New("catalog.step_spec", registry.Spec{
 			Description: "A step's ports as the dependency resolver sees them: dependencies (type, required, compatible sources, keywords) and outputs (type, property path, aliases).",
-			When:        "before wiring a step into a DAG, to see what it consumes and produces",
+			When:        "before wiring a step into a DAG",
 			Examples: []string{
 				`catalog.step_spec {"step_name": "XGBoostTraining"}  # ports of the training step`,
 				`catalog.step_spec {"step_name": "RiskTableMapping", "job_type": "validation"}  # variant: model_artifacts_input required`,
@@ -73,12 +76,13 @@ func CatalogNamespace() registry.Namespace {
 		}, catalogResolveStep),
 		registry.New("catalog.list_builders", registry.Spec{
 			Description: "The builder name of every step type (<Step>StepBuilder unless its interface says otherwise).",
-			When:        "you need builder names, e.g. to read a compile report",
+			When:        "you need builder names, e.g. for a compile report",
 			Examples: []string{
 				`catalog.list_builders {}  # every builder`,
 				`catalog.list_builders {"sagemaker_step_type": "Processing"}  # Processing builders only`,
 			},
-			Tags: []string{registry.PhaseProgrammer},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseProgrammer},
 		}, catalogListBuilders),
 	)
 }

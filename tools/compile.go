@@ -22,21 +22,22 @@ func CompileNamespace() registry.Namespace {
 	return namespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
 		registry.New("compile.validate", registry.Spec{
 			Description: "Checks that every DAG node resolves to a config, step type and builder and every required input is bound, then the readiness gate: data.deployable and data.blockers, each with its fix and tool; not deployable sets meta.verdict fail.",
-			When:        "before compiling, after writing or changing a DAG or its config.json",
+			When:        "before compiling, after changing a DAG or its config",
 			Examples: []string{
 				`compile.validate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
 				`compile.validate {"dag": {"nodes": ["DummyDataLoading_training", "TabularPreprocessing_training"], "edges": [["DummyDataLoading_training", "TabularPreprocessing_training"]]}, "config_file": "examples/simple-training/config.json"}`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseValidator},
 		}, compileValidate),
 		registry.New("compile.preview", registry.Spec{
 			Description: "Shows, without building, the config, builder and SageMaker step name each node resolves to, with confidence, ambiguities and renaming advice.",
-			When:        "a node may resolve to the wrong config, or before writing configs for a new DAG",
+			When:        "a node may resolve to the wrong config",
 			Examples:    []string{`compile.preview {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json"}`},
 			Tags:        []string{registry.PhasePlanner, registry.PhaseValidator},
 		}, compilePreview),
 		registry.New("compile.definition", registry.Spec{
-			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition (a JSON object), with the upload manifest of its local code and the readiness gate; output_file writes the definition to a file instead of answering it. Never uploads or deploys.",
+			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition, with the upload manifest of its local code and the readiness gate (output_file: written to a file instead). Never uploads or deploys.",
 			When:        "you want the pipeline definition itself",
 			Examples: []string{
 				`compile.definition {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
@@ -47,18 +48,19 @@ func CompileNamespace() registry.Namespace {
 		}, compileDefinition),
 		registry.New("compile.with_report", registry.Spec{
 			Description: "Compiles a DAG and reports, per node, config, step type, builder, step name, resolution confidence and where each input comes from, and each quality gate's branches. Never deploys.",
-			When:        "you need to explain or debug how a DAG was wired and compiled",
+			When:        "you need to explain how a DAG was wired and compiled",
 			Examples:    []string{`compile.with_report {"dag_file": "examples/pytorch-batch-transform/dag.json", "config_file": "examples/pytorch-batch-transform/config.json"}`},
 			Tags:        []string{registry.PhaseProgrammer},
 		}, compileWithReport),
 		registry.New("compile.single_node", registry.Spec{
 			Description: "Compiles one config's step as a one-step pipeline whose inputs are S3 URIs you give. Returns the definition; never deploys.",
-			When:        "you want to run or debug one step on existing data without its upstream steps",
+			When:        "you want one step on existing data, without its upstream steps",
 			Examples: []string{
 				`compile.single_node {"config_file": "examples/simple-training/config.json", "target_node": "TabularPreprocessing_training", "manual_inputs": {"DATA": "s3://example-bucket/raw/train/"}}`,
 				`compile.single_node {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "target_node": "XGBoostTraining", "manual_inputs": {"input_path": "s3://example-bucket/processed/"}}`,
 			},
-			Tags: []string{registry.PhaseProgrammer},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseProgrammer},
 		}, compileSingleNode),
 		registry.New("compile.name", registry.Spec{
 			Description: "Generates \"<base>-<version>-pipeline\" and/or sanitizes a name into a legal SageMaker pipeline name, saying whether each is valid.",
@@ -121,7 +123,7 @@ type singleNodeArgs struct {
 }
 
 type nameArgs struct {
-	Base     string `json:"base,omitempty" jsonschema_description:"Base name, e.g. the config's pipeline_name alice-AtoZ-xgboost-NA."`
+	Base     string `json:"base,omitempty" jsonschema_description:"Base name, e.g. the config's pipeline_name."`
 	Version  string `json:"version,omitempty" jsonschema:"default=1.0" jsonschema_description:"Pipeline version appended to base."`
 	Sanitize string `json:"sanitize,omitempty" jsonschema_description:"A name to turn into a legal pipeline name."`
 }

@@ -25,16 +25,17 @@ func ConfigNamespace() registry.Namespace {
 	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
 			Description: "Field requirements for every node of a DAG: the shared base fields, each node's config class and fields, nodes without a class (pending_steps).",
-			When:        "you have a DAG and need the config values to collect",
+			When:        "you need the config values a DAG asks for",
 			Examples: []string{
+				`config.requirements {"dag_file": "examples/simple-training/dag.json"}`,
 				`config.requirements {"dag": ` + exampleDAG + `}  # three-step training DAG`,
-				`config.requirements {"dag_file": "examples/simple-training/dag.json"}  # a DAG file`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, configRequirements),
 		registry.New("config.field_info", registry.Spec{
 			Description: "All fields of one config class or step type (type, required, default, tier, allowed values, bounds) and its derived fields.",
-			When:        "you need the exact fields, defaults and legal values of one step's config",
+			When:        "you need one step's config fields and legal values",
 			Examples: []string{
 				`config.field_info {"config_class": "XGBoostTrainingConfig"}`,
 				`config.field_info {"config_class": "TabularPreprocessing", "categorized": true}  # a step name works too`,
@@ -64,8 +65,9 @@ func ConfigNamespace() registry.Namespace {
 			Description: "A config skeleton for a DAG: config.json with defaults filled and essentials null, the same as config.merge_save arguments, and essential_fields listing each blank by path.",
 			When:        "before writing a DAG's config values",
 			Examples: []string{
-				`config.template {"dag": ` + exampleDAG + `}`,
+				`config.template {"dag_file": "examples/simple-training/dag.json"}`,
 				`config.template {"dag": {"nodes": ["DummyDataLoading_training", "DemoFeatureEngineering_training"], "edges": [["DummyDataLoading_training", "DemoFeatureEngineering_training"]]}, "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a custom step declared in the project's steps/ workspace`,
+				`config.template {"dag": ` + exampleDAG + `}`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, configTemplate),

@@ -25,16 +25,17 @@ func DAGNamespace() registry.Namespace {
 	return namespace("dag", "Construct, check, order, draw and (de)serialize pipeline DAGs (nodes are DAG node names such as TabularPreprocessing_training).",
 		registry.New("dag.construct", registry.Spec{
 			Description: "Builds a DAG from nodes and [src, dst] edges and returns it in the serialized form the other DAG tools accept. A cycle is a warning.",
-			When:        "you have step names and edges and want the serialized DAG",
+			When:        "you have step names and edges",
 			Examples: []string{
 				`dag.construct {` + twoStep + `}`,
 				`dag.construct {"dag": {"nodes": ["a", "b"], "edges": [["a", "b"]]}, "metadata": {"pipeline": "demo"}}`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, dagConstruct),
 		registry.New("dag.validate_integrity", registry.Spec{
 			Description: "Checks a DAG: cycles with their paths, dangling or undeclared edge endpoints, isolated nodes, unknown step types. Returns is_valid and the issues.",
-			When:        "before compiling or resolving a DAG, or after editing its nodes or edges",
+			When:        "after writing or editing a DAG",
 			Examples: []string{
 				`dag.validate_integrity {` + twoStep + `}  # is_valid true`,
 				`dag.validate_integrity {"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTrainng"]]}}  # typo: undeclared_edge_nodes`,
@@ -42,13 +43,14 @@ func DAGNamespace() registry.Namespace {
 			Tags: []string{registry.PhaseValidator},
 		}, dagValidateIntegrity),
 		registry.New("dag.resolve_plan", registry.Spec{
-			Description: "The execution plan of a DAG: topological order (the compiled step order), each step's parents, which parent output feeds which input, and the nodes each quality gate guards. A cycle is invalid_input.",
+			Description: "The execution plan of a DAG: topological order, each step's parents, which parent output feeds which input, and the nodes each quality gate guards. A cycle is invalid_input.",
 			When:        "you need the run order and what feeds what",
 			Examples: []string{
-				`dag.resolve_plan {` + twoStep + `}  # order + data flow`,
-				`dag.resolve_plan {"dag_file": "examples/xgboost-end-to-end/dag.json"}  # from a file`,
+				`dag.resolve_plan {"dag_file": "examples/xgboost-end-to-end/dag.json"}  # order + data flow`,
+				`dag.resolve_plan {` + twoStep + `}  # inline`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, dagResolvePlan),
 		registry.New("dag.dependencies", registry.Spec{
 			Description: "Lists the immediate parents (dependencies: must run before) and children (dependents: run after) of one node of a DAG.",
@@ -70,7 +72,7 @@ func DAGNamespace() registry.Namespace {
 		}, dagSerialize),
 		registry.New("dag.deserialize", registry.Spec{
 			Description: "Loads a DAG file (dag.serialize, cursus (Python) or pipeline-catalog format): nodes, edges, statistics, metadata and creation time.",
-			When:        "you have a DAG JSON file and want its contents",
+			When:        "you have a DAG file",
 			Examples:    []string{`dag.deserialize {"dag_file": "examples/simple-training/dag.json"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, dagDeserialize),
@@ -78,11 +80,12 @@ func DAGNamespace() registry.Namespace {
 			Description: "Draws a DAG as a Mermaid flowchart, edges labelled with the ports they bind; unbound required inputs, unknown steps and undeclared endpoints are marked, quality gates drawn as decisions.",
 			When:        "you or a person want to see a DAG and what each edge carries",
 			Examples: []string{
+				`dag.render {"dag_file": "examples/xgboost-end-to-end/dag.json", "direction": "LR"}  # left to right`,
 				`dag.render {` + twoStep + `}  # Mermaid text with port labels`,
-				`dag.render {"dag_file": "examples/xgboost-end-to-end/dag.json", "direction": "LR"}  # from a file, left to right`,
 				`dag.render {"dag": {"nodes": ["a", "b"], "edges": [["a", "b"]]}, "show_ports": false}  # topology only`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, dagRender),
 	)
 }

@@ -22,15 +22,16 @@ func ExecdocNamespace() registry.Namespace {
 	return namespace("execdoc", "Execution documents: the PIPELINE_STEP_CONFIGS document a pipeline run starts with, keyed by SageMaker step name; template, fill, validate and merge.",
 		registry.New("execdoc.template", registry.Spec{
 			Description: "Builds an empty execution document from step names or a DAG (keyed by its SageMaker step names).",
-			When:        "you need a skeleton execution document to fill by hand or with execdoc.generate",
+			When:        "you need an execution document to fill by hand",
 			Examples: []string{
 				`execdoc.template {"step_names": ["CradleDataLoading-Training", "Registration-NA"]}`,
 				`execdoc.template {"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]}}  # from a DAG`,
 			},
-			Tags: []string{registry.PhaseProgrammer},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseProgrammer},
 		}, execdocTemplate),
 		registry.New("execdoc.generate", registry.Spec{
-			Description: "Fills an execution document from a DAG and config.json: the steps that take runtime configuration (data loading, registration); without execution_document, starts from the DAG's template.",
+			Description: "Fills an execution document from a DAG and config.json: the steps that take runtime configuration (data loading, registration).",
 			When:        "you need the execution document to start a run",
 			Examples: []string{
 				`execdoc.generate {"dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # template built from the DAG`,
@@ -41,7 +42,7 @@ func ExecdocNamespace() registry.Namespace {
 		}, execdocGenerate),
 		registry.New("execdoc.validate", registry.Spec{
 			Description: "Checks an execution document's structure and, with a DAG (and config), missing or extra steps; each problem has a severity and path. data.valid is false when any is an error.",
-			When:        "before starting a run with an execution document, or after editing one",
+			When:        "before a run with an execution document",
 			Examples: []string{
 				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {"XGBoostTraining": {"STEP_TYPE": "TRAINING_STEP", "STEP_CONFIG": {}}}}}`,
 				`execdoc.validate {"execution_document": {"PIPELINE_STEP_CONFIGS": {}}, "dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # against a DAG`,
@@ -50,7 +51,7 @@ func ExecdocNamespace() registry.Namespace {
 		}, execdocValidate),
 		registry.New("execdoc.merge", registry.Spec{
 			Description: "Merges two execution documents, additional_doc winning (STEP_CONFIG merged key by key, new steps added), and returns the result.",
-			When:        "combining a generated document with overrides, or two partial documents",
+			When:        "combining a document with overrides",
 			Examples: []string{
 				`execdoc.merge {"base_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {"x": 1}}}}, "additional_doc": {"PIPELINE_STEP_CONFIGS": {"A": {"STEP_CONFIG": {"y": 2}}, "B": {"STEP_TYPE": ["PROCESSING_STEP"], "STEP_CONFIG": {}}}}}`,
 			},

@@ -16,8 +16,8 @@ import (
 func ToolsNamespace() registry.Namespace {
 	return namespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
 		registry.New("tools.help", registry.Spec{
-			Description: "The front door: the phases and namespaces, one line and a tool count each. namespace lists those tools in full; phase lists one line per tool.",
-			When:        "at the start of any task, or whenever you are unsure which tool to call",
+			Description: "The front door: the phases and namespaces, one line and a tool count each.",
+			When:        "at the start of a task, or unsure which tool to call",
 			Examples: []string{
 				`tools.help {}  # the namespace index`,
 				`tools.help {"namespace": "compile"}  # one namespace in detail`,
@@ -27,8 +27,8 @@ func ToolsNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, toolsHelp),
 		registry.New("tools.by_phase", registry.Spec{
-			Description: "The tools of one phase (planner, validator, programmer): when to call each and its capability flags; detail adds description and examples.",
-			When:        "you know what kind of work comes next and want only the tools for it",
+			Description: "The tools of one phase (planner, validator, programmer): when to call each and its capability flags.",
+			When:        "you want only the tools for the next kind of work",
 			Examples:    []string{`tools.by_phase {"phase": "validator"}`, `tools.by_phase {"phase": "planner"}  # discovery and design tools`},
 			Tags:        []string{registry.PhasePlanner},
 		}, toolsByPhase),
@@ -50,7 +50,7 @@ type helpArgs struct {
 }
 
 type byPhaseArgs struct {
-	Phase  string `json:"phase" jsonschema:"required,enum=planner,enum=validator,enum=programmer" jsonschema_description:"The phase."`
+	Phase  string `json:"phase" jsonschema:"required,enum=planner,enum=validator,enum=programmer"`
 	Detail bool   `json:"detail,omitempty" jsonschema_description:"Add each tool's description and examples."`
 }
 

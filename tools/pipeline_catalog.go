@@ -19,7 +19,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 	return namespace("pipeline_catalog", "Shared pipeline catalog: ready-made DAGs of our step types (XGBoost, LightGBM, PyTorch; training to end-to-end with registration), with recommendation and configuration advice.",
 		registry.New("pipeline_catalog.list", registry.Spec{
 			Description: "Lists the shared DAGs by id with framework, complexity, task type, features and node count.",
-			When:        "you want to see which ready-made pipelines exist before designing one",
+			When:        "before designing a pipeline yourself",
 			Examples: []string{
 				`pipeline_catalog.list {}`,
 				`pipeline_catalog.list {"framework": "xgboost", "feature": "registration"}  # XGBoost DAGs that register a model`,
@@ -28,7 +28,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 		}, pipelineCatalogList),
 		registry.New("pipeline_catalog.recommend", registry.Spec{
 			Description: "Ranks the shared DAGs by framework (a hard filter), where the data lives, facts about data and resources, and a free-text need; each with a score and reasons, and what none can serve as unmatched.",
-			When:        "you know roughly what the pipeline must do and want the best starting DAG",
+			When:        "you know roughly what the pipeline must do",
 			Examples: []string{
 				`pipeline_catalog.recommend {"framework": "xgboost", "data_source": "s3", "need": "calibration and registration"}`,
 				`pipeline_catalog.recommend {"data_type": "tabular", "has_labels": true, "need": "batch scoring", "max_results": 3}`,
@@ -37,7 +37,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 		}, pipelineCatalogRecommend),
 		registry.New("pipeline_catalog.auto_select", registry.Spec{
 			Description: "Picks the best shared DAG for a framework, features, task type and complexity, or none below min_score.",
-			When:        "you want one DAG chosen automatically from structured requirements",
+			When:        "you want one DAG chosen from structured requirements",
 			Examples: []string{
 				`pipeline_catalog.auto_select {"framework": "xgboost", "features": ["training", "calibration"]}  # xgboost_complete_e2e`,
 				`pipeline_catalog.auto_select {"framework": "pytorch", "features": ["batch_inference"], "min_score": 0.8}`,
@@ -46,19 +46,19 @@ func PipelineCatalogNamespace() registry.Namespace {
 		}, pipelineCatalogAutoSelect),
 		registry.New("pipeline_catalog.get_dag", registry.Spec{
 			Description: "The full entry of one shared DAG: description, framework, features, nodes and edges, requirements, constraints, cost and advice.",
-			When:        "you are considering a DAG and want all its facts",
+			When:        "you want all the facts of one DAG",
 			Examples:    []string{`pipeline_catalog.get_dag {"dag_id": "xgboost_complete_e2e"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogGetDAG),
 		registry.New("pipeline_catalog.load_dag", registry.Spec{
 			Description: "The nodes and edges of one shared DAG, in the shape the dag.*, config.* and compile.* tools take as their dag argument.",
-			When:        "you picked a DAG and want to configure, validate or compile it",
+			When:        "you picked a DAG to configure or compile",
 			Examples:    []string{`pipeline_catalog.load_dag {"dag_id": "lightgbm_complete_e2e"}`},
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogLoadDAG),
 		registry.New("pipeline_catalog.config_guidance", registry.Spec{
 			Description: "How to configure one shared DAG: the fields the user must fill, each node's config class, prerequisites, safe defaults, pitfalls and a decision tree.",
-			When:        "you chose a DAG and need to know which config values to collect",
+			When:        "you chose a DAG and will collect its config values",
 			Examples:    []string{`pipeline_catalog.config_guidance {"dag_id": "xgboost_complete_e2e"}  # detail: true adds every field of every node`},
 			Tags:        []string{registry.PhasePlanner},
 		}, pipelineCatalogConfigGuidance),
@@ -73,12 +73,12 @@ type pcListArgs struct {
 
 type pcRecommendArgs struct {
 	DataType     string `json:"data_type,omitempty" jsonschema:"enum=text,enum=tabular,enum=mixed" jsonschema_description:"Kind of input data; text drops DAGs without text support."`
-	HasLabels    bool   `json:"has_labels,omitempty" jsonschema:"default=true" jsonschema_description:"Whether the data has labels (supervised DAGs score lower without)."`
-	NeedsLLM     bool   `json:"needs_llm,omitempty" jsonschema:"default=false" jsonschema_description:"Whether an LLM step is wanted."`
-	MultiTask    bool   `json:"multi_task,omitempty" jsonschema:"default=false" jsonschema_description:"Whether one model must learn several tasks."`
-	Incremental  bool   `json:"incremental,omitempty" jsonschema:"default=false" jsonschema_description:"Whether the model is trained incrementally on new data."`
+	HasLabels    bool   `json:"has_labels,omitempty" jsonschema:"default=true" jsonschema_description:"The data has labels (supervised DAGs score lower without)."`
+	NeedsLLM     bool   `json:"needs_llm,omitempty" jsonschema:"default=false" jsonschema_description:"An LLM step is wanted."`
+	MultiTask    bool   `json:"multi_task,omitempty" jsonschema:"default=false" jsonschema_description:"One model learns several tasks."`
+	Incremental  bool   `json:"incremental,omitempty" jsonschema:"default=false" jsonschema_description:"The model is trained incrementally on new data."`
 	Framework    string `json:"framework,omitempty" jsonschema:"enum=pytorch,enum=xgboost,enum=lightgbm,enum=lightgbmmt,enum=generic,enum=any" jsonschema_description:"Required framework (a hard filter); any or omitted: all."`
-	GPUAvailable bool   `json:"gpu_available,omitempty" jsonschema:"default=true" jsonschema_description:"Whether GPU instances may be used; false drops DAGs that need one."`
+	GPUAvailable bool   `json:"gpu_available,omitempty" jsonschema:"default=true" jsonschema_description:"GPU instances may be used; false drops DAGs that need one."`
 	Need         string `json:"need,omitempty" jsonschema:"maxLength=2000" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration)."`
 	MaxResults   int    `json:"max_results,omitempty" jsonschema:"default=5,minimum=1,maximum=50" jsonschema_description:"Number of recommendations."`
 	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives: s3 (S3-loading DAGs first, then Athena or Redshift ones), athena, redshift, or cradle (the managed data service, left out otherwise). Omitted: inferred from need."`
@@ -86,7 +86,7 @@ type pcRecommendArgs struct {
 
 type pcAutoSelectArgs struct {
 	Framework  string   `json:"framework,omitempty" jsonschema:"enum=pytorch,enum=xgboost,enum=lightgbm,enum=lightgbmmt,enum=generic,enum=any"`
-	Features   []string `json:"features,omitempty" jsonschema_description:"Wanted features (see pipeline_catalog.list), e.g. [\"training\", \"calibration\"]."`
+	Features   []string `json:"features,omitempty" jsonschema_description:"Wanted features (see pipeline_catalog.list)."`
 	TaskType   string   `json:"task_type,omitempty" jsonschema_description:"Wanted task type, e.g. end_to_end, training_evaluation, batch_inference, tuning."`
 	Complexity string   `json:"complexity,omitempty" jsonschema:"enum=simple,enum=standard,enum=advanced,enum=comprehensive" jsonschema_description:"Wanted complexity; neighbours get partial credit."`
 	MinScore   float64  `json:"min_score,omitempty" jsonschema:"default=0.6,minimum=0,maximum=1" jsonschema_description:"Lowest score accepted."`

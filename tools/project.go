@@ -30,12 +30,13 @@ func ProjectNamespace() registry.Namespace {
 		}, projectInit),
 		registry.New("project.bring_up", registry.Spec{
 			Description: "How to take an empty folder to a compiled pipeline: the `cursus workflow run new-project` command, the workflow.run call, and the tool plan behind it with each call's gate. Writes nothing.",
-			When:        "planning a new project end to end before calling project.init",
+			When:        "planning a new project end to end",
 			Examples: []string{
 				`project.bring_up {"name": "demo", "framework": "xgboost"}`,
 				`project.bring_up {"name": "demo", "framework": "lightgbm", "region": "EU", "dag_source": "manual"}`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, projectBringUp),
 	)
 }

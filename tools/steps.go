@@ -15,22 +15,24 @@ func StepsNamespace() registry.Namespace {
 	return namespace("steps", "Per-step wiring view from the step interface: container paths, property references, training channels and construction patterns.",
 		registry.New("steps.io", registry.Spec{
 			Description: "A step's connections: each input's container path, required flag, type, compatible sources and training channels; each output's container path and property path.",
-			When:        "you are wiring a step or want to know where its data lands inside the container",
+			When:        "you wire a step or need its container paths",
 			Examples: []string{
 				`steps.io {"step_name": "XGBoostTraining"}  # container paths, channel fan-out, property paths`,
 				`steps.io {"step_name": "BatchTransform"}  # a step without a container of its own`,
 				`steps.io {"step_name": "RiskTableMapping", "job_type": "validation"}  # the validation variant`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, stepsIO),
 		registry.New("steps.patterns", registry.Spec{
 			Description: "How the compiler assembles a step, axis by axis: builder, compute (SDK class, image, instance fields), environment variables, job arguments, input and output destinations, package footprint.",
-			When:        "you want to see how a step is built and which config fields drive it",
+			When:        "you want to see which config fields build a step",
 			Examples: []string{
 				`steps.patterns {"step_name": "XGBoostTraining"}  # estimator step`,
 				`steps.patterns {"step_name": "TabularPreprocessing", "job_type": "calibration"}  # processing step, calibration variant`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, stepsPatterns),
 	)
 }

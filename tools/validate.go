@@ -23,17 +23,18 @@ func ValidateNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("validate", validateNamespaceDescription,
 		registry.New("validate.step_interface", registry.Spec{
 			Description: "Validates step files (*.step.yaml), one or all: schema and invariant problems by file and field, registry parity, the job-type view. Blocking errors fail with validation_failed.",
-			When:        "you wrote or changed a step file, before using it in a DAG",
+			When:        "you wrote or changed a step file",
 			Examples: []string{
 				`validate.step_interface {"step_name": "TabularPreprocessing"}  # one embedded step`,
 				`validate.step_interface {"all": true}  # every step file`,
 				`validate.step_interface {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"], "job_type": "training"}  # a project's custom step`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseValidator},
 		}, validateStepInterface),
 		registry.New("validate.alignment", registry.Spec{
 			Description: "Alignment report over all or the given steps: script <-> contract, contract <-> ports, ports <-> resolvable dependencies, builder <-> config fields; pass rates per step, level and SageMaker step type.",
-			When:        "after authoring steps or scripts, to see which are misaligned and where",
+			When:        "after authoring steps or scripts",
 			Examples: []string{
 				`validate.alignment {}  # every catalog step`,
 				`validate.alignment {"target_scripts": ["tabular_preprocessing", "XGBoostTraining"]}  # a subset, with detailed results`,
@@ -43,25 +44,27 @@ func ValidateNamespace() registry.Namespace {
 		}, validateAlignment),
 		registry.New("validate.step", registry.Spec{
 			Description: "Every alignment level of one step, with each level's status and issues (severity, category, message, recommendation) and the overall status.",
-			When:        "validate.alignment flagged a step and you want all of its findings",
+			When:        "validate.alignment flagged a step",
 			Examples: []string{
 				`validate.step {"step_name": "XGBoostTraining"}`,
 				`validate.step {"step_name": "DemoFeatureEngineering", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # scripts found next to the workspace`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseValidator},
 		}, validateStep),
 		registry.New("validate.builder", registry.Spec{
 			Description: "Builds one step's definition fragment from a default config, checks it against the step's ports, environment and job arguments, and scores it 0-100 with a rating.",
-			When:        "you authored or changed a step and want proof its builder works",
+			When:        "you authored or changed a step",
 			Examples: []string{
 				`validate.builder {"step_name": "TabularPreprocessing"}`,
 				`validate.builder {"step_name": "XGBoostTraining", "enable_scoring": false}  # tests only`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseValidator},
 		}, validateBuilder),
 		registry.New("validate.info", registry.Spec{
 			Description: "What the validation tools check: alignment levels, severities, resolver threshold, builder score weights, script testing.",
-			When:        "to learn what validation can check on this machine",
+			When:        "to learn what validation checks here",
 			Examples:    []string{`validate.info {}`},
 			Tags:        []string{registry.PhaseValidator},
 		}, validateInfo),

@@ -21,13 +21,14 @@ func validateDepsNamespace() registry.Namespace {
 	return namespace("validate", validateNamespaceDescription,
 		registry.New("validate.deps_resolve", registry.Spec{
 			Description: "Resolves step dependencies as the compiler does: per step, which inputs bind to which outputs (with scores), which stay unbound and why; along a DAG, among step_names, or over every step.",
-			When:        "to check that steps or a DAG wire up, or why an input stays unbound",
+			When:        "to check steps or a DAG wire up, or why an input is unbound",
 			Examples: []string{
 				`validate.deps_resolve {"step_names": ["CradleDataLoading", "TabularPreprocessing", "XGBoostTraining"]}  # every listed step may feed every other`,
 				`validate.deps_resolve {"dag": {"nodes": ["TabularPreprocessing_training", "XGBoostTraining"], "edges": [["TabularPreprocessing_training", "XGBoostTraining"]]}}  # along the DAG's edges`,
 				`validate.deps_resolve {"dag_file": "projects/demo_xgboost/pipeline_config/dag.json", "workspace_dirs": ["projects/demo_xgboost/steps"]}  # with a project's own step files`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseValidator},
 		}, validateDepsResolve),
 		registry.New("validate.deps_explain", registry.Spec{
 			Description: "Scores two names as the dependency resolver does (string, token, synonym, substring parts); with consumer_step and provider_step, the full compatibility score of that input and output.",

@@ -37,7 +37,7 @@ func runTools() []*registry.ToolDef {
 		}, workflowRun),
 		registry.New("workflow.describe", registry.Spec{
 			Description: "The workflows as data: without workflow, each one's name, description and phase count; with one, its arguments, phases, tools and outcomes; with run_id, that run's state.",
-			When:        "before running a workflow, to follow one phase by phase, or to inspect a run",
+			When:        "before running or following a workflow, or to inspect a run",
 			Examples: []string{
 				`workflow.describe {}  # every workflow`,
 				`workflow.describe {"workflow": "new-project"}`,

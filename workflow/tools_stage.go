@@ -44,7 +44,7 @@ func stageTools() []*registry.ToolDef {
 		}, workflowNewRun),
 		registry.New("workflow.start_stage", registry.Spec{
 			Description: "Picks a run's next stage (the first whose completion test fails), makes it the session's active stage and returns its prompt, checklist, model tier and visible tools.",
-			When:        "in the orchestrator stage, to hand the next part of a run to a worker",
+			When:        "in the orchestrator stage, to hand a worker the next stage",
 			Examples: []string{
 				`workflow.start_stage {"run_id": "churn-xgb-1"}`,
 				`workflow.start_stage {"run_id": "churn-xgb-1", "host": "claude-code"}  # with the model alias to dispatch with`,
@@ -67,7 +67,8 @@ func stageTools() []*registry.ToolDef {
 				`workflow.status {"run_id": "churn-xgb-1"}`,
 				`workflow.status {"run_id": "churn-xgb-1", "format": "markdown"}  # a compact summary`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, workflowStatus),
 	}
 }
@@ -82,7 +83,7 @@ type runArgs struct {
 
 type startArgs struct {
 	RunID string `json:"run_id" jsonschema:"required,minLength=1,maxLength=64" jsonschema_description:"The run id (workflow.new_run returns it)."`
-	Host  string `json:"host,omitempty" jsonschema:"maxLength=64" jsonschema_description:"The host that dispatches the stage's worker (claude-code): adds model_hint, the literal value its dispatch passes for the stage's model tier."`
+	Host  string `json:"host,omitempty" jsonschema:"maxLength=64" jsonschema_description:"The host that dispatches the stage's worker (claude-code): adds model_hint, the literal model its dispatch passes."`
 }
 
 type completeArgs struct {
