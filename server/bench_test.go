@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"syscall"
@@ -195,4 +197,54 @@ func BenchmarkPingRawStdio(b *testing.B) {
 func BenchmarkCheapCallRawStdio(b *testing.B) {
 	benchRaw(b, startStdio(b, testCtx(b), cursus.Registry(), server.Options{}),
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"tools__describe_tool","arguments":{"name":"catalog.search"}}}`)
+}
+
+// startFloor serves a bare SDK server over pipes, as startStdio serves
+// ours: one tool, answering answer as structuredContent and text, as our
+// server shapes a result, with nothing of the registry, the policy or our
+// stdio layer. It is the SDK's floor for an answer of that size.
+func startFloor(b *testing.B, answer []byte) *rawStdio {
+	b.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "tools__describe_tool", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(answer)}}, StructuredContent: json.RawMessage(answer)}, nil
+		})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := &rawStdio{in: inW, lines: make(chan string, 1000), done: make(chan error, 1)}
+	go func() {
+		err := s.Run(testCtx(b), &mcp.IOTransport{Reader: inR, Writer: outW})
+		outW.Close()
+		r.done <- err
+	}()
+	go func() {
+		defer close(r.lines)
+		br := bufio.NewReader(outR)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				r.lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	b.Cleanup(func() { inW.Close(); outR.Close() })
+	return r
+}
+
+// BenchmarkCheapCallFloorRawStdio: the cheap call's envelope, as the real
+// registry answers it, from a bare SDK server (startFloor): what
+// BenchmarkCheapCallRawStdio costs beyond it is ours.
+func BenchmarkCheapCallFloorRawStdio(b *testing.B) {
+	_, wire := cursus.Registry().CallJSON(testCtx(b), "tools.describe_tool", map[string]any{"name": "catalog.search"})
+	benchRaw(b, startFloor(b, wire),
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"tools__describe_tool","arguments":{"name":"catalog.search"}}}`)
+}
+
+// BenchmarkPingFloorRawStdio: an MCP ping of a bare SDK server.
+func BenchmarkPingFloorRawStdio(b *testing.B) {
+	benchRaw(b, startFloor(b, []byte(`{}`)), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 }

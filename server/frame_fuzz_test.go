@@ -79,3 +79,47 @@ func FuzzFrameFilter(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainRequest: the frames the filter passes without the SDK's
+// decoder are requests that decoder reads (checked here with it); anything
+// unusual takes the decoder's path.
+func TestPlainRequest(t *testing.T) {
+	for _, c := range []struct {
+		frame string
+		plain bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, true},
+		{` { "method" : "tools/call" , "params" : {"name":"x","arguments":{"a":[1,{"b":"\u00e9\n"}]}}, "id" : "s-1", "jsonrpc" : "2.0" } `, true},
+		{`{"jsonrpc":"2.0","id":-2.5e3,"method":"ping"}`, true},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":5}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"p\u0069ng"}`, false},
+		{`{"json\u0072pc":"2.0","id":1,"method":"ping"}`, false},
+		{`{"JSONRPC":"2.0","id":1,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, false},
+		{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":2,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":1}`, false},
+		{`{"id":1,"method":"ping"}`, false},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", false},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat(`[`, plainDepth) + strings.Repeat(`]`, plainDepth) + `}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat(`[`, plainDepth-1) + strings.Repeat(`]`, plainDepth-1) + `}`, true},
+	} {
+		if !json.Valid([]byte(c.frame)) {
+			t.Fatalf("not JSON: %s", c.frame)
+		}
+		if got := plainRequest([]byte(c.frame)); got != c.plain {
+			t.Errorf("plainRequest(%.80s) = %v, want %v", c.frame, got, c.plain)
+		}
+		if c.plain {
+			if _, err := jsonrpc.DecodeMessage([]byte(c.frame)); err != nil {
+				t.Errorf("the SDK refuses a plain frame %.80s: %v", c.frame, err)
+			}
+		}
+	}
+}

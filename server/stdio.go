@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,7 +41,8 @@ func (l *lockedWriter) Close() error { return nil }
 // JSON stream and ends the session at the first message it cannot decode;
 // the filter hands it only frames it will decode, checked with the SDK's
 // own decoder (jsonrpc.DecodeMessage: the same depth limit, the same rules
-// for ids and methods), and answers every other line itself, then goes on
+// for ids and methods) unless they are plain requests (plainRequest), and
+// answers every other line itself, then goes on
 // reading: a line that is not JSON, or is longer than max, with a parse
 // error (-32700); a JSON value that is not a single JSON-RPC message (a
 // batch, the empty batch "[]", a message nested deeper than the SDK
@@ -139,11 +141,119 @@ func (f *frameFilter) check(frame []byte) {
 		f.reject(-32600, "Invalid Request: a message must be a JSON object", nil)
 		return
 	}
-	if _, err := jsonrpc.DecodeMessage(frame); err != nil {
-		f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
-		return
+	if !plainRequest(frame) {
+		if _, err := jsonrpc.DecodeMessage(frame); err != nil {
+			f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
+			return
+		}
 	}
 	f.buf = append(append(f.buf[:0], frame...), '\n')
+}
+
+// plainDepth is how deep a frame plainRequest passes may nest, well within
+// the SDK decoder's limit.
+const plainDepth = 64
+
+// plainRequest reports whether a valid JSON frame is a request the SDK's
+// decoder certainly reads: valid UTF-8, nested at most plainDepth deep, an
+// object whose keys are distinct and each one of jsonrpc, id, method and
+// params, written without escapes, with jsonrpc "2.0", method a string
+// and id absent, a string or a finite number (the first three without
+// escapes). Any other frame goes through the SDK's decoder
+// (jsonrpc.DecodeMessage), which costs two decodes, each with a 32 KB
+// buffer, for what the SDK decodes again right after: nearly every frame
+// a client sends is plain.
+func plainRequest(frame []byte) bool {
+	if !utf8.Valid(frame) || depthOver(frame, plainDepth) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(frame))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	var seen [4]bool // jsonrpc, id, method, params
+	for dec.More() {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok || !bytes.HasSuffix(frame[start:dec.InputOffset()], []byte(`"`+key+`"`)) {
+			return false
+		}
+		i := plainKey(key)
+		if i < 0 || seen[i] {
+			return false
+		}
+		seen[i] = true
+		if key == "params" {
+			if err := skipValue(dec); err != nil {
+				return false
+			}
+			continue
+		}
+		start = dec.InputOffset()
+		if tok, err = dec.Token(); err != nil || bytes.IndexByte(frame[start:dec.InputOffset()], '\\') >= 0 {
+			return false
+		}
+		switch v := tok.(type) {
+		case string:
+			if key == "jsonrpc" && v != "2.0" {
+				return false
+			}
+		case json.Number:
+			if key != "id" {
+				return false
+			}
+			if f, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(f, 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return seen[0] && seen[2]
+}
+
+// plainKey is the index of a key plainRequest accepts, -1 for any other.
+func plainKey(key string) int {
+	switch key {
+	case "jsonrpc":
+		return 0
+	case "id":
+		return 1
+	case "method":
+		return 2
+	case "params":
+		return 3
+	}
+	return -1
+}
+
+// depthOver reports whether valid JSON nests deeper than max.
+func depthOver(data []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // decodeReason is the SDK decoder's complaint, without its package prefix.
