@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,4 +251,109 @@ func BenchmarkCheapCallFloorRawStdio(b *testing.B) {
 // BenchmarkPingFloorRawStdio: an MCP ping of a bare SDK server.
 func BenchmarkPingFloorRawStdio(b *testing.B) {
 	benchRaw(b, startFloor(b, []byte(`{}`)), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+}
+
+// serveOnce starts `cursus mcp serve` in dir, initializes, sends each
+// request line and reads the answers up to the one with id want, then
+// closes stdin and waits. It returns the time from the start to that
+// answer and the process's end state (its CPU time and peak RSS).
+func serveOnce(b *testing.B, dir string, want string, requests ...string) (time.Duration, *os.ProcessState) {
+	cmd := exec.Command(cursusBin(b), "mcp", "serve")
+	cmd.Env, cmd.Dir = serveEnv(), dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	lines := append([]string{initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, requests...)
+	if _, err := io.WriteString(stdin, strings.Join(lines, "\n")+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	br := bufio.NewReaderSize(stdout, 1<<20)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			b.Fatalf("no answer %s: %v", want, err)
+		}
+		if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`+want+`,`) {
+			if !strings.Contains(line, `"result"`) || strings.Contains(line, `"isError":true`) {
+				b.Fatalf("answer %s: %.300s", want, line)
+			}
+			break
+		}
+	}
+	took := time.Since(start)
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	return took, cmd.ProcessState
+}
+
+// reportProcess adds the servers' median CPU time (user and system, the
+// whole run) and median peak RSS to a benchmark of one process per
+// iteration.
+func reportProcess(b *testing.B, states []*os.ProcessState) {
+	var cpu, rss []float64
+	for _, st := range states {
+		cpu = append(cpu, float64((st.UserTime()+st.SystemTime()).Microseconds())/1000)
+		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+			rss = append(rss, float64(ru.Maxrss)/1024) // KiB on Linux
+		}
+	}
+	b.ReportMetric(median(cpu), "server-cpu-ms")
+	if len(rss) > 0 {
+		b.ReportMetric(median(rss), "peak-rss-MiB")
+	}
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkStartToToolsList: from starting `cursus mcp serve` to reading
+// its tools/list answer (ns/op; the median over the iterations is in
+// start-ms), with the server's CPU time and peak RSS.
+func BenchmarkStartToToolsList(b *testing.B) {
+	cursusBin(b)
+	dir := b.TempDir()
+	var states []*os.ProcessState
+	var took []float64
+	for b.Loop() {
+		d, st := serveOnce(b, dir, "2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		took = append(took, float64(d.Microseconds())/1000)
+		states = append(states, st)
+	}
+	b.ReportMetric(median(took), "start-ms")
+	reportProcess(b, states)
+}
+
+// BenchmarkPeakRSSAfterCompile: a server's peak RSS (and CPU time) after
+// tools/list and one compile.definition of the xgboost-end-to-end example,
+// the memory goal's measure; ns/op is the whole session.
+func BenchmarkPeakRSSAfterCompile(b *testing.B) {
+	cursusBin(b)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"compile__definition","arguments":{"dag_file":"examples/xgboost-end-to-end/dag.json","config_file":"examples/xgboost-end-to-end/config.json"}}}`
+	var states []*os.ProcessState
+	for b.Loop() {
+		_, st := serveOnce(b, root, "3", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, call)
+		states = append(states, st)
+	}
+	reportProcess(b, states)
 }
