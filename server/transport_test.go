@@ -110,11 +110,16 @@ type rawStdio struct {
 
 func startStdio(t testing.TB, ctx context.Context, reg *registry.Registry, opts server.Options) *rawStdio {
 	t.Helper()
+	return pipeServe(t, func(in io.ReadCloser, out io.WriteCloser) error { return server.ServeStdio(ctx, reg, opts, in, out) })
+}
+
+// pipeServe runs serve over pipes, as rawStdio describes.
+func pipeServe(t testing.TB, serve func(in io.ReadCloser, out io.WriteCloser) error) *rawStdio {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	r := &rawStdio{in: inW, lines: make(chan string, 1000), done: make(chan error, 1)}
 	go func() {
-		err := server.ServeStdio(ctx, reg, opts, inR, outW)
+		err := serve(inR, outW)
 		outW.Close()
 		r.done <- err
 	}()

@@ -177,21 +177,6 @@ func (w *walker) dynamic(x any, depth int) bool {
 			}
 			w.element(e, depth+1)
 		}
-	case []string:
-		if x == nil {
-			w.n += 4
-			return true
-		}
-		w.n += 2
-		for i, e := range x {
-			if w.over() {
-				break
-			}
-			if i > 0 {
-				w.n++
-			}
-			w.n += int64(len(e)) + 2
-		}
 	default:
 		return false
 	}
