@@ -144,7 +144,7 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.Result[Aut
 
 type constraintsArgs struct {
 	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 func authorConfigConstraints(ctx context.Context, a constraintsArgs) (*envelope.Result[AuthorConfigConstraintsData], error) {
@@ -182,7 +182,7 @@ type preflightConfigArgs struct {
 	StepName      string         `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
 	Values        map[string]any `json:"values" jsonschema:"required" jsonschema_description:"Field values: {field: value}."`
 	Partial       bool           `json:"partial,omitempty" jsonschema_description:"Check only the given values (do not report missing essential fields)."`
-	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+	WorkspaceDirs []string       `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 func authorPreflightConfig(ctx context.Context, a preflightConfigArgs) (*envelope.Result[AuthorPreflightConfigData], error) {
@@ -257,7 +257,7 @@ type preflightStepArgs struct {
 	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to check (omit with all: true)."`
 	All           bool     `json:"all,omitempty" jsonschema_description:"Check every step."`
 	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type of the checks (variant and default config)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 func authorPreflightStep(ctx context.Context, a preflightStepArgs) (*envelope.Result[AuthorPreflightStepData], error) {

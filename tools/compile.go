@@ -87,7 +87,7 @@ func CompileNamespace() registry.Namespace {
 
 // compileArgs are the arguments every DAG-compiling tool shares.
 type compileArgs struct {
-	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
+	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
 	DAGFile    string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 	ConfigFile string    `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
 	Role       string    `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`

@@ -83,8 +83,8 @@ type configWorkspace struct {
 // configDAG is the DAG argument of the config.* tools, as every tool takes
 // it: inline or as a file.
 type configDAG struct {
-	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
-	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
+	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 }
 
 // hint is the DAG argument of a next step: the one the call gave.

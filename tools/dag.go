@@ -94,8 +94,8 @@ func DAGNamespace() registry.Namespace {
 // inline (dag) or as a file (dag_file). The top-level nodes and edges the
 // dag.* tools used to take are deprecated names of dag's nodes and edges.
 type dagArgs struct {
-	DAG     dagObject  `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file."`
-	DAGFile string     `json:"dag_file,omitempty" jsonschema_description:"Path of a DAG file (dag.serialize or pipeline-catalog format; relative paths are taken from the project root). Give this or dag."`
+	DAG     dagObject  `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
+	DAGFile string     `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 	Nodes   []string   `json:"nodes,omitempty" deprecated:"dag.nodes"`
 	Edges   [][]string `json:"edges,omitempty" deprecated:"dag.edges"`
 }

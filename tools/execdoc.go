@@ -62,7 +62,7 @@ func ExecdocNamespace() registry.Namespace {
 
 type execdocTemplateArgs struct {
 	StepNames []string  `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
-	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
+	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
 	DAGFile   string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 	catalogWorkspace
 }

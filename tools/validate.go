@@ -137,7 +137,7 @@ type stepInterfaceArgs struct {
 	StepName      string   `json:"step_name,omitempty" jsonschema_description:"Step to validate (node and file-style names resolve). Omit with all: true."`
 	All           bool     `json:"all,omitempty" jsonschema_description:"Validate every step file (embedded and workspace)."`
 	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Also validate this job type's view (variant applied)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 func validateStepInterface(ctx context.Context, a stepInterfaceArgs) (*envelope.Result[ValidateStepInterfaceData], error) {
@@ -298,7 +298,7 @@ type builderArgs struct {
 	StepName      string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
 	EnableScoring *bool    `json:"enable_scoring,omitempty" jsonschema:"default=true" jsonschema_description:"Score the components into a 0-100 score with a rating."`
 	JobType       string   `json:"job_type,omitempty" jsonschema_description:"Job type of the default config (default: the step's first declared job type)."`
-	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files."`
+	WorkspaceDirs []string `json:"workspace_dirs,omitempty" jsonschema_description:"Directories of extra *.step.yaml files (relative paths are taken from the project root); a workspace step adds a step type or replaces an embedded one."`
 }
 
 func validateBuilder(ctx context.Context, a builderArgs) (*envelope.Result[ValidateBuilderData], error) {

@@ -45,7 +45,7 @@ func validateDepsNamespace() registry.Namespace {
 type depsResolveArgs struct {
 	StepNames []string `json:"step_names,omitempty" jsonschema_description:"Step types or node names that may feed each other; omitted with no DAG: every catalog step."`
 	catalogWorkspace
-	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"Pipeline DAG, inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or {\"dag\": {...}}. Give this or dag_file, not both."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
 	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
 }
 
