@@ -162,56 +162,119 @@ const plainDepth = 64
 // escapes). Any other frame goes through the SDK's decoder
 // (jsonrpc.DecodeMessage), which costs two decodes, each with a 32 KB
 // buffer, for what the SDK decodes again right after: nearly every frame
-// a client sends is plain.
+// a client sends is plain. It scans the bytes (json.Valid has checked
+// the syntax) without allocating.
 func plainRequest(frame []byte) bool {
-	if !utf8.Valid(frame) || depthOver(frame, plainDepth) {
+	if !utf8.Valid(frame) {
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(frame))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	i := skipSpace(frame, 0)
+	if i >= len(frame) || frame[i] != '{' {
 		return false
 	}
 	var seen [4]bool // jsonrpc, id, method, params
-	for dec.More() {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
-		key, ok := tok.(string)
-		if err != nil || !ok || !bytes.HasSuffix(frame[start:dec.InputOffset()], []byte(`"`+key+`"`)) {
+	for i = skipSpace(frame, i+1); i < len(frame) && frame[i] != '}'; {
+		if frame[i] != '"' {
 			return false
 		}
-		i := plainKey(key)
-		if i < 0 || seen[i] {
+		end := valueEnd(frame, i, 1)
+		if end < 0 {
 			return false
 		}
-		seen[i] = true
-		if key == "params" {
-			if err := skipValue(dec); err != nil {
-				return false
-			}
-			continue
-		}
-		start = dec.InputOffset()
-		if tok, err = dec.Token(); err != nil || bytes.IndexByte(frame[start:dec.InputOffset()], '\\') >= 0 {
+		key := frame[i+1 : end-1]
+		k := plainKey(string(key))
+		if k < 0 || seen[k] || bytes.IndexByte(key, '\\') >= 0 {
 			return false
 		}
-		switch v := tok.(type) {
-		case string:
-			if key == "jsonrpc" && v != "2.0" {
-				return false
-			}
-		case json.Number:
-			if key != "id" {
-				return false
-			}
-			if f, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(f, 0) {
-				return false
-			}
-		default:
+		seen[k] = true
+		if i = skipSpace(frame, end); i >= len(frame) || frame[i] != ':' {
 			return false
+		}
+		start := skipSpace(frame, i+1)
+		if end = valueEnd(frame, start, 1); end < 0 || !plainValue(k, frame[start:end]) {
+			return false
+		}
+		if i = skipSpace(frame, end); i < len(frame) && frame[i] == ',' {
+			i = skipSpace(frame, i+1)
 		}
 	}
 	return seen[0] && seen[2]
+}
+
+// plainValue checks the value of the key plainKey numbered k.
+func plainValue(k int, v []byte) bool {
+	switch k {
+	case 0: // jsonrpc
+		return string(v) == `"2.0"`
+	case 1: // id
+		if v[0] == '"' {
+			return bytes.IndexByte(v, '\\') < 0
+		}
+		if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+			return false
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		return err == nil && !math.IsInf(f, 0)
+	case 2: // method
+		return v[0] == '"' && bytes.IndexByte(v, '\\') < 0
+	}
+	return true // params: any value
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the JSON value starting at i of
+// valid JSON b, the value sitting at nesting depth; -1 when it nests
+// deeper than plainDepth.
+func valueEnd(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		base := depth
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := valueEnd(b, j, depth)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				if depth++; depth > plainDepth {
+					return -1
+				}
+			case '}', ']':
+				if depth--; depth == base {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 // plainKey is the index of a key plainRequest accepts, -1 for any other.
@@ -227,33 +290,6 @@ func plainKey(key string) int {
 		return 3
 	}
 	return -1
-}
-
-// depthOver reports whether valid JSON nests deeper than max.
-func depthOver(data []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > max {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // decodeReason is the SDK decoder's complaint, without its package prefix.
