@@ -1,12 +1,15 @@
 // Package strlist holds small helpers over string lists that several
-// packages need alike.
+// packages need alike. They take any string type, so a list of typed names
+// (catalog.NodeName, catalog.StepType) needs no conversion first.
 package strlist
+
+import "strings"
 
 // Unique returns in without empty strings and repeats, in first-seen order
 // (nil when nothing is left).
-func Unique(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
+func Unique[S ~string](in []S) []S {
+	seen := map[S]bool{}
+	var out []S
 	for _, s := range in {
 		if s != "" && !seen[s] {
 			seen[s] = true
@@ -14,4 +17,16 @@ func Unique(in []string) []string {
 		}
 	}
 	return out
+}
+
+// Join is strings.Join over a list of any string type.
+func Join[S ~string](elems []S, sep string) string {
+	var b strings.Builder
+	for i, s := range elems {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(string(s))
+	}
+	return b.String()
 }

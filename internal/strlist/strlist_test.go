@@ -13,3 +13,19 @@ func TestUnique(t *testing.T) {
 		t.Errorf("Unique of empties = %v, want nil", got)
 	}
 }
+
+func TestJoin(t *testing.T) {
+	type name string
+	for _, c := range []struct {
+		in   []name
+		want string
+	}{
+		{nil, ""},
+		{[]name{"a"}, "a"},
+		{[]name{"a", "", "b"}, "a, , b"},
+	} {
+		if got := Join(c.in, ", "); got != c.want {
+			t.Errorf("Join(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -59,19 +59,20 @@ func abs(x int) int {
 // least 2), compared case-insensitively, and those that contain name or
 // that name contains when both are at least three characters long. Ties
 // keep the candidates' order. It never returns more than n names, and none
-// when nothing is close.
-func Closest(name string, candidates []string, n int) []string {
+// when nothing is close. The candidates may be of any string type (node
+// names, step types); the result has their type.
+func Closest[S ~string](name string, candidates []S, n int) []S {
 	key := strings.ToLower(strings.TrimSpace(name))
 	if n <= 0 || key == "" {
 		return nil
 	}
 	type cand struct {
-		s string
+		s S
 		d float64
 	}
 	var cs []cand
 	for _, c := range candidates {
-		lc := strings.ToLower(c)
+		lc := strings.ToLower(string(c))
 		longest := max(len(key), len(lc))
 		k := max(2, longest/3)
 		d := float64(Distance(key, lc, k))
@@ -84,7 +85,7 @@ func Closest(name string, candidates []string, n int) []string {
 		cs = append(cs, cand{c, d})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	out := make([]string, 0, min(n, len(cs)))
+	out := make([]S, 0, min(n, len(cs)))
 	for i := 0; i < len(cs) && len(out) < n; i++ {
 		out = append(out, cs[i].s)
 	}
