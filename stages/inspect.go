@@ -251,8 +251,8 @@ func (e *evaluator) unknownSteps() []string {
 	}
 	var out []string
 	for _, n := range d.Nodes() {
-		if _, _, ok := cat.ResolveNode(catalog.NodeName(n)); !ok {
-			out = append(out, n)
+		if _, _, ok := cat.ResolveNode(n); !ok {
+			out = append(out, string(n))
 		}
 	}
 	return out
@@ -269,12 +269,12 @@ func (e *evaluator) stepsKnown() (string, error) {
 	}
 	var unknown []string
 	for _, n := range d.Nodes() {
-		if _, _, ok := cat.ResolveNode(catalog.NodeName(n)); !ok {
+		if _, _, ok := cat.ResolveNode(n); !ok {
 			hint := ""
-			if c := cat.Closest(n, 1); len(c) > 0 {
+			if c := cat.Closest(string(n), 1); len(c) > 0 {
 				hint = fmt.Sprintf(" (closest known: %s)", c[0])
 			}
-			unknown = append(unknown, n+hint)
+			unknown = append(unknown, string(n)+hint)
 		}
 	}
 	if len(unknown) > 0 {
@@ -303,11 +303,7 @@ func (e *evaluator) configResolves() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s does not load: %v", ConfigFile, err)
 	}
-	nodes := make([]catalog.NodeName, 0, d.NodeCount())
-	for _, n := range d.Nodes() {
-		nodes = append(nodes, catalog.NodeName(n))
-	}
-	if _, err := set.Resolve(nodes, config.ResolveOptions{}); err != nil {
+	if _, err := set.Resolve(d.Nodes(), config.ResolveOptions{}); err != nil {
 		return "", fmt.Errorf("%s does not give every DAG node a config: %v", ConfigFile, err)
 	}
 	return fmt.Sprintf("%s: %d configs, every one of the %d nodes resolves", ConfigFile, set.Len(), d.NodeCount()), nil
@@ -480,26 +476,26 @@ func canonical(p string) string {
 // sameGraph compares an inline {"nodes", "edges"} with a DAG as sets.
 func sameGraph(inline map[string]any, d *dag.PipelineDAG) bool {
 	nodes, _ := inline["nodes"].([]any)
-	want := map[string]bool{}
+	want := map[catalog.NodeName]bool{}
 	for _, n := range d.Nodes() {
 		want[n] = true
 	}
-	got := map[string]bool{}
+	got := map[catalog.NodeName]bool{}
 	for _, n := range nodes {
 		s, ok := n.(string)
-		if !ok || !want[s] {
+		if !ok || !want[catalog.NodeName(s)] {
 			return false
 		}
-		got[s] = true
+		got[catalog.NodeName(s)] = true
 	}
 	if len(got) != len(want) {
 		return false
 	}
-	wantE := map[string]bool{}
-	for _, p := range d.EdgePairs() {
-		wantE[p[0]+"\x00"+p[1]] = true
+	wantE := map[dag.Edge]bool{}
+	for _, e := range d.Edges() {
+		wantE[e] = true
 	}
-	gotE := map[string]bool{}
+	gotE := map[dag.Edge]bool{}
 	edges, _ := inline["edges"].([]any)
 	for _, e := range edges {
 		pair, ok := e.([]any)
@@ -508,7 +504,7 @@ func sameGraph(inline map[string]any, d *dag.PipelineDAG) bool {
 		}
 		a, _ := pair[0].(string)
 		b, _ := pair[1].(string)
-		k := a + "\x00" + b
+		k := dag.Edge{From: catalog.NodeName(a), To: catalog.NodeName(b)}
 		if !wantE[k] {
 			return false
 		}

@@ -251,9 +251,9 @@ func compilePreview(ctx context.Context, a compileArgs) (*envelope.Result[compil
 // Pipelines definition (the artifact, as the compiler wrote it), the
 // upload manifest of the local code it refers to and the readiness gate.
 type CompileDefinitionData struct {
-	PipelineName string   `json:"pipeline_name"`
-	StepCount    int      `json:"step_count"`
-	Steps        []string `json:"steps"`
+	PipelineName string                      `json:"pipeline_name"`
+	StepCount    int                         `json:"step_count"`
+	Steps        []catalog.SageMakerStepName `json:"steps"`
 	// Definition is the pipeline definition JSON (free JSON: the SageMaker
 	// schema's), in the compiler's key order; absent when it was written to
 	// DefinitionFile instead.
@@ -273,7 +273,7 @@ func definitionData(res *compiler.Result) (CompileDefinitionData, error) {
 	}
 	// RawMessage keeps the SDK's key order (a map would sort the keys).
 	def := json.RawMessage(b)
-	steps := make([]string, len(res.Definition.Steps))
+	steps := make([]catalog.SageMakerStepName, len(res.Definition.Steps))
 	for i, s := range res.Definition.Steps {
 		steps[i] = s.Name
 	}
@@ -360,31 +360,31 @@ func runLocalStep(res *compiler.Result, a definitionArgs) envelope.NextStep {
 // was compiled (resolution_details by node, nodes in step order) and the
 // branches of the quality gates.
 type CompileWithReportData struct {
-	PipelineName      string                           `json:"pipeline_name"`
-	Steps             []string                         `json:"steps"`
-	ResolutionDetails map[string]CompileNodeResolution `json:"resolution_details"`
-	AvgConfidence     float64                          `json:"avg_confidence"`
-	Warnings          []string                         `json:"warnings"`
-	Metadata          CompileReportMetadata            `json:"metadata"`
-	StepCount         int                              `json:"step_count"`
-	Nodes             []compiler.NodeReport            `json:"nodes"`
-	Summary           string                           `json:"summary"`
-	Branches          []compiler.BranchReport          `json:"branches,omitempty"`
+	PipelineName      string                                     `json:"pipeline_name"`
+	Steps             []catalog.NodeName                         `json:"steps"`
+	ResolutionDetails map[catalog.NodeName]CompileNodeResolution `json:"resolution_details"`
+	AvgConfidence     float64                                    `json:"avg_confidence"`
+	Warnings          []string                                   `json:"warnings"`
+	Metadata          CompileReportMetadata                      `json:"metadata"`
+	StepCount         int                                        `json:"step_count"`
+	Nodes             []compiler.NodeReport                      `json:"nodes"`
+	Summary           string                                     `json:"summary"`
+	Branches          []compiler.BranchReport                    `json:"branches,omitempty"`
 }
 
 // CompileNodeResolution is how one node of compile.with_report resolved:
 // its config, step type, builder and SageMaker step, and the gate whose
 // branch holds it.
 type CompileNodeResolution struct {
-	ConfigKey         string  `json:"config_key"`
-	ConfigType        string  `json:"config_type"`
-	BuilderType       string  `json:"builder_type"`
-	Confidence        float64 `json:"confidence"`
-	Method            string  `json:"method"`
-	StepType          string  `json:"step_type"`
-	SageMakerStepName string  `json:"sagemaker_step_name"`
-	SageMakerStepType string  `json:"sagemaker_step_type"`
-	Branch            string  `json:"branch,omitempty"`
+	ConfigKey         catalog.ConfigKey         `json:"config_key"`
+	ConfigType        string                    `json:"config_type"`
+	BuilderType       string                    `json:"builder_type"`
+	Confidence        float64                   `json:"confidence"`
+	Method            string                    `json:"method"`
+	StepType          catalog.StepType          `json:"step_type"`
+	SageMakerStepName catalog.SageMakerStepName `json:"sagemaker_step_name"`
+	SageMakerStepType catalog.Verb              `json:"sagemaker_step_type"`
+	Branch            catalog.NodeName          `json:"branch,omitempty"`
 }
 
 // CompileReportMetadata is the size of the compiled DAG and the config
@@ -401,8 +401,8 @@ func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.Resul
 		return nil, err
 	}
 	r := res.Report
-	steps := make([]string, len(r.Nodes))
-	details := make(map[string]CompileNodeResolution, len(r.Nodes))
+	steps := make([]catalog.NodeName, len(r.Nodes))
+	details := make(map[catalog.NodeName]CompileNodeResolution, len(r.Nodes))
 	var warnings []string
 	for i, n := range r.Nodes {
 		steps[i] = n.Node

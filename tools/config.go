@@ -180,12 +180,7 @@ func dagNodes(ctx context.Context, dagArg map[string]any, dagFile string) ([]cat
 	if err != nil {
 		return nil, nil, err
 	}
-	names := d.Nodes()
-	out := make([]catalog.NodeName, len(names))
-	for i, n := range names {
-		out[i] = catalog.NodeName(n)
-	}
-	return out, dagWarnings(d), nil
+	return d.Nodes(), dagWarnings(d), nil
 }
 
 // load reads the DAG's nodes (with dagNodes' warnings), then the config
@@ -400,9 +395,9 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.Result[Con
 	if err != nil {
 		return nil, err
 	}
-	steps := make(map[string]map[string]any, len(a.Steps))
+	steps := make(map[catalog.NodeName]map[string]any, len(a.Steps))
 	for n, v := range a.Steps {
-		steps[n] = v
+		steps[catalog.NodeName(n)] = v
 	}
 	set, err := s.Build(config.BuildInput{Nodes: nodes, Base: a.Base, Steps: steps})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/strlist"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -194,7 +195,7 @@ func dagConstruct(ctx context.Context, a dagConstructArgs) (*envelope.Result[Dag
 	f := dag.NewFile(d, a.Metadata, time.Now())
 	w := dagWarnings(d)
 	if cs, _ := d.Cycles(1); len(cs) > 0 {
-		w = append(w, fmt.Sprintf("DAG contains a cycle (%s) — it is not a valid pipeline topology", strings.Join(cs[0], " -> ")))
+		w = append(w, fmt.Sprintf("DAG contains a cycle (%s) — it is not a valid pipeline topology", strlist.Join(cs[0], " -> ")))
 	} else if f.Statistics.HasCycles {
 		w = append(w, "DAG does not sort: a node waits on an edge from an undeclared node — it is not a valid pipeline topology")
 	}
@@ -215,7 +216,7 @@ type DagValidateIntegrityData struct {
 	EdgeCount       int        `json:"edge_count"`
 	// MissingStepSuggestions (with unknown step types) maps each of the
 	// first unknown nodes to the closest step types.
-	MissingStepSuggestions map[string][]string `json:"missing_step_suggestions,omitempty"`
+	MissingStepSuggestions map[catalog.NodeName][]string `json:"missing_step_suggestions,omitempty"`
 }
 
 func dagValidateIntegrity(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagValidateIntegrityData], error) {
@@ -235,7 +236,7 @@ func dagValidateIntegrity(ctx context.Context, a dagCheckArgs) (*envelope.Result
 func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, hint map[string]any) *envelope.Result[DagValidateIntegrityData] {
 	var opts dag.ValidateOptions
 	if cat != nil {
-		opts.StepKnown = func(n string) bool { _, _, ok := cat.ResolveNode(catalog.NodeName(n)); return ok }
+		opts.StepKnown = func(n catalog.NodeName) bool { _, _, ok := cat.ResolveNode(n); return ok }
 	}
 	issues := d.Validate(opts)
 	data := DagValidateIntegrityData{IsValid: issues.Valid(), Issues: issues, IssueCategories: nonNilStrings(issues.Categories()),
@@ -244,7 +245,7 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 		// Closest is a fuzzy search over the catalog: suggest for the first
 		// few unknown nodes only, so a huge DAG of unknown names stays fast.
 		const maxSuggested = 20
-		sugg := map[string][]string{}
+		sugg := map[catalog.NodeName][]string{}
 		tried := 0
 		for _, n := range d.Nodes() {
 			if tried == maxSuggested {
@@ -252,7 +253,7 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 			}
 			if !opts.StepKnown(n) {
 				tried++
-				if c := cat.Closest(n, 3); len(c) > 0 {
+				if c := cat.Closest(string(n), 3); len(c) > 0 {
 					sugg[n] = asStrings(c)
 				}
 			}
@@ -277,15 +278,15 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 // each step's parents, where each input comes from and the quality gates
 // with the nodes they guard.
 type DagResolvePlanData struct {
-	ExecutionOrder []string `json:"execution_order"`
+	ExecutionOrder []catalog.NodeName `json:"execution_order"`
 	// StepConfigs holds an empty object per step (the plan carries no
 	// configuration; the key is kept so plans keep one shape).
-	StepConfigs  map[string]map[string]any `json:"step_configs"`
-	Dependencies map[string][]string       `json:"dependencies"`
+	StepConfigs  map[catalog.NodeName]map[string]any     `json:"step_configs"`
+	Dependencies map[catalog.NodeName][]catalog.NodeName `json:"dependencies"`
 	// DataFlowMap maps each step's inputs to "<provider>:<output>"
 	// (input_<i> -> "<parent>:output" for a step the catalog does not know).
-	DataFlowMap map[string]map[string]string `json:"data_flow_map"`
-	Branches    []DagBranch                  `json:"branches,omitempty"`
+	DataFlowMap map[catalog.NodeName]map[string]string `json:"data_flow_map"`
+	Branches    []DagBranch                            `json:"branches,omitempty"`
 }
 
 func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagResolvePlanData], error) {
@@ -315,11 +316,11 @@ func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagRe
 			WithRemedy("break the cycle or declare the missing nodes; dag.validate_integrity lists every problem", "dag.validate_integrity", "dag.render")
 	}
 	warnings := dagWarnings(d)
-	data := DagResolvePlanData{ExecutionOrder: nonNilStrings(order), StepConfigs: make(map[string]map[string]any, len(order)),
-		Dependencies: make(map[string][]string, len(order))}
+	data := DagResolvePlanData{ExecutionOrder: nonNilList(order), StepConfigs: make(map[catalog.NodeName]map[string]any, len(order)),
+		Dependencies: make(map[catalog.NodeName][]catalog.NodeName, len(order))}
 	for _, n := range order {
 		data.StepConfigs[n] = map[string]any{}
-		data.Dependencies[n] = append([]string{}, d.Parents(n)...)
+		data.Dependencies[n] = append([]catalog.NodeName{}, d.Parents(n)...)
 	}
 	cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
 	if err != nil {
@@ -332,7 +333,7 @@ func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagRe
 			return nil, err
 		}
 		if len(resolved.Unknown) > 0 {
-			warnings = append(warnings, fmt.Sprintf("no catalog step for %s: their data flow is listed per parent only", strings.Join(resolved.Unknown, ", ")))
+			warnings = append(warnings, fmt.Sprintf("no catalog step for %s: their data flow is listed per parent only", strlist.Join(resolved.Unknown, ", ")))
 		}
 	}
 	flow, notes := deps.DataFlow(d, order, resolved)
@@ -350,10 +351,10 @@ func dagResolvePlan(ctx context.Context, a dagCheckArgs) (*envelope.Result[DagRe
 // it: the nodes that run when it passes; when it fails its Fail step ends
 // the run.
 type DagBranch struct {
-	Gate       string   `json:"gate"`
-	ParentGate string   `json:"parent_gate,omitempty"`
-	IfNodes    []string `json:"if_nodes"`
-	Else       string   `json:"else"`
+	Gate       catalog.NodeName   `json:"gate"`
+	ParentGate catalog.NodeName   `json:"parent_gate,omitempty"`
+	IfNodes    []catalog.NodeName `json:"if_nodes"`
+	Else       string             `json:"else"`
 }
 
 // dagBranches returns the DAG's gates (deps.Branches) and a warning when
@@ -365,7 +366,7 @@ func dagBranches(d *dag.PipelineDAG, cat *catalog.Catalog) ([]DagBranch, string)
 	}
 	out := make([]DagBranch, len(bs))
 	for i, b := range bs {
-		out[i] = DagBranch{Gate: b.Gate, ParentGate: b.Parent, IfNodes: nonNilStrings(b.Nodes), Else: "fail: the gate's Fail step ends the run with its message"}
+		out[i] = DagBranch{Gate: b.Gate, ParentGate: b.Parent, IfNodes: nonNilList(b.Nodes), Else: "fail: the gate's Fail step ends the run with its message"}
 	}
 	return out, ""
 }
@@ -373,9 +374,9 @@ func dagBranches(d *dag.PipelineDAG, cat *catalog.Catalog) ([]DagBranch, string)
 // DagDependenciesData is the data of dag.dependencies: one node's parents
 // (dependencies) and children (dependents).
 type DagDependenciesData struct {
-	Node         string   `json:"node"`
-	Dependencies []string `json:"dependencies"`
-	Dependents   []string `json:"dependents"`
+	Node         catalog.NodeName   `json:"node"`
+	Dependencies []catalog.NodeName `json:"dependencies"`
+	Dependents   []catalog.NodeName `json:"dependents"`
 }
 
 func dagDependencies(ctx context.Context, a dagDependenciesArgs) (*envelope.Result[DagDependenciesData], error) {
@@ -386,17 +387,18 @@ func dagDependencies(ctx context.Context, a dagDependenciesArgs) (*envelope.Resu
 	if err != nil {
 		return nil, err
 	}
-	if !d.HasNode(a.Node) {
+	node := catalog.NodeName(a.Node)
+	if !d.HasNode(node) {
 		msg := fmt.Sprintf("node '%s' is not a node of the DAG", a.Node)
 		if close := suggest.Closest(a.Node, d.Nodes(), 3); len(close) > 0 {
-			msg += "; did you mean " + strings.Join(close, ", ") + "?"
+			msg += "; did you mean " + strlist.Join(close, ", ") + "?"
 		}
 		return nil, envelope.NotFound("%s", msg).
 			WithDetails("available_nodes", d.Nodes()).
 			WithRemedy("use one of the DAG's nodes (details.available_nodes)")
 	}
-	parents, children := nonNilStrings(d.Parents(a.Node)), nonNilStrings(d.Children(a.Node))
-	return envelope.Success(DagDependenciesData{Node: a.Node, Dependencies: parents, Dependents: children}).WithWarnings(dagWarnings(d)...), nil
+	parents, children := nonNilList(d.Parents(node)), nonNilList(d.Children(node))
+	return envelope.Success(DagDependenciesData{Node: node, Dependencies: parents, Dependents: children}).WithWarnings(dagWarnings(d)...), nil
 }
 
 // DagSerializeData is the data of dag.serialize: the JSON text, or the
@@ -442,10 +444,10 @@ func dagSerialize(ctx context.Context, a dagSerializeArgs) (*envelope.Result[Dag
 // DagDeserializeData is the data of dag.deserialize: a DAG file's graph
 // and its other fields as stored.
 type DagDeserializeData struct {
-	Nodes    []string       `json:"nodes"`
-	Edges    [][]string     `json:"edges"`
-	Stats    map[string]any `json:"stats"`
-	Metadata map[string]any `json:"metadata"`
+	Nodes    []catalog.NodeName   `json:"nodes"`
+	Edges    [][]catalog.NodeName `json:"edges"`
+	Stats    map[string]any       `json:"stats"`
+	Metadata map[string]any       `json:"metadata"`
 	// CreatedAt is as written (usually an ISO-8601 string; null when absent).
 	CreatedAt   any    `json:"created_at"`
 	Version     string `json:"version"`
@@ -467,7 +469,7 @@ func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.Result
 		}
 		return nil, envelope.InvalidInput("invalid DAG file: %v", err).WithDetails("dag_file", a.DAGFile)
 	}
-	data := DagDeserializeData{Nodes: nonNilStrings(d.Nodes()), Edges: nonNilList(d.EdgePairs()), Stats: info.Statistics,
+	data := DagDeserializeData{Nodes: nonNilList(d.Nodes()), Edges: nonNilList(d.EdgePairs()), Stats: info.Statistics,
 		Metadata: info.Metadata, CreatedAt: info.CreatedAt, Version: info.Version, Description: info.Description}
 	return envelope.Success(data).WithWarnings(dagWarnings(d)...).
 		WithMeta("node_count", d.NodeCount()).WithMeta("edge_count", d.EdgeCount()), nil
@@ -477,16 +479,16 @@ func dagDeserialize(ctx context.Context, a dagDeserializeArgs) (*envelope.Result
 // shows (edges with the ports they bind, unknown steps, unbound required
 // inputs, undeclared endpoints, gates).
 type DagRenderData struct {
-	Format          string           `json:"format"`
-	Mermaid         string           `json:"mermaid"`
-	NodeCount       int              `json:"node_count"`
-	EdgeCount       int              `json:"edge_count"`
-	Edges           []deps.DrawnEdge `json:"edges"`
-	UnknownSteps    []string         `json:"unknown_steps"`
-	Unresolved      []string         `json:"unresolved_inputs"`
-	UndeclaredNodes []string         `json:"undeclared_nodes"`
-	PortsShown      bool             `json:"ports_shown"`
-	Branches        []DagBranch      `json:"branches,omitempty"`
+	Format          string             `json:"format"`
+	Mermaid         string             `json:"mermaid"`
+	NodeCount       int                `json:"node_count"`
+	EdgeCount       int                `json:"edge_count"`
+	Edges           []deps.DrawnEdge   `json:"edges"`
+	UnknownSteps    []catalog.NodeName `json:"unknown_steps"`
+	Unresolved      []string           `json:"unresolved_inputs"`
+	UndeclaredNodes []catalog.NodeName `json:"undeclared_nodes"`
+	PortsShown      bool               `json:"ports_shown"`
+	Branches        []DagBranch        `json:"branches,omitempty"`
 }
 
 func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.Result[DagRenderData], error) {
@@ -497,7 +499,7 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.Result[DagRender
 	warnings := dagWarnings(d)
 	var resolved *deps.Partial
 	var branches []DagBranch
-	var gates []string
+	var gates []catalog.NodeName
 	if a.ShowPorts {
 		cat, warn, err := dagCatalogFor(ctx, a.WorkspaceDirs)
 		if err != nil {
@@ -516,12 +518,12 @@ func dagRender(ctx context.Context, a dagRenderArgs) (*envelope.Result[DagRender
 		}
 	}
 	dr := deps.Mermaid(d, a.Direction, resolved, gates)
-	var unknown []string
+	var unknown []catalog.NodeName
 	if resolved != nil {
 		unknown = resolved.Unknown
 	}
 	data := DagRenderData{Format: "mermaid", Mermaid: dr.Mermaid, NodeCount: d.NodeCount(), EdgeCount: d.EdgeCount(), Edges: dr.Edges,
-		UnknownSteps: nonNilStrings(unknown), Unresolved: dr.Unresolved, UndeclaredNodes: nonNilStrings(d.UndeclaredEndpoints()),
+		UnknownSteps: nonNilList(unknown), Unresolved: dr.Unresolved, UndeclaredNodes: nonNilList(d.UndeclaredEndpoints()),
 		PortsShown: resolved != nil, Branches: branches}
 	return envelope.Success(data).WithWarnings(warnings...), nil
 }

@@ -9,9 +9,11 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/strlist"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -60,7 +62,7 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 	if err := dagSizeError(len(rawNodes), len(rawEdges)); err != nil {
 		return nil, err
 	}
-	nodes := make([]string, len(rawNodes))
+	nodes := make([]catalog.NodeName, len(rawNodes))
 	for i, n := range rawNodes {
 		s, ok := n.(string)
 		if !ok || strings.TrimSpace(s) == "" {
@@ -69,7 +71,7 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 		if len(s) > dag.MaxNameLength {
 			return nil, envelope.InvalidInput("dag.nodes[%d] is %d bytes long, over the limit of %d", i, len(s), dag.MaxNameLength).WithDetails("index", i)
 		}
-		nodes[i] = s
+		nodes[i] = catalog.NodeName(s)
 	}
 	var pairs [][]string
 	if raw, present := body["edges"]; present && raw != nil {
@@ -142,7 +144,7 @@ func dagCheckEdges(pairs [][]string, field string) ([]dag.Edge, error) {
 			return nil, envelope.InvalidInput("%s[%d] must be a [src, dst] pair of two non-empty strings, got %s", field, i, dagArgKind(p)).
 				WithDetails("index", i, "got", p)
 		}
-		out = append(out, dag.Edge{From: p[0], To: p[1]})
+		out = append(out, dag.Edge{From: catalog.NodeName(p[0]), To: catalog.NodeName(p[1])})
 	}
 	return out, nil
 }
@@ -152,7 +154,7 @@ func dagCheckEdges(pairs [][]string, field string) ([]dag.Edge, error) {
 func dagWarnings(d *dag.PipelineDAG) []string {
 	w := dagDuplicateWarnings(d)
 	if u := d.UndeclaredEndpoints(); len(u) > 0 {
-		w = append(w, fmt.Sprintf("edge endpoint(s) not declared in nodes: %s (a typo? see dag.validate_integrity)", strings.Join(u, ", ")))
+		w = append(w, fmt.Sprintf("edge endpoint(s) not declared in nodes: %s (a typo? see dag.validate_integrity)", strlist.Join(u, ", ")))
 	}
 	return w
 }
@@ -162,7 +164,7 @@ func dagDuplicateWarnings(d *dag.PipelineDAG) []string {
 	var w []string
 	dn, de := d.Duplicates()
 	if len(dn) > 0 {
-		w = append(w, fmt.Sprintf("ignored repeated node(s): %s", strings.Join(dn, ", ")))
+		w = append(w, fmt.Sprintf("ignored repeated node(s): %s", strlist.Join(dn, ", ")))
 	}
 	if len(de) > 0 {
 		s := make([]string, len(de))

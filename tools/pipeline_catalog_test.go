@@ -267,7 +267,7 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 				if where == "base" {
 					base[field] = values.Base[field]
 				} else {
-					steps[where].(map[string]any)[field] = values.Steps[where][field]
+					steps[where].(map[string]any)[field] = values.Steps[catalog.NodeName(where)][field]
 				}
 			}
 			wantOK(t, callTool(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "config.json"}))

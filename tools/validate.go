@@ -14,6 +14,7 @@ import (
 	"github.com/cursus-go/cursus/engine/validation"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/strlist"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -399,7 +400,7 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 		return nil, err
 	}
 	if u := d.UndeclaredEndpoints(); len(u) > 0 {
-		return nil, envelope.InvalidInput("edge endpoint(s) not declared in nodes: %s", strings.Join(u, ", ")).WithDetails("undeclared", u).
+		return nil, envelope.InvalidInput("edge endpoint(s) not declared in nodes: %s", strlist.Join(u, ", ")).WithDetails("undeclared", u).
 			WithRemedy("declare every edge endpoint in nodes", "dag.validate_integrity")
 	}
 	if _, err := d.TopologicalSort(); err != nil {
@@ -429,12 +430,13 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 	if err != nil {
 		return nil, err
 	}
-	input := map[string]map[string]string{}
+	input := map[catalog.NodeName]map[string]string{}
 	for node, m := range a.InputData {
-		if !d.HasNode(node) {
+		n := catalog.NodeName(node)
+		if !d.HasNode(n) {
 			return nil, envelope.InvalidInput("input_data names node %q, which is not a node of the DAG", node).WithDetails("node", node, "nodes", d.Nodes())
 		}
-		input[node] = map[string]string{}
+		input[n] = map[string]string{}
 		for in, p := range m {
 			if strings.TrimSpace(p) == "" {
 				return nil, envelope.InvalidInput("input_data %s.%s: the path is blank", node, in).WithDetails("node", node, "input", in)
@@ -446,7 +448,7 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 			if !safefs.From(ctx).Exists(lp) {
 				return nil, envelope.NotFound("input_data %s.%s: %s does not exist", node, in, p).WithDetails("node", node, "input", in, "path", p)
 			}
-			input[node][in] = lp
+			input[n][in] = lp
 		}
 	}
 	useDeps := a.UseDependencyResolution == nil || *a.UseDependencyResolution
@@ -465,7 +467,7 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 			bad = append(bad, fmt.Sprintf("%s: %s", n, r.ErrorMessage))
 		}
 		for _, w := range r.Warnings {
-			res.WithWarnings(n + ": " + w)
+			res.WithWarnings(fmt.Sprintf("%s: %s", n, w))
 		}
 	}
 	sort.Strings(bad)
@@ -478,8 +480,8 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 	return res, nil
 }
 
-func mustStep(cat *catalog.Catalog, t string) *catalog.Step {
-	if s, ok := cat.Step(catalog.StepType(t)); ok {
+func mustStep(cat *catalog.Catalog, t catalog.StepType) *catalog.Step {
+	if s, ok := cat.Step(t); ok {
 		return s
 	}
 	return &catalog.Step{}

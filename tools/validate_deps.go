@@ -8,6 +8,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/deps"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/strlist"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -67,9 +68,9 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Resu
 		return nil, err
 	}
 	var (
-		requested []string
+		requested []catalog.NodeName
 		members   deps.Members
-		parentsOf func(string) []string
+		parentsOf func(catalog.NodeName) []catalog.NodeName
 		warnings  []string
 		mode      = "steps"
 	)
@@ -82,10 +83,12 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Resu
 		warnings = append(warnings, dagWarnings(d)...)
 		requested, members, parentsOf = d.Nodes(), deps.DAGMembers(cat, d), d.DeclaredParents
 	} else {
-		requested = a.StepNames
+		for _, n := range a.StepNames {
+			requested = append(requested, catalog.NodeName(n))
+		}
 		if len(requested) == 0 {
 			for _, t := range cat.Names() {
-				requested = append(requested, string(t))
+				requested = append(requested, catalog.NodeName(t))
 			}
 		}
 		members = deps.StepMembers(cat, requested)
@@ -94,33 +97,33 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Resu
 			warnings = append(warnings, fmt.Sprintf("step %q listed more than once; used once", n))
 		}
 	}
-	missing := nonNilStrings(members.Missing)
+	missing := nonNilList(members.Missing)
 	if len(members.Found) == 0 {
 		return nil, envelope.NotFound("could not find a catalog step for any requested step").
 			WithDetails("missing_specs", missing).
 			WithRemedy("use step types from the catalog (catalog.list_steps) or node names like TabularPreprocessing_training", "catalog.list_steps", "catalog.search")
 	}
 	if len(missing) > 0 {
-		warnings = append(warnings, fmt.Sprintf("no step found for %d requested step(s): %s", len(missing), strings.Join(missing, ", ")))
+		warnings = append(warnings, fmt.Sprintf("no step found for %d requested step(s): %s", len(missing), strlist.Join(missing, ", ")))
 	}
 	rep, err := deps.NewResolver().ReportSet(ctx, members.Found, parentsOf)
 	if err != nil {
 		return nil, toolError(err)
 	}
-	names := make([]string, len(members.Found))
+	names := make([]catalog.NodeName, len(members.Found))
 	for i, m := range members.Found {
 		names[i] = m.Name
 	}
 	res := envelope.Success(ValidateDepsResolveData{
 		Mode:            mode,
-		RequestedSteps:  nonNilStrings(requested),
+		RequestedSteps:  nonNilList(requested),
 		RegisteredSteps: names,
 		MissingSpecs:    missing,
 		Report: DepsResolutionReport{
 			TotalSteps:             len(requested),
 			RegisteredSteps:        len(names),
 			StepDetails:            rep.Steps,
-			UnresolvedDependencies: nonNilStrings(rep.WithErrors),
+			UnresolvedDependencies: nonNilList(rep.WithErrors),
 			ResolutionSummary: DepsResolutionSummary{
 				TotalDependencies:    rep.Total,
 				ResolvedDependencies: rep.Resolved,
@@ -233,9 +236,9 @@ func depsPortNames(s *catalog.Step, inputs bool) []string {
 // the catalog and those not (missing_specs), and the resolution report.
 type ValidateDepsResolveData struct {
 	Mode            string               `json:"mode"`
-	RequestedSteps  []string             `json:"requested_steps"`
-	RegisteredSteps []string             `json:"registered_steps"`
-	MissingSpecs    []string             `json:"missing_specs"`
+	RequestedSteps  []catalog.NodeName   `json:"requested_steps"`
+	RegisteredSteps []catalog.NodeName   `json:"registered_steps"`
+	MissingSpecs    []catalog.NodeName   `json:"missing_specs"`
 	Report          DepsResolutionReport `json:"report"`
 }
 
@@ -243,11 +246,11 @@ type ValidateDepsResolveData struct {
 // each step's bindings and unbound inputs, the steps with missing required
 // inputs and the totals.
 type DepsResolutionReport struct {
-	TotalSteps      int                         `json:"total_steps"`
-	RegisteredSteps int                         `json:"registered_steps"`
-	StepDetails     map[string]*deps.StepReport `json:"step_details"`
+	TotalSteps      int                                   `json:"total_steps"`
+	RegisteredSteps int                                   `json:"registered_steps"`
+	StepDetails     map[catalog.NodeName]*deps.StepReport `json:"step_details"`
 	// UnresolvedDependencies names the steps with missing required inputs.
-	UnresolvedDependencies []string              `json:"unresolved_dependencies"`
+	UnresolvedDependencies []catalog.NodeName    `json:"unresolved_dependencies"`
 	ResolutionSummary      DepsResolutionSummary `json:"resolution_summary"`
 	// ResolutionThreshold is the score a candidate must exceed to bind.
 	ResolutionThreshold float64 `json:"resolution_threshold"`

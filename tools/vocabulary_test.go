@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus"
-	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/pipelines/pipelinestest"
@@ -98,11 +97,7 @@ func TestConfigToolsTakeDAGFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nodes []catalog.NodeName
-	for _, n := range d.Nodes() {
-		nodes = append(nodes, catalog.NodeName(n))
-	}
-	filled, err := pipelinestest.Fill(schema, nodes)
+	filled, err := pipelinestest.Fill(schema, d.Nodes())
 	if err != nil {
 		t.Fatal(err)
 	}

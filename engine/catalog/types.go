@@ -10,8 +10,10 @@ package catalog
 // step-interface file.
 type StepType string
 
-// NodeName is the name of a DAG node ("TabularPreprocessing_training").
-// It is used only to pick a config; see Catalog.ResolveNode.
+// NodeName is the name of a DAG node ("TabularPreprocessing_training"):
+// the node names of package dag, the consumers and providers of package
+// deps and the nodes of a compile are of this type. Catalog.ResolveNode
+// maps one to a step type and a job type.
 type NodeName string
 
 // ConfigKey is the key of a step's entry in config.json's `specific`

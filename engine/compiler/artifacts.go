@@ -51,17 +51,17 @@ const (
 // identical project copy and embedded copy share one URI. ReadFile reads
 // the bytes of any kind; Materialize turns the manifest into local files.
 type Artifact struct {
-	Kind      string   `json:"kind"`
-	LocalPath string   `json:"local_path"`
-	S3URI     string   `json:"s3_uri"`
-	SHA256    string   `json:"sha256,omitempty"`
-	Size      int64    `json:"size"`
-	Files     []string `json:"files,omitempty"` // for directories, tarballs and embedded code: relative paths, sorted
-	Missing   bool     `json:"missing,omitempty"`
-	Embedded  bool     `json:"embedded,omitempty"` // the catalog's code, not the project's
-	Steps     []string `json:"steps"`              // SageMaker steps that use it
-	Content   []byte   `json:"-"`                  // KindGenerated and an embedded KindFile: the bytes to upload
-	source    fs.FS    // Embedded: reads Files
+	Kind      string                      `json:"kind"`
+	LocalPath string                      `json:"local_path"`
+	S3URI     string                      `json:"s3_uri"`
+	SHA256    string                      `json:"sha256,omitempty"`
+	Size      int64                       `json:"size"`
+	Files     []string                    `json:"files,omitempty"` // for directories, tarballs and embedded code: relative paths, sorted
+	Missing   bool                        `json:"missing,omitempty"`
+	Embedded  bool                        `json:"embedded,omitempty"` // the catalog's code, not the project's
+	Steps     []catalog.SageMakerStepName `json:"steps"`              // SageMaker steps that use it
+	Content   []byte                      `json:"-"`                  // KindGenerated and an embedded KindFile: the bytes to upload
+	source    fs.FS                       // Embedded: reads Files
 }
 
 // ReadFile returns the bytes of one of the artifact's files: rel is one of
@@ -386,7 +386,7 @@ func shortHash(sum string) string {
 // a directory the URI is the prefix (ending "/"). A missing local path is
 // recorded as missing with a URI under code/<step>/, and a warning is the
 // caller's business.
-func (s *artifactSet) add(step, kind, local, name string) (string, *Artifact, error) {
+func (s *artifactSet) add(step catalog.SageMakerStepName, kind, local, name string) (string, *Artifact, error) {
 	key := kind + "\x00" + local
 	if a, ok := s.byKey[key]; ok {
 		if len(a.Steps) == 0 || a.Steps[len(a.Steps)-1] != step {
@@ -398,11 +398,11 @@ func (s *artifactSet) add(step, kind, local, name string) (string, *Artifact, er
 	if h.err != nil {
 		return "", nil, &FileError{Path: local, What: "code path", Err: h.err}
 	}
-	a := &Artifact{Kind: kind, LocalPath: local, Steps: []string{step}}
+	a := &Artifact{Kind: kind, LocalPath: local, Steps: []catalog.SageMakerStepName{step}}
 	folder := shortHash(h.sum)
 	if h.missing {
 		a.Missing = true
-		folder = "missing/" + step
+		folder = "missing/" + string(step)
 	} else {
 		a.SHA256, a.Size = h.sum, h.size
 		if kind != KindFile {
@@ -422,7 +422,7 @@ func (s *artifactSet) add(step, kind, local, name string) (string, *Artifact, er
 // addCode records the catalog's code for step (see catalog.StepCode):
 // workspace code on disk as add does, embedded code with its bytes,
 // under the same content-hash URI scheme.
-func (s *artifactSet) addCode(step, kind string, code catalog.StepCode, name string) (string, *Artifact, error) {
+func (s *artifactSet) addCode(step catalog.SageMakerStepName, kind string, code catalog.StepCode, name string) (string, *Artifact, error) {
 	if !code.Embedded() {
 		return s.add(step, kind, code.LocalPath, name)
 	}
@@ -433,7 +433,7 @@ func (s *artifactSet) addCode(step, kind string, code catalog.StepCode, name str
 		}
 		return a.S3URI, a, nil
 	}
-	a := &Artifact{Kind: kind, LocalPath: code.Source(), Embedded: true, Steps: []string{step},
+	a := &Artifact{Kind: kind, LocalPath: code.Source(), Embedded: true, Steps: []catalog.SageMakerStepName{step},
 		Files: append([]string(nil), code.Files...), source: code.FS}
 	h := sha256.New()
 	for _, rel := range code.Files {
@@ -466,7 +466,7 @@ func (s *artifactSet) addCode(step, kind string, code catalog.StepCode, name str
 
 // addGenerated records generated content (named name, e.g.
 // "data_sources_spec.json") under a content-addressed URI.
-func (s *artifactSet) addGenerated(step, source, name string, content []byte) string {
+func (s *artifactSet) addGenerated(step catalog.SageMakerStepName, source, name string, content []byte) string {
 	sum := sha256.Sum256(content)
 	hexSum := hex.EncodeToString(sum[:])
 	key := KindGenerated + "\x00" + hexSum + "\x00" + name
@@ -477,7 +477,7 @@ func (s *artifactSet) addGenerated(step, source, name string, content []byte) st
 		return a.S3URI
 	}
 	a := &Artifact{Kind: KindGenerated, LocalPath: source, SHA256: hexSum, Size: int64(len(content)),
-		S3URI: s.codeBase + "/" + shortHash(hexSum) + "/" + name, Steps: []string{step}, Content: content}
+		S3URI: s.codeBase + "/" + shortHash(hexSum) + "/" + name, Steps: []catalog.SageMakerStepName{step}, Content: content}
 	s.byKey[key] = a
 	s.order = append(s.order, key)
 	return a.S3URI

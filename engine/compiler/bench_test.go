@@ -44,10 +44,10 @@ func synthetic(tb testing.TB, n int) (*dag.PipelineDAG, *config.Set) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var nodes []string
+	var nodes []catalog.NodeName
 	var edges []dag.Edge
 	var cs []*config.Config
-	add := func(class, step, jt string, vals map[string]any) string {
+	add := func(class, step, jt string, vals map[string]any) catalog.NodeName {
 		key := step + "_" + jt
 		v := baseValues()
 		v["source_dir"] = "scripts"
@@ -60,8 +60,8 @@ func synthetic(tb testing.TB, n int) (*dag.PipelineDAG, *config.Set) {
 			tb.Fatal(err)
 		}
 		cs = append(cs, c)
-		nodes = append(nodes, key)
-		return key
+		nodes = append(nodes, catalog.NodeName(key))
+		return catalog.NodeName(key)
 	}
 	for g := 0; len(nodes) < n; g++ {
 		jt := fmt.Sprintf("g%05d", g)

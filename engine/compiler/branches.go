@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
@@ -15,24 +16,24 @@ import (
 // BranchReport is one gate of a compile: the Condition step, the steps of
 // its branches and the gate it sits in.
 type BranchReport struct {
-	Gate          string   `json:"gate"`                  // the DAG node
-	ConditionStep string   `json:"condition_step"`        // its SageMaker step name
-	Parent        string   `json:"parent_gate,omitempty"` // the gate whose branch holds it
-	IfSteps       []string `json:"if_steps"`              // run when the condition holds
-	ElseSteps     []string `json:"else_steps"`            // run when it does not: the Fail step
+	Gate          catalog.NodeName            `json:"gate"`                  // the DAG node
+	ConditionStep catalog.SageMakerStepName   `json:"condition_step"`        // its SageMaker step name
+	Parent        catalog.NodeName            `json:"parent_gate,omitempty"` // the gate whose branch holds it
+	IfSteps       []catalog.SageMakerStepName `json:"if_steps"`              // run when the condition holds
+	ElseSteps     []catalog.SageMakerStepName `json:"else_steps"`            // run when it does not: the Fail step
 }
 
 // branches returns the DAG's branches (dag.Branches with the nodes whose
 // step is of a control verb as gates); a node under two unrelated gates is
 // an *InvalidDAGError.
 func (pl *plan) branches() ([]dag.Branch, error) {
-	b, err := pl.dag.Branches(func(n string) bool {
+	b, err := pl.dag.Branches(func(n catalog.NodeName) bool {
 		np := pl.nodes[n]
 		return np != nil && np.Step.Info().Control
 	})
 	var bc *dag.BranchConflictError
 	if errors.As(err, &bc) {
-		return nil, &InvalidDAGError{Reason: bc.Error(), Nodes: append([]string{bc.Node}, bc.Gates...), Err: bc}
+		return nil, &InvalidDAGError{Reason: bc.Error(), Nodes: append([]catalog.NodeName{bc.Node}, bc.Gates...), Err: bc}
 	}
 	return b, err
 }
@@ -54,35 +55,35 @@ func (pl *plan) nestBranches(env *buildEnv, def *Definition, branches []dag.Bran
 	}
 	// A step no longer lists a gate in DependsOn, and a gate's own step
 	// not the step its report is read from.
-	gateStep := map[string]bool{}
-	reportStep := map[string]string{}
+	gateStep := map[catalog.SageMakerStepName]bool{}
+	reportStep := map[catalog.SageMakerStepName]catalog.SageMakerStepName{}
 	for _, b := range branches {
 		np := pl.nodes[b.Gate]
-		gateStep[string(np.Name)] = true
+		gateStep[np.Name] = true
 		if bd, ok := np.Bound[gateInput]; ok {
-			reportStep[string(np.Name)] = bd.ProviderStep
+			reportStep[np.Name] = bd.ProviderStep
 		}
 	}
-	at := map[string]int{} // SageMaker step name -> index in def.Steps
+	at := map[catalog.SageMakerStepName]int{} // SageMaker step name -> index in def.Steps
 	for i := range def.Steps {
 		st := &def.Steps[i]
 		at[st.Name] = i
 		report, readsReport := reportStep[st.Name]
-		st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n string) bool { return gateStep[n] || readsReport && n == report })
+		st.DependsOn = slices.DeleteFunc(st.DependsOn, func(n catalog.SageMakerStepName) bool { return gateStep[n] || readsReport && n == report })
 		if len(st.DependsOn) == 0 {
 			st.DependsOn = nil
 		}
 	}
-	moved := map[string]bool{}
+	moved := map[catalog.SageMakerStepName]bool{}
 	for _, b := range branches {
-		ci, ok := at[string(pl.nodes[b.Gate].Name)]
+		ci, ok := at[pl.nodes[b.Gate].Name]
 		if !ok {
 			continue
 		}
 		args := def.Steps[ci].Arguments.(*ConditionArguments)
-		br := BranchReport{Gate: b.Gate, ConditionStep: def.Steps[ci].Name, Parent: b.Parent, IfSteps: []string{}, ElseSteps: []string{}}
+		br := BranchReport{Gate: b.Gate, ConditionStep: def.Steps[ci].Name, Parent: b.Parent, IfSteps: []catalog.SageMakerStepName{}, ElseSteps: []catalog.SageMakerStepName{}}
 		for _, n := range b.Nodes {
-			name := string(pl.nodes[n].Name)
+			name := pl.nodes[n].Name
 			if i, ok := at[name]; ok {
 				args.IfSteps = append(args.IfSteps, def.Steps[i])
 				moved[name] = true

@@ -21,14 +21,14 @@ type ImageResolver func(framework, version, region, pyVersion, instanceType, sco
 
 // Binding says where one input of a step gets its data.
 type Binding struct {
-	Input        string  `json:"input"`
-	Source       string  `json:"source"`                  // "dependency", "config" or "manual"
-	Provider     string  `json:"provider,omitempty"`      // DAG node of the provider
-	ProviderStep string  `json:"provider_step,omitempty"` // its SageMaker step name
-	Output       string  `json:"output,omitempty"`        // the provider's output port
-	Score        float64 `json:"score,omitempty"`         // compatibility score of the match
-	Reference    string  `json:"reference"`               // the value as text: a Get path, a Join, an S3 URI
-	Value        any     `json:"-"`                       // the value in the definition
+	Input        string                    `json:"input"`
+	Source       string                    `json:"source"`                  // "dependency", "config" or "manual"
+	Provider     catalog.NodeName          `json:"provider,omitempty"`      // DAG node of the provider
+	ProviderStep catalog.SageMakerStepName `json:"provider_step,omitempty"` // its SageMaker step name
+	Output       string                    `json:"output,omitempty"`        // the provider's output port
+	Score        float64                   `json:"score,omitempty"`         // compatibility score of the match
+	Reference    string                    `json:"reference"`               // the value as text: a Get path, a Join, an S3 URI
+	Value        any                       `json:"-"`                       // the value in the definition
 }
 
 // Binding sources.
@@ -40,14 +40,14 @@ const (
 
 // nodePlan is everything the builder of one step needs.
 type nodePlan struct {
-	Node       string
-	ConfigKey  string
+	Node       catalog.NodeName
+	ConfigKey  catalog.ConfigKey
 	Step       *catalog.Step // job-type variant applied
 	JobType    string
 	Name       catalog.SageMakerStepName
 	Values     Values
-	Bound      map[string]*Binding // bound inputs by logical name (dependency or manual)
-	Parents    []string            // SageMaker names of the DAG parents, in edge order
+	Bound      map[string]*Binding         // bound inputs by logical name (dependency or manual)
+	Parents    []catalog.SageMakerStepName // SageMaker names of the DAG parents, in edge order
 	Confidence float64
 	Method     string
 	Builder    string
@@ -62,13 +62,13 @@ type buildEnv struct {
 	artifacts    *artifactSet
 	fs           *safefs.FS // where local paths are checked
 	warnings     []string
-	params       map[string]Parameter // every pipeline parameter by name: the defaults and those the configs declare
-	nodes        map[string]*nodePlan // every node of the compile, by DAG node
+	params       map[string]Parameter           // every pipeline parameter by name: the defaults and those the configs declare
+	nodes        map[catalog.NodeName]*nodePlan // every node of the compile, by DAG node
 	// propertyFiles are the property files gates declare, by the SageMaker
 	// name of the step whose output holds them.
-	propertyFiles map[string][]PropertyFile
+	propertyFiles map[catalog.SageMakerStepName][]PropertyFile
 	// failSteps are the Fail steps gates emit: step name -> gate node.
-	failSteps map[string]string
+	failSteps map[catalog.SageMakerStepName]catalog.NodeName
 }
 
 func (e *buildEnv) warnf(format string, args ...any) {
@@ -79,15 +79,15 @@ func (e *buildEnv) warnf(format string, args ...any) {
 func (e *buildEnv) build(p *nodePlan) (Step, error) {
 	k := kindOfVerb(p.Step.Verb)
 	if k == nil || k.build == nil {
-		return Step{}, &UnknownStepError{Node: p.Node, StepType: string(p.Step.Type), Reason: fmt.Sprintf("no builder for SageMaker step type %q", p.Step.Verb)}
+		return Step{}, &UnknownStepError{Node: p.Node, StepType: p.Step.Type, Reason: fmt.Sprintf("no builder for SageMaker step type %q", p.Step.Verb)}
 	}
 	args, err := k.build(e, p)
 	if err != nil {
 		return Step{}, e.wrap(p, err)
 	}
-	st := Step{Name: string(p.Name), Type: k.info.DefinitionType, Arguments: args}
+	st := Step{Name: p.Name, Type: k.info.DefinitionType, Arguments: args}
 	if len(p.Parents) > 0 {
-		st.DependsOn = append([]string(nil), p.Parents...)
+		st.DependsOn = append([]catalog.SageMakerStepName(nil), p.Parents...)
 	}
 	cache, err := e.cacheConfig(p, k.cacheable)
 	if err != nil {
@@ -116,9 +116,9 @@ func (e *buildEnv) wrap(p *nodePlan, err error) error {
 	case errors.As(err, &ub), errors.As(err, &sb):
 		return err
 	case errors.As(err, &fe):
-		return &StepBuildError{Node: p.Node, StepName: string(p.Name), Field: fe.field, Err: err}
+		return &StepBuildError{Node: p.Node, StepName: p.Name, Field: fe.field, Err: err}
 	}
-	return &StepBuildError{Node: p.Node, StepName: string(p.Name), Err: err}
+	return &StepBuildError{Node: p.Node, StepName: p.Name, Err: err}
 }
 
 // cacheConfig returns the step's CacheConfig when its kind is cacheable
@@ -214,7 +214,7 @@ func (e *imageLookupError) Unwrap() error { return e.cause }
 
 // imageError is the *StepBuildError of a step whose image cannot be found.
 func (p *nodePlan) imageError(field, msg string, cause error) error {
-	return &StepBuildError{Node: p.Node, StepName: string(p.Name), Field: field, Err: &imageLookupError{msg, cause}}
+	return &StepBuildError{Node: p.Node, StepName: p.Name, Field: field, Err: &imageLookupError{msg, cause}}
 }
 
 // imageScope returns the image scope of a step: the step file's, else
@@ -550,7 +550,7 @@ func (e *buildEnv) input(p *nodePlan, port catalog.InputPort) (*Binding, error) 
 		return b, nil
 	}
 	if port.Required {
-		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: unboundHint(port)}
+		return nil, &UnboundInputError{Node: p.Node, StepName: p.Name, Input: port.LogicalName, Detail: unboundHint(port)}
 	}
 	return nil, nil
 }
@@ -587,7 +587,7 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 			if err != nil {
 				return nil, &fieldError{port.ConfigSource, err.Error()}
 			}
-			uri := e.artifacts.addGenerated(string(p.Name), "config:"+p.ConfigKey+"."+port.ConfigSource, port.ConfigSource+".json", append(content, '\n'))
+			uri := e.artifacts.addGenerated(p.Name, "config:"+string(p.ConfigKey)+"."+port.ConfigSource, port.ConfigSource+".json", append(content, '\n'))
 			return &Binding{Input: port.LogicalName, Source: SourceConfig, Reference: uri, Value: uri}, nil
 		}
 	}
@@ -617,7 +617,7 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 			return nil, err
 		}
 		if ok {
-			uri, _, err := e.artifacts.addCode(string(p.Name), kind, code, path.Base(code.Path))
+			uri, _, err := e.artifacts.addCode(p.Name, kind, code, path.Base(code.Path))
 			if err != nil {
 				return nil, err
 			}
@@ -625,7 +625,7 @@ func (e *buildEnv) configInput(p *nodePlan, port catalog.InputPort) (*Binding, e
 			return b, nil
 		}
 	}
-	uri, a, err := e.artifacts.add(string(p.Name), kind, local, filepath.Base(local))
+	uri, a, err := e.artifacts.add(p.Name, kind, local, filepath.Base(local))
 	if err != nil {
 		return nil, err
 	}

@@ -159,7 +159,7 @@ func (e *buildEnv) gateReport(p *nodePlan) (func(string) JSONGet, error) {
 		return func(path string) JSONGet { return JSONGetS3(uri, path) }, nil
 	}
 	if !ok || b.Source != SourceDependency {
-		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: gateInput,
+		return nil, &UnboundInputError{Node: p.Node, StepName: p.Name, Input: gateInput,
 			Detail: "a gate reads its metric from an upstream evaluation step: add an edge from the step whose output holds the metrics report"}
 	}
 	ref, err := e.gatePropertyFile(p, b)
@@ -208,11 +208,11 @@ func (e *buildEnv) gatePropertyFile(p *nodePlan, b *Binding) (Get, error) {
 			return Get{}, &fieldError{"property_file_name", fmt.Sprintf("step %s already declares property file %s for %s/%s; give this gate's report another property_file_name", b.ProviderStep, name, have.OutputName, have.FilePath)}
 		}
 		if have == pf {
-			return StepProperty(catalog.SageMakerStepName(b.ProviderStep), "PropertyFiles."+name), nil
+			return StepProperty(b.ProviderStep, "PropertyFiles."+name), nil
 		}
 	}
 	e.propertyFiles[b.ProviderStep] = append(e.propertyFiles[b.ProviderStep], pf)
-	return StepProperty(catalog.SageMakerStepName(b.ProviderStep), "PropertyFiles."+name), nil
+	return StepProperty(b.ProviderStep, "PropertyFiles."+name), nil
 }
 
 // conditionList turns one condition object into the conditions it stands
@@ -417,18 +417,19 @@ func (e *buildEnv) thresholdValue(field string, x any, numeric bool) (any, error
 // comparison and the threshold.
 func (e *buildEnv) failStep(g *gate, top map[string]any) (Step, error) {
 	p := g.p
-	name, err := p.Values.str("fail_step_name", "")
+	given, err := p.Values.str("fail_step_name", "")
 	if err != nil {
 		return Step{}, err
 	}
+	name := catalog.SageMakerStepName(given)
 	if name == "" {
-		name = string(p.Name) + "-Fail"
+		name = p.Name + "-Fail"
 	}
 	if !IsValidStepName(name) {
 		return Step{}, &fieldError{"fail_step_name", fmt.Sprintf("%q is not a legal SageMaker step name (1-64 letters, digits, - and _)", name)}
 	}
 	for _, np := range e.nodes {
-		if string(np.Name) == name {
+		if np.Name == name {
 			return Step{}, &fieldError{"fail_step_name", fmt.Sprintf("the Fail step's name %s is the step name of node %s: step names are unique across the definition and its branches; set fail_step_name", name, np.Node)}
 		}
 	}

@@ -92,7 +92,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 		return nil, err
 	}
 	if b == nil {
-		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model needs its artefacts: add an edge from a training step"}
+		return nil, &UnboundInputError{Node: p.Node, StepName: p.Name, Input: port.LogicalName, Detail: "a model needs its artefacts: add an edge from a training step"}
 	}
 	itype, _, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {
@@ -151,10 +151,10 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 		return nil, err
 	}
 	if mb == nil {
-		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: modelPort.LogicalName, Detail: "a transform needs a model: add an edge from a model step"}
+		return nil, &UnboundInputError{Node: p.Node, StepName: p.Name, Input: modelPort.LogicalName, Detail: "a transform needs a model: add an edge from a model step"}
 	}
 	if db == nil {
-		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: dataPort.LogicalName, Detail: "a transform needs input data"}
+		return nil, &UnboundInputError{Node: p.Node, StepName: p.Name, Input: dataPort.LogicalName, Detail: "a transform needs input data"}
 	}
 	itype, itypeVal, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {
@@ -254,7 +254,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 		}
 	}
 	if model == nil {
-		return nil, &UnboundInputError{Node: p.Node, StepName: string(p.Name), Input: port.LogicalName, Detail: "a model package needs model artefacts"}
+		return nil, &UnboundInputError{Node: p.Node, StepName: p.Name, Input: port.LogicalName, Detail: "a model package needs model artefacts"}
 	}
 	itype, itypeVal, err := e.instanceType(p, "ml.m5.large")
 	if err != nil {

@@ -116,12 +116,16 @@ func configSetPer(t testing.TB, keys []string, per map[string]map[string]any) *c
 	return set
 }
 
-func newDAG(nodes []string, edges [][2]string) *dag.PipelineDAG {
+func newDAG[S ~string](nodes []S, edges [][2]S) *dag.PipelineDAG {
+	ns := make([]catalog.NodeName, len(nodes))
+	for i, n := range nodes {
+		ns[i] = catalog.NodeName(n)
+	}
 	es := make([]dag.Edge, len(edges))
 	for i, e := range edges {
-		es[i] = dag.Edge{From: e[0], To: e[1]}
+		es[i] = dag.Edge{From: catalog.NodeName(e[0]), To: catalog.NodeName(e[1])}
 	}
-	return dag.New(nodes, es)
+	return dag.New(ns, es)
 }
 
 // compileCase compiles nodes/edges with a config per node; scripts are
@@ -230,7 +234,7 @@ func procOut(step, output string) compiler.Get {
 
 var prefix = compiler.Param(compiler.ParamExecutionS3Prefix)
 
-func reportNode(t *testing.T, res *compiler.Result, node string) compiler.NodeReport {
+func reportNode(t *testing.T, res *compiler.Result, node catalog.NodeName) compiler.NodeReport {
 	t.Helper()
 	for _, n := range res.Report.Nodes {
 		if n.Node == node {
@@ -241,7 +245,7 @@ func reportNode(t *testing.T, res *compiler.Result, node string) compiler.NodeRe
 	return compiler.NodeReport{}
 }
 
-func binding(t *testing.T, res *compiler.Result, node, input string) *compiler.Binding {
+func binding(t *testing.T, res *compiler.Result, node catalog.NodeName, input string) *compiler.Binding {
 	t.Helper()
 	for _, b := range reportNode(t, res, node).Inputs {
 		if b.Input == input {
@@ -356,7 +360,7 @@ var e2eEdges = [][2]string{
 // Registration wiring.
 func TestCase4StepOrder(t *testing.T) {
 	res, steps := mustCompileCase(t, e2eNodes, e2eEdges, nil)
-	var order []string
+	var order []catalog.SageMakerStepName
 	for _, s := range res.Definition.Steps {
 		order = append(order, s.Name)
 	}
@@ -393,7 +397,12 @@ func TestCase5E2EBindings(t *testing.T) {
 		compiler.Get{Get: "Steps.XGBoostTraining.ModelArtifacts.S3ModelArtifacts"})
 	eq(t, "eval processed_data", at(t, ev, "Arguments", "ProcessingInputs", "InputName=processed_data", "S3Input", "S3Uri"),
 		procOut("TabularPreprocessing-Calibration", "processed_data"))
-	for _, c := range []struct{ node, input, provider, output string }{
+	for _, c := range []struct {
+		node     catalog.NodeName
+		input    string
+		provider catalog.NodeName
+		output   string
+	}{
 		{"ModelCalibration_calibration", "evaluation_data", "XGBoostModelEval_calibration", "eval_output"},
 		{"Package", "model_input", "XGBoostTraining", "model_output"},
 		{"Package", "calibration_model", "ModelCalibration_calibration", "calibration_output"},

@@ -31,7 +31,7 @@ type ValidationResult struct {
 	IsValid              bool                `json:"is_valid"`
 	Deployable           bool                `json:"deployable"`
 	Blockers             []Blocker           `json:"blockers"`
-	MissingConfigs       []string            `json:"missing_configs"`
+	MissingConfigs       []catalog.NodeName  `json:"missing_configs"`
 	UnresolvableBuilders []string            `json:"unresolvable_builders"`
 	ConfigErrors         map[string][]string `json:"config_errors"`
 	DependencyIssues     []string            `json:"dependency_issues"`
@@ -40,8 +40,14 @@ type ValidationResult struct {
 	Summary              string              `json:"summary"`
 }
 
-func (v *ValidationResult) addConfigError(node, msg string) {
-	v.ConfigErrors[node] = append(v.ConfigErrors[node], msg)
+// addConfigError files msg under where: a config key, a node or "pipeline".
+func (v *ValidationResult) addConfigError(where, msg string) {
+	v.ConfigErrors[where] = append(v.ConfigErrors[where], msg)
+}
+
+// addNodeError files msg under a node.
+func (v *ValidationResult) addNodeError(n catalog.NodeName, msg string) {
+	v.addConfigError(string(n), msg)
 }
 
 // Validate checks, without failing on the first problem, that every node
@@ -63,7 +69,7 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &ValidationResult{MissingConfigs: []string{}, UnresolvableBuilders: []string{}, ConfigErrors: map[string][]string{},
+	v := &ValidationResult{MissingConfigs: []catalog.NodeName{}, UnresolvableBuilders: []string{}, ConfigErrors: map[string][]string{},
 		DependencyIssues: []string{}, DAGIssues: []string{}, Warnings: []string{}}
 
 	if badFields != nil {
@@ -78,15 +84,15 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 		v.DAGIssues = append(v.DAGIssues, orderErr.Error())
 		v.Blockers = append(v.Blockers, ErrorBlockers(orderErr)...)
 	}
-	pl := &plan{in: in, dag: d, order: order, set: set, cat: cat, nodes: map[string]*nodePlan{}}
+	pl := &plan{in: in, dag: d, order: order, set: set, cat: cat, nodes: map[catalog.NodeName]*nodePlan{}}
 	var resolved []config.Resolution
 	for _, n := range d.Nodes() {
-		r, err := set.ResolveNode(catalog.NodeName(n), config.ResolveOptions{FirstOnTie: in.FirstOnTie})
+		r, err := set.ResolveNode(n, config.ResolveOptions{FirstOnTie: in.FirstOnTie})
 		if err != nil {
 			v.MissingConfigs = append(v.MissingConfigs, n)
 			var amb *config.AmbiguousNodeError
 			if errors.As(err, &amb) {
-				v.addConfigError(n, err.Error())
+				v.addNodeError(n, err.Error())
 			}
 			v.Blockers = append(v.Blockers, Blocker{Kind: BlockerMissingConfig, Node: n, Tool: "compile.preview",
 				Problem: fmt.Sprintf("node %s resolves to no config: %v", n, err),
@@ -97,9 +103,9 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 		if r.Confidence < LowConfidence {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("node %s resolved to config %s with low confidence %.2f (%s); consider renaming the node to the config key", n, r.Config.Key, r.Confidence, r.Method))
 		}
-		if t, _, ok := cat.ResolveNode(catalog.NodeName(n)); ok && t != r.Config.StepType() && r.Rule != config.RuleMetadata {
+		if t, _, ok := cat.ResolveNode(n); ok && t != r.Config.StepType() && r.Rule != config.RuleMetadata {
 			msg := fmt.Sprintf("config-node mismatch: node %s names step type %s but resolved to config %s (%s, step type %s)", n, t, r.Config.Key, r.Config.Class.Name, r.Config.StepType())
-			v.addConfigError(n, msg)
+			v.addNodeError(n, msg)
 			v.Blockers = append(v.Blockers, Blocker{Kind: BlockerMissingConfig, Node: n, Tool: "compile.preview", Problem: msg,
 				Fix: fmt.Sprintf("add a %s config with key %s, or map the node in metadata.config_types", t, n)})
 		}
@@ -139,7 +145,7 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 		if err := pl.resolveDeps(ctx); err != nil {
 			return nil, err
 		}
-		var nodeErrs map[string]error
+		var nodeErrs map[catalog.NodeName]error
 		res, nodeErrs, err = pl.assemble(ctx, nil)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -157,7 +163,7 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 				if errors.As(e, &ub) {
 					v.DependencyIssues = append(v.DependencyIssues, e.Error())
 				} else {
-					v.addConfigError(n, e.Error())
+					v.addNodeError(n, e.Error())
 				}
 				v.Blockers = append(v.Blockers, ErrorBlockers(e)...)
 			}
@@ -203,14 +209,14 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 }
 
 func checkDuplicates(rs []config.Resolution) error {
-	byName := map[string][]string{}
-	var order []string
+	byName := map[catalog.SageMakerStepName][]catalog.NodeName{}
+	var order []catalog.SageMakerStepName
 	for _, r := range rs {
 		n := r.Config.StepName()
 		if _, ok := byName[n]; !ok {
 			order = append(order, n)
 		}
-		byName[n] = append(byName[n], string(r.Node))
+		byName[n] = append(byName[n], r.Node)
 	}
 	var parts []string
 	for _, n := range order {
@@ -226,36 +232,36 @@ func checkDuplicates(rs []config.Resolution) error {
 
 // Preview is how each node would be compiled, without building anything.
 type Preview struct {
-	NodeConfigMap        map[string]string      `json:"node_config_map"`       // node -> config class, or "UNRESOLVED"
-	NodeConfigKeys       map[string]string      `json:"node_config_keys"`      // node -> config key
-	ConfigBuilderMap     map[string]string      `json:"config_builder_map"`    // config class -> builder
-	NodeStepNames        map[string]string      `json:"node_step_names"`       // node -> SageMaker step name
-	ResolutionConfidence map[string]float64     `json:"resolution_confidence"` // node -> confidence
-	ResolutionMethods    map[string]string      `json:"resolution_methods"`    // node -> method
-	AmbiguousResolutions []AmbiguousResolution  `json:"ambiguous_resolutions"`
-	Recommendations      []string               `json:"recommendations"`
-	Unresolved           map[string]string      `json:"unresolved,omitempty"` // node -> why
-	Candidates           map[string][]Candidate `json:"candidates,omitempty"` // node -> scored candidates (scored resolutions)
+	NodeConfigMap        map[catalog.NodeName]string                    `json:"node_config_map"`       // node -> config class, or "UNRESOLVED"
+	NodeConfigKeys       map[catalog.NodeName]catalog.ConfigKey         `json:"node_config_keys"`      // node -> config key
+	ConfigBuilderMap     map[string]string                              `json:"config_builder_map"`    // config class -> builder
+	NodeStepNames        map[catalog.NodeName]catalog.SageMakerStepName `json:"node_step_names"`       // node -> SageMaker step name
+	ResolutionConfidence map[catalog.NodeName]float64                   `json:"resolution_confidence"` // node -> confidence
+	ResolutionMethods    map[catalog.NodeName]string                    `json:"resolution_methods"`    // node -> method
+	AmbiguousResolutions []AmbiguousResolution                          `json:"ambiguous_resolutions"`
+	Recommendations      []string                                       `json:"recommendations"`
+	Unresolved           map[catalog.NodeName]string                    `json:"unresolved,omitempty"` // node -> why
+	Candidates           map[catalog.NodeName][]Candidate               `json:"candidates,omitempty"` // node -> scored candidates (scored resolutions)
 }
 
 // AmbiguousResolution is a node whose best config candidates tie.
 type AmbiguousResolution struct {
-	Node       string      `json:"node"`
-	Candidates []Candidate `json:"candidates"`
+	Node       catalog.NodeName `json:"node"`
+	Candidates []Candidate      `json:"candidates"`
 }
 
 // Candidate is one config a node could resolve to.
 type Candidate struct {
-	ConfigKey   string  `json:"config_key"`
-	ConfigClass string  `json:"config_class"`
-	Confidence  float64 `json:"confidence"`
-	Method      string  `json:"method"`
+	ConfigKey   catalog.ConfigKey `json:"config_key"`
+	ConfigClass string            `json:"config_class"`
+	Confidence  float64           `json:"confidence"`
+	Method      string            `json:"method"`
 }
 
 func candidates(cs []config.Candidate) []Candidate {
 	out := make([]Candidate, len(cs))
 	for i, c := range cs {
-		out[i] = Candidate{ConfigKey: string(c.Key), ConfigClass: c.Class, Confidence: c.Confidence, Method: c.Method}
+		out[i] = Candidate{ConfigKey: c.Key, ConfigClass: c.Class, Confidence: c.Confidence, Method: c.Method}
 	}
 	return out
 }
@@ -276,14 +282,14 @@ func PreviewResolution(ctx context.Context, in Input) (*Preview, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Preview{NodeConfigMap: map[string]string{}, NodeConfigKeys: map[string]string{}, ConfigBuilderMap: map[string]string{},
-		NodeStepNames: map[string]string{}, ResolutionConfidence: map[string]float64{}, ResolutionMethods: map[string]string{},
-		AmbiguousResolutions: []AmbiguousResolution{}, Recommendations: []string{}, Unresolved: map[string]string{}, Candidates: map[string][]Candidate{}}
+	p := &Preview{NodeConfigMap: map[catalog.NodeName]string{}, NodeConfigKeys: map[catalog.NodeName]catalog.ConfigKey{}, ConfigBuilderMap: map[string]string{},
+		NodeStepNames: map[catalog.NodeName]catalog.SageMakerStepName{}, ResolutionConfidence: map[catalog.NodeName]float64{}, ResolutionMethods: map[catalog.NodeName]string{},
+		AmbiguousResolutions: []AmbiguousResolution{}, Recommendations: []string{}, Unresolved: map[catalog.NodeName]string{}, Candidates: map[catalog.NodeName][]Candidate{}}
 	for i, n := range d.Nodes() {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		r, err := set.ResolveNode(catalog.NodeName(n), config.ResolveOptions{FirstOnTie: in.FirstOnTie})
+		r, err := set.ResolveNode(n, config.ResolveOptions{FirstOnTie: in.FirstOnTie})
 		if err != nil {
 			p.NodeConfigMap[n] = "UNRESOLVED"
 			p.Unresolved[n] = err.Error()
@@ -298,7 +304,7 @@ func PreviewResolution(ctx context.Context, in Input) (*Preview, error) {
 		}
 		cls := r.Config.Class.Name
 		p.NodeConfigMap[n] = cls
-		p.NodeConfigKeys[n] = string(r.Config.Key)
+		p.NodeConfigKeys[n] = r.Config.Key
 		p.ResolutionConfidence[n] = r.Confidence
 		p.ResolutionMethods[n] = r.Method
 		if len(r.Candidates) > 0 {
@@ -309,7 +315,7 @@ func PreviewResolution(ctx context.Context, in Input) (*Preview, error) {
 			if p.ConfigBuilderMap[cls] == "" {
 				p.ConfigBuilderMap[cls] = np.Builder
 			}
-			p.NodeStepNames[n] = string(np.Name)
+			p.NodeStepNames[n] = np.Name
 		} else {
 			p.ConfigBuilderMap[cls] = "UNKNOWN"
 			p.Recommendations = append(p.Recommendations, fmt.Sprintf("Node %s: %v", n, err))
@@ -343,14 +349,15 @@ func CompileSingleNode(ctx context.Context, in SingleNodeInput) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if in.DAG != nil && !in.DAG.HasNode(in.Target) {
+	target := catalog.NodeName(in.Target)
+	if in.DAG != nil && !in.DAG.HasNode(target) {
 		return nil, &NodeNotFoundError{Node: in.Target, Available: in.DAG.Nodes()}
 	}
 	cfg, ok := set.Config(catalog.ConfigKey(in.Target))
 	if !ok {
-		keys := make([]string, 0, set.Len())
+		keys := make([]catalog.NodeName, 0, set.Len())
 		for _, k := range set.Keys() {
-			keys = append(keys, string(k))
+			keys = append(keys, catalog.NodeName(k))
 		}
 		return nil, &NodeNotFoundError{Node: in.Target, Available: keys}
 	}
@@ -358,7 +365,7 @@ func CompileSingleNode(ctx context.Context, in SingleNodeInput) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	np, err := newNodePlan(cat, config.Resolution{Node: catalog.NodeName(in.Target), Config: cfg, Confidence: 1, Method: config.MethodDirect, Rule: config.RuleExactKey})
+	np, err := newNodePlan(cat, config.Resolution{Node: target, Config: cfg, Confidence: 1, Method: config.MethodDirect, Rule: config.RuleExactKey})
 	if err != nil {
 		return nil, err
 	}
@@ -376,8 +383,8 @@ func CompileSingleNode(ctx context.Context, in SingleNodeInput) (*Result, error)
 		}
 		np.Bound[k] = &Binding{Input: k, Source: SourceManual, Reference: uri, Value: uri}
 	}
-	one := dag.New([]string{in.Target}, nil)
-	pl := &plan{in: in.Input, dag: one, order: []string{in.Target}, set: set, cat: cat, nodes: map[string]*nodePlan{in.Target: np}, first: cfg}
+	one := dag.New([]catalog.NodeName{target}, nil)
+	pl := &plan{in: in.Input, dag: one, order: []catalog.NodeName{target}, set: set, cat: cat, nodes: map[catalog.NodeName]*nodePlan{target: np}, first: cfg}
 	if set.Len() > 0 {
 		pl.first = set.Configs()[0]
 	}

@@ -54,11 +54,11 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 		if !e.isFile(local) {
 			if c, ok := catalogScript(p, entry); ok {
 				c = catalog.Bundle(c)
-				uri, _, err := e.artifacts.addCode(string(p.Name), KindDirectory, c, "")
+				uri, _, err := e.artifacts.addCode(p.Name, KindDirectory, c, "")
 				return uri, path.Base(entry), err
 			}
 		}
-		uri, a, err := e.artifacts.add(string(p.Name), KindDirectory, dir, "")
+		uri, a, err := e.artifacts.add(p.Name, KindDirectory, dir, "")
 		if err != nil {
 			return "", "", err
 		}
@@ -76,11 +76,11 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 			if c = catalog.Bundle(c); c.Dir { // the script and the helpers it imports
 				kind = KindDirectory
 			}
-			uri, _, err := e.artifacts.addCode(string(p.Name), kind, c, path.Base(entry))
+			uri, _, err := e.artifacts.addCode(p.Name, kind, c, path.Base(entry))
 			return uri, path.Base(entry), err
 		}
 	}
-	uri, a, err := e.artifacts.add(string(p.Name), KindFile, local, path.Base(entry))
+	uri, a, err := e.artifacts.add(p.Name, KindFile, local, path.Base(entry))
 	if err != nil {
 		return "", "", err
 	}
@@ -102,7 +102,7 @@ func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (s
 		if c, program, ok, err := e.catalogTarballCode(p, entry); err != nil {
 			return "", "", err
 		} else if ok {
-			uri, _, err := e.artifacts.addCode(string(p.Name), KindSourceTarball, c, "sourcedir.tar.gz")
+			uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
 			return uri, program, err
 		}
 	}
@@ -111,7 +111,7 @@ func (e *buildEnv) sourceTarball(p *nodePlan, dir, entry string, useDir bool) (s
 		program = path.Base(entry)
 		dir = local
 	}
-	uri, a, err := e.artifacts.add(string(p.Name), KindSourceTarball, dir, "sourcedir.tar.gz")
+	uri, a, err := e.artifacts.add(p.Name, KindSourceTarball, dir, "sourcedir.tar.gz")
 	if err != nil {
 		return "", "", err
 	}

@@ -215,7 +215,7 @@ func TestCatalogCodeKinds(t *testing.T) {
 	steps := stepsByName(t, def)
 	byStep := map[string]compiler.Artifact{}
 	for _, a := range res.Manifest {
-		byStep[a.Steps[0]+"|"+a.Kind] = a
+		byStep[string(a.Steps[0])+"|"+a.Kind] = a
 	}
 	items, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 // Input is what a compile needs: a DAG and its configs, plus optional
@@ -105,22 +106,22 @@ type Report struct {
 // NodeReport is how one node was compiled: which config it took, which
 // step type and builder, and where each input comes from.
 type NodeReport struct {
-	Node        string     `json:"node"`
-	ConfigKey   string     `json:"config_key"`
-	ConfigClass string     `json:"config_class"`
-	StepType    string     `json:"step_type"`
-	JobType     string     `json:"job_type,omitempty"`
-	StepName    string     `json:"sagemaker_step_name"`
-	Verb        string     `json:"sagemaker_step_type"`
-	Builder     string     `json:"builder"`
-	Confidence  float64    `json:"confidence"`
-	Method      string     `json:"method"`
-	Inputs      []*Binding `json:"inputs"`
-	Unbound     []Unbound  `json:"unbound,omitempty"`
-	DependsOn   []string   `json:"depends_on"`
+	Node        catalog.NodeName            `json:"node"`
+	ConfigKey   catalog.ConfigKey           `json:"config_key"`
+	ConfigClass string                      `json:"config_class"`
+	StepType    catalog.StepType            `json:"step_type"`
+	JobType     string                      `json:"job_type,omitempty"`
+	StepName    catalog.SageMakerStepName   `json:"sagemaker_step_name"`
+	Verb        catalog.Verb                `json:"sagemaker_step_type"`
+	Builder     string                      `json:"builder"`
+	Confidence  float64                     `json:"confidence"`
+	Method      string                      `json:"method"`
+	Inputs      []*Binding                  `json:"inputs"`
+	Unbound     []Unbound                   `json:"unbound,omitempty"`
+	DependsOn   []catalog.SageMakerStepName `json:"depends_on"`
 	// Branch is the gate whose branch holds the node (its innermost one):
 	// the node's step runs only when that gate passes. "" at the top.
-	Branch string `json:"branch,omitempty"`
+	Branch catalog.NodeName `json:"branch,omitempty"`
 }
 
 // Unbound is an input of a step that nothing feeds.
@@ -134,11 +135,11 @@ type Unbound struct {
 type plan struct {
 	in       Input
 	dag      *dag.PipelineDAG
-	order    []string
+	order    []catalog.NodeName
 	set      *config.Set
 	cat      *catalog.Catalog
-	nodes    map[string]*nodePlan
-	unbound  map[string][]deps.Unbound
+	nodes    map[catalog.NodeName]*nodePlan
+	unbound  map[catalog.NodeName][]deps.Unbound
 	first    *config.Config
 	warnings []string
 }
@@ -177,26 +178,15 @@ func prepare(ctx context.Context, in Input) (*plan, error) {
 		return nil, err
 	}
 	nodes := d.Nodes()
-	names := make([]catalog.NodeName, len(nodes))
-	for i, n := range nodes {
-		names[i] = catalog.NodeName(n)
-	}
-	res, err := set.Resolve(names, config.ResolveOptions{FirstOnTie: in.FirstOnTie})
+	res, err := set.Resolve(nodes, config.ResolveOptions{FirstOnTie: in.FirstOnTie})
 	if err != nil {
 		var re *config.ResolutionError
 		if errors.As(err, &re) {
-			me := &MissingConfigError{Err: err}
-			for _, n := range re.Nodes() {
-				me.Nodes = append(me.Nodes, string(n))
-			}
-			for _, k := range re.Available {
-				me.Available = append(me.Available, string(k))
-			}
-			return nil, me
+			return nil, &MissingConfigError{Err: err, Nodes: re.Nodes(), Available: re.Available}
 		}
 		return nil, err
 	}
-	pl := &plan{in: in, dag: d, order: order, set: set, cat: cat, nodes: make(map[string]*nodePlan, len(nodes))}
+	pl := &plan{in: in, dag: d, order: order, set: set, cat: cat, nodes: make(map[catalog.NodeName]*nodePlan, len(nodes))}
 	for _, r := range res {
 		np, err := newNodePlan(cat, r)
 		if err != nil {
@@ -291,7 +281,7 @@ func (in Input) stepCatalog() (*catalog.Catalog, error) {
 // in two gates' branches (Err is then the *dag.BranchConflictError).
 type InvalidDAGError struct {
 	Reason string
-	Nodes  []string
+	Nodes  []catalog.NodeName
 	Err    error // the cause, if any
 }
 
@@ -300,7 +290,7 @@ func (e *InvalidDAGError) Unwrap() error { return e.Err }
 
 // Error implements the error interface.
 func (e *InvalidDAGError) Error() string {
-	return fmt.Sprintf("invalid DAG: %s: %s", e.Reason, strings.Join(e.Nodes, ", "))
+	return fmt.Sprintf("invalid DAG: %s: %s", e.Reason, strlist.Join(e.Nodes, ", "))
 }
 
 // Kind implements errkind.Kinded: InvalidInput.
@@ -311,7 +301,7 @@ func (e *InvalidDAGError) Details() map[string]any { return map[string]any{"node
 
 // topoOrder returns the DAG's topological order or a *CycleError /
 // *InvalidDAGError.
-func topoOrder(d *dag.PipelineDAG) ([]string, error) {
+func topoOrder(d *dag.PipelineDAG) ([]catalog.NodeName, error) {
 	order, err := d.TopologicalSort()
 	if err == nil {
 		return order, nil
@@ -334,10 +324,10 @@ func newNodePlan(cat *catalog.Catalog, r config.Resolution) (*nodePlan, error) {
 	c := r.Config
 	st, ok := cat.Step(c.StepType())
 	if !ok {
-		return nil, &UnknownStepError{Node: string(r.Node), StepType: string(c.StepType()), Reason: "not in the step catalog"}
+		return nil, &UnknownStepError{Node: r.Node, StepType: c.StepType(), Reason: "not in the step catalog"}
 	}
 	if !HasBuilder(st.Verb) {
-		return nil, &UnknownStepError{Node: string(r.Node), StepType: string(st.Type), Reason: fmt.Sprintf("no builder for SageMaker step type %q", st.Verb)}
+		return nil, &UnknownStepError{Node: r.Node, StepType: st.Type, Reason: fmt.Sprintf("no builder for SageMaker step type %q", st.Verb)}
 	}
 	jt := c.JobType()
 	view := st.ForJobType(jt)
@@ -347,8 +337,8 @@ func newNodePlan(cat *catalog.Catalog, r config.Resolution) (*nodePlan, error) {
 	}
 	vals := NewValues(c.Values, c.Derived)
 	return &nodePlan{
-		Node:       string(r.Node),
-		ConfigKey:  string(c.Key),
+		Node:       r.Node,
+		ConfigKey:  c.Key,
 		Step:       view,
 		JobType:    jt,
 		Name:       view.SageMakerName(jt, suffix),
@@ -362,16 +352,16 @@ func newNodePlan(cat *catalog.Catalog, r config.Resolution) (*nodePlan, error) {
 
 // checkStepNames checks that step names are legal and unique.
 func (pl *plan) checkStepNames() error {
-	seen := map[catalog.SageMakerStepName]string{}
+	seen := map[catalog.SageMakerStepName]catalog.NodeName{}
 	for _, n := range pl.order {
 		np := pl.nodes[n]
-		if !IsValidStepName(string(np.Name)) {
-			return &StepBuildError{Node: n, StepName: string(np.Name), Err: fmt.Errorf("step name %q is not a legal SageMaker step name (1-64 letters, digits, - and _)", np.Name)}
+		if !IsValidStepName(np.Name) {
+			return &StepBuildError{Node: n, StepName: np.Name, Err: fmt.Errorf("step name %q is not a legal SageMaker step name (1-64 letters, digits, - and _)", np.Name)}
 		}
 		if other, dup := seen[np.Name]; dup {
 			return &config.DuplicateStepNameError{Collisions: []config.StepNameCollision{{
-				StepName: string(np.Name), Nodes: []catalog.NodeName{catalog.NodeName(other), catalog.NodeName(n)},
-				Keys: []catalog.ConfigKey{catalog.ConfigKey(pl.nodes[other].ConfigKey), catalog.ConfigKey(np.ConfigKey)},
+				StepName: np.Name, Nodes: []catalog.NodeName{other, n},
+				Keys: []catalog.ConfigKey{pl.nodes[other].ConfigKey, np.ConfigKey},
 			}}}
 		}
 		seen[np.Name] = n
@@ -381,7 +371,7 @@ func (pl *plan) checkStepNames() error {
 
 // resolveDeps binds each node's inputs to upstream outputs.
 func (pl *plan) resolveDeps(ctx context.Context) error {
-	res, err := deps.Resolve(ctx, pl.dag, func(node string) (*catalog.Step, error) {
+	res, err := deps.Resolve(ctx, pl.dag, func(node catalog.NodeName) (*catalog.Step, error) {
 		if np, ok := pl.nodes[node]; ok {
 			return np.Step, nil
 		}
@@ -391,11 +381,11 @@ func (pl *plan) resolveDeps(ctx context.Context) error {
 	if err != nil && !errors.As(err, &ue) {
 		return err
 	}
-	pl.unbound = map[string][]deps.Unbound{}
+	pl.unbound = map[catalog.NodeName][]deps.Unbound{}
 	for _, c := range res.Consumers {
 		np := pl.nodes[c.Node]
 		for _, p := range c.Parents {
-			np.Parents = append(np.Parents, string(pl.nodes[p].Name))
+			np.Parents = append(np.Parents, pl.nodes[p].Name)
 		}
 		for _, b := range c.Bindings {
 			prov := pl.nodes[b.Provider]
@@ -419,7 +409,7 @@ func (pl *plan) bindingFor(input string, prov *nodePlan, output, propertyPath st
 		val = JoinOn("/", vals...)
 	}
 	return &Binding{
-		Input: input, Source: SourceDependency, Provider: prov.Node, ProviderStep: string(prov.Name),
+		Input: input, Source: SourceDependency, Provider: prov.Node, ProviderStep: prov.Name,
 		Output: output, Score: score, Reference: ExprString(val), Value: val,
 	}
 }
@@ -477,13 +467,13 @@ func (pl *plan) codeBase() (string, error) {
 	if loc == "" {
 		b := pl.firstString("bucket")
 		if b == "" {
-			return "", &StepBuildError{Node: pl.order[0], StepName: string(pl.nodes[pl.order[0]].Name), Field: "bucket",
+			return "", &StepBuildError{Node: pl.order[0], StepName: pl.nodes[pl.order[0]].Name, Field: "bucket",
 				Err: errors.New("no S3 location for code: set bucket (pipeline_s3_loc derives from it)")}
 		}
 		loc = "s3://" + b + "/MODS/" + pl.firstString("pipeline_name")
 	}
 	if !strings.HasPrefix(loc, "s3://") {
-		return "", &StepBuildError{Node: pl.order[0], StepName: string(pl.nodes[pl.order[0]].Name), Field: "pipeline_s3_loc",
+		return "", &StepBuildError{Node: pl.order[0], StepName: pl.nodes[pl.order[0]].Name, Field: "pipeline_s3_loc",
 			Err: fmt.Errorf("pipeline_s3_loc %q is not an s3:// URI", loc)}
 	}
 	return strings.TrimSuffix(loc, "/") + "/code", nil
@@ -491,7 +481,7 @@ func (pl *plan) codeBase() (string, error) {
 
 // build builds every step in topological order and fails on the first
 // problem (unbound required inputs are collected and reported together).
-func (pl *plan) build(ctx context.Context, only map[string]bool) (*Result, error) {
+func (pl *plan) build(ctx context.Context, only map[catalog.NodeName]bool) (*Result, error) {
 	res, nodeErrs, err := pl.assemble(ctx, only)
 	if err != nil {
 		return nil, err
@@ -522,7 +512,7 @@ func (pl *plan) build(ctx context.Context, only map[string]bool) (*Result, error
 // assemble builds every step it can, in topological order. A step that
 // fails is left out of the definition and its error is returned by node;
 // err is a failure of the whole compile (name, code location, context).
-func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result, nodeErrs map[string]error, err error) {
+func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (res *Result, nodeErrs map[catalog.NodeName]error, err error) {
 	name, err := pl.pipelineName(pl.in.PipelineName)
 	if err != nil {
 		return nil, nil, err
@@ -556,8 +546,8 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		fs:            pl.in.FS,
 		params:        make(map[string]Parameter, len(params)),
 		nodes:         pl.nodes,
-		propertyFiles: map[string][]PropertyFile{},
-		failSteps:     map[string]string{},
+		propertyFiles: map[catalog.SageMakerStepName][]PropertyFile{},
+		failSteps:     map[catalog.SageMakerStepName]catalog.NodeName{},
 	}
 	for _, p := range params {
 		env.params[p.Name] = p // a config may refer to a default parameter too (VPC_SUBNET, ...)
@@ -571,7 +561,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 		Steps:                    make([]Step, 0, len(pl.order)),
 	}
 	report := &Report{PipelineName: name, ConfigFile: pl.in.ConfigFile, DAGNodes: pl.dag.NodeCount(), DAGEdges: pl.dag.EdgeCount()}
-	nodeErrs = map[string]error{}
+	nodeErrs = map[catalog.NodeName]error{}
 	var conf float64
 	for i, n := range pl.order {
 		if i%128 == 0 {
@@ -629,7 +619,7 @@ func (pl *plan) assemble(ctx context.Context, only map[string]bool) (res *Result
 // readinessInput is what CheckReadiness needs of the plan: the configs
 // the DAG's nodes use, their steps and the result.
 func (pl *plan) readinessInput(res *Result) ReadinessInput {
-	in := ReadinessInput{Configs: pl.set, Nodes: map[string]string{}, Steps: map[string]*catalog.Step{}, Result: res, FS: pl.in.FS}
+	in := ReadinessInput{Configs: pl.set, Nodes: map[catalog.ConfigKey]catalog.NodeName{}, Steps: map[catalog.ConfigKey]*catalog.Step{}, Result: res, FS: pl.in.FS}
 	for _, n := range pl.dag.Nodes() {
 		if np, ok := pl.nodes[n]; ok {
 			if _, dup := in.Nodes[np.ConfigKey]; !dup {
@@ -650,7 +640,7 @@ func (pl *plan) explainUnbound(ub *UnboundInputError) {
 		}
 		ub.Detail = u.Why()
 		if u.Best != nil {
-			ub.Candidate = u.Best.Provider + "." + u.Best.Output
+			ub.Candidate = string(u.Best.Provider) + "." + u.Best.Output
 			ub.Score = u.Best.Score
 		}
 	}
@@ -658,15 +648,15 @@ func (pl *plan) explainUnbound(ub *UnboundInputError) {
 
 func (pl *plan) nodeReport(np *nodePlan, st Step) NodeReport {
 	r := NodeReport{
-		Node: np.Node, ConfigKey: np.ConfigKey, StepType: string(np.Step.Type), JobType: np.JobType,
-		StepName: string(np.Name), Verb: string(np.Step.Verb), Builder: np.Builder,
+		Node: np.Node, ConfigKey: np.ConfigKey, StepType: np.Step.Type, JobType: np.JobType,
+		StepName: np.Name, Verb: np.Step.Verb, Builder: np.Builder,
 		Confidence: np.Confidence, Method: np.Method, Inputs: []*Binding{}, DependsOn: st.DependsOn,
 	}
-	if c, ok := pl.set.Config(catalog.ConfigKey(np.ConfigKey)); ok {
+	if c, ok := pl.set.Config(np.ConfigKey); ok {
 		r.ConfigClass = c.Class.Name
 	}
 	if r.DependsOn == nil {
-		r.DependsOn = []string{}
+		r.DependsOn = []catalog.SageMakerStepName{}
 	}
 	for _, port := range np.Step.Inputs {
 		if b, ok := np.Bound[port.LogicalName]; ok {

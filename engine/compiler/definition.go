@@ -1,5 +1,9 @@
 package compiler
 
+import (
+	"github.com/cursus-go/cursus/engine/catalog"
+)
+
 // This file is the model of a SageMaker Pipelines definition. Struct field
 // order is the key order the SageMaker Python SDK writes, so the JSON the
 // compiler emits reads like an SDK definition. A field typed `any` holds a
@@ -68,13 +72,13 @@ func DefaultExperimentConfig() *ExperimentConfig {
 // JSON reports a Processing step's outputs hold that later steps read with
 // Std:JsonGet.
 type Step struct {
-	Name          string         `json:"Name"`
-	Type          string         `json:"Type"`
-	Arguments     any            `json:"Arguments"`
-	DependsOn     []string       `json:"DependsOn,omitempty"`
-	RetryPolicies []RetryPolicy  `json:"RetryPolicies,omitempty"`
-	CacheConfig   *CacheConfig   `json:"CacheConfig,omitempty"`
-	PropertyFiles []PropertyFile `json:"PropertyFiles,omitempty"`
+	Name          catalog.SageMakerStepName   `json:"Name"`
+	Type          string                      `json:"Type"`
+	Arguments     any                         `json:"Arguments"`
+	DependsOn     []catalog.SageMakerStepName `json:"DependsOn,omitempty"`
+	RetryPolicies []RetryPolicy               `json:"RetryPolicies,omitempty"`
+	CacheConfig   *CacheConfig                `json:"CacheConfig,omitempty"`
+	PropertyFiles []PropertyFile              `json:"PropertyFiles,omitempty"`
 }
 
 // AllSteps returns every step of the definition, a Condition's IfSteps

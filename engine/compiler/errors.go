@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 // ErrEmptyDAG is returned when the DAG has no nodes.
@@ -47,7 +49,7 @@ func (e *FileError) Details() map[string]any { return map[string]any{"path": e.P
 
 // CycleError is returned when the DAG has a cycle (no topological order).
 type CycleError struct {
-	Nodes []string // nodes left after every acyclic node was ordered, or a cycle path
+	Nodes []catalog.NodeName // nodes left after every acyclic node was ordered, or a cycle path
 	Err   error
 }
 
@@ -55,7 +57,7 @@ type CycleError struct {
 func (e *CycleError) Error() string {
 	msg := "the DAG has a cycle"
 	if len(e.Nodes) > 0 {
-		msg += " among nodes " + strings.Join(e.Nodes, ", ")
+		msg += " among nodes " + strlist.Join(e.Nodes, ", ")
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
@@ -73,27 +75,27 @@ func (e *CycleError) Kind() errkind.Kind { return errkind.InvalidInput }
 func (e *CycleError) Details() map[string]any { return map[string]any{"cycle": nonNil(e.Nodes)} }
 
 // nonNil is names, or an empty list for nil.
-func nonNil(names []string) []string {
+func nonNil[S any](names []S) []S {
 	if names == nil {
-		return []string{}
+		return []S{}
 	}
 	return names
 }
 
 // MissingConfigError is returned when DAG nodes resolve to no config.
 type MissingConfigError struct {
-	Nodes     []string // the unresolved nodes, in DAG order
-	Available []string // config keys the file holds
-	Err       error    // the resolver's own error, if any
+	Nodes     []catalog.NodeName  // the unresolved nodes, in DAG order
+	Available []catalog.ConfigKey // config keys the file holds
+	Err       error               // the resolver's own error, if any
 }
 
 // Error implements the error interface.
 func (e *MissingConfigError) Error() string {
-	msg := fmt.Sprintf("no config for DAG node(s) %s", strings.Join(e.Nodes, ", "))
+	msg := fmt.Sprintf("no config for DAG node(s) %s", strlist.Join(e.Nodes, ", "))
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	} else if len(e.Available) > 0 {
-		msg += fmt.Sprintf(" (config keys: %s)", strings.Join(e.Available, ", "))
+		msg += fmt.Sprintf(" (config keys: %s)", strlist.Join(e.Available, ", "))
 	}
 	return msg
 }
@@ -113,8 +115,8 @@ func (e *MissingConfigError) Details() map[string]any {
 // UnknownStepError is returned when a node's config names a step type the
 // catalog does not know, or a step whose verb has no builder.
 type UnknownStepError struct {
-	Node     string
-	StepType string
+	Node     catalog.NodeName
+	StepType catalog.StepType
 	Reason   string
 }
 
@@ -134,8 +136,8 @@ func (e *UnknownStepError) Details() map[string]any {
 // UnboundInputError is returned when a required input of a step is bound
 // neither to an upstream output nor to a config value.
 type UnboundInputError struct {
-	Node      string
-	StepName  string  // SageMaker step name
+	Node      catalog.NodeName
+	StepName  catalog.SageMakerStepName
 	Input     string  // logical name
 	Candidate string  // best rejected candidate "Provider.output", if any
 	Score     float64 // its score
@@ -215,8 +217,8 @@ func (e *InvalidPipelineNameError) Details() map[string]any {
 // StepBuildError is returned when one step cannot be built: a config value
 // is missing or malformed, an image cannot be found, and so on.
 type StepBuildError struct {
-	Node     string
-	StepName string
+	Node     catalog.NodeName
+	StepName catalog.SageMakerStepName
 	Field    string // the config field at fault, if one is
 	Err      error
 }
@@ -252,12 +254,12 @@ func (e *StepBuildError) Details() map[string]any {
 // not a node of the DAG or a config key.
 type NodeNotFoundError struct {
 	Node      string
-	Available []string
+	Available []catalog.NodeName
 }
 
 // Error implements the error interface.
 func (e *NodeNotFoundError) Error() string {
-	return fmt.Sprintf("node %q not found (available: %s)", e.Node, strings.Join(e.Available, ", "))
+	return fmt.Sprintf("node %q not found (available: %s)", e.Node, strlist.Join(e.Available, ", "))
 }
 
 // Kind implements errkind.Kinded: NotFound.

@@ -122,9 +122,11 @@ func TestStepBuildErrors(t *testing.T) {
 	nodes := []string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"}
 	edges := [][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"}}
 	for _, c := range []struct {
-		name, node, field string
-		vals              map[string]any
-		says              string
+		name  string
+		node  catalog.NodeName
+		field string
+		vals  map[string]any
+		says  string
 	}{
 		{"unknown framework version", "XGBoostTraining", "framework_version", map[string]any{"framework_version": "0.1"}, "no xgboost image"},
 		{"env value over the processing limit", "TabularPreprocessing_training", "label_name", map[string]any{"label_name": strings.Repeat("x", 300)}, "256"},
@@ -133,7 +135,7 @@ func TestStepBuildErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			set := configSet(t, nodes, nil)
 			schema, _ := config.Default()
-			cfg, _ := set.Config(configKey(c.node))
+			cfg, _ := set.Config(catalog.ConfigKey(c.node))
 			vals := map[string]any{}
 			for k, v := range cfg.Values {
 				vals[k] = v

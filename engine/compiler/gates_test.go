@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/engine/dag"
@@ -96,14 +97,14 @@ func TestGatedExample(t *testing.T) {
 	}
 
 	eq(t, "report branches", jsonOf(t, res.Report.Branches), jsonOf(t, []compiler.BranchReport{{Gate: "ModelQualityGate", ConditionStep: "ModelQualityGate",
-		IfSteps: []string{"XGBoostModel", "Package", "Payload", "BatchTransform-Calibration", "Registration-NA"}, ElseSteps: []string{"ModelQualityGate-Fail"}}}))
+		IfSteps: []catalog.SageMakerStepName{"XGBoostModel", "Package", "Payload", "BatchTransform-Calibration", "Registration-NA"}, ElseSteps: []catalog.SageMakerStepName{"ModelQualityGate-Fail"}}}))
 	if n := reportNode(t, res, "Registration"); n.Branch != "ModelQualityGate" {
 		t.Errorf("Registration's branch %q", n.Branch)
 	}
 	if n := reportNode(t, res, "XGBoostTraining"); n.Branch != "" {
 		t.Errorf("XGBoostTraining's branch %q", n.Branch)
 	}
-	var all []string
+	var all []catalog.SageMakerStepName
 	for _, s := range res.Definition.AllSteps() {
 		all = append(all, s.Name)
 	}

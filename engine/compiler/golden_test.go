@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/engine/config"
@@ -74,8 +75,8 @@ func compileExample(t testing.TB, dir string) *compiler.Result {
 // flatStep is a step as checkDefinition reads it, a Condition's branches
 // included.
 type flatStep struct {
-	Name      string
-	DependsOn []string
+	Name      catalog.SageMakerStepName
+	DependsOn []catalog.SageMakerStepName
 	Arguments struct {
 		IfSteps, ElseSteps []flatStep
 	}
@@ -119,7 +120,7 @@ func checkDefinition(t *testing.T, name string, def []byte) {
 	for _, p := range d.Parameters {
 		params[p.Name] = true
 	}
-	seen := map[string]int{}
+	seen := map[catalog.SageMakerStepName]int{}
 	for i, s := range flattenSteps(d.Steps) {
 		if !compiler.IsValidStepName(s.Name) {
 			t.Errorf("%s: step name %q is not legal", name, s.Name)
@@ -145,7 +146,7 @@ func checkDefinition(t *testing.T, name string, def []byte) {
 		case strings.HasPrefix(ref, "Execution."):
 		case strings.HasPrefix(ref, "Steps."):
 			step := strings.SplitN(strings.TrimPrefix(ref, "Steps."), ".", 2)[0]
-			if _, ok := seen[step]; !ok {
+			if _, ok := seen[catalog.SageMakerStepName(step)]; !ok {
 				t.Errorf("%s: reference %s names no step", name, ref)
 			}
 			if strings.Contains(ref, ".properties.") {
@@ -311,13 +312,13 @@ func TestPipelineCatalogDAGs(t *testing.T) {
 					}
 				}
 				ok := cond != nil
-				var inIf []string
+				var inIf []catalog.SageMakerStepName
 				if ok {
 					for _, s := range cond.IfSteps {
 						inIf = append(inIf, s.Name)
 					}
 				}
-				if !ok || !slices.ContainsFunc(inIf, func(n string) bool { return strings.HasPrefix(n, "Registration") }) ||
+				if !ok || !slices.ContainsFunc(inIf, func(n catalog.SageMakerStepName) bool { return strings.HasPrefix(string(n), "Registration") }) ||
 					len(cond.ElseSteps) != 1 || cond.ElseSteps[0].Type != compiler.StepTypeFail {
 					t.Errorf("the gate's branches: if %v", inIf)
 				}

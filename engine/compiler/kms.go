@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -35,7 +36,7 @@ const kmsKeyField = "kms_key_id"
 // kmsDefault returns the literal kms_key_id the DAG's configs set ("" when
 // none does), or an error naming the field when two set different keys.
 func (pl *plan) kmsDefault() (string, error) {
-	byKey := map[string]string{} // key -> first node setting it
+	byKey := map[string]catalog.NodeName{} // key -> first node setting it
 	for _, n := range mapkeys.Sorted(pl.nodes) {
 		np := pl.nodes[n]
 		x, ok := np.Values.lookup(kmsKeyField)
@@ -44,7 +45,7 @@ func (pl *plan) kmsDefault() (string, error) {
 		}
 		s, isStr := x.(string)
 		if !isStr {
-			return "", &StepBuildError{Node: n, StepName: string(np.Name), Field: kmsKeyField, Err: fmt.Errorf("want a string KMS key id, ARN or alias, got %s", jsonKind(x))}
+			return "", &StepBuildError{Node: n, StepName: np.Name, Field: kmsKeyField, Err: fmt.Errorf("want a string KMS key id, ARN or alias, got %s", jsonKind(x))}
 		}
 		if _, ref := paramRefName(s); ref || strings.TrimSpace(s) == "" {
 			continue
@@ -56,7 +57,7 @@ func (pl *plan) kmsDefault() (string, error) {
 	if len(byKey) > 1 {
 		keys := mapkeys.Sorted(byKey)
 		a, b := byKey[keys[0]], byKey[keys[1]]
-		return "", &StepBuildError{Node: b, StepName: string(pl.nodes[b].Name), Field: kmsKeyField,
+		return "", &StepBuildError{Node: b, StepName: pl.nodes[b].Name, Field: kmsKeyField,
 			Err: fmt.Errorf("nodes %s and %s set different KMS keys (%s, %s); a pipeline has one key, the default of parameter %s: set the same kms_key_id everywhere (configuration.shared)", a, b, keys[0], keys[1], ParamKMSKey)}
 	}
 	for k := range byKey {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/sagemaker"
 )
 
@@ -81,7 +82,9 @@ var stepNameRE = regexp.MustCompile(`^[A-Za-z0-9\-_]{1,64}$`)
 
 // IsValidStepName reports whether name is a legal SageMaker step name
 // (1..64 of letters, digits, "-" and "_").
-func IsValidStepName(name string) bool { return stepNameRE.MatchString(name) }
+func IsValidStepName(name catalog.SageMakerStepName) bool {
+	return stepNameRE.MatchString(string(name))
+}
 
 // IsolatedPipelineName is the name of a single-node pipeline:
 // "<target_node>-isolated" with "_" turned into "-", sanitized.

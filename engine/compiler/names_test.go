@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 func TestGeneratePipelineName(t *testing.T) {
@@ -69,12 +71,12 @@ func TestIsolatedPipelineName(t *testing.T) {
 }
 
 func TestStepNames(t *testing.T) {
-	for _, ok := range []string{"TabularPreprocessing-Training", "Registration-NA", "a_b", strings.Repeat("x", 64)} {
+	for _, ok := range []catalog.SageMakerStepName{"TabularPreprocessing-Training", "Registration-NA", "a_b", catalog.SageMakerStepName(strings.Repeat("x", 64))} {
 		if !IsValidStepName(ok) {
 			t.Errorf("%q should be valid", ok)
 		}
 	}
-	for _, bad := range []string{"", "a b", "a.b", strings.Repeat("x", 65)} {
+	for _, bad := range []catalog.SageMakerStepName{"", "a b", "a.b", catalog.SageMakerStepName(strings.Repeat("x", 65))} {
 		if IsValidStepName(bad) {
 			t.Errorf("%q should be invalid", bad)
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
@@ -61,7 +62,7 @@ import (
 // ParameterError is returned for a malformed pipeline_parameters entry or
 // a reference to an undeclared parameter.
 type ParameterError struct {
-	ConfigKey string
+	ConfigKey catalog.ConfigKey
 	Reason    string
 }
 
@@ -165,23 +166,23 @@ func declaredParameters(set *config.Set) ([]Parameter, error) {
 		}
 		list, ok := raw.([]any)
 		if !ok {
-			return nil, &ParameterError{string(c.Key), "want a list of {name, type, default_value}"}
+			return nil, &ParameterError{c.Key, "want a list of {name, type, default_value}"}
 		}
 		for i, x := range list {
 			m, ok := x.(map[string]any)
 			if !ok {
-				return nil, &ParameterError{string(c.Key), fmt.Sprintf("item %d: want {name, type, default_value}", i)}
+				return nil, &ParameterError{c.Key, fmt.Sprintf("item %d: want {name, type, default_value}", i)}
 			}
 			p, err := parseParameter(m)
 			if err != nil {
-				return nil, &ParameterError{string(c.Key), fmt.Sprintf("item %d: %v", i, err)}
+				return nil, &ParameterError{c.Key, fmt.Sprintf("item %d: %v", i, err)}
 			}
 			if builtinParameter(p.Name) && p.Type != "String" {
-				return nil, &ParameterError{string(c.Key), fmt.Sprintf("%s is a built-in String parameter; declare it with type String to give it a default", p.Name)}
+				return nil, &ParameterError{c.Key, fmt.Sprintf("%s is a built-in String parameter; declare it with type String to give it a default", p.Name)}
 			}
 			if prev, dup := byName[p.Name]; dup {
 				if !reflect.DeepEqual(prev, p) {
-					return nil, &ParameterError{string(c.Key), fmt.Sprintf("%s is declared differently in two configs", p.Name)}
+					return nil, &ParameterError{c.Key, fmt.Sprintf("%s is declared differently in two configs", p.Name)}
 				}
 				continue
 			}

@@ -80,14 +80,14 @@ const (
 // Blocker is one reason a compiled pipeline would not run on SageMaker as
 // it is, with what to do about it.
 type Blocker struct {
-	Kind       string `json:"kind"`
-	Node       string `json:"node,omitempty"`       // the DAG node at fault; "" for the whole pipeline or a shared value
-	Field      string `json:"field,omitempty"`      // the config field (or input, or parameter) at fault
-	Path       string `json:"path,omitempty"`       // where: "<config key>.<field>[.key]", "shared.<field>", a local file, a definition path
-	Problem    string `json:"problem"`              // what is wrong
-	Fix        string `json:"fix"`                  // what to do
-	Tool       string `json:"tool,omitempty"`       // the tool that helps with the fix
-	Suggestion string `json:"suggestion,omitempty"` // did-you-mean: the field an unknown key probably means
+	Kind       string           `json:"kind"`
+	Node       catalog.NodeName `json:"node,omitempty"`       // the DAG node at fault; "" for the whole pipeline or a shared value
+	Field      string           `json:"field,omitempty"`      // the config field (or input, or parameter) at fault
+	Path       string           `json:"path,omitempty"`       // where: "<config key>.<field>[.key]", "shared.<field>", a local file, a definition path
+	Problem    string           `json:"problem"`              // what is wrong
+	Fix        string           `json:"fix"`                  // what to do
+	Tool       string           `json:"tool,omitempty"`       // the tool that helps with the fix
+	Suggestion string           `json:"suggestion,omitempty"` // did-you-mean: the field an unknown key probably means
 }
 
 // String renders a blocker on one line, for terminals and summaries.
@@ -96,11 +96,11 @@ func (b Blocker) String() string {
 	if where == "" {
 		where = b.Field
 	}
-	if b.Node != "" && !strings.HasPrefix(where, b.Node+".") {
+	if node := string(b.Node); node != "" && !strings.HasPrefix(where, node+".") {
 		if where == "" {
-			where = b.Node
+			where = node
 		} else {
-			where = b.Node + ": " + where
+			where = node + ": " + where
 		}
 	}
 	s := b.Problem
@@ -142,10 +142,10 @@ type ReadinessInput struct {
 	// Nodes maps each config key the DAG uses to its node; only these
 	// configs are checked (a config.json may hold configs no node uses).
 	// Nil checks every config, under its key.
-	Nodes map[string]string
+	Nodes map[catalog.ConfigKey]catalog.NodeName
 	// Steps maps config keys to their step types in the catalog (for the
 	// skip_<input> keys the compiler reads); may be nil.
-	Steps map[string]*catalog.Step
+	Steps map[catalog.ConfigKey]*catalog.Step
 	// Result is the compiled pipeline, nil when it could not be built
 	// (then only the config checks run).
 	Result *Result
@@ -187,9 +187,9 @@ func (in ReadinessInput) checkedConfigs() []nodeConfig {
 	}
 	var out []nodeConfig
 	for _, c := range in.Configs.Configs() {
-		node := string(c.Key)
+		node := catalog.NodeName(c.Key) // without a DAG, a config is its own node
 		if in.Nodes != nil {
-			n, used := in.Nodes[string(c.Key)]
+			n, used := in.Nodes[c.Key]
 			if !used {
 				continue
 			}
@@ -201,7 +201,7 @@ func (in ReadinessInput) checkedConfigs() []nodeConfig {
 }
 
 type nodeConfig struct {
-	node string
+	node catalog.NodeName
 	cfg  *config.Config
 }
 
@@ -211,8 +211,9 @@ type nodeConfig struct {
 func placeholderBlockers(in ReadinessInput) []Blocker {
 	cs := in.checkedConfigs()
 	type hit struct {
-		node, key string
-		ph        config.PlaceholderField
+		node catalog.NodeName
+		key  catalog.ConfigKey
+		ph   config.PlaceholderField
 	}
 	byPath := map[string][]hit{}
 	var paths []string
@@ -221,7 +222,7 @@ func placeholderBlockers(in ReadinessInput) []Blocker {
 			if _, seen := byPath[ph.Path]; !seen {
 				paths = append(paths, ph.Path)
 			}
-			byPath[ph.Path] = append(byPath[ph.Path], hit{nc.node, string(nc.cfg.Key), ph})
+			byPath[ph.Path] = append(byPath[ph.Path], hit{nc.node, nc.cfg.Key, ph})
 		}
 	}
 	sort.Strings(paths)
@@ -239,7 +240,7 @@ func placeholderBlockers(in ReadinessInput) []Blocker {
 			continue
 		}
 		for _, h := range hits {
-			out = append(out, placeholderBlocker(h.node, h.key+"."+p, h.ph, 1))
+			out = append(out, placeholderBlocker(h.node, string(h.key)+"."+p, h.ph, 1))
 		}
 	}
 	return out
@@ -260,7 +261,7 @@ func canonical(v any) string {
 	return string(b)
 }
 
-func placeholderBlocker(node, path string, ph config.PlaceholderField, configs int) Blocker {
+func placeholderBlocker(node catalog.NodeName, path string, ph config.PlaceholderField, configs int) Blocker {
 	b := Blocker{Kind: BlockerPlaceholder, Node: node, Field: ph.Field, Path: path, Tool: "config.merge_save"}
 	where := "in config.json"
 	if configs > 1 {
@@ -309,7 +310,7 @@ func unknownKeyBlockers(in ReadinessInput) []Blocker {
 	cs := in.checkedConfigs()
 	for _, nc := range cs {
 		c := nc.cfg
-		st := in.Steps[string(c.Key)]
+		st := in.Steps[c.Key]
 		for _, key := range c.UnknownKeys() {
 			if knownKey(c, st, key) {
 				continue
@@ -349,7 +350,7 @@ func closestKey(c *config.Config, key string) string {
 	return near
 }
 
-func unknownKeyBlocker(node, owner, key, near, class string) Blocker {
+func unknownKeyBlocker(node catalog.NodeName, owner, key, near, class string) Blocker {
 	b := Blocker{Kind: BlockerUnknownKey, Node: node, Field: key, Path: owner + "." + key, Tool: "config.field_info", Suggestion: near}
 	of := "any config class of this pipeline"
 	if class != "" {
@@ -378,7 +379,7 @@ func missingCodeBlockers(in ReadinessInput) []Blocker {
 		if !a.Missing {
 			continue
 		}
-		node := ""
+		var node catalog.NodeName
 		if len(a.Steps) > 0 {
 			node = nodeOf[a.Steps[0]]
 		}
@@ -425,7 +426,7 @@ func skeletonCodeBlockers(in ReadinessInput) []Blocker {
 			if err != nil || !catalog.IsSkeletonScript(b) {
 				continue
 			}
-			node := ""
+			var node catalog.NodeName
 			if len(a.Steps) > 0 {
 				node = nodeOf[a.Steps[0]]
 			}
@@ -440,8 +441,8 @@ func skeletonCodeBlockers(in ReadinessInput) []Blocker {
 }
 
 // stepNodes maps SageMaker step names to DAG nodes.
-func stepNodes(r *Result) map[string]string {
-	out := map[string]string{}
+func stepNodes(r *Result) map[catalog.SageMakerStepName]catalog.NodeName {
+	out := map[catalog.SageMakerStepName]catalog.NodeName{}
 	if r.Report != nil {
 		for _, n := range r.Report.Nodes {
 			out[n.StepName] = n.Node
@@ -493,7 +494,7 @@ func definitionTextBlockers(in ReadinessInput) []Blocker {
 	for _, s := range steps {
 		step, _ := s.(map[string]any)
 		name, _ := step["Name"].(string)
-		node := nodeOf[name]
+		node := nodeOf[catalog.SageMakerStepName(name)] // read from the definition's JSON
 		walkStrings("Steps["+name+"]", step["Arguments"], func(at, text string) {
 			switch {
 			case strings.Contains(text, "{{") && strings.Contains(text, "}}"):
@@ -580,7 +581,7 @@ func ErrorBlockers(err error) []Blocker {
 	case errors.As(err, &ce), errors.As(err, &de):
 		return []Blocker{{Kind: BlockerDAG, Tool: "dag.validate_integrity", Problem: err.Error(), Fix: "fix the DAG: remove an edge of the cycle, declare every edge endpoint"}}
 	case errors.As(err, &pe):
-		return []Blocker{{Kind: BlockerInvalidValue, Field: "pipeline_parameters", Path: pe.ConfigKey + ".pipeline_parameters", Tool: "config.merge_save",
+		return []Blocker{{Kind: BlockerInvalidValue, Field: "pipeline_parameters", Path: string(pe.ConfigKey) + ".pipeline_parameters", Tool: "config.merge_save",
 			Problem: pe.Error(), Fix: "declare parameters as [{name, type (String|Integer|Float|Boolean), default_value}]"}}
 	case errors.As(err, &ne):
 		return []Blocker{{Kind: BlockerInvalidValue, Field: "pipeline_name", Tool: "compile.name", Problem: ne.Error(),
@@ -591,7 +592,7 @@ func ErrorBlockers(err error) []Blocker {
 
 func fieldErrorBlocker(fe config.FieldError) Blocker {
 	owner, _, _ := strings.Cut(fe.Path, ".")
-	node := owner
+	node := catalog.NodeName(owner) // a config key: its node when the config has no other
 	if owner == "base" {
 		node = ""
 	}
@@ -612,7 +613,7 @@ func fieldErrorBlocker(fe config.FieldError) Blocker {
 }
 
 func unboundBlocker(u *UnboundInputError) Blocker {
-	b := Blocker{Kind: BlockerUnboundInput, Node: u.Node, Field: u.Input, Path: u.Node + ".inputs." + u.Input, Tool: "validate.deps_resolve",
+	b := Blocker{Kind: BlockerUnboundInput, Node: u.Node, Field: u.Input, Path: string(u.Node) + ".inputs." + u.Input, Tool: "validate.deps_resolve",
 		Problem: fmt.Sprintf("required input %s of step %s is bound to nothing", u.Input, u.StepName),
 		Fix:     "add an edge from a step that produces it, or set the config field it can come from"}
 	if u.Detail != "" {
@@ -627,7 +628,7 @@ func unboundBlocker(u *UnboundInputError) Blocker {
 func stepBuildBlocker(se *StepBuildError) Blocker {
 	b := Blocker{Kind: BlockerBuildError, Node: se.Node, Field: se.Field, Problem: se.Err.Error(), Tool: "config.field_info"}
 	if se.Field != "" {
-		b.Path = se.Node + "." + se.Field
+		b.Path = string(se.Node) + "." + se.Field
 		b.Fix = fmt.Sprintf("fix config field %s of node %s", se.Field, se.Node)
 	} else {
 		b.Fix = fmt.Sprintf("fix the config of node %s", se.Node)

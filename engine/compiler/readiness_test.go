@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,7 +218,7 @@ func TestReadinessErrorsAreBlockers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nodes []string
+	var nodes []catalog.NodeName
 	for _, b := range res.Blockers {
 		if b.Kind == compiler.BlockerMissingCode {
 			nodes = append(nodes, b.Node)
@@ -227,7 +228,7 @@ func TestReadinessErrorsAreBlockers(t *testing.T) {
 		}
 	}
 	// DummyDataLoading's script is the catalog's: not missing.
-	if strings.Join(nodes, ",") != "TabularPreprocessing_training,XGBoostTraining" {
+	if !slices.Equal(nodes, []catalog.NodeName{"TabularPreprocessing_training", "XGBoostTraining"}) {
 		t.Errorf("want a missing_code blocker for each step whose code exists nowhere, got %v: %+v", nodes, res.Blockers)
 	}
 

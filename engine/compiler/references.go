@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -656,7 +657,7 @@ func referenceBlockers(in ReadinessInput) []Blocker {
 		if p.Kind == RefPrefix {
 			kind = BlockerPrefixForObject
 		}
-		out = append(out, Blocker{Kind: kind, Node: nodeOf[p.Step], Path: "Steps[" + p.Step + "]." + p.Field, Tool: "compile.with_report",
+		out = append(out, Blocker{Kind: kind, Node: nodeOf[catalog.SageMakerStepName(p.Step)], Path: "Steps[" + p.Step + "]." + p.Field, Tool: "compile.with_report",
 			Problem: fmt.Sprintf("%s: %s", p.Reference, p.Reason), Fix: referenceFixes[p.Kind]})
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 )
 
@@ -227,7 +228,7 @@ func setTags(args any, tags []Tag) {
 func (pl *plan) parallelism() (*ParallelismConfiguration, error) {
 	var (
 		out  *ParallelismConfiguration
-		from string
+		from catalog.NodeName
 	)
 	for _, n := range pl.order {
 		p := pl.nodes[n]
@@ -245,7 +246,7 @@ func (pl *plan) parallelism() (*ParallelismConfiguration, error) {
 			err = fmt.Errorf("max_parallel_execution_steps is %d here but %d in %s: it is one setting of the pipeline (set it in the shared config)", n, out.MaxParallelExecutionSteps, from)
 		}
 		if err != nil {
-			return nil, &StepBuildError{Node: p.Node, StepName: string(p.Name), Field: "max_parallel_execution_steps", Err: err}
+			return nil, &StepBuildError{Node: p.Node, StepName: p.Name, Field: "max_parallel_execution_steps", Err: err}
 		}
 		out, from = &ParallelismConfiguration{MaxParallelExecutionSteps: n}, p.Node
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 )
@@ -53,7 +54,7 @@ func TestRunSettings(t *testing.T) {
 	if res.Parallelism == nil || res.Parallelism.MaxParallelExecutionSteps != 4 {
 		t.Errorf("parallelism %+v", res.Parallelism)
 	}
-	byName := map[string]map[string]any{}
+	byName := map[catalog.SageMakerStepName]map[string]any{}
 	for _, st := range res.Definition.AllSteps() {
 		var m map[string]any
 		if err := json.Unmarshal(mustJSON(t, st), &m); err != nil {
@@ -64,7 +65,7 @@ func TestRunSettings(t *testing.T) {
 	jobRetry := `[{"BackoffRate":1.5,"ExceptionType":["Step.SERVICE_FAULT","SageMaker.CAPACITY_ERROR"],"IntervalSeconds":5,"MaxAttempts":3},{"BackoffRate":2,"ExceptionType":["Step.THROTTLING"],"ExpireAfterMin":60,"IntervalSeconds":1}]`
 	stepRetry := `[{"BackoffRate":1.5,"ExceptionType":["Step.SERVICE_FAULT"],"IntervalSeconds":5,"MaxAttempts":3},{"BackoffRate":2,"ExceptionType":["Step.THROTTLING"],"ExpireAfterMin":60,"IntervalSeconds":1}]`
 	shared := `[{"Key":"cost-center","Value":"42"},{"Key":"team","Value":"fraud"}]`
-	for name, want := range map[string][2]string{
+	for name, want := range map[catalog.SageMakerStepName][2]string{
 		"XGBoostModelEval-Calibration": {jobRetry, shared},
 		"XGBoostTraining":              {jobRetry, `[{"Key":"team","Value":"training"}]`},
 		"BatchTransform-Calibration":   {jobRetry, shared},
@@ -83,7 +84,7 @@ func TestRunSettings(t *testing.T) {
 			t.Errorf("%s Tags %s, want %s", name, got, want[1])
 		}
 	}
-	for _, name := range []string{"ModelQualityGate", "ModelQualityGate-Fail"} {
+	for _, name := range []catalog.SageMakerStepName{"ModelQualityGate", "ModelQualityGate-Fail"} {
 		if s := byName[name]; s == nil || s["RetryPolicies"] != nil || s["Arguments"].(map[string]any)["Tags"] != nil {
 			t.Errorf("%s takes no run settings: %v", name, s)
 		}

@@ -16,11 +16,11 @@ import (
 // make a config.json for a DAG: values shared by every step and values per
 // DAG node.
 type BuildInput struct {
-	Nodes []catalog.NodeName        // every DAG node, in DAG order; each gets a config
-	Base  map[string]any            // values applied to every config whose class declares them
-	Steps map[string]map[string]any // per-node values (keyed by node name); they win over Base
-	Now   func() time.Time          // clock for metadata.created_at; time.Now when nil
-	Opts  ResolveOptions            // options of the final node -> config check
+	Nodes []catalog.NodeName                  // every DAG node, in DAG order; each gets a config
+	Base  map[string]any                      // values applied to every config whose class declares them
+	Steps map[catalog.NodeName]map[string]any // per-node values; they win over Base
+	Now   func() time.Time                    // clock for metadata.created_at; time.Now when nil
+	Opts  ResolveOptions                      // options of the final node -> config check
 }
 
 // nodePlan is the class and default job type of one node.
@@ -71,13 +71,13 @@ func (s *Schema) plan(nodes []catalog.NodeName) ([]nodePlan, []FieldError) {
 func (s *Schema) Build(in BuildInput) (*Set, error) {
 	plans, problems := s.plan(in.Nodes)
 	var warnings []string
-	isNode := map[string]bool{}
+	isNode := map[catalog.NodeName]bool{}
 	for _, n := range in.Nodes {
-		isNode[string(n)] = true
+		isNode[n] = true
 	}
 	for _, name := range mapkeys.Sorted(in.Steps) {
 		if !isNode[name] {
-			problems = append(problems, FieldError{Path: name, Kind: KindUnknownNode,
+			problems = append(problems, FieldError{Path: string(name), Kind: KindUnknownNode,
 				Message: fmt.Sprintf("values given for %s, which is not a node of the DAG (nodes: %v)", name, in.Nodes)})
 		}
 	}
@@ -109,7 +109,7 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 				values[name] = cloneValue(v)
 			}
 		}
-		own := in.Steps[string(p.node)]
+		own := in.Steps[p.node]
 		legacy := p.class.legacyObjectKeys(own) // the node's legacy hyperparameters win over base values
 		for name, v := range in.Base {
 			if (p.class.HasField(name) && !legacy[name]) || PipelineKeys[name] {

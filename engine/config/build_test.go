@@ -86,7 +86,7 @@ func TestBuildNodeLevelProblems(t *testing.T) {
 	_, err := s.Build(BuildInput{
 		Nodes: nodes("packaging", "TabularPreprocessing_training", "TabularPreprocessing_x"),
 		Base:  baseValues(),
-		Steps: map[string]map[string]any{"TabularPreprocessing_x": {"job_type": "training"}},
+		Steps: map[catalog.NodeName]map[string]any{"TabularPreprocessing_x": {"job_type": "training"}},
 	})
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
@@ -102,7 +102,7 @@ func TestBuildNodeLevelProblems(t *testing.T) {
 
 	// A node whose config key differs from its name but still resolves to it is fine...
 	set, err := s.Build(BuildInput{Nodes: nodes("XGBoostTraining_training"), Base: baseValues(),
-		Steps: map[string]map[string]any{"XGBoostTraining_training": {"training_entry_point": "t.py"}}})
+		Steps: map[catalog.NodeName]map[string]any{"XGBoostTraining_training": {"training_entry_point": "t.py"}}})
 	if err != nil {
 		t.Fatalf("XGBoostTraining_training: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestBuildNodeLevelProblems(t *testing.T) {
 	}
 	// ...but one that would not resolve to its own config is refused.
 	_, err = s.Build(BuildInput{Nodes: nodes("CradleDataLoading_training", "CradleDataLoading_munged"), Base: baseValues(),
-		Steps: map[string]map[string]any{
+		Steps: map[catalog.NodeName]map[string]any{
 			"CradleDataLoading_training": cradleValues,
 			"CradleDataLoading_munged":   merged(cradleValues, map[string]any{"job_type": "calibration"}),
 		}})
@@ -210,16 +210,16 @@ func TestTemplateIsCompleteAndFillable(t *testing.T) {
 	for k, v := range baseValues() {
 		base[k] = v
 	}
-	steps := map[string]map[string]any{}
+	steps := map[catalog.NodeName]map[string]any{}
 	for n, vals := range tpl.Steps {
 		m := map[string]any{}
 		for k, v := range vals {
 			m[k] = v
 		}
-		for k, v := range in.Steps[string(n)] {
+		for k, v := range in.Steps[n] {
 			m[k] = v
 		}
-		steps[string(n)] = m
+		steps[n] = m
 	}
 	if _, err := s.Build(BuildInput{Nodes: in.Nodes, Base: base, Steps: steps}); err != nil {
 		t.Errorf("filled template does not build: %v", err)

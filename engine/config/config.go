@@ -63,12 +63,12 @@ func (c *Config) Extras() []string {
 // StepName is the SageMaker step name the compiler gives this
 // config: `<StepType>` plus `-<Jobtype>` (capitalized) when a job type is
 // set. It is what the duplicate-step-name check compares.
-func (c *Config) StepName() string {
+func (c *Config) StepName() catalog.SageMakerStepName {
 	name := string(c.Class.StepType)
 	if jt := c.JobType(); jt != "" {
 		name += "-" + capitalize(jt)
 	}
-	return name
+	return catalog.SageMakerStepName(name)
 }
 
 // capitalize is Python's str.capitalize: first rune upper, rest lower.

@@ -216,9 +216,9 @@ func (e *ResolutionError) Nodes() []catalog.NodeName {
 
 // StepNameCollision is one SageMaker step name that several nodes would produce.
 type StepNameCollision struct {
-	StepName string              `json:"step_name"`
-	Nodes    []catalog.NodeName  `json:"nodes"`
-	Keys     []catalog.ConfigKey `json:"config_keys"`
+	StepName catalog.SageMakerStepName `json:"step_name"`
+	Nodes    []catalog.NodeName        `json:"nodes"`
+	Keys     []catalog.ConfigKey       `json:"config_keys"`
 }
 
 // DuplicateStepNameError is returned when two or more nodes resolve to

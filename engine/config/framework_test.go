@@ -67,7 +67,7 @@ func TestTemplateFollowsTheFramework(t *testing.T) {
 	set, err := s.Build(BuildInput{Nodes: nodes("DummyDataLoading_training", "PyTorchModel"), Base: map[string]any{
 		"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R", "region": "NA",
 		"service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"},
-		Steps: map[string]map[string]any{"DummyDataLoading_training": {"data_source": "s3://example-bucket/raw/"}}})
+		Steps: map[catalog.NodeName]map[string]any{"DummyDataLoading_training": {"data_source": "s3://example-bucket/raw/"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

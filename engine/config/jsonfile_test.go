@@ -21,7 +21,7 @@ func e2eInput() BuildInput {
 			"ModelCalibration_calibration", "Package", "Registration", "Payload", "CradleDataLoading_calibration",
 			"TabularPreprocessing_calibration", "XGBoostModelEval_calibration"),
 		Base: merged(baseValues(), map[string]any{"processing_source_dir": "dockers/scripts", "subnets": []any{"subnet-a", "subnet-b"}}),
-		Steps: map[string]map[string]any{
+		Steps: map[catalog.NodeName]map[string]any{
 			"CradleDataLoading_training": {"data_sources_spec": map[string]any{"data_sources": []any{map[string]any{"data_source_name": "RAW_MDS_NA"}}},
 				"transform_spec": map[string]any{"transform_sql": "SELECT 1", "split_days": 7}, "output_spec": map[string]any{"output_format": "PARQUET"},
 				"cradle_job_spec": map[string]any{"cluster_type": "STANDARD", "retry": 4, "weight": 1.0}},

@@ -146,7 +146,7 @@ func TestLegacyHyperparametersInBuild(t *testing.T) {
 	set, err := s.Build(BuildInput{
 		Nodes: []catalog.NodeName{"TabularPreprocessing_training", "XGBoostTraining"},
 		Base:  base,
-		Steps: map[string]map[string]any{"XGBoostTraining": {"hyperparameters": map[string]any{
+		Steps: map[catalog.NodeName]map[string]any{"XGBoostTraining": {"hyperparameters": map[string]any{
 			"label_name": "own", "tab_field_list": []any{"a"}, "cat_field_list": []any{}, "objective": "multi:softprob", "num_class": 3}}},
 	})
 	if err != nil {

@@ -24,8 +24,8 @@ func paramBase() map[string]any {
 	}
 }
 
-func paramSteps(trainingInstance string) map[string]map[string]any {
-	return map[string]map[string]any{
+func paramSteps(trainingInstance string) map[catalog.NodeName]map[string]any {
+	return map[catalog.NodeName]map[string]any{
 		"DummyDataLoading_training":     {"data_source": "{{Parameters.InputData}}"},
 		"TabularPreprocessing_training": {"label_name": "y", "processing_instance_type_small": "{{ Parameters.ProcessingInstance }}"},
 		"XGBoostTraining": {
@@ -43,7 +43,7 @@ func paramSteps(trainingInstance string) map[string]map[string]any {
 var paramNodes = []catalog.NodeName{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"}
 
 func paramDAG() *dag.PipelineDAG {
-	return dag.New([]string{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
+	return dag.New([]catalog.NodeName{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
 		[]dag.Edge{{From: "DummyDataLoading_training", To: "TabularPreprocessing_training"}, {From: "TabularPreprocessing_training", To: "XGBoostTraining"}})
 }
 

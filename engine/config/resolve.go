@@ -122,8 +122,8 @@ func (s *Set) Resolve(nodes []catalog.NodeName, opts ResolveOptions) ([]Resoluti
 }
 
 func checkDuplicateStepNames(rs []Resolution) error {
-	byName := map[string]*StepNameCollision{}
-	var order []string
+	byName := map[catalog.SageMakerStepName]*StepNameCollision{}
+	var order []catalog.SageMakerStepName
 	for _, r := range rs {
 		name := r.Config.StepName()
 		c, ok := byName[name]

@@ -3,14 +3,16 @@ package dag
 import (
 	"fmt"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 // Layered builds a synthetic DAG of n nodes in layers of width w; every
 // node past the first layer has up to two parents in the previous layer.
 func layered(n, w int) *PipelineDAG {
-	nodes := make([]string, n)
+	nodes := make([]catalog.NodeName, n)
 	for i := range nodes {
-		nodes[i] = fmt.Sprintf("Step%05d_training", i)
+		nodes[i] = catalog.NodeName(fmt.Sprintf("Step%05d_training", i))
 	}
 	var edges []Edge
 	for i := w; i < n; i++ {
@@ -35,7 +37,7 @@ func TestLayeredIsAcyclic(t *testing.T) {
 func BenchmarkValidate(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		d := layered(n, 10)
-		known := func(string) bool { return true }
+		known := func(catalog.NodeName) bool { return true }
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
 				if !d.Validate(ValidateOptions{StepKnown: known}).Valid() {

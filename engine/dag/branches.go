@@ -2,7 +2,9 @@ package dag
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 // Branch is the part of a DAG a gate guards. A gate is a node whose step
@@ -11,19 +13,19 @@ import (
 // branch and runs only when the gate passes. Branches nest: a gate inside
 // another gate's branch has a branch of its own inside it.
 type Branch struct {
-	Gate string `json:"gate"`
+	Gate catalog.NodeName `json:"gate"`
 	// Parent is the gate whose branch holds this gate ("" at the top).
-	Parent string `json:"parent,omitempty"`
+	Parent catalog.NodeName `json:"parent,omitempty"`
 	// Nodes are the nodes directly in the branch, in topological order: a
 	// nested gate is one of them, its own nodes are in its Branch.
-	Nodes []string `json:"nodes"`
+	Nodes []catalog.NodeName `json:"nodes"`
 }
 
 // BranchConflictError is a node downstream of two gates neither of which
 // is downstream of the other: it would have to sit in two branches.
 type BranchConflictError struct {
-	Node  string
-	Gates []string
+	Node  catalog.NodeName
+	Gates []catalog.NodeName
 }
 
 // BranchConflictFix is the way out of a *BranchConflictError.
@@ -32,7 +34,7 @@ const BranchConflictFix = "put one gate after the other, or give each branch its
 // Error names the node and the gates.
 func (e *BranchConflictError) Error() string {
 	return fmt.Sprintf("node %s is downstream of gates %s, neither of which is downstream of the other: a node can be in one gate's branch only (%s)",
-		e.Node, strings.Join(e.Gates, " and "), BranchConflictFix)
+		e.Node, strlist.Join(e.Gates, " and "), BranchConflictFix)
 }
 
 // Branches returns the branch of every gate among the declared nodes, in
@@ -40,12 +42,12 @@ func (e *BranchConflictError) Error() string {
 // DAG must be sortable (see TopologicalSort, whose error it returns); a
 // node below two gates that are not one above the other is a
 // *BranchConflictError.
-func (d *PipelineDAG) Branches(isGate func(node string) bool) ([]Branch, error) {
+func (d *PipelineDAG) Branches(isGate func(node catalog.NodeName) bool) ([]Branch, error) {
 	order, err := d.TopologicalSort()
 	if err != nil {
 		return nil, err
 	}
-	var gates []string
+	var gates []catalog.NodeName
 	for _, n := range order {
 		if isGate(n) {
 			gates = append(gates, n)
@@ -55,15 +57,15 @@ func (d *PipelineDAG) Branches(isGate func(node string) bool) ([]Branch, error) 
 		return nil, nil
 	}
 	// below[g] is the set of declared nodes downstream of gate g.
-	below := make(map[string]map[string]bool, len(gates))
+	below := make(map[catalog.NodeName]map[catalog.NodeName]bool, len(gates))
 	for _, g := range gates {
 		below[g] = d.descendants(g)
 	}
 	// A node's innermost gate is the one, among the gates above it, that
 	// every other gate above it is above; the gates above a node must form
 	// a chain.
-	innermost := func(n string) (string, error) {
-		var above []string
+	innermost := func(n catalog.NodeName) (catalog.NodeName, error) {
+		var above []catalog.NodeName
 		for _, g := range gates {
 			if below[g][n] {
 				above = append(above, g)
@@ -79,19 +81,19 @@ func (d *PipelineDAG) Branches(isGate func(node string) bool) ([]Branch, error) 
 				in = g
 			case below[g][in]:
 			default:
-				return "", &BranchConflictError{Node: n, Gates: []string{in, g}}
+				return "", &BranchConflictError{Node: n, Gates: []catalog.NodeName{in, g}}
 			}
 		}
 		return in, nil
 	}
 	out := make([]Branch, len(gates))
-	idx := make(map[string]int, len(gates))
+	idx := make(map[catalog.NodeName]int, len(gates))
 	for i, g := range gates {
 		parent, err := innermost(g)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Branch{Gate: g, Parent: parent, Nodes: []string{}}
+		out[i] = Branch{Gate: g, Parent: parent, Nodes: []catalog.NodeName{}}
 		idx[g] = i
 	}
 	for _, n := range order {
@@ -107,8 +109,8 @@ func (d *PipelineDAG) Branches(isGate func(node string) bool) ([]Branch, error) 
 }
 
 // InBranch maps every node inside a branch to its innermost gate.
-func InBranch(branches []Branch) map[string]string {
-	m := map[string]string{}
+func InBranch(branches []Branch) map[catalog.NodeName]catalog.NodeName {
+	m := map[catalog.NodeName]catalog.NodeName{}
 	for _, b := range branches {
 		for _, n := range b.Nodes {
 			m[n] = b.Gate
@@ -118,8 +120,8 @@ func InBranch(branches []Branch) map[string]string {
 }
 
 // descendants is the set of declared nodes reachable from name.
-func (d *PipelineDAG) descendants(name string) map[string]bool {
-	seen := map[string]bool{}
+func (d *PipelineDAG) descendants(name catalog.NodeName) map[catalog.NodeName]bool {
+	seen := map[catalog.NodeName]bool{}
 	id, ok := d.ids[name]
 	if !ok {
 		return seen

@@ -6,17 +6,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
-func gatesNamed(names ...string) func(string) bool {
-	return func(n string) bool { return slices.Contains(names, n) }
+func gatesNamed(names ...catalog.NodeName) func(catalog.NodeName) bool {
+	return func(n catalog.NodeName) bool { return slices.Contains(names, n) }
 }
 
 func TestBranches(t *testing.T) {
 	// train -> eval -> gate -> {model, package -> register}; train feeds
 	// model and package directly; a second gate inside the first guards
 	// the transform.
-	d := New([]string{"train", "eval", "gate", "model", "package", "register", "gate2", "transform", "report"},
+	d := New([]catalog.NodeName{"train", "eval", "gate", "model", "package", "register", "gate2", "transform", "report"},
 		[]Edge{{"train", "eval"}, {"eval", "gate"}, {"gate", "model"}, {"train", "model"}, {"gate", "package"}, {"train", "package"},
 			{"package", "register"}, {"model", "gate2"}, {"gate2", "transform"}, {"eval", "report"}})
 	got, err := d.Branches(gatesNamed("gate", "gate2"))
@@ -24,8 +26,8 @@ func TestBranches(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Branch{
-		{Gate: "gate", Nodes: []string{"model", "package", "gate2", "register"}},
-		{Gate: "gate2", Parent: "gate", Nodes: []string{"transform"}},
+		{Gate: "gate", Nodes: []catalog.NodeName{"model", "package", "gate2", "register"}},
+		{Gate: "gate2", Parent: "gate", Nodes: []catalog.NodeName{"transform"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Branches = %+v\nwant %+v", got, want)
@@ -38,19 +40,19 @@ func TestBranches(t *testing.T) {
 	if b, err := d.Branches(gatesNamed()); err != nil || b != nil {
 		t.Errorf("no gates: %v %v", b, err)
 	}
-	if b, err := New([]string{"g"}, nil).Branches(gatesNamed("g")); err != nil || len(b) != 1 || len(b[0].Nodes) != 0 {
+	if b, err := New([]catalog.NodeName{"g"}, nil).Branches(gatesNamed("g")); err != nil || len(b) != 1 || len(b[0].Nodes) != 0 {
 		t.Errorf("a gate with nothing after it: %+v %v", b, err)
 	}
 }
 
 func TestBranchesRefuseANodeInTwoBranches(t *testing.T) {
-	d := New([]string{"a", "g1", "g2", "join"}, []Edge{{"a", "g1"}, {"a", "g2"}, {"g1", "join"}, {"g2", "join"}})
+	d := New([]catalog.NodeName{"a", "g1", "g2", "join"}, []Edge{{"a", "g1"}, {"a", "g2"}, {"g1", "join"}, {"g2", "join"}})
 	_, err := d.Branches(gatesNamed("g1", "g2"))
 	var bc *BranchConflictError
 	if !errors.As(err, &bc) || bc.Node != "join" || !strings.Contains(err.Error(), "g1 and g2") {
 		t.Fatalf("err = %v", err)
 	}
-	cyc := New([]string{"a", "b"}, []Edge{{"a", "b"}, {"b", "a"}})
+	cyc := New([]catalog.NodeName{"a", "b"}, []Edge{{"a", "b"}, {"b", "a"}})
 	if _, err := cyc.Branches(gatesNamed("a")); !errors.Is(err, ErrNotSortable) {
 		t.Fatalf("cycle: %v", err)
 	}

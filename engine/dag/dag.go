@@ -4,21 +4,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 // Edge is a directed edge: From runs before To. In JSON it is the pair
 // [from, to].
 type Edge struct {
-	From string
-	To   string
+	From catalog.NodeName
+	To   catalog.NodeName
 }
 
 // String renders the edge as "from -> to".
-func (e Edge) String() string { return e.From + " -> " + e.To }
+func (e Edge) String() string { return fmt.Sprintf("%s -> %s", e.From, e.To) }
 
 // MarshalJSON encodes the edge as a two-element array.
 func (e Edge) MarshalJSON() ([]byte, error) {
-	return json.Marshal([2]string{e.From, e.To})
+	return json.Marshal([2]catalog.NodeName{e.From, e.To})
 }
 
 // UnmarshalJSON decodes a two-element array of strings.
@@ -30,7 +32,7 @@ func (e *Edge) UnmarshalJSON(b []byte) error {
 	if len(pair) != 2 {
 		return fmt.Errorf("edge must be a [src, dst] pair, got %d elements", len(pair))
 	}
-	var from, to string
+	var from, to catalog.NodeName
 	if err := json.Unmarshal(pair[0], &from); err != nil {
 		return fmt.Errorf("edge source must be a string: %s", pair[0])
 	}
@@ -49,7 +51,7 @@ var ErrNotSortable = errors.New("DAG has cycles or disconnected nodes")
 // the nodes that could not be placed (those on or after a cycle, or behind
 // an edge from an undeclared node).
 type SortError struct {
-	Unplaced []string
+	Unplaced []catalog.NodeName
 }
 
 // Error returns ErrNotSortable's message, which names both causes.
@@ -62,24 +64,24 @@ func (e *SortError) Unwrap() error { return ErrNotSortable }
 // nodes and edges. The zero value is not usable; call New. A PipelineDAG is
 // not safe for concurrent mutation; concurrent reads are safe.
 type PipelineDAG struct {
-	nodes    []string         // declared nodes, insertion order
-	pos      []int32          // vertex id -> position in nodes, -1 when undeclared
-	ids      map[string]int32 // every vertex: declared nodes and edge endpoints
-	names    []string         // vertex id -> name
-	edges    []Edge           // insertion order, no duplicates
+	nodes    []catalog.NodeName         // declared nodes, insertion order
+	pos      []int32                    // vertex id -> position in nodes, -1 when undeclared
+	ids      map[catalog.NodeName]int32 // every vertex: declared nodes and edge endpoints
+	names    []catalog.NodeName         // vertex id -> name
+	edges    []Edge                     // insertion order, no duplicates
 	edgeSet  map[[2]int32]struct{}
 	out, in  [][]int32 // vertex adjacency in edge insertion order
-	dupNodes []string
+	dupNodes []catalog.NodeName
 	dupEdges []Edge
 }
 
 // New builds a DAG from declared nodes and edges, both kept in order.
 // Edge endpoints are not declared as nodes (see the package doc); repeated
 // nodes and edges are ignored and reported by Duplicates.
-func New(nodes []string, edges []Edge) *PipelineDAG {
+func New(nodes []catalog.NodeName, edges []Edge) *PipelineDAG {
 	d := &PipelineDAG{
-		nodes:   make([]string, 0, len(nodes)),
-		ids:     make(map[string]int32, len(nodes)+len(edges)/4),
+		nodes:   make([]catalog.NodeName, 0, len(nodes)),
+		ids:     make(map[catalog.NodeName]int32, len(nodes)+len(edges)/4),
 		edgeSet: make(map[[2]int32]struct{}, len(edges)),
 	}
 	for _, n := range nodes {
@@ -93,7 +95,7 @@ func New(nodes []string, edges []Edge) *PipelineDAG {
 
 // FromPairs builds a DAG from nodes and [src, dst] pairs; a pair that does
 // not have exactly two elements is an error naming its index.
-func FromPairs(nodes []string, pairs [][]string) (*PipelineDAG, error) {
+func FromPairs(nodes []catalog.NodeName, pairs [][]catalog.NodeName) (*PipelineDAG, error) {
 	edges := make([]Edge, 0, len(pairs))
 	for i, p := range pairs {
 		if len(p) != 2 {
@@ -104,7 +106,7 @@ func FromPairs(nodes []string, pairs [][]string) (*PipelineDAG, error) {
 	return New(nodes, edges), nil
 }
 
-func (d *PipelineDAG) vertex(name string) int32 {
+func (d *PipelineDAG) vertex(name catalog.NodeName) int32 {
 	if id, ok := d.ids[name]; ok {
 		return id
 	}
@@ -119,7 +121,7 @@ func (d *PipelineDAG) vertex(name string) int32 {
 
 // AddNode declares a node and reports whether it was new. Declaring a name
 // that so far was only an edge endpoint makes it a node (appended last).
-func (d *PipelineDAG) AddNode(name string) bool {
+func (d *PipelineDAG) AddNode(name catalog.NodeName) bool {
 	id := d.vertex(name)
 	if d.pos[id] >= 0 {
 		d.dupNodes = append(d.dupNodes, name)
@@ -132,7 +134,7 @@ func (d *PipelineDAG) AddNode(name string) bool {
 
 // AddEdge adds the edge from -> to and reports whether it was new. It never
 // declares its endpoints.
-func (d *PipelineDAG) AddEdge(from, to string) bool {
+func (d *PipelineDAG) AddEdge(from, to catalog.NodeName) bool {
 	f, t := d.vertex(from), d.vertex(to)
 	key := [2]int32{f, t}
 	if _, dup := d.edgeSet[key]; dup {
@@ -147,16 +149,16 @@ func (d *PipelineDAG) AddEdge(from, to string) bool {
 }
 
 // Nodes returns the declared nodes in insertion order (a copy).
-func (d *PipelineDAG) Nodes() []string { return append([]string{}, d.nodes...) }
+func (d *PipelineDAG) Nodes() []catalog.NodeName { return append([]catalog.NodeName{}, d.nodes...) }
 
 // Edges returns the edges in insertion order (a copy).
 func (d *PipelineDAG) Edges() []Edge { return append([]Edge{}, d.edges...) }
 
 // EdgePairs returns the edges as [src, dst] pairs, the JSON shape.
-func (d *PipelineDAG) EdgePairs() [][]string {
-	out := make([][]string, len(d.edges))
+func (d *PipelineDAG) EdgePairs() [][]catalog.NodeName {
+	out := make([][]catalog.NodeName, len(d.edges))
 	for i, e := range d.edges {
-		out[i] = []string{e.From, e.To}
+		out[i] = []catalog.NodeName{e.From, e.To}
 	}
 	return out
 }
@@ -168,19 +170,19 @@ func (d *PipelineDAG) NodeCount() int { return len(d.nodes) }
 func (d *PipelineDAG) EdgeCount() int { return len(d.edges) }
 
 // HasNode reports whether name is a declared node.
-func (d *PipelineDAG) HasNode(name string) bool {
+func (d *PipelineDAG) HasNode(name catalog.NodeName) bool {
 	id, ok := d.ids[name]
 	return ok && d.pos[id] >= 0
 }
 
 // Duplicates returns the node declarations and edges that were ignored
 // because they repeated an earlier one, in the order they were given.
-func (d *PipelineDAG) Duplicates() (nodes []string, edges []Edge) {
-	return append([]string{}, d.dupNodes...), append([]Edge{}, d.dupEdges...)
+func (d *PipelineDAG) Duplicates() (nodes []catalog.NodeName, edges []Edge) {
+	return append([]catalog.NodeName{}, d.dupNodes...), append([]Edge{}, d.dupEdges...)
 }
 
-func (d *PipelineDAG) namesOf(ids []int32) []string {
-	out := make([]string, len(ids))
+func (d *PipelineDAG) namesOf(ids []int32) []catalog.NodeName {
+	out := make([]catalog.NodeName, len(ids))
 	for i, id := range ids {
 		out[i] = d.names[id]
 	}
@@ -190,7 +192,7 @@ func (d *PipelineDAG) namesOf(ids []int32) []string {
 // Parents returns the immediate predecessors of name in edge insertion
 // order, including undeclared edge endpoints; nil when name has none or is
 // unknown.
-func (d *PipelineDAG) Parents(name string) []string {
+func (d *PipelineDAG) Parents(name catalog.NodeName) []catalog.NodeName {
 	id, ok := d.ids[name]
 	if !ok {
 		return nil
@@ -200,7 +202,7 @@ func (d *PipelineDAG) Parents(name string) []string {
 
 // Children returns the immediate successors of name in edge insertion
 // order, including undeclared edge endpoints.
-func (d *PipelineDAG) Children(name string) []string {
+func (d *PipelineDAG) Children(name catalog.NodeName) []catalog.NodeName {
 	id, ok := d.ids[name]
 	if !ok {
 		return nil
@@ -210,12 +212,12 @@ func (d *PipelineDAG) Children(name string) []string {
 
 // DeclaredParents is Parents without the undeclared endpoints: the
 // predecessors that are nodes of the DAG.
-func (d *PipelineDAG) DeclaredParents(name string) []string {
+func (d *PipelineDAG) DeclaredParents(name catalog.NodeName) []catalog.NodeName {
 	id, ok := d.ids[name]
 	if !ok {
 		return nil
 	}
-	var out []string
+	var out []catalog.NodeName
 	for _, p := range d.in[id] {
 		if d.pos[p] >= 0 {
 			out = append(out, d.names[p])
@@ -225,8 +227,8 @@ func (d *PipelineDAG) DeclaredParents(name string) []string {
 }
 
 // EntryNodes returns the declared nodes without predecessors, in node order.
-func (d *PipelineDAG) EntryNodes() []string {
-	out := []string{}
+func (d *PipelineDAG) EntryNodes() []catalog.NodeName {
+	out := []catalog.NodeName{}
 	for _, n := range d.nodes {
 		if len(d.in[d.ids[n]]) == 0 {
 			out = append(out, n)
@@ -236,8 +238,8 @@ func (d *PipelineDAG) EntryNodes() []string {
 }
 
 // ExitNodes returns the declared nodes without successors, in node order.
-func (d *PipelineDAG) ExitNodes() []string {
-	out := []string{}
+func (d *PipelineDAG) ExitNodes() []catalog.NodeName {
+	out := []catalog.NodeName{}
 	for _, n := range d.nodes {
 		if len(d.out[d.ids[n]]) == 0 {
 			out = append(out, n)
@@ -247,8 +249,8 @@ func (d *PipelineDAG) ExitNodes() []string {
 }
 
 // IsolatedNodes returns the declared nodes that no edge touches.
-func (d *PipelineDAG) IsolatedNodes() []string {
-	out := []string{}
+func (d *PipelineDAG) IsolatedNodes() []catalog.NodeName {
+	out := []catalog.NodeName{}
 	for _, n := range d.nodes {
 		id := d.ids[n]
 		if len(d.in[id]) == 0 && len(d.out[id]) == 0 {
@@ -260,11 +262,11 @@ func (d *PipelineDAG) IsolatedNodes() []string {
 
 // UndeclaredEndpoints returns the edge endpoints that are not declared
 // nodes, each once, in the order the edges name them.
-func (d *PipelineDAG) UndeclaredEndpoints() []string {
-	var out []string
-	seen := make(map[string]bool)
+func (d *PipelineDAG) UndeclaredEndpoints() []catalog.NodeName {
+	var out []catalog.NodeName
+	seen := make(map[catalog.NodeName]bool)
 	for _, e := range d.edges {
-		for _, n := range [2]string{e.From, e.To} {
+		for _, n := range [2]catalog.NodeName{e.From, e.To} {
 			if !d.HasNode(n) && !seen[n] {
 				seen[n] = true
 				out = append(out, n)
@@ -309,14 +311,14 @@ func (d *PipelineDAG) topo() (order []int32, ok bool) {
 // algorithm with a FIFO queue in node insertion order, children in edge
 // order. On a cycle, or a node waiting on an undeclared node, it returns a
 // *SortError (errors.Is(err, ErrNotSortable)).
-func (d *PipelineDAG) TopologicalSort() ([]string, error) {
+func (d *PipelineDAG) TopologicalSort() ([]catalog.NodeName, error) {
 	order, ok := d.topo()
 	if !ok {
 		placed := make([]bool, len(d.names))
 		for _, v := range order {
 			placed[v] = true
 		}
-		var left []string
+		var left []catalog.NodeName
 		for _, n := range d.nodes {
 			if !placed[d.ids[n]] {
 				left = append(left, n)
@@ -355,13 +357,13 @@ func (d *PipelineDAG) maxDepth(order []int32, ok bool) int {
 
 // Statistics summarises the graph as the serialized file does.
 type Statistics struct {
-	NodeCount     int      `json:"node_count"`
-	EdgeCount     int      `json:"edge_count"`
-	HasCycles     bool     `json:"has_cycles"`
-	EntryNodes    []string `json:"entry_nodes"`
-	ExitNodes     []string `json:"exit_nodes"`
-	MaxDepth      int      `json:"max_depth"`
-	IsolatedNodes []string `json:"isolated_nodes"`
+	NodeCount     int                `json:"node_count"`
+	EdgeCount     int                `json:"edge_count"`
+	HasCycles     bool               `json:"has_cycles"`
+	EntryNodes    []catalog.NodeName `json:"entry_nodes"`
+	ExitNodes     []catalog.NodeName `json:"exit_nodes"`
+	MaxDepth      int                `json:"max_depth"`
+	IsolatedNodes []catalog.NodeName `json:"isolated_nodes"`
 }
 
 // Statistics computes the file statistics. HasCycles is true whenever the

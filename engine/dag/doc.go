@@ -1,5 +1,6 @@
 // Package dag is the pipeline graph: a PipelineDAG of named nodes (DAG node
-// names such as "TabularPreprocessing_training") joined by directed edges
+// names such as "TabularPreprocessing_training", of type catalog.NodeName,
+// the type packages deps and compiler take them in) joined by directed edges
 // (src runs before dst), its integrity report, its topological order and
 // the serialized DAG file.
 //

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/internal/jsonpos"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
@@ -55,9 +56,9 @@ type File struct {
 // FileGraph is the "dag" object of a DAG file.
 type FileGraph struct {
 	// Description is present in the shared pipeline catalog's files only.
-	Description string     `json:"description,omitempty"`
-	Nodes       []string   `json:"nodes"`
-	Edges       [][]string `json:"edges"`
+	Description string               `json:"description,omitempty"`
+	Nodes       []catalog.NodeName   `json:"nodes"`
+	Edges       [][]catalog.NodeName `json:"edges"`
 }
 
 // FileInfo is what Parse reports besides the graph: the document's fields
@@ -134,10 +135,10 @@ func CheckWritable(d *PipelineDAG) error {
 	}
 	for _, e := range d.edges {
 		if !d.HasNode(e.From) {
-			return &WriteCheckError{Reason: "Edge references non-existent source node: " + e.From}
+			return &WriteCheckError{Reason: fmt.Sprintf("Edge references non-existent source node: %s", e.From)}
 		}
 		if !d.HasNode(e.To) {
-			return &WriteCheckError{Reason: "Edge references non-existent destination node: " + e.To}
+			return &WriteCheckError{Reason: fmt.Sprintf("Edge references non-existent destination node: %s", e.To)}
 		}
 	}
 	return nil
@@ -241,7 +242,7 @@ func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
 	if err := CheckSize(len(nodeList), len(edgeList)); err != nil {
 		return nil, nil, &FormatError{Reason: err.Error()}
 	}
-	nodes := make([]string, len(nodeList))
+	nodes := make([]catalog.NodeName, len(nodeList))
 	for i, n := range nodeList {
 		s, ok := n.(string)
 		if !ok {
@@ -250,7 +251,7 @@ func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
 		if len(s) > MaxNameLength {
 			return nil, nil, &FormatError{Reason: fmt.Sprintf("dag.nodes[%d] is %d bytes long, over the limit of %d", i, len(s), MaxNameLength)}
 		}
-		nodes[i] = s
+		nodes[i] = catalog.NodeName(s)
 	}
 	edges := make([]Edge, len(edgeList))
 	for i, e := range edgeList {
@@ -263,7 +264,7 @@ func Parse(data []byte) (*PipelineDAG, *FileInfo, error) {
 		if !ok1 || !ok2 {
 			return nil, nil, &FormatError{Reason: fmt.Sprintf("Invalid edge format: %s (dag.edges[%d]). Expected [src, dst] strings", jsonText(e), i)}
 		}
-		edges[i] = Edge{From: from, To: to}
+		edges[i] = Edge{From: catalog.NodeName(from), To: catalog.NodeName(to)}
 	}
 	return New(nodes, edges), info, nil
 }

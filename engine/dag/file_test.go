@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 func TestReadOriginalWriterFile(t *testing.T) {
@@ -103,7 +105,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("directory holds %d entries", len(entries))
 	}
 	// Compact encoding and empty metadata.
-	b, err := NewFile(New([]string{"a"}, nil), nil, time.Unix(0, 0)).Encode(false)
+	b, err := NewFile(New([]catalog.NodeName{"a"}, nil), nil, time.Unix(0, 0)).Encode(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,9 +122,9 @@ func TestWriteChecks(t *testing.T) {
 		d    *PipelineDAG
 		want string
 	}{
-		{"cycle", New([]string{"a", "b"}, []Edge{{"a", "b"}, {"b", "a"}}), "DAG validation failed: DAG has cycles or disconnected nodes"},
+		{"cycle", New([]catalog.NodeName{"a", "b"}, []Edge{{"a", "b"}, {"b", "a"}}), "DAG validation failed: DAG has cycles or disconnected nodes"},
 		{"empty", New(nil, nil), "Cannot write empty DAG (no nodes)"},
-		{"dangling", New([]string{"a"}, []Edge{{"a", "x"}}), "Edge references non-existent destination node: x"},
+		{"dangling", New([]catalog.NodeName{"a"}, []Edge{{"a", "x"}}), "Edge references non-existent destination node: x"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

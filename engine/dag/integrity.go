@@ -2,9 +2,10 @@ package dag
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 // Integrity issue categories, the keys of Issues.
@@ -37,7 +38,7 @@ type ValidateOptions struct {
 	// StepKnown, when set, is asked about every declared node; nodes it
 	// rejects are reported under missing_steps. Leave nil to skip the check
 	// (no catalog at hand).
-	StepKnown func(node string) bool
+	StepKnown func(node catalog.NodeName) bool
 	// MaxCycles bounds the cycles listed (0 means DefaultMaxCycles); when
 	// more exist a final message says the list was cut.
 	MaxCycles int
@@ -62,24 +63,24 @@ func (d *PipelineDAG) Validate(opts ValidateOptions) Issues {
 	}
 	cycles, cut := d.cycles(max)
 	for _, c := range cycles {
-		is.add(CategoryCycles, "Cycle detected: "+strings.Join(d.namesOf(c), " -> "))
+		is.add(CategoryCycles, "Cycle detected: "+strlist.Join(d.namesOf(c), " -> "))
 	}
 	if cut {
 		is.add(CategoryCycles, fmt.Sprintf("more cycles exist; only the first %d are listed", max))
 	}
 	for _, e := range d.edges {
 		if !d.HasNode(e.From) {
-			is.add(CategoryDangling, "Edge references non-existent source node: "+e.From)
+			is.add(CategoryDangling, fmt.Sprintf("Edge references non-existent source node: %s", e.From))
 		}
 		if !d.HasNode(e.To) {
-			is.add(CategoryDangling, "Edge references non-existent destination node: "+e.To)
+			is.add(CategoryDangling, fmt.Sprintf("Edge references non-existent destination node: %s", e.To))
 		}
 	}
 	for _, n := range d.UndeclaredEndpoints() {
 		is.add(CategoryUndeclared, fmt.Sprintf("Edge endpoint '%s' is not a declared node (likely a typo, or a node missing from the node list); it has no step and no config", n))
 	}
 	for _, n := range d.IsolatedNodes() {
-		is.add(CategoryIsolated, "Node has no connections: "+n)
+		is.add(CategoryIsolated, fmt.Sprintf("Node has no connections: %s", n))
 	}
 	if opts.StepKnown != nil {
 		for _, n := range d.nodes {
@@ -93,7 +94,7 @@ func (d *PipelineDAG) Validate(opts ValidateOptions) Issues {
 
 // Cycles returns up to max elementary cycles (0 means DefaultMaxCycles),
 // each as node names starting at its earliest node, and whether more exist.
-func (d *PipelineDAG) Cycles(max int) (cycles [][]string, truncated bool) {
+func (d *PipelineDAG) Cycles(max int) (cycles [][]catalog.NodeName, truncated bool) {
 	if max <= 0 {
 		max = DefaultMaxCycles
 	}

@@ -13,7 +13,7 @@ import (
 func BenchmarkResolve(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		d, byNode, _ := randomDAG(b, rand.New(rand.NewPCG(1, 2)), n)
-		lookup := func(n string) (*catalog.Step, error) { return byNode[n], nil }
+		lookup := func(n catalog.NodeName) (*catalog.Step, error) { return byNode[n], nil }
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
 				_, err := Resolve(context.Background(), d, lookup)
@@ -46,7 +46,7 @@ func BenchmarkExplainCompatibility(b *testing.B) {
 func BenchmarkResolveWarm(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		d, byNode, _ := randomDAG(b, rand.New(rand.NewPCG(1, 2)), n)
-		lookup := func(n string) (*catalog.Step, error) { return byNode[n], nil }
+		lookup := func(n catalog.NodeName) (*catalog.Step, error) { return byNode[n], nil }
 		r := NewResolver()
 		_, _ = r.Resolve(context.Background(), d, lookup)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

@@ -63,7 +63,7 @@ func TestCatalogWiringMatchesOriginal(t *testing.T) {
 				}
 				for in, exp := range want {
 					b, ok := got[in]
-					if _, deliberate := catalogUnbound[c.Node+"."+in]; deliberate {
+					if _, deliberate := catalogUnbound[string(c.Node)+"."+in]; deliberate {
 						if ok {
 							t.Errorf("%s.%s <- %s.%s: bound, but the catalog means it to stay unbound", c.Node, in, b.Provider, b.Output)
 						}
@@ -74,10 +74,10 @@ func TestCatalogWiringMatchesOriginal(t *testing.T) {
 						continue
 					}
 					score := exp[2].(float64)
-					if dev, ok := catalogScoreDeviations[c.Node+"."+in]; ok {
+					if dev, ok := catalogScoreDeviations[string(c.Node)+"."+in]; ok {
 						score = dev
 					}
-					if exp[0] != b.Provider || exp[1] != b.Output || math.Abs(score-b.Score) > 1e-9 {
+					if exp[0] != string(b.Provider) || exp[1] != b.Output || math.Abs(score-b.Score) > 1e-9 {
 						t.Errorf("%s.%s <- %s.%s (%.6f), original %v", c.Node, in, b.Provider, b.Output, b.Score, exp)
 					}
 				}

@@ -44,10 +44,10 @@ type golden struct {
 	Ratios        [][]any `json:"ratios"`
 	Compatibility [][]any `json:"compatibility"`
 	Wiring        []struct {
-		Name     string                      `json:"name"`
-		Nodes    []string                    `json:"nodes"`
-		Edges    [][]string                  `json:"edges"`
-		Bindings map[string]map[string][]any `json:"bindings"`
+		Name     string                                `json:"name"`
+		Nodes    []catalog.NodeName                    `json:"nodes"`
+		Edges    [][]catalog.NodeName                  `json:"edges"`
+		Bindings map[catalog.NodeName]map[string][]any `json:"bindings"`
 	} `json:"wiring"`
 }
 
@@ -85,9 +85,9 @@ func loadGolden(t testing.TB) (*golden, map[string]*catalog.Step) {
 // originalLookup maps node names the way the golden cases name them:
 // "<StepType>_<job type>" uses the job-type view.
 func originalLookup(steps map[string]*catalog.Step) StepLookup {
-	return func(node string) (*catalog.Step, error) {
+	return func(node catalog.NodeName) (*catalog.Step, error) {
 		for _, jt := range []string{"training", "calibration", "validation", "testing"} {
-			if base, ok := strings.CutSuffix(node, "_"+jt); ok {
+			if base, ok := strings.CutSuffix(string(node), "_"+jt); ok {
 				if s, ok := steps[base+"/"+jt]; ok {
 					return s, nil
 				}
@@ -96,7 +96,7 @@ func originalLookup(steps map[string]*catalog.Step) StepLookup {
 				}
 			}
 		}
-		if s, ok := steps[node]; ok {
+		if s, ok := steps[string(node)]; ok {
 			return s, nil
 		}
 		return nil, errors.New("unknown node")
@@ -287,7 +287,7 @@ func TestOriginalWiringGolden(t *testing.T) {
 				}
 				for _, b := range c.Bindings {
 					exp, ok := want[b.Input]
-					if !ok || exp[0] != b.Provider || exp[1] != b.Output || math.Abs(exp[2].(float64)-b.Score) > 1e-12 {
+					if !ok || exp[0] != string(b.Provider) || exp[1] != b.Output || math.Abs(exp[2].(float64)-b.Score) > 1e-12 {
 						t.Errorf("%s.%s <- %s.%s (%v), original %v", c.Node, b.Input, b.Provider, b.Output, b.Score, exp)
 					}
 				}
@@ -301,7 +301,7 @@ func TestCase10MissingInput(t *testing.T) {
 	// candidate scores 0.4652, so it stays unbound and resolution fails,
 	// naming the step, the input and that candidate.
 	_, steps := loadGolden(t)
-	d := dag.New([]string{"DummyDataLoading_training", "XGBoostTraining"}, []dag.Edge{{From: "DummyDataLoading_training", To: "XGBoostTraining"}})
+	d := dag.New([]catalog.NodeName{"DummyDataLoading_training", "XGBoostTraining"}, []dag.Edge{{From: "DummyDataLoading_training", To: "XGBoostTraining"}})
 	res, err := Resolve(context.Background(), d, originalLookup(steps))
 	var ue *UnresolvedError
 	if !errors.As(err, &ue) || len(ue.Missing) != 1 {
@@ -328,7 +328,7 @@ func TestCase1NoSecondPass(t *testing.T) {
 	// input_path already took (score 0.645); this resolver has none (unlike
 	// cursus (Python)), and says why.
 	_, steps := loadGolden(t)
-	d := dag.New([]string{"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
+	d := dag.New([]catalog.NodeName{"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining"},
 		[]dag.Edge{{From: "CradleDataLoading_training", To: "TabularPreprocessing_training"}, {From: "TabularPreprocessing_training", To: "XGBoostTraining"}})
 	res, err := Resolve(context.Background(), d, originalLookup(steps))
 	if err != nil {

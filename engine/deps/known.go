@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
 // Partial is what ResolveKnown finds: the consumers of the nodes lookup
 // knows, by node name, and the nodes it does not know, in DAG order.
 type Partial struct {
-	Consumers map[string]*Consumer
-	Unknown   []string
+	Consumers map[catalog.NodeName]*Consumer
+	Unknown   []catalog.NodeName
 }
 
 // ResolveKnown resolves, along d's declared edges, every node lookup knows
@@ -21,8 +22,8 @@ type Partial struct {
 // refuse the whole DAG.
 func ResolveKnown(ctx context.Context, d *dag.PipelineDAG, lookup StepLookup) (*Partial, error) {
 	nodes := d.Nodes()
-	known := make(map[string]Node, len(nodes))
-	out := &Partial{Consumers: make(map[string]*Consumer, len(nodes))}
+	known := make(map[catalog.NodeName]Node, len(nodes))
+	out := &Partial{Consumers: make(map[catalog.NodeName]*Consumer, len(nodes))}
 	for _, n := range nodes {
 		if s, err := lookup(n); err == nil && s != nil {
 			known[n] = Node{Name: n, Step: s}
@@ -57,18 +58,18 @@ func ResolveKnown(ctx context.Context, d *dag.PipelineDAG, lookup StepLookup) (*
 // node p did not resolve (unknown, or p nil) gets one entry per parent,
 // input_<i> -> "<parent>:output". It also returns a note for every
 // required input left unbound.
-func DataFlow(d *dag.PipelineDAG, order []string, p *Partial) (map[string]map[string]string, []string) {
-	var consumers map[string]*Consumer
+func DataFlow(d *dag.PipelineDAG, order []catalog.NodeName, p *Partial) (map[catalog.NodeName]map[string]string, []string) {
+	var consumers map[catalog.NodeName]*Consumer
 	if p != nil {
 		consumers = p.Consumers
 	}
-	flow := make(map[string]map[string]string, len(order))
+	flow := make(map[catalog.NodeName]map[string]string, len(order))
 	var notes []string
 	for _, n := range order {
 		m := map[string]string{}
 		if c, ok := consumers[n]; ok {
 			for _, b := range c.Bindings {
-				m[b.Input] = b.Provider + ":" + b.Output
+				m[b.Input] = string(b.Provider) + ":" + b.Output
 			}
 			for _, u := range c.Unbound {
 				if u.Missing() {
@@ -77,7 +78,7 @@ func DataFlow(d *dag.PipelineDAG, order []string, p *Partial) (map[string]map[st
 			}
 		} else {
 			for i, parent := range d.Parents(n) {
-				m[fmt.Sprintf("input_%d", i)] = parent + ":output"
+				m[fmt.Sprintf("input_%d", i)] = string(parent) + ":output"
 			}
 		}
 		flow[n] = m

@@ -17,8 +17,8 @@ func TestResolveKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := dag.FromPairs([]string{"TabularPreprocessing_training", "Mystery", "XGBoostTraining", "XGBoostModelEval_calibration"},
-		[][]string{{"TabularPreprocessing_training", "XGBoostTraining"}, {"Mystery", "XGBoostModelEval_calibration"}, {"XGBoostTraining", "XGBoostModelEval_calibration"}})
+	d, err := dag.FromPairs([]catalog.NodeName{"TabularPreprocessing_training", "Mystery", "XGBoostTraining", "XGBoostModelEval_calibration"},
+		[][]catalog.NodeName{{"TabularPreprocessing_training", "XGBoostTraining"}, {"Mystery", "XGBoostModelEval_calibration"}, {"XGBoostTraining", "XGBoostModelEval_calibration"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestResolveKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.Unknown, []string{"Mystery"}) || p.Consumers["Mystery"] != nil || len(p.Consumers) != 3 {
+	if !slices.Equal(p.Unknown, []catalog.NodeName{"Mystery"}) || p.Consumers["Mystery"] != nil || len(p.Consumers) != 3 {
 		t.Fatalf("unknown %v, consumers %d", p.Unknown, len(p.Consumers))
 	}
 	train := p.Consumers["XGBoostTraining"]
@@ -53,8 +53,8 @@ func TestMermaidAndDataFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := []string{"TabularPreprocessing_training", "XGBoostTraining", "XGBoostModelEval_calibration", "ModelQualityGate", "Package", "Mystery"}
-	d, err := dag.FromPairs(nodes, [][]string{{"TabularPreprocessing_training", "XGBoostTraining"}, {"XGBoostTraining", "XGBoostModelEval_calibration"},
+	nodes := []catalog.NodeName{"TabularPreprocessing_training", "XGBoostTraining", "XGBoostModelEval_calibration", "ModelQualityGate", "Package", "Mystery"}
+	d, err := dag.FromPairs(nodes, [][]catalog.NodeName{{"TabularPreprocessing_training", "XGBoostTraining"}, {"XGBoostTraining", "XGBoostModelEval_calibration"},
 		{"XGBoostModelEval_calibration", "ModelQualityGate"}, {"ModelQualityGate", "Package"}, {"XGBoostTraining", "Package"},
 		{"Package", "Mystery"}})
 	if err != nil {
@@ -69,7 +69,7 @@ func TestMermaidAndDataFlow(t *testing.T) {
 	if err != nil || len(branches) != 1 {
 		t.Fatalf("branches %v %v", branches, err)
 	}
-	dr := Mermaid(d, "LR", p, []string{branches[0].Gate})
+	dr := Mermaid(d, "LR", p, []catalog.NodeName{branches[0].Gate})
 	for _, want := range []string{"flowchart LR\n", `n3{"ModelQualityGate"}`, `n3 -->|"pass"| n4`, `f0(["ModelQualityGate: Fail, the run ends"])`,
 		`n3 -->|"fail"| f0`, "class n5 unknown", `n0 -->|"processed_data → input_path"| n1`} {
 		if !strings.Contains(dr.Mermaid, want) {
@@ -79,7 +79,7 @@ func TestMermaidAndDataFlow(t *testing.T) {
 	if len(dr.Edges) != d.EdgeCount() || len(dr.Edges[0].Ports) == 0 || dr.Unresolved == nil {
 		t.Errorf("edges %+v unresolved %v", dr.Edges, dr.Unresolved)
 	}
-	ghost, err := dag.FromPairs([]string{"a"}, [][]string{{"Ghost", "a"}})
+	ghost, err := dag.FromPairs([]catalog.NodeName{"a"}, [][]catalog.NodeName{{"Ghost", "a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestMermaidAndDataFlow(t *testing.T) {
 	if flow["XGBoostTraining"]["input_path"] != "TabularPreprocessing_training:processed_data" {
 		t.Errorf("flow %v", flow["XGBoostTraining"])
 	}
-	flow, _ = DataFlow(d, []string{"Mystery"}, p)
+	flow, _ = DataFlow(d, []catalog.NodeName{"Mystery"}, p)
 	if flow["Mystery"]["input_0"] != "Package:output" {
 		t.Errorf("an unresolved node's flow %v", flow["Mystery"])
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
@@ -18,9 +19,9 @@ type Drawing struct {
 
 // DrawnEdge is one edge of a Drawing with the ports it binds.
 type DrawnEdge struct {
-	From  string      `json:"from"`
-	To    string      `json:"to"`
-	Ports []BoundPort `json:"ports"`
+	From  catalog.NodeName `json:"from"`
+	To    catalog.NodeName `json:"to"`
+	Ports []BoundPort      `json:"ports"`
 }
 
 // BoundPort is a provider output bound to a consumer input, with its score.
@@ -35,7 +36,7 @@ type BoundPort struct {
 var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "\n", " ")
 
 // mermaidText escapes a label for a quoted Mermaid string.
-func mermaidText(s string) string { return mermaidEscaper.Replace(s) }
+func mermaidText[S ~string](s S) string { return mermaidEscaper.Replace(string(s)) }
 
 // Mermaid draws d as a flowchart in a direction (TD when ""). With a
 // resolution (p, from ResolveKnown; nil: topology only) each edge is
@@ -46,24 +47,24 @@ func mermaidText(s string) string { return mermaidEscaper.Replace(s) }
 // fail edge leads to its Fail step, which ends the run. Node ids are n<i>
 // in node order (u<i> for undeclared endpoints, f<i> for Fail steps), so
 // any node name is safe; names are quoted labels.
-func Mermaid(d *dag.PipelineDAG, direction string, p *Partial, gates []string) Drawing {
+func Mermaid(d *dag.PipelineDAG, direction string, p *Partial, gates []catalog.NodeName) Drawing {
 	if direction == "" {
 		direction = "TD"
 	}
-	var consumers map[string]*Consumer
-	unknownSet := map[string]bool{}
+	var consumers map[catalog.NodeName]*Consumer
+	unknownSet := map[catalog.NodeName]bool{}
 	if p != nil {
 		consumers = p.Consumers
 		for _, u := range p.Unknown {
 			unknownSet[u] = true
 		}
 	}
-	ids := map[string]string{}
+	ids := map[catalog.NodeName]string{}
 	var b strings.Builder
 	fmt.Fprintf(&b, "flowchart %s\n", direction)
 	unresolved := []string{}
 	var warnNodes, unknownNodes, undeclaredNodes []string
-	gate := make(map[string]bool, len(gates))
+	gate := make(map[catalog.NodeName]bool, len(gates))
 	for _, g := range gates {
 		gate[g] = true
 	}
@@ -80,7 +81,7 @@ func Mermaid(d *dag.PipelineDAG, direction string, p *Partial, gates []string) D
 		if c, ok := consumers[n]; ok {
 			for _, u := range c.Unbound {
 				if u.Missing() {
-					unresolved = append(unresolved, n+"."+u.Input)
+					unresolved = append(unresolved, string(n)+"."+u.Input)
 					if len(warnNodes) == 0 || warnNodes[len(warnNodes)-1] != id {
 						warnNodes = append(warnNodes, id)
 					}

@@ -13,7 +13,7 @@ import (
 // or the step name asked for), the step it runs (its job-type view) and
 // that job type.
 type Member struct {
-	Name    string
+	Name    catalog.NodeName
 	Step    *catalog.Step
 	JobType string
 }
@@ -23,8 +23,8 @@ type Member struct {
 // than once (used once).
 type Members struct {
 	Found      []Member
-	Missing    []string
-	Duplicates []string
+	Missing    []catalog.NodeName
+	Duplicates []catalog.NodeName
 }
 
 // DAGMembers looks every node of d up in c (catalog.Catalog.ResolveNode);
@@ -32,7 +32,7 @@ type Members struct {
 func DAGMembers(c *catalog.Catalog, d *dag.PipelineDAG) Members {
 	var m Members
 	for _, n := range d.Nodes() {
-		t, jt, ok := c.ResolveNode(catalog.NodeName(n))
+		t, jt, ok := c.ResolveNode(n)
 		s, found := c.Step(t)
 		if !ok || !found {
 			m.Missing = append(m.Missing, n)
@@ -45,18 +45,19 @@ func DAGMembers(c *catalog.Catalog, d *dag.PipelineDAG) Members {
 
 // StepMembers looks every name up in c (catalog.Catalog.Lookup: a step
 // type, an alias or a node name); a blank or unknown name is missing, a
-// repeated one is used once.
-func StepMembers(c *catalog.Catalog, names []string) Members {
+// repeated one is used once. A member is named as it was asked for.
+func StepMembers(c *catalog.Catalog, names []catalog.NodeName) Members {
 	var m Members
-	seen := map[string]bool{}
+	seen := map[catalog.NodeName]bool{}
 	for _, n := range names {
+		asked := string(n) // any name Lookup takes
 		if seen[n] {
 			m.Duplicates = append(m.Duplicates, n)
 			continue
 		}
 		seen[n] = true
-		s, jt, err := c.Lookup(n)
-		if err != nil || strings.TrimSpace(n) == "" {
+		s, jt, err := c.Lookup(asked)
+		if err != nil || strings.TrimSpace(asked) == "" {
 			m.Missing = append(m.Missing, n)
 			continue
 		}
@@ -82,7 +83,7 @@ type StepReport struct {
 	Bindings       []Binding `json:"bindings"`
 	Unbound        []Unbound `json:"unbound"`
 	// Providers are the members the step could take inputs from.
-	Providers []string `json:"providers"`
+	Providers []catalog.NodeName `json:"providers"`
 	// Error says which required inputs are missing and why, when any are.
 	Error string `json:"error,omitempty"`
 }
@@ -90,9 +91,9 @@ type StepReport struct {
 // SetReport is the resolution of a set of steps: one StepReport per member
 // and the totals.
 type SetReport struct {
-	Steps map[string]*StepReport
+	Steps map[catalog.NodeName]*StepReport
 	// WithErrors names the members with missing required inputs, in order.
-	WithErrors []string
+	WithErrors []catalog.NodeName
 	// Total counts the dependencies of every member, Resolved the bound ones.
 	Total, Resolved int
 }
@@ -107,9 +108,9 @@ func (r *SetReport) Rate() float64 {
 
 // AllOthers is the parentsOf of a set in which every member may feed every
 // other one.
-func AllOthers(members []Member) func(name string) []string {
-	return func(name string) []string {
-		out := make([]string, 0, len(members))
+func AllOthers(members []Member) func(name catalog.NodeName) []catalog.NodeName {
+	return func(name catalog.NodeName) []catalog.NodeName {
+		out := make([]catalog.NodeName, 0, len(members))
 		for _, m := range members {
 			if m.Name != name {
 				out = append(out, m.Name)
@@ -123,12 +124,12 @@ func AllOthers(members []Member) func(name string) []string {
 // it, in that order (a name that is no member offers nothing and is left
 // out); with a DAG, parentsOf is its DeclaredParents, so the set resolves
 // along its edges as the compiler does. ctx is checked every 64 members.
-func (r *Resolver) ReportSet(ctx context.Context, members []Member, parentsOf func(name string) []string) (*SetReport, error) {
-	byName := make(map[string]*catalog.Step, len(members))
+func (r *Resolver) ReportSet(ctx context.Context, members []Member, parentsOf func(name catalog.NodeName) []catalog.NodeName) (*SetReport, error) {
+	byName := make(map[catalog.NodeName]*catalog.Step, len(members))
 	for _, m := range members {
 		byName[m.Name] = m.Step
 	}
-	rep := &SetReport{Steps: make(map[string]*StepReport, len(members))}
+	rep := &SetReport{Steps: make(map[catalog.NodeName]*StepReport, len(members))}
 	for i, m := range members {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -155,7 +156,7 @@ func (r *Resolver) ReportSet(ctx context.Context, members []Member, parentsOf fu
 		}
 		sr.OptionalDependencies = sr.TotalDependencies - sr.RequiredDependencies
 		for _, b := range c.Bindings {
-			sr.ResolvedDependencies[b.Input] = b.Provider + "." + b.Output
+			sr.ResolvedDependencies[b.Input] = string(b.Provider) + "." + b.Output
 		}
 		var msgs []string
 		for _, u := range c.Unbound {

@@ -18,8 +18,8 @@ func TestReportSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := StepMembers(cat, []string{"TabularPreprocessing_training", "XGBoostTraining", "XGBoostTraining", "Bogus", " "})
-	if len(m.Found) != 2 || !slices.Equal(m.Missing, []string{"Bogus", " "}) || !slices.Equal(m.Duplicates, []string{"XGBoostTraining"}) {
+	m := StepMembers(cat, []catalog.NodeName{"TabularPreprocessing_training", "XGBoostTraining", "XGBoostTraining", "Bogus", " "})
+	if len(m.Found) != 2 || !slices.Equal(m.Missing, []catalog.NodeName{"Bogus", " "}) || !slices.Equal(m.Duplicates, []catalog.NodeName{"XGBoostTraining"}) {
 		t.Fatalf("members %+v", m)
 	}
 	if m.Found[0].JobType != "training" || m.Found[0].Step.Type != "TabularPreprocessing" {
@@ -33,7 +33,7 @@ func TestReportSet(t *testing.T) {
 	if xgb == nil || xgb.ResolvedDependencies["input_path"] != "TabularPreprocessing_training.processed_data" {
 		t.Fatalf("XGBoostTraining %+v", xgb)
 	}
-	if !slices.Equal(xgb.Providers, []string{"TabularPreprocessing_training"}) || xgb.RequiredDependencies+xgb.OptionalDependencies != xgb.TotalDependencies {
+	if !slices.Equal(xgb.Providers, []catalog.NodeName{"TabularPreprocessing_training"}) || xgb.RequiredDependencies+xgb.OptionalDependencies != xgb.TotalDependencies {
 		t.Errorf("XGBoostTraining %+v", xgb)
 	}
 	if rep.Total == 0 || rep.Resolved == 0 || rep.Rate() != float64(rep.Resolved)/float64(rep.Total) {
@@ -41,7 +41,7 @@ func TestReportSet(t *testing.T) {
 	}
 
 	d := dag.New(nil, nil)
-	for _, n := range []string{"XGBoostTraining", "TabularPreprocessing_training"} {
+	for _, n := range []catalog.NodeName{"XGBoostTraining", "TabularPreprocessing_training"} {
 		d.AddNode(n)
 	}
 	d.AddEdge("XGBoostTraining", "TabularPreprocessing_training")

@@ -13,7 +13,7 @@ import (
 // Node is a DAG node with the step it runs (the job-type view, as
 // catalog.Step.ForJobType returns it).
 type Node struct {
-	Name string
+	Name catalog.NodeName
 	Step *catalog.Step
 }
 
@@ -22,7 +22,7 @@ type Node struct {
 type Binding struct {
 	Input            string           `json:"input"`
 	Required         bool             `json:"required"`
-	Provider         string           `json:"provider"` // DAG node name
+	Provider         catalog.NodeName `json:"provider"` // DAG node name
 	ProviderStepType catalog.StepType `json:"provider_step_type"`
 	Output           string           `json:"output"`
 	// PropertyPath is the provider output's property path
@@ -40,7 +40,7 @@ const (
 
 // Candidate is a scored (input, provider output) pair that was not bound.
 type Candidate struct {
-	Provider         string           `json:"provider"`
+	Provider         catalog.NodeName `json:"provider"`
 	ProviderStepType catalog.StepType `json:"provider_step_type"`
 	Output           string           `json:"output"`
 	Score            float64          `json:"score"`
@@ -80,11 +80,11 @@ func (u Unbound) Why() string {
 // Consumer is the resolution of one node: every input is either in
 // Bindings or in Unbound, each list in the step's input order.
 type Consumer struct {
-	Node     string           `json:"node"`
-	StepType catalog.StepType `json:"step_type"`
-	Parents  []string         `json:"parents"`
-	Bindings []Binding        `json:"bindings"`
-	Unbound  []Unbound        `json:"unbound"`
+	Node     catalog.NodeName   `json:"node"`
+	StepType catalog.StepType   `json:"step_type"`
+	Parents  []catalog.NodeName `json:"parents"`
+	Bindings []Binding          `json:"bindings"`
+	Unbound  []Unbound          `json:"unbound"`
 }
 
 // Binding returns the binding of one input.
@@ -101,11 +101,11 @@ func (c *Consumer) Binding(input string) (Binding, bool) {
 // order.
 type Result struct {
 	Consumers []Consumer `json:"consumers"`
-	index     map[string]int
+	index     map[catalog.NodeName]int
 }
 
 // Consumer returns the resolution of one node (nil when unknown).
-func (r *Result) Consumer(node string) *Consumer {
+func (r *Result) Consumer(node catalog.NodeName) *Consumer {
 	if i, ok := r.index[node]; ok {
 		return &r.Consumers[i]
 	}
@@ -128,7 +128,7 @@ func (r *Result) Missing() []MissingInput {
 
 // MissingInput is a required input left unbound.
 type MissingInput struct {
-	Node     string
+	Node     catalog.NodeName
 	StepType catalog.StepType
 	Unbound
 }
@@ -155,7 +155,7 @@ func (e *UnresolvedError) Error() string {
 
 // LookupError reports nodes whose step could not be found.
 type LookupError struct {
-	Nodes []string
+	Nodes []catalog.NodeName
 	Errs  []error
 }
 
@@ -172,14 +172,14 @@ func (e *LookupError) Error() string {
 func (e *LookupError) Unwrap() []error { return e.Errs }
 
 // StepLookup returns the step (job-type view) a DAG node runs.
-type StepLookup func(node string) (*catalog.Step, error)
+type StepLookup func(node catalog.NodeName) (*catalog.Step, error)
 
 // CatalogLookup looks nodes up in a catalog: the node name resolves to a
 // step type and job type (catalog.ResolveNode), and the step's view for
 // that job type is used.
 func CatalogLookup(c *catalog.Catalog) StepLookup {
-	return func(node string) (*catalog.Step, error) {
-		t, jt, ok := c.ResolveNode(catalog.NodeName(node))
+	return func(node catalog.NodeName) (*catalog.Step, error) {
+		t, jt, ok := c.ResolveNode(node)
 		if !ok {
 			return nil, fmt.Errorf("no step type in the catalog matches node %q", node)
 		}
@@ -255,7 +255,7 @@ func Resolve(ctx context.Context, d *dag.PipelineDAG, lookup StepLookup) (*Resul
 // Resolve is the package-level Resolve using r's memory.
 func (r *Resolver) Resolve(ctx context.Context, d *dag.PipelineDAG, lookup StepLookup) (*Result, error) {
 	nodes := d.Nodes()
-	steps := make(map[string]*catalog.Step, len(nodes))
+	steps := make(map[catalog.NodeName]*catalog.Step, len(nodes))
 	var le LookupError
 	for _, n := range nodes {
 		s, err := lookup(n)
@@ -272,7 +272,7 @@ func (r *Resolver) Resolve(ctx context.Context, d *dag.PipelineDAG, lookup StepL
 	if len(le.Nodes) > 0 {
 		return nil, &le
 	}
-	res := &Result{Consumers: make([]Consumer, 0, len(nodes)), index: make(map[string]int, len(nodes))}
+	res := &Result{Consumers: make([]Consumer, 0, len(nodes)), index: make(map[catalog.NodeName]int, len(nodes))}
 	var parents []Node
 	for i, n := range nodes {
 		if i%256 == 0 {
@@ -303,7 +303,7 @@ func (r *Resolver) Resolve(ctx context.Context, d *dag.PipelineDAG, lookup StepL
 // node.
 func (r *Resolver) ResolveConsumer(consumer Node, parents []Node) Consumer {
 	step := consumer.Step
-	c := Consumer{Node: consumer.Name, Parents: make([]string, len(parents)), Bindings: []Binding{}, Unbound: []Unbound{}}
+	c := Consumer{Node: consumer.Name, Parents: make([]catalog.NodeName, len(parents)), Bindings: []Binding{}, Unbound: []Unbound{}}
 	for i, p := range parents {
 		c.Parents[i] = p.Name
 	}

@@ -54,8 +54,8 @@ func TestGreedyOrder(t *testing.T) {
 
 func TestConfigSourcedInputIsNotMissing(t *testing.T) {
 	s := simpleStep("Loader", []catalog.InputPort{{LogicalName: "INPUT_DATA", Type: catalog.DepProcessingOutput, Required: true, ConfigSource: "data_source"}}, []catalog.OutputPort{{LogicalName: "DATA", Type: catalog.DepProcessingOutput}})
-	d := dag.New([]string{"Loader"}, nil)
-	res, err := Resolve(context.Background(), d, func(string) (*catalog.Step, error) { return s, nil })
+	d := dag.New([]catalog.NodeName{"Loader"}, nil)
+	res, err := Resolve(context.Background(), d, func(catalog.NodeName) (*catalog.Step, error) { return s, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,21 +69,21 @@ func TestConfigSourcedInputIsNotMissing(t *testing.T) {
 }
 
 func TestLookupErrorsAndCancel(t *testing.T) {
-	d := dag.New([]string{"a", "b"}, []dag.Edge{{From: "a", To: "b"}})
-	_, err := Resolve(context.Background(), d, func(n string) (*catalog.Step, error) {
+	d := dag.New([]catalog.NodeName{"a", "b"}, []dag.Edge{{From: "a", To: "b"}})
+	_, err := Resolve(context.Background(), d, func(n catalog.NodeName) (*catalog.Step, error) {
 		if n == "b" {
 			return nil, errors.New("nope")
 		}
 		return nil, nil
 	})
 	var le *LookupError
-	if !errors.As(err, &le) || !reflect.DeepEqual(le.Nodes, []string{"a", "b"}) {
+	if !errors.As(err, &le) || !reflect.DeepEqual(le.Nodes, []catalog.NodeName{"a", "b"}) {
 		t.Fatalf("err %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := simpleStep("S", nil, nil)
-	if _, err := Resolve(ctx, d, func(string) (*catalog.Step, error) { return s, nil }); !errors.Is(err, context.Canceled) {
+	if _, err := Resolve(ctx, d, func(catalog.NodeName) (*catalog.Step, error) { return s, nil }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
@@ -92,14 +92,14 @@ func TestLookupErrorsAndCancel(t *testing.T) {
 // suffixes where a view exists) and edges from earlier to later nodes, plus
 // an undeclared endpoint now and then. The steps are drawn from the
 // golden step types in name order, so a seed always yields the same DAG.
-func randomDAG(t testing.TB, rng *rand.Rand, n int) (*dag.PipelineDAG, map[string]*catalog.Step, map[string]*catalog.Step) {
+func randomDAG(t testing.TB, rng *rand.Rand, n int) (*dag.PipelineDAG, map[catalog.NodeName]*catalog.Step, map[string]*catalog.Step) {
 	_, steps := goldenSteps(t)
 	keys := mapkeys.Sorted(steps)
-	byNode := map[string]*catalog.Step{}
-	nodes := make([]string, n)
+	byNode := map[catalog.NodeName]*catalog.Step{}
+	nodes := make([]catalog.NodeName, n)
 	for i := range nodes {
 		k := keys[rng.IntN(len(keys))]
-		nodes[i] = fmt.Sprintf("%s#%d", k, i)
+		nodes[i] = catalog.NodeName(fmt.Sprintf("%s#%d", k, i))
 		byNode[nodes[i]] = steps[k]
 	}
 	var edges []dag.Edge
@@ -131,7 +131,7 @@ func TestPropertyRandomDAGs(t *testing.T) {
 	for seed := uint64(1); seed <= 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		d, byNode, _ := randomDAG(t, rng, 2+rng.IntN(25))
-		lookup := func(n string) (*catalog.Step, error) { return byNode[n], nil }
+		lookup := func(n catalog.NodeName) (*catalog.Step, error) { return byNode[n], nil }
 		res, err := Resolve(context.Background(), d, lookup)
 		var ue *UnresolvedError
 		if err != nil && !errors.As(err, &ue) {
@@ -157,7 +157,7 @@ func TestPropertyRandomDAGs(t *testing.T) {
 				if !slices.Contains(parents, b.Provider) {
 					t.Fatalf("seed %d: %s.%s bound to %s, not a direct parent", seed, c.Node, b.Input, b.Provider)
 				}
-				k := [2]string{b.Provider, b.Output}
+				k := [2]string{string(b.Provider), b.Output}
 				if other, dup := seen[k]; dup {
 					t.Fatalf("seed %d: %s.%s feeds both %s and %s of %s", seed, b.Provider, b.Output, other, b.Input, c.Node)
 				}
@@ -180,7 +180,7 @@ func TestPropertyRandomDAGs(t *testing.T) {
 						if Score(in, out, byNode[p]) <= Threshold {
 							continue
 						}
-						owner, taken := seen[[2]string{p, out.LogicalName}]
+						owner, taken := seen[[2]string{string(p), out.LogicalName}]
 						if !taken {
 							t.Fatalf("seed %d: %s.%s unbound although %s.%s is free", seed, c.Node, u.Input, p, out.LogicalName)
 						}
@@ -210,11 +210,11 @@ func TestBranchesFindTheGates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := dag.New([]string{"XGBoostTraining", "XGBoostModelEval_calibration", "ModelQualityGate", "XGBoostModel", "Unknown"},
+	d := dag.New([]catalog.NodeName{"XGBoostTraining", "XGBoostModelEval_calibration", "ModelQualityGate", "XGBoostModel", "Unknown"},
 		[]dag.Edge{{From: "XGBoostTraining", To: "XGBoostModelEval_calibration"}, {From: "XGBoostModelEval_calibration", To: "ModelQualityGate"},
 			{From: "ModelQualityGate", To: "XGBoostModel"}, {From: "XGBoostTraining", To: "XGBoostModel"}, {From: "ModelQualityGate", To: "Unknown"}})
 	b, err := Branches(d, CatalogLookup(c))
-	if err != nil || len(b) != 1 || b[0].Gate != "ModelQualityGate" || !slices.Equal(b[0].Nodes, []string{"XGBoostModel", "Unknown"}) {
+	if err != nil || len(b) != 1 || b[0].Gate != "ModelQualityGate" || !slices.Equal(b[0].Nodes, []catalog.NodeName{"XGBoostModel", "Unknown"}) {
 		t.Fatalf("Branches = %+v, %v", b, err)
 	}
 	known := dag.New(d.Nodes()[:4], d.Edges()[:4])
@@ -227,7 +227,7 @@ func TestBranchesFindTheGates(t *testing.T) {
 		t.Errorf("the gate's metrics: %+v", bd)
 	}
 	m := res.Consumer("XGBoostModel")
-	if bd, ok := m.Binding("model_data"); !ok || bd.Provider != "XGBoostTraining" || !slices.Equal(m.Parents, []string{"ModelQualityGate", "XGBoostTraining"}) {
+	if bd, ok := m.Binding("model_data"); !ok || bd.Provider != "XGBoostTraining" || !slices.Equal(m.Parents, []catalog.NodeName{"ModelQualityGate", "XGBoostTraining"}) {
 		t.Errorf("the model after the gate: %+v parents %v", bd, m.Parents)
 	}
 }

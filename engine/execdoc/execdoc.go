@@ -70,11 +70,11 @@ func Template(stepNames []string) (map[string]any, error) {
 
 // TemplateStep says which DAG node an entry of a DAG template stands for.
 type TemplateStep struct {
-	Node     string `json:"node"`
-	StepName string `json:"step_name"`           // the document key (SageMaker step name)
-	StepType string `json:"step_type,omitempty"` // catalog step type; "" when the node names none
-	JobType  string `json:"job_type,omitempty"`
-	Verb     string `json:"sagemaker_step_type,omitempty"`
+	Node     catalog.NodeName `json:"node"`
+	StepName string           `json:"step_name"`           // the document key (SageMaker step name, else the node name)
+	StepType catalog.StepType `json:"step_type,omitempty"` // catalog step type; "" when the node names none
+	JobType  string           `json:"job_type,omitempty"`
+	Verb     catalog.Verb     `json:"sagemaker_step_type,omitempty"`
 }
 
 // TemplateResult is a template built from a DAG.
@@ -98,12 +98,12 @@ func TemplateFromDAG(d *dag.PipelineDAG, cat *catalog.Catalog) (*TemplateResult,
 	res := &TemplateResult{Document: map[string]any{}}
 	steps := map[string]any{}
 	for _, n := range d.Nodes() {
-		ts := TemplateStep{Node: n, StepName: n}
+		ts := TemplateStep{Node: n, StepName: string(n)}
 		stepType := []any{DefaultStepType}
-		if t, jt, ok := cat.ResolveNode(catalog.NodeName(n)); ok {
+		if t, jt, ok := cat.ResolveNode(n); ok {
 			if st, ok := cat.Step(t); ok {
 				ts.StepName = string(catalog.SageMakerName(t, jt))
-				ts.StepType, ts.JobType, ts.Verb = string(t), jt, string(st.Verb)
+				ts.StepType, ts.JobType, ts.Verb = t, jt, st.Verb
 				stepType = StepTypeFor(st)
 				if st.Patterns.NameSuffixField != "" {
 					res.Warnings = append(res.Warnings, fmt.Sprintf("node %s: its SageMaker step name also carries config field %s (e.g. %s-NA); generate the document with a config to get the full name", n, st.Patterns.NameSuffixField, ts.StepName))

@@ -73,7 +73,7 @@ func testCatalog(t *testing.T) *catalog.Catalog {
 
 func TestTemplateFromDAG(t *testing.T) {
 	cat := testCatalog(t)
-	d := dag.New([]string{"TabularPreprocessing_training", "XGBoostTraining", "Registration", "mystery_node"}, nil)
+	d := dag.New([]catalog.NodeName{"TabularPreprocessing_training", "XGBoostTraining", "Registration", "mystery_node"}, nil)
 	res, err := TemplateFromDAG(d, cat)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestTemplateFromDAG(t *testing.T) {
 		t.Fatal("an empty DAG must fail")
 	}
 	// two nodes giving one step name keep one entry and warn
-	res, _ = TemplateFromDAG(dag.New([]string{"XGBoostTraining", "xgboost_training"}, nil), cat)
+	res, _ = TemplateFromDAG(dag.New([]catalog.NodeName{"XGBoostTraining", "xgboost_training"}, nil), cat)
 	if len(steps(res.Document)) != 1 || !strings.Contains(strings.Join(res.Warnings, " "), "already gives") {
 		t.Fatalf("duplicate step names: %v %v", res.Document, res.Warnings)
 	}
@@ -258,8 +258,8 @@ func TestCamel(t *testing.T) {
 }
 
 // e2e is a DAG with a data-loading step and a registration step.
-var e2eNodes = []string{"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "Package", "Payload", "Registration"}
-var e2eEdges = [][]string{{"CradleDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
+var e2eNodes = []catalog.NodeName{"CradleDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining", "Package", "Payload", "Registration"}
+var e2eEdges = [][]catalog.NodeName{{"CradleDataLoading_training", "TabularPreprocessing_training"}, {"TabularPreprocessing_training", "XGBoostTraining"},
 	{"XGBoostTraining", "Package"}, {"XGBoostTraining", "Payload"}, {"Package", "Registration"}, {"Payload", "Registration"}}
 
 func e2e(t *testing.T) (*dag.PipelineDAG, *config.Set) {
@@ -317,7 +317,7 @@ func TestGenerateAutoTemplate(t *testing.T) {
 	// the generated document is valid against the DAG's steps
 	var names []string
 	for _, n := range res.NodeSteps {
-		names = append(names, n)
+		names = append(names, string(n))
 	}
 	if r := Validate(roundTrip(t, res.Document), Options{Steps: names}); !r.Valid || len(r.Issues) != 0 {
 		t.Fatalf("generated document has issues: %+v", r.Issues)
@@ -386,7 +386,7 @@ func TestGenerateErrors(t *testing.T) {
 		t.Errorf("input error: %q %v", errkind.Of(ie), errkind.DetailsOf(ie))
 	}
 	// a node with no config is skipped with a warning
-	d2, _ := dag.FromPairs(append(append([]string{}, e2eNodes...), "XGBoostModelEval_calibration"), e2eEdges)
+	d2, _ := dag.FromPairs(append(append([]catalog.NodeName{}, e2eNodes...), "XGBoostModelEval_calibration"), e2eEdges)
 	res, err := Generate(context.Background(), GenerateInput{DAG: d2, Configs: set})
 	if err != nil || !strings.Contains(strings.Join(res.Warnings, "\n"), "XGBoostModelEval_calibration has no config") {
 		t.Fatalf("unresolved node: %v %v", res, err)

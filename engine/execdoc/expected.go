@@ -2,6 +2,7 @@ package execdoc
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -38,13 +39,13 @@ func ExpectedSteps(ctx context.Context, d *dag.PipelineDAG, cat *catalog.Catalog
 		for _, n := range d.Nodes() {
 			name, ok := prev.NodeStepNames[n]
 			if !ok {
-				out.Warnings = append(out.Warnings, "node "+n+" does not resolve to a config with a builder; its step is not expected")
+				out.Warnings = append(out.Warnings, fmt.Sprintf("node %s does not resolve to a config with a builder; its step is not expected", n))
 				continue
 			}
-			out.Steps = append(out.Steps, name)
-			if t, _, ok := cat.ResolveNode(catalog.NodeName(n)); ok {
+			out.Steps = append(out.Steps, string(name)) // the document keys steps by name
+			if t, _, ok := cat.ResolveNode(n); ok {
 				if st, ok := cat.Step(t); ok && HelperFor(st) != "" {
-					out.NeedConfig = append(out.NeedConfig, name)
+					out.NeedConfig = append(out.NeedConfig, string(name))
 				}
 			}
 		}
@@ -65,7 +66,7 @@ func ExpectedSteps(ctx context.Context, d *dag.PipelineDAG, cat *catalog.Catalog
 		name := ts.StepName
 		var st *catalog.Step
 		if ts.StepType != "" {
-			st, _ = cat.Step(catalog.StepType(ts.StepType))
+			st, _ = cat.Step(ts.StepType)
 		}
 		if st != nil && st.Patterns.NameSuffixField != "" {
 			for _, k := range keys {

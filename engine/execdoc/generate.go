@@ -68,10 +68,10 @@ type StepFill struct {
 // GenerateResult is a filled document.
 type GenerateResult struct {
 	Document     map[string]any
-	AutoTemplate bool              // the document was built from the DAG
-	Steps        []StepFill        // one per document step, by name
-	NodeSteps    map[string]string // DAG node -> SageMaker step name (resolved nodes)
-	NodeConfigs  map[string]string // DAG node -> config key
+	AutoTemplate bool                                           // the document was built from the DAG
+	Steps        []StepFill                                     // one per document step, by name
+	NodeSteps    map[catalog.NodeName]catalog.SageMakerStepName // DAG node -> SageMaker step name (resolved nodes)
+	NodeConfigs  map[catalog.NodeName]catalog.ConfigKey         // DAG node -> config key
 	Warnings     []string
 }
 
@@ -88,7 +88,7 @@ func (r *GenerateResult) StepsWithConfig() int {
 
 // node is one resolved DAG node.
 type node struct {
-	name   string
+	name   string // the DAG node; it and smName are document keys
 	step   *catalog.Step
 	cfg    *config.Config
 	smName string
@@ -124,7 +124,7 @@ func Generate(ctx context.Context, in GenerateInput) (*GenerateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &GenerateResult{NodeSteps: map[string]string{}, NodeConfigs: map[string]string{}}
+	res := &GenerateResult{NodeSteps: map[catalog.NodeName]catalog.SageMakerStepName{}, NodeConfigs: map[catalog.NodeName]catalog.ConfigKey{}}
 	var nodes []*node
 	for _, n := range in.DAG.Nodes() {
 		if why, bad := prev.Unresolved[n]; bad {
@@ -132,7 +132,7 @@ func Generate(ctx context.Context, in GenerateInput) (*GenerateResult, error) {
 			continue
 		}
 		// the preview resolved every node it did not mark unresolved
-		c, _ := in.Configs.Config(catalog.ConfigKey(prev.NodeConfigKeys[n]))
+		c, _ := in.Configs.Config(prev.NodeConfigKeys[n])
 		st, ok := cat.Step(c.StepType())
 		name := prev.NodeStepNames[n]
 		if !ok || name == "" {
@@ -140,10 +140,10 @@ func Generate(ctx context.Context, in GenerateInput) (*GenerateResult, error) {
 			continue
 		}
 		st = st.ForJobType(c.JobType())
-		nd := &node{name: n, step: st, cfg: c, smName: name, helper: HelperFor(st)}
+		nd := &node{name: string(n), step: st, cfg: c, smName: string(name), helper: HelperFor(st)}
 		nodes = append(nodes, nd)
 		res.NodeSteps[n] = name
-		res.NodeConfigs[n] = string(c.Key)
+		res.NodeConfigs[n] = c.Key
 	}
 
 	var doc map[string]any

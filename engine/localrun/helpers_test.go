@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/internal/testenv"
 )
@@ -110,7 +111,7 @@ func (p *pipeline) step(js string) {
 }
 
 // node records the catalog step type of a SageMaker step.
-func (p *pipeline) node(stepName, stepType string) {
+func (p *pipeline) node(stepName catalog.SageMakerStepName, stepType catalog.StepType) {
 	p.nodes = append(p.nodes, compiler.NodeReport{StepName: stepName, StepType: stepType})
 }
 

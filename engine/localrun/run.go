@@ -356,7 +356,7 @@ func (r *run) load() error {
 	r.stepType = map[string]string{}
 	if r.res.Report != nil {
 		for _, n := range r.res.Report.Nodes {
-			r.stepType[n.StepName] = n.StepType
+			r.stepType[string(n.StepName)] = string(n.StepType)
 		}
 	}
 	states := map[string]*stepState{}

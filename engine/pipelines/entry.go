@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
 )
 
@@ -139,9 +140,13 @@ func (e *Entry) HasFeature(f string) bool {
 // DAG returns a new PipelineDAG of the entry (nodes and edges in file
 // order); the caller may modify it.
 func (e *Entry) DAG() *dag.PipelineDAG {
+	nodes := make([]catalog.NodeName, len(e.Nodes))
+	for i, n := range e.Nodes {
+		nodes[i] = catalog.NodeName(n)
+	}
 	edges := make([]dag.Edge, len(e.Edges))
 	for i, p := range e.Edges {
-		edges[i] = dag.Edge{From: p[0], To: p[1]}
+		edges[i] = dag.Edge{From: catalog.NodeName(p[0]), To: catalog.NodeName(p[1])}
 	}
-	return dag.New(append([]string(nil), e.Nodes...), edges)
+	return dag.New(nodes, edges)
 }

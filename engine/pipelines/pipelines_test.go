@@ -85,7 +85,7 @@ func TestEveryDAGPassesIntegrity(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range mustDefault(t).Entries() {
-		known := func(n string) bool { _, _, ok := cat.ResolveNode(catalog.NodeName(n)); return ok }
+		known := func(n catalog.NodeName) bool { _, _, ok := cat.ResolveNode(n); return ok }
 		if issues := e.DAG().Validate(dag.ValidateOptions{StepKnown: known}); !issues.Valid() {
 			t.Errorf("%s: %v", e.ID, issues)
 		}

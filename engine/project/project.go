@@ -119,14 +119,14 @@ func CustomStepName(name string) catalog.StepType {
 // blank ("base.<field>", "<node>.<field>") and nodes without a config class.
 // A nil TemplateFunc, or a nil template with a nil error, falls back to the
 // engine's own (config.Schema.Template over the embedded catalog).
-type TemplateFunc func(ctx context.Context, nodes []string, edges [][]string) (*Template, error)
+type TemplateFunc func(ctx context.Context, nodes []catalog.NodeName, edges [][]catalog.NodeName) (*Template, error)
 
 // Template is what a TemplateFunc returns.
 type Template struct {
 	Base      map[string]any
-	Steps     map[string]map[string]any
+	Steps     map[catalog.NodeName]map[string]any
 	Essential []string
-	Pending   []string
+	Pending   []catalog.NodeName
 	Source    string // where it came from, e.g. "config.template"
 }
 
@@ -147,35 +147,35 @@ type InitOptions struct {
 
 // Result describes a written project.
 type Result struct {
-	Project      string                       `json:"project"`
-	Framework    string                       `json:"framework"`
-	TargetPath   string                       `json:"target_path"`
-	WorkspaceDir string                       `json:"workspace_dir"`
-	ScriptsDir   string                       `json:"scripts_dir"`
-	DAGFile      string                       `json:"dag_file"`
-	ConfigFile   string                       `json:"config_file"`
-	SampleData   string                       `json:"sample_data"`
-	CustomSteps  []string                     `json:"custom_steps"`
-	Nodes        []string                     `json:"nodes"`
-	Edges        [][]string                   `json:"edges"`
-	FilesWritten []string                     `json:"files_written"`
-	Placeholders map[string]any               `json:"placeholders"` // config path -> placeholder value to replace
-	Choices      map[string]any               `json:"choices"`      // config path -> essential value the scaffold chose (confirm it)
-	ConfigSource string                       `json:"config_source"`
-	InputData    map[string]map[string]string `json:"input_data"` // validate.run_scripts input_data for the sample
-	Replaced     bool                         `json:"replaced"`
+	Project      string                                 `json:"project"`
+	Framework    string                                 `json:"framework"`
+	TargetPath   string                                 `json:"target_path"`
+	WorkspaceDir string                                 `json:"workspace_dir"`
+	ScriptsDir   string                                 `json:"scripts_dir"`
+	DAGFile      string                                 `json:"dag_file"`
+	ConfigFile   string                                 `json:"config_file"`
+	SampleData   string                                 `json:"sample_data"`
+	CustomSteps  []string                               `json:"custom_steps"`
+	Nodes        []catalog.NodeName                     `json:"nodes"`
+	Edges        [][]catalog.NodeName                   `json:"edges"`
+	FilesWritten []string                               `json:"files_written"`
+	Placeholders map[string]any                         `json:"placeholders"` // config path -> placeholder value to replace
+	Choices      map[string]any                         `json:"choices"`      // config path -> essential value the scaffold chose (confirm it)
+	ConfigSource string                                 `json:"config_source"`
+	InputData    map[catalog.NodeName]map[string]string `json:"input_data"` // validate.run_scripts input_data for the sample
+	Replaced     bool                                   `json:"replaced"`
 }
 
 // DefaultDAG returns the nodes and edges of a framework's default DAG with
 // the custom step.
-func DefaultDAG(fw Framework, custom catalog.StepType) ([]string, [][]string) {
-	c := string(custom)
-	train, eval := string(fw.Training), string(fw.Evaluation)+"_calibration"
-	nodes := []string{
+func DefaultDAG(fw Framework, custom catalog.StepType) ([]catalog.NodeName, [][]catalog.NodeName) {
+	c := catalog.NodeName(custom)
+	train, eval := catalog.NodeName(fw.Training), catalog.NodeName(fw.Evaluation)+"_calibration"
+	nodes := []catalog.NodeName{
 		"DummyDataLoading_training", "TabularPreprocessing_training", c + "_training", train,
 		"DummyDataLoading_calibration", "TabularPreprocessing_calibration", c + "_calibration", eval,
 	}
-	edges := [][]string{
+	edges := [][]catalog.NodeName{
 		{"DummyDataLoading_training", "TabularPreprocessing_training"},
 		{"TabularPreprocessing_training", c + "_training"},
 		{c + "_training", train},
@@ -262,7 +262,7 @@ func render(ctx context.Context, name string, fw Framework, target string, tmplF
 	// project has no file of that name), and a skeleton written for it
 	// would win over that code and do none of the step's work.
 	for _, n := range nodes {
-		t, _, ok := cat.ResolveNode(catalog.NodeName(n))
+		t, _, ok := cat.ResolveNode(n)
 		if !ok {
 			return nil, nil, fmt.Errorf("node %s resolves to no step", n)
 		}
@@ -309,7 +309,7 @@ func render(ctx context.Context, name string, fw Framework, target string, tmplF
 		DAGFile: filepath.Join(target, filepath.FromSlash(DAGFile)), ConfigFile: filepath.Join(target, filepath.FromSlash(ConfigFile)),
 		SampleData: filepath.Join(target, filepath.FromSlash(SampleData)), CustomSteps: []string{string(custom)},
 		Nodes: nodes, Edges: edges, Placeholders: map[string]any{}, Choices: map[string]any{}, ConfigSource: source,
-		InputData: map[string]map[string]string{
+		InputData: map[catalog.NodeName]map[string]string{
 			"DummyDataLoading_training":    {"INPUT_DATA": filepath.Join(target, filepath.FromSlash(SampleData))},
 			"DummyDataLoading_calibration": {"INPUT_DATA": filepath.Join(target, filepath.FromSlash(SampleData))},
 		},
@@ -355,7 +355,7 @@ func withStep(file string, yml []byte) (*catalog.Catalog, error) {
 // the training step's typed hyperparameters include), placeholders for
 // the remaining essential fields (a trainer's feature lists), and
 // the whole set validated by the config schema of the project's catalog.
-func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Framework, nodes []string, edges [][]string, tmplFn TemplateFunc) ([]byte, map[string]any, string, error) {
+func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Framework, nodes []catalog.NodeName, edges [][]catalog.NodeName, tmplFn TemplateFunc) ([]byte, map[string]any, string, error) {
 	schema, err := config.FromCatalog(cat)
 	if err != nil {
 		return nil, nil, "", err
@@ -373,7 +373,7 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 	for k, v := range t.Base {
 		base[k] = v
 	}
-	steps := map[string]map[string]any{}
+	steps := map[catalog.NodeName]map[string]any{}
 	for n, vals := range t.Steps {
 		m := map[string]any{}
 		for k, v := range vals {
@@ -387,7 +387,7 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 		if _, ok := steps[n]; ok {
 			continue
 		}
-		tt, suffix, ok := cat.ResolveNode(catalog.NodeName(n))
+		tt, suffix, ok := cat.ResolveNode(n)
 		if !ok {
 			return nil, nil, "", fmt.Errorf("node %s resolves to no step", n)
 		}
@@ -412,7 +412,7 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 	base["source_dir"] = ScriptsDir
 	base["model_class"] = fw.ModelClass
 	for _, n := range nodes {
-		tt, suffix, _ := cat.ResolveNode(catalog.NodeName(n))
+		tt, suffix, _ := cat.ResolveNode(n)
 		class, _ := schema.ClassForStep(tt)
 		m := steps[n]
 		set := func(field string, v any) {
@@ -449,7 +449,7 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 		placeholders["base."+k] = pv
 	}
 	for _, n := range nodes {
-		tt, _, _ := cat.ResolveNode(catalog.NodeName(n))
+		tt, _, _ := cat.ResolveNode(n)
 		class, _ := schema.ClassForStep(tt)
 		st, _ := cat.Step(tt)
 		m := steps[n]
@@ -465,11 +465,11 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 			}
 			pv, _ := validation.PlaceholderValue(f, st.JobTypes)
 			m[f.Name] = pv
-			placeholders[n+"."+f.Name] = pv
+			placeholders[string(n)+"."+f.Name] = pv
 		}
 		for k, v := range m {
 			if validation.IsPlaceholder(v) {
-				placeholders[n+"."+k] = v
+				placeholders[string(n)+"."+k] = v
 			}
 		}
 	}
@@ -477,10 +477,6 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 		if validation.IsPlaceholder(v) {
 			placeholders["base."+k] = v
 		}
-	}
-	names := make([]catalog.NodeName, len(nodes))
-	for i, n := range nodes {
-		names[i] = catalog.NodeName(n)
 	}
 	// Drop nulls so the schema applies defaults and derivations.
 	clean := func(m map[string]any) map[string]any {
@@ -492,11 +488,11 @@ func projectConfig(ctx context.Context, cat *catalog.Catalog, name string, fw Fr
 		}
 		return out
 	}
-	cleanSteps := map[string]map[string]any{}
+	cleanSteps := map[catalog.NodeName]map[string]any{}
 	for n, m := range steps {
 		cleanSteps[n] = clean(m)
 	}
-	set, err := schema.Build(config.BuildInput{Nodes: names, Base: clean(base), Steps: cleanSteps})
+	set, err := schema.Build(config.BuildInput{Nodes: nodes, Base: clean(base), Steps: cleanSteps})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("the scaffolded config does not validate: %w", err)
 	}
@@ -517,20 +513,9 @@ func baseField(schema *config.Schema, name string) (catalog.ConfigField, bool) {
 }
 
 // engineTemplate is the template when no TemplateFunc is given.
-func engineTemplate(schema *config.Schema, nodes []string) *Template {
-	names := make([]catalog.NodeName, len(nodes))
-	for i, n := range nodes {
-		names[i] = catalog.NodeName(n)
-	}
-	tp := schema.Template(names)
-	t := &Template{Base: tp.Base, Steps: map[string]map[string]any{}, Essential: tp.EssentialFields, Source: "engine/config.Schema.Template"}
-	for n, v := range tp.Steps {
-		t.Steps[string(n)] = v
-	}
-	for _, p := range tp.Pending {
-		t.Pending = append(t.Pending, string(p))
-	}
-	return t
+func engineTemplate(schema *config.Schema, nodes []catalog.NodeName) *Template {
+	tp := schema.Template(nodes)
+	return &Template{Base: tp.Base, Steps: tp.Steps, Essential: tp.EssentialFields, Pending: tp.Pending, Source: "engine/config.Schema.Template"}
 }
 
 // sampleCSV is 40 rows of deterministic synthetic data.

@@ -106,7 +106,7 @@ func TestInitWritesAProjectThatValidatesAndCompiles(t *testing.T) {
 			// The DAG's steps align, scripts found in the project.
 			var types []catalog.StepType
 			for _, n := range res.Nodes {
-				st, _, _ := cat.ResolveNode(catalog.NodeName(n))
+				st, _, _ := cat.ResolveNode(n)
 				types = append(types, st)
 			}
 			ar, err := validation.Align(context.Background(), validation.AlignOptions{Catalog: cat, Steps: types})
@@ -256,7 +256,7 @@ func TestInitRefusals(t *testing.T) {
 		t.Error("a relative parent was accepted")
 	}
 	// A failing config template fails the init before anything is written.
-	if _, err := Init(ctx, InitOptions{Name: "x", Framework: "xgboost", Parent: parent, Template: func(context.Context, []string, [][]string) (*Template, error) {
+	if _, err := Init(ctx, InitOptions{Name: "x", Framework: "xgboost", Parent: parent, Template: func(context.Context, []catalog.NodeName, [][]catalog.NodeName) (*Template, error) {
 		return nil, errors.New("template down")
 	}}); err == nil || !strings.Contains(err.Error(), "template down") {
 		t.Errorf("template failure: %v", err)

@@ -13,15 +13,15 @@ import (
 
 // DryBuild is the outcome of building one step from its default config.
 type DryBuild struct {
-	Node      string            `json:"node"`
-	JobType   string            `json:"job_type,omitempty"`
-	StepName  string            `json:"sagemaker_step_name,omitempty"`
-	Built     bool              `json:"built"`
-	Error     string            `json:"error,omitempty"`
-	Field     string            `json:"field,omitempty"` // the config field at fault, when the builder names one
-	Fragment  map[string]any    `json:"fragment,omitempty"`
-	Warnings  []string          `json:"warnings"`
-	Inputs    map[string]string `json:"manual_inputs"` // input -> the S3 URI fed to it
+	Node      string                    `json:"node"`
+	JobType   string                    `json:"job_type,omitempty"`
+	StepName  catalog.SageMakerStepName `json:"sagemaker_step_name,omitempty"`
+	Built     bool                      `json:"built"`
+	Error     string                    `json:"error,omitempty"`
+	Field     string                    `json:"field,omitempty"` // the config field at fault, when the builder names one
+	Fragment  map[string]any            `json:"fragment,omitempty"`
+	Warnings  []string                  `json:"warnings"`
+	Inputs    map[string]string         `json:"manual_inputs"` // input -> the S3 URI fed to it
 	step      *compiler.Step
 	arguments string // Arguments as JSON text
 }
@@ -201,8 +201,8 @@ func TestBuilder(ctx context.Context, cat *catalog.Catalog, st *catalog.Step, jo
 	if build.Built {
 		creation = append(creation, Test{Name: "definition_type", Passed: build.step.Type == rep.DefinitionType,
 			Message: msgIf(build.step.Type != rep.DefinitionType, fmt.Sprintf("step Type %q, want %q", build.step.Type, rep.DefinitionType))})
-		want := string(view.SageMakerName(build.JobType, ""))
-		okName := build.step.Name == want || strings.HasPrefix(build.step.Name, want+"-")
+		want := view.SageMakerName(build.JobType, "")
+		okName := build.step.Name == want || strings.HasPrefix(string(build.step.Name), string(want)+"-")
 		creation = append(creation, Test{Name: "step_name", Passed: okName && compiler.IsValidStepName(build.step.Name),
 			Message: msgIf(!okName, fmt.Sprintf("step name %q, want %q", build.step.Name, want))})
 		creation = append(creation, Test{Name: "has_arguments", Passed: build.step.Arguments != nil && build.arguments != "null" && build.arguments != "{}"})

@@ -203,9 +203,10 @@ func DefaultConfig(cat *catalog.Catalog, st *catalog.Step, jobType string) (*con
 	}
 	node, jt := DefaultNode(st, jobType)
 	values := PlaceholderValues(class, st, jt)
+	n := catalog.NodeName(node)
 	set, err := schema.Build(config.BuildInput{
-		Nodes: []catalog.NodeName{catalog.NodeName(node)},
-		Steps: map[string]map[string]any{node: values},
+		Nodes: []catalog.NodeName{n},
+		Steps: map[catalog.NodeName]map[string]any{n: values},
 	})
 	if err != nil {
 		return nil, node, err

@@ -47,15 +47,15 @@ type RunOptions struct {
 	// config does not (config-sourced inputs are mounted from the config,
 	// as the compiler mounts them): node -> logical input -> file or
 	// directory.
-	InputData map[string]map[string]string
+	InputData map[catalog.NodeName]map[string]string
 	// Timeout bounds each script (DefaultScriptTimeout when 0).
 	Timeout time.Duration
 }
 
 // ScriptResult is the outcome of one node.
 type ScriptResult struct {
-	Node          string            `json:"node"`
-	StepType      string            `json:"step_type"`
+	Node          catalog.NodeName  `json:"node"`
+	StepType      catalog.StepType  `json:"step_type"`
 	Status        string            `json:"status"` // success | failed | skipped
 	Success       bool              `json:"success"`
 	Script        string            `json:"script,omitempty"`
@@ -81,12 +81,12 @@ const (
 
 // Message is one hand-over of data from an output to an input.
 type Message struct {
-	From   string  `json:"from_node"`
-	Output string  `json:"from_output"`
-	To     string  `json:"to_node"`
-	Input  string  `json:"to_input"`
-	Score  float64 `json:"score,omitempty"`
-	Path   string  `json:"path"`
+	From   catalog.NodeName `json:"from_node"`
+	Output string           `json:"from_output"`
+	To     catalog.NodeName `json:"to_node"`
+	Input  string           `json:"to_input"`
+	Score  float64          `json:"score,omitempty"`
+	Path   string           `json:"path"`
 }
 
 // RunSummary counts a run's nodes and scripts by status and times them.
@@ -108,16 +108,16 @@ type RunReport struct {
 	// Sandbox is the local runner's sandbox the scripts ran in
 	// (bubblewrap, or path-rewrite where bubblewrap cannot run, with
 	// SandboxNote saying why).
-	Sandbox               string                   `json:"sandbox"`
-	SandboxNote           string                   `json:"sandbox_note,omitempty"`
-	ExecutionOrder        []string                 `json:"execution_order"`
-	TotalScripts          int                      `json:"total_scripts"`
-	SuccessfulScripts     int                      `json:"successful_scripts"`
-	ScriptResults         map[string]*ScriptResult `json:"script_results"`
-	ExecutionSummary      RunSummary               `json:"execution_summary"`
-	MessagePassingHistory []Message                `json:"message_passing_history"`
-	RunDir                string                   `json:"run_dir"`
-	Warnings              []string                 `json:"warnings"`
+	Sandbox               string                             `json:"sandbox"`
+	SandboxNote           string                             `json:"sandbox_note,omitempty"`
+	ExecutionOrder        []catalog.NodeName                 `json:"execution_order"`
+	TotalScripts          int                                `json:"total_scripts"`
+	SuccessfulScripts     int                                `json:"successful_scripts"`
+	ScriptResults         map[catalog.NodeName]*ScriptResult `json:"script_results"`
+	ExecutionSummary      RunSummary                         `json:"execution_summary"`
+	MessagePassingHistory []Message                          `json:"message_passing_history"`
+	RunDir                string                             `json:"run_dir"`
+	Warnings              []string                           `json:"warnings"`
 }
 
 // RunScripts runs the scripts of a DAG's nodes with python3 in
@@ -175,23 +175,19 @@ func runScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		}
 	}
 	nodes := opts.DAG.Nodes()
-	names := make([]catalog.NodeName, len(nodes))
-	for i, n := range nodes {
-		names[i] = catalog.NodeName(n)
-	}
-	resolved, err := set.Resolve(names, config.ResolveOptions{})
+	resolved, err := set.Resolve(nodes, config.ResolveOptions{})
 	if err != nil {
 		return nil, err
 	}
-	cfgs := map[string]*config.Config{}
-	views := map[string]*catalog.Step{}
+	cfgs := map[catalog.NodeName]*config.Config{}
+	views := map[catalog.NodeName]*catalog.Step{}
 	for _, r := range resolved {
 		st, ok := cat.Step(r.Config.StepType())
 		if !ok {
 			return nil, fmt.Errorf("node %s: step type %s of config %s is not in the catalog", r.Node, r.Config.StepType(), r.Config.Key)
 		}
-		cfgs[string(r.Node)] = r.Config
-		views[string(r.Node)] = st.ForJobType(r.Config.JobType())
+		cfgs[r.Node] = r.Config
+		views[r.Node] = st.ForJobType(r.Config.JobType())
 	}
 
 	// Absolute, like every path a script is handed: scripts run in their
@@ -212,17 +208,18 @@ func runScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 		return nil, err
 	}
 	sandbox, note := runner.Sandbox()
-	rep := &RunReport{Sandbox: string(sandbox), SandboxNote: note, ExecutionOrder: order, ScriptResults: map[string]*ScriptResult{}, MessagePassingHistory: []Message{},
+	rep := &RunReport{Sandbox: string(sandbox), SandboxNote: note, ExecutionOrder: order, ScriptResults: map[catalog.NodeName]*ScriptResult{}, MessagePassingHistory: []Message{},
 		RunDir: runDir, Warnings: []string{}}
 
 	// Bindings: consumer -> input -> (provider, output, score).
 	type bind struct {
-		provider, output string
-		score            float64
+		provider catalog.NodeName
+		output   string
+		score    float64
 	}
-	bindings := map[string]map[string]bind{}
+	bindings := map[catalog.NodeName]map[string]bind{}
 	if opts.UseDependencyResolution {
-		res, err := deps.NewResolver().Resolve(ctx, opts.DAG, func(node string) (*catalog.Step, error) { return views[node], nil })
+		res, err := deps.NewResolver().Resolve(ctx, opts.DAG, func(node catalog.NodeName) (*catalog.Step, error) { return views[node], nil })
 		var ue *deps.UnresolvedError
 		if err != nil && !errors.As(err, &ue) {
 			return nil, err
@@ -259,14 +256,14 @@ func runScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 	if timeout <= 0 {
 		timeout = DefaultScriptTimeout
 	}
-	failed := map[string]string{} // node -> why it has no outputs
+	failed := map[catalog.NodeName]string{} // node -> why it has no outputs
 	start := time.Now()
 	for _, n := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		st, cfg := views[n], cfgs[n]
-		r := &ScriptResult{Node: n, StepType: string(st.Type), Args: []string{}, EnvVars: []string{}, Inputs: map[string]string{},
+		r := &ScriptResult{Node: n, StepType: st.Type, Args: []string{}, EnvVars: []string{}, Inputs: map[string]string{},
 			Outputs: map[string]string{}, OutputFiles: []string{}, Warnings: []string{}}
 		rep.ScriptResults[n] = r
 		root := filepath.Join(runDir, safeName(n), "root")
@@ -329,7 +326,7 @@ func runScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 				if err := copyInto(fsys, src, dst); err != nil {
 					return nil, fmt.Errorf("node %s: copy %s.%s to input %s: %w", n, b.provider, b.output, in.LogicalName, err)
 				}
-				r.Inputs[in.LogicalName] = b.provider + "." + b.output
+				r.Inputs[in.LogicalName] = string(b.provider) + "." + b.output
 				rep.MessagePassingHistory = append(rep.MessagePassingHistory, Message{From: b.provider, Output: b.output, To: n, Input: in.LogicalName, Score: round4(b.score), Path: src})
 				continue
 			}
@@ -447,13 +444,13 @@ func configBaseDir(configPath string) string {
 	return dir
 }
 
-func safeName(n string) string {
+func safeName(n catalog.NodeName) string {
 	return strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == 0 {
 			return '_'
 		}
 		return r
-	}, n)
+	}, string(n))
 }
 
 // localPath maps a container path to its place under a node's root.
@@ -769,7 +766,7 @@ func scriptEnvArgs(st *catalog.Step, cfg *config.Config) (map[string]string, []s
 // the training toolkit starts it (the source in /opt/ml/code, the
 // hyperparameters as --key value arguments and in hyperparameters.json,
 // each folder of /opt/ml/input/data a channel).
-func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, script, srcDir string, bundle bool, root string, env map[string]string, args []string) (localrun.Job, error) {
+func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node catalog.NodeName, script, srcDir string, bundle bool, root string, env map[string]string, args []string) (localrun.Job, error) {
 	ml := localPath(root, "/opt/ml")
 	j := localrun.Job{Env: env, Mounts: []localrun.Mount{{Container: "/opt/ml", Host: ml, Writable: true}}}
 	inSrc := srcDir != "" && strings.HasPrefix(script, srcDir+string(filepath.Separator))
@@ -803,7 +800,7 @@ func containerJob(fsys *safefs.FS, st *catalog.Step, cfg *config.Config, node, s
 				return j, err
 			}
 		}
-		if err := localrun.WriteToolkitConfig(filepath.Join(ml, "input", "config"), hp, channels, "", node); err != nil {
+		if err := localrun.WriteToolkitConfig(filepath.Join(ml, "input", "config"), hp, channels, "", string(node)); err != nil {
 			return j, err
 		}
 		j.Command, j.Dir = localrun.TrainingToolkitCommand(), "/opt/ml/code"

@@ -81,11 +81,11 @@ func newRunFixture(t *testing.T, scoring string) runFixture {
 	nodes := []catalog.NodeName{"DemoProducer", "DemoScoring_training"}
 	base := map[string]any{"author": "a", "bucket": "bucket-a", "role": PlaceholderRole, "region": "NA", "service_name": "svc",
 		"pipeline_version": "1.0.0", "project_root_folder": "p"}
-	set, err := schema.Build(config.BuildInput{Nodes: nodes, Base: base, Steps: map[string]map[string]any{"DemoProducer": {"rows": 5}}})
+	set, err := schema.Build(config.BuildInput{Nodes: nodes, Base: base, Steps: map[catalog.NodeName]map[string]any{"DemoProducer": {"rows": 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := dag.FromPairs([]string{"DemoProducer", "DemoScoring_training"}, [][]string{{"DemoProducer", "DemoScoring_training"}})
+	d, err := dag.FromPairs([]catalog.NodeName{"DemoProducer", "DemoScoring_training"}, [][]catalog.NodeName{{"DemoProducer", "DemoScoring_training"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func Value(f catalog.ConfigField, nodes []catalog.NodeName) (any, bool) {
 // Filled is a filled template.
 type Filled struct {
 	Base  map[string]any
-	Steps map[string]map[string]any
+	Steps map[catalog.NodeName]map[string]any
 }
 
 // Fill returns the template of a DAG's nodes with every essential field
@@ -134,7 +134,7 @@ func Fill(schema *config.Schema, nodes []catalog.NodeName) (*Filled, error) {
 	if len(tpl.Pending) > 0 {
 		return nil, fmt.Errorf("nodes without a config class: %v", tpl.Pending)
 	}
-	out := &Filled{Base: map[string]any{}, Steps: map[string]map[string]any{}}
+	out := &Filled{Base: map[string]any{}, Steps: map[catalog.NodeName]map[string]any{}}
 	for k, v := range tpl.Base {
 		if v != nil {
 			out.Base[k] = v
@@ -147,7 +147,7 @@ func Fill(schema *config.Schema, nodes []catalog.NodeName) (*Filled, error) {
 				m[k] = v
 			}
 		}
-		out.Steps[string(n)] = m
+		out.Steps[n] = m
 	}
 	var missing []string
 	for _, path := range tpl.EssentialFields {
@@ -168,10 +168,11 @@ func Fill(schema *config.Schema, nodes []catalog.NodeName) (*Filled, error) {
 		if owner == "base" {
 			out.Base[field] = v
 		} else {
-			if out.Steps[owner] == nil {
-				out.Steps[owner] = map[string]any{}
+			node := catalog.NodeName(owner)
+			if out.Steps[node] == nil {
+				out.Steps[node] = map[string]any{}
 			}
-			out.Steps[owner][field] = v
+			out.Steps[node][field] = v
 		}
 	}
 	if len(missing) > 0 {
@@ -205,7 +206,7 @@ func fieldOf(schema *config.Schema, tpl *config.Template, owner, field string) (
 
 // Configs fills the template of a DAG's nodes (Fill) and builds the config
 // set (config.Schema.Build), as a user's config.merge_save would.
-func Configs(schema *config.Schema, nodes []string) (*config.Set, error) {
+func Configs[S ~string](schema *config.Schema, nodes []S) (*config.Set, error) {
 	names := make([]catalog.NodeName, len(nodes))
 	for i, n := range nodes {
 		names[i] = catalog.NodeName(n)
