@@ -17,7 +17,10 @@ import (
 type Schema map[string]any
 
 // wireBytes maps the maps the registry handed out (by identity) to their
-// JSON, encoded once.
+// JSON, encoded once. An entry keeps its map alive (so no other map can
+// take its address): a registry's schemas stay for the life of the
+// process, which is what a server's one registry does anyway; a program
+// that builds many registries (the tests) keeps each one's schemas.
 var wireBytes sync.Map // unsafe.Pointer -> json.RawMessage
 
 // MarshalJSON implements json.Marshaler.
