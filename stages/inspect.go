@@ -56,7 +56,7 @@ type Status struct {
 	// Done reports whether every stage of the sequence is complete.
 	Done bool `json:"done"`
 	// UnknownSteps are DAG nodes whose step type the catalog does not know.
-	UnknownSteps []string `json:"unknown_steps,omitempty"`
+	UnknownSteps []catalog.NodeName `json:"unknown_steps,omitempty"`
 }
 
 // Stage returns the status of one stage.
@@ -240,7 +240,7 @@ func (e *evaluator) dagValid() (string, error) {
 	return fmt.Sprintf("%s: %d nodes, %d edges, no cycle", DAGFile, d.NodeCount(), d.EdgeCount()), nil
 }
 
-func (e *evaluator) unknownSteps() []string {
+func (e *evaluator) unknownSteps() []catalog.NodeName {
 	d, err := e.dag()
 	if err != nil {
 		return nil
@@ -249,10 +249,10 @@ func (e *evaluator) unknownSteps() []string {
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var out []catalog.NodeName
 	for _, n := range d.Nodes() {
 		if _, _, ok := cat.ResolveNode(n); !ok {
-			out = append(out, string(n))
+			out = append(out, n)
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/internal/runs"
+	"github.com/cursus-go/cursus/internal/strlist"
 )
 
 const exampleDir = "../examples/xgboost-end-to-end"
@@ -151,7 +152,7 @@ func TestInspectWalksTheSequence(t *testing.T) {
 	if st.Next != "author_step" {
 		t.Fatalf("unknown step: next %q", st.Next)
 	}
-	if strings.Join(st.UnknownSteps, ",") != "FancyNewStep" {
+	if strlist.Join(st.UnknownSteps, ",") != "FancyNewStep" {
 		t.Errorf("UnknownSteps = %v", st.UnknownSteps)
 	}
 

@@ -232,7 +232,7 @@ func configRequirements(ctx context.Context, a requirementsArgs) (*envelope.Resu
 // gives the optional ones by their defaults, in the shape of
 // config.merge_save's base and steps arguments.
 func compactRequirements(r *config.Requirements) ConfigRequirementsData {
-	opt := &ConfigOptionalDefaults{Base: map[string]any{}, BaseProcessing: map[string]any{}, Steps: map[string]map[string]any{}}
+	opt := &ConfigOptionalDefaults{Base: map[string]any{}, BaseProcessing: map[string]any{}, Steps: map[catalog.NodeName]map[string]any{}}
 	split := func(reqs []config.Requirement, defaults map[string]any) []config.Requirement {
 		out := []config.Requirement{}
 		for _, q := range reqs {
@@ -249,8 +249,8 @@ func compactRequirements(r *config.Requirements) ConfigRequirementsData {
 	c.BaseProcessing = split(r.BaseProcessing, opt.BaseProcessing)
 	c.Steps = make(map[catalog.NodeName][]config.Requirement, len(r.Steps))
 	for n, reqs := range r.Steps {
-		opt.Steps[string(n)] = map[string]any{}
-		c.Steps[n] = split(reqs, opt.Steps[string(n)])
+		opt.Steps[n] = map[string]any{}
+		c.Steps[n] = split(reqs, opt.Steps[n])
 	}
 	return ConfigRequirementsData{Detail: "compact", Requirements: c, OptionalDefaults: opt}
 }
@@ -436,14 +436,10 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[Conf
 		return nil, err
 	}
 	t := s.Template(nodes)
-	steps := map[string]map[string]any{}
-	for n, v := range t.Steps {
-		steps[string(n)] = v
-	}
 	essential := nonNilStrings(t.EssentialFields)
 	data := ConfigTemplateData{
 		Config:          t.File.Document(),
-		MergeSaveArgs:   ConfigMergeSaveArgs{Base: t.Base, Steps: steps},
+		MergeSaveArgs:   ConfigMergeSaveArgs{Base: t.Base, Steps: t.Steps},
 		EssentialFields: essential,
 		ConfigClassMap:  t.ConfigClassMap,
 		ConfigKeys:      t.ConfigKeys,
@@ -455,7 +451,7 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[Conf
 		WithWarnings(append(warns, t.Warnings...)...).
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
 			Why:      "validates the values and writes config.json; base and steps here are merge_save_args: replace the null at each essential path (base.<field>, <node>.<field>) with its value",
-			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.Base, "steps": steps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
+			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.Base, "steps": t.Steps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
 }
 
 func nonNilNodes(n []catalog.NodeName) []catalog.NodeName {
@@ -490,9 +486,9 @@ type ConfigRequirementsData struct {
 // compact answer, field name to default: the base and processing-base
 // fields, and each node's own.
 type ConfigOptionalDefaults struct {
-	Base           map[string]any            `json:"base"`
-	BaseProcessing map[string]any            `json:"base_processing"`
-	Steps          map[string]map[string]any `json:"steps"`
+	Base           map[string]any                      `json:"base"`
+	BaseProcessing map[string]any                      `json:"base_processing"`
+	Steps          map[catalog.NodeName]map[string]any `json:"steps"`
 }
 
 // ConfigFieldInfoData is the data of config.field_info: one config class's
@@ -547,8 +543,8 @@ type ConfigMergeSaveData struct {
 // ConfigMergeSaveArgs are config.template's values in the shape of
 // config.merge_save's arguments.
 type ConfigMergeSaveArgs struct {
-	Base  map[string]any            `json:"base"`
-	Steps map[string]map[string]any `json:"steps"`
+	Base  map[string]any                      `json:"base"`
+	Steps map[catalog.NodeName]map[string]any `json:"steps"`
 }
 
 // ConfigTemplateData is the data of config.template: the config.json

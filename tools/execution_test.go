@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/localrun"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/testenv"
@@ -66,7 +67,7 @@ func TestRunLocalExamples(t *testing.T) {
 			if len(rep.Steps) < 2 || rep.Sandbox != localrun.Bubblewrap {
 				t.Fatalf("report: %d steps in %s", len(rep.Steps), rep.Sandbox)
 			}
-			byType := map[string][]localrun.StepResult{}
+			byType := map[catalog.StepType][]localrun.StepResult{}
 			for _, s := range rep.Steps {
 				byType[s.StepType] = append(byType[s.StepType], s)
 				want, broken := knownBroken[name][s.Name]
@@ -94,7 +95,7 @@ func TestRunLocalExamples(t *testing.T) {
 					if !strings.HasSuffix(s.Outputs["model_artifacts"], "/output/model.tar.gz") {
 						t.Errorf("%s: no model.tar.gz among %v", s.Name, s.Outputs)
 					}
-				case strings.HasSuffix(s.StepType, "ModelEval"):
+				case strings.HasSuffix(string(s.StepType), "ModelEval"):
 					if !anyFile(s.Outputs, "metric") {
 						t.Errorf("%s writes no metrics: %v", s.Name, s.Outputs)
 					}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/runs"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -223,8 +224,8 @@ type StartStageData struct {
 	// Missing lists what the stage's completion test still misses.
 	Missing []string `json:"missing"`
 	// UnknownSteps are DAG nodes whose step type the catalog does not know.
-	UnknownSteps []string     `json:"unknown_steps,omitempty"`
-	Artifacts    RunArtifacts `json:"artifacts"`
+	UnknownSteps []catalog.NodeName `json:"unknown_steps,omitempty"`
+	Artifacts    RunArtifacts       `json:"artifacts"`
 	// ActiveStage is the session's active stage after the call (the hub
 	// outside a guided session); PreviousStage the one before it.
 	ActiveStage   string `json:"active_stage"`

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
@@ -45,7 +46,7 @@ const (
 
 // managedDataSteps are the catalog step types whose job is a managed data
 // service no local machine can run: their outputs come from Options.Data.
-var managedDataSteps = map[string]string{
+var managedDataSteps = map[catalog.StepType]string{
 	"CradleDataLoading":   "a managed data-loading service (Cradle)",
 	"AthenaDataLoading":   "Amazon Athena",
 	"RedshiftDataLoading": "Amazon Redshift",
@@ -53,7 +54,10 @@ var managedDataSteps = map[string]string{
 
 // IsManagedDataStep reports whether a catalog step type loads its data
 // through a managed service, so that a local run substitutes it.
-func IsManagedDataStep(stepType string) bool { _, ok := managedDataSteps[stepType]; return ok }
+func IsManagedDataStep(stepType catalog.StepType) bool {
+	_, ok := managedDataSteps[stepType]
+	return ok
+}
 
 // Options are the settings of a local run.
 type Options struct {
@@ -114,8 +118,8 @@ type StepResult struct {
 	Name string `json:"name"`
 	Type string `json:"type"` // the definition's step type (Processing, Training, ...)
 	// StepType is the catalog step type the step was compiled from.
-	StepType string `json:"step_type,omitempty"`
-	Status   string `json:"status"`
+	StepType catalog.StepType `json:"step_type,omitempty"`
+	Status   string           `json:"status"`
 	// DurationSeconds is the whole step: staging, the job, packing.
 	DurationSeconds float64 `json:"duration_seconds"`
 	// JobSeconds is the time its container process ran.
@@ -305,7 +309,7 @@ type run struct {
 	steps    []*defStep
 	order    []*defStep
 	params   []defParam
-	stepType map[string]string // SageMaker step name -> catalog step type
+	stepType map[string]catalog.StepType // SageMaker step name -> catalog step type
 	deps     map[string][]string
 	outputs  map[string][]string        // step -> its output names
 	consumed map[string]map[string]bool // step -> outputs other steps read
@@ -353,10 +357,10 @@ func (r *run) load() error {
 	for _, s := range r.steps {
 		r.byName[s.Name] = s
 	}
-	r.stepType = map[string]string{}
+	r.stepType = map[string]catalog.StepType{}
 	if r.res.Report != nil {
 		for _, n := range r.res.Report.Nodes {
-			r.stepType[string(n.StepName)] = string(n.StepType)
+			r.stepType[string(n.StepName)] = n.StepType // the definition's steps are read back from JSON
 		}
 	}
 	states := map[string]*stepState{}
