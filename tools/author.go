@@ -129,7 +129,7 @@ func authorChecklist(ctx context.Context, a checklistArgs) (*envelope.Result[Aut
 		return nil, toolError(err)
 	}
 	res := envelope.Success(AuthorChecklistData{SageMakerStepType: cl.SageMakerStepType, StepAssembly: cl.StepAssembly, Routable: cl.Routable,
-		BoundHandler: cl.BoundHandler, ExemplarStep: optString(cl.ExemplarStep), Steps: nonNilSlice(cl.Steps)})
+		BoundHandler: cl.BoundHandler, ExemplarStep: optString(cl.ExemplarStep), Steps: nonNilList(cl.Steps)})
 	if warn != "" {
 		res.WithWarnings(warn)
 	}

@@ -424,7 +424,7 @@ func compileWithReport(ctx context.Context, a namedCompileArgs) (*envelope.Resul
 		Steps:             steps,
 		ResolutionDetails: details,
 		AvgConfidence:     r.AvgConfidence,
-		Warnings:          nonNilStrings(warnings),
+		Warnings:          nonNilList(warnings),
 		Metadata:          CompileReportMetadata{DAGNodes: r.DAGNodes, DAGEdges: r.DAGEdges, ConfigPath: a.ConfigFile},
 		StepCount:         len(steps),
 		Nodes:             nodes,

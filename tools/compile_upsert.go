@@ -69,7 +69,7 @@ func upsertData(data *CompileDAGData, out *smclient.UpsertOutput) {
 	data.Upserted = true
 	data.PipelineARN = out.PipelineARN
 	data.Created, data.Updated, data.Unchanged = &created, &updated, &unchanged
-	tagsAdded, uploaded, skipped := nonNilStrings(out.TagsAdded), nonNilStrings(out.Uploaded), nonNilStrings(out.Skipped)
+	tagsAdded, uploaded, skipped := nonNilList(out.TagsAdded), nonNilList(out.Uploaded), nonNilList(out.Skipped)
 	data.TagsAdded, data.Uploaded, data.Skipped = &tagsAdded, &uploaded, &skipped
 	data.DefinitionS3URI = out.DefinitionS3URI
 }

@@ -272,7 +272,7 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[Con
 	}
 	reqs := c.Requirements()
 	derived := c.DerivedFields()
-	data := ConfigFieldInfoData{ConfigClass: c.Name, StepType: string(c.StepType), Processing: c.Processing, Derived: nonNilReqs(derived)}
+	data := ConfigFieldInfoData{ConfigClass: c.Name, StepType: string(c.StepType), Processing: c.Processing, Derived: nonNilList(derived)}
 	if a.Categorized {
 		required, optional := []config.Requirement{}, []config.Requirement{}
 		byTier := map[string][]string{string(catalog.TierEssential): {}, string(catalog.TierSystem): {}, string(catalog.TierDerived): {}}
@@ -289,16 +289,9 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[Con
 		}
 		data.Required, data.Optional, data.ByTier = required, optional, byTier
 	} else {
-		data.Requirements = nonNilReqs(reqs)
+		data.Requirements = nonNilList(reqs)
 	}
 	return envelope.Success(data).WithMeta("field_count", len(reqs)+len(derived)), nil
-}
-
-func nonNilReqs(r []config.Requirement) []config.Requirement {
-	if r == nil {
-		return []config.Requirement{}
-	}
-	return r
 }
 
 func configLoad(ctx context.Context, a loadArgs) (*envelope.Result[ConfigLoadData], error) {
@@ -334,7 +327,7 @@ func configLoad(ctx context.Context, a loadArgs) (*envelope.Result[ConfigLoadDat
 			}
 		}
 		sort.Strings(fields)
-		fields = nonNilStrings(fields)
+		fields = nonNilList(fields)
 		steps[key] = ConfigLoadStep{ConfigClass: f.Metadata.ConfigTypes[key], FieldCount: len(fields), Fields: fields}
 	}
 	data := ConfigLoadData{
@@ -436,14 +429,14 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[Conf
 		return nil, err
 	}
 	t := s.Template(nodes)
-	essential := nonNilStrings(t.EssentialFields)
+	essential := nonNilList(t.EssentialFields)
 	data := ConfigTemplateData{
 		Config:          t.File.Document(),
 		MergeSaveArgs:   ConfigMergeSaveArgs{Base: t.Base, Steps: t.Steps},
 		EssentialFields: essential,
 		ConfigClassMap:  t.ConfigClassMap,
 		ConfigKeys:      t.ConfigKeys,
-		PendingSteps:    nonNilNodes(t.Pending),
+		PendingSteps:    nonNilList(t.Pending),
 	}
 	return envelope.Success(data).
 		WithMeta("node_count", len(nodes)).
@@ -452,13 +445,6 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[Conf
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
 			Why:      "validates the values and writes config.json; base and steps here are merge_save_args: replace the null at each essential path (base.<field>, <node>.<field>) with its value",
 			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.Base, "steps": t.Steps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
-}
-
-func nonNilNodes(n []catalog.NodeName) []catalog.NodeName {
-	if n == nil {
-		return []catalog.NodeName{}
-	}
-	return n
 }
 
 // --- data (field order is the wire order) ---

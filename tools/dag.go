@@ -239,7 +239,7 @@ func dagIntegrityResult(d *dag.PipelineDAG, cat *catalog.Catalog, warn string, h
 		opts.StepKnown = func(n catalog.NodeName) bool { _, _, ok := cat.ResolveNode(n); return ok }
 	}
 	issues := d.Validate(opts)
-	data := DagValidateIntegrityData{IsValid: issues.Valid(), Issues: issues, IssueCategories: nonNilStrings(issues.Categories()),
+	data := DagValidateIntegrityData{IsValid: issues.Valid(), Issues: issues, IssueCategories: nonNilList(issues.Categories()),
 		NodeCount: d.NodeCount(), EdgeCount: d.EdgeCount()}
 	if cat != nil && len(issues[dag.CategoryMissing]) > 0 {
 		// Closest is a fuzzy search over the catalog: suggest for the first

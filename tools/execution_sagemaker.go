@@ -255,7 +255,7 @@ func executionSteps(ctx context.Context, a executionARNArgs) (*envelope.Result[E
 	}
 	return envelope.Success(ExecutionStepsData{
 		ExecutionARN: ex.ARN, PipelineName: ex.PipelineName, Status: ex.Status, FailureReason: ex.FailureReason,
-		StepCount: len(steps), FailedSteps: nonNilStrings(failed), Steps: steps,
+		StepCount: len(steps), FailedSteps: nonNilList(failed), Steps: steps,
 	}), nil
 }
 

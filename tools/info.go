@@ -123,18 +123,11 @@ func cachedBrief(t *registry.ToolDef) *ToolInfo {
 func ToolSummary(t *registry.ToolDef, withSchema bool) ToolInfo {
 	s := ToolInfo{
 		Name: t.Name, WireName: t.WireName(), Namespace: t.Namespace(), Description: t.Description,
-		Tags: nonNilStrings(t.Tags), Destructive: t.Destructive, Writes: t.Writes, ExecCode: t.ExecCode,
+		Tags: nonNilList(t.Tags), Destructive: t.Destructive, Writes: t.Writes, ExecCode: t.ExecCode,
 		Network: t.Network, When: t.When, Examples: t.Examples, DeprecatedBy: t.DeprecatedBy,
 	}
 	if withSchema {
 		s.Schema = t.Schema()
-	}
-	return s
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
 	}
 	return s
 }

@@ -144,7 +144,7 @@ type PipelineCatalogSummary struct {
 
 func pcSummary(e *pipelines.Entry) PipelineCatalogSummary {
 	return PipelineCatalogSummary{DagID: e.ID, Framework: e.Framework, Description: e.Description, TaskType: e.TaskType,
-		Complexity: e.Complexity, Features: nonNilStrings(e.Features), NodeCount: e.NodeCount(), Title: e.Title}
+		Complexity: e.Complexity, Features: nonNilList(e.Features), NodeCount: e.NodeCount(), Title: e.Title}
 }
 
 func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.Result[PipelineCatalogListData], error) {
@@ -207,7 +207,7 @@ func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope
 		Status:          "success",
 		TotalMatches:    r.TotalMatches,
 		Recommendations: recs,
-		NeedTerms:       nonNilStrings(r.NeedTerms),
+		NeedTerms:       nonNilList(r.NeedTerms),
 		DataSource:      optString(r.DataSource),
 		DataSourceFrom:  r.DataSourceFrom,
 		Excluded:        r.Excluded,
@@ -298,7 +298,7 @@ func pipelineCatalogGetDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.Result
 	data := PipelineCatalogGetDAGData{
 		Status: "success", Action: "Load it with pipeline_catalog.load_dag and collect its configuration with pipeline_catalog.config_guidance.",
 		DagID: e.ID, Title: e.Title, Description: e.Description, Framework: e.Framework, Complexity: e.Complexity,
-		TaskType: e.TaskType, Features: nonNilStrings(e.Features), Nodes: nonNilStrings(e.Nodes), Edges: nonNilList(e.Edges),
+		TaskType: e.TaskType, Features: nonNilList(e.Features), Nodes: nonNilList(e.Nodes), Edges: nonNilList(e.Edges),
 		NodeCount: e.NodeCount(), EdgeCount: e.EdgeCount(),
 		InputRequirements: e.InputRequirements, Constraints: e.Constraints, Cost: e.Cost, AgentContext: e.AgentContext,
 	}
@@ -306,15 +306,6 @@ func pipelineCatalogGetDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.Result
 		envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "you want to use this DAG", Why: "learn which config values to collect", ArgsHint: map[string]any{"dag_id": e.ID}},
 		envelope.NextStep{Tool: "pipeline_catalog.load_dag", When: "you want its DAG argument", Why: "nodes and edges ready for config.* and compile.*", ArgsHint: map[string]any{"dag_id": e.ID}},
 	), nil
-}
-
-// nonNilList returns s, or an empty list for nil (a list in typed data is
-// never null).
-func nonNilList[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // PipelineCatalogLoadDAGData is the data of pipeline_catalog.load_dag: the
@@ -333,7 +324,7 @@ func pipelineCatalogLoadDAG(ctx context.Context, a pcDAGIDArgs) (*envelope.Resul
 	if err != nil {
 		return nil, err
 	}
-	data := PipelineCatalogLoadDAGData{DagID: e.ID, Nodes: nonNilStrings(e.Nodes), Edges: nonNilList(e.Edges), NodeCount: e.NodeCount(), EdgeCount: e.EdgeCount()}
+	data := PipelineCatalogLoadDAGData{DagID: e.ID, Nodes: nonNilList(e.Nodes), Edges: nonNilList(e.Edges), NodeCount: e.NodeCount(), EdgeCount: e.EdgeCount()}
 	return envelope.Success(data).WithMeta("dag_id", e.ID).WithNextSteps(
 		envelope.NextStep{Tool: "config.template", When: "next: write its config", Why: "a config.json skeleton for these nodes", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
 		envelope.NextStep{Tool: "dag.validate_integrity", When: "after changing nodes or edges", Why: "check the graph and its step types", ArgsHint: map[string]any{"dag": pcDAGArg(e)}},
@@ -385,7 +376,7 @@ func pipelineCatalogConfigGuidance(ctx context.Context, a pcGuidanceArgs) (*enve
 		Action:         "Collect the required fields below (base fields once, then per node), write config.json with config.merge_save, then run compile.validate.",
 		Prerequisites:  nonNilList(ac.Prerequisites),
 		ConfigGuidance: ac.ConfigGuidance,
-		CommonPitfalls: nonNilStrings(ac.ConfigGuidance.CommonPitfalls),
+		CommonPitfalls: nonNilList(ac.ConfigGuidance.CommonPitfalls),
 		DecisionTree:   tree,
 		NextStep:       "config.template",
 		RequiredFields: reqs.Required(),

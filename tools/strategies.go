@@ -147,7 +147,7 @@ func strategiesList(ctx context.Context, a strategiesListArgs) (*envelope.Result
 		}
 		items[i] = StrategiesItem{Axis: s.Axis, Name: s.Name, Verb: s.Verb, Handler: s.Handler, DefinitionType: s.DefinitionType,
 			APIRequest: s.APIRequest, Routable: s.Routable, Implemented: s.Implemented, Description: s.Description,
-			KnobNames: names, StepTypes: nonNilStrings(s.StepTypes)}
+			KnobNames: names, StepTypes: nonNilList(s.StepTypes)}
 		if a.Detail {
 			items[i].Knobs, items[i].PresetKnobs = s.Knobs, s.PresetKnobs
 		}

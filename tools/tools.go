@@ -64,3 +64,12 @@ func mergeNamespaces(first registry.Namespace, more ...registry.Namespace) regis
 func Build(nss []registry.Namespace) (*registry.Registry, error) {
 	return registry.Build(withMarkdownViews(nss))
 }
+
+// nonNilList returns s, or an empty list for nil (a list in typed data is
+// never null).
+func nonNilList[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

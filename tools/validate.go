@@ -219,8 +219,8 @@ func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.Result[V
 	data := ValidateAlignmentData{
 		TotalSteps: rep.TotalSteps, PassedSteps: rep.PassedSteps, FailedSteps: rep.FailedSteps,
 		ExcludedSteps: rep.ExcludedSteps, PassRate: rep.PassRate, StepTypeBreakdown: rep.StepTypeBreakdown,
-		LevelSummary: rep.LevelSummary, CriticalIssues: nonNilSlice(rep.CriticalIssues), CriticalIssueCount: len(rep.CriticalIssues),
-		ScriptsChecked: rep.ScriptsChecked, ScriptDirs: nonNilStrings(rep.ScriptDirs), Python: rep.Python,
+		LevelSummary: rep.LevelSummary, CriticalIssues: nonNilList(rep.CriticalIssues), CriticalIssueCount: len(rep.CriticalIssues),
+		ScriptsChecked: rep.ScriptsChecked, ScriptDirs: nonNilList(rep.ScriptDirs), Python: rep.Python,
 	}
 	if len(targets) == 0 {
 		data.Scope = "all_steps"
@@ -254,7 +254,7 @@ func validateAlignment(ctx context.Context, a alignmentArgs) (*envelope.Result[V
 	if len(failed) > 0 {
 		res.WithWarnings(fmt.Sprintf("%d step(s) fail alignment: %s", len(failed), strings.Join(failed, ", ")))
 		res.WithNextSteps(envelope.NextStep{Tool: "validate.step", When: "to see every finding of a failing step", Why: "lists each level's issues with recommendations",
-			ArgsHint: map[string]any{"step_name": failed[0], "workspace_dirs": nonNilStrings(a.WorkspaceDirs)}})
+			ArgsHint: map[string]any{"step_name": failed[0], "workspace_dirs": nonNilList(a.WorkspaceDirs)}})
 	} else {
 		res.WithNextSteps(envelope.NextStep{Tool: "compile.validate", When: "the steps align", Why: "checks a DAG and its config resolve and build",
 			ArgsHint: map[string]any{"dag_file": "<dag.json>", "config_file": "<config.json>"}})
@@ -340,7 +340,7 @@ func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.Result[Valid
 	}
 	rulesets := map[string][]int{}
 	for _, v := range catalog.Verbs {
-		rulesets[string(v)] = nonNilSlice(validation.EnabledLevels(v))
+		rulesets[string(v)] = nonNilList(validation.EnabledLevels(v))
 	}
 	builders := []string{}
 	for _, b := range compiler.Builders() {
@@ -485,15 +485,6 @@ func mustStep(cat *catalog.Catalog, t catalog.StepType) *catalog.Step {
 		return s
 	}
 	return &catalog.Step{}
-}
-
-// nonNilSlice is s, or an empty slice when s is nil: a list of a typed
-// data struct is never null.
-func nonNilSlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // --- data (field order is the wire order) ---

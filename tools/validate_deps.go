@@ -190,7 +190,7 @@ func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.Resu
 			WithRemedy("name2 must be one of the provider's outputs or aliases (details.available_outputs)", "steps.io")
 	}
 	c := deps.Explain(in, out, provider)
-	c.KeywordsMatched = nonNilStrings(c.KeywordsMatched)
+	c.KeywordsMatched = nonNilList(c.KeywordsMatched)
 	data.Compatibility = &DepsPairCompatibility{
 		ConsumerStep:    consumer.Type,
 		ConsumerJobType: cjt,
@@ -226,7 +226,7 @@ func depsPortNames(s *catalog.Step, inputs bool) []string {
 			out = append(out, p.LogicalName)
 		}
 	}
-	return nonNilStrings(out)
+	return nonNilList(out)
 }
 
 // --- data (field order is the wire order) ---
