@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -219,6 +220,8 @@ func BenchmarkPingFloorRawStdio(b *testing.B) {
 func serveOnce(b *testing.B, dir string, want string, requests ...string) (time.Duration, *os.ProcessState) {
 	cmd := exec.Command(cursusBin(b), "mcp", "serve")
 	cmd.Env, cmd.Dir = serveEnv(), dir
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -251,7 +254,7 @@ func serveOnce(b *testing.B, dir string, want string, requests ...string) (time.
 	took := time.Since(start)
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
-		b.Fatal(err)
+		b.Fatalf("%v; the server's log:\n%s", err, logs.Bytes())
 	}
 	return took, cmd.ProcessState
 }
