@@ -276,10 +276,27 @@ func (s *Session) ObserveCall(ctx context.Context, t *registry.ToolDef, args []b
 		res.WithWarnings(fmt.Sprintf("not recorded as a report of run %s: writes are disabled (%s)", run.ID, registry.EnvEnableDestructive))
 		return
 	}
+	if rec.Capture != nil && res.OK && t.WriteArg != "" && givenArg(args, t.WriteArg) {
+		// The tool wrote what the run keeps to a file of the caller's, so
+		// its answer has nothing to capture.
+		res.WithWarnings(fmt.Sprintf("not recorded as a report of run %s: %s wrote its %s to the %s file instead of answering it; call %s without %s so the run keeps it",
+			run.ID, t.Name, rec.Capture.Field, t.WriteArg, t.Name, t.WriteArg))
+		return
+	}
 	if err := s.record(run, stage, rec, args, res); err != nil {
 		slog.Warn("recording a run report failed", "run", run.ID, "tool", t.Name, "error", err)
 		res.WithWarnings(fmt.Sprintf("could not record this result as a report of run %s: %v", run.ID, err))
 	}
+}
+
+// givenArg reports whether the call's arguments give name a non-empty value.
+func givenArg(args []byte, name string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return false
+	}
+	v, ok := m[name]
+	return ok && string(v) != "null" && string(v) != `""`
 }
 
 func (s *Session) record(run *stages.Run, stage string, rec stages.Record, args []byte, res *envelope.ToolResult) error {

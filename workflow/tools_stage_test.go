@@ -361,8 +361,17 @@ func TestSessionWholeRun(t *testing.T) {
 	r.complete(true)
 
 	r.start("compile")
-	res = r.call("compile.definition", map[string]any{"dag_file": dagFile, "config_file": configFile})
 	defPath := filepath.Join(root, "runs", "demo", "pipeline.definition.json")
+	// A definition written to the caller's own file leaves the run nothing
+	// to keep: not recorded, and the warning says how to call instead.
+	res = r.call("compile.definition", map[string]any{"dag_file": dagFile, "config_file": configFile, "output_file": filepath.Join(root, "build", "def.json")})
+	if res.Meta["recorded"] != nil || res.Meta["saved"] != nil || !strings.Contains(strings.Join(res.Warnings, " "), "without output_file") {
+		t.Errorf("compile.definition with output_file in a run: meta %v, warnings %v", res.Meta, res.Warnings)
+	}
+	if _, err := os.Stat(defPath); err == nil {
+		t.Error("a definition written to output_file was also saved in the run")
+	}
+	res = r.call("compile.definition", map[string]any{"dag_file": dagFile, "config_file": configFile})
 	if res.Meta["saved"] != defPath {
 		t.Errorf("definition not saved: %v", res.Meta)
 	}
