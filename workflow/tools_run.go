@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
@@ -61,19 +60,6 @@ type workflowDescribeArgs struct {
 	Name     string `json:"name,omitempty" deprecated:"workflow"`
 }
 
-// workflowRoot is the project root runs live under: the policy's or
-// CURSUS_MCP_PROJECT_ROOT, else the working directory.
-func workflowRoot(ctx context.Context) (string, error) {
-	if root := registry.ProjectRoot(ctx); root != "" {
-		return root, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", envelope.Errorf(envelope.CodeInternalError, "no project root: %v", err)
-	}
-	return wd, nil
-}
-
 func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.Result[Result], error) {
 	r := registry.FromContext(ctx)
 	if r == nil {
@@ -89,7 +75,7 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.Result[Resul
 			WithDetails("resume", resume).
 			WithRemedy("write the answers the stop asked for into the run folder, then resume; or start a new run", "workflow.describe")
 	}
-	root, err := workflowRoot(ctx)
+	root, err := projectRoot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +285,7 @@ func cliLine(name string) string { return "cursus workflow run " + name + " --ar
 
 func workflowDescribe(ctx context.Context, a workflowDescribeArgs) (*envelope.Result[DescribeData], error) {
 	if id := strings.TrimSpace(a.RunID); id != "" {
-		root, err := workflowRoot(ctx)
+		root, err := projectRoot(ctx)
 		if err != nil {
 			return nil, err
 		}

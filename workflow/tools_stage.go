@@ -97,13 +97,18 @@ type statusArgs struct {
 	Format string `json:"format,omitempty" jsonschema:"enum=json,enum=markdown" jsonschema_description:"json (default) returns data; markdown returns a compact summary for a model to read."`
 }
 
-// projectRoot is where runs live: the root of the call's file-access
-// layer (registry.ProjectRoot), else the working directory.
+// projectRoot is where runs live, for the workflow and the stage tools
+// alike: the root of the call's file-access layer (registry.ProjectRoot:
+// the policy's or CURSUS_MCP_PROJECT_ROOT), else the working directory.
 func projectRoot(ctx context.Context) (string, error) {
 	if r := registry.ProjectRoot(ctx); r != "" {
 		return filepath.Abs(r)
 	}
-	return os.Getwd()
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", envelope.Errorf(envelope.CodeInternalError, "no project root: %v", err)
+	}
+	return wd, nil
 }
 
 // runError maps the errors of the run folder and the stages onto envelope codes.
