@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cursus-go/cursus/internal/safefs"
-
+	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // init-project variables.
@@ -99,16 +99,8 @@ func phaseScaffold(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var r struct {
-		TargetPath   string         `json:"target_path"`
-		WorkspaceDir string         `json:"workspace_dir"`
-		ScriptsDir   string         `json:"scripts_dir"`
-		DAGFile      string         `json:"dag_file"`
-		ConfigFile   string         `json:"config_file"`
-		CustomSteps  []string       `json:"custom_steps"`
-		FilesWritten []string       `json:"files_written"`
-		Placeholders map[string]any `json:"placeholders"`
-	}
+	// project.init's data is the engine's project.Result (with ready).
+	var r project.Result
 	if err := resp.Decode(&r); err != nil {
 		return Gate("project.init", resp, "unexpected answer: %v", err)
 	}
