@@ -122,9 +122,6 @@ func (l *lazySchema) get(name string, make func() (map[string]any, error)) *lazy
 		if l.m, l.err = make(); l.err == nil {
 			l.b, l.err = marshalWire(l.m)
 		}
-		if l.err == nil && l.m != nil {
-			wireBytes.Store(reflect.ValueOf(l.m).UnsafePointer(), l.b)
-		}
 	})
 	if l.err != nil {
 		panic(fmt.Sprintf("registry: tool %q: %v", name, l.err))

@@ -242,6 +242,8 @@ func TestByPhaseAndDescribe(t *testing.T) {
 	res = call(t, "tools.describe_tool", map[string]any{"name": "tools__help"})
 	if info := res.Data.(tools.ToolInfo); !res.OK || info.Schema == nil || info.DataSchema == nil || info.Name != "tools.help" {
 		t.Errorf("describe by wire name: %+v", res)
+	} else if def, _ := cursus.Registry().Get("tools.help"); string(info.Schema) != string(def.SchemaJSON()) || string(info.DataSchema) != string(def.DataSchemaJSON()) {
+		t.Errorf("describe carries other schema bytes than the registry encoded:\n%s\n%s", info.Schema, info.DataSchema)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "nope.nope"})
 	if res.Code != envelope.CodeUnknownTool || res.Remedy == nil {

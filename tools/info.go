@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -69,19 +70,22 @@ type ToolInfo struct {
 	Namespace string `json:"namespace"`
 	// Description and Examples are left out of a brief entry (tools.by_phase
 	// and tools.help by phase without detail): when says what the tool is for.
-	Description  string          `json:"description,omitempty"`
-	Tags         []string        `json:"tags"`
-	Destructive  bool            `json:"destructive"`
-	Writes       bool            `json:"writes"`
-	ExecCode     bool            `json:"exec_code"`
-	Network      bool            `json:"network"`
-	When         string          `json:"when,omitempty"`
-	Examples     []string        `json:"examples,omitempty"`
-	DeprecatedBy string          `json:"deprecated_by,omitempty"`
-	Schema       registry.Schema `json:"schema,omitempty"`
+	Description  string   `json:"description,omitempty"`
+	Tags         []string `json:"tags"`
+	Destructive  bool     `json:"destructive"`
+	Writes       bool     `json:"writes"`
+	ExecCode     bool     `json:"exec_code"`
+	Network      bool     `json:"network"`
+	When         string   `json:"when,omitempty"`
+	Examples     []string `json:"examples,omitempty"`
+	DeprecatedBy string   `json:"deprecated_by,omitempty"`
+	// Schema and DataSchema are the registry's JSON of the tool's input
+	// schema and data schema, encoded once (ToolDef.SchemaJSON,
+	// DataSchemaJSON): an answer carries those bytes.
+	Schema json.RawMessage `json:"schema,omitempty" jsonschema:"type=object"`
 	// DataSchema is the schema of the data of a success (the tool's
 	// output schema without the envelope around it); describe_tool gives it.
-	DataSchema registry.Schema `json:"data_schema,omitempty"`
+	DataSchema json.RawMessage `json:"data_schema,omitempty" jsonschema:"type=object"`
 }
 
 // summaries caches each tool's ToolInfo (*registry.ToolDef -> *ToolInfo):
@@ -100,7 +104,7 @@ func cachedSummary(t *registry.ToolDef, withSchema bool) *ToolInfo {
 		return info
 	}
 	c := *info
-	c.Schema = t.Schema()
+	c.Schema = t.SchemaJSON()
 	return &c
 }
 
@@ -127,7 +131,7 @@ func ToolSummary(t *registry.ToolDef, withSchema bool) ToolInfo {
 		Network: t.Network, When: t.When, Examples: t.Examples, DeprecatedBy: t.DeprecatedBy,
 	}
 	if withSchema {
-		s.Schema = t.Schema()
+		s.Schema = t.SchemaJSON()
 	}
 	return s
 }
@@ -321,6 +325,6 @@ func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.Result[ToolIn
 		return nil, r.UnknownTool(name)
 	}
 	info := ToolSummary(t, true)
-	info.DataSchema = t.DataSchema()
+	info.DataSchema = t.DataSchemaJSON()
 	return envelope.Success(info), nil
 }
