@@ -1,12 +1,11 @@
 package project
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"strconv"
 	"strings"
-	"text/template"
+	"sync"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 )
@@ -57,8 +56,14 @@ type scriptView struct {
 	LabelEnv, IDEnv, TrainRatioEnv, TestValRatioEnv string
 }
 
-var scriptTmpl = template.Must(template.New("script.py.tmpl").Delims("<<", ">>").Funcs(template.FuncMap{"py": pyLiteral}).
-	ParseFS(templates, "templates/script.py.tmpl"))
+// scriptTemplate is templates/script.py.tmpl, parsed on first use.
+var scriptTemplate = sync.OnceValues(func() (skeletonTemplate, error) {
+	src, err := templates.ReadFile("templates/script.py.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	return parseSkeleton(string(src))
+})
 
 // pyLiteral renders a Go value as a Python literal: strings quoted, string
 // slices as lists, nil as None.
@@ -125,6 +130,19 @@ func ScriptSkeleton(st *catalog.Step) ([]byte, error) {
 	if st.Contract.EntryPoint == "" {
 		return nil, fmt.Errorf("step %s declares no entry point", st.Type)
 	}
+	tpl, err := scriptTemplate()
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	if err := tpl.execute(&b, skeletonView(st)); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// skeletonView is what the skeleton of the step's script is rendered from.
+func skeletonView(st *catalog.Step) scriptView {
 	v := scriptView{Type: string(st.Type), EntryPoint: st.Contract.EntryPoint, Kind: ScriptKind(st),
 		Description: firstSentence(st.Description), Hook: "transform", RequiredInputs: []string{},
 		Toolkit: st.Info().Training}
@@ -217,11 +235,7 @@ func ScriptSkeleton(st *catalog.Step) ([]byte, error) {
 	for _, a := range st.Contract.JobArguments {
 		v.Args = append(v.Args, argView{a.Flag, a.Source})
 	}
-	var b bytes.Buffer
-	if err := scriptTmpl.Execute(&b, v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return v
 }
 
 func firstSentence(s string) string {
