@@ -258,11 +258,22 @@ func isJSONValue(v any) bool {
 	return false
 }
 
+// JSONWriter is implemented by data that encodes itself: WriteJSON
+// writes its JSON to b, compact and valid, with HTML characters not
+// escaped, exactly as encoding/json would encode the value. The envelope
+// takes those bytes as they are; encoding/json would check and compact a
+// json.Marshaler's output again, which for data holding JSON encoded
+// once (a tool's schemas) costs more than the rest of the call.
+type JSONWriter interface {
+	WriteJSON(b *bytes.Buffer) error
+}
+
 // MarshalJSON writes the wire form: empty optional fields are dropped and
 // keys come in the order ok, data, next_steps, error, code, remedy,
 // warnings, meta. HTML characters are not escaped (as MCP's wire
 // encoding does not). Calling it directly, rather than json.Marshal,
-// saves encoding/json's pass that re-checks and compacts its output.
+// saves encoding/json's pass that re-checks and compacts its output. Data
+// that is a JSONWriter writes itself.
 func (r Result[T]) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(256)
@@ -272,6 +283,12 @@ func (r Result[T]) MarshalJSON() ([]byte, error) {
 		b.WriteString(`,"`)
 		b.WriteString(key)
 		b.WriteString(`":`)
+		if w, ok := v.(JSONWriter); ok {
+			if err := w.WriteJSON(&b); err != nil {
+				return fmt.Errorf("envelope: %s: %w", key, err)
+			}
+			return nil
+		}
 		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("envelope: %s: %w", key, err)
 		}

@@ -1,6 +1,7 @@
 package envelope_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -95,5 +96,41 @@ func TestPartialAndCodes(t *testing.T) {
 	}
 	if e := envelope.Errorf(envelope.CodeNotFound, "x"); e.Error() != "not_found: x" {
 		t.Errorf("ToolError.Error: %q", e.Error())
+	}
+}
+
+// selfWriter is data that writes its own JSON (JSONWriter).
+type selfWriter struct {
+	json string
+	err  error
+}
+
+func (s selfWriter) WriteJSON(b *bytes.Buffer) error {
+	if s.err != nil {
+		return s.err
+	}
+	b.WriteString(s.json)
+	return nil
+}
+
+// Data that is a JSONWriter is written as it writes itself, in a success
+// and as a failure's data; its error fails the encoding, naming the key.
+func TestJSONWriterData(t *testing.T) {
+	ok := envelope.OK(selfWriter{json: `{"a":[1,2]}`}).WithMeta("tool", "x")
+	b, err := ok.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"ok":true,"data":{"a":[1,2]},"meta":{"tool":"x"}}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
+	}
+	fail := envelope.Fail("no", envelope.CodeInvalidInput)
+	fail.Data = selfWriter{json: `{"partial":true}`}
+	if b, err = fail.MarshalJSON(); err != nil || !bytes.Contains(b, []byte(`"data":{"partial":true}`)) {
+		t.Fatalf("failure: %s, %v", b, err)
+	}
+	_, err = envelope.OK(selfWriter{err: errors.New("boom")}).MarshalJSON()
+	if err == nil || !strings.Contains(err.Error(), "data: boom") {
+		t.Fatalf("err = %v, want the writer's error under data", err)
 	}
 }

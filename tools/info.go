@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -86,6 +87,39 @@ type ToolInfo struct {
 	// DataSchema is the schema of the data of a success (the tool's
 	// output schema without the envelope around it); describe_tool gives it.
 	DataSchema json.RawMessage `json:"data_schema,omitempty" jsonschema:"type=object"`
+}
+
+// WriteJSON implements envelope.JSONWriter: it writes the JSON
+// json.Marshal makes of i (HTML characters not escaped), with the
+// schemas, JSON the registry encoded compact once, written as they are
+// instead of checked and compacted again (that pass was most of what a
+// tools.describe_tool call cost).
+func (i ToolInfo) WriteJSON(b *bytes.Buffer) error {
+	type plain ToolInfo // the fields, without this method
+	p := plain(i)
+	p.Schema, p.DataSchema = nil, nil
+	n := len(i.Name) + len(i.Description) + len(i.When) + len(i.DeprecatedBy) + len(i.Schema) + len(i.DataSchema) + 256
+	for _, e := range i.Examples {
+		n += len(e) + 8
+	}
+	b.Grow(n) // once: the answer is mostly these bytes
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - len("}\n")) // reopen the object: Encode ends it with a brace and a newline
+	for _, f := range []struct {
+		key string
+		raw json.RawMessage
+	}{{"schema", i.Schema}, {"data_schema", i.DataSchema}} {
+		if len(f.raw) > 0 {
+			b.WriteString(`,"` + f.key + `":`)
+			b.Write(f.raw)
+		}
+	}
+	b.WriteByte('}')
+	return nil
 }
 
 // summaries caches each tool's ToolInfo (*registry.ToolDef -> *ToolInfo):
