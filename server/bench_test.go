@@ -319,3 +319,10 @@ func BenchmarkPeakRSSAfterCompile(b *testing.B) {
 	}
 	reportProcess(b, states)
 }
+
+// BenchmarkTinyCallFloorRawStdio: a tools/call answering a tiny envelope
+// from a bare SDK server: the SDK's own cost of a tools/call beyond a ping.
+func BenchmarkTinyCallFloorRawStdio(b *testing.B) {
+	benchRaw(b, startFloor(b, []byte(`{"ok":true,"data":{}}`)),
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"tools__describe_tool","arguments":{"name":"catalog.search"}}}`)
+}

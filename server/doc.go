@@ -29,8 +29,12 @@
 // Every tools/call goes through the registry under the policy and the
 // server's file-access layer (registry.CallJSON, or the session's scope),
 // which encodes the envelope once; those bytes go as structuredContent
-// and, as the MCP spec advises for structured results, in one text block,
-// never marshalled again. isError is true exactly when the envelope's ok
+// and, as the MCP spec advises for structured results, in one text block.
+// Over stdio (ServeStdio) the connection writes that result line itself
+// from those bytes: the handler hands the SDK a result holding a ticket,
+// and the response is written with the encoded result in its place, the
+// bytes the SDK would have written, without its three further passes
+// over them. Over other transports the SDK encodes the result. isError is true exactly when the envelope's ok
 // is false. A tool failure is never a JSON-RPC error. Names the server
 // does not list are answered with an envelope too (the SDK alone would
 // answer a JSON-RPC error): a tool whose gate is closed answers the

@@ -26,7 +26,9 @@ import (
 //
 // At the end of input the requests already read are still answered
 // (waiting up to ten seconds) before ServeStdio returns: a client may pipe
-// its requests and close stdin. The SDK alone would drop them. A line that
+// its requests and close stdin. The SDK alone would drop them. A tool
+// call's result line is written from the bytes the registry encoded
+// (resultHold), as the SDK would write it. A line that
 // is not a JSON-RPC message is answered with a JSON-RPC error (-32700 or
 // -32600) and the session goes on; the SDK alone would end it.
 //
@@ -36,7 +38,8 @@ import (
 // returned or not (a call blocked in the kernel is abandoned; the process
 // exiting ends it).
 func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io.Reader, out io.Writer) error {
-	s, err := New(reg, opts)
+	hold := newResultHold()
+	s, _, err := build(reg, opts, hold)
 	if err != nil {
 		return err
 	}
@@ -46,7 +49,8 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	}
 	log := logger(opts)
 	w := &lockedWriter{w: out}
-	t := &drainTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, grace: drainGrace, readEnded: make(chan struct{})}
+	conn := &holdTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, hold: hold, out: w}
+	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
 	// Cancelling the session's context cancels the calls in flight: the
 	// middleware ties each request's context to it (the SDK cancels its
 	// requests only once the connection closes, and a read of stdin does
@@ -274,7 +278,7 @@ func NewHTTPHandler(reg *registry.Registry, opts Options) (http.Handler, error) 
 }
 
 func newHTTPHandler(reg *registry.Registry, opts Options) (*httpFront, error) {
-	s, g, err := build(reg, opts)
+	s, g, err := build(reg, opts, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -170,6 +170,7 @@ type core struct {
 	gated   []string             // dotted names hidden by a closed gate, sorted
 	inst    string               // the instructions every server of the core gives
 	content *content             // resources and prompts
+	hold    *resultHold          // where tool results wait for the connection to write them; nil: the SDK encodes them
 }
 
 // New builds a server exposing reg's tools under opts. It returns a
@@ -177,14 +178,15 @@ type core struct {
 // tool. Without Guided or Stage the server is static: its tool list never
 // changes.
 func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
-	m, _, err := build(reg, opts)
+	m, _, err := build(reg, opts, nil)
 	return m, err
 }
 
 // build is New; it also returns the core the server was made from, so an
 // HTTP handler makes its sessions' servers from the same state instead of
-// checking and describing every tool again.
-func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
+// checking and describing every tool again. With a hold, the tool results
+// wait there for a holdConn to write them (ServeStdio).
+func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server, *core, error) {
 	if reg == nil {
 		return nil, nil, fmt.Errorf("server: nil registry")
 	}
@@ -198,7 +200,7 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 		version = "0"
 	}
 	c := &core{reg: reg, opts: opts, sel: sel, log: log, version: version, guided: opts.Guided || opts.Stage != "",
-		defs: map[string]*mcp.Tool{}, dotted: map[string]string{}}
+		defs: map[string]*mcp.Tool{}, dotted: map[string]string{}, hold: hold}
 	// A tool a stage records writes a report file when the write gate is
 	// open: in guided mode it is not read-only, whatever it does itself.
 	recorded := map[string]bool{}
@@ -479,7 +481,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) *
 	if !res.OK {
 		s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
 	}
-	return toResult(res, wire)
+	return s.result(res, wire)
 }
 
 // fallback is a receiving middleware: tools/list answers the real
@@ -503,7 +505,7 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		if t, found := s.c.reg.Get(r.Params.Name); found {
 			if allowed, _ := s.c.opts.Policy.Allows(t); allowed && !s.c.sel.selected(t) {
 				s.c.log.Debug("call of a tool left out by the selection", "tool", t.Name)
-				return toResult(deselected(t), nil), nil
+				return s.result(deselected(t), nil), nil
 			}
 		}
 		return s.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
@@ -630,26 +632,43 @@ func deselected(t *registry.ToolDef) *envelope.ToolResult {
 		WithMeta("tool", t.Name)
 }
 
-// toResult turns an envelope into a tool result, from wire, the
-// envelope's JSON as the registry encoded it (nil: marshalled here). The
-// envelope goes once as structuredContent, which the tool's outputSchema
-// describes (a failure too: the listed schema requires only ok), and, as
-// the MCP spec advises for structured results and the SDK's typed tools
-// do, the same bytes serialized in one text block for hosts that read
-// only text. isError is true exactly when ok is false.
-func toResult(res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
+// result is the tool result of an envelope, from wire, the envelope's
+// JSON as the registry encoded it (nil: encoded here): held for the
+// connection to write (resultHold) when the session has a hold, else
+// shaped by toResult.
+func (s *session) result(res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
 	if wire == nil {
-		b, err := json.Marshal(res)
-		if err != nil {
-			fail := envelope.Fail("the tool's result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError)
-			if tool, ok := res.Meta["tool"]; ok {
-				fail.SetMeta("tool", tool)
-			}
-			res = fail
-			b, _ = json.Marshal(res)
-		}
-		wire = b
+		res, wire = encodeEnvelope(res)
 	}
+	if s.c.hold != nil {
+		return s.c.hold.hold(res, wire)
+	}
+	return toResult(res, wire)
+}
+
+// encodeEnvelope is the JSON of res, or of an internal_error envelope
+// saying why res has none.
+func encodeEnvelope(res *envelope.ToolResult) (*envelope.ToolResult, []byte) {
+	b, err := json.Marshal(res)
+	if err == nil {
+		return res, b
+	}
+	fail := envelope.Fail("the tool's result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError)
+	if tool, ok := res.Meta["tool"]; ok {
+		fail.SetMeta("tool", tool)
+	}
+	b, _ = json.Marshal(fail)
+	return fail, b
+}
+
+// toResult turns an envelope into a tool result, from wire, the
+// envelope's JSON. The envelope goes once as structuredContent, which the
+// tool's outputSchema describes (a failure too: the listed schema
+// requires only ok), and, as the MCP spec advises for structured results
+// and the SDK's typed tools do, the same bytes serialized in one text
+// block for hosts that read only text. isError is true exactly when ok is
+// false.
+func toResult(res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(wire)}},
 		StructuredContent: json.RawMessage(wire),

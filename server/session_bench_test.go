@@ -16,7 +16,7 @@ func BenchmarkSessionServer(b *testing.B) {
 		name string
 		opts Options
 	}{{"static", Options{}}, {"guided", Options{Guided: true}}} {
-		_, c, err := build(cursus.Registry(), mode.opts)
+		_, c, err := build(cursus.Registry(), mode.opts, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -113,6 +113,33 @@ func startStdio(t testing.TB, ctx context.Context, reg *registry.Registry, opts 
 	return pipeServe(t, func(in io.ReadCloser, out io.WriteCloser) error { return server.ServeStdio(ctx, reg, opts, in, out) })
 }
 
+// stdioSession connects a go-sdk client to ServeStdio over pipes.
+func stdioSession(t testing.TB, reg *registry.Registry, opts server.Options) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(testCtx(t))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := server.ServeStdio(ctx, reg, opts, inR, outW)
+		outW.Close()
+		done <- err
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "server-test", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	return cs
+}
+
 // pipeServe runs serve over pipes, as rawStdio describes.
 func pipeServe(t testing.TB, serve func(in io.ReadCloser, out io.WriteCloser) error) *rawStdio {
 	inR, inW := io.Pipe()
@@ -294,7 +321,7 @@ func gatherNamespace(n int64) (registry.Namespace, *atomic.Int64) {
 // answered with its own id.
 func TestConcurrentCalls(t *testing.T) {
 	const sessions, calls = 8, 200
-	for _, transport := range []string{"in-memory", "http"} {
+	for _, transport := range []string{"in-memory", "http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
 			ns, arrived := gatherNamespace(calls)
 			reg := testRegistry(t, ns)
@@ -308,6 +335,13 @@ func TestConcurrentCalls(t *testing.T) {
 				t.Cleanup(ts.Close)
 				for range sessions {
 					css = append(css, httpSession(t, ts.URL, ""))
+				}
+			} else if transport == "stdio" {
+				// ServeStdio writes the results itself, from the bytes
+				// the registry encoded: each answer must reach the call
+				// it answers.
+				for range sessions {
+					css = append(css, stdioSession(t, reg, server.Options{}))
 				}
 			} else {
 				s := newServer(t, reg, server.Options{})
