@@ -76,10 +76,12 @@ var (
 )
 
 // Build builds the default registry (DefaultNamespaces, with the tools'
-// markdown views) once and returns it with any build error.
+// markdown views) once and returns it with any build error. The schemas of
+// its tools come precomputed (generated with `go generate ./...`) where
+// they match the tools' types, and are reflected otherwise.
 func Build() (*registry.Registry, error) {
 	buildOnce.Do(func() {
-		built, buildErr = tools.Build(DefaultNamespaces())
+		built, buildErr = tools.Build(DefaultNamespaces(), registry.WithPrecomputed(precomputed()))
 	})
 	return built, buildErr
 }

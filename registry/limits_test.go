@@ -94,7 +94,8 @@ func TestArgumentCaps(t *testing.T) {
 	}
 	t2, _ := reg.Get("big.answer")
 	props := t2.Schema()["properties"].(map[string]any)
-	if props["name"].(map[string]any)["maxLength"] != registry.MaxNameLength {
+	// Schema is decoded JSON: its numbers are float64.
+	if props["name"].(map[string]any)["maxLength"] != float64(registry.MaxNameLength) {
 		t.Errorf("the name bound is not published: %v", props["name"])
 	}
 	if _, ok := props["config_file"].(map[string]any)["maxLength"]; ok {

@@ -60,7 +60,13 @@ type Listing struct {
 	Shapes []SharedShape
 	// schemas holds each tool's listed input schema, marshalled once.
 	schemas map[*ToolDef]json.RawMessage
+	// pre: the listing came from precomputed entries.
+	pre bool
 }
+
+// Precomputed reports whether the listing came from precomputed entries
+// (Precomputed) rather than from the tools' schemas.
+func (l *Listing) Precomputed() bool { return l.pre }
 
 // InputSchema is t's listed input schema (t must be one of the tools the
 // listing was made from): Schema without the deprecated aliases (still
@@ -75,7 +81,14 @@ func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] 
 
 // NewListing computes the listing of tools. It fails only when a schema
 // cannot be marshalled, a programming error.
+//
+// When every tool's schemas come from one set of precomputed entries that
+// holds this sequence's listing (Precomputed), that listing is used
+// instead of computing it.
 func NewListing(tools []*ToolDef) (*Listing, error) {
+	if l, ok := precomputedListingOf(tools); ok {
+		return l, nil
+	}
 	// An argument is shared by name and description: tools that describe
 	// an argument of the same name alike mean the same argument.
 	type key struct{ name, desc string }
@@ -275,7 +288,7 @@ func restatesName(name, desc string) bool {
 // Every answer valid against OutputSchema is valid against it. Marshalled
 // once.
 func (t *ToolDef) ListedOutputSchema() json.RawMessage {
-	return t.listedOut.get(t.Name, func() (map[string]any, error) {
+	return t.listedOut.json(t.Name, func() (map[string]any, error) {
 		src := t
 		if t.outputOf != nil {
 			src = t.outputOf
@@ -293,7 +306,7 @@ func (t *ToolDef) ListedOutputSchema() json.RawMessage {
 			"type":       "object",
 			"properties": map[string]any{"data": data},
 		}, nil
-	}).b
+	})
 }
 
 // typeOutline is the outline of a data type: for a struct, its fields

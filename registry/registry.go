@@ -105,28 +105,58 @@ type ToolDef struct {
 	listedOut lazySchema
 	data      lazySchema // the data schema (DataSchema), for DataSchemaJSON
 	args      lazyArgs   // the input schema compiled for validation
+	// pre is the set of precomputed entries the tool's schemas come from
+	// (usePrecomputed), nil when they are reflected.
+	pre *Precomputed
+	// fp is the fingerprint, computed once (fpOnce).
+	fpOnce sync.Once
+	fp     uint64
 }
 
-// lazySchema is a schema computed once, on first use, with its JSON
-// (compact, HTML characters not escaped, as the envelope and MCP's wire
-// encoding write them).
+// lazySchema is a schema computed once, on first use, as JSON (compact,
+// HTML characters not escaped, as the envelope and MCP's wire encoding
+// write them), or given precomputed (Precomputed); its map is that JSON
+// decoded, on first use of the map, so a reflected schema and a
+// precomputed one are the same Go values (numbers float64).
 type lazySchema struct {
+	pre  json.RawMessage // the precomputed JSON, when there is one
 	once sync.Once
-	m    map[string]any
 	b    json.RawMessage
 	err  error
+
+	mOnce sync.Once
+	m     map[string]any
+	mErr  error
 }
 
-func (l *lazySchema) get(name string, make func() (map[string]any, error)) *lazySchema {
+// json returns the schema's JSON, computed with make unless precomputed.
+func (l *lazySchema) json(name string, make func() (map[string]any, error)) json.RawMessage {
 	l.once.Do(func() {
-		if l.m, l.err = make(); l.err == nil {
-			l.b, l.err = marshalWire(l.m)
+		if l.pre != nil {
+			l.b = l.pre
+			return
 		}
+		m, err := make()
+		if err != nil {
+			l.err = err
+			return
+		}
+		l.b, l.err = marshalWire(m)
 	})
 	if l.err != nil {
 		panic(fmt.Sprintf("registry: tool %q: %v", name, l.err))
 	}
-	return l
+	return l.b
+}
+
+// schema returns the schema's JSON decoded (json).
+func (l *lazySchema) schema(name string, make func() (map[string]any, error)) map[string]any {
+	b := l.json(name, make)
+	l.mOnce.Do(func() { l.mErr = json.Unmarshal(b, &l.m) })
+	if l.mErr != nil {
+		panic(fmt.Sprintf("registry: tool %q: %v", name, l.mErr))
+	}
+	return l.m
 }
 
 // lazyArgs is the compiled argument schema, built on the first call.
@@ -153,14 +183,16 @@ func (t *ToolDef) Namespace() string {
 func (t *ToolDef) WireName() string { return t.wire }
 
 // Schema returns the tool's JSON Schema for its arguments: root type object,
-// no $ref or $schema, additionalProperties false. Do not modify it.
-// The schema is reflected on first use, so a process that only lists names
-// (cursus mcp list-tools) never pays for reflection; the registry tests
-// reflect every tool's schema, so a bad argument struct cannot ship.
-func (t *ToolDef) Schema() map[string]any { return t.in.get(t.Name, t.reflectInput).m }
+// no $ref or $schema, additionalProperties false, as decoded JSON (numbers
+// are float64). Do not modify it. The schema is reflected on first use
+// (or taken from precomputed entries, WithPrecomputed), so a process that
+// only lists names (cursus mcp list-tools) never pays for reflection; the
+// registry tests reflect every tool's schema, so a bad argument struct
+// cannot ship.
+func (t *ToolDef) Schema() map[string]any { return t.in.schema(t.Name, t.reflectInput) }
 
 // SchemaJSON is Schema as JSON, marshalled once. Do not modify it.
-func (t *ToolDef) SchemaJSON() json.RawMessage { return t.in.get(t.Name, t.reflectInput).b }
+func (t *ToolDef) SchemaJSON() json.RawMessage { return t.in.json(t.Name, t.reflectInput) }
 
 func (t *ToolDef) reflectInput() (map[string]any, error) {
 	s, err := reflectSchema(t.argType)
@@ -179,15 +211,15 @@ func (t *ToolDef) reflectInput() (map[string]any, error) {
 // envelope as the MCP server sends it in structuredContent (root type
 // object; see OutputSchemaFor), its data typed by the tool's data type
 // (DataSchema). Do not modify it. It is reflected on first use.
-func (t *ToolDef) OutputSchema() map[string]any { return t.out.get(t.Name, t.reflectOutput).m }
+func (t *ToolDef) OutputSchema() map[string]any { return t.out.schema(t.Name, t.reflectOutput) }
 
 // OutputSchemaJSON is OutputSchema as JSON, marshalled once. Do not modify it.
-func (t *ToolDef) OutputSchemaJSON() json.RawMessage { return t.out.get(t.Name, t.reflectOutput).b }
+func (t *ToolDef) OutputSchemaJSON() json.RawMessage { return t.out.json(t.Name, t.reflectOutput) }
 
 // DataSchema returns the schema of the data of a success: reflected from
 // the handler's data type ({} while the tool is untyped), or that or a
 // string when the tool has a markdown view. Do not modify it.
-func (t *ToolDef) DataSchema() map[string]any { return t.data.get(t.Name, t.dataSchema).m }
+func (t *ToolDef) DataSchema() map[string]any { return t.data.schema(t.Name, t.dataSchema) }
 
 func (t *ToolDef) dataSchema() (map[string]any, error) {
 	props, _ := t.OutputSchema()["properties"].(map[string]any)
@@ -199,7 +231,7 @@ func (t *ToolDef) dataSchema() (map[string]any, error) {
 // answers the schema (tools.describe_tool) sends these bytes instead of
 // encoding the map on every call. Do not modify it.
 func (t *ToolDef) DataSchemaJSON() json.RawMessage {
-	return t.data.get(t.Name, t.dataSchema).b
+	return t.data.json(t.Name, t.dataSchema)
 }
 
 // marshalWire is json.Marshal without HTML escaping.
@@ -358,8 +390,14 @@ var (
 // tool's schema, generates <ns>.help for every namespace but those in
 // NoAutoHelp, and fails on a duplicate name, a malformed name, a tool whose
 // namespace disagrees with its group, or an example that does not name its
-// tool.
-func Build(nss []Namespace) (*Registry, error) {
+// tool. With WithPrecomputed, the tools its entries match take their
+// schemas from them (and their checks, done when the entries were made, are
+// not repeated).
+func Build(nss []Namespace, opts ...BuildOption) (*Registry, error) {
+	var cfg buildConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	r := &Registry{byName: map[string]*ToolDef{}, namespaces: map[string]string{}}
 	var errs []string
 	add := func(t *ToolDef) {
@@ -420,7 +458,11 @@ func Build(nss []Namespace) (*Registry, error) {
 	}
 	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
 	for _, t := range r.sorted {
-		errs = append(errs, checkAliases(t)...)
+		if !t.usePrecomputed(cfg.pre) {
+			// A matching entry was made from a registry that passed
+			// this check, from the same types (its fingerprint).
+			errs = append(errs, checkAliases(t)...)
+		}
 		if t.DeprecatedBy != "" {
 			if _, ok := r.byName[t.DeprecatedBy]; !ok {
 				errs = append(errs, fmt.Sprintf("tool %q: deprecated by unknown tool %q", t.Name, t.DeprecatedBy))

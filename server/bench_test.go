@@ -20,6 +20,7 @@ import (
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
+	"github.com/cursus-go/cursus/tools"
 )
 
 func reportRate(b *testing.B) {
@@ -325,4 +326,39 @@ func BenchmarkPeakRSSAfterCompile(b *testing.B) {
 func BenchmarkTinyCallFloorRawStdio(b *testing.B) {
 	benchRaw(b, startFloor(b, []byte(`{"ok":true,"data":{}}`)),
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"tools__describe_tool","arguments":{"name":"catalog.search"}}}`)
+}
+
+// BenchmarkStartInProcess: the part of the start-up that is ours, in
+// process, for a CPU profile (-cpuprofile): the default registry built
+// anew from the precomputed schemas the root package embeds (as
+// cursus.Build does), ServeStdio over pipes, and its initialize and
+// tools/list answers. Package initialisation, which the process pays
+// before main, is not in it (GODEBUG=inittrace=1 shows it).
+func BenchmarkStartInProcess(b *testing.B) {
+	file, err := os.ReadFile("../precomputed_schemas.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		pre, err := registry.ParsePrecomputed(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reg, err := tools.Build(cursus.DefaultNamespaces(), registry.WithPrecomputed(pre))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		r := startStdio(b, ctx, reg, server.Options{})
+		r.send(b, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		for line := range r.lines {
+			if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":2,`) {
+				break
+			}
+		}
+		cancel()
+		r.in.Close()
+		<-r.done
+	}
 }

@@ -218,25 +218,8 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 	if c.fs, err = registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy)); err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
-	var allowed []*registry.ToolDef
-	for _, t := range reg.List("") {
-		if !sel.selected(t) {
-			continue
-		}
-		if t.NamespaceHelp() && !sel.tools[t.Name] {
-			// tools.help {"namespace": ...} answers the same; the tool stays
-			// callable by name.
-			continue
-		}
-		if ok, env := opts.Policy.Allows(t); !ok {
-			c.gated = append(c.gated, t.Name)
-			if sel.tools[t.Name] {
-				log.Warn("tool named in the selection stays hidden: its safety gate is closed", "tool", t.Name, "env_var", env)
-			}
-			continue
-		}
-		allowed = append(allowed, t)
-	}
+	allowed, gated := allowedTools(reg, sel, opts.Policy, log)
+	c.gated = gated
 	listing, err := registry.NewListing(allowed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
@@ -279,6 +262,44 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 	}
 	m, _ := c.server()
 	return m, c, nil
+}
+
+// allowedTools are the tools a server lists (before a guided stage scopes
+// them), sorted by name, and the dotted names of those a closed gate
+// hides.
+func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, log *slog.Logger) (allowed []*registry.ToolDef, gated []string) {
+	for _, t := range reg.List("") {
+		if !sel.selected(t) {
+			continue
+		}
+		if t.NamespaceHelp() && !sel.tools[t.Name] {
+			// tools.help {"namespace": ...} answers the same; the tool stays
+			// callable by name.
+			continue
+		}
+		if ok, env := p.Allows(t); !ok {
+			gated = append(gated, t.Name)
+			if sel.tools[t.Name] {
+				log.Warn("tool named in the selection stays hidden: its safety gate is closed", "tool", t.Name, "env_var", env)
+			}
+			continue
+		}
+		allowed = append(allowed, t)
+	}
+	return allowed, gated
+}
+
+// ListedTools returns the tools a server New(reg, opts) builds lists
+// (before a guided stage scopes them), in the order it describes them:
+// the sequence registry.NewListing is given, for which a program that
+// precomputes schemas (registry.Registry.Precompute) writes the listing.
+func ListedTools(reg *registry.Registry, opts Options) ([]*registry.ToolDef, error) {
+	sel, err := resolveSelection(reg, opts)
+	if err != nil {
+		return nil, err
+	}
+	allowed, _ := allowedTools(reg, sel, opts.Policy, slog.New(slog.DiscardHandler))
+	return allowed, nil
 }
 
 // mcpTool is the MCP descriptor of a tool: wire name, rendered

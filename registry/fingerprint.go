@@ -1,0 +1,187 @@
+package registry
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"sync"
+
+	"github.com/invopop/jsonschema"
+)
+
+// FNV-1a, 64 bits: cheap to compute at start-up, no allocation, and stable
+// across processes (the fingerprints are stored in a generated file).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+type fnv uint64
+
+func (h fnv) str(s string) fnv {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ fnv(s[i])) * fnvPrime
+	}
+	// A separator, so "ab"+"c" and "a"+"bc" differ.
+	return (h ^ 0xff) * fnvPrime
+}
+
+func (h fnv) num(n uint64) fnv {
+	for i := 0; i < 8; i++ {
+		h = (h ^ fnv(n&0xff)) * fnvPrime
+		n >>= 8
+	}
+	return h
+}
+
+func (h fnv) flag(b bool) fnv {
+	if b {
+		return h.num(1)
+	}
+	return h.num(0)
+}
+
+// schemaInterfaces are the methods that change what reflection makes of a
+// type (the schema reflector's hooks, and a type's own JSON encoding,
+// which the data outline reads).
+var schemaInterfaces = []reflect.Type{
+	reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }](),
+	reflect.TypeFor[interface{ JSONSchemaExtend(*jsonschema.Schema) }](),
+	reflect.TypeFor[interface{ JSONSchemaAlias() any }](),
+	reflect.TypeFor[interface{ JSONSchemaProperty(string) any }](),
+	reflect.TypeFor[json.Marshaler](),
+	reflect.TypeFor[encoding.TextMarshaler](),
+}
+
+// How much of a type typeHash reads.
+type hashMode uint8
+
+const (
+	// hashDeep: a struct's fields and their types, recursively (what the
+	// reflected input schema reads).
+	hashDeep hashMode = iota
+	// hashOutline: a struct's fields, their types at the surface, and the
+	// fields of embedded structs, which encoding/json inlines (what the
+	// outline of a data type reads).
+	hashOutline
+	// hashSurface: kind, name and hooks, through pointers, slices, arrays
+	// and maps; not a struct's fields.
+	hashSurface
+)
+
+// typeHash hashes what reflection reads of a type, as far as mode says:
+// its kind and name (package path included), the schema hooks it or its
+// pointer implements, and a struct's exported or embedded fields (name,
+// tag, type); a struct met again on the way down is hashed by name only.
+// Two types with the same hash reflect to the same schemas, as far as
+// their structure decides; a hook's code is not hashed (a changed
+// JSONSchema method is caught by the test that the generated schemas are
+// current, not at start-up).
+func typeHash(typ reflect.Type, mode hashMode) uint64 {
+	h, _ := typeHashWalk(typ, mode, nil)
+	return h
+}
+
+// The hashes of types already hashed: a type does not change while the
+// process runs, and the tools share many. A hash that cut a cycle depends
+// on where the walk entered it and is not kept.
+var (
+	hashMu   sync.Mutex
+	hashMemo = map[hashKey]uint64{}
+)
+
+type hashKey struct {
+	typ  reflect.Type
+	mode hashMode
+}
+
+// typeHashWalk is typeHash; stack holds the structs being hashed, and cut
+// reports whether a cycle was cut below typ.
+func typeHashWalk(typ reflect.Type, mode hashMode, stack []reflect.Type) (uint64, bool) {
+	key := hashKey{typ, mode}
+	hashMu.Lock()
+	memo, ok := hashMemo[key]
+	hashMu.Unlock()
+	if ok {
+		return memo, false
+	}
+	h := fnv(fnvOffset).num(uint64(mode))
+	if typ == nil {
+		return uint64(h.str("nil")), false
+	}
+	h = h.num(uint64(typ.Kind()))
+	if typ.Name() != "" {
+		h = h.str(typ.PkgPath()).str(typ.Name())
+		if typ.Kind() != reflect.Interface {
+			ptr := reflect.PointerTo(typ)
+			for _, i := range schemaInterfaces {
+				h = h.flag(typ.Implements(i)).flag(ptr.Implements(i))
+			}
+		}
+	}
+	cut := false
+	sub := func(t reflect.Type, m hashMode) {
+		x, c := typeHashWalk(t, m, stack)
+		h = h.num(x)
+		cut = cut || c
+	}
+	switch typ.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		if typ.Kind() == reflect.Array {
+			h = h.num(uint64(typ.Len()))
+		}
+		sub(typ.Elem(), mode)
+	case reflect.Map:
+		sub(typ.Key(), mode)
+		sub(typ.Elem(), mode)
+	case reflect.Struct:
+		if mode == hashSurface {
+			break
+		}
+		for _, s := range stack {
+			if s == typ {
+				return uint64(h.str("cycle")), true
+			}
+		}
+		stack = append(stack, typ)
+		h = h.num(uint64(typ.NumField()))
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			h = h.str(f.Name).str(string(f.Tag)).flag(f.Anonymous)
+			switch {
+			case mode == hashDeep || f.Anonymous:
+				sub(f.Type, mode)
+			default:
+				sub(f.Type, hashSurface)
+			}
+		}
+	}
+	if !cut {
+		hashMu.Lock()
+		hashMemo[key] = uint64(h)
+		hashMu.Unlock()
+	}
+	return uint64(h), cut
+}
+
+// fingerprint hashes what a tool's precomputed schemas (Precomputed) are
+// made from: its argument type (deep: the input schema reflects all of
+// it), the data type of its answers (its own, or that of the tool whose
+// answers it returns; shallow: the listed output schema outlines the top
+// level), and whether it and that tool have a markdown view (which adds
+// the format argument and a string to the data). It needs Build to have
+// resolved outputOf; it is computed once.
+func (t *ToolDef) fingerprint() uint64 {
+	t.fpOnce.Do(func() {
+		src := t
+		if t.outputOf != nil {
+			src = t.outputOf
+		}
+		h := fnv(fnvOffset).num(typeHash(t.argType, hashDeep)).num(typeHash(src.outType, hashOutline))
+		t.fp = uint64(h.flag(t.markdown != nil).flag(src.markdown != nil).str(src.Name))
+	})
+	return t.fp
+}
