@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/jsonpos"
@@ -16,29 +14,29 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func mcpCommand() *cli.Command {
-	return &cli.Command{
+func mcpCommand() *command {
+	return &command{
 		Name:  "mcp",
 		Usage: "the agent tool surface: help, list-tools, call, export, serve",
-		Subcommands: []*cli.Command{
+		Subcommands: []*command{
 			{
 				Name:  "help",
 				Usage: "show every tool grouped by namespace (tools.help)",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
-					&cli.StringFlag{Name: "phase", Usage: "only tools of this phase: planner, validator or programmer"},
-					&cli.BoolFlag{Name: "schema", Usage: "include input schemas"},
-					&cli.BoolFlag{Name: "examples", Usage: "show examples (always shown with --namespace)"},
-					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json (json prints the tools.help data)"},
+				Flags: []cliFlag{
+					&stringFlag{Name: "namespace", Usage: "only this namespace"},
+					&stringFlag{Name: "phase", Usage: "only tools of this phase: planner, validator or programmer"},
+					&boolFlag{Name: "schema", Usage: "include input schemas"},
+					&boolFlag{Name: "examples", Usage: "show examples (always shown with --namespace)"},
+					&stringFlag{Name: "format", Value: "text", Usage: "text or json (json prints the tools.help data)"},
 				},
 				Action: mcpHelp,
 			},
 			{
 				Name:  "list-tools",
 				Usage: "list every tool",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
-					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+				Flags: []cliFlag{
+					&stringFlag{Name: "namespace", Usage: "only this namespace"},
+					&stringFlag{Name: "format", Value: "text", Usage: "text or json"},
 				},
 				Action: mcpListTools,
 			},
@@ -46,18 +44,18 @@ func mcpCommand() *cli.Command {
 				Name:      "call",
 				Usage:     "call one tool and print its envelope as JSON (exit 1 when it is not ok, or when a check's meta.verdict is fail)",
 				ArgsUsage: "TOOL [ARGS]  (ARGS: a JSON object, @file, or - for stdin)",
-				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "compact", Usage: "print the envelope on one line"},
+				Flags: []cliFlag{
+					&boolFlag{Name: "compact", Usage: "print the envelope on one line"},
 				},
 				Action: mcpCall,
 			},
 			{
 				Name:  "export",
 				Usage: "export the tools in a provider's tool format (a JSON array)",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "format", Required: true, Usage: "openai, openai-responses, anthropic, bedrock, gemini or mcp"},
-					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically) instead of stdout"},
+				Flags: []cliFlag{
+					&stringFlag{Name: "format", Required: true, Usage: "openai, openai-responses, anthropic, bedrock, gemini or mcp"},
+					&stringFlag{Name: "namespace", Usage: "only this namespace"},
+					&stringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically) instead of stdout"},
 				},
 				Action: mcpExport,
 			},
@@ -85,7 +83,7 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-func mcpHelp(c *cli.Context) error {
+func mcpHelp(c *cmdCtx) error {
 	if c.NArg() > 0 {
 		return usagef("mcp help takes no arguments, got %q", c.Args().First())
 	}
@@ -179,7 +177,7 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 	return err
 }
 
-func mcpListTools(c *cli.Context) error {
+func mcpListTools(c *cmdCtx) error {
 	if c.NArg() > 0 {
 		return usagef("mcp list-tools takes no arguments, got %q", c.Args().First())
 	}
@@ -232,7 +230,7 @@ func flagMarks(destructive, writes, exec bool) string {
 }
 
 // readArgs reads the ARGS operand: a JSON object, @file, or - for stdin.
-func readArgs(c *cli.Context, operand string) ([]byte, error) {
+func readArgs(c *cmdCtx, operand string) ([]byte, error) {
 	switch {
 	case operand == "-":
 		// Capped one byte over the call limit: the registry then answers too_large.
@@ -251,7 +249,7 @@ func readArgs(c *cli.Context, operand string) ([]byte, error) {
 	return []byte(operand), nil
 }
 
-func mcpCall(c *cli.Context) error {
+func mcpCall(c *cmdCtx) error {
 	if c.NArg() == 0 {
 		return usagef("mcp call needs a tool name: cursus mcp call TOOL [ARGS]")
 	}
@@ -291,7 +289,7 @@ func mcpCall(c *cli.Context) error {
 	return nil
 }
 
-func mcpExport(c *cli.Context) error {
+func mcpExport(c *cmdCtx) error {
 	if c.NArg() > 0 {
 		return usagef("mcp export takes no arguments, got %q", c.Args().First())
 	}
