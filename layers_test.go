@@ -112,29 +112,6 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
-// The cursus binary does not link text/template (nor html/template): a
-// program that can execute a template can call any exported method by
-// name, so the linker then keeps every exported method of every type that
-// reaches an interface, the AWS SDK clients' hundreds of operations among
-// them, which doubles the binary (30 MB -> 59 MB) and the pages of it a
-// server keeps resident. The CLI parses its flags with the standard flag
-// package and the script skeletons have their own renderer for that reason.
-func TestBinaryLinksNoTextTemplate(t *testing.T) {
-	pkgs := listPackages(t)
-	bin, ok := pkgs["github.com/cursus-go/cursus/cli/cursus"]
-	if !ok || len(bin.Deps) == 0 {
-		t.Fatal("go list did not list cli/cursus with its dependencies")
-	}
-	if !slices.Contains(bin.Deps, "github.com/cursus-go/cursus/engine/project") {
-		t.Fatal("cli/cursus does not link engine/project: the check below would pass vacuously")
-	}
-	for _, p := range []string{"text/template", "html/template"} {
-		if slices.Contains(bin.Deps, p) {
-			t.Errorf("cli/cursus links %s; see go mod why -m or go list -deps to find the importer", p)
-		}
-	}
-}
-
 // listedPackage is what go list -json says of a package.
 type listedPackage struct {
 	ImportPath string

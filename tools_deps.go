@@ -9,6 +9,7 @@ import (
 	_ "github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	_ "github.com/invopop/jsonschema"
 	_ "github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "github.com/urfave/cli/v2"
 	_ "github.com/xeipuuv/gojsonschema"
 	_ "go.yaml.in/yaml/v3"
 )

@@ -10,11 +10,12 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/cursus-go/cursus"
 )
@@ -42,54 +43,71 @@ type failure struct {
 
 func (e failure) Error() string { return e.msg }
 
-// newApp returns the cursus command tree writing to the given streams.
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	root := &command{
-		Name:  "cursus",
-		Usage: "compile ML pipeline DAGs into Amazon SageMaker Pipelines definitions, with an agent tool surface",
-		Subcommands: []*command{
+// NewApp returns the cursus application writing to the given streams.
+func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:            "cursus",
+		Usage:           "compile ML pipeline DAGs into Amazon SageMaker Pipelines definitions, with an agent tool surface",
+		Version:         cursus.Version,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideVersion:     true,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v", err)
+		},
+		Commands: []*cli.Command{
 			mcpCommand(),
 			workflowCommand(),
 			runCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
-				Action: func(c *cmdCtx) error {
+				Action: func(c *cli.Context) error {
 					fmt.Fprintf(c.App.Writer, "cursus %s\n", cursus.Version)
 					return nil
 				},
 			},
 		},
 	}
-	setGroupActions(root)
-	return &app{Reader: stdin, Writer: stdout, ErrWriter: stderr, root: root}
+	app.Action = groupAction
+	for _, c := range app.Commands {
+		setUsageHandlers(c)
+	}
+	return app
 }
 
 // groupAction runs when no subcommand matched: an operand is an unknown
 // command (usage error), none shows the help.
-func groupAction(c *cmdCtx) error {
+func groupAction(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usagef("unknown command %q; see %s --help", c.Args().First(), c.Command.path())
+		return usagef("unknown command %q; see --help", c.Args().First())
 	}
-	return c.App.showHelp(c.Command)
+	if c.Command != nil && c.Command.Name != "" {
+		return cli.ShowSubcommandHelp(c)
+	}
+	return cli.ShowAppHelp(c)
 }
 
-// setGroupActions makes every command group refuse unknown subcommands.
-func setGroupActions(c *command) {
+// setUsageHandlers makes every command report flag errors as usage errors
+// (exit 2, message on stderr) instead of printing its help on stdout, and
+// makes every command group refuse unknown subcommands.
+func setUsageHandlers(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usagef("%v", err) }
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		c.Action = groupAction
 	}
 	for _, s := range c.Subcommands {
-		setGroupActions(s)
+		setUsageHandlers(s)
 	}
 }
 
 // Run runs the command line and returns the exit status.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		args = []string{"cursus"}
-	}
-	err := newApp(stdin, stdout, stderr).run(context.Background(), args)
+	app := NewApp(stdin, stdout, stderr)
+	err := app.Run(args)
 	if err == nil {
 		return ExitOK
 	}
@@ -108,8 +126,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ExitFail
 	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(stderr, "cursus: %s\n", msg)
+		}
+		return ec.ExitCode()
+	}
+	// urfave reports unknown commands and flags as plain errors.
 	fmt.Fprintf(stderr, "cursus: %v\n", err)
-	return ExitFail
+	return ExitUsage
 }
 
 // Main runs the command line on the process's streams and returns the exit status.

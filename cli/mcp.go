@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/jsonpos"
@@ -14,29 +16,29 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-func mcpCommand() *command {
-	return &command{
+func mcpCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "mcp",
 		Usage: "the agent tool surface: help, list-tools, call, export, serve",
-		Subcommands: []*command{
+		Subcommands: []*cli.Command{
 			{
 				Name:  "help",
 				Usage: "show every tool grouped by namespace (tools.help)",
-				Flags: []cliFlag{
-					&stringFlag{Name: "namespace", Usage: "only this namespace"},
-					&stringFlag{Name: "phase", Usage: "only tools of this phase: planner, validator or programmer"},
-					&boolFlag{Name: "schema", Usage: "include input schemas"},
-					&boolFlag{Name: "examples", Usage: "show examples (always shown with --namespace)"},
-					&stringFlag{Name: "format", Value: "text", Usage: "text or json (json prints the tools.help data)"},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.StringFlag{Name: "phase", Usage: "only tools of this phase: planner, validator or programmer"},
+					&cli.BoolFlag{Name: "schema", Usage: "include input schemas"},
+					&cli.BoolFlag{Name: "examples", Usage: "show examples (always shown with --namespace)"},
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json (json prints the tools.help data)"},
 				},
 				Action: mcpHelp,
 			},
 			{
 				Name:  "list-tools",
 				Usage: "list every tool",
-				Flags: []cliFlag{
-					&stringFlag{Name: "namespace", Usage: "only this namespace"},
-					&stringFlag{Name: "format", Value: "text", Usage: "text or json"},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 				},
 				Action: mcpListTools,
 			},
@@ -44,18 +46,18 @@ func mcpCommand() *command {
 				Name:      "call",
 				Usage:     "call one tool and print its envelope as JSON (exit 1 when it is not ok, or when a check's meta.verdict is fail)",
 				ArgsUsage: "TOOL [ARGS]  (ARGS: a JSON object, @file, or - for stdin)",
-				Flags: []cliFlag{
-					&boolFlag{Name: "compact", Usage: "print the envelope on one line"},
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "compact", Usage: "print the envelope on one line"},
 				},
 				Action: mcpCall,
 			},
 			{
 				Name:  "export",
 				Usage: "export the tools in a provider's tool format (a JSON array)",
-				Flags: []cliFlag{
-					&stringFlag{Name: "format", Required: true, Usage: "openai, openai-responses, anthropic, bedrock, gemini or mcp"},
-					&stringFlag{Name: "namespace", Usage: "only this namespace"},
-					&stringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically) instead of stdout"},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Required: true, Usage: "openai, openai-responses, anthropic, bedrock, gemini or mcp"},
+					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically) instead of stdout"},
 				},
 				Action: mcpExport,
 			},
@@ -83,7 +85,7 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-func mcpHelp(c *cmdCtx) error {
+func mcpHelp(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp help takes no arguments, got %q", c.Args().First())
 	}
@@ -177,7 +179,7 @@ func printHelpText(w io.Writer, data any, examples, schema bool) error {
 	return err
 }
 
-func mcpListTools(c *cmdCtx) error {
+func mcpListTools(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp list-tools takes no arguments, got %q", c.Args().First())
 	}
@@ -230,7 +232,7 @@ func flagMarks(destructive, writes, exec bool) string {
 }
 
 // readArgs reads the ARGS operand: a JSON object, @file, or - for stdin.
-func readArgs(c *cmdCtx, operand string) ([]byte, error) {
+func readArgs(c *cli.Context, operand string) ([]byte, error) {
 	switch {
 	case operand == "-":
 		// Capped one byte over the call limit: the registry then answers too_large.
@@ -249,7 +251,7 @@ func readArgs(c *cmdCtx, operand string) ([]byte, error) {
 	return []byte(operand), nil
 }
 
-func mcpCall(c *cmdCtx) error {
+func mcpCall(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("mcp call needs a tool name: cursus mcp call TOOL [ARGS]")
 	}
@@ -289,7 +291,7 @@ func mcpCall(c *cmdCtx) error {
 	return nil
 }
 
-func mcpExport(c *cmdCtx) error {
+func mcpExport(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp export takes no arguments, got %q", c.Args().First())
 	}

@@ -10,17 +10,19 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
 // runCommand is `cursus run local`.
-func runCommand() *command {
-	return &command{
+func runCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "run",
 		Usage: "run a compiled pipeline",
-		Subcommands: []*command{
+		Subcommands: []*cli.Command{
 			{
 				Name:      "local",
 				Usage:     "compile a DAG and its config and run the definition on this machine (execution.run_local)",
@@ -28,17 +30,17 @@ func runCommand() *command {
 				Description: "Each step runs in a bubblewrap sandbox at its SageMaker container paths, with the interpreter CURSUS_PYTHON (default python3).\n" +
 					"One line per step on stderr; the run's report (JSON) on stdout. Exit status 0 when every step succeeded or was substituted,\n" +
 					"1 when a step failed (the report names it) or the call failed, 2 for a usage error.",
-				Flags: []cliFlag{
-					&stringFlag{Name: "dag-file", Usage: "the pipeline DAG (JSON)"},
-					&stringFlag{Name: "config-file", Usage: "the pipeline's config.json"},
-					&stringFlag{Name: "work-dir", Usage: "directory the run directory is made in"},
-					&stringFlag{Name: "data", Usage: "a JSON file mapping S3 URIs or <step>.<output> to local paths (an example's local-data.json)"},
-					&stringSliceFlag{Name: "generate-data", Usage: "an S3 URI the definition reads (or <step>.<output>) to fill with generated data (repeatable)"},
-					&stringSliceFlag{Name: "param", Usage: "a pipeline parameter value, NAME=VALUE (repeatable)"},
-					&stringFlag{Name: "pipeline-name", Usage: "pipeline name (default: from the config)"},
-					&intFlag{Name: "step-timeout", Usage: "time limit of each step's job, in seconds (default 3600)"},
-					&boolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-					&boolFlag{Name: "compact", Usage: "print the report on one line"},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "dag-file", Usage: "the pipeline DAG (JSON)"},
+					&cli.StringFlag{Name: "config-file", Usage: "the pipeline's config.json"},
+					&cli.StringFlag{Name: "work-dir", Usage: "directory the run directory is made in"},
+					&cli.StringFlag{Name: "data", Usage: "a JSON file mapping S3 URIs or <step>.<output> to local paths (an example's local-data.json)"},
+					&cli.StringSliceFlag{Name: "generate-data", Usage: "an S3 URI the definition reads (or <step>.<output>) to fill with generated data (repeatable)"},
+					&cli.StringSliceFlag{Name: "param", Usage: "a pipeline parameter value, NAME=VALUE (repeatable)"},
+					&cli.StringFlag{Name: "pipeline-name", Usage: "pipeline name (default: from the config)"},
+					&cli.IntFlag{Name: "step-timeout", Usage: "time limit of each step's job, in seconds (default 3600)"},
+					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+					&cli.BoolFlag{Name: "compact", Usage: "print the report on one line"},
 				},
 				Action: runLocalCmd,
 			},
@@ -46,7 +48,7 @@ func runCommand() *command {
 	}
 }
 
-func runLocalCmd(c *cmdCtx) error {
+func runLocalCmd(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("run local takes no operands, got %q", c.Args().First())
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
@@ -44,35 +46,35 @@ plan, author_step, configure, validate, compile): workflow__start_stage moves th
 the stage a run needs and the server sends notifications/tools/list_changed. --stage NAME pins
 every session to one stage, for hosts that ignore list changes. See docs/guided-mode.md.`
 
-func serveCommand() *command {
-	return &command{
+func serveCommand() *cli.Command {
+	return &cli.Command{
 		Name:        "serve",
 		Usage:       "serve the tools over the Model Context Protocol (stdio, or Streamable HTTP with --http)",
 		Description: serveDescription,
-		Flags: []cliFlag{
-			&boolFlag{Name: "allow-destructive", Usage: "list and allow tools that change external state or write files (as " + registry.EnvEnableDestructive + "=1)"},
-			&boolFlag{Name: "allow-script-exec", Usage: "list and allow tools that execute code (as " + registry.EnvAllowScriptExec + "=1)"},
-			&stringFlag{Name: "project-root", Usage: "confine file reads and writes to `DIR` (default: " + registry.EnvProjectRoot + ", else the current directory)"},
-			&stringSliceFlag{Name: "read-root", Usage: "also let tools read (not write) files under `DIR` (repeatable; adds to " + registry.EnvReadRoots + ")"},
-			&stringSliceFlag{Name: "file-limit", Usage: "read size cap of a kind of file, `KIND=SIZE` (kinds: " + strings.Join(registry.FileLimitKinds, ", ") + "; e.g. config=16MiB); overrides " + registry.EnvFileLimits},
-			&stringFlag{Name: "max-result-size", Usage: "cap the JSON of one answer at `SIZE` (default " + registry.FormatSize(registry.DefaultMaxResultBytes) + ", or " + registry.EnvMaxResultBytes + ")"},
-			&stringSliceFlag{Name: "namespaces", Usage: "list only the tools of these namespaces (comma-separated)"},
-			&stringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
-			&stringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
-			&boolFlag{Name: "guided", Usage: "list only the tools of each session's active stage; workflow__start_stage and workflow__complete_stage move between stages"},
-			&stringFlag{Name: "stage", Usage: "pin every session to stage `NAME` (" + strings.Join(stageNames(), ", ") + "); implies --guided"},
-			&stringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
-			&stringFlag{Name: "auth-token-file", Usage: "HTTP: require the bearer token held in `FILE` on every request (prefer it, or " + server.EnvAuthToken + ", to --auth-token, which other local users can read from the process list)"},
-			&stringFlag{Name: "auth-token", Usage: "HTTP: require bearer token `TOKEN` on every request (default: " + server.EnvAuthToken + "); needed to listen beyond loopback"},
-			&intFlag{Name: "max-sessions", Value: server.DefaultMaxSessions, Usage: "HTTP: sessions alive at once; a new one beyond answers 503"},
-			&durationFlag{Name: "session-idle-timeout", Value: server.DefaultSessionIdleTimeout, Usage: "HTTP: close a session after this long without a request"},
-			&stringFlag{Name: "log-level", Value: "info", Usage: "stderr log level: debug, info, warn or error"},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "allow-destructive", Usage: "list and allow tools that change external state or write files (as " + registry.EnvEnableDestructive + "=1)"},
+			&cli.BoolFlag{Name: "allow-script-exec", Usage: "list and allow tools that execute code (as " + registry.EnvAllowScriptExec + "=1)"},
+			&cli.StringFlag{Name: "project-root", Usage: "confine file reads and writes to `DIR` (default: " + registry.EnvProjectRoot + ", else the current directory)"},
+			&cli.StringSliceFlag{Name: "read-root", Usage: "also let tools read (not write) files under `DIR` (repeatable; adds to " + registry.EnvReadRoots + ")"},
+			&cli.StringSliceFlag{Name: "file-limit", Usage: "read size cap of a kind of file, `KIND=SIZE` (kinds: " + strings.Join(registry.FileLimitKinds, ", ") + "; e.g. config=16MiB); overrides " + registry.EnvFileLimits},
+			&cli.StringFlag{Name: "max-result-size", Usage: "cap the JSON of one answer at `SIZE` (default " + registry.FormatSize(registry.DefaultMaxResultBytes) + ", or " + registry.EnvMaxResultBytes + ")"},
+			&cli.StringSliceFlag{Name: "namespaces", Usage: "list only the tools of these namespaces (comma-separated)"},
+			&cli.StringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
+			&cli.StringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
+			&cli.BoolFlag{Name: "guided", Usage: "list only the tools of each session's active stage; workflow__start_stage and workflow__complete_stage move between stages"},
+			&cli.StringFlag{Name: "stage", Usage: "pin every session to stage `NAME` (" + strings.Join(stageNames(), ", ") + "); implies --guided"},
+			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
+			&cli.StringFlag{Name: "auth-token-file", Usage: "HTTP: require the bearer token held in `FILE` on every request (prefer it, or " + server.EnvAuthToken + ", to --auth-token, which other local users can read from the process list)"},
+			&cli.StringFlag{Name: "auth-token", Usage: "HTTP: require bearer token `TOKEN` on every request (default: " + server.EnvAuthToken + "); needed to listen beyond loopback"},
+			&cli.IntFlag{Name: "max-sessions", Value: server.DefaultMaxSessions, Usage: "HTTP: sessions alive at once; a new one beyond answers 503"},
+			&cli.DurationFlag{Name: "session-idle-timeout", Value: server.DefaultSessionIdleTimeout, Usage: "HTTP: close a session after this long without a request"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "stderr log level: debug, info, warn or error"},
 		},
 		Action: mcpServe,
 	}
 }
 
-func mcpServe(c *cmdCtx) error {
+func mcpServe(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp serve takes no arguments, got %q", c.Args().First())
 	}
@@ -156,7 +158,7 @@ func mcpServe(c *cmdCtx) error {
 
 // serveHTTPOptions reads the HTTP flags: the token from --auth-token, else
 // --auth-token-file, else CURSUS_MCP_AUTH_TOKEN.
-func serveHTTPOptions(c *cmdCtx) (server.HTTPOptions, error) {
+func serveHTTPOptions(c *cli.Context) (server.HTTPOptions, error) {
 	o := server.HTTPOptions{MaxSessions: c.Int("max-sessions"), SessionIdleTimeout: c.Duration("session-idle-timeout")}
 	if o.MaxSessions < 1 {
 		return o, usagef("--max-sessions must be at least 1, got %d", o.MaxSessions)
@@ -185,7 +187,7 @@ func serveHTTPOptions(c *cmdCtx) (server.HTTPOptions, error) {
 }
 
 // servePolicy combines the environment and the flags: a flag only opens a gate.
-func servePolicy(c *cmdCtx) (registry.Policy, error) {
+func servePolicy(c *cli.Context) (registry.Policy, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return registry.Policy{}, failure{msg: "mcp serve: " + err.Error()}

@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/jsonpos"
@@ -28,20 +30,20 @@ const (
 )
 
 // workflowCommand is `cursus workflow list | describe NAME | run NAME`.
-func workflowCommand() *command {
-	return &command{
+func workflowCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "workflow",
 		Usage: "run the multi-step workflows (new-project, configure-pipeline, author-step, init-project) as gated, resumable phases",
 		Description: "A run keeps its state and artifacts in runs/<run_id>/ under the project root (CURSUS_MCP_PROJECT_ROOT, else the working directory).\n" +
 			"`run` prints progress per phase on stderr and the result as JSON on stdout; exit status 0 done, 1 failed gate (or cancelled), " +
 			"3 stopped for judgment (do the action items, then --resume), 2 usage error.",
-		Subcommands: []*command{
+		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
 				Usage:     "list the workflows",
 				ArgsUsage: " ",
-				Flags: []cliFlag{
-					&stringFlag{Name: "format", Value: "text", Usage: "text or json"},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 				},
 				Action: workflowList,
 			},
@@ -55,12 +57,12 @@ func workflowCommand() *command {
 				Name:      "run",
 				Usage:     "run a workflow, or resume a run",
 				ArgsUsage: "NAME",
-				Flags: []cliFlag{
-					&stringFlag{Name: "args", Usage: "the workflow's arguments: a JSON object, @file or - (stdin)"},
-					&stringFlag{Name: "resume", Usage: "resume the run with this id (runs/<id>/) at the first phase not passed"},
-					&stringFlag{Name: "run-id", Usage: "id of a new run (default <workflow>-NNN)"},
-					&boolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-					&boolFlag{Name: "compact", Usage: "print the result JSON on one line"},
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "args", Usage: "the workflow's arguments: a JSON object, @file or - (stdin)"},
+					&cli.StringFlag{Name: "resume", Usage: "resume the run with this id (runs/<id>/) at the first phase not passed"},
+					&cli.StringFlag{Name: "run-id", Usage: "id of a new run (default <workflow>-NNN)"},
+					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+					&cli.BoolFlag{Name: "compact", Usage: "print the result JSON on one line"},
 				},
 				Action: workflowRunCmd,
 			},
@@ -68,7 +70,7 @@ func workflowCommand() *command {
 	}
 }
 
-func workflowList(c *cmdCtx) error {
+func workflowList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("workflow list takes no arguments, got %q", c.Args().First())
 	}
@@ -113,7 +115,7 @@ func workflowList(c *cmdCtx) error {
 	return err
 }
 
-func workflowDescribeCmd(c *cmdCtx) error {
+func workflowDescribeCmd(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("workflow describe takes one NAME (see `cursus workflow list`)")
 	}
@@ -131,7 +133,7 @@ func workflowDescribeCmd(c *cmdCtx) error {
 }
 
 // runFlags are the flags of `workflow run`, read from the command's flags
-// and from operands after NAME (the command line stops parsing flags at the first
+// and from operands after NAME (urfave/cli stops parsing flags at the first
 // operand, and `cursus workflow run NAME --args ...` is the documented form).
 type runFlags struct {
 	args, resume, runID string
@@ -139,7 +141,7 @@ type runFlags struct {
 	quiet, compact      bool
 }
 
-func readRunFlags(c *cmdCtx) (string, runFlags, error) {
+func readRunFlags(c *cli.Context) (string, runFlags, error) {
 	f := runFlags{args: c.String("args"), resume: c.String("resume"), runID: c.String("run-id"),
 		argsSet: c.IsSet("args"), runIDSet: c.IsSet("run-id"), quiet: c.Bool("quiet"), compact: c.Bool("compact")}
 	if c.NArg() == 0 {
@@ -180,7 +182,7 @@ func readRunFlags(c *cmdCtx) (string, runFlags, error) {
 	return name, f, nil
 }
 
-func workflowRunCmd(c *cmdCtx) error {
+func workflowRunCmd(c *cli.Context) error {
 	name, f, err := readRunFlags(c)
 	if err != nil {
 		return err
@@ -279,7 +281,7 @@ func progressPrinter(w io.Writer) func(cursus.WorkflowEvent) {
 	}
 }
 
-func ctxOf(c *cmdCtx) context.Context {
+func ctxOf(c *cli.Context) context.Context {
 	if c.Context != nil {
 		return c.Context
 	}
