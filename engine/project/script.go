@@ -1,11 +1,12 @@
 package project
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
+	"text/template"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 )
@@ -56,14 +57,8 @@ type scriptView struct {
 	LabelEnv, IDEnv, TrainRatioEnv, TestValRatioEnv string
 }
 
-// scriptTemplate is templates/script.py.tmpl, parsed on first use.
-var scriptTemplate = sync.OnceValues(func() (skeletonTemplate, error) {
-	src, err := templates.ReadFile("templates/script.py.tmpl")
-	if err != nil {
-		return nil, err
-	}
-	return parseSkeleton(string(src))
-})
+var scriptTmpl = template.Must(template.New("script.py.tmpl").Delims("<<", ">>").Funcs(template.FuncMap{"py": pyLiteral}).
+	ParseFS(templates, "templates/script.py.tmpl"))
 
 // pyLiteral renders a Go value as a Python literal: strings quoted, string
 // slices as lists, nil as None.
@@ -130,19 +125,6 @@ func ScriptSkeleton(st *catalog.Step) ([]byte, error) {
 	if st.Contract.EntryPoint == "" {
 		return nil, fmt.Errorf("step %s declares no entry point", st.Type)
 	}
-	tpl, err := scriptTemplate()
-	if err != nil {
-		return nil, err
-	}
-	var b strings.Builder
-	if err := tpl.execute(&b, skeletonView(st)); err != nil {
-		return nil, err
-	}
-	return []byte(b.String()), nil
-}
-
-// skeletonView is what the skeleton of the step's script is rendered from.
-func skeletonView(st *catalog.Step) scriptView {
 	v := scriptView{Type: string(st.Type), EntryPoint: st.Contract.EntryPoint, Kind: ScriptKind(st),
 		Description: firstSentence(st.Description), Hook: "transform", RequiredInputs: []string{},
 		Toolkit: st.Info().Training}
@@ -235,7 +217,11 @@ func skeletonView(st *catalog.Step) scriptView {
 	for _, a := range st.Contract.JobArguments {
 		v.Args = append(v.Args, argView{a.Flag, a.Source})
 	}
-	return v
+	var b bytes.Buffer
+	if err := scriptTmpl.Execute(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func firstSentence(s string) string {
