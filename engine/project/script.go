@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -57,8 +58,13 @@ type scriptView struct {
 	LabelEnv, IDEnv, TrainRatioEnv, TestValRatioEnv string
 }
 
-var scriptTmpl = template.Must(template.New("script.py.tmpl").Delims("<<", ">>").Funcs(template.FuncMap{"py": pyLiteral}).
-	ParseFS(templates, "templates/script.py.tmpl"))
+// scriptTemplate is templates/script.py.tmpl, parsed on first use rather
+// than at start: most processes (a server that never runs project.init)
+// never render a skeleton.
+var scriptTemplate = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("script.py.tmpl").Delims("<<", ">>").Funcs(template.FuncMap{"py": pyLiteral}).
+		ParseFS(templates, "templates/script.py.tmpl")
+})
 
 // pyLiteral renders a Go value as a Python literal: strings quoted, string
 // slices as lists, nil as None.
@@ -217,8 +223,12 @@ func ScriptSkeleton(st *catalog.Step) ([]byte, error) {
 	for _, a := range st.Contract.JobArguments {
 		v.Args = append(v.Args, argView{a.Flag, a.Source})
 	}
+	tpl, err := scriptTemplate()
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
-	if err := scriptTmpl.Execute(&b, v); err != nil {
+	if err := tpl.Execute(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
