@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // The three phases a tool can be tagged with.
@@ -382,9 +382,7 @@ type Registry struct {
 // NoAutoHelp lists namespaces that get no generated <ns>.help tool.
 var NoAutoHelp = map[string]bool{"tools": true}
 
-var (
-	nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
-)
+var nameRE = lazyre.New(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
 
 // Build assembles a registry from namespaces. It reflects and checks every
 // tool's schema, generates <ns>.help for every namespace but those in
@@ -401,7 +399,7 @@ func Build(nss []Namespace, opts ...BuildOption) (*Registry, error) {
 	r := &Registry{byName: map[string]*ToolDef{}, namespaces: map[string]string{}}
 	var errs []string
 	add := func(t *ToolDef) {
-		if !nameRE.MatchString(t.Name) || strings.Contains(t.Name, "__") {
+		if !nameRE().MatchString(t.Name) || strings.Contains(t.Name, "__") {
 			errs = append(errs, fmt.Sprintf("tool %q: name must be <namespace>.<name> in lower snake case", t.Name))
 			return
 		}

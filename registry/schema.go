@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/jsonpos"
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"github.com/invopop/jsonschema"
 )
@@ -100,7 +100,7 @@ func reflectSchema(typ reflect.Type) (map[string]any, error) {
 		delete(m, "required")
 	}
 	for name, p := range m["properties"].(map[string]any) {
-		if ps, ok := p.(map[string]any); ok && nameProp.MatchString(name) && ps["type"] == "string" {
+		if ps, ok := p.(map[string]any); ok && nameProp().MatchString(name) && ps["type"] == "string" {
 			if _, ok := ps["maxLength"]; !ok {
 				ps["maxLength"] = MaxNameLength
 			}
@@ -145,7 +145,7 @@ const (
 	MaxNameLength = 256
 )
 
-var nameProp = regexp.MustCompile(`^(name[0-9]?|stage|tool|framework|.*_(name|step|node|class|type|id))$`)
+var nameProp = lazyre.New(`^(name[0-9]?|stage|tool|framework|.*_(name|step|node|class|type|id))$`)
 
 // bound sets the default bounds on a property schema and its nested
 // schemas (items, properties, additionalProperties), keeping the ones the

@@ -3,12 +3,13 @@ package stages
 import (
 	_ "embed"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 //go:embed hosts.yaml
@@ -46,7 +47,7 @@ var (
 	hostsOnce sync.Once
 	hosts     map[string]*Host
 	hostsErr  error
-	hostRE    = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	hostRE    = lazyre.New(`^[a-z][a-z0-9-]*$`)
 )
 
 // Hosts returns the embedded host bindings, by name, loaded and checked
@@ -79,7 +80,7 @@ func parseHosts(data []byte) (map[string]*Host, error) {
 	out := map[string]*Host{}
 	for i, h := range f.Hosts {
 		switch {
-		case !hostRE.MatchString(h.Name):
+		case !hostRE().MatchString(h.Name):
 			return nil, fmt.Errorf("hosts.yaml: host %d: name %q must be lower-case words joined by '-'", i, h.Name)
 		case out[h.Name] != nil:
 			return nil, fmt.Errorf("hosts.yaml: host %s twice", h.Name)

@@ -166,7 +166,7 @@ func (r *Run) StepsPath() string { return filepath.Join(r.Dir, StepsDir) }
 
 // ReportPath is <run>/reports/<tool>.json.
 func (r *Run) ReportPath(tool string) (string, error) {
-	if !toolNameRE.MatchString(tool) {
+	if !toolNameRE().MatchString(tool) {
 		return "", fmt.Errorf("report: %q is not a dotted tool name", tool)
 	}
 	return filepath.Join(r.ReportsPath(), tool+".json"), nil

@@ -5,12 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 //go:embed stages.yaml
@@ -120,10 +121,10 @@ func Default() (*Set, error) {
 }
 
 var (
-	stageNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	toolNameRE  = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
-	nsNameRE    = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+	stageNameRE = lazyre.New(`^[a-z][a-z0-9_]*$`)
+	toolNameRE  = lazyre.New(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+	nsNameRE    = lazyre.New(`^[a-z][a-z0-9_]*$`)
+	placeholder = lazyre.New(`\{[a-z_]+\}`)
 )
 
 // LoadError lists every problem found while loading a stages file.
@@ -153,7 +154,7 @@ func build(f fileFormat) (*Set, error) {
 	s := &Set{hub: f.Hub, byName: map[string]*Stage{}, offered: map[string][]string{}}
 	seenNS := map[string]bool{}
 	for _, ns := range f.AlwaysVisible {
-		if !nsNameRE.MatchString(ns) {
+		if !nsNameRE().MatchString(ns) {
 			bad("always_visible: %q is not a namespace name", ns)
 		} else if seenNS[ns] {
 			bad("always_visible: %q listed twice", ns)
@@ -174,7 +175,7 @@ func build(f fileFormat) (*Set, error) {
 		if st.Name != "" {
 			where = "stage " + st.Name
 		}
-		if !stageNameRE.MatchString(st.Name) {
+		if !stageNameRE().MatchString(st.Name) {
 			bad("%s: name %q must be lower snake case", where, st.Name)
 		}
 		if _, dup := s.byName[st.Name]; dup {
@@ -200,7 +201,7 @@ func build(f fileFormat) (*Set, error) {
 			bad("%s: model_tier %q must be %q or %q", where, st.ModelTier, TierStrong, TierFast)
 		}
 		for _, text := range append([]string{st.Prompt}, st.Checklist...) {
-			for _, ph := range placeholder.FindAllString(text, -1) {
+			for _, ph := range placeholder().FindAllString(text, -1) {
 				if !knownPlaceholder[ph] {
 					bad("%s: unknown placeholder %s (known: %s)", where, ph, strings.Join(placeholderNames(), ", "))
 				}
@@ -208,7 +209,7 @@ func build(f fileFormat) (*Set, error) {
 		}
 		seen := map[string]bool{}
 		for _, t := range st.Tools {
-			if !toolNameRE.MatchString(t) {
+			if !toolNameRE().MatchString(t) {
 				bad("%s: tool %q is not a dotted tool name", where, t)
 				continue
 			}

@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cursus-go/cursus/engine/author"
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -64,11 +64,11 @@ type scaffoldStepArgs struct {
 	IfExists     string            `json:"if_exists,omitempty" jsonschema:"enum=fail,enum=keep,enum=overwrite,default=fail" jsonschema_description:"When a file exists: fail (already_exists), keep it (report it kept) or overwrite it."`
 }
 
-var stepNameRE = regexp.MustCompile(catalog.StepNamePattern)
+var stepNameRE = lazyre.New(catalog.StepNamePattern)
 
 func authorScaffoldStep(ctx context.Context, a scaffoldStepArgs) (*envelope.Result[AuthorScaffoldStepData], error) {
 	step := strings.TrimSpace(a.StepName)
-	if !stepNameRE.MatchString(step) {
+	if !stepNameRE().MatchString(step) {
 		return nil, envelope.InvalidInput("step_name %q is not PascalCase (%s)", a.StepName, catalog.StepNamePattern).
 			WithRemedy("see author.rules {\"topic\": \"naming\"}", "author.rules")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/project"
 	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/internal/strlist"
 
@@ -63,7 +64,7 @@ type Contract struct {
 }
 
 // pascalCaseRE is what author-step's step_name must match.
-var pascalCaseRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+var pascalCaseRE = lazyre.New(`^[A-Z][A-Za-z0-9]*$`)
 
 func authorStep() *Workflow {
 	return &Workflow{
@@ -85,7 +86,7 @@ func authorStep() *Workflow {
 		},
 		Check: func(a map[string]any) []string {
 			var probs []string
-			if n, _ := a["step_name"].(string); !pascalCaseRE.MatchString(n) {
+			if n, _ := a["step_name"].(string); !pascalCaseRE().MatchString(n) {
 				probs = append(probs, "step_name: must be PascalCase (^[A-Z][A-Za-z0-9]*$)")
 			}
 			for _, k := range []string{"producer", "consumer"} {

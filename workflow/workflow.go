@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Workflow is a named, ordered list of phases and the arguments it takes.
@@ -179,7 +180,7 @@ func nested(w *Workflow) []Phase {
 	return out
 }
 
-var argNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var argNameRE = lazyre.New(`^[a-z][a-z0-9_]*$`)
 
 // NormalizeArgs checks args against the declared arguments (unknown keys,
 // types, enums, required) and the workflow's semantic checks, and returns a
@@ -346,7 +347,7 @@ func validateWorkflow(w *Workflow) error {
 		seen[p.Name] = true
 	}
 	for _, a := range w.Args {
-		if !argNameRE.MatchString(a.Name) {
+		if !argNameRE().MatchString(a.Name) {
 			return fmt.Errorf("workflow %s: argument %q is not snake case", w.Name, a.Name)
 		}
 	}

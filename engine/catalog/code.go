@@ -7,9 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // The embedded code root: scripts/ of this package, beside steps/. all:
@@ -209,26 +210,26 @@ func Bundle(code StepCode) StepCode {
 }
 
 var (
-	reLibFrom   = regexp.MustCompile(`(?m)^\s*from\s+` + CodeLibDir + `\s+import\s+\(?([A-Za-z0-9_,\s]+)\)?`)
-	reLibSub    = regexp.MustCompile(`(?m)^\s*(?:from|import)\s+` + CodeLibDir + `\.([A-Za-z0-9_]+)`)
-	reLibImport = regexp.MustCompile(`(?m)^\s*import\s+` + CodeLibDir + `\s*$`)
+	reLibFrom   = lazyre.New(`(?m)^\s*from\s+` + CodeLibDir + `\s+import\s+\(?([A-Za-z0-9_,\s]+)\)?`)
+	reLibSub    = lazyre.New(`(?m)^\s*(?:from|import)\s+` + CodeLibDir + `\.([A-Za-z0-9_]+)`)
+	reLibImport = lazyre.New(`(?m)^\s*import\s+` + CodeLibDir + `\s*$`)
 )
 
 // libImports returns the steplib modules Python source imports, and
 // whether it imports the package itself (import steplib).
 func libImports(src []byte) ([]string, bool) {
 	var mods []string
-	for _, m := range reLibFrom.FindAllSubmatch(src, -1) {
+	for _, m := range reLibFrom().FindAllSubmatch(src, -1) {
 		for _, item := range strings.Split(string(m[1]), ",") {
 			if f := strings.Fields(item); len(f) > 0 { // "splits" or "splits as sp"
 				mods = append(mods, f[0])
 			}
 		}
 	}
-	for _, m := range reLibSub.FindAllSubmatch(src, -1) {
+	for _, m := range reLibSub().FindAllSubmatch(src, -1) {
 		mods = append(mods, string(m[1]))
 	}
-	return mods, reLibImport.Match(src)
+	return mods, reLibImport().Match(src)
 }
 
 // Script returns the catalog's script for the step's entry point

@@ -3,13 +3,13 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Derivation templates (the `derive:` attribute of a config field) are text
@@ -31,7 +31,7 @@ var RegionToAWS = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": 
 // TodayVar is the template variable that expands to the current date.
 const TodayVar = "today"
 
-var reTemplateName = regexp.MustCompile(FieldNamePattern)
+var reTemplateName = lazyre.New(FieldNamePattern)
 
 // tmplFilter is one filter of a placeholder.
 type tmplFilter struct {
@@ -92,7 +92,7 @@ func parseTemplateUncached(t string) ([]tmplPart, error) {
 		t = t[open+end+1:]
 		segs := strings.Split(expr, "|")
 		p := tmplPart{field: strings.TrimSpace(segs[0])}
-		if !reTemplateName.MatchString(p.field) {
+		if !reTemplateName().MatchString(p.field) {
 			return nil, fmt.Errorf("placeholder {%s}: %q is not a field name", expr, p.field)
 		}
 		for _, s := range segs[1:] {
@@ -106,7 +106,7 @@ func parseTemplateUncached(t string) ([]tmplPart, error) {
 				return nil, fmt.Errorf("placeholder {%s}: filter %q takes %d argument(s)", expr, f.name, want)
 			}
 			for _, a := range f.args {
-				if !reTemplateName.MatchString(a) {
+				if !reTemplateName().MatchString(a) {
 					return nil, fmt.Errorf("placeholder {%s}: %q is not a field name", expr, a)
 				}
 			}

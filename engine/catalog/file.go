@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // StepFile is the decoded form of one *.step.yaml file, before field sets,
@@ -185,8 +186,8 @@ func decodeStrict(file string, data []byte, out any) error {
 }
 
 var (
-	reYAMLUnknown = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
-	reYAMLLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	reYAMLUnknown = lazyre.New(`line (\d+): field (\S+) not found in type (\S+)`)
+	reYAMLLine    = lazyre.New(`^(?:yaml: )?line (\d+): (.*)$`)
 )
 
 // typeBlock names the block a Go decode type stands for, for messages.
@@ -224,7 +225,7 @@ func yamlError(file string, err error) error {
 }
 
 func yamlMessage(file, msg string) *FileError {
-	if m := reYAMLUnknown.FindStringSubmatch(msg); m != nil {
+	if m := reYAMLUnknown().FindStringSubmatch(msg); m != nil {
 		block := typeBlock[m[3]]
 		if block == "" {
 			block = m[3]
@@ -232,7 +233,7 @@ func yamlMessage(file, msg string) *FileError {
 		return &FileError{File: file, Line: atoi(m[1]), Field: m[2],
 			Message: fmt.Sprintf("unknown key %q in %s (check the spelling; see the format in the catalog package doc)", m[2], block)}
 	}
-	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
+	if m := reYAMLLine().FindStringSubmatch(msg); m != nil {
 		return &FileError{File: file, Line: atoi(m[1]), Message: strings.TrimPrefix(m[2], "yaml: ")}
 	}
 	return &FileError{File: file, Message: strings.TrimPrefix(msg, "yaml: ")}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "embed"
 
@@ -60,11 +61,13 @@ type snapStepEntry struct {
 //	S <step file> <StepFile as JSON>
 const snapshotMagic = "cursus-catalog-snapshot"
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
+// crcTable is made on first use: making it (eight 2 KiB tables) at
+// package initialisation cost every process, loading the catalog or not.
+var crcTable = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 // checksum summarises the embedded YAML files (names and bytes).
 func checksum(setFiles, stepFiles []rawFile) string {
-	h := crc64.New(crcTable)
+	h := crc64.New(crcTable())
 	for _, group := range [][]rawFile{setFiles, stepFiles} {
 		for _, f := range group {
 			fmt.Fprintf(h, "%s\x00%d\x00", f.name, len(f.data))

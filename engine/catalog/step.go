@@ -273,7 +273,7 @@ func buildVariants(c *collector, st *Step, sf *StepFile) {
 	for _, jt := range mapkeys.Sorted(sf.Variants) {
 		vd := sf.Variants[jt]
 		p := "variants." + jt
-		if !reJobType.MatchString(jt) {
+		if !reJobType().MatchString(jt) {
 			c.add(p, "%q is not a job type (lowercase letters, digits, _)", jt)
 			continue
 		}

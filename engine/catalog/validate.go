@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Naming patterns the loader enforces, as regular expressions (Go RE2
@@ -43,7 +44,7 @@ const (
 	ParameterRefPattern = `^\{\{\s*Parameters\.([A-Za-z0-9\-_]{1,64})\s*\}\}$`
 )
 
-var reParamRef = regexp.MustCompile(ParameterRefPattern)
+var reParamRef = lazyre.New(ParameterRefPattern)
 
 // AcceptsParameterRef reports whether a field of this type may hold a
 // pipeline-parameter reference in place of a value: string, int and float
@@ -62,7 +63,7 @@ func ParameterRef(v any) (name string, ok bool) {
 	if !isString {
 		return "", false
 	}
-	m := reParamRef.FindStringSubmatch(s)
+	m := reParamRef().FindStringSubmatch(s)
 	if m == nil {
 		return "", false
 	}
@@ -70,15 +71,15 @@ func ParameterRef(v any) (name string, ok bool) {
 }
 
 var (
-	reStepName    = regexp.MustCompile(StepNamePattern)
-	reFieldName   = regexp.MustCompile(FieldNamePattern)
-	rePortName    = regexp.MustCompile(PortNamePattern)
-	reEnvName     = regexp.MustCompile(EnvNamePattern)
-	reJobType     = regexp.MustCompile(JobTypePattern)
-	reChannel     = regexp.MustCompile(ChannelPattern)
-	rePropPath    = regexp.MustCompile(PropertyPathPattern)
-	reToken       = regexp.MustCompile(PathTokenPattern)
-	reScript      = regexp.MustCompile(ScriptPattern)
+	reStepName    = lazyre.New(StepNamePattern)
+	reFieldName   = lazyre.New(FieldNamePattern)
+	rePortName    = lazyre.New(PortNamePattern)
+	reEnvName     = lazyre.New(EnvNamePattern)
+	reJobType     = lazyre.New(JobTypePattern)
+	reChannel     = lazyre.New(ChannelPattern)
+	rePropPath    = lazyre.New(PropertyPathPattern)
+	reToken       = lazyre.New(PathTokenPattern)
+	reScript      = lazyre.New(ScriptPattern)
 	reDataType    = map[string]bool{"S3Uri": true, "String": true}
 	validKinds    = map[NodeKind]bool{NodeSource: true, NodeInternal: true, NodeSink: true}
 	validTiers    = map[FieldTier]bool{TierEssential: true, TierSystem: true, TierDerived: true}
@@ -167,7 +168,7 @@ func validateHeader(c *collector, file string, sf *StepFile, st *Step) {
 	switch {
 	case st.Type == "":
 		c.add("step", "is required")
-	case !reStepName.MatchString(string(st.Type)):
+	case !reStepName().MatchString(string(st.Type)):
 		c.add("step", "%q is not a PascalCase step name (^[A-Z][A-Za-z0-9]*$)", st.Type)
 	default:
 		stem := strings.TrimSuffix(filepath.Base(file), StepFileSuffix)
@@ -190,14 +191,14 @@ func validateHeader(c *collector, file string, sf *StepFile, st *Step) {
 	if st.Framework != "" && !contains(Frameworks, st.Framework) {
 		c.add("framework", "%q is not one of %s", st.Framework, strings.Join(Frameworks, ", "))
 	}
-	if st.ConfigClass != "" && !reStepName.MatchString(st.ConfigClass) {
+	if st.ConfigClass != "" && !reStepName().MatchString(st.ConfigClass) {
 		c.add("config_class", "%q is not a PascalCase class name", st.ConfigClass)
 	}
-	if st.BuilderName != "" && !reStepName.MatchString(st.BuilderName) {
+	if st.BuilderName != "" && !reStepName().MatchString(st.BuilderName) {
 		c.add("builder", "%q is not a PascalCase class name", st.BuilderName)
 	}
 	for i, a := range sf.Aliases {
-		if !reStepName.MatchString(a) {
+		if !reStepName().MatchString(a) {
 			c.add(fmt.Sprintf("aliases[%d]", i), "%q is not a PascalCase step name", a)
 		}
 		if a == string(st.Type) {
@@ -212,7 +213,7 @@ func validateHeader(c *collector, file string, sf *StepFile, st *Step) {
 	seen := map[string]bool{}
 	for i, j := range sf.JobTypes {
 		p := fmt.Sprintf("job_types[%d]", i)
-		if !reJobType.MatchString(j) {
+		if !reJobType().MatchString(j) {
 			c.add(p, "%q is not a job type (lowercase letters, digits, _)", j)
 		}
 		if seen[j] {
@@ -248,7 +249,7 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 			continue
 		}
 		p := fieldPath(declIdx[f.Name])
-		if !reFieldName.MatchString(f.Name) {
+		if !reFieldName().MatchString(f.Name) {
 			c.add(p+".name", "%q is not a snake_case field name", f.Name)
 		}
 		if !validTypes[f.Type] {
@@ -526,7 +527,7 @@ func (f *ConfigField) CheckValue(v any) string {
 // type, a data type and a description.
 func checkPortDecl(c *collector, kind string, i int, seen map[string]int, name string, typ DependencyType, dataType, description string) {
 	p := fmt.Sprintf("%ss[%d]", kind, i)
-	if !rePortName.MatchString(name) {
+	if !rePortName().MatchString(name) {
 		c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", name)
 	} else if j, dup := seen[name]; dup {
 		c.add(p+".name", "%s %q is declared twice (also %ss[%d])", kind, name, kind, j)
@@ -594,7 +595,7 @@ func validatePorts(c *collector, st *Step) {
 		}
 		if training {
 			for _, ch := range in.TrainingChannels() {
-				if !reChannel.MatchString(ch) {
+				if !reChannel().MatchString(ch) {
 					c.add(p+".channels", "%q is not a SageMaker channel name", ch)
 				}
 				if other, dup := channels[ch]; dup {
@@ -604,7 +605,7 @@ func validatePorts(c *collector, st *Step) {
 			}
 		}
 		for j, s := range in.CompatibleSources {
-			if !reStepName.MatchString(s) {
+			if !reStepName().MatchString(s) {
 				c.add(fmt.Sprintf("%s.compatible_sources[%d]", p, j), "%q is not a step name", s)
 			}
 		}
@@ -640,7 +641,7 @@ func validatePorts(c *collector, st *Step) {
 		switch {
 		case out.PropertyPath == "":
 			c.add(p+".property_path", "is required")
-		case !rePropPath.MatchString(out.PropertyPath):
+		case !rePropPath().MatchString(out.PropertyPath):
 			c.add(p+".property_path", "%q is not a property path (properties.<Field>[.<Field>|['key']|[n]]...)", out.PropertyPath)
 		case st.Verb == VerbProcessing:
 			if want := ProcessingPropertyPath(out.LogicalName); out.PropertyPath != want {
@@ -778,7 +779,7 @@ func validateContract(c *collector, st *Step) {
 	switch {
 	case ct.EntryPoint == "" && script == ScriptRequired:
 		c.add("contract.entry_point", "is required for a %s step", st.Verb)
-	case ct.EntryPoint != "" && !reScript.MatchString(ct.EntryPoint):
+	case ct.EntryPoint != "" && !reScript().MatchString(ct.EntryPoint):
 		c.add("contract.entry_point", "%q must be a relative .py file name", ct.EntryPoint)
 	case ct.EntryPoint != "" && script == ScriptNone:
 		c.add("contract.entry_point", "a %s step runs no script of its own", st.Verb)
@@ -800,7 +801,7 @@ func validateContract(c *collector, st *Step) {
 	seen := map[string]int{}
 	for i, e := range ct.Env {
 		p := fmt.Sprintf("contract.env[%d]", i)
-		if !reEnvName.MatchString(e.Name) {
+		if !reEnvName().MatchString(e.Name) {
 			c.add(p+".name", "%q is not an environment variable name (^[A-Z_][A-Z0-9_]*$)", e.Name)
 		}
 		if j, dup := seen[e.Name]; dup {
@@ -860,7 +861,7 @@ func validatePatterns(c *collector, st *Step) {
 			c.add(fmt.Sprintf("patterns.direct_input_keys[%d]", i), "%q is not an input of the step", k)
 		}
 	}
-	if p.OutputPathToken != "" && !reToken.MatchString(p.OutputPathToken) {
+	if p.OutputPathToken != "" && !reToken().MatchString(p.OutputPathToken) {
 		c.add("patterns.output_path_token", "%q must be one path segment", p.OutputPathToken)
 	}
 	if p.NameSuffixField != "" {

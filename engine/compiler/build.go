@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
@@ -145,7 +145,7 @@ func (e *buildEnv) cacheConfig(p *nodePlan, cacheable bool) (*CacheConfig, error
 // to AWS regions.
 var regionCodes = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": "us-west-2"}
 
-var awsRegionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d$`)
+var awsRegionRE = lazyre.New(`^[a-z]{2}(-[a-z]+)+-\d$`)
 
 // awsRegion returns the AWS region of a node's config: aws_region, else
 // the region code (NA, EU, FE) mapped, else region when it already is an
@@ -161,7 +161,7 @@ func (p *nodePlan) awsRegion() (string, error) {
 	if r, ok := regionCodes[strings.ToUpper(code)]; ok {
 		return r, nil
 	}
-	if awsRegionRE.MatchString(code) {
+	if awsRegionRE().MatchString(code) {
 		return code, nil
 	}
 	if code == "" {
@@ -170,7 +170,7 @@ func (p *nodePlan) awsRegion() (string, error) {
 	return "", &fieldError{"region", fmt.Sprintf("unknown region %q: want NA, EU, FE or an AWS region such as us-east-1", code)}
 }
 
-var roleARNRE = regexp.MustCompile(`^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
+var roleARNRE = lazyre.New(`^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
 
 // role returns the execution role: the compile's override, else config role.
 func (e *buildEnv) role(p *nodePlan) (string, error) {
@@ -184,7 +184,7 @@ func (e *buildEnv) role(p *nodePlan) (string, error) {
 	if r == "" {
 		return "", &fieldError{"role", "no execution role: set config field role or pass a role"}
 	}
-	if !roleARNRE.MatchString(r) {
+	if !roleARNRE().MatchString(r) {
 		return "", &fieldError{"role", fmt.Sprintf("role %q is not an IAM role ARN (arn:aws:iam::<12 digits>:role/<name>)", r)}
 	}
 	return r, nil

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Step types of a quality gate: the Condition step and the Fail step of
@@ -82,7 +82,7 @@ var Comparisons = []string{">=", ">", "<=", "<", "==", "In", "Not", "And", "Or"}
 
 // jsonPathRE is a Std:JsonGet path: dotted keys, each with optional [n]
 // indices.
-var jsonPathRE = regexp.MustCompile(`^[A-Za-z0-9_\-]+(\[\d+\])*(\.[A-Za-z0-9_\-]+(\[\d+\])*)*$`)
+var jsonPathRE = lazyre.New(`^[A-Za-z0-9_\-]+(\[\d+\])*(\.[A-Za-z0-9_\-]+(\[\d+\])*)*$`)
 
 // gate is what building a gate collects.
 type gate struct {
@@ -111,7 +111,7 @@ func (e *buildEnv) buildCondition(p *nodePlan) (*ConditionArguments, error) {
 	if g.metric, err = p.Values.str("metric", ""); err != nil {
 		return nil, err
 	}
-	if !jsonPathRE.MatchString(g.metric) {
+	if !jsonPathRE().MatchString(g.metric) {
 		return nil, &fieldError{"metric", fmt.Sprintf("metric %q is not a JSON path into the report (keys joined by dots, [n] for a list entry: regression_metrics.mse.value)", g.metric)}
 	}
 	if g.report, err = e.gateReport(p); err != nil {
@@ -199,7 +199,7 @@ func (e *buildEnv) gatePropertyFile(p *nodePlan, b *Binding) (Get, error) {
 	if err != nil {
 		return Get{}, err
 	}
-	if !paramNameRE.MatchString(name) {
+	if !paramNameRE().MatchString(name) {
 		return Get{}, &fieldError{"property_file_name", fmt.Sprintf("property_file_name %q: 1-64 letters, digits, - and _", name)}
 	}
 	pf := PropertyFile{PropertyFileName: name, OutputName: b.Output, FilePath: file}
@@ -365,7 +365,7 @@ func (g *gate) metricOf(c map[string]any, at string) (string, error) {
 		return g.metric, nil
 	}
 	s, ok := x.(string)
-	if !ok || !jsonPathRE.MatchString(s) {
+	if !ok || !jsonPathRE().MatchString(s) {
 		return "", &fieldError{at + "metric", fmt.Sprintf("%smetric %v is not a JSON path into the report", at, x)}
 	}
 	return s, nil

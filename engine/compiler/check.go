@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // LowConfidence is the resolution confidence below which preview and
@@ -328,7 +328,7 @@ func PreviewResolution(ctx context.Context, in Input) (*Preview, error) {
 	return p, nil
 }
 
-var manualInputRE = regexp.MustCompile(`^s3://[a-z0-9][a-z0-9\-.]{1,61}[a-z0-9]/.+$`)
+var manualInputRE = lazyre.New(`^s3://[a-z0-9][a-z0-9\-.]{1,61}[a-z0-9]/.+$`)
 
 // SingleNodeInput is a single-node compile: one config key built as a
 // one-step pipeline whose inputs are given S3 URIs.
@@ -378,7 +378,7 @@ func CompileSingleNode(ctx context.Context, in SingleNodeInput) (*Result, error)
 			}
 			return nil, &ManualInputError{Input: k, Value: uri, Reason: fmt.Sprintf("%s has no input %s (inputs: %s)", np.Step.Type, k, strings.Join(names, ", "))}
 		}
-		if in.ValidateInputs && !manualInputRE.MatchString(uri) {
+		if in.ValidateInputs && !manualInputRE().MatchString(uri) {
 			return nil, &ManualInputError{Input: k, Value: uri, Reason: "not an S3 URI of the form s3://<bucket>/<key>"}
 		}
 		np.Bound[k] = &Binding{Input: k, Source: SourceManual, Reference: uri, Value: uri}

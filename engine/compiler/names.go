@@ -2,11 +2,11 @@ package compiler
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // MaxPipelineNameLength is the longest pipeline name the generator emits
@@ -78,12 +78,12 @@ func ValidatePipelineName(name string) error {
 // IsValidPipelineName reports whether ValidatePipelineName accepts name.
 func IsValidPipelineName(name string) bool { return ValidatePipelineName(name) == nil }
 
-var stepNameRE = regexp.MustCompile(`^[A-Za-z0-9\-_]{1,64}$`)
+var stepNameRE = lazyre.New(`^[A-Za-z0-9\-_]{1,64}$`)
 
 // IsValidStepName reports whether name is a legal SageMaker step name
 // (1..64 of letters, digits, "-" and "_").
 func IsValidStepName(name catalog.SageMakerStepName) bool {
-	return stepNameRE.MatchString(string(name))
+	return stepNameRE().MatchString(string(name))
 }
 
 // IsolatedPipelineName is the name of a single-node pipeline:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Pipeline parameters.
@@ -77,9 +77,9 @@ func (e *ParameterError) Kind() errkind.Kind { return errkind.InvalidInput }
 // Details implements errkind.Detailer: the config that declares it.
 func (e *ParameterError) Details() map[string]any { return map[string]any{"config_key": e.ConfigKey} }
 
-var paramNameRE = regexp.MustCompile(`^[A-Za-z0-9\-_]{1,64}$`)
+var paramNameRE = lazyre.New(`^[A-Za-z0-9\-_]{1,64}$`)
 
-var paramRefRE = regexp.MustCompile(`^\{\{\s*Parameters\.([A-Za-z0-9\-_]{1,64})\s*\}\}$`)
+var paramRefRE = lazyre.New(`^\{\{\s*Parameters\.([A-Za-z0-9\-_]{1,64})\s*\}\}$`)
 
 // builtinParameter reports whether name is one of the compiler's four
 // parameters.
@@ -132,7 +132,7 @@ func nonEmptyString(s string) any {
 	return s
 }
 
-var paramUseRE = regexp.MustCompile(`"Get":"Parameters\.([A-Za-z0-9\-_]{1,64})"`)
+var paramUseRE = lazyre.New(`"Get":"Parameters\.([A-Za-z0-9\-_]{1,64})"`)
 
 // usedParameters returns the parameters some step of the definition refers
 // to, in declaration order. A parameter a config declares that no step uses
@@ -140,7 +140,7 @@ var paramUseRE = regexp.MustCompile(`"Get":"Parameters\.([A-Za-z0-9\-_]{1,64})"`
 func (e *buildEnv) usedParameters(def *Definition) []Parameter {
 	used := map[string]bool{}
 	if b, err := json.Marshal(def.Steps); err == nil {
-		for _, m := range paramUseRE.FindAllSubmatch(b, -1) {
+		for _, m := range paramUseRE().FindAllSubmatch(b, -1) {
 			used[string(m[1])] = true
 		}
 	}
@@ -202,7 +202,7 @@ func parseParameter(m map[string]any) (Parameter, error) {
 		}
 	}
 	name, _ := m["name"].(string)
-	if !paramNameRE.MatchString(name) {
+	if !paramNameRE().MatchString(name) {
 		return Parameter{}, fmt.Errorf("name %q: 1-64 letters, digits, - and _", name)
 	}
 	typ, _ := m["type"].(string)
@@ -264,7 +264,7 @@ func paramRefName(x any) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	m := paramRefRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := paramRefRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return "", false
 	}
@@ -334,18 +334,18 @@ func refusedRef(field, ref string) error {
 // needs the literal value, is refused naming the field; no "{{...}}"
 // reaches the definition as text (the readiness gate checks that too).
 
-var execRefRE = regexp.MustCompile(`\{\{\s*Execution\.([A-Za-z0-9_\-]*)\s*\}\}`)
+var execRefRE = lazyre.New(`\{\{\s*Execution\.([A-Za-z0-9_\-]*)\s*\}\}`)
 
 // hasExecRef reports whether s holds a "{{Execution.<name>}}".
 func hasExecRef(s string) bool {
-	return strings.Contains(s, "{{") && execRefRE.MatchString(s)
+	return strings.Contains(s, "{{") && execRefRE().MatchString(s)
 }
 
 // execExpr returns s with its execution variables as an expression: the
 // Get when s is one variable, else a Std:Join on "" of the text pieces and
 // the Gets. isRef is false when s holds no variable.
 func execExpr(field, s string) (v any, isRef bool, err error) {
-	locs := execRefRE.FindAllStringSubmatchIndex(s, -1)
+	locs := execRefRE().FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 0 {
 		return nil, false, nil
 	}

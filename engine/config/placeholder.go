@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // PlaceholderMarker is contained in every placeholder string the engine
@@ -25,7 +25,7 @@ var placeholderWords = map[string]bool{
 // angleSlotRE is a documentation-style slot such as <bucket> or
 // <account-id>: a letter, then letters, digits, '.', '_' or '-', no space
 // (so a comparison in a query, "a<b AND c>d", is not one).
-var angleSlotRE = regexp.MustCompile(`<[A-Za-z][A-Za-z0-9_.\-]*>`)
+var angleSlotRE = lazyre.New(`<[A-Za-z][A-Za-z0-9_.\-]*>`)
 
 // IsPlaceholder reports whether a string value is a placeholder, by the
 // engine's placeholder set:
@@ -74,7 +74,7 @@ func isPlaceholderText(s string) bool {
 	if head, _, found := strings.Cut(w, ":"); found && placeholderWords[strings.TrimSpace(head)] {
 		return true
 	}
-	return strings.Contains(s, "<") && angleSlotRE.MatchString(s)
+	return strings.Contains(s, "<") && angleSlotRE().MatchString(s)
 }
 
 // placeholderLeaves returns every placeholder string inside a value, with

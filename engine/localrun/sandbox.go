@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/proc"
 )
 
@@ -276,7 +276,7 @@ type executor struct {
 	layout  layout
 }
 
-var pythonName = regexp.MustCompile(`^python(3(\.[0-9]+)?)?$`)
+var pythonName = lazyre.New(`^python(3(\.[0-9]+)?)?$`)
 
 // newExecutor writes the harness scripts under dir and prepares the
 // sandbox. pythonPrefixes are the interpreter's installation prefixes
@@ -345,7 +345,7 @@ func (ex *executor) run(ctx context.Context, j Job) (*proc.Result, error) {
 		return nil, err
 	}
 	argv := append([]string(nil), j.Command...)
-	if pythonName.MatchString(path.Base(argv[0])) {
+	if pythonName().MatchString(path.Base(argv[0])) {
 		argv[0] = ex.python
 	}
 	if ex.sandbox == Bubblewrap {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
@@ -105,7 +105,7 @@ func Load(fsys fs.FS, dir string) (*Catalog, error) {
 	return c, nil
 }
 
-var idRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var idRE = lazyre.New(`^[a-z][a-z0-9_]*$`)
 
 // Parse decodes and validates one DAG file. Unknown keys are errors. It
 // returns the entry (nil when it cannot be decoded) and every problem.
@@ -121,8 +121,8 @@ func Parse(file string, data []byte) (*Entry, []*FileError) {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &FileError{File: file, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	if !idRE.MatchString(e.ID) {
-		bad("id", "must match %s, got %q", idRE, e.ID)
+	if !idRE().MatchString(e.ID) {
+		bad("id", "must match %s, got %q", idRE(), e.ID)
 	} else if want := strings.TrimSuffix(file, ".yaml"); e.ID != want {
 		bad("id", "must equal the file name %q, got %q", want, e.ID)
 	}

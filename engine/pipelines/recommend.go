@@ -3,10 +3,11 @@ package pipelines
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Request is what Recommend ranks DAGs for. Nil pointers take the
@@ -302,7 +303,7 @@ func loadingStepOf(src string) string {
 }
 
 // s3URI matches the S3 URIs a need may carry.
-var s3URI = regexp.MustCompile(`(?i)\bs3a?://[^\s,;)]*`)
+var s3URI = lazyre.New(`(?i)\bs3a?://[^\s,;)]*`)
 
 // sourceWords name a data source in a need.
 var sourceWords = map[string]string{"s3": SourceS3, "athena": SourceAthena, "redshift": SourceRedshift, "cradle": SourceCradle}
@@ -314,9 +315,9 @@ var sourceWords = map[string]string{"s3": SourceS3, "athena": SourceAthena, "red
 func InferDataSource(need string) (source, rest string) {
 	rest = need
 	found := map[string]bool{}
-	if s3URI.MatchString(need) {
+	if s3URI().MatchString(need) {
 		found[SourceS3] = true
-		rest = s3URI.ReplaceAllString(need, " ")
+		rest = s3URI().ReplaceAllString(need, " ")
 	}
 	for _, w := range splitWords(rest) {
 		if src, ok := sourceWords[w]; ok {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/cursus-go/cursus/engine/dag"
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/validation"
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
@@ -75,7 +75,7 @@ func (e *ExistsError) Kind() errkind.Kind { return errkind.AlreadyExists }
 // Details implements errkind.Detailer: the directory.
 func (e *ExistsError) Details() map[string]any { return map[string]any{"target_path": e.Path} }
 
-var reName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+var reName = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // CheckName validates a project name: a bare name (no path separator, not
 // "." or ".."), starting with a letter, of letters, digits, '_' and '-', at
@@ -90,7 +90,7 @@ func CheckName(name string) error {
 		return fmt.Errorf("%w: %q contains a path separator; give a bare name", ErrInvalidName, name)
 	case len(name) > 64:
 		return fmt.Errorf("%w: %q is longer than 64 characters", ErrInvalidName, name)
-	case !reName.MatchString(name):
+	case !reName().MatchString(name):
 		return fmt.Errorf("%w: %q must start with a letter and hold only letters, digits, '_' and '-'", ErrInvalidName, name)
 	}
 	return nil

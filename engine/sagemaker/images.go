@@ -5,7 +5,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // Image scopes accepted by ImageURI.
@@ -84,10 +84,10 @@ var (
 	imagesOnce   sync.Once
 	imageTables  map[string]map[string]imageScope
 	imagesErr    error
-	accountRe    = regexp.MustCompile(`^[0-9]{12}$`)
-	regionRe     = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]$`)
-	pyVersionRe  = regexp.MustCompile(`^py[0-9]+$`)
-	repositoryRe = regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
+	accountRe    = lazyre.New(`^[0-9]{12}$`)
+	regionRe     = lazyre.New(`^[a-z]{2}(-[a-z]+)+-[0-9]$`)
+	pyVersionRe  = lazyre.New(`^py[0-9]+$`)
+	repositoryRe = lazyre.New(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
 )
 
 // loadImageTables decodes and validates every embedded table once.
@@ -154,17 +154,17 @@ func checkProcessors(ps []string) error {
 }
 
 func checkImageVersion(sc imageScope, e imageVersion) error {
-	if !repositoryRe.MatchString(e.Repository) {
+	if !repositoryRe().MatchString(e.Repository) {
 		return fmt.Errorf("bad repository %q", e.Repository)
 	}
 	if len(e.Registries) == 0 {
 		return fmt.Errorf("no registries")
 	}
 	for region, account := range e.Registries {
-		if !regionRe.MatchString(region) {
+		if !regionRe().MatchString(region) {
 			return fmt.Errorf("bad region %q", region)
 		}
-		if !accountRe.MatchString(account) {
+		if !accountRe().MatchString(account) {
 			return fmt.Errorf("region %s: bad account %q", region, account)
 		}
 	}
@@ -172,7 +172,7 @@ func checkImageVersion(sc imageScope, e imageVersion) error {
 		return err
 	}
 	for _, py := range e.PyVersions {
-		if !pyVersionRe.MatchString(py) {
+		if !pyVersionRe().MatchString(py) {
 			return fmt.Errorf("bad py_version %q", py)
 		}
 	}

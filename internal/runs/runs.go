@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/safefs"
 )
 
@@ -33,13 +33,13 @@ type IDError struct {
 // Error says why.
 func (e *IDError) Error() string { return fmt.Sprintf("invalid run id %q: %s", e.ID, e.Reason) }
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // CheckID reports whether id can name a run folder: 1-64 letters, digits,
 // '.', '_' or '-', starting with a letter or digit, and not containing
 // "..". A bad id is an *IDError.
 func CheckID(id string) error {
-	if !idRE.MatchString(id) {
+	if !idRE().MatchString(id) {
 		return &IDError{ID: id, Reason: "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"}
 	}
 	if strings.Contains(id, "..") {

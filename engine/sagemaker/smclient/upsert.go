@@ -14,7 +14,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -28,16 +27,17 @@ import (
 
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
 	"github.com/cursus-go/cursus/engine/sagemaker"
+	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // metaSHA256 is the S3 user-metadata key (x-amz-meta-sha256) Upsert writes on every object.
 const metaSHA256 = "sha256"
 
 var (
-	roleARNRe   = regexp.MustCompile(`^arn:aws[a-z\-]*:iam::[0-9]{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
-	tagRe       = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
-	bucketRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	sha256HexRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	roleARNRe   = lazyre.New(`^arn:aws[a-z\-]*:iam::[0-9]{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
+	tagRe       = lazyre.New(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
+	bucketRe    = lazyre.New(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	sha256HexRe = lazyre.New(`^[0-9a-f]{64}$`)
 )
 
 // InlineDefinitionLimit is the size from which Upsert sends the definition through S3
@@ -377,7 +377,7 @@ func ValidateInput(in UpsertInput) error {
 			return &InputError{Field: "display_name", Reason: err.Error()}
 		}
 	}
-	if len(in.RoleARN) < 20 || len(in.RoleARN) > 2048 || !roleARNRe.MatchString(in.RoleARN) {
+	if len(in.RoleARN) < 20 || len(in.RoleARN) > 2048 || !roleARNRe().MatchString(in.RoleARN) {
 		return &InputError{Field: "role_arn", Reason: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)", in.RoleARN)}
 	}
 	if n := len([]rune(in.Description)); n > sagemaker.MaxDescriptionLen {
@@ -406,11 +406,11 @@ func validateTags(tags map[string]string) error {
 			return &InputError{Field: "tags", Reason: fmt.Sprintf("tag key %q must be 1-128 characters", k)}
 		case strings.HasPrefix(strings.ToLower(k), "aws:"):
 			return &InputError{Field: "tags", Reason: fmt.Sprintf("tag key %q uses the reserved prefix aws:", k)}
-		case !tagRe.MatchString(k):
+		case !tagRe().MatchString(k):
 			return &InputError{Field: "tags", Reason: fmt.Sprintf("tag key %q has characters outside letters, digits, spaces and _.:/=+-@", k)}
 		case len([]rune(v)) > 256:
 			return &InputError{Field: "tags", Reason: fmt.Sprintf("value of tag %q is longer than 256 characters", k)}
-		case !tagRe.MatchString(v):
+		case !tagRe().MatchString(v):
 			return &InputError{Field: "tags", Reason: fmt.Sprintf("value of tag %q has characters outside letters, digits, spaces and _.:/=+-@", k)}
 		}
 	}
@@ -448,7 +448,7 @@ func validateS3Prefix(prefix string) error {
 		return fmt.Errorf("%q is not an s3://bucket/prefix URI", prefix)
 	}
 	bucket, key, _ := strings.Cut(rest, "/")
-	if !bucketRe.MatchString(bucket) || strings.Contains(bucket, "..") {
+	if !bucketRe().MatchString(bucket) || strings.Contains(bucket, "..") {
 		return fmt.Errorf("%q: invalid bucket name %q", prefix, bucket)
 	}
 	if len(strings.TrimSuffix(key, "/"))+len("/")+64+len(".json") > 1024 {
@@ -467,7 +467,7 @@ func validateManifest(m sagemaker.Manifest) error {
 		if _, _, err := parseS3URI(item.S3URI); err != nil {
 			return &InputError{Field: field("s3_uri"), Reason: err.Error()}
 		}
-		if !sha256HexRe.MatchString(item.SHA256) {
+		if !sha256HexRe().MatchString(item.SHA256) {
 			return &InputError{Field: field("sha256"), Reason: fmt.Sprintf("%q is not a lowercase hex SHA-256", item.SHA256)}
 		}
 		if prev, ok := seen[item.S3URI]; ok && prev != item.SHA256 {
@@ -495,7 +495,7 @@ func parseS3URI(uri string) (bucket, key string, err error) {
 		return "", "", fmt.Errorf("%q is not an s3://bucket/key URI", uri)
 	}
 	bucket, key, _ = strings.Cut(rest, "/")
-	if !bucketRe.MatchString(bucket) || strings.Contains(bucket, "..") {
+	if !bucketRe().MatchString(bucket) || strings.Contains(bucket, "..") {
 		return "", "", fmt.Errorf("%q: invalid bucket name %q", uri, bucket)
 	}
 	if key == "" || strings.HasSuffix(key, "/") {
