@@ -2,43 +2,38 @@ package registry
 
 import (
 	"encoding"
+	"encoding/binary"
 	"encoding/json"
+	"hash/fnv"
 	"reflect"
 	"sync"
 
 	"github.com/invopop/jsonschema"
 )
 
-// FNV-1a, 64 bits: cheap to compute at start-up, no allocation, and stable
-// across processes (the fingerprints are stored in a generated file).
-const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
-)
+// hashInput collects the bytes a hash is taken of (hash/fnv's 64-bit
+// FNV-1a, sum): cheap at start-up and stable across processes (the
+// fingerprints are stored in a generated file).
+type hashInput []byte
 
-type fnv uint64
-
-func (h fnv) str(s string) fnv {
-	for i := 0; i < len(s); i++ {
-		h = (h ^ fnv(s[i])) * fnvPrime
-	}
-	// A separator, so "ab"+"c" and "a"+"bc" differ.
-	return (h ^ 0xff) * fnvPrime
+func (h hashInput) str(s string) hashInput {
+	// The length first, so "ab"+"c" and "a"+"bc" differ.
+	return append(h.num(uint64(len(s))), s...)
 }
 
-func (h fnv) num(n uint64) fnv {
-	for i := 0; i < 8; i++ {
-		h = (h ^ fnv(n&0xff)) * fnvPrime
-		n >>= 8
-	}
-	return h
-}
+func (h hashInput) num(n uint64) hashInput { return binary.LittleEndian.AppendUint64(h, n) }
 
-func (h fnv) flag(b bool) fnv {
+func (h hashInput) flag(b bool) hashInput {
 	if b {
-		return h.num(1)
+		return append(h, 1)
 	}
-	return h.num(0)
+	return append(h, 0)
+}
+
+func (h hashInput) sum() uint64 {
+	f := fnv.New64a()
+	f.Write(h)
+	return f.Sum64()
 }
 
 // schemaInterfaces are the methods that change what reflection makes of a
@@ -105,9 +100,9 @@ func typeHashWalk(typ reflect.Type, mode hashMode, stack []reflect.Type) (uint64
 	if ok {
 		return memo, false
 	}
-	h := fnv(fnvOffset).num(uint64(mode))
+	h := hashInput(make([]byte, 0, 128)).num(uint64(mode))
 	if typ == nil {
-		return uint64(h.str("nil")), false
+		return h.str("nil").sum(), false
 	}
 	h = h.num(uint64(typ.Kind()))
 	if typ.Name() != "" {
@@ -140,7 +135,7 @@ func typeHashWalk(typ reflect.Type, mode hashMode, stack []reflect.Type) (uint64
 		}
 		for _, s := range stack {
 			if s == typ {
-				return uint64(h.str("cycle")), true
+				return h.str("cycle").sum(), true
 			}
 		}
 		stack = append(stack, typ)
@@ -159,12 +154,13 @@ func typeHashWalk(typ reflect.Type, mode hashMode, stack []reflect.Type) (uint64
 			}
 		}
 	}
+	sum := h.sum()
 	if !cut {
 		hashMu.Lock()
-		hashMemo[key] = uint64(h)
+		hashMemo[key] = sum
 		hashMu.Unlock()
 	}
-	return uint64(h), cut
+	return sum, cut
 }
 
 // fingerprint hashes what a tool's precomputed schemas (Precomputed) are
@@ -180,8 +176,8 @@ func (t *ToolDef) fingerprint() uint64 {
 		if t.outputOf != nil {
 			src = t.outputOf
 		}
-		h := fnv(fnvOffset).num(typeHash(t.argType, hashDeep)).num(typeHash(src.outType, hashOutline))
-		t.fp = uint64(h.flag(t.markdown != nil).flag(src.markdown != nil).str(src.Name))
+		h := hashInput(nil).num(typeHash(t.argType, hashDeep)).num(typeHash(src.outType, hashOutline))
+		t.fp = h.flag(t.markdown != nil).flag(src.markdown != nil).str(src.Name).sum()
 	})
 	return t.fp
 }

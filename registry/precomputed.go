@@ -75,11 +75,11 @@ func (t *ToolDef) Precomputed() bool { return t.pre != nil }
 
 // listingKey hashes a sequence of tools by name and fingerprint.
 func listingKey(tools []*ToolDef) uint64 {
-	h := fnv(fnvOffset).num(uint64(len(tools)))
+	h := hashInput(nil).num(uint64(len(tools)))
 	for _, t := range tools {
 		h = h.str(t.Name).num(t.fingerprint())
 	}
-	return uint64(h)
+	return h.sum()
 }
 
 // precomputedListingOf returns the Listing of tools from their precomputed
