@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -152,8 +153,8 @@ func BenchmarkStartToFirstAnswer(b *testing.B) {
 	dir := b.TempDir()
 	var took []float64
 	for b.Loop() {
-		d, _ := serveOnce(b, dir, "1")
-		took = append(took, float64(d.Microseconds())/1000)
+		r := serveOnce(b, dir, "1")
+		took = append(took, float64(r.took.Microseconds())/1000)
 	}
 	b.ReportMetric(median(took), "start-ms")
 }
@@ -214,11 +215,54 @@ func BenchmarkPingFloorRawStdio(b *testing.B) {
 	benchRaw(b, startFloor(b, []byte(`{}`)), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 }
 
+// served is what serveOnce measured of one server process.
+type served struct {
+	took  time.Duration    // from the start to the wanted answer
+	state *os.ProcessState // at exit: CPU time and peak RSS
+	pages residentPages    // just after the wanted answer
+}
+
+// residentPages splits a process's resident memory: anonymous pages (the
+// Go heap, stacks and runtime metadata) and pages of files (the binary's
+// code, function tables and read-only data, the C library), and of those
+// the ones mapped by 2 MiB page-table entries. A binary the Go linker has
+// just written is held in the page cache partly in 2 MiB folios, which are
+// mapped whole on the first touch: 4-6 MiB more file pages than the same
+// binary copied (cp), which the page cache holds in small folios. The
+// values are zero where /proc is not there to read.
+type residentPages struct {
+	anonKiB, fileKiB, filePmdKiB int
+}
+
+// readResident reads pid's resident pages from /proc.
+func readResident(pid int) residentPages {
+	var r residentPages
+	field := func(path, name string) int {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0
+		}
+		for line := range strings.Lines(string(b)) {
+			if rest, ok := strings.CutPrefix(line, name+":"); ok {
+				var kib int
+				if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib); err == nil {
+					return kib
+				}
+			}
+		}
+		return 0
+	}
+	proc := fmt.Sprintf("/proc/%d/", pid)
+	r.anonKiB = field(proc+"status", "RssAnon")
+	r.fileKiB = field(proc+"status", "RssFile")
+	r.filePmdKiB = field(proc+"smaps_rollup", "FilePmdMapped")
+	return r
+}
+
 // serveOnce starts `cursus mcp serve` in dir, initializes, sends each
-// request line and reads the answers up to the one with id want, then
-// closes stdin and waits. It returns the time from the start to that
-// answer and the process's end state (its CPU time and peak RSS).
-func serveOnce(b *testing.B, dir string, want string, requests ...string) (time.Duration, *os.ProcessState) {
+// request line and reads the answers up to the one with id want, reads the
+// process's resident pages, then closes stdin and waits.
+func serveOnce(b *testing.B, dir string, want string, requests ...string) served {
 	cmd := exec.Command(cursusBin(b), "mcp", "serve")
 	cmd.Env, cmd.Dir = serveEnv(), dir
 	var logs bytes.Buffer
@@ -253,27 +297,40 @@ func serveOnce(b *testing.B, dir string, want string, requests ...string) (time.
 		}
 	}
 	took := time.Since(start)
+	pages := readResident(cmd.Process.Pid)
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		b.Fatalf("%v; the server's log:\n%s", err, logs.Bytes())
 	}
-	return took, cmd.ProcessState
+	return served{took: took, state: cmd.ProcessState, pages: pages}
 }
 
 // reportProcess adds the servers' median CPU time (user and system, the
 // whole run) and median peak RSS to a benchmark of one process per
-// iteration.
-func reportProcess(b *testing.B, states []*os.ProcessState) {
-	var cpu, rss []float64
-	for _, st := range states {
+// iteration, and the medians of its resident pages after the last answer
+// by kind (residentPages): anonymous, file, and file mapped in 2 MiB.
+func reportProcess(b *testing.B, runs []served) {
+	var cpu, rss, anon, file, pmd []float64
+	for _, r := range runs {
+		st := r.state
 		cpu = append(cpu, float64((st.UserTime()+st.SystemTime()).Microseconds())/1000)
 		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
 			rss = append(rss, float64(ru.Maxrss)/1024) // KiB on Linux
+		}
+		if r.pages.fileKiB > 0 {
+			anon = append(anon, float64(r.pages.anonKiB)/1024)
+			file = append(file, float64(r.pages.fileKiB)/1024)
+			pmd = append(pmd, float64(r.pages.filePmdKiB)/1024)
 		}
 	}
 	b.ReportMetric(median(cpu), "server-cpu-ms")
 	if len(rss) > 0 {
 		b.ReportMetric(median(rss), "peak-rss-MiB")
+	}
+	if len(file) > 0 {
+		b.ReportMetric(median(anon), "anon-MiB")
+		b.ReportMetric(median(file), "file-MiB")
+		b.ReportMetric(median(pmd), "file-2MiB-mapped-MiB")
 	}
 }
 
@@ -292,15 +349,15 @@ func median(xs []float64) float64 {
 func BenchmarkStartToToolsList(b *testing.B) {
 	cursusBin(b)
 	dir := b.TempDir()
-	var states []*os.ProcessState
+	var runs []served
 	var took []float64
 	for b.Loop() {
-		d, st := serveOnce(b, dir, "2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-		took = append(took, float64(d.Microseconds())/1000)
-		states = append(states, st)
+		r := serveOnce(b, dir, "2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		took = append(took, float64(r.took.Microseconds())/1000)
+		runs = append(runs, r)
 	}
 	b.ReportMetric(median(took), "start-ms")
-	reportProcess(b, states)
+	reportProcess(b, runs)
 }
 
 // BenchmarkPeakRSSAfterCompile: a server's peak RSS (and CPU time) after
@@ -313,12 +370,11 @@ func BenchmarkPeakRSSAfterCompile(b *testing.B) {
 		b.Fatal(err)
 	}
 	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"compile__definition","arguments":{"dag_file":"examples/xgboost-end-to-end/dag.json","config_file":"examples/xgboost-end-to-end/config.json"}}}`
-	var states []*os.ProcessState
+	var runs []served
 	for b.Loop() {
-		_, st := serveOnce(b, root, "3", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, call)
-		states = append(states, st)
+		runs = append(runs, serveOnce(b, root, "3", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, call))
 	}
-	reportProcess(b, states)
+	reportProcess(b, runs)
 }
 
 // BenchmarkTinyCallFloorRawStdio: a tools/call answering a tiny envelope
