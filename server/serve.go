@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -155,8 +156,11 @@ func (f *inFlight) none() <-chan struct{} {
 const ShutdownGrace = 2 * time.Second
 
 // sessionEnd is ServeStdio's result for the error a session ended with.
+// A reader already closed (os.ErrClosed) is the end ServeStdio made
+// itself: at the end of input or on cancellation it closes the input,
+// and the connection, closing, closes it again.
 func sessionEnd(err error) error {
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || errors.Is(err, os.ErrClosed) {
 		return nil
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -327,6 +328,11 @@ type session struct {
 
 	mu     sync.Mutex
 	listed map[string]bool // wire names registered with m
+
+	// regOnce registers the tools with m the first time a request needs
+	// them (registered); a guided session registers them at once.
+	regOnce sync.Once
+	regDone atomic.Bool
 }
 
 // server returns a new server: static, or guided with a session of its
@@ -352,8 +358,13 @@ func (c *core) server() (*mcp.Server, *session) {
 		},
 	})
 	s := &session{c: c, m: m, scope: scope, listed: map[string]bool{}}
-	s.sync()
 	if scope != nil {
+		// A guided list changes with the stage: the SDK must hold it from
+		// the start to notify its changes. A static one is registered when
+		// first needed (registered): registering costs the SDK a few
+		// decodes per tool (2 ms for 65 tools, the largest part of a start),
+		// and the first tools/list does not need it (listTools).
+		s.registered()
 		scope.OnStageChange(func(from, to string) {
 			s.sync()
 			c.log.Debug("guided session changed stage", "from", from, "to", to, "tools", s.count())
@@ -438,17 +449,47 @@ func (s *session) sync() {
 // schema it is given, which for the real ones was most of the cost of a
 // server; tools/list answers the real descriptors (listTools), and the
 // registry validates every call against the full schema.
-// A *jsonschema.Schema, which the SDK checks without re-decoding.
+// A *jsonschema.Schema, which the SDK decodes once where it decodes
+// another schema twice.
 var stubSchema = &jsonschema.Schema{Type: "object"}
+
+// registered registers the session's tools with its server (sync), once,
+// before the first request that needs the SDK to know them: a tools/call
+// (the SDK routes it to the tool's handler), a tools/list of a later page.
+func (s *session) registered() {
+	s.regOnce.Do(func() {
+		s.sync()
+		s.regDone.Store(true)
+	})
+}
 
 // listTools answers a tools/list with the session's real descriptors in
 // place of the stubs the SDK lists (see stubSchema), in the SDK's order
-// and pages.
+// and pages. Before the tools are registered (registered), a tools/list of
+// the first page, when every tool fits in it, is answered without
+// registering them: the SDK makes the result (no tool, but the fields it
+// sets for the session's protocol), and the descriptors are put in it as
+// the SDK would have listed them, all, in name order (c.order), with no
+// next cursor.
 func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	lreq, _ := req.(*mcp.ListToolsRequest)
+	first := lreq != nil && (lreq.Params == nil || lreq.Params.Cursor == "") && len(s.c.order) <= mcp.DefaultPageSize
+	unregistered := first && !s.regDone.Load()
+	if !unregistered {
+		s.registered()
+	}
 	res, err := next(ctx, method, req)
 	lr, ok := res.(*mcp.ListToolsResult)
 	if err != nil || !ok {
 		return res, err
+	}
+	if unregistered {
+		lr.Tools = make([]*mcp.Tool, len(s.c.order))
+		for i, w := range s.c.order {
+			lr.Tools[i] = s.c.defs[w]
+		}
+		lr.NextCursor = ""
+		return lr, nil
 	}
 	for i, t := range lr.Tools {
 		if d, ok := s.c.defs[t.Name]; ok {
@@ -519,6 +560,7 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
+		s.registered()
 		r, ok := req.(*mcp.CallToolRequest)
 		if !ok || r.Params == nil || s.isListed(r.Params.Name) {
 			return next(ctx, method, req)

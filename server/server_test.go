@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
@@ -417,5 +418,51 @@ func TestListenAddr(t *testing.T) {
 		if got, err := server.ListenAddr(bad); err == nil {
 			t.Errorf("ListenAddr(%q) = %q, want an error", bad, got)
 		}
+	}
+}
+
+// TestListBeforeAndAfterRegistration: a static server answers its first
+// tools/list before it registers its tools with the SDK, and the answer
+// is the one it gives once they are (after a call), over stdio too; a
+// call before any list is answered.
+func TestListBeforeAndAfterRegistration(t *testing.T) {
+	reg := cursus.Registry()
+	ctx := testCtx(t)
+	first := connect(t, newServer(t, reg, server.Options{}), "")
+	before, err := first.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := first.CallTool(ctx, &mcp.CallToolParams{Name: "tools__help", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("call after the first list: %v %v", err, res)
+	}
+	after, err := first.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := json.Marshal(before)
+	b2, _ := json.Marshal(after)
+	if len(before.Tools) == 0 || string(b1) != string(b2) {
+		t.Errorf("tools/list before registration (%d tools) differs from after (%d tools)", len(before.Tools), len(after.Tools))
+	}
+	callFirst := connect(t, newServer(t, reg, server.Options{}), "")
+	if res, err := callFirst.CallTool(ctx, &mcp.CallToolParams{Name: "catalog__search", Arguments: map[string]any{"query": "xgb"}}); err != nil || res.IsError {
+		t.Fatalf("a call before any list: %v %v", err, res)
+	}
+	if l, err := callFirst.ListTools(ctx, nil); err != nil || len(l.Tools) != len(before.Tools) {
+		t.Fatalf("list after a call: %v, %d tools", err, len(l.Tools))
+	}
+
+	r := startStdio(t, ctx, reg, server.Options{})
+	r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tools__help","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	r.in.Close()
+	msgs := byID(r.readAll(t))
+	l2, _ := json.Marshal(msgs["2"]["result"])
+	l4, _ := json.Marshal(msgs["4"]["result"])
+	if msgs["2"]["result"] == nil || string(l2) != string(l4) {
+		t.Errorf("over stdio, the first tools/list differs from the one after a call")
 	}
 }
