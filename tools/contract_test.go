@@ -240,8 +240,12 @@ func TestByPhaseAndDescribe(t *testing.T) {
 		t.Errorf("missing phase: %+v", res)
 	}
 	res = call(t, "tools.describe_tool", map[string]any{"name": "tools__help"})
+	if info := res.Data.(tools.ToolInfo); !res.OK || info.Schema == nil || info.DataSchema != nil || info.Name != "tools.help" {
+		t.Errorf("describe by wire name (the data schema only when asked): %+v", res)
+	}
+	res = call(t, "tools.describe_tool", map[string]any{"name": "tools__help", "include_data_schema": true})
 	if info := res.Data.(tools.ToolInfo); !res.OK || info.Schema == nil || info.DataSchema == nil || info.Name != "tools.help" {
-		t.Errorf("describe by wire name: %+v", res)
+		t.Errorf("describe with include_data_schema: %+v", res)
 	} else if def, _ := cursus.Registry().Get("tools.help"); string(info.Schema) != string(def.SchemaJSON()) || string(info.DataSchema) != string(def.DataSchemaJSON()) {
 		t.Errorf("describe carries other schema bytes than the registry encoded:\n%s\n%s", info.Schema, info.DataSchema)
 	}

@@ -35,9 +35,9 @@ func ToolsNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, toolsByPhase),
 		registry.New("tools.describe_tool", registry.Spec{
-			Description: "The full descriptor of one tool, by dotted or wire name: description, when, examples, tags, capability flags, input schema and the schema of its data.",
+			Description: "The full descriptor of one tool, by dotted or wire name: description, when, examples, tags, capability flags and input schema; with include_data_schema, the full schema of its data too.",
 			When:        "before calling a tool whose arguments you are not sure of",
-			Examples:    []string{`tools.describe_tool {"name": "compile.dag"}`, `tools.describe_tool {"name": "catalog__search"}  # wire names work too`},
+			Examples:    []string{`tools.describe_tool {"name": "compile.dag"}`, `tools.describe_tool {"name": "catalog__search", "include_data_schema": true}  # a wire name; with the data's full schema`},
 			Tags:        []string{registry.PhasePlanner},
 		}, toolsDescribe),
 	)
@@ -58,6 +58,10 @@ type byPhaseArgs struct {
 
 type describeArgs struct {
 	Name string `json:"name" jsonschema:"required" jsonschema_description:"Dotted (compile.dag) or wire (compile__dag) tool name."`
+	// IncludeDataSchema adds the data's full schema. It is left out by
+	// default: an MCP host already lists the tool's output schema, and it
+	// was about a third of a typical answer.
+	IncludeDataSchema bool `json:"include_data_schema,omitempty" jsonschema_description:"Add data_schema, the full schema of the tool's data (tools/list gives its outline)."`
 }
 
 const overview = "Cursus turns a pipeline graph (a DAG of step types) and a config.json into an Amazon SageMaker Pipelines definition. " +
@@ -85,7 +89,8 @@ type ToolInfo struct {
 	// DataSchemaJSON): an answer carries those bytes.
 	Schema json.RawMessage `json:"schema,omitempty" jsonschema:"type=object"`
 	// DataSchema is the schema of the data of a success (the tool's
-	// output schema without the envelope around it); describe_tool gives it.
+	// output schema without the envelope around it); describe_tool gives
+	// it when asked (include_data_schema).
 	DataSchema json.RawMessage `json:"data_schema,omitempty" jsonschema:"type=object"`
 }
 
@@ -359,6 +364,8 @@ func toolsDescribe(ctx context.Context, a describeArgs) (*envelope.Result[ToolIn
 		return nil, r.UnknownTool(name)
 	}
 	info := ToolSummary(t, true)
-	info.DataSchema = t.DataSchemaJSON()
+	if a.IncludeDataSchema {
+		info.DataSchema = t.DataSchemaJSON()
+	}
 	return envelope.Success(info), nil
 }
