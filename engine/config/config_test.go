@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -275,5 +276,51 @@ func TestSetOrderAndDuplicateKeys(t *testing.T) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Errors[0].Kind != KindDuplicateKey {
 		t.Errorf("duplicate keys: %v", err)
+	}
+}
+
+// A class shares its step's fields when they hold each name once, and
+// deduplicates into a new slice (a later declaration overriding the
+// earlier in place) when they do not, leaving the step's slice as it was.
+func TestClassFieldsSharedOrDeduplicated(t *testing.T) {
+	steps := testSteps()
+	byType := map[catalog.StepType]*catalog.Step{}
+	before := map[catalog.StepType][]catalog.ConfigField{}
+	for _, st := range steps {
+		byType[st.Type] = st
+		before[st.Type] = slices.Clone(st.Fields)
+	}
+	s, err := NewSchema(steps, testBase(), testProcessing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if !reflect.DeepEqual(st.Fields, before[st.Type]) {
+			t.Errorf("%s: building the schema changed the step's fields", st.Type)
+		}
+	}
+	c, _ := s.ClassForStep("PyTorchTraining") // every name once
+	if &c.Fields[0] != &byType["PyTorchTraining"].Fields[0] {
+		t.Error("PyTorchTraining's class copies fields its step holds once each")
+	}
+	c, _ = s.ClassForStep("DummyDataLoading") // processing_entry_point and job_type twice
+	st := byType["DummyDataLoading"]
+	if &c.Fields[0] == &st.Fields[0] || len(c.Fields) >= len(st.Fields) {
+		t.Fatalf("DummyDataLoading's class was not deduplicated: %d fields of %d", len(c.Fields), len(st.Fields))
+	}
+	first := slices.IndexFunc(st.Fields, func(f catalog.ConfigField) bool { return f.Name == "processing_entry_point" })
+	f, ok := c.Field("processing_entry_point")
+	if !ok || f.Default != "dummy_data_loading.py" || c.Fields[first].Name != "processing_entry_point" {
+		t.Errorf("the later processing_entry_point does not override the earlier in place: %+v at %d", f, first)
+	}
+	seen := map[string]bool{}
+	for i, f := range c.Fields {
+		if seen[f.Name] {
+			t.Errorf("%s declared twice in the class", f.Name)
+		}
+		seen[f.Name] = true
+		if g, _ := c.Field(f.Name); !reflect.DeepEqual(g, c.Fields[i]) {
+			t.Errorf("index of %s points elsewhere", f.Name)
+		}
 	}
 }
