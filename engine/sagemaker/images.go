@@ -107,9 +107,35 @@ func loadImageTables() (map[string]map[string]imageScope, error) {
 			}
 			tables[fw] = t
 		}
+		shareRegistries(tables)
 		imageTables = tables
 	})
 	return imageTables, imagesErr
+}
+
+// shareRegistries makes the versions whose registries are equal share one
+// map: the tables' 101 versions hold 9 distinct maps of about 37 regions,
+// which decoded apart kept about 270 KB alive for the life of the process.
+// The maps are never written once loaded.
+func shareRegistries(tables map[string]map[string]imageScope) {
+	shared := map[string]map[string]string{}
+	var key strings.Builder
+	for _, t := range tables {
+		for _, sc := range t {
+			for v, e := range sc.Versions {
+				key.Reset()
+				for _, region := range mapkeys.Sorted(e.Registries) {
+					key.WriteString(region + "=" + e.Registries[region] + ";")
+				}
+				if m, ok := shared[key.String()]; ok {
+					e.Registries = m
+					sc.Versions[v] = e
+				} else {
+					shared[key.String()] = e.Registries
+				}
+			}
+		}
+	}
 }
 
 // parseImageTable decodes one table (unknown keys are an error) and checks its entries.

@@ -2,6 +2,7 @@ package sagemaker
 
 import (
 	"errors"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -273,5 +274,38 @@ func BenchmarkParseImageTables(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// Versions whose registries are equal share one map once the tables are
+// loaded, and each still answers its own regions.
+func TestImageTablesShareEqualRegistries(t *testing.T) {
+	tables, err := loadImageTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps := map[uintptr]bool{}
+	versions := 0
+	for fw, tbl := range tables {
+		raw, err := imageFS.ReadFile(imageTableFiles[fw])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := parseImageTable(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for scope, sc := range tbl {
+			for v, e := range sc.Versions {
+				versions++
+				maps[reflect.ValueOf(e.Registries).Pointer()] = true
+				if want := fresh[scope].Versions[v].Registries; !reflect.DeepEqual(e.Registries, want) {
+					t.Errorf("%s %s %s: registries %v, want %v", fw, scope, v, e.Registries, want)
+				}
+			}
+		}
+	}
+	if versions < 50 || len(maps) > versions/5 {
+		t.Errorf("%d versions hold %d registries maps; equal ones are not shared", versions, len(maps))
 	}
 }
