@@ -107,8 +107,9 @@ func typeHashWalk(typ reflect.Type, mode hashMode, stack []reflect.Type) (uint64
 	h = h.num(uint64(typ.Kind()))
 	if typ.Name() != "" {
 		h = h.str(typ.PkgPath()).str(typ.Name())
-		if typ.Kind() != reflect.Interface {
-			ptr := reflect.PointerTo(typ)
+		// A type without methods (most argument and data types) implements
+		// no hook: its methods are not looked up one interface at a time.
+		if ptr := reflect.PointerTo(typ); typ.Kind() != reflect.Interface && ptr.NumMethod() > 0 {
 			for _, i := range schemaInterfaces {
 				h = h.flag(typ.Implements(i)).flag(ptr.Implements(i))
 			}

@@ -57,15 +57,20 @@ func newResultHold() *resultHold {
 // MCP result toResult describes, keeps it, and returns the result the SDK
 // is given in its place: one text block holding the ticket.
 func (h *resultHold) hold(res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
-	enc := encodeResult(wire, !res.OK)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: h.keep(encodeResult(wire, !res.OK))}}}
+}
+
+// keep keeps an encoded result (compact JSON, the bytes the SDK's
+// encoding of the result would be) and returns its ticket, a string to
+// put in the result the SDK is given in its place.
+func (h *resultHold) keep(enc []byte) string {
 	h.mu.Lock()
 	h.next++
 	id := h.next
 	h.held[id] = enc
 	h.mu.Unlock()
 	h.n.Add(1)
-	ticket := string(h.mark[1:]) + strconv.FormatUint(id, 10)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ticket}}}
+	return string(h.mark[1:]) + strconv.FormatUint(id, 10)
 }
 
 // take returns the encoded result a response's result holds the ticket

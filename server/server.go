@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -489,14 +490,38 @@ func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method 
 			lr.Tools[i] = s.c.defs[w]
 		}
 		lr.NextCursor = ""
-		return lr, nil
-	}
-	for i, t := range lr.Tools {
-		if d, ok := s.c.defs[t.Name]; ok {
-			lr.Tools[i] = d
+	} else {
+		for i, t := range lr.Tools {
+			if d, ok := s.c.defs[t.Name]; ok {
+				lr.Tools[i] = d
+			}
 		}
 	}
-	return lr, nil
+	return s.heldList(lreq, lr), nil
+}
+
+// heldList is the list result the SDK is given for lr: over stdio, one
+// holding the ticket of lr encoded once, here (resultHold), where the SDK
+// would encode lr's 60 KB three times over (the result, the response, the
+// message); elsewhere lr itself. A request of the per-request protocol
+// (its _meta names a protocol version) keeps lr: the SDK adds fields to
+// those results after the middleware.
+func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult) mcp.Result {
+	if s.c.hold == nil || req == nil {
+		return lr
+	}
+	if req.Params != nil {
+		if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest {
+			return lr
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as the SDK encodes results
+	if err := enc.Encode(lr); err != nil {
+		return lr
+	}
+	return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: s.c.hold.keep(bytes.TrimSuffix(b.Bytes(), []byte("\n")))}}}
 }
 
 func (s *session) count() int {

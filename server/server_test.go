@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -464,5 +465,49 @@ func TestListBeforeAndAfterRegistration(t *testing.T) {
 	l4, _ := json.Marshal(msgs["4"]["result"])
 	if msgs["2"]["result"] == nil || string(l2) != string(l4) {
 		t.Errorf("over stdio, the first tools/list differs from the one after a call")
+	}
+}
+
+// TestHeldListIsTheSDKEncoding: over stdio the tools/list line, encoded
+// once by the server (heldList), is byte for byte the line the SDK writes
+// for the same server, before and after the tools are registered, under
+// each gate.
+func TestHeldListIsTheSDKEncoding(t *testing.T) {
+	reg := cursus.Registry()
+	lines := []string{initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tools__help","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`}
+	answers := func(r *rawStdio) map[string]string {
+		r.send(t, lines...)
+		out := map[string]string{}
+		for line := range r.lines {
+			for _, id := range []string{"2", "4"} {
+				if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`+id+`,`) {
+					out[id] = line
+				}
+			}
+			if len(out) == 2 {
+				break
+			}
+		}
+		return out
+	}
+	for _, p := range []registry.Policy{{}, {AllowDestructive: true, AllowScriptExec: true}} {
+		opts := server.Options{Policy: p, Version: testVersion}
+		ctx := testCtx(t)
+		ours := answers(startStdio(t, ctx, reg, opts))
+		sdk := answers(pipeServe(t, func(in io.ReadCloser, out io.WriteCloser) error {
+			s, err := server.New(reg, opts)
+			if err != nil {
+				return err
+			}
+			return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+		}))
+		for _, id := range []string{"2", "4"} {
+			if ours[id] == "" || ours[id] != sdk[id] {
+				t.Errorf("policy %+v, tools/list %s: the held line (%d bytes) differs from the SDK's (%d bytes)", p, id, len(ours[id]), len(sdk[id]))
+			}
+		}
 	}
 }
