@@ -58,6 +58,13 @@ type Options struct {
 	// HTTP configures the Streamable HTTP transport (ServeHTTP,
 	// NewHTTPHandler): authentication and the session bound.
 	HTTP HTTPOptions
+
+	// Started, when set, is called once, when the server's start-up is
+	// over: before it handles its first request other than the session's
+	// setup (initialize, server/discover, ping, notifications) and the
+	// first tools/list, so after it answered that list. The CLI restores
+	// there the collector's setting it raises for the start.
+	Started func()
 }
 
 // SelectionError reports names in the selection options that name no
@@ -173,6 +180,11 @@ type core struct {
 	inst    string               // the instructions every server of the core gives
 	content *content             // resources and prompts
 	hold    *resultHold          // where tool results wait for the connection to write them; nil: the SDK encodes them
+
+	// listed: a first tools/list was handled; startOnce calls
+	// opts.Started (started).
+	listed    atomic.Bool
+	startOnce sync.Once
 }
 
 // New builds a server exposing reg's tools under opts. It returns a
@@ -579,6 +591,12 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) *
 // result of a deprecated tool or a dotted name.
 func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch {
+		case method == "initialize" || method == "ping" || method == "server/discover" || strings.HasPrefix(method, "notifications/"):
+		case method == "tools/list" && s.c.listed.CompareAndSwap(false, true):
+		default:
+			s.c.started()
+		}
 		if method == "tools/list" {
 			return s.listTools(ctx, next, method, req)
 		}
@@ -597,6 +615,13 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		return s.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
+	}
+}
+
+// started calls opts.Started, once (see Options.Started).
+func (c *core) started() {
+	if c.opts.Started != nil {
+		c.startOnce.Do(c.opts.Started)
 	}
 }
 

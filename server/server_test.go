@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -509,5 +510,30 @@ func TestHeldListIsTheSDKEncoding(t *testing.T) {
 				t.Errorf("policy %+v, tools/list %s: the held line (%d bytes) differs from the SDK's (%d bytes)", p, id, len(ours[id]), len(sdk[id]))
 			}
 		}
+	}
+}
+
+// TestStartedAfterTheFirstList: Options.Started is called once, at the
+// first request after initialize and the first tools/list.
+func TestStartedAfterTheFirstList(t *testing.T) {
+	var n atomic.Int32
+	ctx := testCtx(t)
+	cs := connect(t, newServer(t, testRegistry(t), server.Options{Started: func() { n.Add(1) }}), "")
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 0 {
+		t.Fatalf("Started called %d times before any request but initialize, ping and the first list", got)
+	}
+	for range 2 {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"msg": "hi"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := n.Load(); got != 1 {
+		t.Fatalf("Started called %d times after two calls, want once", got)
 	}
 }
