@@ -519,13 +519,15 @@ func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method 
 // (its _meta names a protocol version) keeps lr: the SDK adds fields to
 // those results after the middleware.
 func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult) mcp.Result {
-	if s.c.hold == nil || req == nil {
+	if req == nil {
 		return lr
 	}
+	var meta map[string]any
 	if req.Params != nil {
-		if _, perRequest := req.Params.Meta[mcp.MetaKeyProtocolVersion]; perRequest {
-			return lr
-		}
+		meta = req.Params.Meta
+	}
+	if !s.holds(meta) {
+		return lr
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -555,8 +557,18 @@ func (s *session) handler(name string) mcp.ToolHandler {
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
 		}
-		return s.call(withProgress(ctx, req), name, args), nil
+		return s.call(withProgress(ctx, req), req, name, args), nil
 	}
+}
+
+// holds reports whether the result of a request whose params carry meta
+// is held for the connection to write (resultHold): over stdio, unless
+// the request follows the per-request protocol (its _meta names a
+// protocol version), whose results the SDK adds fields to after the
+// handler and the middleware (resultType, the server's info in _meta).
+func (s *session) holds(meta map[string]any) bool {
+	_, perRequest := meta[mcp.MetaKeyProtocolVersion]
+	return s.c.hold != nil && !perRequest
 }
 
 // callContext is the context a call of this session runs in: the policy
@@ -567,7 +579,7 @@ func (s *session) callContext(ctx context.Context) context.Context {
 
 // call runs a tool through the registry, in the session's scope when it
 // has one, and shapes the result from the bytes the registry encoded.
-func (s *session) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+func (s *session) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) *mcp.CallToolResult {
 	var (
 		res  *envelope.ToolResult
 		wire []byte
@@ -580,7 +592,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) *
 	if !res.OK {
 		s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
 	}
-	return s.result(res, wire)
+	return s.result(req, res, wire)
 }
 
 // fallback is a receiving middleware: tools/list answers the real
@@ -611,10 +623,10 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		if t, found := s.c.reg.Get(r.Params.Name); found {
 			if allowed, _ := s.c.opts.Policy.Allows(t); allowed && !s.c.sel.selected(t) {
 				s.c.log.Debug("call of a tool left out by the selection", "tool", t.Name)
-				return s.result(deselected(t), nil), nil
+				return s.result(r, deselected(t), nil), nil
 			}
 		}
-		return s.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
+		return s.call(withProgress(ctx, r), r, r.Params.Name, r.Params.Arguments), nil
 	}
 }
 
@@ -745,15 +757,19 @@ func deselected(t *registry.ToolDef) *envelope.ToolResult {
 		WithMeta("tool", t.Name)
 }
 
-// result is the tool result of an envelope, from wire, the envelope's
-// JSON as the registry encoded it (nil: encoded here): held for the
-// connection to write (resultHold) when the session has a hold, else
-// shaped by toResult.
-func (s *session) result(res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
+// result is the tool result of an envelope answering req, from wire, the
+// envelope's JSON as the registry encoded it (nil: encoded here): held for
+// the connection to write (resultHold) when the session holds req's
+// result, else shaped by toResult.
+func (s *session) result(req *mcp.CallToolRequest, res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
 	if wire == nil {
 		res, wire = encodeEnvelope(res)
 	}
-	if s.c.hold != nil {
+	var meta map[string]any
+	if req != nil && req.Params != nil {
+		meta = req.Params.Meta
+	}
+	if s.holds(meta) {
 		return s.c.hold.hold(res, wire)
 	}
 	return toResult(res, wire)

@@ -382,3 +382,27 @@ func TestConcurrentCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestStdioPerRequestProtocolCall: a tools/call of the per-request
+// protocol (its _meta names protocol 2026-07-28) gets, over stdio, the
+// fields the SDK adds to such results (resultType, _meta serverInfo)
+// beside the envelope, as every other call gets the SDK's encoding.
+func TestStdioPerRequestProtocolCall(t *testing.T) {
+	r := startStdio(t, testCtx(t), testRegistry(t), server.Options{})
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	r.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+meta+`,"name":"demo__echo","arguments":{"msg":"hi","n":1}}}`)
+	line := <-r.lines
+	m := decodeLine(t, line)
+	res, _ := m["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	if sc["ok"] != true || res["resultType"] != "complete" {
+		t.Fatalf("per-request call answered %s", line)
+	}
+	if rm, _ := res["_meta"].(map[string]any); rm["io.modelcontextprotocol/serverInfo"] == nil {
+		t.Fatalf("no serverInfo in the result's _meta: %s", line)
+	}
+	content, _ := res["content"].([]any)
+	if len(content) != 1 || !strings.Contains(fmt.Sprint(content[0]), `"ok":true`) {
+		t.Fatalf("the text block is not the envelope: %s", line)
+	}
+}
