@@ -199,7 +199,7 @@ func (e *buildEnv) gatePropertyFile(p *nodePlan, b *Binding) (Get, error) {
 	if err != nil {
 		return Get{}, err
 	}
-	if !paramNameRE().MatchString(name) {
+	if !isNameToken(name, "-_") {
 		return Get{}, &fieldError{"property_file_name", fmt.Sprintf("property_file_name %q: 1-64 letters, digits, - and _", name)}
 	}
 	pf := PropertyFile{PropertyFileName: name, OutputName: b.Output, FilePath: file}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
-	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // legacyHyperparameters is the free-form hyperparameters object a step may
@@ -18,8 +17,6 @@ const (
 	defaultTrainingRuntime = 86400   // the SDK's default MaxRuntimeInSeconds
 	maxTrainingRuntime     = 2419200 // the API's limit (28 days)
 )
-
-var channelNameRE = lazyre.New(`^[A-Za-z0-9.\-_]{1,64}$`)
 
 // trainingJob is what a training step and a tuning step share.
 type trainingJob struct {
@@ -89,7 +86,7 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 
 	seen := map[string]string{}
 	addChannel := func(name string, uri any, port string) error {
-		if !channelNameRE().MatchString(name) {
+		if !isNameToken(name, ".-_") {
 			return fmt.Errorf("input %s: channel name %q is not a legal channel name", port, name)
 		}
 		if other, dup := seen[name]; dup {

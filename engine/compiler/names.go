@@ -6,7 +6,6 @@ import (
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/sagemaker"
-	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
 // MaxPipelineNameLength is the longest pipeline name the generator emits
@@ -78,12 +77,29 @@ func ValidatePipelineName(name string) error {
 // IsValidPipelineName reports whether ValidatePipelineName accepts name.
 func IsValidPipelineName(name string) bool { return ValidatePipelineName(name) == nil }
 
-var stepNameRE = lazyre.New(`^[A-Za-z0-9\-_]{1,64}$`)
-
 // IsValidStepName reports whether name is a legal SageMaker step name
 // (1..64 of letters, digits, "-" and "_").
 func IsValidStepName(name catalog.SageMakerStepName) bool {
-	return stepNameRE().MatchString(string(name))
+	return isNameToken(string(name), "-_")
+}
+
+// isNameToken reports whether s is 1 to 64 bytes, each an ASCII letter, a
+// digit or one of extra: the names SageMaker takes for steps, parameters
+// and channels. It is not a regular expression because ^[...]{1,64}$
+// compiles to 64 copies of the class, about 27 KB kept alive per
+// expression.
+func isNameToken(s, extra string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(extra, c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // IsolatedPipelineName is the name of a single-node pipeline:

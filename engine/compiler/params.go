@@ -77,9 +77,10 @@ func (e *ParameterError) Kind() errkind.Kind { return errkind.InvalidInput }
 // Details implements errkind.Detailer: the config that declares it.
 func (e *ParameterError) Details() map[string]any { return map[string]any{"config_key": e.ConfigKey} }
 
-var paramNameRE = lazyre.New(`^[A-Za-z0-9\-_]{1,64}$`)
-
-var paramRefRE = lazyre.New(`^\{\{\s*Parameters\.([A-Za-z0-9\-_]{1,64})\s*\}\}$`)
+// paramRefRE matches a "{{Parameters.<name>}}" string; paramRefName
+// bounds the name at 64 bytes (a {1,64} here compiles to 64 copies of the
+// class).
+var paramRefRE = lazyre.New(`^\{\{\s*Parameters\.([A-Za-z0-9\-_]+)\s*\}\}$`)
 
 // builtinParameter reports whether name is one of the compiler's four
 // parameters.
@@ -202,7 +203,7 @@ func parseParameter(m map[string]any) (Parameter, error) {
 		}
 	}
 	name, _ := m["name"].(string)
-	if !paramNameRE().MatchString(name) {
+	if !isNameToken(name, "-_") {
 		return Parameter{}, fmt.Errorf("name %q: 1-64 letters, digits, - and _", name)
 	}
 	typ, _ := m["type"].(string)
@@ -265,7 +266,7 @@ func paramRefName(x any) (string, bool) {
 		return "", false
 	}
 	m := paramRefRE().FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
+	if m == nil || len(m[1]) > 64 {
 		return "", false
 	}
 	return m[1], true
