@@ -63,7 +63,7 @@ func serveCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
 			&cli.StringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
 			&cli.BoolFlag{Name: "guided", Usage: "list only the tools of each session's active stage; workflow__start_stage and workflow__complete_stage move between stages"},
-			&cli.StringFlag{Name: "stage", Usage: "pin every session to stage `NAME` (" + strings.Join(stageNames(), ", ") + "); implies --guided"},
+			&stageFlag{cli.StringFlag{Name: "stage"}},
 			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
 			&cli.StringFlag{Name: "auth-token-file", Usage: "HTTP: require the bearer token held in `FILE` on every request (prefer it, or " + server.EnvAuthToken + ", to --auth-token, which other local users can read from the process list)"},
 			&cli.StringFlag{Name: "auth-token", Usage: "HTTP: require bearer token `TOKEN` on every request (default: " + server.EnvAuthToken + "); needed to listen beyond loopback"},
@@ -291,6 +291,19 @@ func selectionMessage(e *server.SelectionError) string {
 	}
 	return strings.Join(parts, "; ") + " (see `cursus mcp list-tools`)"
 }
+
+// stageFlag is the --stage flag. Its usage names the stages, and is made
+// only when a help is printed: made with the command, it had every start
+// parse the stages file (a sixth of our part of a start) for a help text.
+type stageFlag struct{ cli.StringFlag }
+
+// GetUsage is the flag's usage (cli.DocGenerationFlag).
+func (f *stageFlag) GetUsage() string {
+	return "pin every session to stage `NAME` (" + strings.Join(stageNames(), ", ") + "); implies --guided"
+}
+
+// String renders the flag for a help, with this usage.
+func (f *stageFlag) String() string { return cli.FlagStringer(f) }
 
 // stageNames lists the guided stages --stage accepts.
 func stageNames() []string {

@@ -31,7 +31,7 @@ type Alias struct {
 }
 
 // Aliases returns the tool's deprecated argument names, sorted by Old.
-func (t *ToolDef) Aliases() []Alias { return t.aliases }
+func (t *ToolDef) Aliases() []Alias { return t.aliases() }
 
 // collectAliases reads the `deprecated` tags of an argument struct, its
 // embedded structs included (their fields are the struct's, as for
@@ -70,17 +70,17 @@ func collectAliases(typ reflect.Type) []Alias {
 
 // checkAliases reports what is wrong with a tool's aliases (Build fails on it).
 func checkAliases(t *ToolDef) []string {
-	if len(t.aliases) == 0 {
+	if len(t.aliases()) == 0 {
 		return nil
 	}
 	props, _ := t.Schema()["properties"].(map[string]any)
 	deprecated := map[string]bool{}
-	for _, a := range t.aliases {
+	for _, a := range t.aliases() {
 		deprecated[a.Old] = true
 	}
 	var errs []string
 	seen := map[string]bool{}
-	for _, a := range t.aliases {
+	for _, a := range t.aliases() {
 		top, _, _ := strings.Cut(a.New, ".")
 		switch {
 		case a.New == "" || strings.HasPrefix(a.New, ".") || strings.HasSuffix(a.New, "."):
@@ -240,7 +240,7 @@ func (r *Registry) CheckHints(res *envelope.ToolResult) []string {
 			switch {
 			case props[k] == nil:
 				errs = append(errs, fmt.Sprintf("next_steps[%d] (%s): args_hint key %q is not an argument of the tool", i, s.Tool, k))
-			case isAlias(t.aliases, k):
+			case isAlias(t.aliases(), k):
 				errs = append(errs, fmt.Sprintf("next_steps[%d] (%s): args_hint key %q is a deprecated name", i, s.Tool, k))
 			}
 		}

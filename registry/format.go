@@ -28,8 +28,8 @@ var formatProperty = map[string]any{
 // render error keeps the JSON data and adds a warning. Use it on tools
 // before Build.
 func (t *ToolDef) WithMarkdown(render func(data any) (string, error)) *ToolDef {
-	return &ToolDef{Spec: t.Spec, Name: t.Name, argType: t.argType, outType: t.outType, aliases: t.aliases, wire: t.wire,
-		invoke: t.invoke, markdown: render, ownFormat: t.ownFormat, outputFrom: t.outputFrom}
+	return &ToolDef{Spec: t.Spec, Name: t.Name, argType: t.argType, outType: t.outType, argFields: t.argFields, wire: t.wire,
+		invoke: t.invoke, markdown: render, outputFrom: t.outputFrom}
 }
 
 // markdownView replaces the data of a success by its markdown view when

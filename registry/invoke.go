@@ -156,9 +156,9 @@ func (r *Registry) call(ctx context.Context, name string, args any, wantJSON boo
 	if raw, err = checkArgs(raw); err != nil {
 		return invalid(t.Name, []string{"(arguments): " + err.Error()}), nil
 	}
-	if len(t.aliases) > 0 {
+	if len(t.aliases()) > 0 {
 		var errs []string
-		if raw, aliased, errs = applyAliases(raw, t.aliases); len(errs) > 0 {
+		if raw, aliased, errs = applyAliases(raw, t.aliases()); len(errs) > 0 {
 			return invalid(t.Name, errs), nil
 		}
 	}
@@ -287,7 +287,7 @@ func (t *ToolDef) ValidateArgs(args any) ([]string, error) {
 	if err != nil {
 		return []string{"(arguments): " + err.Error()}, nil
 	}
-	raw, _, errs := applyAliases(raw, t.aliases)
+	raw, _, errs := applyAliases(raw, t.aliases())
 	if len(errs) > 0 {
 		return errs, nil
 	}

@@ -196,8 +196,8 @@ func nonNilShapes(s []SharedShape) []SharedShape {
 // computed yet, no precomputed entries), its outputOf resolved to a copy
 // of the same kind.
 func (t *ToolDef) reflectedCopy() *ToolDef {
-	c := &ToolDef{Spec: t.Spec, Name: t.Name, argType: t.argType, outType: t.outType, aliases: t.aliases, wire: t.wire,
-		invoke: t.invoke, markdown: t.markdown, ownFormat: t.ownFormat, outputFrom: t.outputFrom}
+	c := &ToolDef{Spec: t.Spec, Name: t.Name, argType: t.argType, outType: t.outType, argFields: t.argFields, wire: t.wire,
+		invoke: t.invoke, markdown: t.markdown, outputFrom: t.outputFrom}
 	if t.outputOf != nil {
 		c.outputOf = t.outputOf.reflectedCopy()
 	}

@@ -84,16 +84,16 @@ type ToolDef struct {
 
 	argType reflect.Type // the argument struct
 	outType reflect.Type // the data type; anyType while the tool's data is untyped
-	aliases []Alias      // deprecated argument names (`deprecated` tags)
-	wire    string
+	// argFields reads the argument struct's tags once, when first needed (a
+	// start that takes its schemas precomputed never does).
+	argFields func() argInfo
+	wire      string
 	// invoke decodes the validated arguments (over the defaults) into the
 	// argument struct and runs the handler.
 	invoke func(ctx context.Context, raw, defaults []byte) (*envelope.ToolResult, error)
 
-	// markdown renders the data as the markdown view (WithMarkdown);
-	// ownFormat: the argument struct has its own format field.
-	markdown  func(data any) (string, error)
-	ownFormat bool
+	// markdown renders the data as the markdown view (WithMarkdown).
+	markdown func(data any) (string, error)
 	// outputFrom names the tool whose answers this one returns (a
 	// namespace's help answers what tools.help answers); Build resolves it.
 	outputFrom string
@@ -159,6 +159,23 @@ func (l *lazySchema) schema(name string, make func() (map[string]any, error)) ma
 	return l.m
 }
 
+// argInfo is what the registry reads of an argument struct's fields.
+type argInfo struct {
+	aliases   []Alias // deprecated argument names (`deprecated` tags)
+	ownFormat bool    // the struct has its own format field
+}
+
+// newArgInfo returns the function that reads typ's argInfo on its first
+// call.
+func newArgInfo(typ reflect.Type) func() argInfo {
+	return sync.OnceValue(func() argInfo {
+		return argInfo{aliases: collectAliases(typ), ownFormat: hasArg(typ, "format")}
+	})
+}
+
+// aliases are the tool's deprecated argument names.
+func (t *ToolDef) aliases() []Alias { return t.argFields().aliases }
+
 // lazyArgs is the compiled argument schema, built on the first call.
 type lazyArgs struct {
 	once sync.Once
@@ -199,8 +216,8 @@ func (t *ToolDef) reflectInput() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	markDeprecated(s, t.aliases)
-	if t.markdown != nil && !t.ownFormat {
+	markDeprecated(s, t.aliases())
+	if t.markdown != nil && !t.argFields().ownFormat {
 		props, _ := s["properties"].(map[string]any)
 		props["format"] = maps.Clone(formatProperty)
 	}

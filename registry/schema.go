@@ -59,8 +59,7 @@ func New[In, Out any](name string, spec Spec, handler func(ctx context.Context, 
 		panic(fmt.Sprintf("registry.New(%q): the argument type must be a struct, got %v", name, typ))
 	}
 	outType := reflect.TypeFor[Out]()
-	t := &ToolDef{Spec: spec, Name: name, argType: typ, outType: outType, wire: WireName(name), aliases: collectAliases(typ)}
-	t.ownFormat = hasArg(typ, "format")
+	t := &ToolDef{Spec: spec, Name: name, argType: typ, outType: outType, wire: WireName(name), argFields: newArgInfo(typ)}
 	t.invoke = func(ctx context.Context, raw, defaults []byte) (*envelope.ToolResult, error) {
 		var args In
 		if defaults != nil {

@@ -16,19 +16,22 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-// content holds the resource templates and prompts of a core, described
-// once, and its resources, described on first use (listing them loads the
-// step and pipeline catalogs, which a session that never asks for a
-// resource should not pay for at start-up); every server of the core
-// registers them.
+// content holds the resource templates of a core, described once, and its
+// resources and prompts, described on first use (listing the resources
+// loads the step and pipeline catalogs, the prompts the guided stages,
+// which a session that never asks for them should not pay for at
+// start-up); every server of the core registers them.
 type content struct {
 	c         *core
 	templates []*mcp.ResourceTemplate
-	prompts   []*mcp.Prompt
 
 	once      sync.Once
 	resources []*mcp.Resource
 	err       error
+
+	promptOnce sync.Once
+	prompts    []*mcp.Prompt
+	promptErr  error
 }
 
 func newContent(c *core) (*content, error) {
@@ -36,18 +39,26 @@ func newContent(c *core) (*content, error) {
 	for _, t := range cursus.ResourceTemplates() {
 		ct.templates = append(ct.templates, &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
 	}
-	ps, err := cursus.Prompts()
-	if err != nil {
-		return nil, fmt.Errorf("server: prompts: %w", err)
-	}
-	for _, p := range ps {
-		args := []*mcp.PromptArgument{{Name: "run_id", Description: p.RunArg}}
-		if p.HostArg != "" {
-			args = append(args, &mcp.PromptArgument{Name: "host", Description: p.HostArg})
-		}
-		ct.prompts = append(ct.prompts, &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: args})
-	}
 	return ct, nil
+}
+
+// listPrompts describes the prompts, once per core.
+func (ct *content) listPrompts() ([]*mcp.Prompt, error) {
+	ct.promptOnce.Do(func() {
+		ps, err := cursus.Prompts()
+		if err != nil {
+			ct.promptErr = fmt.Errorf("server: prompts: %w", err)
+			return
+		}
+		for _, p := range ps {
+			args := []*mcp.PromptArgument{{Name: "run_id", Description: p.RunArg}}
+			if p.HostArg != "" {
+				args = append(args, &mcp.PromptArgument{Name: "host", Description: p.HostArg})
+			}
+			ct.prompts = append(ct.prompts, &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: args})
+		}
+	})
+	return ct.prompts, ct.promptErr
 }
 
 // listResources describes the fixed resources, once per core.
@@ -67,11 +78,11 @@ func (ct *content) listResources() ([]*mcp.Resource, error) {
 }
 
 // register adds the content to a server of the session s: the templates
-// and prompts now, the fixed resources before the first resources/ request
-// the server answers.
+// now, the fixed resources before the first resources/ request the server
+// answers, the prompts before the first prompts/ request.
 func (ct *content) register(m *mcp.Server, s *session) {
-	var once sync.Once
-	var err error
+	var once, promptOnce sync.Once
+	var err, promptErr error
 	m.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if strings.HasPrefix(method, "resources/") {
@@ -87,14 +98,24 @@ func (ct *content) register(m *mcp.Server, s *session) {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 				}
 			}
+			if strings.HasPrefix(method, "prompts/") {
+				promptOnce.Do(func() {
+					var ps []*mcp.Prompt
+					if ps, promptErr = ct.listPrompts(); promptErr == nil {
+						for _, p := range ps {
+							m.AddPrompt(p, s.getPrompt)
+						}
+					}
+				})
+				if promptErr != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: promptErr.Error()}
+				}
+			}
 			return next(ctx, method, req)
 		}
 	})
 	for _, t := range ct.templates {
 		m.AddResourceTemplate(t, s.readResource)
-	}
-	for _, p := range ct.prompts {
-		m.AddPrompt(p, s.getPrompt)
 	}
 }
 

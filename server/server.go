@@ -265,7 +265,7 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 		mode = stageNote(opts)
 	}
 	log.Info("mcp server built", "mode", mode, "tools", len(c.defs), "hidden_by_gates", len(c.gated),
-		"resource_templates", len(c.content.templates), "prompts", len(c.content.prompts),
+		"resource_templates", len(c.content.templates),
 		"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
 		"project_root", opts.Policy.ProjectRoot)
 	if len(c.gated) > 0 {
