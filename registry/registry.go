@@ -353,12 +353,19 @@ func (t *ToolDef) ListedExamples() []string {
 		if len(out) == limit {
 			break
 		}
-		name, args, _, err := ParseExample(e)
-		fresh := i == 0 || err != nil
-		for k := range args {
-			if !seen[k] {
-				fresh = true
-				seen[k] = true
+		name, _, _ := strings.Cut(strings.TrimSpace(e), " ")
+		fresh := i == 0
+		if limit > 1 {
+			// Which arguments an example uses matters only when another
+			// may be listed after it (decoding every example was most of
+			// what rendering the descriptions cost at start-up).
+			_, args, _, err := ParseExample(e)
+			fresh = fresh || err != nil
+			for k := range args {
+				if !seen[k] {
+					fresh = true
+					seen[k] = true
+				}
 			}
 		}
 		if !fresh {
