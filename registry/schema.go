@@ -320,14 +320,21 @@ func SchemaRequired(schema map[string]any) []string {
 
 // ParseExample splits an example "<name> <json>  # note" into its parts.
 func ParseExample(ex string) (name string, args map[string]any, note string, err error) {
+	return parseExample[any](ex)
+}
+
+// parseExample is ParseExample with the arguments' values decoded as V:
+// json.RawMessage keeps them as they are, for a caller that needs only
+// the arguments' names.
+func parseExample[V any](ex string) (name string, args map[string]V, note string, err error) {
 	ex = strings.TrimSpace(ex)
 	name, rest, _ := strings.Cut(ex, " ")
 	rest = strings.TrimSpace(rest)
 	if rest == "" {
-		return name, map[string]any{}, "", nil
+		return name, map[string]V{}, "", nil
 	}
 	dec := json.NewDecoder(strings.NewReader(rest))
-	var v map[string]any
+	var v map[string]V
 	if err := dec.Decode(&v); err != nil {
 		return name, nil, "", fmt.Errorf("example %q: arguments are not a JSON object: %v", ex, err)
 	}
