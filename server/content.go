@@ -81,34 +81,31 @@ func (ct *content) listResources() ([]*mcp.Resource, error) {
 // now, the fixed resources before the first resources/ request the server
 // answers, the prompts before the first prompts/ request.
 func (ct *content) register(m *mcp.Server, s *session) {
-	var once, promptOnce sync.Once
-	var err, promptErr error
+	lazy := []*lazyContent{
+		{prefix: "resources/", add: func() error {
+			rs, err := ct.listResources()
+			for _, r := range rs {
+				m.AddResource(r, s.readResource)
+			}
+			return err
+		}},
+		{prefix: "prompts/", add: func() error {
+			ps, err := ct.listPrompts()
+			for _, p := range ps {
+				m.AddPrompt(p, s.getPrompt)
+			}
+			return err
+		}},
+	}
 	m.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if strings.HasPrefix(method, "resources/") {
-				once.Do(func() {
-					var rs []*mcp.Resource
-					if rs, err = ct.listResources(); err == nil {
-						for _, r := range rs {
-							m.AddResource(r, s.readResource)
-						}
-					}
-				})
-				if err != nil {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			for _, l := range lazy {
+				if !strings.HasPrefix(method, l.prefix) {
+					continue
 				}
-			}
-			if strings.HasPrefix(method, "prompts/") {
-				promptOnce.Do(func() {
-					var ps []*mcp.Prompt
-					if ps, promptErr = ct.listPrompts(); promptErr == nil {
-						for _, p := range ps {
-							m.AddPrompt(p, s.getPrompt)
-						}
-					}
-				})
-				if promptErr != nil {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: promptErr.Error()}
+				l.once.Do(func() { l.err = l.add() })
+				if l.err != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: l.err.Error()}
 				}
 			}
 			return next(ctx, method, req)
@@ -117,6 +114,15 @@ func (ct *content) register(m *mcp.Server, s *session) {
 	for _, t := range ct.templates {
 		m.AddResourceTemplate(t, s.readResource)
 	}
+}
+
+// lazyContent is content a server registers before the first request
+// whose method starts with prefix; a failure answers every such request.
+type lazyContent struct {
+	prefix string
+	add    func() error
+	once   sync.Once
+	err    error
 }
 
 // readResource answers resources/read through the registry and the
