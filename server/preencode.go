@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,8 +38,7 @@ type resultHold struct {
 
 	mu   sync.Mutex
 	next uint64
-	held map[uint64][]byte // ticket number -> the encoded CallToolResult
-	n    atomic.Int64      // len(held), read without the lock
+	held map[uint64][]byte // ticket number -> the encoded result
 }
 
 // ticketPrefix starts every ticket; a random nonce per connection follows,
@@ -69,16 +67,12 @@ func (h *resultHold) keep(enc []byte) string {
 	id := h.next
 	h.held[id] = enc
 	h.mu.Unlock()
-	h.n.Add(1)
 	return string(h.mark[1:]) + strconv.FormatUint(id, 10)
 }
 
 // take returns the encoded result a response's result holds the ticket
 // of, and forgets it; ok is false when the result holds no ticket of h.
 func (h *resultHold) take(result []byte) (enc []byte, ok bool) {
-	if h.n.Load() == 0 {
-		return nil, false
-	}
 	i := bytes.Index(result, h.mark)
 	if i < 0 {
 		return nil, false
@@ -96,9 +90,6 @@ func (h *resultHold) take(result []byte) (enc []byte, ok bool) {
 	enc, ok = h.held[id]
 	delete(h.held, id)
 	h.mu.Unlock()
-	if ok {
-		h.n.Add(-1)
-	}
 	return enc, ok
 }
 
@@ -107,7 +98,6 @@ func (h *resultHold) take(result []byte) (enc []byte, ok bool) {
 func (h *resultHold) drop() {
 	h.mu.Lock()
 	clear(h.held)
-	h.n.Store(0)
 	h.mu.Unlock()
 }
 

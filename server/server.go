@@ -623,7 +623,8 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		if t, found := s.c.reg.Get(r.Params.Name); found {
 			if allowed, _ := s.c.opts.Policy.Allows(t); allowed && !s.c.sel.selected(t) {
 				s.c.log.Debug("call of a tool left out by the selection", "tool", t.Name)
-				return s.result(r, deselected(t), nil), nil
+				res, wire := deselected(t)
+				return s.result(r, res, wire), nil
 			}
 		}
 		return s.call(withProgress(ctx, r), r, r.Params.Name, r.Params.Arguments), nil
@@ -748,23 +749,23 @@ func instructions(p registry.Policy, hidden bool, shared string) string {
 	return b.String()
 }
 
-// deselected is the failure of a tool the selection options leave out.
-func deselected(t *registry.ToolDef) *envelope.ToolResult {
-	return envelope.FromError(envelope.Errorf(envelope.CodeToolDisabled,
+// deselected is the failure of a tool the selection options leave out,
+// and its JSON. It holds only strings, which always encode.
+func deselected(t *registry.ToolDef) (*envelope.ToolResult, []byte) {
+	res := envelope.FromError(envelope.Errorf(envelope.CodeToolDisabled,
 		"tool '%s' is not enabled on this server: the server was started with a tool selection (--namespaces, --tools, --exclude-tools) that leaves it out", t.Name).
 		WithDetails("reason", "not_selected").
 		WithRemedy("use one of the listed tools, or ask the user to restart the server with this tool selected", "tools.help")).
 		WithMeta("tool", t.Name)
+	wire, _ := res.MarshalJSON()
+	return res, wire
 }
 
 // result is the tool result of an envelope answering req, from wire, the
-// envelope's JSON as the registry encoded it (nil: encoded here): held for
-// the connection to write (resultHold) when the session holds req's
-// result, else shaped by toResult.
+// envelope's JSON (as the registry encodes it: envelope.Result.MarshalJSON):
+// held for the connection to write (resultHold) when the session holds
+// req's result, else shaped by toResult.
 func (s *session) result(req *mcp.CallToolRequest, res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
-	if wire == nil {
-		res, wire = encodeEnvelope(res)
-	}
 	var meta map[string]any
 	if req != nil && req.Params != nil {
 		meta = req.Params.Meta
@@ -773,21 +774,6 @@ func (s *session) result(req *mcp.CallToolRequest, res *envelope.ToolResult, wir
 		return s.c.hold.hold(res, wire)
 	}
 	return toResult(res, wire)
-}
-
-// encodeEnvelope is the JSON of res, or of an internal_error envelope
-// saying why res has none.
-func encodeEnvelope(res *envelope.ToolResult) (*envelope.ToolResult, []byte) {
-	b, err := json.Marshal(res)
-	if err == nil {
-		return res, b
-	}
-	fail := envelope.Fail("the tool's result is not JSON-serializable: "+err.Error(), envelope.CodeInternalError)
-	if tool, ok := res.Meta["tool"]; ok {
-		fail.SetMeta("tool", tool)
-	}
-	b, _ = json.Marshal(fail)
-	return fail, b
 }
 
 // toResult turns an envelope into a tool result, from wire, the
