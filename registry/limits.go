@@ -109,9 +109,10 @@ func argsTooLarge(t *ToolDef, n int) *envelope.ToolResult {
 		WithRemedy(fix, "tools.describe_tool")
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty slice when s is nil (JSON [] rather than null).
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -162,11 +162,11 @@ func (r *Registry) Precompute(listings ...[]*ToolDef) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		shared, err := marshalWire(nonNilShared(l.Shared))
+		shared, err := marshalWire(nonNil(l.Shared))
 		if err != nil {
 			return nil, err
 		}
-		shapes, err := marshalWire(nonNilShapes(l.Shapes))
+		shapes, err := marshalWire(nonNil(l.Shapes))
 		if err != nil {
 			return nil, err
 		}
@@ -176,20 +176,6 @@ func (r *Registry) Precompute(listings ...[]*ToolDef) ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
-}
-
-func nonNilShared(s []SharedArg) []SharedArg {
-	if s == nil {
-		return []SharedArg{}
-	}
-	return s
-}
-
-func nonNilShapes(s []SharedShape) []SharedShape {
-	if s == nil {
-		return []SharedShape{}
-	}
-	return s
 }
 
 // reflectedCopy is a copy of t whose schemas are computed anew (none
