@@ -36,7 +36,7 @@ func Terminal(status string) bool {
 // Client makes the pipeline-execution calls (start, describe, list, steps, stop, wait) with
 // aws-sdk-go-v2. Build it with NewClient.
 type Client struct {
-	sm *sm.Client
+	sm *api
 }
 
 // NewClient returns a Client on cfg, or, when cfg is nil, on the standard AWS configuration chain
@@ -47,7 +47,7 @@ func NewClient(ctx context.Context, cfg *aws.Config) (*Client, error) {
 	if err != nil {
 		return nil, asAWSError(err)
 	}
-	return &Client{sm: sm.NewFromConfig(c)}, nil
+	return &Client{sm: newAPI(sm.NewFromConfig(c))}, nil
 }
 
 // AWSError reports a failed SageMaker call of the execution API. Code is the AWS error code
@@ -326,7 +326,7 @@ type StartInput struct {
 // (DescribePipeline), then starts an execution (StartPipelineExecution) and describes it. An
 // undeclared name or a value its type refuses is a *ParameterError and nothing is started.
 func (c *Client) Start(ctx context.Context, in StartInput) (*Execution, error) {
-	pipe, err := c.sm.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(in.PipelineName)})
+	pipe, err := c.sm.describePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(in.PipelineName)})
 	if err != nil {
 		return nil, newAWSError("sagemaker:DescribePipeline", in.PipelineName, err)
 	}
@@ -341,7 +341,7 @@ func (c *Client) Start(ctx context.Context, in StartInput) (*Execution, error) {
 	for _, name := range mapkeys.Sorted(in.Parameters) {
 		params = append(params, smtypes.Parameter{Name: aws.String(name), Value: aws.String(in.Parameters[name])})
 	}
-	out, err := c.sm.StartPipelineExecution(ctx, &sm.StartPipelineExecutionInput{
+	out, err := c.sm.startPipelineExecution(ctx, &sm.StartPipelineExecutionInput{
 		PipelineName:                 aws.String(in.PipelineName),
 		PipelineParameters:           params,
 		PipelineExecutionDisplayName: optString(in.DisplayName),
@@ -376,7 +376,7 @@ func (c *Client) Describe(ctx context.Context, arn string) (*Execution, error) {
 
 // describe is DescribePipelineExecution alone (what Wait polls).
 func (c *Client) describe(ctx context.Context, arn string) (*Execution, error) {
-	out, err := c.sm.DescribePipelineExecution(ctx, &sm.DescribePipelineExecutionInput{PipelineExecutionArn: aws.String(arn)})
+	out, err := c.sm.describePipelineExecution(ctx, &sm.DescribePipelineExecutionInput{PipelineExecutionArn: aws.String(arn)})
 	if err != nil {
 		return nil, newAWSError("sagemaker:DescribePipelineExecution", arn, err)
 	}
@@ -530,7 +530,7 @@ func lambdaFunctionName(arn string) string {
 // Stop asks SageMaker to stop an execution (StopPipelineExecution) and describes it: its status is
 // then Stopping (or already terminal).
 func (c *Client) Stop(ctx context.Context, arn string) (*Execution, error) {
-	if _, err := c.sm.StopPipelineExecution(ctx, &sm.StopPipelineExecutionInput{PipelineExecutionArn: aws.String(arn)}); err != nil {
+	if _, err := c.sm.stopPipelineExecution(ctx, &sm.StopPipelineExecutionInput{PipelineExecutionArn: aws.String(arn)}); err != nil {
 		return nil, newAWSError("sagemaker:StopPipelineExecution", arn, err)
 	}
 	return c.describe(ctx, arn)

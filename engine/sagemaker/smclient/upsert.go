@@ -140,7 +140,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 		return nil, err
 	}
 	s3c := newS3Client(cfg)
-	smc := sm.NewFromConfig(cfg)
+	smc := newAPI(sm.NewFromConfig(cfg))
 
 	out := &UpsertOutput{Uploaded: []string{}, Skipped: []string{}, TagsAdded: []string{}}
 	fail := func(ue *UpsertError) (*UpsertOutput, error) {
@@ -161,7 +161,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 	}
 
 	name := in.PipelineName
-	stored, err := smc.DescribePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(name)})
+	stored, err := smc.describePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(name)})
 	exists := err == nil
 	if err != nil && !isPipelineNotFound(err) {
 		return fail(newUpsertError("sagemaker:DescribePipeline", name, err))
@@ -185,7 +185,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 	}
 
 	if !exists {
-		res, err := smc.CreatePipeline(ctx, &sm.CreatePipelineInput{
+		res, err := smc.createPipeline(ctx, &sm.CreatePipelineInput{
 			PipelineName:                 aws.String(name),
 			PipelineDefinition:           def,
 			PipelineDefinitionS3Location: s3loc,
@@ -209,7 +209,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 		}
 	}
 
-	res, err := smc.UpdatePipeline(ctx, &sm.UpdatePipelineInput{
+	res, err := smc.updatePipeline(ctx, &sm.UpdatePipelineInput{
 		PipelineName:                 aws.String(name),
 		PipelineDefinition:           def,
 		PipelineDefinitionS3Location: s3loc,
@@ -644,7 +644,7 @@ func isAlreadyExists(err error) bool {
 
 // mergeTags adds or overwrites the wanted tags on arn; existing tags not in want are kept. It
 // returns the keys it set (missing or with another value), sorted; none when all were in place.
-func mergeTags(ctx context.Context, c *sm.Client, arn string, want map[string]string) ([]string, *UpsertError) {
+func mergeTags(ctx context.Context, c *api, arn string, want map[string]string) ([]string, *UpsertError) {
 	if len(want) == 0 {
 		return []string{}, nil
 	}
@@ -668,7 +668,7 @@ func mergeTags(ctx context.Context, c *sm.Client, arn string, want map[string]st
 	if len(diff) == 0 {
 		return []string{}, nil
 	}
-	if _, err := c.AddTags(ctx, &sm.AddTagsInput{ResourceArn: aws.String(arn), Tags: sdkTags(diff)}); err != nil {
+	if _, err := c.addTags(ctx, &sm.AddTagsInput{ResourceArn: aws.String(arn), Tags: sdkTags(diff)}); err != nil {
 		return nil, newUpsertError("sagemaker:AddTags", arn, err)
 	}
 	return mapkeys.Sorted(diff), nil
