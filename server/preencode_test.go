@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
@@ -128,5 +129,58 @@ func TestResultHoldTickets(t *testing.T) {
 	h.drop()
 	if len(h.held) != 0 {
 		t.Fatalf("drop left %d held", len(h.held))
+	}
+}
+
+// TestFirstListUsesTheToolsEncodedAhead: a static stdio server encodes the
+// tools array of its first tools/list in the background (describe), and
+// the held list puts it in the result the SDK made: the line is the
+// encoding of the whole result, and it carries the array made ahead, not
+// one encoded again.
+func TestFirstListUsesTheToolsEncodedAhead(t *testing.T) {
+	hold := newResultHold()
+	_, c, err := build(cursus.Registry(), Options{}, hold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := c.descriptors()
+	if c.firstTools == nil {
+		t.Fatal("no tools array encoded ahead for a static stdio server")
+	}
+	s := &session{c: c}
+	lr := &mcp.ListToolsResult{Tools: make([]*mcp.Tool, len(c.order))}
+	for i, w := range c.order {
+		lr.Tools[i] = defs[w]
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(lr); err != nil {
+		t.Fatal(err)
+	}
+	heldLine := func() []byte {
+		t.Helper()
+		res, ok := s.heldList(&mcp.ListToolsRequest{}, lr, true).(*mcp.ListToolsResult)
+		if !ok || len(res.Tools) != 1 {
+			t.Fatalf("heldList did not hold the list: %#v", res)
+		}
+		line, found := hold.take([]byte(`"` + res.Tools[0].Name + `"`))
+		if !found {
+			t.Fatal("the held list's ticket holds nothing")
+		}
+		return line
+	}
+	if got := heldLine(); !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+		t.Errorf("the held first list (%d bytes) is not the encoding of the result (%d bytes)", len(got), want.Len()-1)
+	}
+	c.firstTools = []byte(`["made ahead"]`)
+	if got := string(heldLine()); !strings.HasSuffix(got, `,"tools":["made ahead"]}`) {
+		t.Errorf("the held first list does not carry the array made ahead: %.80s", got)
+	}
+	if _, c, err = build(cursus.Registry(), Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c.descriptors(); c.firstTools != nil {
+		t.Error("a server whose results the SDK encodes (no hold) encoded a tools array ahead")
 	}
 }

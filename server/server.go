@@ -173,13 +173,19 @@ type core struct {
 	log     *slog.Logger
 	version string
 	guided  bool
-	defs    map[string]*mcp.Tool // wire name -> descriptor, for every tool the policy and selection allow
-	dotted  map[string]string    // wire name -> dotted name, for defs
-	order   []string             // the wire names of defs, sorted
-	gated   []string             // dotted names hidden by a closed gate, sorted
-	inst    string               // the instructions every server of the core gives
-	content *content             // resources and prompts
-	hold    *resultHold          // where tool results wait for the connection to write them; nil: the SDK encodes them
+	dotted  map[string]string // wire name -> dotted name, for every tool the policy and selection allow
+	order   []string          // the wire names of dotted, sorted
+	gated   []string          // dotted names hidden by a closed gate, sorted
+	inst    string            // the instructions every server of the core gives
+	content *content          // resources and prompts
+	hold    *resultHold       // where tool results wait for the connection to write them; nil: the SDK encodes them
+
+	// defs (wire name -> descriptor, for every name of order) and
+	// firstTools are made by describe, in the background from build:
+	// read them after described is closed (descriptors).
+	defs       map[string]*mcp.Tool
+	firstTools []byte
+	described  chan struct{}
 
 	// listed: a first tools/list was handled; startOnce calls
 	// opts.Started (started).
@@ -214,7 +220,7 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 		version = "0"
 	}
 	c := &core{reg: reg, opts: opts, sel: sel, log: log, version: version, guided: opts.Guided || opts.Stage != "",
-		defs: map[string]*mcp.Tool{}, dotted: map[string]string{}, hold: hold}
+		dotted: map[string]string{}, hold: hold}
 	// A tool a stage records writes a report file when the write gate is
 	// open: in guided mode it is not read-only, whatever it does itself.
 	recorded := map[string]bool{}
@@ -239,19 +245,12 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
 	for _, t := range allowed {
-		desc := mcpTool(t, listing)
-		// A tool that writes on request (Spec.WriteArg) can write once
-		// writes are open, so it is not read-only there.
-		if (recorded[t.Name] || (t.WriteArg != "" && opts.Policy.AllowDestructive)) && desc.Annotations.ReadOnlyHint {
-			a := *desc.Annotations
-			a.ReadOnlyHint, a.IdempotentHint = false, false
-			desc.Annotations = &a
-		}
-		c.defs[t.WireName()] = desc
 		c.dotted[t.WireName()] = t.Name
 		c.order = append(c.order, t.WireName())
 	}
 	sort.Strings(c.order)
+	c.described = make(chan struct{})
+	go c.describe(allowed, listing, recorded)
 	sort.Strings(c.gated)
 	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText())
 	if c.guided {
@@ -264,18 +263,61 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 	if c.guided {
 		mode = stageNote(opts)
 	}
-	log.Info("mcp server built", "mode", mode, "tools", len(c.defs), "hidden_by_gates", len(c.gated),
+	log.Info("mcp server built", "mode", mode, "tools", len(c.order), "hidden_by_gates", len(c.gated),
 		"resource_templates", len(c.content.templates),
 		"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
 		"project_root", opts.Policy.ProjectRoot)
 	if len(c.gated) > 0 {
 		log.Debug("tools hidden by closed gates", "tools", strings.Join(c.gated, ","))
 	}
-	if len(c.defs) == 0 {
+	if len(c.order) == 0 {
 		log.Warn("no tool is listed: the selection and the policy leave nothing")
 	}
 	m, _ := c.server()
 	return m, c, nil
+}
+
+// describe makes the MCP descriptor of every allowed tool (mcpTool) and,
+// for a static server over stdio, the encoded tools array of its first
+// tools/list (firstTools: every descriptor, in name order, as the SDK
+// encodes them), then closes described. build runs it in the background:
+// rendering 60 KB of descriptions and encoding them is most of what a
+// server does before its first tools/list, and it overlaps with the
+// SDK's connection and the initialize handshake.
+func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, recorded map[string]bool) {
+	defer close(c.described)
+	defs := make(map[string]*mcp.Tool, len(allowed))
+	for _, t := range allowed {
+		desc := mcpTool(t, listing)
+		// A tool that writes on request (Spec.WriteArg) can write once
+		// writes are open, so it is not read-only there.
+		if (recorded[t.Name] || (t.WriteArg != "" && c.opts.Policy.AllowDestructive)) && desc.Annotations.ReadOnlyHint {
+			a := *desc.Annotations
+			a.ReadOnlyHint, a.IdempotentHint = false, false
+			desc.Annotations = &a
+		}
+		defs[t.WireName()] = desc
+	}
+	c.defs = defs
+	if c.hold == nil || c.guided || len(c.order) > mcp.DefaultPageSize {
+		return
+	}
+	tools := make([]*mcp.Tool, len(c.order))
+	for i, w := range c.order {
+		tools[i] = defs[w]
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as the SDK encodes results
+	if enc.Encode(tools) == nil {
+		c.firstTools = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	}
+}
+
+// descriptors returns defs, once describe has made it.
+func (c *core) descriptors() map[string]*mcp.Tool {
+	<-c.described
+	return c.defs
 }
 
 // allowedTools are the tools a server lists (before a guided stage scopes
@@ -430,7 +472,7 @@ func (s *session) sync() {
 		}
 	} else {
 		for _, t := range s.scope.Tools() {
-			if _, ok := s.c.defs[t.WireName()]; ok {
+			if _, ok := s.c.dotted[t.WireName()]; ok {
 				want[t.WireName()] = true
 			}
 		}
@@ -496,20 +538,21 @@ func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	if err != nil || !ok {
 		return res, err
 	}
+	defs := s.c.descriptors()
 	if unregistered {
 		lr.Tools = make([]*mcp.Tool, len(s.c.order))
 		for i, w := range s.c.order {
-			lr.Tools[i] = s.c.defs[w]
+			lr.Tools[i] = defs[w]
 		}
 		lr.NextCursor = ""
 	} else {
 		for i, t := range lr.Tools {
-			if d, ok := s.c.defs[t.Name]; ok {
+			if d, ok := defs[t.Name]; ok {
 				lr.Tools[i] = d
 			}
 		}
 	}
-	return s.heldList(lreq, lr), nil
+	return s.heldList(lreq, lr, unregistered), nil
 }
 
 // heldList is the list result the SDK is given for lr: over stdio, one
@@ -518,7 +561,12 @@ func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method 
 // message); elsewhere lr itself. A request of the per-request protocol
 // (its _meta names a protocol version) keeps lr: the SDK adds fields to
 // those results after the middleware.
-func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult) mcp.Result {
+//
+// When lr lists every tool in name order (whole: the first page of a
+// static server), its tools array is the one describe encoded ahead
+// (firstTools): lr is encoded without its tools and the array put in
+// their place, last, where encoding/json writes the field.
+func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult, whole bool) mcp.Result {
 	if req == nil {
 		return lr
 	}
@@ -529,13 +577,28 @@ func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult) m
 	if !s.holds(meta) {
 		return lr
 	}
+	tools := lr.Tools
+	spliced := whole && s.c.firstTools != nil
+	if spliced {
+		lr.Tools = []*mcp.Tool{}
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as the SDK encodes results
-	if err := enc.Encode(lr); err != nil {
+	err := enc.Encode(lr)
+	lr.Tools = tools
+	if err != nil {
 		return lr
 	}
-	return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: s.c.hold.keep(bytes.TrimSuffix(b.Bytes(), []byte("\n")))}}}
+	line := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if spliced {
+		head, ok := bytes.CutSuffix(line, []byte(`"tools":[]}`))
+		if !ok {
+			return s.heldList(req, lr, false)
+		}
+		line = append(append(append(head, `"tools":`...), s.c.firstTools...), '}')
+	}
+	return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: s.c.hold.keep(line)}}}
 }
 
 func (s *session) count() int {
