@@ -307,6 +307,7 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 		tools[i] = defs[w]
 	}
 	var b bytes.Buffer
+	b.Grow(1024 * len(tools)) // about a descriptor's size: the 60 KB is not grown by doubling
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as the SDK encodes results
 	if enc.Encode(tools) == nil {
@@ -596,7 +597,8 @@ func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult, w
 		if !ok {
 			return s.heldList(req, lr, false)
 		}
-		line = append(append(append(head, `"tools":`...), s.c.firstTools...), '}')
+		whole := make([]byte, 0, len(head)+len(`"tools":`)+len(s.c.firstTools)+1)
+		line = append(append(append(append(whole, head...), `"tools":`...), s.c.firstTools...), '}')
 	}
 	return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: s.c.hold.keep(line)}}}
 }
