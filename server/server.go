@@ -597,8 +597,8 @@ func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult, w
 		if !ok {
 			return s.heldList(req, lr, false)
 		}
-		whole := make([]byte, 0, len(head)+len(`"tools":`)+len(s.c.firstTools)+1)
-		line = append(append(append(append(whole, head...), `"tools":`...), s.c.firstTools...), '}')
+		buf := make([]byte, 0, len(head)+len(`"tools":`)+len(s.c.firstTools)+1)
+		line = append(append(append(append(buf, head...), `"tools":`...), s.c.firstTools...), '}')
 	}
 	return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: s.c.hold.keep(line)}}}
 }
