@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -180,10 +181,12 @@ type core struct {
 	content *content          // resources and prompts
 	hold    *resultHold       // where tool results wait for the connection to write them; nil: the SDK encodes them
 
-	// defs (wire name -> descriptor, for every name of order) and
-	// firstTools are made by describe, in the background from build:
-	// read them after described is closed (descriptors).
+	// defs (wire name -> descriptor, for every name of order), ordered
+	// (the descriptors in order) and firstTools are made by describe, in
+	// the background from build: read them after described is closed
+	// (descriptors).
 	defs       map[string]*mcp.Tool
+	ordered    []*mcp.Tool
 	firstTools []byte
 	described  chan struct{}
 
@@ -299,18 +302,18 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 		defs[t.WireName()] = desc
 	}
 	c.defs = defs
+	c.ordered = make([]*mcp.Tool, len(c.order))
+	for i, w := range c.order {
+		c.ordered[i] = defs[w]
+	}
 	if c.hold == nil || c.guided || len(c.order) > mcp.DefaultPageSize {
 		return
 	}
-	tools := make([]*mcp.Tool, len(c.order))
-	for i, w := range c.order {
-		tools[i] = defs[w]
-	}
 	var b bytes.Buffer
-	b.Grow(1024 * len(tools)) // about a descriptor's size: the 60 KB is not grown by doubling
+	b.Grow(1024 * len(c.ordered)) // about a descriptor's size: the 60 KB is not grown by doubling
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as the SDK encodes results
-	if enc.Encode(tools) == nil {
+	if enc.Encode(c.ordered) == nil {
 		c.firstTools = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	}
 }
@@ -541,10 +544,7 @@ func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	}
 	defs := s.c.descriptors()
 	if unregistered {
-		lr.Tools = make([]*mcp.Tool, len(s.c.order))
-		for i, w := range s.c.order {
-			lr.Tools[i] = defs[w]
-		}
+		lr.Tools = slices.Clone(s.c.ordered)
 		lr.NextCursor = ""
 	} else {
 		for i, t := range lr.Tools {
