@@ -138,9 +138,14 @@ func TestBundle(t *testing.T) {
 		t.Errorf("XGBoostModelEval bundle %v (xgbmodel imports tables)", b.Files)
 	}
 	for src, want := range map[string]string{
-		"from steplib import (splits,\n    frames as fr)\n":                "frames,splits",
-		"import steplib.metrics\nfrom steplib.tables import read_tables\n": "metrics,tables",
-		"x = 1  # steplib is not imported\n":                               "",
+		"from steplib import (splits,\n    frames as fr)\n":                                   "frames,splits",
+		"import steplib.metrics\nfrom steplib.tables import read_tables\n":                    "metrics,tables",
+		"x = 1  # steplib is not imported\n":                                                  "",
+		"try:\n    from steplib import splits  # the splits\nexcept ImportError:\n    pass\n": "splits",
+		"from steplib import metrics, \\\n    tables\n":                                       "metrics,tables",
+		"from steplib import(frames)\nimport os, steplib.splits as sp\n":                      "frames,splits",
+		"from steplibx import y\nimport steplibx\nfrom other import steplib\n":                "",
+		"s = 'from steplib'\n": "",
 	} {
 		mods, whole := libImports([]byte(src))
 		sort.Strings(mods)
@@ -148,8 +153,10 @@ func TestBundle(t *testing.T) {
 			t.Errorf("libImports(%q) = %v, %v; want %s", src, mods, whole, want)
 		}
 	}
-	if _, whole := libImports([]byte("import steplib\n")); !whole {
-		t.Error("import steplib does not take the whole package")
+	for _, src := range []string{"import steplib\n", "import steplib as sl\n", "from steplib import *\n", "import os, steplib\n"} {
+		if _, whole := libImports([]byte(src)); !whole {
+			t.Errorf("%q does not take the whole package", src)
+		}
 	}
 	gen, _ := cat.Step("DummyDataGeneration")
 	c, ok := gen.Script()
