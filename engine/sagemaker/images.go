@@ -81,61 +81,83 @@ type imageVersion struct {
 }
 
 var (
-	imagesOnce   sync.Once
-	imageTables  map[string]map[string]imageScope
-	imagesErr    error
 	accountRe    = lazyre.New(`^[0-9]{12}$`)
 	regionRe     = lazyre.New(`^[a-z]{2}(-[a-z]+)+-[0-9]$`)
 	pyVersionRe  = lazyre.New(`^py[0-9]+$`)
 	repositoryRe = lazyre.New(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
 )
 
-// loadImageTables decodes and validates every embedded table once.
-func loadImageTables() (map[string]map[string]imageScope, error) {
-	imagesOnce.Do(func() {
-		tables := make(map[string]map[string]imageScope, len(imageTableFiles))
-		for fw, path := range imageTableFiles {
-			raw, err := imageFS.ReadFile(path)
-			if err != nil {
-				imagesErr = fmt.Errorf("sagemaker images: read %s: %w", path, err)
-				return
-			}
-			t, err := parseImageTable(raw)
-			if err != nil {
-				imagesErr = fmt.Errorf("sagemaker images: %s: %w", path, err)
-				return
-			}
-			tables[fw] = t
-		}
-		shareRegistries(tables)
-		imageTables = tables
-	})
-	return imageTables, imagesErr
+// imageTable is one framework's table, decoded and checked on first use:
+// a pipeline that runs no PyTorch job never decodes the PyTorch table,
+// two thirds of the embedded data.
+type imageTable struct {
+	once   sync.Once
+	scopes map[string]imageScope
+	err    error
 }
 
-// shareRegistries makes the versions whose registries are equal share one
-// map: the tables' 101 versions hold 9 distinct maps of about 37 regions,
-// which decoded apart kept about 270 KB alive for the life of the process.
-// The maps are never written once loaded.
-func shareRegistries(tables map[string]map[string]imageScope) {
-	shared := map[string]map[string]string{}
-	var key strings.Builder
-	for _, t := range tables {
-		for _, sc := range t {
-			for v, e := range sc.Versions {
-				key.Reset()
-				for _, region := range mapkeys.Sorted(e.Registries) {
-					key.WriteString(region + "=" + e.Registries[region] + ";")
-				}
-				if m, ok := shared[key.String()]; ok {
-					e.Registries = m
-					sc.Versions[v] = e
-				} else {
-					shared[key.String()] = e.Registries
-				}
-			}
-		}
+// imageTableCache holds a table per framework of imageTableFiles; the map
+// itself is never written after package initialisation.
+var imageTableCache = func() map[string]*imageTable {
+	m := make(map[string]*imageTable, len(imageTableFiles))
+	for fw := range imageTableFiles {
+		m[fw] = &imageTable{}
 	}
+	return m
+}()
+
+// loadImageTable decodes and checks framework fw's table (a canonical
+// name, a key of imageTableFiles) once.
+func loadImageTable(fw string) (map[string]imageScope, error) {
+	t, ok := imageTableCache[fw]
+	if !ok {
+		return nil, fmt.Errorf("sagemaker images: no table for %q", fw)
+	}
+	t.once.Do(func() {
+		path := imageTableFiles[fw]
+		raw, err := imageFS.ReadFile(path)
+		if err != nil {
+			t.err = fmt.Errorf("sagemaker images: read %s: %w", path, err)
+			return
+		}
+		if t.scopes, err = parseImageTable(raw); err != nil {
+			t.scopes, t.err = nil, fmt.Errorf("sagemaker images: %s: %w", path, err)
+		}
+	})
+	return t.scopes, t.err
+}
+
+// registryPool holds one map per distinct set of registries (region to
+// account) the decoded tables hold: the tables' 101 versions hold 9
+// distinct maps of about 37 regions, which decoded apart kept about 270 KB
+// alive for the life of the process. A map is checked when it enters the
+// pool, so each distinct one is checked once. The maps are never written
+// once pooled.
+var registryPool struct {
+	sync.Mutex
+	maps map[string]map[string]string
+}
+
+// shareRegistries makes registries the pool's equal map, checking it first
+// when the pool has none.
+func shareRegistries(registries map[string]string) (map[string]string, error) {
+	var key strings.Builder
+	for _, region := range mapkeys.Sorted(registries) {
+		key.WriteString(region + "=" + registries[region] + ";")
+	}
+	registryPool.Lock()
+	defer registryPool.Unlock()
+	if m, ok := registryPool.maps[key.String()]; ok {
+		return m, nil
+	}
+	if err := checkRegistries(registries); err != nil {
+		return nil, err
+	}
+	if registryPool.maps == nil {
+		registryPool.maps = map[string]map[string]string{}
+	}
+	registryPool.maps[key.String()] = registries
+	return registries, nil
 }
 
 // parseImageTable decodes one table (unknown keys are an error) and checks its entries.
@@ -165,9 +187,28 @@ func parseImageTable(raw []byte) (map[string]imageScope, error) {
 			if err := checkImageVersion(sc, e); err != nil {
 				return nil, fmt.Errorf("scope %s version %s: %w", name, v, err)
 			}
+			shared, err := shareRegistries(e.Registries)
+			if err != nil {
+				return nil, fmt.Errorf("scope %s version %s: %w", name, v, err)
+			}
+			e.Registries = shared
+			sc.Versions[v] = e
 		}
 	}
 	return t, nil
+}
+
+// checkRegistries checks a version's regions and accounts.
+func checkRegistries(registries map[string]string) error {
+	for region, account := range registries {
+		if !regionRe().MatchString(region) {
+			return fmt.Errorf("bad region %q", region)
+		}
+		if !accountRe().MatchString(account) {
+			return fmt.Errorf("region %s: bad account %q", region, account)
+		}
+	}
+	return nil
 }
 
 func checkProcessors(ps []string) error {
@@ -185,14 +226,6 @@ func checkImageVersion(sc imageScope, e imageVersion) error {
 	}
 	if len(e.Registries) == 0 {
 		return fmt.Errorf("no registries")
-	}
-	for region, account := range e.Registries {
-		if !regionRe().MatchString(region) {
-			return fmt.Errorf("bad region %q", region)
-		}
-		if !accountRe().MatchString(account) {
-			return fmt.Errorf("region %s: bad account %q", region, account)
-		}
 	}
 	if err := checkProcessors(e.Processors); err != nil {
 		return err
@@ -271,11 +304,7 @@ func ImageFrameworks() []string {
 // ImageVersions lists the framework versions (aliases such as "2.0" or "latest" included) that
 // ImageURI accepts for framework and scope ("training" or "inference"), in version order.
 func ImageVersions(framework, scope string) ([]string, error) {
-	tables, err := loadImageTables()
-	if err != nil {
-		return nil, err
-	}
-	fw, table, err := lookupFramework(tables, framework)
+	fw, table, err := lookupFramework(framework)
 	if err != nil {
 		return nil, err
 	}
@@ -294,11 +323,7 @@ func ImageVersions(framework, scope string) ([]string, error) {
 // it) and scope ("training" or "inference"). It follows sagemaker.image_uris.retrieve of the
 // Python SDK. A request the table cannot answer returns an *ImageError listing what is supported.
 func ImageURI(framework, version, region, pyVersion, instanceType, scope string) (string, error) {
-	tables, err := loadImageTables()
-	if err != nil {
-		return "", err
-	}
-	fw, table, err := lookupFramework(tables, framework)
+	fw, table, err := lookupFramework(framework)
 	if err != nil {
 		return "", err
 	}
@@ -390,15 +415,19 @@ func ImageURI(framework, version, region, pyVersion, instanceType, scope string)
 	return account + ".dkr." + ecrHost(region) + "/" + ver.Repository + ":" + tag, nil
 }
 
-// lookupFramework canonicalises framework (case, aliases) and returns its table.
-func lookupFramework(tables map[string]map[string]imageScope, framework string) (string, map[string]imageScope, error) {
+// lookupFramework canonicalises framework (case, aliases) and returns its
+// table, loading it on first use.
+func lookupFramework(framework string) (string, map[string]imageScope, error) {
 	fw := strings.ToLower(strings.TrimSpace(framework))
 	if target, ok := frameworkAliases[fw]; ok {
 		fw = target
 	}
-	table, ok := tables[fw]
-	if !ok {
+	if _, ok := imageTableFiles[fw]; !ok {
 		return "", nil, &ImageError{Field: "framework", Value: framework, Supported: ImageFrameworks()}
+	}
+	table, err := loadImageTable(fw)
+	if err != nil {
+		return "", nil, err
 	}
 	return fw, table, nil
 }

@@ -309,3 +309,36 @@ func TestImageTablesShareEqualRegistries(t *testing.T) {
 		t.Errorf("%d versions hold %d registries maps; equal ones are not shared", versions, len(maps))
 	}
 }
+
+// loadImageTables loads every embedded table (loadImageTable), keyed by
+// framework.
+func loadImageTables() (map[string]map[string]imageScope, error) {
+	tables := make(map[string]map[string]imageScope, len(imageTableFiles))
+	for fw := range imageTableFiles {
+		t, err := loadImageTable(fw)
+		if err != nil {
+			return nil, err
+		}
+		tables[fw] = t
+	}
+	return tables, nil
+}
+
+// An image lookup decodes only its framework's table.
+func TestImageURILoadsOnlyItsTable(t *testing.T) {
+	saved := imageTableCache
+	defer func() { imageTableCache = saved }()
+	imageTableCache = map[string]*imageTable{}
+	for fw := range imageTableFiles {
+		imageTableCache[fw] = &imageTable{}
+	}
+	uri, err := ImageURI("xgboost", "1.7-1", "us-east-1", "", "ml.m5.xlarge", ScopeTraining)
+	if err != nil || !strings.Contains(uri, "sagemaker-xgboost:1.7-1") {
+		t.Fatalf("ImageURI = %q, %v", uri, err)
+	}
+	for fw, tbl := range imageTableCache {
+		if loaded := tbl.scopes != nil; loaded != (fw == "xgboost") {
+			t.Errorf("table %s loaded: %v", fw, loaded)
+		}
+	}
+}
