@@ -759,10 +759,10 @@ func TestSafeHTTPAuth(t *testing.T) {
 }
 
 // TestSafeHTTPDrainOnSIGTERM: SIGTERM with a call in flight over HTTP (a
-// compile of 400 nodes, about a second) delivers the call's answer, then exits.
+// compile of 2,400 nodes, about a second) delivers the call's answer, then exits.
 func TestSafeHTTPDrainOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
-	writeBigProject(t, dir, 400)
+	writeBigProject(t, dir, 2400)
 	port := freePort(t)
 	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port)
 	cmd.Env, cmd.Dir = serveEnv(), dir
