@@ -224,6 +224,9 @@ func libImports(src []byte) ([]string, bool) {
 			continue
 		}
 		stmt := string(dropComment(line))
+		if !isImport(stmt) {
+			continue // a string or a comment that names steplib: not joined to what follows
+		}
 		// A continued statement: up to the closing parenthesis, or over
 		// each line that ends in a backslash.
 		for open := strings.Count(stmt, "(") > strings.Count(stmt, ")"); len(rest) > 0; {
@@ -285,6 +288,13 @@ func importsOfStatement(stmt string) ([]string, bool) {
 		}
 	}
 	return mods, whole
+}
+
+// isImport reports whether stmt is an import statement.
+func isImport(stmt string) bool {
+	_, from := cutKeyword(stmt, "from")
+	_, imp := cutKeyword(stmt, "import")
+	return from || imp
 }
 
 // cutKeyword returns what follows keyword and white space at the start of
