@@ -184,3 +184,27 @@ func TestFirstListUsesTheToolsEncodedAhead(t *testing.T) {
 		t.Error("a server whose results the SDK encodes (no hold) encoded a tools array ahead")
 	}
 }
+
+// A descriptor whose _meta could hold the sentinel's text, or whose schema
+// is not encoded JSON, leaves the tools array to encoding/json.
+func TestEncodeToolsLeavesOddDescriptorsToEncodingJSON(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object"}`)
+	plain := &mcp.Tool{Name: "a", InputSchema: schema, OutputSchema: schema}
+	got := encodeTools([]*mcp.Tool{plain})
+	want, err := json.Marshal([]*mcp.Tool{plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("encodeTools = %s, want %s", got, want)
+	}
+	for _, odd := range []*mcp.Tool{
+		{Name: "m", Meta: mcp.Meta{"inputSchema": 0}, InputSchema: schema},
+		{Name: "s", InputSchema: map[string]any{"type": "object"}},
+		{Name: "o", InputSchema: schema, OutputSchema: map[string]any{"type": "object"}},
+	} {
+		if b := encodeTools([]*mcp.Tool{plain, odd}); b != nil {
+			t.Errorf("%s: encodeTools = %s, want nil", odd.Name, b)
+		}
+	}
+}

@@ -335,7 +335,9 @@ func encodeTools(tools []*mcp.Tool) []byte {
 	for i, t := range tools {
 		in, ok := t.InputSchema.(json.RawMessage)
 		out, hasOut := t.OutputSchema.(json.RawMessage)
-		if !ok || len(in) == 0 || (!hasOut && t.OutputSchema != nil) || (hasOut && len(out) == 0) {
+		// A _meta comes before the schemas and could hold the sentinel's
+		// text: a descriptor with one is left to encoding/json.
+		if !ok || len(in) == 0 || (!hasOut && t.OutputSchema != nil) || (hasOut && len(out) == 0) || t.Meta != nil {
 			return nil
 		}
 		stub := *t
