@@ -359,9 +359,9 @@ func (t *ToolDef) ListedExamples() []string {
 			// Which arguments an example uses matters only when another
 			// may be listed after it (decoding every example was most of
 			// what rendering the descriptions cost at start-up).
-			_, args, _, err := parseExample[json.RawMessage](e)
-			fresh = fresh || err != nil
-			for k := range args {
+			keys, ok := exampleKeys(e)
+			fresh = fresh || !ok
+			for _, k := range keys {
 				if !seen[k] {
 					fresh = true
 					seen[k] = true

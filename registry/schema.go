@@ -348,6 +348,60 @@ func parseExample[V any](ex string) (name string, args map[string]V, note string
 	return name, v, note, nil
 }
 
+// exampleKeys returns the top-level argument names of an example
+// ("tool {...}  # note") without decoding it: a scan of the object that
+// skips strings and nested values (decoding every example was most of what
+// rendering the descriptions cost at start-up). A key is its text between
+// the quotes, escapes not undone: argument names have none. ok is false
+// when the arguments do not start with a well-formed object; an example
+// with none has no keys and is well-formed.
+func exampleKeys(ex string) (keys []string, ok bool) {
+	_, rest, _ := strings.Cut(strings.TrimSpace(ex), " ")
+	rest = strings.TrimSpace(rest)
+	if rest == "" {
+		return nil, true
+	}
+	if rest[0] != '{' {
+		return nil, false
+	}
+	depth, wantKey := 0, false
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '"':
+			end := i + 1
+			for end < len(rest) && rest[end] != '"' {
+				if rest[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(rest) {
+				return nil, false
+			}
+			if depth == 1 && wantKey {
+				keys = append(keys, rest[i+1:end])
+				wantKey = false
+			}
+			i = end
+		case '{', '[':
+			depth++
+			if depth == 1 {
+				wantKey = true
+			}
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return keys, true
+			}
+		case ',':
+			if depth == 1 {
+				wantKey = true
+			}
+		}
+	}
+	return nil, false
+}
+
 // isEmptyObject reports whether raw is "{}" (with optional white space).
 func isEmptyObject(raw []byte) bool {
 	t := bytes.TrimSpace(raw)

@@ -1,0 +1,11 @@
+package registry
+
+// KeysOfExample and DecodeExampleArgs expose exampleKeys and the decoding it
+// replaces to the tests of package registry_test.
+var KeysOfExample = exampleKeys
+
+// DecodeExampleArgs decodes an example's arguments as parseExample does.
+func DecodeExampleArgs(ex string) (map[string]any, error) {
+	_, args, _, err := parseExample[any](ex)
+	return args, err
+}
