@@ -353,13 +353,13 @@ func (t *ToolDef) ListedExamples() []string {
 		if len(out) == limit {
 			break
 		}
-		name, _, _ := strings.Cut(strings.TrimSpace(e), " ")
+		_, rest := splitExample(e)
 		fresh := i == 0
 		if limit > 1 {
 			// Which arguments an example uses matters only when another
 			// may be listed after it (decoding every example was most of
 			// what rendering the descriptions cost at start-up).
-			keys, ok := exampleKeys(e)
+			keys, ok := exampleKeys(rest)
 			fresh = fresh || !ok
 			for _, k := range keys {
 				if !seen[k] {
@@ -371,7 +371,6 @@ func (t *ToolDef) ListedExamples() []string {
 		if !fresh {
 			continue
 		}
-		rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e), name))
 		if rest == "" {
 			rest = "{}"
 		}

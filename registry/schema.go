@@ -328,8 +328,7 @@ func ParseExample(ex string) (name string, args map[string]any, note string, err
 // the arguments' names.
 func parseExample[V any](ex string) (name string, args map[string]V, note string, err error) {
 	ex = strings.TrimSpace(ex)
-	name, rest, _ := strings.Cut(ex, " ")
-	rest = strings.TrimSpace(rest)
+	name, rest := splitExample(ex)
 	if rest == "" {
 		return name, map[string]V{}, "", nil
 	}
@@ -348,16 +347,22 @@ func parseExample[V any](ex string) (name string, args map[string]V, note string
 	return name, v, note, nil
 }
 
-// exampleKeys returns the top-level argument names of an example
-// ("tool {...}  # note") without decoding it: a scan of the object that
-// skips strings and nested values (decoding every example was most of what
-// rendering the descriptions cost at start-up). A key is its text between
-// the quotes, escapes not undone: argument names have none. ok is false
-// when the arguments do not start with a well-formed object; an example
-// with none has no keys and is well-formed.
-func exampleKeys(ex string) (keys []string, ok bool) {
-	_, rest, _ := strings.Cut(strings.TrimSpace(ex), " ")
-	rest = strings.TrimSpace(rest)
+// splitExample splits an example ("tool {...}  # note") into the tool's
+// name and what follows it, each without surrounding white space.
+func splitExample(ex string) (name, rest string) {
+	name, rest, _ = strings.Cut(strings.TrimSpace(ex), " ")
+	return name, strings.TrimSpace(rest)
+}
+
+// exampleKeys returns the top-level argument names of an example's
+// arguments (rest of splitExample: "{...}  # note") without decoding them:
+// a scan of the object that skips strings and nested values (decoding
+// every example was most of what rendering the descriptions cost at
+// start-up). A key is its text between the quotes, escapes not undone:
+// argument names have none. ok is false when the arguments do not start
+// with a well-formed object; an example with none has no keys and is
+// well-formed.
+func exampleKeys(rest string) (keys []string, ok bool) {
 	if rest == "" {
 		return nil, true
 	}
