@@ -87,44 +87,37 @@ var (
 	repositoryRe = lazyre.New(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
 )
 
-// imageTable is one framework's table, decoded and checked on first use:
-// a pipeline that runs no PyTorch job never decodes the PyTorch table,
-// two thirds of the embedded data.
-type imageTable struct {
-	once   sync.Once
-	scopes map[string]imageScope
-	err    error
-}
-
-// imageTableCache holds a table per framework of imageTableFiles; the map
-// itself is never written after package initialisation.
-var imageTableCache = func() map[string]*imageTable {
-	m := make(map[string]*imageTable, len(imageTableFiles))
-	for fw := range imageTableFiles {
-		m[fw] = &imageTable{}
+// imageTableCache decodes and checks a framework's table on its first use
+// (sync.OnceValues per framework of imageTableFiles): a pipeline that runs
+// no PyTorch job never decodes the PyTorch table, two thirds of the
+// embedded data. The map itself is never written after package
+// initialisation.
+var imageTableCache = func() map[string]func() (map[string]imageScope, error) {
+	m := make(map[string]func() (map[string]imageScope, error), len(imageTableFiles))
+	for fw, path := range imageTableFiles {
+		m[fw] = sync.OnceValues(func() (map[string]imageScope, error) {
+			raw, err := imageFS.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("sagemaker images: read %s: %w", path, err)
+			}
+			t, err := parseImageTable(raw)
+			if err != nil {
+				return nil, fmt.Errorf("sagemaker images: %s: %w", path, err)
+			}
+			return t, nil
+		})
 	}
 	return m
 }()
 
-// loadImageTable decodes and checks framework fw's table (a canonical
-// name, a key of imageTableFiles) once.
+// loadImageTable returns framework fw's table (a canonical name, a key of
+// imageTableFiles), decoded once.
 func loadImageTable(fw string) (map[string]imageScope, error) {
-	t, ok := imageTableCache[fw]
+	load, ok := imageTableCache[fw]
 	if !ok {
 		return nil, fmt.Errorf("sagemaker images: no table for %q", fw)
 	}
-	t.once.Do(func() {
-		path := imageTableFiles[fw]
-		raw, err := imageFS.ReadFile(path)
-		if err != nil {
-			t.err = fmt.Errorf("sagemaker images: read %s: %w", path, err)
-			return
-		}
-		if t.scopes, err = parseImageTable(raw); err != nil {
-			t.scopes, t.err = nil, fmt.Errorf("sagemaker images: %s: %w", path, err)
-		}
-	})
-	return t.scopes, t.err
+	return load()
 }
 
 // registryPool holds one map per distinct set of registries (region to

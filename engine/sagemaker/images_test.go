@@ -328,17 +328,21 @@ func loadImageTables() (map[string]map[string]imageScope, error) {
 func TestImageURILoadsOnlyItsTable(t *testing.T) {
 	saved := imageTableCache
 	defer func() { imageTableCache = saved }()
-	imageTableCache = map[string]*imageTable{}
-	for fw := range imageTableFiles {
-		imageTableCache[fw] = &imageTable{}
+	loaded := map[string]bool{}
+	imageTableCache = map[string]func() (map[string]imageScope, error){}
+	for fw, load := range saved {
+		imageTableCache[fw] = func() (map[string]imageScope, error) {
+			loaded[fw] = true
+			return load()
+		}
 	}
 	uri, err := ImageURI("xgboost", "1.7-1", "us-east-1", "", "ml.m5.xlarge", ScopeTraining)
 	if err != nil || !strings.Contains(uri, "sagemaker-xgboost:1.7-1") {
 		t.Fatalf("ImageURI = %q, %v", uri, err)
 	}
-	for fw, tbl := range imageTableCache {
-		if loaded := tbl.scopes != nil; loaded != (fw == "xgboost") {
-			t.Errorf("table %s loaded: %v", fw, loaded)
+	for fw := range imageTableFiles {
+		if loaded[fw] != (fw == "xgboost") {
+			t.Errorf("table %s loaded: %v", fw, loaded[fw])
 		}
 	}
 }
