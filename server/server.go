@@ -314,7 +314,8 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 
 // encodeTools encodes tools as the SDK encodes a tools array (encoding/json,
 // HTML characters not escaped), or returns nil when a schema is not a
-// json.RawMessage. encoding/json scans and compacts anew the output of
+// json.RawMessage or a descriptor has a _meta (encoded before the schemas,
+// it could hold the sentinel's text). encoding/json scans and compacts anew the output of
 // every json.Marshaler, which the schemas are: two thirds of the time it
 // takes on the 60 KB. Here each tool is encoded with a sentinel, 0, in
 // place of each schema, and the schema is put in the sentinel's place as
@@ -325,8 +326,7 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 // descriptor's encoding but as the field: a quote inside a string is
 // escaped.
 func encodeTools(tools []*mcp.Tool) []byte {
-	const inKey, outKey = `"inputSchema":`, `"outputSchema":`
-	sentinel := json.RawMessage("0")
+	const inKey, outKey, sentinel = `"inputSchema":`, `"outputSchema":`, "0"
 	b := make([]byte, 0, 1024*len(tools)) // about a descriptor's size: the 60 KB is not grown by doubling
 	b = append(b, '[')
 	var one bytes.Buffer
@@ -335,15 +335,13 @@ func encodeTools(tools []*mcp.Tool) []byte {
 	for i, t := range tools {
 		in, ok := t.InputSchema.(json.RawMessage)
 		out, hasOut := t.OutputSchema.(json.RawMessage)
-		// A _meta comes before the schemas and could hold the sentinel's
-		// text: a descriptor with one is left to encoding/json.
 		if !ok || len(in) == 0 || (!hasOut && t.OutputSchema != nil) || (hasOut && len(out) == 0) || t.Meta != nil {
 			return nil
 		}
 		stub := *t
-		stub.InputSchema = sentinel
+		stub.InputSchema = json.RawMessage(sentinel)
 		if hasOut {
-			stub.OutputSchema = sentinel
+			stub.OutputSchema = json.RawMessage(sentinel)
 		}
 		one.Reset()
 		if enc.Encode(&stub) != nil {
@@ -360,7 +358,7 @@ func encodeTools(tools []*mcp.Tool) []byte {
 			if f.schema == nil {
 				continue
 			}
-			at := bytes.Index(rest, []byte(f.key+"0"))
+			at := bytes.Index(rest, []byte(f.key+sentinel))
 			if at < 0 {
 				return nil
 			}
