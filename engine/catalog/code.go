@@ -229,13 +229,11 @@ func libImports(src []byte) ([]string, bool) {
 		}
 		// A continued statement: up to the closing parenthesis, or over
 		// each line that ends in a backslash.
-		for open := strings.Count(stmt, "(") > strings.Count(stmt, ")"); len(rest) > 0; {
-			if t := strings.TrimSpace(stmt); open && strings.Contains(t, ")") || !open && !strings.HasSuffix(t, "\\") {
-				break
-			}
+		open := strings.Count(stmt, "(") > strings.Count(stmt, ")")
+		for len(rest) > 0 && (open && !strings.Contains(stmt, ")") || !open && strings.HasSuffix(stmt, "\\")) {
 			var next []byte
 			next, rest, _ = bytes.Cut(rest, []byte("\n"))
-			stmt = strings.TrimSuffix(strings.TrimSpace(stmt), "\\") + " " + string(dropComment(next))
+			stmt = strings.TrimSuffix(stmt, "\\") + " " + string(dropComment(next))
 		}
 		m, w := importsOfStatement(strings.TrimSpace(stmt))
 		mods, whole = append(mods, m...), whole || w
