@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ type rawServe struct {
 func startRawServe(t testing.TB, dir string, env []string, args ...string) *rawServe {
 	t.Helper()
 	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve"}, args...)...)
-	cmd.Env, cmd.Dir = env, dir
+	cmd.Env, cmd.Dir = append(slices.Clip(env), "GOTRACEBACK=all"), dir // all goroutines, should wait time out
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,13 @@ func (s *rawServe) wait(t testing.TB, id string, timeout time.Duration) map[stri
 				return m
 			}
 		case <-deadline:
-			t.Fatalf("no answer to %s within %v; stderr:\n%s", id, timeout, s.stderr.String())
+			// Where a server that stopped answering is stuck: SIGQUIT makes
+			// the Go runtime write every goroutine's stack to stderr
+			// (GOTRACEBACK=all, startRawServe) and exit; Wait has read all
+			// of stderr when it returns.
+			_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+			_, _ = waitExit(s.cmd, 10*time.Second)
+			t.Fatalf("no answer to %s within %v; stderr, with the server's goroutines:\n%s", id, timeout, s.stderr.String())
 		}
 	}
 }
