@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// FuzzFrameFilter: whatever line arrives, the frame filter answers it
-// itself with a JSON-RPC error or hands the SDK a frame the SDK's own
-// connection reads without failing (a read error would end the session),
-// and the line after it is still read.
+// FuzzFrameFilter: whatever line arrives, the stdio connection (the frame
+// filter and lineConn) answers it itself with a JSON-RPC error or reads it
+// as the message the SDK's decoder makes of it, without failing (a read
+// error would end the session), and the line after it is still read.
 func FuzzFrameFilter(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -27,6 +26,8 @@ func FuzzFrameFilter(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":"s","method":5}`,
 		`{"jsonrpc":"1.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-7.9,"method":"tools/call","params":{"name":"x","arguments":{ "a" : [1, "\u00e9"] }}}`,
+		`{"jsonrpc":"2.0","id":"","method":"","params":null}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + strings.Repeat(`{"a":`, 999) + `1` + strings.Repeat(`}`, 999) + `}`,
 		`{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`,
@@ -39,28 +40,33 @@ func FuzzFrameFilter(f *testing.F) {
 		const canary = `{"jsonrpc":"2.0","id":"canary","method":"ping"}`
 		in := io.NopCloser(strings.NewReader(string(line) + "\n" + canary + "\n"))
 		var answers bytes.Buffer
-		filter := newFrameFilter(in, &lockedWriter{w: &answers}, 1<<20)
-		conn, err := (&mcp.IOTransport{Reader: filter, Writer: &lockedWriter{w: io.Discard}}).Connect(context.Background())
+		tr := &lineTransport{in: newFrameFilter(in, &lockedWriter{w: &answers}, 1<<20), out: &lockedWriter{w: io.Discard}}
+		conn, err := tr.Connect(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		sawCanary := false
-		for !sawCanary {
+		var read []jsonrpc.Message
+		for {
 			msg, err := conn.Read(ctx)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				t.Fatalf("the SDK failed to read a frame the filter passed (the session would end): %v\nline: %.200q", err, line)
+				t.Fatalf("a read failed (the session would end): %v\nline: %.200q", err, line)
 			}
-			b, _ := jsonrpc.EncodeMessage(msg)
-			sawCanary = bytes.Contains(b, []byte(`"canary"`))
+			read = append(read, msg)
 		}
-		if !sawCanary {
+		if len(read) == 0 || !sameMessage(read[len(read)-1], jsonrpc.DecodeMessage, []byte(canary)) {
 			t.Fatalf("the line after %.200q was lost", line)
+		}
+		if len(read) == 2 && !sameMessage(read[0], jsonrpc.DecodeMessage, bytes.TrimSpace(line)) {
+			t.Fatalf("%.200q was read as %#v, not as the SDK decodes it", line, read[0])
+		}
+		if len(read) > 2 {
+			t.Fatalf("one line gave %d messages", len(read)-1)
 		}
 		for _, a := range bytes.Split(bytes.TrimSpace(answers.Bytes()), []byte("\n")) {
 			if len(a) == 0 {
@@ -124,6 +130,100 @@ func TestPlainRequest(t *testing.T) {
 			if _, err := jsonrpc.DecodeMessage([]byte(c.frame)); err != nil {
 				t.Errorf("the SDK refuses a plain frame %.80s: %v", c.frame, err)
 			}
+			msg, err := decodePlain([]byte(c.frame))
+			if err != nil || !sameMessage(msg, jsonrpc.DecodeMessage, []byte(c.frame)) {
+				t.Errorf("decodePlain(%.80s) = %#v, %v; the SDK decodes it otherwise", c.frame, msg, err)
+			}
 		}
+	}
+}
+
+// sameMessage reports whether got is the message decode makes of frame:
+// the same kind, id and method, and the same bytes of params, result and
+// error.
+func sameMessage(got jsonrpc.Message, decode func([]byte) (jsonrpc.Message, error), frame []byte) bool {
+	want, err := decode(frame)
+	if err != nil {
+		return false
+	}
+	switch w := want.(type) {
+	case *jsonrpc.Request:
+		g, ok := got.(*jsonrpc.Request)
+		return ok && g.ID == w.ID && g.Method == w.Method && bytes.Equal(g.Params, w.Params)
+	case *jsonrpc.Response:
+		g, ok := got.(*jsonrpc.Response)
+		if !ok || g.ID != w.ID || !bytes.Equal(g.Result, w.Result) {
+			return false
+		}
+		ge, _ := jsonrpc.EncodeMessage(g)
+		we, _ := jsonrpc.EncodeMessage(w)
+		return bytes.Equal(ge, we)
+	}
+	return false
+}
+
+// TestLineConnCloseEndsRead: closing the stdio connection ends a read
+// that waits for input (the SDK's connection waits for its reader when it
+// closes), and reads after it report the end of input.
+func TestLineConnCloseEndsRead(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	conn, err := (&lineTransport{in: newFrameFilter(pr, &lockedWriter{w: io.Discard}, 1<<20), out: &lockedWriter{w: io.Discard}}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(context.Background())
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != io.EOF {
+			t.Fatalf("the pending read ended with %v, want io.EOF", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the pending read")
+	}
+	if _, err := conn.Read(context.Background()); err != io.EOF {
+		t.Fatalf("a read after Close: %v, want io.EOF", err)
+	}
+}
+
+// TestLineConnWritesLines: every message the SDK writes is one line, as
+// jsonrpc.EncodeMessage encodes it.
+func TestLineConnWritesLines(t *testing.T) {
+	var out bytes.Buffer
+	conn, err := (&lineTransport{in: newFrameFilter(io.NopCloser(strings.NewReader("")), &lockedWriter{w: io.Discard}, 1<<20), out: &lockedWriter{w: &out}}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := jsonrpc.MakeID(float64(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []jsonrpc.Message{
+		&jsonrpc.Response{ID: id, Result: json.RawMessage(`{"a":[1,2]}`)},
+		&jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{"progress":1}`)},
+	}
+	var want bytes.Buffer
+	for _, m := range msgs {
+		if err := conn.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := jsonrpc.EncodeMessage(m)
+		want.Write(append(b, '\n'))
+	}
+	if out.String() != want.String() {
+		t.Fatalf("wrote %q, want %q", out.String(), want.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := conn.Write(ctx, msgs[0]); err == nil {
+		t.Fatal("a write under a cancelled context succeeded")
 	}
 }

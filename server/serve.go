@@ -50,7 +50,7 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	}
 	log := logger(opts)
 	w := &lockedWriter{w: out}
-	conn := &holdTransport{Transport: &mcp.IOTransport{Reader: newFrameFilter(rc, w, maxFrame), Writer: w}, hold: hold, out: w}
+	conn := &holdTransport{Transport: &lineTransport{in: newFrameFilter(rc, w, maxFrame), out: w}, hold: hold, out: w}
 	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
 	// Cancelling the session's context cancels the calls in flight: the
 	// middleware ties each request's context to it (the SDK cancels its

@@ -37,12 +37,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // Close implements io.Closer; the underlying writer stays open.
 func (l *lockedWriter) Close() error { return nil }
 
-// frameFilter sits between stdin and the SDK. The SDK decodes stdin as one
-// JSON stream and ends the session at the first message it cannot decode;
-// the filter hands it only frames it will decode, checked with the SDK's
-// own decoder (jsonrpc.DecodeMessage: the same depth limit, the same rules
-// for ids and methods) unless they are plain requests (plainRequest), and
-// answers every other line itself, then goes on
+// frameFilter reads the lines of stdin for the stdio connection
+// (lineConn). The SDK ends a session at the first message it cannot
+// decode; the filter hands on only frames the SDK's own decoder reads
+// (jsonrpc.DecodeMessage: the same depth limit, the same rules for ids
+// and methods), decoded by it unless they are plain requests
+// (plainRequest), and answers every other line itself, then goes on
 // reading: a line that is not JSON, or is longer than max, with a parse
 // error (-32700); a JSON value that is not a single JSON-RPC message (a
 // batch, the empty batch "[]", a message nested deeper than the SDK
@@ -56,8 +56,7 @@ type frameFilter struct {
 	r    *bufio.Reader
 	out  io.Writer
 	max  int
-	buf  []byte // the next valid frame, newline included, being handed out
-	err  error  // the read error to report once buf is empty
+	err  error // the read error to report once the frames before it are handed out
 	line []byte
 	head []byte // the start of a line that turned out too long
 }
@@ -69,28 +68,30 @@ func newFrameFilter(src io.ReadCloser, out io.Writer, max int) *frameFilter {
 	return &frameFilter{src: src, r: bufio.NewReaderSize(src, 64<<10), out: out, max: max}
 }
 
-// Read implements io.Reader.
-func (f *frameFilter) Read(p []byte) (int, error) {
-	for len(f.buf) == 0 {
-		if f.err != nil {
-			return 0, f.err
-		}
+// next returns the next frame the SDK decodes, without its line end, and
+// its message as the SDK's decoder read it (jsonrpc.DecodeMessage), or nil
+// for a plain request (plainRequest), which check does not decode; every
+// other line is answered on the way. The frame is valid until the next
+// call.
+func (f *frameFilter) next() (frame []byte, decoded jsonrpc.Message, err error) {
+	for f.err == nil {
 		line, tooLong, err := f.readLine()
-		if tooLong {
-			f.reject(-32700, fmt.Sprintf("Parse error: message longer than %d bytes", f.max), probeID(f.head))
-		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			f.check(trimmed)
-		}
 		if err != nil {
 			f.err = err
 		}
+		if tooLong {
+			f.reject(-32700, fmt.Sprintf("Parse error: message longer than %d bytes", f.max), probeID(f.head))
+			continue
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		if msg, ok := f.check(trimmed); ok {
+			return trimmed, msg, nil
+		}
 	}
-	n := copy(p, f.buf)
-	f.buf = f.buf[n:]
-	if len(f.buf) == 0 && cap(f.buf) > 1<<20 {
-		f.buf = nil // do not keep a huge frame's buffer for the rest of the session
-	}
-	return n, nil
+	return nil, nil, f.err
 }
 
 // Close implements io.Closer: it closes the source (unblocking a pending read where the OS allows).
@@ -123,31 +124,35 @@ func (f *frameFilter) readLine() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check queues a frame the SDK will decode, or answers one it would not.
+// check reports whether the SDK decodes a frame (ok), with the message it
+// decodes, or nil for a plain request, which it does not decode; a frame
+// the SDK would not decode is answered here.
 // json.Valid is not redundant with DecodeMessage: the decoder reads the
 // first value and ignores what follows it, while the SDK's connection
 // ends the session on trailing data.
-func (f *frameFilter) check(frame []byte) {
+func (f *frameFilter) check(frame []byte) (decoded jsonrpc.Message, ok bool) {
 	if !json.Valid(frame) {
 		f.reject(-32700, "Parse error: the line is not valid JSON", probeID(frame))
-		return
+		return nil, false
 	}
 	switch frame[0] {
 	case '[':
 		f.reject(-32600, "Invalid Request: JSON-RPC batches are not supported (MCP removed batching in protocol 2025-06-18): send one message per line", nil)
-		return
+		return nil, false
 	case '{':
 	default:
 		f.reject(-32600, "Invalid Request: a message must be a JSON object", nil)
-		return
+		return nil, false
 	}
-	if !plainRequest(frame) {
-		if _, err := jsonrpc.DecodeMessage(frame); err != nil {
-			f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
-			return
-		}
+	if plainRequest(frame) {
+		return nil, true
 	}
-	f.buf = append(append(f.buf[:0], frame...), '\n')
+	msg, err := jsonrpc.DecodeMessage(frame)
+	if err != nil {
+		f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
+		return nil, false
+	}
+	return msg, true
 }
 
 // plainDepth is how deep a frame plainRequest passes may nest, well within
@@ -155,15 +160,14 @@ func (f *frameFilter) check(frame []byte) {
 const plainDepth = 64
 
 // plainRequest reports whether a valid JSON frame is a request the SDK's
-// decoder certainly reads: valid UTF-8, nested at most plainDepth deep, an
-// object whose keys are distinct and each one of jsonrpc, id, method and
-// params, written without escapes, with jsonrpc "2.0", method a string
-// and id absent, a string or a finite number (the first three without
-// escapes). Any other frame goes through the SDK's decoder
-// (jsonrpc.DecodeMessage), which costs two decodes, each with a 32 KB
-// buffer, for what the SDK decodes again right after: nearly every frame
-// a client sends is plain. It scans the bytes (json.Valid has checked
-// the syntax) without allocating.
+// decoder certainly reads, and reads as decodePlain does: valid UTF-8,
+// nested at most plainDepth deep, an object whose keys are distinct and
+// each one of jsonrpc, id, method and params, written without escapes,
+// with jsonrpc "2.0", method a string and id absent, a string or a finite
+// number (the first three without escapes). Any other frame goes through
+// the SDK's decoder (jsonrpc.DecodeMessage), which costs two decodes, each
+// with a 32 KB buffer: nearly every frame a client sends is plain. It
+// scans the bytes (json.Valid has checked the syntax) without allocating.
 func plainRequest(frame []byte) bool {
 	if !utf8.Valid(frame) {
 		return false
