@@ -604,9 +604,10 @@ func TestSafeSymlinkSwapRace(t *testing.T) {
 	calls := 0
 	for ; time.Now().Before(deadline); calls++ {
 		// A call takes milliseconds; the bound only catches a server that
-		// stopped answering. It is wide because a CI machine running the
-		// race-enabled packages side by side once held one call past 10 s
-		// (call 689, at 69 calls a second where 600 is usual).
+		// stopped answering. Two such stops, at 10 s and at 30 s, were the
+		// Go runtime's deadlock of a stop-the-world with a blocking read
+		// of stdin (the goroutine dump showed it); ServeStdio reads stdin
+		// through the poller since (pollable).
 		s.call(t, "dag__serialize", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}},
 			"output_file": fmt.Sprintf("runs/r%d/dag.json", calls%20)}, 30*time.Second)
 	}

@@ -33,6 +33,11 @@ import (
 // is not a JSON-RPC message is answered with a JSON-RPC error (-32700 or
 // -32600) and the session goes on; the SDK alone would end it.
 //
+// When in is an *os.File that is a pipe or a terminal, it is read through
+// a non-blocking description of its own, served by the runtime's poller
+// (pollable; Linux only): a read of stdin blocked in the kernel can
+// deadlock the Go runtime's stop-the-world, and with it the session.
+//
 // ServeStdio never waits on a stuck call: when ctx is cancelled, or the
 // input ended and the grace period is over, the calls still running are
 // cancelled and ServeStdio returns within ShutdownGrace, whether they
@@ -43,6 +48,12 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	s, _, err := build(reg, opts, hold)
 	if err != nil {
 		return err
+	}
+	if f, ok := in.(*os.File); ok {
+		if p := pollable(f); p != nil {
+			defer p.Close()
+			in = p
+		}
 	}
 	rc, ok := in.(io.ReadCloser)
 	if !ok {
