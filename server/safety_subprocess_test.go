@@ -605,9 +605,9 @@ func TestSafeSymlinkSwapRace(t *testing.T) {
 	for ; time.Now().Before(deadline); calls++ {
 		// A call takes milliseconds; the bound only catches a server that
 		// stopped answering. Two such stops, at 10 s and at 30 s, were the
-		// Go runtime's deadlock of a stop-the-world with a blocking read
-		// of stdin (the goroutine dump showed it); ServeStdio reads stdin
-		// through the poller since (pollable).
+		// Go runtime's stall of a stop-the-world behind a blocking read of
+		// stdin (the goroutine dump showed it); ServeStdio no longer
+		// blocks in that read (waitingReader).
 		s.call(t, "dag__serialize", map[string]any{"dag": map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}},
 			"output_file": fmt.Sprintf("runs/r%d/dag.json", calls%20)}, 30*time.Second)
 	}

@@ -33,10 +33,10 @@ import (
 // is not a JSON-RPC message is answered with a JSON-RPC error (-32700 or
 // -32600) and the session goes on; the SDK alone would end it.
 //
-// When in is an *os.File that is a pipe or a terminal, it is read through
-// a non-blocking description of its own, served by the runtime's poller
-// (pollable; Linux only): a read of stdin blocked in the kernel can
-// deadlock the Go runtime's stop-the-world, and with it the session.
+// When in is an *os.File that is a blocking pipe, socket or terminal (on
+// Unix), it is read without ever blocking in read(2) (waitingReader): a
+// read of stdin blocked in the kernel can deadlock the Go runtime's
+// stop-the-world, and with it the session.
 //
 // ServeStdio never waits on a stuck call: when ctx is cancelled, or the
 // input ended and the grace period is over, the calls still running are
@@ -50,9 +50,8 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 		return err
 	}
 	if f, ok := in.(*os.File); ok {
-		if p := pollable(f); p != nil {
-			defer p.Close()
-			in = p
+		if w := waitingStdin(f); w != nil {
+			in = w
 		}
 	}
 	rc, ok := in.(io.ReadCloser)

@@ -45,10 +45,10 @@ type lineConn struct {
 	closeOnce sync.Once
 }
 
-// Read implements mcp.Connection. It blocks in the frame filter's read of
-// the input; Close closes the input, which ends that read wherever the
-// input can be interrupted (a pipe, a socket, an io.Pipe). Stdin of a
-// process often cannot: ServeStdio does not wait for the read then.
+// Read implements mcp.Connection. It waits in the frame filter's read of
+// the input; Close closes the input, which ends that read (an io.Pipe or
+// a non-blocking pipe at once, a stdin of the process within the bounded
+// wait of its waitingReader; ServeStdio does not wait for it).
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		select {
