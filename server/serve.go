@@ -35,8 +35,8 @@ import (
 //
 // When in is an *os.File that is a blocking pipe, socket or terminal (on
 // Unix), it is read without ever blocking in read(2) (waitingReader): a
-// read of stdin blocked in the kernel can deadlock the Go runtime's
-// stop-the-world, and with it the session.
+// read of stdin blocked in the kernel can hold up the Go runtime's
+// stop-the-world, and with it the session, for a minute.
 //
 // ServeStdio never waits on a stuck call: when ctx is cancelled, or the
 // input ended and the grace period is over, the calls still running are
@@ -64,8 +64,8 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
 	// Cancelling the session's context cancels the calls in flight: the
 	// middleware ties each request's context to it (the SDK cancels its
-	// requests only once the connection closes, and a read of stdin does
-	// not end when stdin is closed).
+	// requests only once the connection closes, which waits for the read
+	// of the input to end).
 	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	calls := &inFlight{stop: sessCtx}

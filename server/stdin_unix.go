@@ -21,14 +21,15 @@ const stdinWait = 100 // milliseconds
 // waits for input in poll(2) calls of at most stdinWait each, and reads
 // only once input is there.
 //
-// The reason is a deadlock in the Go runtime (1.26 and 1.27; 1.25 does
-// not have it): a goroutine entering a blocking system call can slip past
-// a stop-the-world that is starting, and the stop then waits for that call
+// The reason is a race in the Go runtime (1.26 and 1.27; 1.25 does not
+// have it): a goroutine entering a blocking system call can slip past a
+// stop-the-world that is starting, and the stop then waits for that call
 // to return. A server blocked in read(2) on stdin waits for the client,
 // the client waits for the answer, and the answer waits for the
-// collector's stop-the-world: the session hangs for good. Blocked in a
-// bounded poll(2) instead, the call returns within stdinWait and the
-// collection goes on (TestStdinWaitsAreBounded).
+// collector's stop-the-world, until the runtime's monitor takes the
+// reader's processor away: 60 s later when nothing else is scheduled.
+// Blocked in a bounded poll(2) instead, the call returns within stdinWait
+// and the collection goes on (TestStdinWaitsAreBounded).
 //
 // The runtime's network poller would avoid the wait altogether, but it
 // needs a non-blocking description of stdin that is ours alone, which
