@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ func probs(t *testing.T, path, idField string) map[string][]float64 {
 }
 
 func TestPyTorchBinaryTrainEvaluateInferServe(t *testing.T) {
-	sb := needSandbox(t, torchModules...)
+	sb := needSandbox(t, slices.Concat(torchModules, []string{"matplotlib"})...) // it checks the plots
 	ds := dataset{classes: 2}
 	d, out := train(t, sb, "pytorch_training.py", ds, torchHyperparameters(nil), nil)
 	for _, f := range []string{"model.pt", "model_config.json", "hyperparameters.json"} {

@@ -67,7 +67,7 @@ func checkSummary(t *testing.T, p string, m map[string]any) {
 // code and the calibrator, sample payloads, and finally the packaged
 // model's serving code answering the generated payload.
 func TestXGBoostPipelineScripts(t *testing.T) {
-	py := scripttest.Python(t, "pandas", "sklearn", "xgboost", "scipy")
+	py := scripttest.Python(t, "pandas", "sklearn", "xgboost", "scipy", "matplotlib")
 	for _, classes := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d_classes", classes), func(t *testing.T) {
 			run := runFunc(func(node string, cfg map[string]any, inputs map[string]string) *scripttest.Result {
@@ -262,7 +262,7 @@ func writeCSV(t *testing.T, p string, tb scripttest.Table) {
 // calibration, metrics and payload scripts on one binary model, and the
 // failures that name what is wrong.
 func TestXGBoostScriptOptions(t *testing.T) {
-	py := scripttest.Python(t, "pandas", "sklearn", "xgboost", "scipy")
+	py := scripttest.Python(t, "pandas", "sklearn", "xgboost", "scipy", "matplotlib")
 	tr, data := trained(t, 2)
 	model := modelInput(t, tr.ModelTar)
 	run := func(node string, cfg map[string]any, inputs map[string]string) (*scripttest.Result, error) {
