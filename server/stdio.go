@@ -68,12 +68,9 @@ func newFrameFilter(src io.ReadCloser, out io.Writer, max int) *frameFilter {
 	return &frameFilter{src: src, r: bufio.NewReaderSize(src, 64<<10), out: out, max: max}
 }
 
-// next returns the next frame the SDK decodes, without its line end, and
-// its message as the SDK's decoder read it (jsonrpc.DecodeMessage), or nil
-// for a plain request (plainRequest), which check does not decode; every
-// other line is answered on the way. The frame is valid until the next
-// call.
-func (f *frameFilter) next() (frame []byte, decoded jsonrpc.Message, err error) {
+// next returns the message of the next line the SDK's decoder reads,
+// decoded as it decodes it; every other line is answered on the way.
+func (f *frameFilter) next() (jsonrpc.Message, error) {
 	for f.err == nil {
 		line, tooLong, err := f.readLine()
 		if err != nil {
@@ -83,15 +80,13 @@ func (f *frameFilter) next() (frame []byte, decoded jsonrpc.Message, err error) 
 			f.reject(-32700, fmt.Sprintf("Parse error: message longer than %d bytes", f.max), probeID(f.head))
 			continue
 		}
-		trimmed := bytes.TrimSpace(line)
-		if len(trimmed) == 0 {
-			continue
-		}
-		if msg, ok := f.check(trimmed); ok {
-			return trimmed, msg, nil
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			if msg := f.check(trimmed); msg != nil {
+				return msg, nil
+			}
 		}
 	}
-	return nil, nil, f.err
+	return nil, f.err
 }
 
 // Close implements io.Closer: it closes the source (unblocking a pending read where the OS allows).
@@ -124,35 +119,41 @@ func (f *frameFilter) readLine() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check reports whether the SDK decodes a frame (ok), with the message it
-// decodes, or nil for a plain request, which it does not decode; a frame
-// the SDK would not decode is answered here.
-// json.Valid is not redundant with DecodeMessage: the decoder reads the
-// first value and ignores what follows it, while the SDK's connection
-// ends the session on trailing data.
-func (f *frameFilter) check(frame []byte) (decoded jsonrpc.Message, ok bool) {
+// check returns the message of a frame as the SDK's decoder reads it, or
+// nil after answering a frame that decoder would not read: a plain
+// request (plainRequest) is decoded with encoding/json (decodePlain), any
+// other frame by the SDK's decoder itself. json.Valid is not redundant
+// with DecodeMessage: the decoder reads the first value and ignores what
+// follows it, while the SDK's connection ends the session on trailing
+// data.
+func (f *frameFilter) check(frame []byte) jsonrpc.Message {
 	if !json.Valid(frame) {
 		f.reject(-32700, "Parse error: the line is not valid JSON", probeID(frame))
-		return nil, false
+		return nil
 	}
 	switch frame[0] {
 	case '[':
 		f.reject(-32600, "Invalid Request: JSON-RPC batches are not supported (MCP removed batching in protocol 2025-06-18): send one message per line", nil)
-		return nil, false
+		return nil
 	case '{':
 	default:
 		f.reject(-32600, "Invalid Request: a message must be a JSON object", nil)
-		return nil, false
+		return nil
 	}
 	if plainRequest(frame) {
-		return nil, true
+		// decodePlain fails only should it ever part from plainRequest
+		// (TestPlainRequest, FuzzFrameFilter): the SDK's decoder then has
+		// the last word.
+		if msg, err := decodePlain(frame); err == nil {
+			return msg
+		}
 	}
 	msg, err := jsonrpc.DecodeMessage(frame)
 	if err != nil {
 		f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
-		return nil, false
+		return nil
 	}
-	return msg, true
+	return msg
 }
 
 // plainDepth is how deep a frame plainRequest passes may nest, well within

@@ -24,8 +24,8 @@ import (
 // of a call's CPU. Here the filter has already checked each line, a plain
 // request (nearly every line a client sends) is decoded once with
 // encoding/json (decodePlain, which reads it as the SDK's decoder does:
-// TestDecodePlainIsTheSDKDecoding), and the read happens on the goroutine
-// that asked for it.
+// TestPlainRequest, FuzzFrameFilter), and the read happens on the
+// goroutine that asked for it.
 type lineTransport struct {
 	in  *frameFilter
 	out io.Writer // writes whole lines, serialised (lockedWriter)
@@ -50,37 +50,23 @@ type lineConn struct {
 // a non-blocking pipe at once, a stdin of the process within the bounded
 // wait of its waitingReader; ServeStdio does not wait for it).
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	default:
+	}
+	msg, err := c.in.next()
+	if err != nil {
 		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
 		case <-c.closed:
 			return nil, io.EOF
 		default:
 		}
-		frame, msg, err := c.in.next()
-		if err != nil {
-			select {
-			case <-c.closed:
-				return nil, io.EOF
-			default:
-			}
-			return nil, err
-		}
-		if msg != nil {
-			return msg, nil
-		}
-		if msg, err = decodePlain(frame); err == nil {
-			return msg, nil
-		}
-		// Not reached while plainRequest and decodePlain agree
-		// (TestDecodePlainIsTheSDKDecoding); should they ever part, the
-		// SDK's decoder has the last word and the session goes on.
-		if msg, err = jsonrpc.DecodeMessage(frame); err == nil {
-			return msg, nil
-		}
-		c.in.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
+		return nil, err
 	}
+	return msg, nil
 }
 
 // Write implements mcp.Connection: one message, one line.
