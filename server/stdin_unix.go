@@ -89,10 +89,7 @@ func (r *waitingReader) Read(p []byte) (int, error) {
 			break
 		}
 	}
-	if r.closed.Load() {
-		return 0, os.ErrClosed
-	}
-	return r.f.Read(p) // input (or its end) is there: this does not wait
+	return r.f.Read(p) // input (or its end) is there: this does not wait; closed, it says so
 }
 
 // Close implements io.Closer: it closes f; a Read waiting for input
