@@ -267,18 +267,8 @@ func serveOnce(b *testing.B, dir string, want string, requests ...string) served
 	cmd.Env, cmd.Dir = serveEnv(), dir
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
+	stdin, stdout := startPiped(b, cmd)
 	lines := append([]string{initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, requests...)
 	if _, err := io.WriteString(stdin, strings.Join(lines, "\n")+"\n"); err != nil {
 		b.Fatal(err)

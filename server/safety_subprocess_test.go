@@ -47,19 +47,10 @@ func startRawServe(t testing.TB, dir string, env []string, args ...string) *rawS
 	t.Helper()
 	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve"}, args...)...)
 	cmd.Env, cmd.Dir = append(slices.Clip(env), "GOTRACEBACK=all"), dir // all goroutines, should wait time out
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &rawServe{cmd: cmd, in: in, lines: make(chan string, 1000), stderr: &lockedBuffer{b: &bytes.Buffer{}}, nextID: 100}
+	s := &rawServe{cmd: cmd, lines: make(chan string, 1000), stderr: &lockedBuffer{b: &bytes.Buffer{}}, nextID: 100}
 	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var out io.ReadCloser
+	s.in, out = startPiped(t, cmd)
 	go func() {
 		defer close(s.lines)
 		br := bufio.NewReaderSize(out, 1<<20)
@@ -74,7 +65,7 @@ func startRawServe(t testing.TB, dir string, env []string, args ...string) *rawS
 		}
 	}()
 	t.Cleanup(func() {
-		_ = in.Close()
+		_ = s.in.Close()
 		_, _ = waitExit(cmd, 10*time.Second)
 	})
 	s.send(t, initLine)

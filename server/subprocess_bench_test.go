@@ -57,25 +57,14 @@ func serveZeroWork(answerFile string) int {
 
 // lineClient speaks newline-delimited JSON-RPC to a server process.
 type lineClient struct {
-	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *bufio.Reader
 }
 
 func startLineClient(b *testing.B, cmd *exec.Cmd) *lineClient {
 	b.Helper()
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	c := &lineClient{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	in, out := startPiped(b, cmd)
+	c := &lineClient{in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	b.Cleanup(func() { in.Close(); _ = cmd.Wait() })
 	c.roundTrip(b, initLine)
 	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
@@ -103,7 +92,7 @@ func (c *lineClient) roundTrip(b *testing.B, request string) []byte {
 // (serveZeroWork, the test binary itself) answers the same cheap call
 // with the same bytes. Each iteration sends each server, in turn, a run of
 // MCP pings and then a run of the cheap call (tools__describe_tool
-// {"name":"catalog.search"}), as acceptance check 14 does, and times each
+// {"name":"catalog.search"}), as a host's agent might, and times each
 // round trip but the first of a run (which pays for waking a server that
 // sat idle while the other was measured); the medians are reported (µs),
 // and the ratio call/ping for each server. The zero-work ratio is the
@@ -122,7 +111,7 @@ func BenchmarkCheapCallSubprocess(b *testing.B) {
 		b.Fatalf("the cheap call's answer: %.300s", answer)
 	}
 	file := filepath.Join(b.TempDir(), "answer.json")
-	if err := os.WriteFile(file, result[:len(result)-1], 0o600); err != nil {
+	if err := os.WriteFile(file, result[:len(result)-1], 0o600); err != nil { // without the response's closing brace
 		b.Fatal(err)
 	}
 	self, err := os.Executable()

@@ -70,6 +70,23 @@ func serveEnv(extra ...string) []string {
 	return append(env, extra...)
 }
 
+// startPiped starts cmd with pipes to its stdin and from its stdout (set
+// its Stderr first).
+func startPiped(t testing.TB, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
+}
+
 func serveCmd(t testing.TB, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve"}, args...)...)
 	cmd.Env = env
@@ -224,19 +241,9 @@ func TestSubprocessGatesOpen(t *testing.T) {
 // JSON-RPC message, and the logs must have gone to stderr.
 func TestSubprocessStdoutIsJSONRPCOnly(t *testing.T) {
 	cmd := serveCmd(t, serveEnv(), "--log-level", "debug")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr, raw bytes.Buffer
 	cmd.Stderr = &lockedBuffer{b: &stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	c := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "0"}, nil)
 	cs, err := c.Connect(testCtx(t), &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, &raw)), Writer: stdin}, nil)
 	if err != nil {
