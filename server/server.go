@@ -697,20 +697,26 @@ func (s *session) callContext(ctx context.Context) context.Context {
 
 // call runs a tool through the registry, in the session's scope when it
 // has one, and shapes the result from the bytes the registry encoded.
-func (s *session) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) *mcp.CallToolResult {
-	var (
-		res  *envelope.ToolResult
-		wire []byte
-	)
-	if s.scope != nil {
-		res, wire = s.scope.CallToolJSON(safefs.WithFS(ctx, s.c.fs), name, args)
-	} else {
-		res, wire = s.c.reg.CallJSON(s.callContext(ctx), name, args)
-	}
-	if !res.OK {
-		s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
-	}
-	return s.result(req, res, wire)
+//
+// The call runs on a worker of the warm pool (warmPool), whose stack has
+// already grown to what a call needs.
+func (s *session) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (out *mcp.CallToolResult) {
+	warm.run(func() {
+		var (
+			res  *envelope.ToolResult
+			wire []byte
+		)
+		if s.scope != nil {
+			res, wire = s.scope.CallToolJSON(safefs.WithFS(ctx, s.c.fs), name, args)
+		} else {
+			res, wire = s.c.reg.CallJSON(s.callContext(ctx), name, args)
+		}
+		if !res.OK {
+			s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
+		}
+		out = s.result(req, res, wire)
+	})
+	return out
 }
 
 // fallback is a receiving middleware: tools/list answers the real
