@@ -197,6 +197,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if errR != nil {
 		drain(errR, stderr)
 	}
+	awaitExit(cmd.Process) // so that Wait's waitid(2) does not block (awaitExit)
 	waitErr := cmd.Wait()
 	killGroup(cmd) // whatever the child left behind in its group
 	done := make(chan struct{})
