@@ -20,8 +20,9 @@
 //     environment (credentials included) leaks in unless passed;
 //   - on Linux, the wait for the child's exit never blocks in waitid(2),
 //     which a race of the Go runtime can let hold up a stop-the-world, and
-//     so the whole program, until the child exits: the exit is awaited in
-//     poll(2) calls of at most 100 ms on a pidfd (awaitExit).
+//     so the whole program, until the child exits or the runtime's
+//     monitor steps in: the exit is awaited in poll(2) calls of at most
+//     100 ms on a pidfd (awaitExit).
 //
 // Run returns the captured output and exit status in a *Result; a non-zero
 // exit is an *ExitError, a time-out ErrTimeout (wrapped), a cancelled

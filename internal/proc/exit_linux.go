@@ -24,8 +24,9 @@ var exitPoll = 100 * time.Millisecond
 // The reason is a race in the Go runtime (1.26 and 1.27): a goroutine
 // entering a blocking system call can slip past a stop-the-world that is
 // starting, and the stop then waits for that call to return. Blocked in
-// waitid(2) (what exec.Cmd.Wait does), that is until the child exits, a
-// step script's whole run, and every goroutine of the program stands still
+// waitid(2) (what exec.Cmd.Wait does), that is until the child exits (a
+// step script can run for minutes) or the runtime's monitor steps in (60 s
+// in the stdin case), and every goroutine of the program stands still
 // meanwhile: an MCP server answers nothing. Blocked in a bounded poll(2),
 // the collection goes on within exitPoll. The server's stdin has the same
 // remedy (waitingReader in package server).
