@@ -3,33 +3,25 @@
 package server
 
 import (
-	"errors"
 	"io"
 	"os"
 	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cursus-go/cursus/internal/boundedpoll"
 )
 
 // stdinWait bounds each wait of a waitingReader for input: the longest a
 // stop-the-world can be held up by it.
-const stdinWait = 100 // milliseconds
+const stdinWait = boundedpoll.Max
 
 // waitingReader reads a blocking pipe, socket or terminal (stdin, as an
 // MCP host hands it to a server) without ever blocking in read(2): it
-// waits for input in poll(2) calls of at most stdinWait each, and reads
-// only once input is there.
-//
-// The reason is a race in the Go runtime (1.26 and 1.27; 1.25 does not
-// have it): a goroutine entering a blocking system call can slip past a
-// stop-the-world that is starting, and the stop then waits for that call
-// to return. A server blocked in read(2) on stdin waits for the client,
-// the client waits for the answer, and the answer waits for the
-// collector's stop-the-world, until the runtime's monitor takes the
-// reader's processor away: 60 s later when nothing else is scheduled.
-// Blocked in a bounded poll(2) instead, the call returns within stdinWait
-// and the collection goes on (TestStdinWaitsAreBounded).
+// waits for input in poll(2) calls of at most stdinWait each
+// (boundedpoll, which says why), and reads only once input is there.
+// TestStdinWaitsAreBounded is the stall it prevents.
 //
 // The runtime's network poller would avoid the wait altogether, but it
 // needs a non-blocking description of stdin that is ours alone, which
@@ -73,20 +65,13 @@ func (r *waitingReader) Read(p []byte) (int, error) {
 		if r.closed.Load() {
 			return 0, os.ErrClosed
 		}
-		ready := false
+		var ready bool
 		var perr error
-		if err := r.rc.Control(func(fd uintptr) {
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			n, err := unix.Poll(fds, stdinWait)
-			ready, perr = n > 0, err
-		}); err != nil {
+		if err := r.rc.Control(func(fd uintptr) { ready, perr = boundedpoll.Readable(fd, stdinWait) }); err != nil {
 			return 0, err
 		}
-		if perr != nil && !errors.Is(perr, unix.EINTR) {
-			break // let the read report what is wrong
-		}
-		if ready {
-			break
+		if ready || perr != nil {
+			break // input, its end, or something wrong for the read to report
 		}
 	}
 	return r.f.Read(p) // input (or its end) is there: this does not wait; closed, it says so
