@@ -61,29 +61,24 @@ func (p *warmPool) run(fn func()) {
 // work runs j, then the jobs handed to it, until it has waited linger for
 // one or finishes a job while maxIdle workers already wait.
 func (p *warmPool) work(j *warmJob) {
-	var t *time.Timer
+	t := time.NewTimer(p.linger)
+	defer t.Stop()
 	for {
 		j.call()
 		if p.idle.Add(1) > p.maxIdle {
 			p.idle.Add(-1)
-			break
+			return
 		}
-		if t == nil {
-			t = time.NewTimer(p.linger)
-		} else {
-			t.Reset(p.linger)
-		}
+		t.Reset(p.linger)
+		var ok bool
 		select {
-		case j = <-p.jobs:
-			p.idle.Add(-1)
-			continue
+		case j, ok = <-p.jobs:
 		case <-t.C:
-			p.idle.Add(-1)
 		}
-		break
-	}
-	if t != nil {
-		t.Stop()
+		p.idle.Add(-1)
+		if !ok {
+			return
+		}
 	}
 }
 

@@ -60,13 +60,22 @@ func TestWarmPoolCallsDoNotQueue(t *testing.T) {
 	}
 	close(release)
 	done.Wait()
-	// Of the eight workers, maxIdle (1) waits; the others ended.
+	// Of the eight workers, maxIdle (1) waits; the others ended. A count
+	// of 1 could be a moment on the way to 8: it must still be 1 once the
+	// others have had time to finish.
 	idleAfter(t, p, 1)
+	time.Sleep(100 * time.Millisecond)
+	if n := p.idle.Load(); n != 1 {
+		t.Fatalf("idle workers after a burst of 8: %d, want maxIdle (1)", n)
+	}
 }
 
 func TestWarmPoolWorkersEndAfterLinger(t *testing.T) {
-	p := newWarmPool(4, 20*time.Millisecond)
+	p := newWarmPool(4, 200*time.Millisecond)
 	p.run(func() {})
+	// run returns before the worker counts itself idle: see it wait, then
+	// see it end.
+	idleAfter(t, p, 1)
 	idleAfter(t, p, 0)
 }
 
