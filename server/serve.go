@@ -45,7 +45,7 @@ import (
 // exiting ends it).
 func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io.Reader, out io.Writer) error {
 	hold := newResultHold()
-	s, _, err := build(reg, opts, hold)
+	s, c, err := build(reg, opts, hold)
 	if err != nil {
 		return err
 	}
@@ -60,20 +60,22 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	}
 	log := logger(opts)
 	w := &lockedWriter{w: out}
-	conn := &holdTransport{Transport: &lineTransport{in: newFrameFilter(rc, w, maxFrame), out: w}, hold: hold, out: w}
-	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
 	// Cancelling the session's context cancels the calls in flight: the
 	// middleware ties each request's context to it (the SDK cancels its
 	// requests only once the connection closes, which waits for the read
-	// of the input to end).
+	// of the input to end), and so does direct for the calls it answers.
 	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	calls := &inFlight{stop: sessCtx}
 	s.AddReceivingMiddleware(calls.count)
-	ss, err := s.Connect(sessCtx, t, nil)
+	conn := &holdTransport{Transport: &lineTransport{in: newFrameFilter(rc, w, maxFrame), out: w}, hold: hold, out: w}
+	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
+	d := newDirect(c.first, calls)
+	ss, err := s.Connect(sessCtx, &directTransport{Transport: t, d: d}, nil)
 	if err != nil {
 		return err
 	}
+	d.ss.Store(ss)
 	done := make(chan error, 1)
 	go func() { done <- ss.Wait() }()
 	select {
@@ -128,23 +130,31 @@ type inFlight struct {
 // cancels it when f.stop ends.
 func (f *inFlight) count(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(f.stop, cancel)()
-		f.mu.Lock()
-		if f.n == 0 {
-			f.zero = make(chan struct{})
-		}
-		f.n++
-		f.mu.Unlock()
-		defer func() {
-			f.mu.Lock()
-			if f.n--; f.n == 0 {
-				close(f.zero)
-			}
-			f.mu.Unlock()
-		}()
+		ctx, end := f.begin(ctx)
+		defer end()
 		return next(ctx, method, req)
+	}
+}
+
+// begin counts a request from now until end is called, and returns the
+// context to handle it in: ctx, cancelled when f.stop ends or by end.
+func (f *inFlight) begin(ctx context.Context) (_ context.Context, end func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stopCancel := context.AfterFunc(f.stop, cancel)
+	f.mu.Lock()
+	if f.n == 0 {
+		f.zero = make(chan struct{})
+	}
+	f.n++
+	f.mu.Unlock()
+	return ctx, func() {
+		stopCancel()
+		cancel()
+		f.mu.Lock()
+		if f.n--; f.n == 0 {
+			close(f.zero)
+		}
+		f.mu.Unlock()
 	}
 }
 

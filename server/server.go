@@ -180,6 +180,7 @@ type core struct {
 	inst    string            // the instructions every server of the core gives
 	content *content          // resources and prompts
 	hold    *resultHold       // where tool results wait for the connection to write them; nil: the SDK encodes them
+	first   *session          // the session of the server build returned
 
 	// defs (wire name -> descriptor, for every name of order), ordered
 	// (the descriptors in order) and firstTools are made by describe, in
@@ -276,7 +277,8 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 	if len(c.order) == 0 {
 		log.Warn("no tool is listed: the selection and the policy leave nothing")
 	}
-	m, _ := c.server()
+	m, first := c.server()
+	c.first = first
 	return m, c, nil
 }
 
@@ -702,21 +704,28 @@ func (s *session) callContext(ctx context.Context) context.Context {
 // already grown to what a call needs.
 func (s *session) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (out *mcp.CallToolResult) {
 	warm.run(func() {
-		var (
-			res  *envelope.ToolResult
-			wire []byte
-		)
-		if s.scope != nil {
-			res, wire = s.scope.CallToolJSON(safefs.WithFS(ctx, s.c.fs), name, args)
-		} else {
-			res, wire = s.c.reg.CallJSON(s.callContext(ctx), name, args)
-		}
-		if !res.OK {
-			s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
-		}
+		res, wire := s.run(ctx, name, args)
 		out = s.result(req, res, wire)
 	})
 	return out
+}
+
+// run runs a tool through the registry, in the session's scope when it
+// has one, and returns its envelope and the envelope's JSON.
+func (s *session) run(ctx context.Context, name string, args json.RawMessage) (*envelope.ToolResult, []byte) {
+	var (
+		res  *envelope.ToolResult
+		wire []byte
+	)
+	if s.scope != nil {
+		res, wire = s.scope.CallToolJSON(safefs.WithFS(ctx, s.c.fs), name, args)
+	} else {
+		res, wire = s.c.reg.CallJSON(s.callContext(ctx), name, args)
+	}
+	if !res.OK {
+		s.c.log.Debug("tool call failed", "tool", name, "code", res.Code, "error", res.Error)
+	}
+	return res, wire
 }
 
 // fallback is a receiving middleware: tools/list answers the real

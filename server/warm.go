@@ -31,8 +31,8 @@ type warmPool struct {
 // warmJob is one call handed to a worker.
 type warmJob struct {
 	fn    func()
-	done  chan struct{}
-	panic any // what fn panicked with, raised again on the caller's goroutine
+	done  chan struct{} // closed when fn returned; nil for a job nobody waits for (start)
+	panic any           // what fn panicked with, raised again on the caller's goroutine
 }
 
 // warm is the pool every server's tool calls run on.
@@ -55,6 +55,17 @@ func (p *warmPool) run(fn func()) {
 	<-j.done
 	if j.panic != nil {
 		panic(j.panic)
+	}
+}
+
+// start runs fn on a worker and returns at once. Nobody waits for fn: a
+// panic of fn ends the process, as it would on a goroutine of its own.
+func (p *warmPool) start(fn func()) {
+	j := &warmJob{fn: fn}
+	select {
+	case p.jobs <- j:
+	default:
+		go p.work(j)
 	}
 }
 
@@ -82,8 +93,13 @@ func (p *warmPool) work(j *warmJob) {
 	}
 }
 
-// call runs the job's function and signals the caller, even when it panics.
+// call runs the job's function and, when a caller waits for it, signals
+// that caller, even when the function panics.
 func (j *warmJob) call() {
+	if j.done == nil {
+		j.fn()
+		return
+	}
 	defer close(j.done)
 	defer func() { j.panic = recover() }()
 	j.fn()
