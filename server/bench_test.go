@@ -232,6 +232,7 @@ type served struct {
 // values are zero where /proc is not there to read.
 type residentPages struct {
 	anonKiB, fileKiB, filePmdKiB int
+	peakKiB                      int // VmHWM: the process's peak resident set so far
 }
 
 // readResident reads pid's resident pages from /proc.
@@ -256,6 +257,7 @@ func readResident(pid int) residentPages {
 	r.anonKiB = field(proc+"status", "RssAnon")
 	r.fileKiB = field(proc+"status", "RssFile")
 	r.filePmdKiB = field(proc+"smaps_rollup", "FilePmdMapped")
+	r.peakKiB = field(proc+"status", "VmHWM")
 	return r
 }
 
@@ -296,7 +298,7 @@ func serveOnce(b *testing.B, dir string, want string, requests ...string) served
 }
 
 // reportProcess adds the servers' median CPU time (user and system, the
-// whole run) and median peak RSS to a benchmark of one process per
+// whole run) and median peak RSS (VmHWM after the last answer) to a benchmark of one process per
 // iteration, and the medians of its resident pages after the last answer
 // by kind (residentPages): anonymous, file, and file mapped in 2 MiB.
 func reportProcess(b *testing.B, runs []served) {
@@ -304,8 +306,11 @@ func reportProcess(b *testing.B, runs []served) {
 	for _, r := range runs {
 		st := r.state
 		cpu = append(cpu, float64((st.UserTime()+st.SystemTime()).Microseconds())/1000)
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-			rss = append(rss, float64(ru.Maxrss)/1024) // KiB on Linux
+		// The peak is the server's VmHWM, read before it exits. Not the
+		// rusage's maxrss: on Linux that also counts the memory of the test
+		// process the server was forked from, up to its exec.
+		if r.pages.peakKiB > 0 {
+			rss = append(rss, float64(r.pages.peakKiB)/1024)
 		}
 		if r.pages.fileKiB > 0 {
 			anon = append(anon, float64(r.pages.anonKiB)/1024)

@@ -34,7 +34,10 @@
 // from those bytes: the handler hands the SDK a result holding a ticket,
 // and the response is written with the encoded result in its place, the
 // bytes the SDK would have written, without its three further passes
-// over them. Over other transports the SDK encodes the result. isError is true exactly when the envelope's ok
+// over them; and a plain tool call (a name and an arguments object, no
+// _meta) of an initialized session is answered by the connection itself,
+// as the SDK's session would answer it, without the session's two
+// further decodes of its params (directConn). Over other transports the SDK encodes the result. isError is true exactly when the envelope's ok
 // is false. A tool failure is never a JSON-RPC error. Names the server
 // does not list are answered with an envelope too (the SDK alone would
 // answer a JSON-RPC error): a tool whose gate is closed answers the
