@@ -104,8 +104,9 @@ func TestDirectCallNeedsAnInitializedSession(t *testing.T) {
 }
 
 // TestDirectCallIsCancelled: a notifications/cancelled naming a call the
-// connection answers cancels that call's context; the call is answered
-// (cancelled) at once, and the session goes on.
+// connection answers cancels that call's context: the call is answered
+// cancelled (uncancelled, the tool answers ok after a second), and the
+// session goes on.
 func TestDirectCallIsCancelled(t *testing.T) {
 	entered := make(chan struct{}, 4)
 	r := startStdio(t, testCtx(t), testRegistry(t, stuckNamespace(entered)), server.Options{})
@@ -117,16 +118,12 @@ func TestDirectCallIsCancelled(t *testing.T) {
 	if server.DirectAnswers() != before+1 {
 		t.Fatal("the call was not answered by the connection")
 	}
-	start := time.Now()
 	r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}}`)
 	m := decodeLine(t, r.nextLine(t))
 	res, _ := m["result"].(map[string]any)
 	env, _ := res["structuredContent"].(map[string]any)
 	if m["id"] != "slow-1" || env["code"] != string(envelope.CodeCancelled) {
 		t.Fatalf("the cancelled call was answered %v", m)
-	}
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Fatalf("the cancelled call was answered after %v (the tool takes 1 s uncancelled)", d)
 	}
 	r.send(t, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	if m := decodeLine(t, r.nextLine(t)); m["id"] != float64(5) || m["error"] != nil {
