@@ -137,14 +137,12 @@ func (d *direct) answer(out mcp.Connection, req *jsonrpc.Request) bool {
 		defer end()
 		res, wire := d.s.run(ctx, name, args)
 		cancel()
-		// The result goes out as a held one does: the connection below
-		// (holdConn) writes the ticket's encoded result in its place.
-		ticket := d.s.c.hold.keep(encodeResult(wire, !res.OK))
 		d.mu.Lock()
 		delete(d.running, id)
 		d.mu.Unlock()
-		result := make([]byte, 0, len(heldHead)+len(ticket)+len(heldTail))
-		result = append(append(append(result, heldHead...), ticket...), heldTail...)
+		// The result goes out as a held one does: the connection below
+		// (holdConn) writes the encoded result in the ticket's place.
+		result := d.s.c.hold.ticket(encodeResult(wire, !res.OK))
 		if err := out.Write(d.base, &jsonrpc.Response{ID: id, Result: result}); err != nil {
 			d.s.c.log.Debug("writing a tool call's answer", "tool", name, "error", err)
 		}
@@ -154,14 +152,6 @@ func (d *direct) answer(out mcp.Connection, req *jsonrpc.Request) bool {
 
 // directAnswers counts the calls answered by a directConn (for tests).
 var directAnswers atomic.Uint64
-
-// heldHead and heldTail surround a ticket in the result the connection
-// is handed for a call answered here: the SDK's encoding of a result
-// holding one text block.
-const (
-	heldHead = `{"content":[{"type":"text","text":"`
-	heldTail = `"}]}`
-)
 
 // cancelled cancels the call of this connection that a
 // notifications/cancelled names, if it is still running.
@@ -192,45 +182,26 @@ func (d *direct) cancelled(params json.RawMessage) {
 // (the SDK decodes those). params is valid JSON (the frame filter checked
 // the frame it is part of).
 func plainCall(params []byte) (name string, args json.RawMessage, ok bool) {
-	i := skipSpace(params, 0)
-	if i >= len(params) || params[i] != '{' {
-		return "", nil, false
-	}
 	var seenName, seenArgs bool
-	for i = skipSpace(params, i+1); i < len(params) && params[i] != '}'; {
-		if params[i] != '"' {
-			return "", nil, false
-		}
-		end := valueEnd(params, i, 1)
-		if end < 0 {
-			return "", nil, false
-		}
-		key := params[i+1 : end-1]
-		if i = skipSpace(params, end); i >= len(params) || params[i] != ':' {
-			return "", nil, false
-		}
-		start := skipSpace(params, i+1)
-		if end = valueEnd(params, start, 1); end < 0 {
-			return "", nil, false
-		}
-		v := params[start:end]
+	object := eachMember(params, func(key, v []byte) bool {
 		switch string(key) {
 		case "name":
 			if seenName || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
-				return "", nil, false
+				return false
 			}
 			seenName, name = true, string(v[1:len(v)-1])
 		case "arguments":
 			if seenArgs || v[0] != '{' {
-				return "", nil, false
+				return false
 			}
 			seenArgs, args = true, json.RawMessage(v)
 		default:
-			return "", nil, false
+			return false
 		}
-		if i = skipSpace(params, end); i < len(params) && params[i] == ',' {
-			i = skipSpace(params, i+1)
-		}
+		return true
+	})
+	if !object || name == "" {
+		return "", nil, false
 	}
-	return name, args, seenName && name != ""
+	return name, args, true
 }

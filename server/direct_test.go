@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -60,10 +60,10 @@ func TestDirectCallIsTheSDKAnswer(t *testing.T) {
 	for i, c := range calls {
 		params := c.params
 		before := server.DirectAnswers()
-		r.send(t, `{"jsonrpc":"2.0","id":`+itoa(10+2*i)+`,"method":"tools/call","params":{`+params+`}}`)
+		r.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(10+2*i)+`,"method":"tools/call","params":{`+params+`}}`)
 		direct := r.nextLine(t)
 		answered := server.DirectAnswers() - before
-		r.send(t, `{"jsonrpc":"2.0","id":`+itoa(10+2*i)+`,"method":"tools/call","params":{`+params+`,"_meta":{}}}`)
+		r.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(10+2*i)+`,"method":"tools/call","params":{`+params+`,"_meta":{}}}`)
 		sdk := r.nextLine(t)
 		if server.DirectAnswers() != before+answered {
 			t.Fatalf("%s: the call with _meta was answered by the connection", params)
@@ -76,8 +76,6 @@ func TestDirectCallIsTheSDKAnswer(t *testing.T) {
 		}
 	}
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestDirectCallNeedsAnInitializedSession: before initialize, a plain call
 // goes to the SDK, which refuses it as it refuses any request then.
@@ -173,15 +171,15 @@ func TestDirectCallsAtTheEndOfInput(t *testing.T) {
 	r := startStdio(t, context.Background(), testRegistry(t, stuckNamespace(entered)), server.Options{})
 	lines := []string{initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}
 	for i := range 3 {
-		lines = append(lines, `{"jsonrpc":"2.0","id":`+itoa(20+i)+`,"method":"tools/call","params":{"name":"stuck__slow","arguments":{}}}`)
+		lines = append(lines, `{"jsonrpc":"2.0","id":`+strconv.Itoa(20+i)+`,"method":"tools/call","params":{"name":"stuck__slow","arguments":{}}}`)
 	}
 	r.send(t, lines...)
 	r.in.Close()
 	got := byID(r.readAll(t))
 	for i := range 3 {
-		res, _ := got[itoa(20+i)]["result"].(map[string]any)
+		res, _ := got[strconv.Itoa(20+i)]["result"].(map[string]any)
 		if env, _ := res["structuredContent"].(map[string]any); env["ok"] != true {
-			t.Errorf("call %d piped before the end of input was answered %v", 20+i, got[itoa(20+i)])
+			t.Errorf("call %d piped before the end of input was answered %v", 20+i, got[strconv.Itoa(20+i)])
 		}
 	}
 	if err := <-r.done; err != nil {

@@ -70,6 +70,14 @@ func (h *resultHold) keep(enc []byte) string {
 	return string(h.mark[1:]) + strconv.FormatUint(id, 10)
 }
 
+// ticket keeps an encoded result (keep) and returns the response result
+// to hand the connection in its place: the ticket as a JSON string, which
+// take finds as it finds one in the SDK's encoding of a held result.
+func (h *resultHold) ticket(enc []byte) json.RawMessage {
+	t := h.keep(enc)
+	return json.RawMessage(`"` + t + `"`)
+}
+
 // take returns the encoded result a response's result holds the ticket
 // of, and forgets it; ok is false when the result holds no ticket of h.
 func (h *resultHold) take(result []byte) (enc []byte, ok bool) {

@@ -173,37 +173,48 @@ func plainRequest(frame []byte) bool {
 	if !utf8.Valid(frame) {
 		return false
 	}
-	i := skipSpace(frame, 0)
-	if i >= len(frame) || frame[i] != '{' {
-		return false
-	}
 	var seen [4]bool // jsonrpc, id, method, params
-	for i = skipSpace(frame, i+1); i < len(frame) && frame[i] != '}'; {
-		if frame[i] != '"' {
-			return false
-		}
-		end := valueEnd(frame, i, 1)
-		if end < 0 {
-			return false
-		}
-		key := frame[i+1 : end-1]
+	object := eachMember(frame, func(key, value []byte) bool {
 		k := plainKey(string(key))
 		if k < 0 || seen[k] || bytes.IndexByte(key, '\\') >= 0 {
 			return false
 		}
 		seen[k] = true
-		if i = skipSpace(frame, end); i >= len(frame) || frame[i] != ':' {
+		return plainValue(k, value)
+	})
+	return object && seen[0] && seen[2]
+}
+
+// eachMember calls fn with the raw key (without its quotes) and the raw
+// value of each member of the JSON object b, in order, and reports whether
+// b is an object and fn accepted every member. b is valid JSON; a value
+// nested deeper than plainDepth counts as not accepted.
+func eachMember(b []byte, fn func(key, value []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
+		if b[i] != '"' {
 			return false
 		}
-		start := skipSpace(frame, i+1)
-		if end = valueEnd(frame, start, 1); end < 0 || !plainValue(k, frame[start:end]) {
+		end := valueEnd(b, i, 1)
+		if end < 0 {
 			return false
 		}
-		if i = skipSpace(frame, end); i < len(frame) && frame[i] == ',' {
-			i = skipSpace(frame, i+1)
+		key := b[i+1 : end-1]
+		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
+			return false
+		}
+		start := skipSpace(b, i+1)
+		if end = valueEnd(b, start, 1); end < 0 || !fn(key, b[start:end]) {
+			return false
+		}
+		if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
 		}
 	}
-	return seen[0] && seen[2]
+	return true
 }
 
 // plainValue checks the value of the key plainKey numbered k.
