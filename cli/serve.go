@@ -18,6 +18,7 @@ import (
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/safefs"
+	"github.com/cursus-go/cursus/internal/startpages"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 )
@@ -37,6 +38,9 @@ CURSUS_FILE_LIMITS); an answer over --max-result-size answers too_large.
 Over HTTP, a bearer token (CURSUS_MCP_AUTH_TOKEN, --auth-token-file or --auth-token) is
 required on every request when set, and required to listen beyond the loopback interface.
 Sessions are bounded (--max-sessions) and closed when idle (--session-idle-timeout).
+
+Once started, the server hands back to the kernel the pages of its binary that only its start
+used (Linux; they stay cached, and come back on use): CURSUS_KEEP_START_PAGES=1 keeps them.
 
 --namespaces and --tools narrow the listed tools (--tools adds single tools to the
 namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
@@ -108,7 +112,7 @@ func mcpServe(c *cli.Context) error {
 		return err
 	}
 	opts := server.Options{
-		Started:      startGC(),
+		Started:      started(logger),
 		HTTP:         httpOpts,
 		Guided:       c.Bool("guided"), // a --stage implies it (server.Options.Stage)
 		Stage:        stage,
@@ -322,12 +326,26 @@ func stageNames() []string {
 // the same (BenchmarkStartToToolsList).
 const startGCPercent = 400
 
-// startGC raises the collector's setting for the start, unless GOGC says
-// otherwise, and returns what restores it (server.Options.Started).
-func startGC() func() {
-	if os.Getenv("GOGC") != "" {
-		return nil
+// started prepares the start and returns what ends it
+// (server.Options.Started): it raises the collector's setting for the
+// start, unless GOGC says otherwise, and at the end restores it and hands
+// the executable's pages that the start touched back to the kernel
+// (startpages.Release: of the 28.5 MiB a server had resident after its
+// first compile, 6.5 were pages of the binary touched only while it
+// started).
+func started(logger *slog.Logger) func() {
+	restore := func() {}
+	if os.Getenv("GOGC") == "" {
+		prev := debug.SetGCPercent(startGCPercent)
+		restore = func() { debug.SetGCPercent(prev) }
 	}
-	prev := debug.SetGCPercent(startGCPercent)
-	return func() { debug.SetGCPercent(prev) }
+	return func() {
+		restore()
+		n, err := startpages.Release()
+		if err != nil {
+			logger.Debug("start-up pages kept", "error", err)
+			return
+		}
+		logger.Debug("start-up pages released", "resident_mib", float64(n)/(1<<20))
+	}
 }
