@@ -292,7 +292,7 @@ func validateFields(c *collector, fields []ConfigField, source string, decls []F
 		if f.Pattern != "" {
 			if f.Type != FieldString {
 				c.add(p+".pattern", "pattern applies to string fields only")
-			} else if r, err := compilePattern(f.Pattern); err != nil {
+			} else if r, err := CompilePattern(f.Pattern); err != nil {
 				c.add(p+".pattern", "%v", err)
 			} else {
 				re = r
@@ -393,8 +393,10 @@ func validateHyperparameters(c *collector, st *Step, decls []FieldDecl) {
 
 var compiledPatterns sync.Map // pattern -> *regexp.Regexp or error
 
-// compilePattern compiles a field pattern once.
-func compilePattern(p string) (*regexp.Regexp, error) {
+// CompilePattern compiles a field's pattern (ConfigField.Pattern) once per
+// process: the catalog's checks and the config schemas built from it share
+// the compiled expression (every step repeats the base fields' patterns).
+func CompilePattern(p string) (*regexp.Regexp, error) {
 	if v, ok := compiledPatterns.Load(p); ok {
 		if re, ok := v.(*regexp.Regexp); ok {
 			return re, nil
@@ -516,7 +518,7 @@ func (f *ConfigField) CheckValue(v any) string {
 	}
 	var re *regexp.Regexp
 	if f.Pattern != "" {
-		re, _ = compilePattern(f.Pattern)
+		re, _ = CompilePattern(f.Pattern)
 	}
 	return checkValue(f, re, normalizeYAML(v))
 }

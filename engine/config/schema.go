@@ -255,7 +255,7 @@ func (c *Class) build() []string {
 			problems = append(problems, fmt.Sprintf("%s: unknown tier %q", where, f.Tier))
 		}
 		if f.Pattern != "" {
-			re, err := compilePattern(f.Pattern)
+			re, err := catalog.CompilePattern(f.Pattern)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s: bad pattern: %v", where, err))
 			} else {
@@ -270,22 +270,6 @@ func (c *Class) build() []string {
 
 	}
 	return problems
-}
-
-// patternCache memoises field patterns: every class repeats the base and
-// processing patterns, and schemas are built per workspace catalog.
-var patternCache sync.Map // pattern -> *regexp.Regexp
-
-func compilePattern(p string) (*regexp.Regexp, error) {
-	if re, ok := patternCache.Load(p); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, err
-	}
-	patternCache.Store(p, re)
-	return re, nil
 }
 
 func knownType(t catalog.FieldType) bool {
