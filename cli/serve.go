@@ -341,11 +341,12 @@ func started(logger *slog.Logger) func() {
 	}
 	return func() {
 		restore()
+		t := time.Now()
 		n, err := startpages.Release()
 		if err != nil {
 			logger.Debug("start-up pages kept", "error", err)
 			return
 		}
-		logger.Debug("start-up pages released", "resident_mib", float64(n)/(1<<20))
+		logger.Debug("start-up pages released", "resident_mib", float64(n)/(1<<20), "took", time.Since(t))
 	}
 }
