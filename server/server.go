@@ -64,7 +64,8 @@ type Options struct {
 	// over: before it handles its first request other than the session's
 	// setup (initialize, server/discover, ping, notifications) and the
 	// first tools/list, so after it answered that list. The CLI restores
-	// there the collector's setting it raises for the start.
+	// there the collector's setting it raises for the start, and hands
+	// the pages of its files that only the start used back to the kernel.
 	Started func()
 }
 
