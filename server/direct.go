@@ -56,7 +56,7 @@ func (t *directTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type direct struct {
 	s     *session
 	calls *inFlight
-	ss    atomic.Pointer[mcp.ServerSession] // set once Connect returned; until then every call goes to the SDK
+	ss    atomic.Pointer[mcp.ServerSession] // set by the first request (bind) or once Connect returned; until then every call goes to the SDK
 
 	base context.Context // the calls' context, cancelled when the connection closes
 	stop context.CancelFunc
@@ -68,6 +68,22 @@ type direct struct {
 func newDirect(s *session, calls *inFlight) *direct {
 	base, stop := context.WithCancel(context.Background())
 	return &direct{s: s, calls: calls, base: base, stop: stop, running: map[jsonrpc.ID]context.CancelFunc{}}
+}
+
+// bind is a receiving middleware: it hands d the session of the first
+// request the SDK handles (the initialize), before the SDK answers it. Set
+// only once Connect returned, the session could still be missing when a
+// call came right after the initialize's answer (the SDK reads and answers
+// while Connect is returning), and that call went to the SDK.
+func (d *direct) bind(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if d.ss.Load() == nil {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				d.ss.CompareAndSwap(nil, ss)
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // directConn answers plain tool calls (see direct); every other message

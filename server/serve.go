@@ -71,11 +71,12 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	conn := &holdTransport{Transport: &lineTransport{in: newFrameFilter(rc, w, maxFrame), out: w}, hold: hold, out: w}
 	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
 	d := newDirect(c.first, calls)
+	s.AddReceivingMiddleware(d.bind)
 	ss, err := s.Connect(sessCtx, &directTransport{Transport: t, d: d}, nil)
 	if err != nil {
 		return err
 	}
-	d.ss.Store(ss)
+	d.ss.CompareAndSwap(nil, ss)
 	done := make(chan error, 1)
 	go func() { done <- ss.Wait() }()
 	select {
