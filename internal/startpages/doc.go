@@ -12,10 +12,9 @@
 //
 // Release unmaps those pages from the process (madvise MADV_DONTNEED on the
 // read-only, never-written mappings of files: the executable's and the
-// shared libraries'). The pages stay in the
-// kernel's page cache, so the next access refaults them at the cost of a
-// minor fault, without I/O, and the next start of the binary finds them
-// there. What changes: the process's resident set counts only what it uses
+// shared libraries'). The pages stay in the kernel's page cache, so the
+// next access refaults them at the cost of a minor fault, without I/O, and
+// the next start of the binary finds them there. What changes: the process's resident set counts only what it uses
 // after its start, and the pages it does not use any more are no longer
 // mapped, so the kernel can reclaim them like any unmapped cache page
 // instead of as the mapped executable pages it protects. What does not
@@ -26,9 +25,9 @@
 // hold no anonymous (copy-on-write) page are released: a page a debugger
 // patched, or a read-only segment written at load time (the relocations
 // of a shared library or of a position-independent build), is never
-// dropped, and a page dropped reads the same bytes when it comes back. A traced process (a
-// debugger attached) is left alone, and so is every other platform than
-// Linux, where Release does nothing.
+// dropped, and a page dropped reads the same bytes when it comes back. A
+// traced process (a debugger attached) is left alone, and so is every
+// other platform than Linux, where Release does nothing.
 //
 // One consequence: uprobes placed on the binary before Release (eBPF
 // tracing of a running server) are lost on the refaulted pages; set

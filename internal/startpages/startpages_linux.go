@@ -59,8 +59,9 @@ type span struct {
 // releasable reads a smaps listing and returns the mappings of a file
 // that are readable, neither writable nor shared, and hold no anonymous
 // (copy-on-write) page: their every page reads the file's bytes, so a
-// page dropped reads the same when it is faulted in again. Private_Dirty says nothing of that: it
-// also counts file pages not yet written back (a binary just built).
+// page dropped reads the same when it is faulted in again. Private_Dirty
+// says nothing of that: it also counts file pages not yet written back (a
+// binary just built).
 func releasable(r io.Reader) ([]span, error) {
 	var out []span
 	var cur *span
@@ -110,8 +111,13 @@ type mapping struct {
 // header parses "start-end perms offset dev inode [path]"; ok is false
 // for a field line ("Rss:   12 kB").
 func header(line string) (mapping, bool) {
+	// A field line starts with its capitalised key, a header with the
+	// mapping's start address in lower-case hex: only a header is split.
+	if line == "" || !('0' <= line[0] && line[0] <= '9' || 'a' <= line[0] && line[0] <= 'f') {
+		return mapping{}, false
+	}
 	fields := strings.Fields(line)
-	if len(fields) < 5 || strings.HasSuffix(fields[0], ":") {
+	if len(fields) < 5 {
 		return mapping{}, false
 	}
 	lo, hi, ok := strings.Cut(fields[0], "-")
