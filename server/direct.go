@@ -56,7 +56,7 @@ func (t *directTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type direct struct {
 	s     *session
 	calls *inFlight
-	ss    atomic.Pointer[mcp.ServerSession] // set by the first request (bind) or once Connect returned; until then every call goes to the SDK
+	ss    atomic.Pointer[mcp.ServerSession] // set by the first request the SDK handles (bind); until then every call goes to the SDK
 
 	base context.Context // the calls' context, cancelled when the connection closes
 	stop context.CancelFunc
@@ -71,10 +71,11 @@ func newDirect(s *session, calls *inFlight) *direct {
 }
 
 // bind is a receiving middleware: it hands d the session of the first
-// request the SDK handles (the initialize), before the SDK answers it. Set
-// only once Connect returned, the session could still be missing when a
-// call came right after the initialize's answer (the SDK reads and answers
-// while Connect is returning), and that call went to the SDK.
+// request the SDK handles (the initialize, which no call can precede),
+// before the SDK answers it. Set once Connect returned, as it was, the
+// session could still be missing when a call came right after the
+// initialize's answer (the SDK reads and answers while Connect is
+// returning), and that call went to the SDK.
 func (d *direct) bind(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if d.ss.Load() == nil {
@@ -172,15 +173,13 @@ var directAnswers atomic.Uint64
 // cancelled cancels the call of this connection that a
 // notifications/cancelled names, if it is still running.
 func (d *direct) cancelled(params json.RawMessage) {
-	var p map[string]json.RawMessage
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	var raw any
-	if json.Unmarshal(p["requestId"], &raw) != nil {
-		return
-	}
-	id, err := jsonrpc.MakeID(raw)
+	id, err := jsonrpc.MakeID(p.RequestID)
 	if err != nil {
 		return
 	}

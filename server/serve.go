@@ -76,7 +76,6 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	if err != nil {
 		return err
 	}
-	d.ss.CompareAndSwap(nil, ss)
 	done := make(chan error, 1)
 	go func() { done <- ss.Wait() }()
 	select {
