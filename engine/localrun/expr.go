@@ -26,7 +26,7 @@ type evaluator struct {
 	// and the like.
 	current *stepState
 	// s3Path is where an S3 URI of the run is on disk (Std:JsonGet's S3Uri).
-	s3Path func(uri string) (string, error)
+	s3Path func(uri string) (hostPath, error)
 }
 
 // stepState is what later steps can read of a step.
@@ -37,7 +37,7 @@ type stepState struct {
 	props  map[string]any // property path -> value
 	// propFiles maps a property file name to its local file (after the
 	// step succeeded).
-	propFiles map[string]string
+	propFiles map[string]hostPath
 }
 
 func (e *evaluator) eval(v any) (any, error) {
@@ -292,10 +292,12 @@ func (e *evaluator) jsonGet(v any) (any, error) {
 
 // readJSONPath reads the JSON file at local (what names it) and follows
 // the Std:JsonGet's Path in it.
-func readJSONPath(local, what string, m map[string]any) (any, error) {
-	// A step script wrote it: read it as a regular file of bounded size
-	// (a FIFO or a huge file in its place must not hang or exhaust the run).
-	b, err := safefs.Trusted().ReadFile(local, safefs.KindDocument)
+func readJSONPath(local hostPath, what string, m map[string]any) (any, error) {
+	// A step script wrote it: read it through a root on the directory it
+	// lies in, as a regular file of bounded size (a link to a host file, a
+	// FIFO or a huge file in its place must not leak, hang or exhaust the
+	// run).
+	b, err := local.readFile(safefs.KindDocument)
 	if err != nil {
 		return nil, fmt.Errorf("Std:JsonGet: %s: %w", what, err)
 	}

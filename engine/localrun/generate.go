@@ -240,10 +240,11 @@ func (r *run) generate(ctx context.Context) error {
 			}
 			return &InputError{Field: "generate_data." + k, Problem: "generating the data failed: " + msg}
 		}
-		csv := filepath.Join(data, "part-00000.csv")
-		bound := data
+		// The generator wrote data/: what is below it is reached through a
+		// root on it.
+		bound := trusted(data)
 		if name := objectName(k); strings.HasPrefix(k, "s3://") && !strings.HasSuffix(k, "/") && path.Ext(name) != "" {
-			bound = csv
+			bound = below(data, "part-00000.csv")
 		}
 		if strings.HasPrefix(k, "s3://") {
 			if err := r.st.bind(k, bound, "generate_data"); err != nil {
@@ -252,15 +253,15 @@ func (r *run) generate(ctx context.Context) error {
 		} else {
 			step, out, _ := cutStep(k, r.ev.steps)
 			if r.dataOut[step] == nil {
-				r.dataOut[step] = map[string]string{}
+				r.dataOut[step] = map[string]hostPath{}
 			}
 			r.dataOut[step][out] = bound
 		}
 		cols := d.columns()
-		if b, err := r.opts.FS.ReadFile(filepath.Join(sig, "signature"), safefs.KindDocument); err == nil {
+		if b, err := below(sig, "signature").readFile(safefs.KindDocument); err == nil {
 			cols = names(string(b)) // the generator's own names when the pipeline names no features
 		}
-		r.report.Generated = append(r.report.Generated, Generated{Key: k, Path: bound, Rows: generatedRows,
+		r.report.Generated = append(r.report.Generated, Generated{Key: k, Path: bound.String(), Rows: generatedRows,
 			Columns: cols, Label: d.label, Classes: d.classes})
 	}
 	return nil

@@ -56,7 +56,10 @@ func (r *run) processing(ctx context.Context, s *defStep, sr *StepResult) error 
 		}
 		mounts = append(mounts, mt)
 	}
-	type outDir struct{ name, uri, local string }
+	type outDir struct {
+		name, uri string
+		local     hostPath
+	}
 	var outs []outDir
 	for i, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
 		m, _ := o.(map[string]any)
@@ -70,14 +73,14 @@ func (r *run) processing(ctx context.Context, s *defStep, sr *StepResult) error 
 		if err != nil {
 			return fmt.Errorf("output %s: %w", name, err)
 		}
-		if hasObjects(local) {
+		if local.hasObjects() {
 			return fmt.Errorf("output %s: %s already holds objects of another step of this run", name, uri)
 		}
-		if err := os.MkdirAll(local, 0o755); err != nil {
-			return err
+		if err := local.mkdirAll(0o755); err != nil {
+			return fmt.Errorf("output %s: %w", name, err)
 		}
 		lp, _ := s3["LocalPath"].(string)
-		mounts = append(mounts, Mount{Container: lp, Host: local, Writable: true})
+		mounts = append(mounts, mountAt(lp, local, true))
 		outs = append(outs, outDir{name, uri, local})
 	}
 	j := Job{Command: append(entry, args...), Env: env, Dir: "/opt/ml/processing", Mounts: mounts, Timeout: r.timeout(s)}
@@ -90,7 +93,7 @@ func (r *run) processing(ctx context.Context, s *defStep, sr *StepResult) error 
 		if err := r.st.bind(o.uri, o.local, s.Name+"."+o.name); err != nil {
 			return err
 		}
-		sr.Outputs[o.name] = o.local
+		sr.Outputs[o.name] = o.local.String()
 		r.setOutputProps(s, state, o.name, o.uri, o.local)
 	}
 	return nil
@@ -148,7 +151,7 @@ func (r *run) training(ctx context.Context, s *defStep, sr *StepResult) error {
 	if err != nil {
 		return fmt.Errorf("sagemaker_submit_directory: %w", err)
 	}
-	if st, err := os.Stat(code); err != nil || st.IsDir() {
+	if st, err := code.stat(); err != nil || st.IsDir() {
 		return fmt.Errorf("sagemaker_submit_directory %s is not an uploaded sourcedir.tar.gz", submit)
 	}
 	tj.SourceTarball = code
@@ -164,16 +167,16 @@ func (r *run) training(ctx context.Context, s *defStep, sr *StepResult) error {
 	if err != nil {
 		return err
 	}
-	if err := packTarGz(filepath.Join(dir, "model"), local); err != nil {
+	if err := packTarGz(below(dir, "model"), local); err != nil {
 		return fmt.Errorf("pack model.tar.gz: %w", err)
 	}
-	sr.Outputs[outModelArtifacts] = local
-	if hasObjects(filepath.Join(dir, "output", "data")) {
-		od := strings.TrimSuffix(local, "model.tar.gz") + "output.tar.gz"
-		if err := packTarGz(filepath.Join(dir, "output", "data"), od); err != nil {
+	sr.Outputs[outModelArtifacts] = local.String()
+	if data := below(dir, "output/data"); data.hasObjects() {
+		od := below(local.dir, strings.TrimSuffix(local.rel, "model.tar.gz")+"output.tar.gz")
+		if err := packTarGz(data, od); err != nil {
 			return fmt.Errorf("pack output.tar.gz: %w", err)
 		}
-		sr.Outputs["output_data"] = od
+		sr.Outputs["output_data"] = od.String()
 	}
 	if ents, err := listTarGz(local); err == nil && len(ents) == 0 {
 		sr.Warnings = append(sr.Warnings, "the training script wrote nothing to /opt/ml/model: model.tar.gz is empty")
@@ -199,7 +202,7 @@ type trainingJob struct {
 	Hyperparameters map[string]string // as in the definition: JSON-encoded text
 	Env             map[string]string
 	Channels        []TrainingChannel
-	SourceTarball   string // the submitted sourcedir.tar.gz
+	SourceTarball   hostPath // the submitted sourcedir.tar.gz
 	InstanceType    string
 	Job             string
 	Timeout         time.Duration

@@ -28,7 +28,7 @@ type localKind struct {
 	outputURI func(r *run, s *defStep, out string) (string, error)
 	// setProps records the properties later steps read of output out,
 	// written to uri and found locally at local.
-	setProps func(s *defStep, state *stepState, out, uri, local string)
+	setProps func(s *defStep, state *stepState, out, uri string, local hostPath)
 	// consumed maps a property path (normProp'd) of step s to the output
 	// it reads ("" when it reads none).
 	consumed func(s *defStep, prop string) string
@@ -64,7 +64,7 @@ func init() {
 				}
 				return "", nil
 			},
-			setProps: func(s *defStep, state *stepState, out, uri, local string) {
+			setProps: func(s *defStep, state *stepState, out, uri string, local hostPath) {
 				for i, o := range listOf(s.Arguments, "ProcessingOutputConfig", "Outputs") {
 					if m, _ := o.(map[string]any); m["OutputName"] == out {
 						state.props[fmt.Sprintf("ProcessingOutputConfig.Outputs['%s'].S3Output.S3Uri", out)] = uri
@@ -73,7 +73,7 @@ func init() {
 				}
 				for _, pf := range s.PropertyFiles {
 					if pf.OutputName == out {
-						state.propFiles[pf.PropertyFileName] = filepath.Join(local, filepath.FromSlash(pf.FilePath))
+						state.propFiles[pf.PropertyFileName] = local.join(filepath.FromSlash(pf.FilePath))
 					}
 				}
 			},
@@ -104,7 +104,7 @@ func init() {
 				}
 				return strings.TrimSuffix(base, "/") + "/" + r.ev.steps[s.Name].job + "/output/model.tar.gz", nil
 			},
-			setProps: func(_ *defStep, state *stepState, _, uri, _ string) {
+			setProps: func(_ *defStep, state *stepState, _, uri string, _ hostPath) {
 				state.props["ModelArtifacts.S3ModelArtifacts"] = uri
 			},
 			consumed: prefixOutput("ModelArtifacts.", outModelArtifacts),
@@ -121,7 +121,7 @@ func init() {
 			outputURI: func(r *run, s *defStep, _ string) (string, error) {
 				return r.ev.str(objOf(s.Arguments, "TransformOutput")["S3OutputPath"])
 			},
-			setProps: func(_ *defStep, state *stepState, _, uri, _ string) {
+			setProps: func(_ *defStep, state *stepState, _, uri string, _ hostPath) {
 				state.props["TransformOutput.S3OutputPath"] = uri
 			},
 			consumed: prefixOutput("TransformOutput.", outTransform),

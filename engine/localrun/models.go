@@ -13,7 +13,7 @@ import (
 // modelInfo is a model a Model step created, for Transform steps.
 type modelInfo struct {
 	step    string
-	archive string // model.tar.gz
+	archive hostPath // model.tar.gz
 	env     map[string]string
 	code    inferenceCode
 }
@@ -24,7 +24,7 @@ type inferenceCode struct {
 	// submit is the local sourcedir.tar.gz when the code was submitted
 	// apart from the model (SAGEMAKER_SUBMIT_DIRECTORY an S3 URI); else
 	// the code is in the model archive under inModel.
-	submit  string
+	submit  hostPath
 	inModel string // "code" for /opt/ml/model/code
 }
 
@@ -34,30 +34,30 @@ type inferenceCode struct {
 // container runs (SAGEMAKER_PROGRAM in SAGEMAKER_SUBMIT_DIRECTORY, or
 // code/inference.py in the archive) is there. It returns the checks that
 // passed.
-func (r *run) checkModel(what string, container map[string]any) (string, map[string]string, inferenceCode, []string, error) {
+func (r *run) checkModel(what string, container map[string]any) (hostPath, map[string]string, inferenceCode, []string, error) {
 	var checks []string
 	url, err := r.ev.str(container["ModelDataUrl"])
 	if err != nil {
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl: %w", what, err)
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl: %w", what, err)
 	}
 	env, err := r.ev.strMap(container["Environment"])
 	if err != nil {
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s Environment: %w", what, err)
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s Environment: %w", what, err)
 	}
 	local, _, err := r.st.resolve(url)
 	if err != nil {
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl: %w", what, err)
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl: %w", what, err)
 	}
-	st, err := os.Stat(local)
+	st, err := local.stat()
 	switch {
 	case err != nil:
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s: no such object", what, url)
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s: no such object", what, url)
 	case st.IsDir():
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s is a prefix (a folder holding %s), not an object: SageMaker needs the URI of the single gzip compressed tar archive (…/model.tar.gz)", what, url, strings.Join(listNames(local, 5), ", "))
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s is a prefix (a folder holding %s), not an object: SageMaker needs the URI of the single gzip compressed tar archive (…/model.tar.gz)", what, url, strings.Join(local.names(5), ", "))
 	}
 	ents, err := listTarGz(local)
 	if err != nil {
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s: %w", what, url, err)
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s: %w", what, url, err)
 	}
 	names := map[string]bool{}
 	var model []string
@@ -68,7 +68,7 @@ func (r *run) checkModel(what string, container map[string]any) (string, map[str
 		}
 	}
 	if len(model) == 0 {
-		return "", nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s holds no model files (only: %s)", what, url, strings.Join(entryNames(ents, 8), ", "))
+		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s holds no model files (only: %s)", what, url, strings.Join(entryNames(ents, 8), ", "))
 	}
 	checks = append(checks, fmt.Sprintf("%s ModelDataUrl %s is a gzip'ed tar holding %d model file(s): %s", what, url, len(model), strings.Join(first(model, 6), ", ")))
 
@@ -77,21 +77,21 @@ func (r *run) checkModel(what string, container map[string]any) (string, map[str
 	switch {
 	case code.program == "":
 		if !names["code/inference.py"] {
-			return "", nil, inferenceCode{}, nil, fmt.Errorf("%s: the archive has no code/inference.py and the container environment names no SAGEMAKER_PROGRAM: the serving container has no inference code to load", what)
+			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: the archive has no code/inference.py and the container environment names no SAGEMAKER_PROGRAM: the serving container has no inference code to load", what)
 		}
 		code.program, code.inModel = "inference.py", "code"
 		checks = append(checks, what+": the archive holds code/inference.py")
 	case strings.HasPrefix(submit, "s3://"):
 		src, _, err := r.st.resolve(submit)
 		if err != nil {
-			return "", nil, inferenceCode{}, nil, fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
+			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
 		}
 		sents, err := listTarGz(src)
 		if err != nil {
-			return "", nil, inferenceCode{}, nil, fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
+			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
 		}
 		if !hasEntry(sents, code.program) {
-			return "", nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
+			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
 		}
 		code.submit = src
 		checks = append(checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in SAGEMAKER_SUBMIT_DIRECTORY %s", what, code.program, submit))
@@ -100,12 +100,12 @@ func (r *run) checkModel(what string, container map[string]any) (string, map[str
 		if submit != "" {
 			rel, ok := strings.CutPrefix(path.Clean(submit), "/opt/ml/model/")
 			if !ok {
-				return "", nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is neither an S3 URI nor a folder of the model (/opt/ml/model/...)", what, submit)
+				return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is neither an S3 URI nor a folder of the model (/opt/ml/model/...)", what, submit)
 			}
 			dir = rel
 		}
 		if !names[dir+"/"+code.program] {
-			return "", nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in the model archive's %s/ (the archive holds: %s)", what, code.program, dir, strings.Join(entryNames(ents, 8), ", "))
+			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in the model archive's %s/ (the archive holds: %s)", what, code.program, dir, strings.Join(entryNames(ents, 8), ", "))
 		}
 		code.inModel = dir
 		checks = append(checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in the archive's %s/", what, code.program, dir))
@@ -140,18 +140,6 @@ func first(l []string, n int) []string {
 	return l
 }
 
-func listNames(dir string, n int) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil || len(ents) == 0 {
-		return []string{"nothing"}
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return first(out, n)
-}
-
 // model checks a Model (CreateModel) step's container and records the
 // model under its name for Transform steps.
 func (r *run) model(s *defStep, sr *StepResult) error {
@@ -161,7 +149,7 @@ func (r *run) model(s *defStep, sr *StepResult) error {
 		return err
 	}
 	sr.Checks = checks
-	sr.Outputs[outModelData] = local
+	sr.Outputs[outModelData] = local.String()
 	name := r.ev.steps[s.Name].job
 	r.ev.steps[s.Name].props["ModelName"] = name
 	r.models[name] = &modelInfo{step: s.Name, archive: local, env: env, code: code}
@@ -184,7 +172,7 @@ func (r *run) register(s *defStep, sr *StepResult) error {
 		}
 		sr.Checks = append(sr.Checks, checks...)
 		if i == 0 {
-			sr.Outputs[outModelData] = local
+			sr.Outputs[outModelData] = local.String()
 		}
 	}
 	if v, ok := s.Arguments["SamplePayloadUrl"]; ok && v != nil {
@@ -196,12 +184,12 @@ func (r *run) register(s *defStep, sr *StepResult) error {
 		if err != nil {
 			return fmt.Errorf("SamplePayloadUrl: %w", err)
 		}
-		st, err := os.Stat(local)
+		st, err := local.stat()
 		switch {
 		case err != nil:
 			return fmt.Errorf("SamplePayloadUrl %s: no such object", url)
 		case st.IsDir():
-			return fmt.Errorf("SamplePayloadUrl %s is a prefix (a folder holding %s), not an object: SageMaker needs the URI of the payload archive itself (…/payload.tar.gz)", url, strings.Join(listNames(local, 5), ", "))
+			return fmt.Errorf("SamplePayloadUrl %s is a prefix (a folder holding %s), not an object: SageMaker needs the URI of the payload archive itself (…/payload.tar.gz)", url, strings.Join(local.names(5), ", "))
 		}
 		ents, err := listTarGz(local)
 		if err != nil {
@@ -211,7 +199,7 @@ func (r *run) register(s *defStep, sr *StepResult) error {
 			return fmt.Errorf("SamplePayloadUrl %s is an empty archive", url)
 		}
 		sr.Checks = append(sr.Checks, fmt.Sprintf("SamplePayloadUrl %s is a gzip'ed tar of %d sample(s)", url, len(ents)))
-		sr.Outputs[outSamplePayload] = local
+		sr.Outputs[outSamplePayload] = local.String()
 	}
 	group, _ := r.ev.str(s.Arguments["ModelPackageGroupName"])
 	r.ev.steps[s.Name].props["ModelPackageArn"] = "arn:aws:sagemaker:local:000000000000:model-package/" + strings.ToLower(group) + "/1"
@@ -275,7 +263,7 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 		return fmt.Errorf("unpack the model of %s: %w", m.step, err)
 	}
 	mounts := []Mount{{Container: "/opt/ml/model", Host: modelDir}}
-	if m.code.submit != "" {
+	if m.code.submit != (hostPath{}) {
 		codeDir := filepath.Join(dir, "code")
 		if err := extractTarGz(m.code.submit, codeDir); err != nil {
 			return fmt.Errorf("unpack the inference code of %s: %w", m.step, err)
@@ -294,10 +282,10 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(outLocal, 0o755); err != nil {
-		return err
+	if err := outLocal.mkdirAll(0o755); err != nil {
+		return fmt.Errorf("TransformOutput S3OutputPath: %w", err)
 	}
-	mounts = append(mounts, inMount, Mount{Container: "/opt/ml/transform/output", Host: outLocal, Writable: true})
+	mounts = append(mounts, inMount, mountAt("/opt/ml/transform/output", outLocal, true))
 	spec["model_dir"], spec["output_dir"] = "/opt/ml/model", "/opt/ml/transform/output"
 	if r.ex.sandbox == PathRewrite {
 		root := filepath.Join(dir, "root")
@@ -335,7 +323,7 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 	if err := r.st.bind(outURI, outLocal, s.Name+"."+outTransform); err != nil {
 		return err
 	}
-	sr.Outputs[outTransform] = outLocal
+	sr.Outputs[outTransform] = outLocal.String()
 	r.setOutputProps(s, state, outTransform, outURI, outLocal)
 	return nil
 }

@@ -313,7 +313,7 @@ type run struct {
 	deps     map[string][]string
 	outputs  map[string][]string        // step -> its output names
 	consumed map[string]map[string]bool // step -> outputs other steps read
-	dataOut  map[string]map[string]string
+	dataOut  map[string]map[string]hostPath
 	dir      string
 	ex       *executor
 	st       *store
@@ -368,7 +368,7 @@ func (r *run) load() error {
 		if _, dup := states[s.Name]; dup {
 			return &DefinitionError{Problem: "two steps are named " + s.Name}
 		}
-		states[s.Name] = &stepState{name: s.Name, props: map[string]any{}, propFiles: map[string]string{}}
+		states[s.Name] = &stepState{name: s.Name, props: map[string]any{}, propFiles: map[string]hostPath{}}
 	}
 	r.ev = &evaluator{steps: states}
 	r.deps = map[string][]string{}
@@ -519,7 +519,7 @@ func (r *run) setup() error {
 		return &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", r.opts.Sandbox, Bubblewrap, PathRewrite)}
 	}
 	r.st = &store{root: filepath.Join(r.dir, "s3")}
-	r.ev.s3Path = func(uri string) (string, error) {
+	r.ev.s3Path = func(uri string) (hostPath, error) {
 		p, _, err := r.st.resolve(uri)
 		return p, err
 	}
@@ -650,7 +650,7 @@ func (r *run) executionVars(id string) map[string]string {
 // bindData checks the data keys and binds them: an S3 URI resolves below
 // its path; a step output is kept for substituting its step.
 func (r *run) bindData() error {
-	r.dataOut = map[string]map[string]string{}
+	r.dataOut = map[string]map[string]hostPath{}
 	states := r.ev.steps
 	for _, k := range mapkeys.Sorted(r.opts.Data) {
 		field := "data." + k
@@ -666,7 +666,7 @@ func (r *run) bindData() error {
 			return &InputError{Field: field, Problem: fmt.Sprintf("%s does not exist", p)}
 		}
 		if strings.HasPrefix(k, "s3://") {
-			if err := r.st.bind(k, abs, k); err != nil {
+			if err := r.st.bind(k, trusted(abs), k); err != nil {
 				return &InputError{Field: field, Problem: err.Error()}
 			}
 			continue
@@ -679,9 +679,9 @@ func (r *run) bindData() error {
 			return &InputError{Field: field, Problem: fmt.Sprintf("step %s has no output %s (outputs: %s)", step, out, strings.Join(r.outputs[step], ", "))}
 		}
 		if r.dataOut[step] == nil {
-			r.dataOut[step] = map[string]string{}
+			r.dataOut[step] = map[string]hostPath{}
 		}
-		r.dataOut[step][out] = abs
+		r.dataOut[step][out] = trusted(abs)
 	}
 	return nil
 }
@@ -766,7 +766,7 @@ func (r *run) substitute(s *defStep) (string, bool) {
 func (r *run) outputsBound(s *defStep) bool {
 	for _, o := range r.outputs[s.Name] {
 		if uri, err := r.outputURI(s, o); err == nil && uri != "" {
-			if p, b, err := r.st.resolve(uri); err == nil && b != nil && hasObjects(p) {
+			if p, b, err := r.st.resolve(uri); err == nil && b != nil && p.hasObjects() {
 				return true
 			}
 		}
@@ -785,13 +785,14 @@ func (r *run) substituteStep(s *defStep, sr *StepResult, why string) error {
 		if err != nil {
 			return err
 		}
-		local, from := r.dataOut[s.Name][o], s.Name+"."+o
-		if local == "" && uri != "" {
-			if p, b, err := r.st.resolve(uri); err == nil && b != nil && hasObjects(p) {
-				local, from = p, b.from
+		local, given := r.dataOut[s.Name][o]
+		from := s.Name + "." + o
+		if !given && uri != "" {
+			if p, b, err := r.st.resolve(uri); err == nil && b != nil && p.hasObjects() {
+				local, from, given = p, b.from, true
 			}
 		}
-		if local == "" {
+		if !given {
 			if r.consumed[s.Name][o] {
 				missing = append(missing, o)
 			} else {
@@ -804,7 +805,7 @@ func (r *run) substituteStep(s *defStep, sr *StepResult, why string) error {
 				return err
 			}
 		}
-		sr.Outputs[o] = local
+		sr.Outputs[o] = local.String()
 		r.setOutputProps(s, state, o, uri, local)
 	}
 	if len(missing) > 0 {
@@ -829,7 +830,7 @@ func (r *run) outputURI(s *defStep, out string) (string, error) {
 }
 
 // setOutputProps records the properties later steps read of an output.
-func (r *run) setOutputProps(s *defStep, state *stepState, out, uri, local string) {
+func (r *run) setOutputProps(s *defStep, state *stepState, out, uri string, local hostPath) {
 	if k, ok := localKinds[s.Type]; ok && k.setProps != nil {
 		k.setProps(s, state, out, uri, local)
 	}
@@ -934,11 +935,13 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j Job) err
 	return nil
 }
 
-// readFailure returns the failure reason a training job wrote, if any.
+// readFailure returns the failure reason a training job wrote, if any:
+// read through a root on its /opt/ml/output directory, as a regular file
+// of bounded size (a link the job made to a host file reads as absent).
 func readFailure(j Job) string {
 	for _, m := range j.Mounts {
 		if m.Container == "/opt/ml/output" {
-			if b, err := safefs.Trusted().ReadFile(filepath.Join(m.Host, "failure"), safefs.KindDocument); err == nil {
+			if b, err := m.source().join("failure").readFile(safefs.KindDocument); err == nil {
 				return proc.Tail(b, 500)
 			}
 		}
@@ -974,20 +977,23 @@ func (r *run) inputMount(what, uri, container string) (Mount, string, error) {
 	if err != nil {
 		return Mount{}, "", fmt.Errorf("%s: %w", what, err)
 	}
-	if !hasObjects(p) {
+	if !p.hasObjects() {
 		hint := "an upstream step wrote nothing there"
 		if b == nil {
 			hint = fmt.Sprintf("nothing in this run writes it: map it to local data with data {%q: \"<local path>\"}, or let the run generate it with generate_data [%q]", uri, uri)
 		}
 		return Mount{}, "", fmt.Errorf("%s: no objects under %s (%s)", what, uri, hint)
 	}
-	st, _ := os.Stat(p)
+	st, err := p.stat()
+	if err != nil {
+		return Mount{}, "", fmt.Errorf("%s: %w", what, err)
+	}
 	if !st.IsDir() {
 		name := objectName(uri)
 		if name == "" || strings.HasSuffix(uri, "/") {
-			name = filepath.Base(p)
+			name = filepath.Base(p.String())
 		}
-		return Mount{Container: strings.TrimSuffix(container, "/") + "/" + name, Host: p}, p, nil
+		return mountAt(strings.TrimSuffix(container, "/")+"/"+name, p, false), p.String(), nil
 	}
-	return Mount{Container: strings.TrimSuffix(container, "/"), Host: p}, p, nil
+	return mountAt(strings.TrimSuffix(container, "/"), p, false), p.String(), nil
 }

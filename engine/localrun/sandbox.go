@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -198,11 +199,29 @@ func (l layout) args() []string {
 	return append(a, "--tmpfs", "/opt/ml")
 }
 
-// Mount makes a host file or directory appear at a container path.
+// Mount makes a host file or directory appear at a container path. Host
+// is taken as it is (a path the caller made or named); the runner's own
+// mounts of what earlier jobs wrote are opened through a root on the
+// directory they lie in instead, so that a link a job made never leads a
+// mount out of it.
 type Mount struct {
 	Container string `json:"container"`
 	Host      string `json:"host"`
 	Writable  bool   `json:"writable,omitempty"`
+	at        *hostPath
+}
+
+// mountAt mounts what at names at a container path.
+func mountAt(container string, at hostPath, writable bool) Mount {
+	return Mount{Container: container, Host: at.String(), Writable: writable, at: &at}
+}
+
+// source is where the mount's content is on the host.
+func (m Mount) source() hostPath {
+	if m.at != nil {
+		return *m.at
+	}
+	return trusted(m.Host)
 }
 
 // Job is one container run.
@@ -363,12 +382,30 @@ func (ex *executor) runBwrap(ctx context.Context, j Job, argv []string) (*proc.R
 	a = append(a, "--ro-bind", ex.harness, harnessContainerDir)
 	mounts := append([]Mount(nil), j.Mounts...)
 	sort.SliceStable(mounts, func(i, k int) bool { return mounts[i].Container < mounts[k].Container })
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	for _, m := range mounts {
 		flag := "--ro-bind"
 		if m.Writable {
 			flag = "--bind"
 		}
-		a = append(a, flag, m.Host, m.Container)
+		if m.at == nil {
+			a = append(a, flag, m.Host, m.Container)
+			continue
+		}
+		// What an earlier job shaped is opened through a root on the
+		// directory it lies in and handed over as a descriptor (bwrap
+		// checks that it mounts that very file).
+		f, _, err := m.at.openMount()
+		if err != nil {
+			return nil, fmt.Errorf("mount %s: %w", m.Container, err)
+		}
+		files = append(files, f)
+		a = append(a, flag+"-fd", strconv.Itoa(2+len(files)), m.Container)
 	}
 	dir := j.Dir
 	if dir == "" {
@@ -377,7 +414,7 @@ func (ex *executor) runBwrap(ctx context.Context, j Job, argv []string) (*proc.R
 	a = append(a, "--remount-ro", "/", "--chdir", dir, "--")
 	a = append(a, argv...)
 	return proc.Run(ctx, proc.Cmd{Path: ex.bwrap, Args: a, Env: environ(env), Timeout: j.Timeout, MemoryBytes: j.MemoryBytes,
-		CombinedOutput: true, MaxOutput: maxLog})
+		CombinedOutput: true, MaxOutput: maxLog, ExtraFiles: files})
 }
 
 func (ex *executor) runRewrite(ctx context.Context, j Job, argv []string) (*proc.Result, error) {
@@ -402,7 +439,7 @@ func (ex *executor) runRewrite(ctx context.Context, j Job, argv []string) (*proc
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.Symlink(m.Host, target); err != nil {
+		if err := os.Symlink(m.source().String(), target); err != nil {
 			return nil, fmt.Errorf("map %s: %w", m.Container, err)
 		}
 	}

@@ -2,8 +2,6 @@ package localrun
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -15,7 +13,9 @@ import (
 // store is the run's stand-in for S3: every s3://bucket/key is the local
 // path <root>/bucket/key, except URIs under a binding (a path the caller
 // gave in data, or an output a step wrote), which resolve below the bound
-// path. Longer bindings win.
+// path. Longer bindings win. Every path is a hostPath: what lies below the
+// store's root or a binding (objects jobs wrote) is reached through a root
+// on it, never through a link a job made.
 type store struct {
 	root  string
 	binds []binding
@@ -23,7 +23,7 @@ type store struct {
 
 type binding struct {
 	uri  string // s3://bucket/key, no trailing slash
-	path string
+	at   hostPath
 	from string // what made it: a data key, or "<step>.<output>"
 }
 
@@ -61,82 +61,63 @@ func normURI(uri string) (string, error) {
 }
 
 // storePath is where uri lives in the store itself.
-func (s *store) storePath(uri string) (string, error) {
+func (s *store) storePath(uri string) (hostPath, error) {
 	b, k, err := splitS3(uri)
 	if err != nil {
-		return "", err
+		return hostPath{}, err
 	}
-	return filepath.Join(s.root, b, filepath.FromSlash(k)), nil
+	return below(s.root, path.Join(b, k)), nil
 }
 
-// bind makes uri and everything under it resolve below p.
-func (s *store) bind(uri, p, from string) error {
+// bind makes uri and everything under it resolve below at.
+func (s *store) bind(uri string, at hostPath, from string) error {
 	n, err := normURI(uri)
 	if err != nil {
 		return err
 	}
 	for i, b := range s.binds {
 		if b.uri == n {
-			s.binds[i] = binding{n, p, from}
+			s.binds[i] = binding{n, at, from}
 			return nil
 		}
 	}
-	s.binds = append(s.binds, binding{n, p, from})
+	s.binds = append(s.binds, binding{n, at, from})
 	sort.SliceStable(s.binds, func(i, k int) bool { return len(s.binds[i].uri) > len(s.binds[k].uri) })
 	return nil
 }
 
 // resolve returns the local path of uri and the binding it came through
 // (nil: the store itself).
-func (s *store) resolve(uri string) (string, *binding, error) {
+func (s *store) resolve(uri string) (hostPath, *binding, error) {
 	n, err := normURI(uri)
 	if err != nil {
-		return "", nil, err
+		return hostPath{}, nil, err
 	}
 	for i := range s.binds {
 		b := &s.binds[i]
 		if n == b.uri {
-			return b.path, b, nil
+			return b.at, b, nil
 		}
 		if strings.HasPrefix(n, b.uri+"/") {
-			return filepath.Join(b.path, filepath.FromSlash(n[len(b.uri)+1:])), b, nil
+			return b.at.join(filepath.FromSlash(n[len(b.uri)+1:])), b, nil
 		}
 	}
 	p, err := s.storePath(n)
 	return p, nil, err
 }
 
-// put copies a local file into the store at uri.
+// put copies a local file (the runner's own) into the store at uri.
 func (s *store) put(uri, src string) error {
 	dst, err := s.storePath(uri)
 	if err != nil {
 		return err
 	}
-	return copyFile(src, dst)
-}
-
-// hasObjects reports whether p is a file or a directory holding at least
-// one file (an S3 prefix with objects under it).
-func hasObjects(p string) bool {
-	st, err := os.Stat(p)
+	in, err := safefs.Trusted().Open(src, safefs.KindData)
 	if err != nil {
-		return false
+		return err
 	}
-	if !st.IsDir() {
-		return true
-	}
-	found := false
-	_ = filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || found {
-			return filepath.SkipAll
-		}
-		if !d.IsDir() {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
+	defer in.Close()
+	return dst.writeFrom(in, 0o644)
 }
 
 // objectName is the name an S3 object gets in a container directory when
@@ -147,16 +128,4 @@ func objectName(uri string) string {
 		return ""
 	}
 	return path.Base(k)
-}
-
-// copyFile copies a regular file through the trusted file-access layer
-// (regular files only, written whole or not at all).
-func copyFile(src, dst string) error {
-	fsys := safefs.Trusted()
-	in, err := fsys.Open(src, safefs.KindData)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	return fsys.WriteFrom(dst, in, 0o644)
 }

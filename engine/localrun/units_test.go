@@ -25,7 +25,7 @@ func testEvaluator(t *testing.T) *evaluator {
 		exec:   map[string]string{"PipelineExecutionId": "local-1"},
 		steps: map[string]*stepState{
 			"Pre.Process": {name: "Pre.Process", status: StatusSucceeded, job: "pre-1",
-				props: map[string]any{"ProcessingOutputConfig.Outputs['data'].S3Output.S3Uri": "s3://b/p/data"}, propFiles: map[string]string{"Eval": pf}},
+				props: map[string]any{"ProcessingOutputConfig.Outputs['data'].S3Output.S3Uri": "s3://b/p/data"}, propFiles: map[string]hostPath{"Eval": below(dir, "eval.json")}},
 			"Later": {name: "Later", props: map[string]any{}},
 		},
 	}
@@ -85,13 +85,13 @@ func TestStore(t *testing.T) {
 	root := t.TempDir()
 	s := &store{root: root}
 	p, b, err := s.resolve("s3://bucket/a/b/")
-	if err != nil || b != nil || p != filepath.Join(root, "bucket", "a", "b") {
+	if err != nil || b != nil || p != below(root, "bucket/a/b") {
 		t.Fatalf("store path %s %v %v", p, b, err)
 	}
-	if err := s.bind("s3://bucket/a", "/data/a", "k1"); err != nil {
+	if err := s.bind("s3://bucket/a", trusted("/data/a"), "k1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.bind("s3://bucket/a/b/c/", "/data/c", "k2"); err != nil {
+	if err := s.bind("s3://bucket/a/b/c/", trusted("/data/c"), "k2"); err != nil {
 		t.Fatal(err)
 	}
 	for uri, want := range map[string]string{
@@ -102,7 +102,7 @@ func TestStore(t *testing.T) {
 		"s3://bucket/a/b/c/d":   "/data/c/d",
 		"s3://bucket/ab":        filepath.Join(root, "bucket", "ab"),
 	} {
-		if got, _, err := s.resolve(uri); err != nil || got != want {
+		if got, _, err := s.resolve(uri); err != nil || got.String() != want {
 			t.Errorf("resolve %s = %s, %v; want %s", uri, got, err, want)
 		}
 	}
@@ -128,8 +128,8 @@ func TestArchives(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tgz := filepath.Join(dir, "out", "model.tar.gz")
-	if err := packTarGz(src, tgz); err != nil {
+	tgz := below(dir, "out/model.tar.gz")
+	if err := packTarGz(trusted(src), tgz); err != nil {
 		t.Fatal(err)
 	}
 	ents, err := listTarGz(tgz)
@@ -143,7 +143,7 @@ func TestArchives(t *testing.T) {
 	if readFile(t, filepath.Join(back, "code", "inference.py")) != "x = 1\n" {
 		t.Fatal("round trip")
 	}
-	if _, err := listTarGz(filepath.Join(src, "model.bin")); err == nil || !strings.Contains(err.Error(), "not a gzip compressed tar archive") {
+	if _, err := listTarGz(trusted(filepath.Join(src, "model.bin"))); err == nil || !strings.Contains(err.Error(), "not a gzip compressed tar archive") {
 		t.Fatalf("a plain file is not an archive: %v", err)
 	}
 	for _, evil := range []tar.Header{
@@ -153,7 +153,7 @@ func TestArchives(t *testing.T) {
 	} {
 		f := filepath.Join(dir, "evil.tar.gz")
 		writeEvil(t, f, evil)
-		if err := extractTarGz(f, filepath.Join(dir, "evil")); err == nil {
+		if err := extractTarGz(trusted(f), filepath.Join(dir, "evil")); err == nil {
 			t.Errorf("entry %s -> %s must be refused", evil.Name, evil.Linkname)
 		}
 	}
@@ -187,13 +187,13 @@ func TestJobNames(t *testing.T) {
 }
 
 func TestMountsMustNotNest(t *testing.T) {
-	if err := checkMounts([]Mount{{"/opt/ml/a", "/x", false}, {"/opt/ml/a/b", "/y", false}}); err == nil {
+	if err := checkMounts([]Mount{{Container: "/opt/ml/a", Host: "/x"}, {Container: "/opt/ml/a/b", Host: "/y"}}); err == nil {
 		t.Error("nested container paths must be refused")
 	}
-	if err := checkMounts([]Mount{{"/opt/ml/a", "/x", false}, {"/opt/ml/ab", "/y", false}}); err != nil {
+	if err := checkMounts([]Mount{{Container: "/opt/ml/a", Host: "/x"}, {Container: "/opt/ml/ab", Host: "/y"}}); err != nil {
 		t.Error(err)
 	}
-	if err := checkMounts([]Mount{{"opt/ml/a", "/x", false}}); err == nil {
+	if err := checkMounts([]Mount{{Container: "opt/ml/a", Host: "/x"}}); err == nil {
 		t.Error("relative container paths must be refused")
 	}
 }

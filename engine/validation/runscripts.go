@@ -323,7 +323,10 @@ func runScripts(ctx context.Context, opts RunOptions) (*RunReport, error) {
 					r.Warnings = append(r.Warnings, fmt.Sprintf("input %s is bound to %s.%s, which has no local folder", in.LogicalName, b.provider, b.output))
 					continue
 				}
-				if err := copyInto(fsys, src, dst); err != nil {
+				// The provider's job wrote src: it is read through a root on
+				// the provider's container root, so that no link it made
+				// leads the copy to a host file.
+				if err := copyJobOutput(fsys, filepath.Join(runDir, safeName(b.provider), "root"), src, dst); err != nil {
 					return nil, fmt.Errorf("node %s: copy %s.%s to input %s: %w", n, b.provider, b.output, in.LogicalName, err)
 				}
 				r.Inputs[in.LogicalName] = string(b.provider) + "." + b.output
@@ -859,34 +862,50 @@ func runOne(ctx context.Context, fsys *safefs.FS, runner *localrun.Runner, j loc
 // copyInto copies a file or a directory tree to dst. A directory source
 // whose destination is a file path (an input like hyperparameters.json)
 // copies the file of the same name, or the only file it holds.
-func copyInto(fsys *safefs.FS, src, dst string) error {
-	fi, err := fsys.Stat(src)
+func copyInto(fsys *safefs.FS, src, dst string) error { return copyBetween(fsys, fsys, src, dst) }
+
+// copyJobOutput copies what a job wrote under its container root (src,
+// under root) to dst: read through a FS confined to root (a link leading
+// out of it reads as absent, only regular files are read), written
+// through fsys.
+func copyJobOutput(fsys *safefs.FS, root, src, dst string) error {
+	from, err := safefs.New(safefs.Options{Root: root})
+	if err != nil {
+		return err
+	}
+	defer from.Close()
+	return copyBetween(from, fsys, src, dst)
+}
+
+// copyBetween is copyInto reading through from and writing through to.
+func copyBetween(from, to *safefs.FS, src, dst string) error {
+	fi, err := from.Stat(src)
 	if err != nil {
 		return err
 	}
 	if !fi.IsDir() {
 		if isFilePath(dst) {
-			return copyFile(fsys, src, dst)
+			return copyFile2(from, to, src, dst)
 		}
-		return copyFile(fsys, src, filepath.Join(dst, filepath.Base(src)))
+		return copyFile2(from, to, src, filepath.Join(dst, filepath.Base(src)))
 	}
 	if isFilePath(dst) {
-		if _, err := fsys.Stat(filepath.Join(src, filepath.Base(dst))); err == nil {
-			return copyFile(fsys, filepath.Join(src, filepath.Base(dst)), dst)
+		if _, err := from.Stat(filepath.Join(src, filepath.Base(dst))); err == nil {
+			return copyFile2(from, to, filepath.Join(src, filepath.Base(dst)), dst)
 		}
 		var files []string
-		_ = fsys.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		_ = from.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				files = append(files, p)
 			}
 			return nil
 		})
 		if len(files) == 1 {
-			return copyFile(fsys, files[0], dst)
+			return copyFile2(from, to, files[0], dst)
 		}
 		return fmt.Errorf("%s names a file but %s holds %d files", dst, src, len(files))
 	}
-	return fsys.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	return from.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -896,23 +915,27 @@ func copyInto(fsys *safefs.FS, src, dst string) error {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return fsys.MkdirAll(target, 0o755)
+			return to.MkdirAll(target, 0o755)
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			return nil // links are not followed out of the data
 		}
-		return copyFile(fsys, p, target)
+		return copyFile2(from, to, p, target)
 	})
 }
 
 // copyFile copies a regular file through fsys, streamed.
-func copyFile(fsys *safefs.FS, src, dst string) error {
-	in, err := fsys.Open(src, safefs.KindData)
+func copyFile(fsys *safefs.FS, src, dst string) error { return copyFile2(fsys, fsys, src, dst) }
+
+// copyFile2 copies a regular file read through from to dst written
+// through to, streamed.
+func copyFile2(from, to *safefs.FS, src, dst string) error {
+	in, err := from.Open(src, safefs.KindData)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	return fsys.WriteFrom(dst, in, 0o644)
+	return to.WriteFrom(dst, in, 0o644)
 }
 
 // listOutputs lists the files of each output folder as

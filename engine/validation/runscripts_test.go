@@ -66,7 +66,13 @@ type runFixture struct {
 
 func newRunFixture(t *testing.T, scoring string) runFixture {
 	t.Helper()
-	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": customStep, "DemoProducer.step.yaml": producerStep})
+	return newRunFixtureWith(t, scoring, customStep)
+}
+
+// newRunFixtureWith is newRunFixture with the scoring step's own step file.
+func newRunFixtureWith(t *testing.T, scoring, scoringStep string) runFixture {
+	t.Helper()
+	ws := workspace(t, map[string]string{"DemoScoring.step.yaml": scoringStep, "DemoProducer.step.yaml": producerStep})
 	cat, err := catalog.Load(nil, ws)
 	if err != nil {
 		t.Fatal(err)

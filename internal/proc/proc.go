@@ -53,6 +53,25 @@ type Cmd struct {
 	// makes Run return ErrOutputLimit (for output that is data, where a cut
 	// is worse than a failure). Otherwise the newest bytes are kept.
 	FailOnOverflow bool
+
+	// ExtraFiles are open files the child inherits as descriptors 3, 4,
+	// ... (in order); the caller keeps and closes them.
+	ExtraFiles []*os.File
+	// User, when set, is the user and group the child runs as, with no
+	// supplementary groups (on Unix; the caller needs the privilege to
+	// switch to them).
+	User *User
+	// Stop, when set, is called whenever Run kills the child's process
+	// group (the time limit, cancellation, an output overflow, and after
+	// the child exited): it ends what the group kill cannot reach, such as
+	// a sandbox's processes in a session of their own. It may be called
+	// more than once, and from another goroutine.
+	Stop func()
+}
+
+// User is a user and group id a child runs as (Cmd.User).
+type User struct {
+	UID, GID uint32
 }
 
 // Result is what a child did.
@@ -134,6 +153,9 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
+	if c.User != nil && !UserSupported {
+		return nil, fmt.Errorf("start %s: running as another user is not supported here", c.Path)
+	}
 	args := c.Args
 	if c.MemoryBytes > 0 && MemoryLimitSupported {
 		path, args = withMemoryLimit(c.MemoryBytes, path, args)
@@ -170,7 +192,19 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 		defer errR.Close()
 		cmd.Stderr = errW
 	}
+	cmd.ExtraFiles = c.ExtraFiles
 	isolate(cmd)
+	setUser(cmd, c.User)
+	if c.Stop != nil {
+		groupKill := cmd.Cancel
+		cmd.Cancel = func() error {
+			c.Stop()
+			if groupKill != nil {
+				return groupKill()
+			}
+			return cmd.Process.Kill()
+		}
+	}
 
 	// Pdeathsig fires when the thread that forked the child exits, so the
 	// thread stays with this goroutine until the child has been reaped.
@@ -200,6 +234,9 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	awaitExit(cmd.Process) // so that Wait's waitid(2) does not block (awaitExit)
 	waitErr := cmd.Wait()
 	killGroup(cmd) // whatever the child left behind in its group
+	if c.Stop != nil {
+		c.Stop()
+	}
 	done := make(chan struct{})
 	go func() { drained.Wait(); close(done) }()
 	select {

@@ -15,3 +15,9 @@ func withMemoryLimit(_ int64, path string, args []string) (string, []string) { r
 func isolate(*exec.Cmd) {}
 
 func killGroup(*exec.Cmd) {}
+
+// UserSupported reports whether Cmd.User is applied here: not on this
+// system.
+const UserSupported = false
+
+func setUser(*exec.Cmd, *User) {}

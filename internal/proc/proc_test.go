@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -277,4 +278,62 @@ func isZombie(pid int) bool {
 		return s[i+2] == 'Z'
 	}
 	return false
+}
+
+func TestExtraFilesAreInherited(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := w.WriteString("from the parent"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	c := sh("cat <&3")
+	c.ExtraFiles = []*os.File{r}
+	res, err := Run(context.Background(), c)
+	if err != nil || string(res.Stdout) != "from the parent" {
+		t.Fatalf("the child read %q from descriptor 3 (%v)", res.Stdout, err)
+	}
+}
+
+func TestUserSwitchesTheChildsIDs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can start a child as another user")
+	}
+	c := sh("id -u; id -g; id -G")
+	c.User = &User{UID: 65534, GID: 65534}
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(res.Stdout)); strings.Join(got, " ") != "65534 65534 65534" {
+		t.Fatalf("the child runs as %q, want uid and gid 65534 and no other group", got)
+	}
+}
+
+func TestStopIsCalledOnTimeoutAndAfterExit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		script  string
+		timeout time.Duration
+	}{{"timeout", "sleep 30", 200 * time.Millisecond}, {"exit", "true", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stops atomic.Int32
+			c := sh(tc.script)
+			c.Timeout, c.Stop = tc.timeout, func() { stops.Add(1) }
+			began := time.Now()
+			_, err := Run(context.Background(), c)
+			if tc.timeout > 0 && !errors.Is(err, ErrTimeout) {
+				t.Fatalf("want a time-out, got %v", err)
+			}
+			if d := time.Since(began); d > 10*time.Second {
+				t.Fatalf("Run took %v", d)
+			}
+			if stops.Load() == 0 {
+				t.Fatal("Stop was not called")
+			}
+		})
+	}
 }

@@ -26,3 +26,14 @@ func killGroupOf(cmd *exec.Cmd) error {
 	}
 	return err
 }
+
+// UserSupported reports whether Cmd.User is applied here.
+const UserSupported = true
+
+// setUser makes the child run as u, without supplementary groups (nil: as
+// the caller).
+func setUser(cmd *exec.Cmd, u *User) {
+	if u != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: u.UID, Gid: u.GID, Groups: []uint32{}}
+	}
+}
