@@ -21,7 +21,7 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 	root := t.TempDir()
 	testfs.CopyTree(t, xgbExample, root)
 	// a project script of its own, for the tools that read one
-	testfs.CopyTree(t, "../engine/catalog/scripts", filepath.Join(root, "scripts"))
+	testfs.CopyTree(t, "../engine/stepcode/scripts", filepath.Join(root, "scripts"))
 	if wd, _ := os.Getwd(); wd == root {
 		t.Fatal("the test needs a working directory other than the root")
 	}

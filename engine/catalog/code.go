@@ -2,25 +2,20 @@ package catalog
 
 import (
 	"bytes"
-	"embed"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/stepcode"
 )
 
-// The embedded code root: scripts/ of this package, beside steps/. all:
-// keeps helper modules such as __init__.py; codeFiles skips caches and
-// dot files.
-//
-//go:embed all:scripts
-var embeddedCode embed.FS
-
-// CodeDir is the directory that holds step code: scripts/ of this package
-// (embedded) and scripts/ of a workspace directory, beside its step files.
-const CodeDir = "scripts"
+// CodeDir is the directory that holds step code: scripts/ of package
+// engine/stepcode (embedded) and scripts/ of a workspace directory, beside
+// its step files.
+const CodeDir = stepcode.Dir
 
 // InferenceCodeDir is the directory of the code root that holds
 // model-serving code, one subdirectory per framework
@@ -39,15 +34,11 @@ const CodeLibDir = "steplib"
 // CodeEmbedded is the StepCode.Origin of code embedded in the binary.
 const CodeEmbedded = "embedded"
 
-var codeRoot = func() fs.FS {
-	sub, err := fs.Sub(embeddedCode, CodeDir)
-	if err != nil { // cannot happen: CodeDir is a valid path
-		panic(err)
-	}
-	return sub
-}()
+// codeRoot is the embedded code the engine/stepcode package holds.
+var codeRoot = stepcode.FS()
 
-// Code returns the embedded code root, the file system of scripts/:
+// Code returns the embedded code root, the file system of
+// engine/stepcode's scripts/:
 //
 //	<entry_point>                  a Processing, Training or Tuning step's script
 //	                               (xgboost_training.py; steps with the same entry

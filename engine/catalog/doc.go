@@ -191,7 +191,7 @@
 // # Step code
 //
 // The catalog ships the code its steps run as embedded files under
-// scripts/ (Code, an fs.FS): scripts/<entry_point> for a Processing,
+// scripts/ of package engine/stepcode (Code, an fs.FS): scripts/<entry_point> for a Processing,
 // Training or Tuning step (one file; steps with the same entry point share
 // it), scripts/steplib/ for helpers scripts share (Bundle ships it beside
 // a script that imports it) and scripts/inference/<framework>/ for

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
-	"github.com/cursus-go/cursus/engine/catalog/scripttest"
+	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
 )
 
 // scriptSandbox runs step scripts under bwrap with a chosen interpreter.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/catalog/scripttest"
+	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
 )
 
 var torchModules = []string{"torch", "numpy", "pandas", "sklearn"}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/catalog/scripttest"
+	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
 )
 
 // writeArchive writes a .tar.gz of the given members (name -> content; a "->" content makes a
