@@ -81,7 +81,11 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 		Progress: localrun.ProgressFrom(ctx), FS: safefs.From(ctx),
 	})
 	if err != nil {
-		return nil, runLocalError(err)
+		te := runLocalError(err)
+		if t, ok := te.(*envelope.ToolError); ok && rep != nil {
+			t.WithDetails("report", rep) // a cancelled run: what had run, and which steps were running
+		}
+		return nil, te
 	}
 	warnings := append([]string{}, res.Warnings...)
 	if rep.Sandbox != localrun.Bubblewrap {

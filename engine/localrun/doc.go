@@ -10,8 +10,15 @@
 // gets, and its upload Manifest, whose code Manifest.Materialize writes)
 // and [Options]: a work directory, local data, parameter values. Steps run
 // in dependency order (DependsOn and {"Get": "Steps.X..."} references),
-// one at a time. A failed step stops the steps that depend on it (they
-// are skipped); the report names the step, its exit code and log tail.
+// each as soon as the steps it depends on have ended, as SageMaker runs an
+// execution: at most the pipeline's MaxParallelExecutionSteps (its
+// ParallelismConfiguration) at once, and no more than the CPUs the runner
+// may use. The report lists the steps in dependency order (definition
+// order otherwise) whatever order they ended in; each step's log is its
+// own file. A failed step stops the steps that depend on it (they are
+// skipped); the report names the step, its exit code and log tail. A
+// cancelled run stops its jobs and still writes its report, which names
+// the steps that were running (Report.Cancelled).
 //
 // # The local S3
 //

@@ -225,7 +225,10 @@ func (r *run) generate(ctx context.Context) error {
 				{Container: "/opt/ml/processing/output/signature", Host: sig, Writable: true},
 			},
 		}
+		r.speedEnv(&j)
+		began := time.Now()
 		res, err := r.ex.run(ctx, j)
+		r.busy += time.Since(began)
 		if res != nil {
 			r.jobTime += res.Duration
 			_ = r.opts.FS.WriteFile(filepath.Join(dir, "log.txt"), res.Stdout, 0o644)

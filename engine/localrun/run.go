@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -100,9 +101,16 @@ type Options struct {
 	// within its roots; the run's report and logs are written through it.
 	// The scripts the run executes are confined by the sandbox, not by FS.
 	FS *safefs.FS
+
+	// tune switches the runner's speed settings (jobenv.go); benchmarks
+	// use it to measure each.
+	tune tuning
 }
 
-// Event is a progress report: a step started (StatusRunning) or ended.
+// Event is a progress report: a step started (StatusRunning) or ended. A
+// step that never starts (skipped, cancelled before it started) has only
+// its end. Steps that run at the same time interleave their events; the
+// callback is never called twice at once.
 type Event struct {
 	Step     string  `json:"step"`
 	Type     string  `json:"type"`
@@ -176,6 +184,9 @@ type Report struct {
 	Warnings        []string `json:"warnings,omitempty"`
 	// Generated lists the data the run generated (Options.Generate).
 	Generated []Generated `json:"generated,omitempty"`
+	// Cancelled is set when the run was cancelled: the steps that were
+	// running then (the report's steps say how each ended).
+	Cancelled *Cancellation `json:"cancelled,omitempty"`
 }
 
 // InputError is an option the run cannot use; Field names it (work_dir,
@@ -229,9 +240,12 @@ type defParam struct {
 // container layout, the data flowing through a local stand-in for S3 as
 // the definition's property references say. It returns a report of every
 // step; a step that fails stops the steps that depend on it (skipped),
-// and the report names it. The error is for a run that cannot start
+// and the report names it. Steps that do not depend on each other run at
+// the same time (schedule.go). The error is for a run that cannot start
 // (*InputError, *DefinitionError, ErrNoPython, the manifest's
-// *compiler.FileError) or was cancelled (ctx's error).
+// *compiler.FileError) or was cancelled: a *CancelledError (wrapping the
+// context's error) with the report, written to <run>/report.json, of
+// what had run.
 func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, error) {
 	began := time.Now()
 	if res == nil || res.Definition == nil {
@@ -251,52 +265,27 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 		os.RemoveAll(r.dir)
 		return nil, err
 	}
-	rep := r.report
-	total := len(r.order)
-	for i, s := range r.order {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if r.notTaken(s) {
-			r.ev.steps[s.Name].status = statusNotRun
-			continue
-		}
-		sr := StepResult{Name: s.Name, Type: s.Type, StepType: r.stepType[s.Name], Outputs: map[string]string{}}
-		r.emit(Event{Step: s.Name, Type: s.Type, Index: i + 1, Total: total, Status: StatusRunning})
-		stepBegan := time.Now()
-		var failStep *FailStepError
-		if r.ended != "" {
-			sr.Status, sr.Error = StatusSkipped, "not run: the execution ended at Fail step "+r.ended
-		} else if why := r.blocked(s); why != "" {
-			sr.Status, sr.Error = StatusSkipped, why
-		} else if err := r.runStep(ctx, s, &sr); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			sr.Status = StatusFailed
-			sr.Error = err.Error()
-			errors.As(err, &failStep)
-		}
-		sr.DurationSeconds = seconds(time.Since(stepBegan))
-		state := r.ev.steps[s.Name]
-		state.status = sr.Status
-		if sr.Status == StatusFailed && rep.Failed == nil {
-			rep.Failed = &Failure{Step: s.Name, ExitCode: sr.ExitCode, Error: sr.Error, LogTail: sr.LogTail, FailStep: failStep != nil}
-		}
-		rep.Steps = append(rep.Steps, sr)
-		r.emit(Event{Step: s.Name, Type: s.Type, Index: i + 1, Total: total, Status: sr.Status, Duration: sr.DurationSeconds, Error: sr.Error})
+	if err := r.schedule(ctx); err != nil {
+		return r.cancelled(began, err)
 	}
+	rep := r.report
 	rep.Succeeded = rep.Failed == nil
 	for _, s := range rep.Steps {
 		if s.Status == StatusSkipped {
 			rep.Succeeded = false
 		}
 	}
+	r.finish(began)
+	return rep, nil
+}
+
+// finish fills the report's times and writes it to <run>/report.json.
+func (r *run) finish(began time.Time) {
+	rep := r.report
 	rep.DurationSeconds = seconds(time.Since(began))
 	rep.JobSeconds = seconds(r.jobTime)
-	rep.OverheadSeconds = seconds(time.Since(began) - r.jobTime)
+	rep.OverheadSeconds = seconds(max(0, time.Since(began)-r.busy))
 	_ = r.opts.FS.WriteJSON(filepath.Join(r.dir, "report.json"), rep)
-	return rep, nil
 }
 
 func seconds(d time.Duration) float64 {
@@ -321,7 +310,17 @@ type run struct {
 	models   map[string]*modelInfo // ModelName -> the model a Model step made
 	report   *Report
 	jobTime  time.Duration
-	byName   map[string]*defStep
+	// mu guards the run's state while steps run (schedule.go); busy is
+	// the time at least one job ran, jobsRunning and busySince count it.
+	mu          sync.Mutex
+	jobsRunning int
+	busySince   time.Time
+	busy        time.Duration
+	byName      map[string]*defStep
+	// pyMinor is the interpreter's minor version (3.<pyMinor>), 0 when
+	// unknown; mplCache the run's matplotlib cache directory.
+	pyMinor  int
+	mplCache string
 	// ended is the Fail step that ended the execution ("" while it runs).
 	ended string
 }
@@ -554,6 +553,11 @@ func (r *run) prepare(id string, params map[string]any) error {
 	}
 	r.ex = runner.ex
 	kind, note := runner.Sandbox()
+	r.pyMinor = pythonMinor(pythonVersion(runner.Python()))
+	r.mplCache = filepath.Join(r.dir, ".cursus", "matplotlib")
+	if err := os.MkdirAll(r.mplCache, 0o755); err != nil {
+		return err
+	}
 	r.ev.exec = r.executionVars(id)
 	r.report = &Report{PipelineName: r.res.PipelineName, ExecutionID: id, RunDir: r.dir, Sandbox: kind, SandboxNote: note,
 		Python: runner.Python(), Steps: []StepResult{}, Parameters: map[string]string{}}
@@ -902,7 +906,8 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j Job) err
 		j.MemoryBytes = r.memory()
 	}
 	sr.Command = j.Command
-	res, err := r.ex.run(ctx, j)
+	r.speedEnv(&j)
+	res, err := r.runProcess(ctx, j)
 	if res != nil {
 		r.jobTime += res.Duration
 		sr.JobSeconds = seconds(res.Duration)
@@ -933,6 +938,27 @@ func (r *run) runJob(ctx context.Context, s *defStep, sr *StepResult, j Job) err
 		return fmt.Errorf("the job did not complete: %w", err)
 	}
 	return nil
+}
+
+// runProcess runs a job's process without holding the run's lock, so
+// that other steps stage, check and run their jobs meanwhile, and counts
+// the time jobs ran (Report.OverheadSeconds is the rest). The evaluator's
+// current step is the caller's again when it returns.
+func (r *run) runProcess(ctx context.Context, j Job) (*proc.Result, error) {
+	current := r.ev.current
+	if r.jobsRunning == 0 {
+		r.busySince = time.Now()
+	}
+	r.jobsRunning++
+	r.mu.Unlock()
+	res, err := r.ex.run(ctx, j)
+	r.mu.Lock()
+	r.jobsRunning--
+	if r.jobsRunning == 0 {
+		r.busy += time.Since(r.busySince)
+	}
+	r.ev.current = current
+	return res, err
 }
 
 // readFailure returns the failure reason a training job wrote, if any:
