@@ -130,7 +130,7 @@ var (
 	binErr  error
 )
 
-func buildBinary(b *testing.B) string {
+func buildBinary(b testing.TB) string {
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "cursus-bench-")
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -28,8 +29,10 @@ func runCommand() *cli.Command {
 				Usage:     "compile a DAG and its config and run the definition on this machine (execution.run_local)",
 				ArgsUsage: " ",
 				Description: "Each step runs in a bubblewrap sandbox at its SageMaker container paths, with the interpreter CURSUS_PYTHON (default python3).\n" +
-					"One line per step on stderr; the run's report (JSON) on stdout. Exit status 0 when every step succeeded or was substituted,\n" +
-					"1 when a step failed (the report names it) or the call failed, 2 for a usage error.",
+					"A line on stderr when each step starts and when it ends (independent steps run at the same time); the run's report (JSON)\n" +
+					"on stdout. Ctrl-C stops the running jobs, writes the report and says which steps were running and where the run is.\n" +
+					"Exit status 0 when every step succeeded or was substituted, 1 when a step failed (the report names it), the run was\n" +
+					"interrupted or the call failed, 2 for a usage error.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "dag-file", Usage: "the pipeline DAG (JSON)"},
 					&cli.StringFlag{Name: "config-file", Usage: "the pipeline's config.json"},
@@ -101,6 +104,10 @@ func runLocalCmd(c *cli.Context) error {
 		out = res.Data
 	case res.Code == envelope.CodeRunFailed:
 		out = res.Details()["report"]
+	case res.Code == envelope.CodeCancelled && res.Details()["report"] != nil:
+		// interrupted (Ctrl-C): what was running, where the report and the run are
+		out = res.Details()["report"]
+		fmt.Fprintln(c.App.ErrWriter, interrupted(res.Details()))
 	default:
 		if err := writeJSON(c.App.Writer, res); err != nil {
 			return err
@@ -118,18 +125,45 @@ func runLocalCmd(c *cli.Context) error {
 		return err
 	}
 	if !res.OK {
+		if res.Code == envelope.CodeCancelled {
+			return failure{} // the interrupted line said it
+		}
 		return failure{msg: res.Error}
 	}
 	return nil
 }
 
-// stepPrinter writes one line per finished step to w.
+// interrupted is the line a run stopped by Ctrl-C ends with: the steps
+// that were running, the run's report and its folder.
+func interrupted(details map[string]any) string {
+	var running []string
+	switch l := details["running"].(type) {
+	case []string:
+		running = l
+	case []any:
+		for _, x := range l {
+			running = append(running, fmt.Sprint(x))
+		}
+	}
+	what := "no step was running"
+	if len(running) > 0 {
+		what = "stopped while " + strings.Join(running, ", ") + " ran"
+	}
+	dir, _ := details["run_dir"].(string)
+	return fmt.Sprintf("interrupted: %s; the run's report is %s, its folder %s", what, filepath.Join(dir, "report.json"), dir)
+}
+
+// stepPrinter writes a line to w when a step starts and when it ends.
 func stepPrinter(w io.Writer) func(cursus.StepEvent) {
 	return func(e cursus.StepEvent) {
 		if e.Status == cursus.StepRunning {
+			fmt.Fprintf(w, "[%d/%d] %s (%s) started\n", e.Index, e.Total, e.Step, e.Type)
 			return
 		}
-		line := fmt.Sprintf("[%d/%d] %s (%s) %s in %.1fs", e.Index, e.Total, e.Step, e.Type, e.Status, e.Duration)
+		line := fmt.Sprintf("[%d/%d] %s (%s) %s", e.Index, e.Total, e.Step, e.Type, e.Status)
+		if e.Duration > 0 {
+			line += fmt.Sprintf(" in %.1fs", e.Duration)
+		}
 		if e.Error != "" {
 			msg := e.Error
 			if len(msg) > 300 {

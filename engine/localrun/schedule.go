@@ -134,7 +134,7 @@ func (r *run) schedule(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		var names []string
+		names := []string{}
 		for _, sr := range results {
 			if sr != nil && sr.Status == StatusCancelled && sr.DurationSeconds > 0 {
 				names = append(names, sr.Name)
@@ -179,7 +179,7 @@ func (r *run) cancelled(began time.Time, err error) (*Report, error) {
 	rep := r.report
 	rep.Succeeded = false
 	if rep.Cancelled == nil {
-		rep.Cancelled = &Cancellation{}
+		rep.Cancelled = &Cancellation{Running: []string{}}
 	}
 	r.finish(began)
 	return rep, &CancelledError{Err: err, RunDir: r.dir, Running: rep.Cancelled.Running}
