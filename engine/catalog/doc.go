@@ -146,6 +146,10 @@
 //	compatible_sources  step types (exact case) or generic tokens (GenericSources: DataLoad,
 //	                    HyperparameterPrep, ModelStep, ProcessingStep, TrainingStep,
 //	                    UserProvided) that may feed the input
+//	compatible_output_types  output types the input accepts beyond those its own type
+//	                    takes (an opt-in; the resolver scores such a pair as compatible
+//	                    types): a processing_output input listing model_artifacts takes an
+//	                    upstream model's artefacts
 //	keywords            semantic keywords for the resolver
 //	aliases             alternative names
 //	config_source       the value comes from this config field instead of an upstream step

@@ -110,10 +110,15 @@ type InputPort struct {
 	Required          bool           `yaml:"required" json:"required"`
 	Channels          []string       `yaml:"channels,omitempty" json:"channels,omitempty"` // training fan-out: <s3>/<channel>/
 	CompatibleSources []string       `yaml:"compatible_sources,omitempty" json:"compatible_sources"`
-	SemanticKeywords  []string       `yaml:"keywords,omitempty" json:"semantic_keywords"`
-	Aliases           []string       `yaml:"aliases,omitempty" json:"aliases,omitempty"`
-	ConfigSource      string         `yaml:"config_source,omitempty" json:"config_source,omitempty"` // input supplied from a config field instead of an upstream step
-	Description       string         `yaml:"description,omitempty" json:"description"`
+	// CompatibleOutputTypes are output types the input accepts beyond the
+	// ones its own type takes (an opt-in: a processing_output input that
+	// also takes model_artifacts); the resolver scores such a pair as
+	// compatible types instead of 0.
+	CompatibleOutputTypes []DependencyType `yaml:"compatible_output_types,omitempty" json:"compatible_output_types,omitempty"`
+	SemanticKeywords      []string         `yaml:"keywords,omitempty" json:"semantic_keywords"`
+	Aliases               []string         `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	ConfigSource          string           `yaml:"config_source,omitempty" json:"config_source,omitempty"` // input supplied from a config field instead of an upstream step
+	Description           string           `yaml:"description,omitempty" json:"description"`
 }
 
 // OutputPort is one output of a step.

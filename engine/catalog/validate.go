@@ -611,6 +611,19 @@ func validatePorts(c *collector, st *Step) {
 				c.add(fmt.Sprintf("%s.compatible_sources[%d]", p, j), "%q is not a step name", s)
 			}
 		}
+		seenOut := map[DependencyType]bool{}
+		for j, t := range in.CompatibleOutputTypes {
+			at := fmt.Sprintf("%s.compatible_output_types[%d]", p, j)
+			switch {
+			case !validDepTypes[t]:
+				c.add(at, "%q is not a dependency type (one of %s)", t, depTypeList())
+			case t == in.Type:
+				c.add(at, "%q is the input's own type, which it accepts anyway", t)
+			case seenOut[t]:
+				c.add(at, "%q is listed twice", t)
+			}
+			seenOut[t] = true
+		}
 		if in.ConfigSource != "" {
 			if _, ok := fieldByName(st.Fields, in.ConfigSource); !ok {
 				c.add(p+".config_source", "names unknown config field %q", in.ConfigSource)

@@ -90,3 +90,55 @@ func TestCatalogWiringMatchesOriginal(t *testing.T) {
 		})
 	}
 }
+
+// TestCompatibleOutputTypesOptIn: an input's compatible_output_types lets
+// an output type its own type does not take feed it (scored as compatible
+// types, +0.2), and only for the ports that list it. XGBoostTraining's
+// model_artifacts_input (processing_output) lists model_artifacts, so an
+// earlier XGBoostTraining model binds to it along an edge; without the
+// opt-in the pair scores 0.
+func TestCompatibleOutputTypesOptIn(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xgb, _ := cat.Step("XGBoostTraining")
+	in, ok1 := xgb.Input("model_artifacts_input")
+	out, ok2 := xgb.Output("model_output")
+	if !ok1 || !ok2 {
+		t.Fatal("XGBoostTraining ports missing")
+	}
+	if TypesCompatible(in.Type, out.Type) {
+		t.Fatalf("the type matrix alone takes %s for %s; the test needs a pair it refuses", out.Type, in.Type)
+	}
+	if !PortAccepts(in, out.Type) {
+		t.Fatalf("model_artifacts_input lists %v, yet does not accept %s", in.CompatibleOutputTypes, out.Type)
+	}
+	c := Explain(in, out, xgb)
+	if !c.TypesCompatible || c.Components.TypeCompatibility != WeightTypeCompatible || !c.Viable {
+		t.Errorf("explain %+v", c)
+	}
+	plain := *in
+	plain.CompatibleOutputTypes = nil
+	if s := Score(&plain, out, xgb); s != 0 {
+		t.Errorf("without the opt-in the pair scores %v, want 0", s)
+	}
+	if s := Score(in, out, xgb); math.Abs(s-c.Score) > 1e-12 || s <= Threshold {
+		t.Errorf("score %v (explain %v)", s, c.Score)
+	}
+
+	// Along a DAG: the earlier model binds the later training's artefacts input.
+	g := dag.New([]catalog.NodeName{"DummyDataLoading_training", "TabularPreprocessing_training", "XGBoostTraining_pretrain", "XGBoostTraining_finetune"},
+		[]dag.Edge{{From: "DummyDataLoading_training", To: "TabularPreprocessing_training"},
+			{From: "TabularPreprocessing_training", To: "XGBoostTraining_pretrain"},
+			{From: "TabularPreprocessing_training", To: "XGBoostTraining_finetune"},
+			{From: "XGBoostTraining_pretrain", To: "XGBoostTraining_finetune"}})
+	res, err := Resolve(context.Background(), g, CatalogLookup(cat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := res.Consumer("XGBoostTraining_finetune").Binding("model_artifacts_input")
+	if !ok || got.Provider != "XGBoostTraining_pretrain" || got.Output != "model_output" {
+		t.Errorf("model_artifacts_input of the finetune step: %+v (bound %v)", got, ok)
+	}
+}

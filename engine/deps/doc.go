@@ -19,14 +19,20 @@
 // order so values agree to the last bit with cursus (Python)'s resolver
 // (testdata/original_golden.json pins them):
 //
-//	dependency type  +0.4 equal, +0.2 compatible (TypesCompatible), else the score is 0
+//	dependency type  +0.4 equal, +0.2 compatible (TypesCompatible, or listed in the
+//	                 input's compatible_output_types: PortAccepts), else the score is 0
 //	data type        +0.2 equal, +0.1 compatible (S3Uri~String, Integer~Float)
 //	name             +0.25 x best Similarity to the output name or an alias
 //	exact name       +0.05 when the input name is the output name or an alias
 //	sources          +0.1 provider listed (InSources), -0.1 not; 0 for an empty list
 //	keywords         +0.05 x share of the input's keywords inside the output name
 //
-// capped at 1. A pair is viable when its score is above Threshold (0.5).
+// capped at 1. An input opts in to an output type its own type does not
+// take with compatible_output_types in its step file (cursus 2.9.36's
+// opt-in): XGBoostTraining's model_artifacts_input (processing_output)
+// lists model_artifacts, so an earlier XGBoost model feeds it (the script
+// continues boosting from it), where the type matrix alone scores that
+// pair 0. A pair is viable when its score is above Threshold (0.5).
 // Explain returns the components. Example: XGBoostTraining.input_path from
 // TabularPreprocessing.processed_data scores 0.8125 (0.2 + 0.2 + 0.25 +
 // 0.05 + 0.1 + 0.0125).

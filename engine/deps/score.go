@@ -58,6 +58,23 @@ func TypesCompatible(in, out catalog.DependencyType) bool {
 	return false
 }
 
+// PortAccepts reports whether an input port accepts an output of type out
+// as a compatible type: TypesCompatible for the port's type, or out is one
+// of the port's compatible_output_types (its opt-in to an output type its
+// own type does not take, such as a processing_output input that takes an
+// upstream model's artefacts).
+func PortAccepts(in *catalog.InputPort, out catalog.DependencyType) bool {
+	if TypesCompatible(in.Type, out) {
+		return true
+	}
+	for _, t := range in.CompatibleOutputTypes {
+		if t == out {
+			return true
+		}
+	}
+	return false
+}
+
 func dataType(t string) string {
 	if t == "" {
 		return DefaultDataType
@@ -133,7 +150,9 @@ type Compatibility struct {
 	Viable    bool    `json:"viable"` // Score > Threshold
 	Threshold float64 `json:"threshold"`
 	// TypesCompatible is false when the output's type cannot feed the
-	// input at all; the score is then 0 whatever the other components say.
+	// input at all (PortAccepts: the type matrix, or the port's
+	// compatible_output_types); the score is then 0 whatever the other
+	// components say.
 	TypesCompatible bool       `json:"types_compatible"`
 	Components      Components `json:"components"`
 	// NameSimilarity is the unweighted best Similarity of the input name to
@@ -158,7 +177,7 @@ func score(sim func(a, b string) float64, in *catalog.InputPort, out *catalog.Ou
 	switch {
 	case in.Type == out.Type:
 		s += WeightTypeExact
-	case TypesCompatible(in.Type, out.Type):
+	case PortAccepts(in, out.Type):
 		s += WeightTypeCompatible
 	default:
 		return 0
@@ -218,7 +237,7 @@ func Explain(in *catalog.InputPort, out *catalog.OutputPort, provider *catalog.S
 	case in.Type == out.Type:
 		c.Components.TypeCompatibility = WeightTypeExact
 		c.TypesCompatible = true
-	case TypesCompatible(in.Type, out.Type):
+	case PortAccepts(in, out.Type):
 		c.Components.TypeCompatibility = WeightTypeCompatible
 		c.TypesCompatible = true
 	}

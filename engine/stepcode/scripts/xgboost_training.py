@@ -7,7 +7,10 @@ Inputs
   /opt/ml/input/data/model_artifacts_input  optional: precomputed preprocessing artifacts
                                           (impute_dict, risk_table_map or bin_mapping as .json
                                           or .pkl, selected_features.json) used with the
-                                          USE_PRECOMPUTED_* flags
+                                          USE_PRECOMPUTED_* flags; or an earlier model of this
+                                          script (its model.tar.gz or files): training continues
+                                          boosting from it, with its feature columns, risk tables
+                                          and imputation values (objective and classes must match)
   /opt/ml/input/config/hyperparameters.json  the job's hyperparameters, each value a
                                           JSON-encoded string (as the SageMaker SDK passes them)
   /opt/ml/code/hyperparams/hyperparameters.json  optional base hyperparameters shipped with the
@@ -136,6 +139,23 @@ def load_artifact(folder, stem, alternatives=()):
                     log("precomputed %s from %s" % (stem, path))
                     return loader(f)
     fail("%s.json or .pkl is not in %s although its USE_PRECOMPUTED_* flag is set" % (stem, folder))
+
+
+def previous_model(folder):
+    """The earlier model of this script in model_artifacts_input (xgboost_model.json with its
+    hyperparameters.json, risk tables and imputation values; in a model.tar.gz or as files),
+    or None when the input holds none."""
+    if not os.path.isdir(folder):
+        return None
+    found = xgbmodel.find_model_dir(folder)
+    if found is None:
+        return None
+    try:
+        model = xgbmodel.Model(found)
+    except (ValueError, xgb.core.XGBoostError) as e:
+        fail("model_artifacts_input holds %s but it does not load: %s" % (xgbmodel.MODEL_FILE, e))
+    log("continuing from the earlier model in %s (%d rounds, %d features)" % (found, model.booster.num_boosted_rounds(), len(model.columns)))
+    return model
 
 
 def normalize_risk_tables(tables):
@@ -289,7 +309,13 @@ def main(input_paths, output_paths, environ_vars, job_args=None):
         fail("no training data under %s/train" % DATA_DIR)
 
     artifacts = input_paths.get("model_artifacts_input", ARTIFACTS_DIR)
-    if env_flag(environ_vars, "USE_PRECOMPUTED_FEATURES"):
+    base = previous_model(artifacts)
+    if base is not None and env_flag(environ_vars, "USE_PRECOMPUTED_FEATURES"):
+        log("USE_PRECOMPUTED_FEATURES is ignored: the earlier model's feature columns are used")
+    if base is not None:
+        tab_fields = [c for c in base.columns if c not in base.cat_fields]
+        cat_fields = [c for c in base.columns if c in base.cat_fields]
+    elif env_flag(environ_vars, "USE_PRECOMPUTED_FEATURES"):
         selected = load_artifact(artifacts, "selected_features")
         if isinstance(selected, dict):
             selected = selected.get("selected_features", list(selected))
@@ -297,7 +323,7 @@ def main(input_paths, output_paths, environ_vars, job_args=None):
         tab_fields = [c for c in tab_fields if c in keep]
         cat_fields = [c for c in cat_fields if c in keep]
         log("selected features: %d numeric, %d categorical" % (len(tab_fields), len(cat_fields)))
-    order = [str(c) for c in (hp.get("full_field_list") or [])]
+    order = base.columns if base is not None else [str(c) for c in (hp.get("full_field_list") or [])]
     columns = [c for c in order if c in tab_fields or c in cat_fields]
     columns += [c for c in tab_fields + cat_fields if c not in columns]
     if not columns:
@@ -315,11 +341,19 @@ def main(input_paths, output_paths, environ_vars, job_args=None):
     if len(train) == 0:
         fail("no labelled training rows")
 
-    if env_flag(environ_vars, "USE_PRECOMPUTED_IMPUTATION"):
+    if base is not None:
+        if str(base.hp.get("objective")) != objective:
+            fail("the earlier model in model_artifacts_input was trained with objective %s, this job has %s" % (base.hp.get("objective"), objective))
+        if base.labels != classes.labels:
+            fail("the earlier model's classes %s differ from this job's %s" % (base.labels, classes.labels))
+        impute, risk = dict(base.impute), dict(base.risk)
+    elif env_flag(environ_vars, "USE_PRECOMPUTED_IMPUTATION"):
         impute = {str(k): float(v) for k, v in load_artifact(artifacts, "impute_dict").items()}
     else:
         impute = fit_imputation(train, [c for c in columns if c not in cat_fields])
-    if env_flag(environ_vars, "USE_PRECOMPUTED_RISK_TABLES"):
+    if base is not None:
+        pass
+    elif env_flag(environ_vars, "USE_PRECOMPUTED_RISK_TABLES"):
         risk = normalize_risk_tables(load_artifact(artifacts, "risk_table_map", ("bin_mapping",)))
     else:
         risk = fit_risk_tables(train, [c for c in columns if c in cat_fields], y_train.astype(float),
@@ -337,7 +371,8 @@ def main(input_paths, output_paths, environ_vars, job_args=None):
     early = hp.get("early_stopping_rounds")
     booster = xgb.train(params, dtrain, num_boost_round=int(hp.get("num_round") or 100), evals=evals,
                         early_stopping_rounds=int(early) if early and len(evals) > 1 else None,
-                        verbose_eval=False, callbacks=[RoundPrinter()])
+                        verbose_eval=False, callbacks=[RoundPrinter()],
+                        xgb_model=base.booster if base is not None else None)
     if early and len(evals) > 1 and booster.best_iteration + 1 < booster.num_boosted_rounds():
         log("early stopping: keeping the first %d rounds" % (booster.best_iteration + 1))
         booster = booster[: booster.best_iteration + 1]

@@ -192,3 +192,62 @@ func TestXGBoostRegression(t *testing.T) {
 		t.Errorf("regression eval metrics %v", m)
 	}
 }
+
+// numTrees reads the number of trees of a saved booster.
+func numTrees(t *testing.T, modelDir string) int {
+	t.Helper()
+	var m struct {
+		Learner struct {
+			GradientBooster struct {
+				Model struct {
+					Param struct {
+						NumTrees string `json:"num_trees"`
+					} `json:"gbtree_model_param"`
+				} `json:"model"`
+			} `json:"gradient_booster"`
+		} `json:"learner"`
+	}
+	readJSON(t, filepath.Join(modelDir, "xgboost_model.json"), &m)
+	var n int
+	if _, err := fmt.Sscan(m.Learner.GradientBooster.Model.Param.NumTrees, &n); err != nil {
+		t.Fatalf("num_trees %q: %v", m.Learner.GradientBooster.Model.Param.NumTrees, err)
+	}
+	return n
+}
+
+// TestXGBoostTrainingContinues: an earlier model in model_artifacts_input
+// (the model.tar.gz an XGBoostTraining step wrote, the edge the resolver
+// binds through the port's compatible_output_types) is boosted further
+// with its own feature columns and tables; a model of other classes is
+// refused.
+func TestXGBoostTrainingContinues(t *testing.T) {
+	first, data := trained(t, 2)
+	dir := t.TempDir()
+	scripttest.CopyInto(t, first.ModelTar, dir)
+	cfg := xgbConfig(2)
+	cfg["num_round"] = 10
+	cfg["tab_field_list"] = []any{"num_1"} // the earlier model's columns win
+	res := scripttest.RunTraining(t, scripttest.Run{Node: "XGBoostTraining", Config: cfg,
+		Inputs: map[string]string{"input_path": data, "model_artifacts_input": dir}})
+	if !strings.Contains(res.Log, "continuing from the earlier model") {
+		t.Errorf("the earlier model was not used:\n%s", res.Log)
+	}
+	before, after := numTrees(t, first.ModelDir), numTrees(t, res.ModelDir)
+	if before != 30 || after != before+10 {
+		t.Errorf("trees: %d before, %d after 10 more rounds", before, after)
+	}
+	var hp map[string]any
+	readJSON(t, filepath.Join(res.ModelDir, "hyperparameters.json"), &hp)
+	if cols, _ := hp["feature_columns"].([]any); len(cols) != 6 {
+		t.Errorf("feature columns %v: want the earlier model's six", hp["feature_columns"])
+	}
+
+	three, _ := trained(t, 3)
+	dir3 := t.TempDir()
+	scripttest.CopyInto(t, three.ModelTar, dir3)
+	res, err := scripttest.RunTrainingErr(t, scripttest.Run{Node: "XGBoostTraining", Config: xgbConfig(2),
+		Inputs: map[string]string{"input_path": data, "model_artifacts_input": dir3}})
+	if err == nil || !strings.Contains(res.Log, "objective") {
+		t.Errorf("a three-class model under a binary job: %v\n%s", err, res.Log)
+	}
+}
