@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/internal/safefs"
-	"github.com/cursus-go/cursus/internal/startpages"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
 )
@@ -38,9 +36,6 @@ CURSUS_FILE_LIMITS); an answer over --max-result-size answers too_large.
 Over HTTP, a bearer token (CURSUS_MCP_AUTH_TOKEN, --auth-token-file or --auth-token) is
 required on every request when set, and required to listen beyond the loopback interface.
 Sessions are bounded (--max-sessions) and closed when idle (--session-idle-timeout).
-
-Once started, the server hands back to the kernel the pages of its binary that only its start
-used (Linux; they stay cached, and come back on use): CURSUS_KEEP_START_PAGES=1 keeps them.
 
 --namespaces and --tools narrow the listed tools (--tools adds single tools to the
 namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
@@ -112,7 +107,6 @@ func mcpServe(c *cli.Context) error {
 		return err
 	}
 	opts := server.Options{
-		Started:      started(logger),
 		HTTP:         httpOpts,
 		Guided:       c.Bool("guided"), // a --stage implies it (server.Options.Stage)
 		Stage:        stage,
@@ -316,37 +310,4 @@ func stageNames() []string {
 		out = append(out, st.Name)
 	}
 	return out
-}
-
-// startGCPercent is the collector's setting while the server starts: the
-// start allocates about 6 MiB, most of it garbage by the first tools/list,
-// and at the default 100 the collector ran through it two or three times
-// (a sixth of the start's CPU). At 400 the heap's goal is above what the
-// start allocates, so it does not run; the peak RSS of a start measured
-// the same (BenchmarkStartToToolsList).
-const startGCPercent = 400
-
-// started prepares the start and returns what ends it
-// (server.Options.Started): it raises the collector's setting for the
-// start, unless GOGC says otherwise, and at the end restores it and, on a
-// goroutine of its own, hands the pages of the binary that the start
-// touched back to the kernel (startpages.Release: of the 28.5 MiB a server
-// had resident after its first compile, 6.5 were pages of the binary
-// touched only while it started).
-func started(logger *slog.Logger) func() {
-	restore := func() {}
-	if os.Getenv("GOGC") == "" {
-		prev := debug.SetGCPercent(startGCPercent)
-		restore = func() { debug.SetGCPercent(prev) }
-	}
-	return func() {
-		restore()
-		// Off the request's path: the release (reading smaps, the
-		// madvise) took 2-3 ms of the first call on a slow day of the VM.
-		go func() {
-			t := time.Now()
-			n, err := startpages.Release()
-			logger.Debug("start-up pages released", "resident_mib", float64(n)/(1<<20), "took", time.Since(t), "error", err)
-		}()
-	}
 }

@@ -381,22 +381,14 @@ func BenchmarkTinyCallFloorRawStdio(b *testing.B) {
 
 // BenchmarkStartInProcess: the part of the start-up that is ours, in
 // process, for a CPU profile (-cpuprofile): the default registry built
-// anew from the precomputed schemas the root package embeds (as
-// cursus.Build does), ServeStdio over pipes, and its initialize and
-// tools/list answers. Package initialisation, which the process pays
-// before main, is not in it (GODEBUG=inittrace=1 shows it).
+// anew (as cursus.Build does), ServeStdio over pipes, and its initialize
+// and tools/list answers, which reflect every listed tool's schemas.
+// Package initialisation, which the process pays before main, is not in
+// it (GODEBUG=inittrace=1 shows it).
 func BenchmarkStartInProcess(b *testing.B) {
-	file, err := os.ReadFile("../precomputed_schemas.txt")
-	if err != nil {
-		b.Fatal(err)
-	}
 	b.ReportAllocs()
 	for b.Loop() {
-		pre, err := registry.ParsePrecomputed(file)
-		if err != nil {
-			b.Fatal(err)
-		}
-		reg, err := tools.Build(cursus.DefaultNamespaces(), registry.WithPrecomputed(pre))
+		reg, err := tools.Build(cursus.DefaultNamespaces())
 		if err != nil {
 			b.Fatal(err)
 		}

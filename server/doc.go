@@ -13,38 +13,28 @@
 // (registry.ToolDef.ListedOutputSchema: the envelope's data, outlined; ok
 // is said once in the instructions), a title only where the tool has one,
 // and the annotations exporters.Annotations derives from the capability
-// flags, every hint set explicitly. The schemas are marshalled once. The
-// SDK registers each tool by name only (its raw AddTool, under a stub
-// schema: it decodes every schema it is given again, to check it,
-// whenever a server adds the tool, which for the real ones was most of a
-// server's cost, see BenchmarkSessionServer), and tools/list answers the
-// real descriptors in the SDK's order and pages; the SDK validates no
-// call: the registry validates every call against the full schema. The
-// generated <namespace>.help tools are not listed (tools.help
-// {"namespace": ...} answers the same) but stay callable. A static server
-// lists the whole set and never changes; a guided one (Options.Guided,
-// Options.Stage) gets one session scope per MCP session and lists the
-// active stage's tools.
+// flags, every hint set explicitly. Each server registers these
+// descriptors with the SDK (mcp.Server.AddTool), which lists them; the
+// SDK validates no call: the registry validates every call against the
+// full schema. The generated <namespace>.help tools are not listed
+// (tools.help {"namespace": ...} answers the same) but stay callable. A
+// static server lists the whole set and never changes; a guided one
+// (Options.Guided, Options.Stage) gets one session scope per MCP session
+// and lists the active stage's tools.
 //
-// Every tools/call goes through the registry under the policy and the
-// server's file-access layer (registry.CallJSON, or the session's scope),
-// which encodes the envelope once; those bytes go as structuredContent
-// and, as the MCP spec advises for structured results, in one text block.
-// Over stdio (ServeStdio) the connection writes that result line itself
-// from those bytes: the handler hands the SDK a result holding a ticket,
-// and the response is written with the encoded result in its place, the
-// bytes the SDK would have written, without its three further passes
-// over them; and a plain tool call (a name and an arguments object, no
-// _meta) of an initialized session is answered by the connection itself,
-// as the SDK's session would answer it, without the session's two
-// further decodes of its params (directConn). Over other transports the SDK encodes the result. isError is true exactly when the envelope's ok
-// is false. A tool failure is never a JSON-RPC error. Names the server
-// does not list are answered with an envelope too (the SDK alone would
-// answer a JSON-RPC error): a tool whose gate is closed answers the
-// registry's tool_disabled naming the variable that opens it; a tool the
-// selection options leave out answers tool_disabled with
-// meta.details.reason "not_selected"; an unknown name answers unknown_tool;
-// a deprecated tool, a generated help tool and a dotted name run.
+// Every tools/call goes through the SDK's session to the tool's handler,
+// which runs the registry under the policy and the server's file-access
+// layer (registry.CallJSON, or the session's scope); the registry encodes
+// the envelope once, and those bytes go as structuredContent and, as the
+// MCP spec advises for structured results, in one text block (toResult).
+// isError is true exactly when the envelope's ok is false. A tool failure
+// is never a JSON-RPC error. Names the server does not list are answered
+// with an envelope too (the SDK alone would answer a JSON-RPC error): a
+// tool whose gate is closed answers the registry's tool_disabled naming
+// the variable that opens it; a tool the selection options leave out
+// answers tool_disabled with meta.details.reason "not_selected"; an
+// unknown name answers unknown_tool; a deprecated tool, a generated help
+// tool and a dotted name run.
 //
 // Resources and prompts: the step catalog (one resource per step type:
 // its interface, config fields and script), the pipeline catalog (one per
@@ -63,9 +53,12 @@
 // opens once and hands to every call.
 //
 // ServeStdio speaks newline-delimited JSON-RPC over a reader and a writer
-// (stdin and stdout in the CLI). No line ends its session: a line the SDK
-// would not decode is answered with a JSON-RPC error (frameFilter), and a
-// stuck call never holds up its return (ShutdownGrace). ServeHTTP serves the
+// (stdin and stdout in the CLI) with the SDK's own stdio transport
+// (mcp.IOTransport). No line ends its session: a line the SDK would not
+// decode is answered with a JSON-RPC error (frameFilter, frameConn); the
+// requests read before the end of input are answered; a stuck call never
+// holds up its return (ShutdownGrace); stdin is never read in a system
+// call that can block for long (waitingReader). ServeHTTP serves the
 // Streamable HTTP transport, on 127.0.0.1 unless the address names another
 // host, which it refuses without Options.HTTP.AuthToken; with a token every
 // request must carry it. Sessions are bounded in number and closed when

@@ -9,10 +9,3 @@ func SetDrainGrace(d time.Duration) func() {
 	drainGrace = d
 	return func() { drainGrace = old }
 }
-
-// DirectAnswers is how many tool calls the stdio connection has answered
-// without the SDK's session (directConn) since the process started.
-func DirectAnswers() uint64 { return directAnswers.Load() }
-
-// PlainCall exposes plainCall.
-var PlainCall = plainCall

@@ -27,16 +27,17 @@ import (
 //
 // At the end of input the requests already read are still answered
 // (waiting up to ten seconds) before ServeStdio returns: a client may pipe
-// its requests and close stdin. The SDK alone would drop them. A tool
-// call's result line is written from the bytes the registry encoded
-// (resultHold), as the SDK would write it. A line that
+// its requests and close stdin. The SDK alone would drop them. A line that
 // is not a JSON-RPC message is answered with a JSON-RPC error (-32700 or
-// -32600) and the session goes on; the SDK alone would end it.
+// -32600) and the session goes on (frameFilter, frameConn); the SDK alone
+// would end it. Everything else is the SDK's own stdio transport
+// (mcp.IOTransport).
 //
 // When in is an *os.File that is a blocking pipe, socket or terminal (on
 // Unix), it is read without ever blocking in read(2) (waitingReader): a
 // read of stdin blocked in the kernel can hold up the Go runtime's
-// stop-the-world, and with it the session, for a minute.
+// stop-the-world, and with it the session, until the client writes again
+// (see package internal/boundedpoll).
 //
 // ServeStdio never waits on a stuck call: when ctx is cancelled, or the
 // input ended and the grace period is over, the calls still running are
@@ -44,8 +45,7 @@ import (
 // returned or not (a call blocked in the kernel is abandoned; the process
 // exiting ends it).
 func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io.Reader, out io.Writer) error {
-	hold := newResultHold()
-	s, c, err := build(reg, opts, hold)
+	s, err := New(reg, opts)
 	if err != nil {
 		return err
 	}
@@ -63,16 +63,13 @@ func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options, in io
 	// Cancelling the session's context cancels the calls in flight: the
 	// middleware ties each request's context to it (the SDK cancels its
 	// requests only once the connection closes, which waits for the read
-	// of the input to end), and so does direct for the calls it answers.
+	// of the input to end).
 	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	calls := &inFlight{stop: sessCtx}
 	s.AddReceivingMiddleware(calls.count)
-	conn := &holdTransport{Transport: &lineTransport{in: newFrameFilter(rc, w, maxFrame), out: w}, hold: hold, out: w}
-	t := &drainTransport{Transport: conn, grace: drainGrace, readEnded: make(chan struct{})}
-	d := newDirect(c.first, calls)
-	s.AddReceivingMiddleware(d.bind)
-	ss, err := s.Connect(sessCtx, &directTransport{Transport: t, d: d}, nil)
+	t := &drainTransport{Transport: &frameTransport{filter: newFrameFilter(rc, w, maxFrame), out: w}, grace: drainGrace, readEnded: make(chan struct{})}
+	ss, err := s.Connect(sessCtx, t, nil)
 	if err != nil {
 		return err
 	}
@@ -302,7 +299,7 @@ func NewHTTPHandler(reg *registry.Registry, opts Options) (http.Handler, error) 
 }
 
 func newHTTPHandler(reg *registry.Registry, opts Options) (*httpFront, error) {
-	s, g, err := build(reg, opts, nil)
+	s, g, err := build(reg, opts)
 	if err != nil {
 		return nil, err
 	}

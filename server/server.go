@@ -1,19 +1,15 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cursus-go/cursus"
@@ -59,14 +55,6 @@ type Options struct {
 	// HTTP configures the Streamable HTTP transport (ServeHTTP,
 	// NewHTTPHandler): authentication and the session bound.
 	HTTP HTTPOptions
-
-	// Started, when set, is called once, when the server's start-up is
-	// over: before it handles its first request other than the session's
-	// setup (initialize, server/discover, ping, notifications) and the
-	// first tools/list, so after it answered that list. The CLI restores
-	// there the collector's setting it raises for the start, and hands
-	// the pages of its files that only the start used back to the kernel.
-	Started func()
 }
 
 // SelectionError reports names in the selection options that name no
@@ -175,27 +163,12 @@ type core struct {
 	log     *slog.Logger
 	version string
 	guided  bool
-	dotted  map[string]string // wire name -> dotted name, for every tool the policy and selection allow
-	order   []string          // the wire names of dotted, sorted
-	gated   []string          // dotted names hidden by a closed gate, sorted
-	inst    string            // the instructions every server of the core gives
-	content *content          // resources and prompts
-	hold    *resultHold       // where tool results wait for the connection to write them; nil: the SDK encodes them
-	first   *session          // the session of the server build returned
-
-	// defs (wire name -> descriptor, for every name of order), ordered
-	// (the descriptors in order) and firstTools are made by describe, in
-	// the background from build: read them after described is closed
-	// (descriptors).
-	defs       map[string]*mcp.Tool
-	ordered    []*mcp.Tool
-	firstTools []byte
-	described  chan struct{}
-
-	// listed: a first tools/list was handled; startOnce calls
-	// opts.Started (started).
-	listed    atomic.Bool
-	startOnce sync.Once
+	dotted  map[string]string    // wire name -> dotted name, for every tool the policy and selection allow
+	order   []string             // the wire names of dotted, sorted
+	gated   []string             // dotted names hidden by a closed gate, sorted
+	inst    string               // the instructions every server of the core gives
+	content *content             // resources and prompts
+	defs    map[string]*mcp.Tool // wire name -> descriptor, for every name of order
 }
 
 // New builds a server exposing reg's tools under opts. It returns a
@@ -203,15 +176,14 @@ type core struct {
 // tool. Without Guided or Stage the server is static: its tool list never
 // changes.
 func New(reg *registry.Registry, opts Options) (*mcp.Server, error) {
-	m, _, err := build(reg, opts, nil)
+	m, _, err := build(reg, opts)
 	return m, err
 }
 
 // build is New; it also returns the core the server was made from, so an
 // HTTP handler makes its sessions' servers from the same state instead of
-// checking and describing every tool again. With a hold, the tool results
-// wait there for a holdConn to write them (ServeStdio).
-func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server, *core, error) {
+// checking and describing every tool again.
+func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	if reg == nil {
 		return nil, nil, fmt.Errorf("server: nil registry")
 	}
@@ -225,7 +197,7 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 		version = "0"
 	}
 	c := &core{reg: reg, opts: opts, sel: sel, log: log, version: version, guided: opts.Guided || opts.Stage != "",
-		dotted: map[string]string{}, hold: hold}
+		dotted: map[string]string{}}
 	// A tool a stage records writes a report file when the write gate is
 	// open: in guided mode it is not read-only, whatever it does itself.
 	recorded := map[string]bool{}
@@ -254,8 +226,7 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 		c.order = append(c.order, t.WireName())
 	}
 	sort.Strings(c.order)
-	c.described = make(chan struct{})
-	go c.describe(allowed, listing, recorded)
+	c.describe(allowed, listing, recorded)
 	sort.Strings(c.gated)
 	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText())
 	if c.guided {
@@ -278,21 +249,14 @@ func build(reg *registry.Registry, opts Options, hold *resultHold) (*mcp.Server,
 	if len(c.order) == 0 {
 		log.Warn("no tool is listed: the selection and the policy leave nothing")
 	}
-	m, first := c.server()
-	c.first = first
+	m, _ := c.server()
 	return m, c, nil
 }
 
-// describe makes the MCP descriptor of every allowed tool (mcpTool) and,
-// for a static server over stdio, the encoded tools array of its first
-// tools/list (firstTools: every descriptor, in name order, as the SDK
-// encodes them), then closes described. build runs it in the background:
-// rendering 60 KB of descriptions and encoding them is most of what a
-// server does before its first tools/list, and it overlaps with the
-// SDK's connection and the initialize handshake.
+// describe makes the MCP descriptor of every allowed tool (mcpTool), once:
+// every server of the core registers these.
 func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, recorded map[string]bool) {
-	defer close(c.described)
-	defs := make(map[string]*mcp.Tool, len(allowed))
+	c.defs = make(map[string]*mcp.Tool, len(allowed))
 	for _, t := range allowed {
 		desc := mcpTool(t, listing)
 		// A tool that writes on request (Spec.WriteArg) can write once
@@ -302,82 +266,8 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 			a.ReadOnlyHint, a.IdempotentHint = false, false
 			desc.Annotations = &a
 		}
-		defs[t.WireName()] = desc
+		c.defs[t.WireName()] = desc
 	}
-	c.defs = defs
-	c.ordered = make([]*mcp.Tool, len(c.order))
-	for i, w := range c.order {
-		c.ordered[i] = defs[w]
-	}
-	if c.hold == nil || c.guided || len(c.order) > mcp.DefaultPageSize {
-		return
-	}
-	c.firstTools = encodeTools(c.ordered)
-}
-
-// encodeTools encodes tools as the SDK encodes a tools array (encoding/json,
-// HTML characters not escaped), or returns nil when a schema is not a
-// json.RawMessage or a descriptor has a _meta (encoded before the schemas,
-// it could hold the sentinel's text). encoding/json scans and compacts anew the output of
-// every json.Marshaler, which the schemas are: two thirds of the time it
-// takes on the 60 KB. Here each tool is encoded with a sentinel, 0, in
-// place of each schema, and the schema is put in the sentinel's place as
-// it is. The schemas are compact already: the registry makes them with
-// json.Marshal or reads them from the precomputed file, whose lines
-// json.Marshal wrote (TestFirstListUsesTheToolsEncodedAhead holds the
-// result to encoding/json's). `"inputSchema":0` cannot occur in a
-// descriptor's encoding but as the field: a quote inside a string is
-// escaped.
-func encodeTools(tools []*mcp.Tool) []byte {
-	const inKey, outKey, sentinel = `"inputSchema":`, `"outputSchema":`, "0"
-	b := make([]byte, 0, 1024*len(tools)) // about a descriptor's size: the 60 KB is not grown by doubling
-	b = append(b, '[')
-	var one bytes.Buffer
-	enc := json.NewEncoder(&one)
-	enc.SetEscapeHTML(false) // as the SDK encodes results
-	for i, t := range tools {
-		in, ok := t.InputSchema.(json.RawMessage)
-		out, hasOut := t.OutputSchema.(json.RawMessage)
-		if !ok || len(in) == 0 || (!hasOut && t.OutputSchema != nil) || (hasOut && len(out) == 0) || t.Meta != nil {
-			return nil
-		}
-		stub := *t
-		stub.InputSchema = json.RawMessage(sentinel)
-		if hasOut {
-			stub.OutputSchema = json.RawMessage(sentinel)
-		}
-		one.Reset()
-		if enc.Encode(&stub) != nil {
-			return nil
-		}
-		rest := bytes.TrimSuffix(one.Bytes(), []byte("\n"))
-		if i > 0 {
-			b = append(b, ',')
-		}
-		for _, f := range [...]struct {
-			key    string
-			schema []byte
-		}{{inKey, in}, {outKey, out}} {
-			if f.schema == nil {
-				continue
-			}
-			at := bytes.Index(rest, []byte(f.key+sentinel))
-			if at < 0 {
-				return nil
-			}
-			at += len(f.key)
-			b = append(append(b, rest[:at]...), f.schema...)
-			rest = rest[at+len(sentinel):]
-		}
-		b = append(b, rest...)
-	}
-	return append(b, ']')
-}
-
-// descriptors returns defs, once describe has made it.
-func (c *core) descriptors() map[string]*mcp.Tool {
-	<-c.described
-	return c.defs
 }
 
 // allowedTools are the tools a server lists (before a guided stage scopes
@@ -405,19 +295,6 @@ func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, log
 	return allowed, gated
 }
 
-// ListedTools returns the tools a server New(reg, opts) builds lists
-// (before a guided stage scopes them), in the order it describes them:
-// the sequence registry.NewListing is given, for which a program that
-// precomputes schemas (registry.Registry.Precompute) writes the listing.
-func ListedTools(reg *registry.Registry, opts Options) ([]*registry.ToolDef, error) {
-	sel, err := resolveSelection(reg, opts)
-	if err != nil {
-		return nil, err
-	}
-	allowed, _ := allowedTools(reg, sel, opts.Policy, slog.New(slog.DiscardHandler))
-	return allowed, nil
-}
-
 // mcpTool is the MCP descriptor of a tool: wire name, rendered
 // description, the listed input schema (without repetition; the registry
 // validates against the full one), the listed output schema and
@@ -443,11 +320,6 @@ type session struct {
 
 	mu     sync.Mutex
 	listed map[string]bool // wire names registered with m
-
-	// regOnce registers the tools with m the first time a request needs
-	// them (registered); a guided session registers them at once.
-	regOnce sync.Once
-	regDone atomic.Bool
 }
 
 // server returns a new server: static, or guided with a session of its
@@ -473,13 +345,8 @@ func (c *core) server() (*mcp.Server, *session) {
 		},
 	})
 	s := &session{c: c, m: m, scope: scope, listed: map[string]bool{}}
+	s.sync()
 	if scope != nil {
-		// A guided list changes with the stage: the SDK must hold it from
-		// the start to notify its changes. A static one is registered when
-		// first needed (registered): registering costs the SDK a few
-		// decodes per tool (2 ms for 65 tools, the largest part of a start),
-		// and the first tools/list does not need it (listTools).
-		s.registered()
 		scope.OnStageChange(func(from, to string) {
 			s.sync()
 			c.log.Debug("guided session changed stage", "from", from, "to", to, "tools", s.count())
@@ -552,111 +419,10 @@ func (s *session) sync() {
 	}
 	for _, w := range s.c.order {
 		if want[w] && !s.listed[w] {
-			s.m.AddTool(&mcp.Tool{Name: w, InputSchema: stubSchema}, s.handler(s.c.dotted[w]))
+			s.m.AddTool(s.c.defs[w], s.handler(s.c.dotted[w]))
 			s.listed[w] = true
 		}
 	}
-}
-
-// stubSchema is the input schema of the descriptor a tool is registered
-// with. The SDK registers a tool for its name (routing tools/call,
-// paginating tools/list, notifying list changes) and re-decodes every
-// schema it is given, which for the real ones was most of the cost of a
-// server; tools/list answers the real descriptors (listTools), and the
-// registry validates every call against the full schema.
-// A *jsonschema.Schema, which the SDK decodes once where it decodes
-// another schema twice.
-var stubSchema = &jsonschema.Schema{Type: "object"}
-
-// registered registers the session's tools with its server (sync), once,
-// before the first request that needs the SDK to know them: a tools/call
-// (the SDK routes it to the tool's handler), a tools/list of a later page.
-func (s *session) registered() {
-	s.regOnce.Do(func() {
-		s.sync()
-		s.regDone.Store(true)
-	})
-}
-
-// listTools answers a tools/list with the session's real descriptors in
-// place of the stubs the SDK lists (see stubSchema), in the SDK's order
-// and pages. Before the tools are registered (registered), a tools/list of
-// the first page, when every tool fits in it, is answered without
-// registering them: the SDK makes the result (no tool, but the fields it
-// sets for the session's protocol), and the descriptors are put in it as
-// the SDK would have listed them, all, in name order (c.order), with no
-// next cursor.
-func (s *session) listTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
-	lreq, _ := req.(*mcp.ListToolsRequest)
-	first := lreq != nil && (lreq.Params == nil || lreq.Params.Cursor == "") && len(s.c.order) <= mcp.DefaultPageSize
-	unregistered := first && !s.regDone.Load()
-	if !unregistered {
-		s.registered()
-	}
-	res, err := next(ctx, method, req)
-	lr, ok := res.(*mcp.ListToolsResult)
-	if err != nil || !ok {
-		return res, err
-	}
-	defs := s.c.descriptors()
-	if unregistered {
-		lr.Tools = slices.Clone(s.c.ordered)
-		lr.NextCursor = ""
-	} else {
-		for i, t := range lr.Tools {
-			if d, ok := defs[t.Name]; ok {
-				lr.Tools[i] = d
-			}
-		}
-	}
-	return s.heldList(lreq, lr, unregistered), nil
-}
-
-// heldList is the list result the SDK is given for lr: over stdio, one
-// holding the ticket of lr encoded once, here (resultHold), where the SDK
-// would encode lr's 60 KB three times over (the result, the response, the
-// message); elsewhere lr itself. A request of the per-request protocol
-// (its _meta names a protocol version) keeps lr: the SDK adds fields to
-// those results after the middleware.
-//
-// When lr lists every tool in name order (whole: the first page of a
-// static server), its tools array is the one describe encoded ahead
-// (firstTools): lr is encoded without its tools and the array put in
-// their place, last, where encoding/json writes the field.
-func (s *session) heldList(req *mcp.ListToolsRequest, lr *mcp.ListToolsResult, whole bool) mcp.Result {
-	if req == nil {
-		return lr
-	}
-	var meta map[string]any
-	if req.Params != nil {
-		meta = req.Params.Meta
-	}
-	if !s.holds(meta) {
-		return lr
-	}
-	tools := lr.Tools
-	spliced := whole && s.c.firstTools != nil
-	if spliced {
-		lr.Tools = []*mcp.Tool{}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as the SDK encodes results
-	err := enc.Encode(lr)
-	lr.Tools = tools
-	if err != nil {
-		return lr
-	}
-	line := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	if spliced {
-		head, ok := bytes.CutSuffix(line, []byte(`"tools":[]}`))
-		if !ok {
-			return s.heldList(req, lr, false)
-		}
-		buf := make([]byte, 0, len(head)+len(`"tools":`)+len(s.c.firstTools)+1)
-		line = append(append(append(append(buf, head...), `"tools":`...), s.c.firstTools...), '}')
-	}
-	return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: s.c.hold.keep(line)}}}
 }
 
 func (s *session) count() int {
@@ -678,18 +444,8 @@ func (s *session) handler(name string) mcp.ToolHandler {
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
 		}
-		return s.call(withProgress(ctx, req), req, name, args), nil
+		return s.call(withProgress(ctx, req), name, args), nil
 	}
-}
-
-// holds reports whether the result of a request whose params carry meta
-// is held for the connection to write (resultHold): over stdio, unless
-// the request follows the per-request protocol (its _meta names a
-// protocol version), whose results the SDK adds fields to after the
-// handler and the middleware (resultType, the server's info in _meta).
-func (s *session) holds(meta map[string]any) bool {
-	_, perRequest := meta[mcp.MetaKeyProtocolVersion]
-	return s.c.hold != nil && !perRequest
 }
 
 // callContext is the context a call of this session runs in: the policy
@@ -699,16 +455,10 @@ func (s *session) callContext(ctx context.Context) context.Context {
 }
 
 // call runs a tool through the registry, in the session's scope when it
-// has one, and shapes the result from the bytes the registry encoded.
-//
-// The call runs on a worker of the warm pool (warmPool), whose stack has
-// already grown to what a call needs.
-func (s *session) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (out *mcp.CallToolResult) {
-	warm.run(func() {
-		res, wire := s.run(ctx, name, args)
-		out = s.result(req, res, wire)
-	})
-	return out
+// has one, and shapes the result from the bytes the registry encoded
+// (toResult).
+func (s *session) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+	return toResult(s.run(ctx, name, args))
 }
 
 // run runs a tool through the registry, in the session's scope when it
@@ -729,27 +479,16 @@ func (s *session) run(ctx context.Context, name string, args json.RawMessage) (*
 	return res, wire
 }
 
-// fallback is a receiving middleware: tools/list answers the real
-// descriptors (listTools); a tools/call for a name the session does not
-// list is answered with an envelope instead of the SDK's JSON-RPC
+// fallback is a receiving middleware: a tools/call for a name the session
+// does not list is answered with an envelope instead of the SDK's JSON-RPC
 // error: tool_not_in_stage (with the stages that offer it), tool_disabled
 // (gate closed or deselected), unknown_tool (with a did-you-mean), or the
 // result of a deprecated tool or a dotted name.
 func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		switch {
-		case method == "initialize" || method == "ping" || method == "server/discover" || strings.HasPrefix(method, "notifications/"):
-		case method == "tools/list" && s.c.listed.CompareAndSwap(false, true):
-		default:
-			s.c.started()
-		}
-		if method == "tools/list" {
-			return s.listTools(ctx, next, method, req)
-		}
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		s.registered()
 		r, ok := req.(*mcp.CallToolRequest)
 		if !ok || r.Params == nil || s.isListed(r.Params.Name) {
 			return next(ctx, method, req)
@@ -757,18 +496,10 @@ func (s *session) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		if t, found := s.c.reg.Get(r.Params.Name); found {
 			if allowed, _ := s.c.opts.Policy.Allows(t); allowed && !s.c.sel.selected(t) {
 				s.c.log.Debug("call of a tool left out by the selection", "tool", t.Name)
-				res, wire := deselected(t)
-				return s.result(r, res, wire), nil
+				return toResult(deselected(t)), nil
 			}
 		}
-		return s.call(withProgress(ctx, r), r, r.Params.Name, r.Params.Arguments), nil
-	}
-}
-
-// started calls opts.Started, once (see Options.Started).
-func (c *core) started() {
-	if c.opts.Started != nil {
-		c.startOnce.Do(c.opts.Started)
+		return s.call(withProgress(ctx, r), r.Params.Name, r.Params.Arguments), nil
 	}
 }
 
@@ -893,21 +624,6 @@ func deselected(t *registry.ToolDef) (*envelope.ToolResult, []byte) {
 		WithMeta("tool", t.Name)
 	wire, _ := res.MarshalJSON()
 	return res, wire
-}
-
-// result is the tool result of an envelope answering req, from wire, the
-// envelope's JSON (as the registry encodes it: envelope.Result.MarshalJSON):
-// held for the connection to write (resultHold) when the session holds
-// req's result, else shaped by toResult.
-func (s *session) result(req *mcp.CallToolRequest, res *envelope.ToolResult, wire []byte) *mcp.CallToolResult {
-	var meta map[string]any
-	if req != nil && req.Params != nil {
-		meta = req.Params.Meta
-	}
-	if s.holds(meta) {
-		return s.c.hold.hold(res, wire)
-	}
-	return toResult(res, wire)
 }
 
 // toResult turns an envelope into a tool result, from wire, the

@@ -3,18 +3,15 @@ package server_test
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/registry"
 	"github.com/cursus-go/cursus/server"
@@ -420,120 +417,5 @@ func TestListenAddr(t *testing.T) {
 		if got, err := server.ListenAddr(bad); err == nil {
 			t.Errorf("ListenAddr(%q) = %q, want an error", bad, got)
 		}
-	}
-}
-
-// TestListBeforeAndAfterRegistration: a static server answers its first
-// tools/list before it registers its tools with the SDK, and the answer
-// is the one it gives once they are (after a call), over stdio too; a
-// call before any list is answered.
-func TestListBeforeAndAfterRegistration(t *testing.T) {
-	reg := cursus.Registry()
-	ctx := testCtx(t)
-	first := connect(t, newServer(t, reg, server.Options{}), "")
-	before, err := first.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := first.CallTool(ctx, &mcp.CallToolParams{Name: "tools__help", Arguments: map[string]any{}}); err != nil || res.IsError {
-		t.Fatalf("call after the first list: %v %v", err, res)
-	}
-	after, err := first.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b1, _ := json.Marshal(before)
-	b2, _ := json.Marshal(after)
-	if len(before.Tools) == 0 || string(b1) != string(b2) {
-		t.Errorf("tools/list before registration (%d tools) differs from after (%d tools)", len(before.Tools), len(after.Tools))
-	}
-	callFirst := connect(t, newServer(t, reg, server.Options{}), "")
-	if res, err := callFirst.CallTool(ctx, &mcp.CallToolParams{Name: "catalog__search", Arguments: map[string]any{"query": "xgb"}}); err != nil || res.IsError {
-		t.Fatalf("a call before any list: %v %v", err, res)
-	}
-	if l, err := callFirst.ListTools(ctx, nil); err != nil || len(l.Tools) != len(before.Tools) {
-		t.Fatalf("list after a call: %v, %d tools", err, len(l.Tools))
-	}
-
-	r := startStdio(t, ctx, reg, server.Options{})
-	r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tools__help","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
-	r.in.Close()
-	msgs := byID(r.readAll(t))
-	l2, _ := json.Marshal(msgs["2"]["result"])
-	l4, _ := json.Marshal(msgs["4"]["result"])
-	if msgs["2"]["result"] == nil || string(l2) != string(l4) {
-		t.Errorf("over stdio, the first tools/list differs from the one after a call")
-	}
-}
-
-// TestHeldListIsTheSDKEncoding: over stdio the tools/list line, encoded
-// once by the server (heldList), is byte for byte the line the SDK writes
-// for the same server, before and after the tools are registered, under
-// each gate.
-func TestHeldListIsTheSDKEncoding(t *testing.T) {
-	reg := cursus.Registry()
-	lines := []string{initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tools__help","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`}
-	answers := func(r *rawStdio) map[string]string {
-		r.send(t, lines...)
-		out := map[string]string{}
-		for line := range r.lines {
-			for _, id := range []string{"2", "4"} {
-				if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`+id+`,`) {
-					out[id] = line
-				}
-			}
-			if len(out) == 2 {
-				break
-			}
-		}
-		return out
-	}
-	for _, p := range []registry.Policy{{}, {AllowDestructive: true, AllowScriptExec: true}} {
-		opts := server.Options{Policy: p, Version: testVersion}
-		ctx := testCtx(t)
-		ours := answers(startStdio(t, ctx, reg, opts))
-		sdk := answers(pipeServe(t, func(in io.ReadCloser, out io.WriteCloser) error {
-			s, err := server.New(reg, opts)
-			if err != nil {
-				return err
-			}
-			return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
-		}))
-		for _, id := range []string{"2", "4"} {
-			if ours[id] == "" || ours[id] != sdk[id] {
-				t.Errorf("policy %+v, tools/list %s: the held line (%d bytes) differs from the SDK's (%d bytes)", p, id, len(ours[id]), len(sdk[id]))
-			}
-		}
-	}
-}
-
-// TestStartedAfterTheFirstList: Options.Started is called once, at the
-// first request after initialize and the first tools/list.
-func TestStartedAfterTheFirstList(t *testing.T) {
-	var n atomic.Int32
-	ctx := testCtx(t)
-	cs := connect(t, newServer(t, testRegistry(t), server.Options{Started: func() { n.Add(1) }}), "")
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := cs.Ping(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got := n.Load(); got != 0 {
-		t.Fatalf("Started called %d times before any request but initialize, ping and the first list", got)
-	}
-	for range 2 {
-		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"msg": "hi"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := n.Load(); got != 1 {
-		t.Fatalf("Started called %d times after two calls, want once", got)
 	}
 }

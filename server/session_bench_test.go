@@ -8,15 +8,14 @@ import (
 
 // BenchmarkSessionServer: making one server of a built core from the real
 // registry: the static server (once per New) and a guided session's (once
-// per guided HTTP session): mostly the SDK's AddTool of each tool under
-// its stub schema, which the SDK still decodes once (checking parameter
-// header annotations).
+// per guided HTTP session): mostly the SDK's AddTool of each tool, which
+// decodes the tool's schemas again to check them.
 func BenchmarkSessionServer(b *testing.B) {
 	for _, mode := range []struct {
 		name string
 		opts Options
 	}{{"static", Options{}}, {"guided", Options{Guided: true}}} {
-		_, c, err := build(cursus.Registry(), mode.opts, nil)
+		_, c, err := build(cursus.Registry(), mode.opts)
 		if err != nil {
 			b.Fatal(err)
 		}

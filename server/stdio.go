@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,17 +37,19 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // Close implements io.Closer; the underlying writer stays open.
 func (l *lockedWriter) Close() error { return nil }
 
-// frameFilter reads the lines of stdin for the stdio connection
-// (lineConn). The SDK ends a session at the first message it cannot
-// decode; the filter hands on only frames the SDK's own decoder reads
-// (jsonrpc.DecodeMessage: the same depth limit, the same rules for ids
-// and methods), decoded by it unless they are plain requests
-// (plainRequest), and answers every other line itself, then goes on
-// reading: a line that is not JSON, or is longer than max, with a parse
-// error (-32700); a JSON value that is not a single JSON-RPC message (a
-// batch, the empty batch "[]", a message nested deeper than the SDK
-// decodes) with an invalid request error (-32600). The answer carries the
-// frame's id when one can be read from it. Blank lines are skipped.
+// frameFilter is the reader ServeStdio puts in front of the SDK's stdio
+// transport (mcp.IOTransport). The SDK ends a session at the first line it
+// cannot decode; the filter hands it only lines it can: each line the
+// filter passes is one JSON object, trimmed, on a line of its own. It
+// answers every other line itself, then goes on reading: a line that is
+// not JSON, or is longer than max, with a parse error (-32700); a JSON
+// value that is not an object (a batch, the empty batch "[]", a string)
+// with an invalid request error (-32600). The answer carries the line's
+// id when one can be read from it. Blank lines are skipped. An object the
+// SDK's decoder still refuses (no "jsonrpc":"2.0", an id that is neither a
+// string nor a number, a message nested deeper than the SDK decodes) is
+// answered by the connection (frameConn), from the copy of each passed line
+// the filter keeps until the SDK has read it.
 //
 // Batches are refused whole: MCP removed JSON-RPC batching in 2025-06-18,
 // and the SDK ends a session of a newer protocol that sends one.
@@ -56,9 +58,14 @@ type frameFilter struct {
 	r    *bufio.Reader
 	out  io.Writer
 	max  int
-	err  error // the read error to report once the frames before it are handed out
+	err  error // the read error to report once the lines before it are handed out
 	line []byte
 	head []byte // the start of a line that turned out too long
+
+	next []byte // the rest of the line being handed out, newline included
+
+	mu     sync.Mutex
+	passed [][]byte // the lines handed out and not yet read back by the SDK (take)
 }
 
 // idProbeBytes is how much of a too-long line is kept to find its id.
@@ -68,10 +75,16 @@ func newFrameFilter(src io.ReadCloser, out io.Writer, max int) *frameFilter {
 	return &frameFilter{src: src, r: bufio.NewReaderSize(src, 64<<10), out: out, max: max}
 }
 
-// next returns the message of the next line the SDK's decoder reads,
-// decoded as it decodes it; every other line is answered on the way.
-func (f *frameFilter) next() (jsonrpc.Message, error) {
-	for f.err == nil {
+// Read implements io.Reader: it hands out the next line the SDK can
+// decode, with its newline, answering every other line on the way. A
+// read never reaches past the end of a line, so the SDK's decoder, which
+// reads no further than the value it decodes, has nothing of the next line
+// until it asks for it.
+func (f *frameFilter) Read(p []byte) (int, error) {
+	for len(f.next) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
 		line, tooLong, err := f.readLine()
 		if err != nil {
 			f.err = err
@@ -80,13 +93,33 @@ func (f *frameFilter) next() (jsonrpc.Message, error) {
 			f.reject(-32700, fmt.Sprintf("Parse error: message longer than %d bytes", f.max), probeID(f.head))
 			continue
 		}
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if msg := f.check(trimmed); msg != nil {
-				return msg, nil
-			}
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && f.check(trimmed) {
+			frame := make([]byte, len(trimmed)+1)
+			copy(frame, trimmed)
+			frame[len(trimmed)] = '\n'
+			f.mu.Lock()
+			f.passed = append(f.passed, frame[:len(trimmed)])
+			f.mu.Unlock()
+			f.next = frame
 		}
 	}
-	return nil, f.err
+	n := copy(p, f.next)
+	f.next = f.next[n:]
+	return n, nil
+}
+
+// take returns the oldest line handed out that the SDK has not read back,
+// and forgets it; nil when there is none.
+func (f *frameFilter) take() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.passed) == 0 {
+		return nil
+	}
+	frame := f.passed[0]
+	f.passed[0] = nil
+	f.passed = f.passed[1:]
+	return frame
 }
 
 // Close implements io.Closer: it closes the source (unblocking a pending read where the OS allows).
@@ -119,193 +152,83 @@ func (f *frameFilter) readLine() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check returns the message of a frame as the SDK's decoder reads it, or
-// nil after answering a frame that decoder would not read: a plain
-// request (plainRequest) is decoded with encoding/json (decodePlain), any
-// other frame by the SDK's decoder itself. json.Valid is not redundant
-// with DecodeMessage: the decoder reads the first value and ignores what
-// follows it, while the SDK's connection ends the session on trailing
-// data.
-func (f *frameFilter) check(frame []byte) jsonrpc.Message {
+// check reports whether the SDK's stdio connection reads frame as one
+// JSON value without ending the session, and answers it when not. The
+// connection decodes each line with encoding/json's streaming decoder,
+// whose syntax json.Valid checks (trailing data included: the decoder
+// would read it as the next value, which is not on a line of its own),
+// and reads a JSON array as a batch.
+func (f *frameFilter) check(frame []byte) bool {
 	if !json.Valid(frame) {
 		f.reject(-32700, "Parse error: the line is not valid JSON", probeID(frame))
-		return nil
+		return false
 	}
 	switch frame[0] {
+	case '{':
+		return true
 	case '[':
 		f.reject(-32600, "Invalid Request: JSON-RPC batches are not supported (MCP removed batching in protocol 2025-06-18): send one message per line", nil)
-		return nil
-	case '{':
 	default:
 		f.reject(-32600, "Invalid Request: a message must be a JSON object", nil)
-		return nil
 	}
-	if plainRequest(frame) {
-		// decodePlain fails only should it ever part from plainRequest
-		// (TestPlainRequest, FuzzFrameFilter): the SDK's decoder then has
-		// the last word.
-		if msg, err := decodePlain(frame); err == nil {
-			return msg
+	return false
+}
+
+// frameConn is the SDK's stdio connection behind a frameFilter. The SDK
+// ends a session when a line it reads does not decode as a JSON-RPC
+// message; frameConn answers that line with an invalid request error
+// (-32600) instead and reads on.
+type frameConn struct {
+	mcp.Connection
+	filter *frameFilter
+}
+
+// Read implements mcp.Connection. Every message or decoding error the SDK's
+// connection returns is of the oldest line the filter handed out and the
+// SDK has not read back (the lines are decoded in order, one message
+// each); a failure to read the input comes only after them.
+func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
+			return nil, err
 		}
+		frame := c.filter.take()
+		if err == nil || frame == nil {
+			return msg, err
+		}
+		derr := jsonrpcDecodeError(frame)
+		if derr == nil {
+			return nil, err // not the line's fault
+		}
+		c.filter.reject(-32600, "Invalid Request: "+decodeReason(derr), probeID(frame))
 	}
-	msg, err := jsonrpc.DecodeMessage(frame)
+}
+
+// jsonrpcDecodeError is the error of the SDK's decoder on frame, nil when
+// it decodes.
+func jsonrpcDecodeError(frame []byte) error {
+	_, err := jsonrpc.DecodeMessage(frame)
+	return err
+}
+
+// frameTransport is ServeStdio's transport: the SDK's own stdio transport
+// (mcp.IOTransport) reading through a frameFilter, its connection a
+// frameConn.
+type frameTransport struct {
+	filter *frameFilter
+	out    io.WriteCloser
+}
+
+// Connect implements mcp.Transport. The filter bounds every line, so the
+// SDK's own bound is lifted: it counts a line's newline too, and would end
+// the session on a line the filter accepted.
+func (t *frameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := (&mcp.IOTransport{Reader: t.filter, Writer: t.out, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
-		f.reject(-32600, "Invalid Request: "+decodeReason(err), probeID(frame))
-		return nil
+		return nil, err
 	}
-	return msg
-}
-
-// plainDepth is how deep a frame plainRequest passes may nest, well within
-// the SDK decoder's limit.
-const plainDepth = 64
-
-// plainRequest reports whether a valid JSON frame is a request the SDK's
-// decoder certainly reads, and reads as decodePlain does: valid UTF-8,
-// nested at most plainDepth deep, an object whose keys are distinct and
-// each one of jsonrpc, id, method and params, written without escapes,
-// with jsonrpc "2.0", method a string and id absent, a string or a finite
-// number (the first three without escapes). Any other frame goes through
-// the SDK's decoder (jsonrpc.DecodeMessage), which costs two decodes, each
-// with a 32 KB buffer: nearly every frame a client sends is plain. It
-// scans the bytes (json.Valid has checked the syntax) without allocating.
-func plainRequest(frame []byte) bool {
-	if !utf8.Valid(frame) {
-		return false
-	}
-	var seen [4]bool // jsonrpc, id, method, params
-	object := eachMember(frame, func(key, value []byte) bool {
-		k := plainKey(string(key))
-		if k < 0 || seen[k] || bytes.IndexByte(key, '\\') >= 0 {
-			return false
-		}
-		seen[k] = true
-		return plainValue(k, value)
-	})
-	return object && seen[0] && seen[2]
-}
-
-// eachMember calls fn with the raw key (without its quotes) and the raw
-// value of each member of the JSON object b, in order, and reports whether
-// b is an object and fn accepted every member. b is valid JSON; a value
-// nested deeper than plainDepth counts as not accepted.
-func eachMember(b []byte, fn func(key, value []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
-		if b[i] != '"' {
-			return false
-		}
-		end := valueEnd(b, i, 1)
-		if end < 0 {
-			return false
-		}
-		key := b[i+1 : end-1]
-		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return false
-		}
-		start := skipSpace(b, i+1)
-		if end = valueEnd(b, start, 1); end < 0 || !fn(key, b[start:end]) {
-			return false
-		}
-		if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return true
-}
-
-// plainValue checks the value of the key plainKey numbered k.
-func plainValue(k int, v []byte) bool {
-	switch k {
-	case 0: // jsonrpc
-		return string(v) == `"2.0"`
-	case 1: // id
-		if v[0] == '"' {
-			return bytes.IndexByte(v, '\\') < 0
-		}
-		if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
-			return false
-		}
-		f, err := strconv.ParseFloat(string(v), 64)
-		return err == nil && !math.IsInf(f, 0)
-	case 2: // method
-		return v[0] == '"' && bytes.IndexByte(v, '\\') < 0
-	}
-	return true // params: any value
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON whitespace.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns the index just past the JSON value starting at i of
-// valid JSON b, the value sitting at nesting depth; -1 when it nests
-// deeper than plainDepth.
-func valueEnd(b []byte, i, depth int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return -1
-	case '{', '[':
-		base := depth
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end := valueEnd(b, j, depth)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				if depth++; depth > plainDepth {
-					return -1
-				}
-			case '}', ']':
-				if depth--; depth == base {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	return j
-}
-
-// plainKey is the index of a key plainRequest accepts, -1 for any other.
-func plainKey(key string) int {
-	switch key {
-	case "jsonrpc":
-		return 0
-	case "id":
-		return 1
-	case "method":
-		return 2
-	case "params":
-		return 3
-	}
-	return -1
+	return &frameConn{Connection: c, filter: t.filter}, nil
 }
 
 // decodeReason is the SDK decoder's complaint, without its package prefix.
