@@ -76,12 +76,11 @@ var (
 )
 
 // Build builds the default registry (DefaultNamespaces, with the tools'
-// markdown views) once and returns it with any build error. The schemas of
-// its tools come precomputed (generated with `go generate ./...`) where
-// they match the tools' types, and are reflected otherwise.
+// markdown views) once and returns it with any build error. Each tool's
+// schemas are reflected on first use, once.
 func Build() (*registry.Registry, error) {
 	buildOnce.Do(func() {
-		built, buildErr = tools.Build(DefaultNamespaces(), registry.WithPrecomputed(precomputed()))
+		built, buildErr = tools.Build(DefaultNamespaces())
 	})
 	return built, buildErr
 }

@@ -8,11 +8,8 @@
 // whole envelope, its data typed; see OutputSchemaFor), each once, on
 // first use, and marshalled once (SchemaJSON, OutputSchemaJSON). A tool
 // whose handler still returns *envelope.ToolResult is untyped (Typed is
-// false): its data schema is {}. Start-up need not reflect at all:
-// Precompute writes a registry's input and listed output schemas and the
-// listings of given sequences of its tools, each keyed by the tool's name
-// and a fingerprint of its types, and Build WithPrecomputed takes every
-// entry that still matches (a tool without one is reflected).
+// false): its data schema is {}. Each schema is cached in its tool: the
+// registry holds no other copy of it.
 //
 // Call is the one invoker every front end uses (the Go API, the CLI and the
 // MCP server). It never panics and always returns an *envelope.ToolResult:

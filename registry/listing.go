@@ -60,13 +60,7 @@ type Listing struct {
 	Shapes []SharedShape
 	// schemas holds each tool's listed input schema, marshalled once.
 	schemas map[*ToolDef]json.RawMessage
-	// pre: the listing came from precomputed entries.
-	pre bool
 }
-
-// Precomputed reports whether the listing came from precomputed entries
-// (Precomputed) rather than from the tools' schemas.
-func (l *Listing) Precomputed() bool { return l.pre }
 
 // InputSchema is t's listed input schema (t must be one of the tools the
 // listing was made from): Schema without the deprecated aliases (still
@@ -81,14 +75,7 @@ func (l *Listing) InputSchema(t *ToolDef) json.RawMessage { return l.schemas[t] 
 
 // NewListing computes the listing of tools. It fails only when a schema
 // cannot be marshalled, a programming error.
-//
-// When every tool's schemas come from one set of precomputed entries that
-// holds this sequence's listing (Precomputed), that listing is used
-// instead of computing it.
 func NewListing(tools []*ToolDef) (*Listing, error) {
-	if l, ok := precomputedListingOf(tools); ok {
-		return l, nil
-	}
 	// An argument is shared by name and description: tools that describe
 	// an argument of the same name alike mean the same argument.
 	type key struct{ name, desc string }

@@ -84,8 +84,7 @@ type ToolDef struct {
 
 	argType reflect.Type // the argument struct
 	outType reflect.Type // the data type; anyType while the tool's data is untyped
-	// argFields reads the argument struct's tags once, when first needed (a
-	// start that takes its schemas precomputed never does).
+	// argFields reads the argument struct's tags once, when first needed.
 	argFields func() argInfo
 	wire      string
 	// invoke decodes the validated arguments (over the defaults) into the
@@ -105,21 +104,13 @@ type ToolDef struct {
 	listedOut lazySchema
 	data      lazySchema // the data schema (DataSchema), for DataSchemaJSON
 	args      lazyArgs   // the input schema compiled for validation
-	// pre is the set of precomputed entries the tool's schemas come from
-	// (usePrecomputed), nil when they are reflected.
-	pre *Precomputed
-	// fp is the fingerprint, computed once (fpOnce).
-	fpOnce sync.Once
-	fp     uint64
 }
 
-// lazySchema is a schema computed once, on first use, as JSON (compact,
-// HTML characters not escaped, as the envelope and MCP's wire encoding
-// write them), or given precomputed (Precomputed); its map is that JSON
-// decoded, on first use of the map, so a reflected schema and a
-// precomputed one are the same Go values (numbers float64).
+// lazySchema is one tool's schema, computed once, on first use, as JSON
+// (compact, HTML characters not escaped, as the envelope and MCP's wire
+// encoding write them); its map is that JSON decoded, on first use of the
+// map (numbers float64).
 type lazySchema struct {
-	pre  json.RawMessage // the precomputed JSON, when there is one
 	once sync.Once
 	b    json.RawMessage
 	err  error
@@ -129,13 +120,9 @@ type lazySchema struct {
 	mErr  error
 }
 
-// json returns the schema's JSON, computed with make unless precomputed.
+// json returns the schema's JSON, computed with make.
 func (l *lazySchema) json(name string, make func() (map[string]any, error)) json.RawMessage {
 	l.once.Do(func() {
-		if l.pre != nil {
-			l.b = l.pre
-			return
-		}
 		m, err := make()
 		if err != nil {
 			l.err = err
@@ -201,9 +188,8 @@ func (t *ToolDef) WireName() string { return t.wire }
 
 // Schema returns the tool's JSON Schema for its arguments: root type object,
 // no $ref or $schema, additionalProperties false, as decoded JSON (numbers
-// are float64). Do not modify it. The schema is reflected on first use
-// (or taken from precomputed entries, WithPrecomputed), so a process that
-// only lists names (cursus mcp list-tools) never pays for reflection; the
+// are float64). Do not modify it. The schema is reflected on first use,
+// so a process that only lists names (cursus mcp list-tools) never pays for reflection; the
 // registry tests reflect every tool's schema, so a bad argument struct
 // cannot ship.
 func (t *ToolDef) Schema() map[string]any { return t.in.schema(t.Name, t.reflectInput) }
@@ -411,14 +397,8 @@ var nameRE = lazyre.New(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
 // tool's schema, generates <ns>.help for every namespace but those in
 // NoAutoHelp, and fails on a duplicate name, a malformed name, a tool whose
 // namespace disagrees with its group, or an example that does not name its
-// tool. With WithPrecomputed, the tools its entries match take their
-// schemas from them (and their checks, done when the entries were made, are
-// not repeated).
-func Build(nss []Namespace, opts ...BuildOption) (*Registry, error) {
-	var cfg buildConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+// tool.
+func Build(nss []Namespace) (*Registry, error) {
 	r := &Registry{byName: map[string]*ToolDef{}, namespaces: map[string]string{}}
 	var errs []string
 	add := func(t *ToolDef) {
@@ -479,11 +459,7 @@ func Build(nss []Namespace, opts ...BuildOption) (*Registry, error) {
 	}
 	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
 	for _, t := range r.sorted {
-		if !t.usePrecomputed(cfg.pre) {
-			// A matching entry was made from a registry that passed
-			// this check, from the same types (its fingerprint).
-			errs = append(errs, checkAliases(t)...)
-		}
+		errs = append(errs, checkAliases(t)...)
 		if t.DeprecatedBy != "" {
 			if _, ok := r.byName[t.DeprecatedBy]; !ok {
 				errs = append(errs, fmt.Sprintf("tool %q: deprecated by unknown tool %q", t.Name, t.DeprecatedBy))

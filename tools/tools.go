@@ -60,10 +60,9 @@ func mergeNamespaces(first registry.Namespace, more ...registry.Namespace) regis
 }
 
 // Build builds a registry of the namespaces, giving every tool that has a
-// markdown view its format argument (see package markdown); opts are
-// registry.Build's.
-func Build(nss []registry.Namespace, opts ...registry.BuildOption) (*registry.Registry, error) {
-	return registry.Build(withMarkdownViews(nss), opts...)
+// markdown view its format argument (see package markdown).
+func Build(nss []registry.Namespace) (*registry.Registry, error) {
+	return registry.Build(withMarkdownViews(nss))
 }
 
 // nonNilList returns s, or an empty list for nil (a list in typed data is

@@ -22,17 +22,7 @@
 // Files are decoded with unknown keys rejected, so a misspelt key fails
 // instead of being ignored.
 //
-// The embedded YAML is decoded through snapshot.json when that file was
-// generated from exactly the embedded bytes (a CRC-64 checksum decides),
-// because yaml.v3's tokeniser was three quarters of a load; field sets,
-// defaults and every validation still run on each load, and a stale
-// snapshot only means the YAML is parsed instead. After editing steps/ or
-// fieldsets/ run
-//
-//	go test ./engine/catalog -run TestSnapshotCurrent -args -update
-//
-// (TestSnapshotCurrent fails until you do). Workspace files are always
-// read as YAML.
+// The embedded files are parsed once per process, on first use.
 //
 // # Step file format
 //

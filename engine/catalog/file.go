@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,22 +68,13 @@ type FieldDecl struct {
 	// Hyperparameter (nil: inherited, or false for a new field) marks a
 	// hyperparameter of a Training or Tuning step.
 	Hyperparameter *bool `yaml:"hyperparameter,omitempty" json:"hyperparameter,omitempty"`
-
-	// SnapDefault and SnapAllowed carry Default and Allowed in the snapshot
-	// (snapshot.go), written with their types preserved; they are empty in
-	// a declaration decoded from YAML.
-	SnapDefault json.RawMessage `yaml:"-" json:"default,omitempty"`
-	SnapAllowed json.RawMessage `yaml:"-" json:"allowed,omitempty"`
 }
 
 // hasDefault reports whether the declaration wrote a default key.
-func (d *FieldDecl) hasDefault() bool { return len(d.SnapDefault) > 0 || d.Default.Kind != 0 }
+func (d *FieldDecl) hasDefault() bool { return d.Default.Kind != 0 }
 
 // defaultValue decodes the declared default into plain Go values.
 func (d *FieldDecl) defaultValue() (any, error) {
-	if len(d.SnapDefault) > 0 {
-		return readTyped(d.SnapDefault)
-	}
 	if !d.hasDefault() {
 		return nil, nil
 	}
@@ -97,41 +87,7 @@ func (d *FieldDecl) defaultValue() (any, error) {
 
 // allowedValues returns the declared allowed values.
 func (d *FieldDecl) allowedValues() ([]any, error) {
-	if len(d.SnapAllowed) > 0 {
-		v, err := readTyped(d.SnapAllowed)
-		if err != nil {
-			return nil, err
-		}
-		l, ok := v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("allowed is not a list")
-		}
-		return l, nil
-	}
 	return normalizeList(d.Allowed), nil
-}
-
-// toSnapshot fills SnapDefault and SnapAllowed from the YAML values.
-func (d *FieldDecl) toSnapshot() error {
-	if d.hasDefault() {
-		v, err := d.defaultValue()
-		if err != nil {
-			return err
-		}
-		var b bytes.Buffer
-		if err := writeTyped(&b, v); err != nil {
-			return fmt.Errorf("field %s default: %w", d.Name, err)
-		}
-		d.SnapDefault = b.Bytes()
-	}
-	if d.Allowed != nil {
-		var b bytes.Buffer
-		if err := writeTyped(&b, normalizeList(d.Allowed)); err != nil {
-			return fmt.Errorf("field %s allowed: %w", d.Name, err)
-		}
-		d.SnapAllowed = b.Bytes()
-	}
-	return nil
 }
 
 // normalizeYAML turns yaml.v3's decoded values into JSON-shaped values:

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -192,13 +191,8 @@ func fingerprint(fsys *safefs.FS, dirs []string) (string, [][]string, error) {
 	return b.String(), files, nil
 }
 
-// loadEmbedded parses, resolves and validates the embedded files. The
-// decoding of the YAML is taken from the snapshot when the snapshot was
-// made from exactly these bytes (see snapshot.go); everything after
-// decoding (field sets, defaults, validation) runs either way.
-func loadEmbedded() (*Catalog, error) { return loadEmbeddedWith(true) }
-
-func loadEmbeddedWith(useSnapshot bool) (*Catalog, error) {
+// loadEmbedded parses, resolves and validates the embedded files.
+func loadEmbedded() (*Catalog, error) {
 	setFiles, errs := readFiles(embedded, "fieldsets", ".yaml")
 	stepFiles, serrs := readFiles(embedded, "steps", StepFileSuffix)
 	errs = append(errs, serrs...)
@@ -212,26 +206,13 @@ func loadEmbeddedWith(useSnapshot bool) (*Catalog, error) {
 	for i, r := range stepFiles {
 		jobs[i] = parseJob{file: r.name, data: r.data}
 	}
-	snap := (*snapshot)(nil)
-	if useSnapshot {
-		snap = currentSnapshot(setFiles, stepFiles)
-	}
-	if snap != nil {
-		for _, fs := range snap.FieldSets {
-			decodedSets = append(decodedSets, decodedFieldSet{fs.File, fs.Set})
+	for _, r := range setFiles {
+		var f FieldSetFile
+		if err := decodeStrict(r.name, r.data, &f); err != nil {
+			errs = append(errs, Problems(err)...)
+			continue
 		}
-		for i := range jobs {
-			jobs[i].raw = snap.Steps[i].Step
-		}
-	} else {
-		for _, r := range setFiles {
-			var f FieldSetFile
-			if err := decodeStrict(r.name, r.data, &f); err != nil {
-				errs = append(errs, Problems(err)...)
-				continue
-			}
-			decodedSets = append(decodedSets, decodedFieldSet{r.name, &f})
-		}
+		decodedSets = append(decodedSets, decodedFieldSet{r.name, &f})
 	}
 	sets, serrs2 := resolveFieldSets(decodedSets)
 	errs = append(errs, serrs2...)
@@ -366,7 +347,7 @@ func readFiles(fsys fs.FS, dir, suffix string) ([]rawFile, LoadErrors) {
 	return out, errs
 }
 
-// decodedFieldSet is a field-set file decoded from YAML or the snapshot.
+// decodedFieldSet is a field-set file decoded from YAML.
 type decodedFieldSet struct {
 	file string
 	set  *FieldSetFile
@@ -520,7 +501,7 @@ func mergeFields(c *collector, inherited []ConfigField, decls []FieldDecl, sourc
 			case d.hasDefault() || f.Tier == TierEssential:
 				f.Derivation = "" // an explicit default replaces a dynamic one
 			}
-			if d.Allowed != nil || len(d.SnapAllowed) > 0 {
+			if d.Allowed != nil {
 				al, err := d.allowedValues()
 				if err != nil {
 					c.add(p+".allowed", "%v", err)
@@ -608,28 +589,13 @@ func (s *Step) setOrigin(source, workspace, overrides string) {
 // parseJob is one step file to parse; parseAll fills step and errs.
 type parseJob struct {
 	file string
-	data []byte          // YAML
-	raw  json.RawMessage // the snapshot's decoding of data, when current
+	data []byte // YAML
 	step *Step
 	errs LoadErrors
 }
 
-// run decodes (from the snapshot when it has the file) and builds the step.
+// run decodes and builds the step.
 func (j *parseJob) run(sets map[string]*FieldSet) {
-	if len(j.raw) > 0 {
-		var sf StepFile
-		if err := json.Unmarshal(j.raw, &sf); err == nil {
-			c := &collector{file: j.file}
-			st := buildStep(c, j.file, &sf, sets)
-			if len(c.errs) > 0 {
-				j.step, j.errs = nil, c.errs
-			} else {
-				j.step, j.errs = st, nil
-			}
-			return
-		}
-		// A snapshot that does not decode is ignored: parse the YAML.
-	}
 	j.step, j.errs = parseStep(j.file, j.data, sets)
 }
 
