@@ -29,8 +29,9 @@ func runCommand() *cli.Command {
 				Usage:     "compile a DAG and its config and run the definition on this machine (execution.run_local)",
 				ArgsUsage: " ",
 				Description: "Each step runs in a bubblewrap sandbox at its SageMaker container paths, with the interpreter CURSUS_PYTHON (default python3).\n" +
-					"A line on stderr when each step starts and when it ends (independent steps run at the same time); the run's report (JSON)\n" +
-					"on stdout. Ctrl-C stops the running jobs, writes the report and says which steps were running and where the run is.\n" +
+					"A line on stderr when each step starts and when it ends (independent steps run at the same time), and one per plot the run\n" +
+					"drew (ROC, precision-recall, reliability); the run's report (JSON) on stdout. Ctrl-C stops the running jobs, writes the\n" +
+					"report and says which steps were running and where the run is.\n" +
 					"Exit status 0 when every step succeeded or was substituted, 1 when a step failed (the report names it), the run was\n" +
 					"interrupted or the call failed, 2 for a usage error.",
 				Flags: []cli.Flag{
@@ -121,6 +122,9 @@ func runLocalCmd(c *cli.Context) error {
 	if err != nil {
 		return failure{msg: err.Error()}
 	}
+	if !c.Bool("quiet") {
+		printPlots(c.App.ErrWriter, b)
+	}
 	if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
 		return err
 	}
@@ -151,6 +155,23 @@ func interrupted(details map[string]any) string {
 	}
 	dir, _ := details["run_dir"].(string)
 	return fmt.Sprintf("interrupted: %s; the run's report is %s, its folder %s", what, filepath.Join(dir, "report.json"), dir)
+}
+
+// printPlots writes a line to w for each plot the run's report (JSON)
+// lists.
+func printPlots(w io.Writer, report []byte) {
+	var rep struct {
+		Plots []struct {
+			Step string `json:"step"`
+			Path string `json:"path"`
+		} `json:"plots"`
+	}
+	if json.Unmarshal(report, &rep) != nil {
+		return
+	}
+	for _, p := range rep.Plots {
+		fmt.Fprintf(w, "plot of %s: %s\n", p.Step, p.Path)
+	}
 }
 
 // stepPrinter writes a line to w when a step starts and when it ends.

@@ -114,14 +114,20 @@
 // (Options.MemoryBytes), its own process group killed on cancellation and
 // with the parent, stdin /dev/null, its output captured with a cap (the
 // newest 4 MiB kept in the step's log.txt) and an environment of its own
-// (nothing of the caller's, credentials included).
+// (nothing of the caller's, credentials included). To it the runner adds
+// settings for speed that change nothing a script computes (jobenv.go):
+// OMP_WAIT_POLICY=PASSIVE, OMP_NUM_THREADS only under a CPU quota,
+// SETUPTOOLS_USE_DISTUTILS=stdlib on Python 3.11 and older, and the run's
+// matplotlib cache at matplotlib's default cache directory; the job's own
+// Environment wins over each.
 //
 // # Report
 //
 // Each [StepResult] has the step's name, type, status (succeeded, failed,
-// skipped, substituted), duration, job time, outputs (absolute local
-// paths), command, exit code, checks and log tail. The [Report] adds the
-// sandbox, the interpreter, the parameters and the runner's own overhead
-// (the run's time minus its jobs'); it is also written to
-// <run>/report.json.
+// skipped, substituted, cancelled), duration, job time, outputs (absolute
+// local paths), command, exit code, checks and log tail. The [Report] adds
+// the sandbox, the interpreter, the parameters, the plots the steps drew
+// into their outputs ([Plot]: ROC, precision-recall, reliability), and
+// the runner's own overhead (the run's time in which no job ran); it is
+// also written to <run>/report.json.
 package localrun

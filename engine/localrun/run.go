@@ -184,6 +184,9 @@ type Report struct {
 	Warnings        []string `json:"warnings,omitempty"`
 	// Generated lists the data the run generated (Options.Generate).
 	Generated []Generated `json:"generated,omitempty"`
+	// Plots lists the images the steps wrote into their outputs (ROC and
+	// precision-recall curves, reliability diagrams), in step order.
+	Plots []Plot `json:"plots,omitempty"`
 	// Cancelled is set when the run was cancelled: the steps that were
 	// running then (the report's steps say how each ended).
 	Cancelled *Cancellation `json:"cancelled,omitempty"`

@@ -128,6 +128,9 @@ func (r *run) schedule(ctx context.Context) error {
 			continue // a branch not taken
 		}
 		rep.Steps = append(rep.Steps, *sr)
+		if sr.Status == StatusSucceeded {
+			rep.Plots = append(rep.Plots, plotsOf(sr.Name, sr.Outputs)...)
+		}
 		if sr.Status == StatusFailed && rep.Failed == nil {
 			failStep := sr.Type == compiler.StepTypeFail
 			rep.Failed = &Failure{Step: sr.Name, ExitCode: sr.ExitCode, Error: sr.Error, LogTail: sr.LogTail, FailStep: failStep}

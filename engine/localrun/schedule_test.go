@@ -196,3 +196,32 @@ func TestPythonMinor(t *testing.T) {
 		}
 	}
 }
+
+// The plots a step draws into its outputs are listed in the report:
+// regular image files, by output and path; a link the job made is not.
+func TestReportListsPlots(t *testing.T) {
+	needPython(t)
+	p := newPipeline(t)
+	p.params = []compiler.Parameter{prefixParam()}
+	p.script("s3://bucket/code/draw.py", "draw.py", `
+import os
+o = "/opt/ml/processing/output/metrics"
+os.makedirs(o + "/plots", exist_ok=True)
+for name in ("roc_curve.png", "plots/reliability.JPG", "metrics.json"):
+    open(os.path.join(o, name), "w").write("x")
+os.symlink("/etc/hostname", o + "/linked.png")
+`)
+	p.step(processing("Eval", "draw.py", nil, []string{"metrics"}, nil, nil))
+	rep := p.run(Options{})
+	s := wantStatus(t, rep, "Eval", StatusSucceeded)
+	dir := s.Outputs["metrics"]
+	want := []Plot{
+		{Step: "Eval", Output: "metrics", Name: "plots/reliability.JPG", Path: filepath.Join(dir, "plots", "reliability.JPG")},
+		{Step: "Eval", Output: "metrics", Name: "roc_curve.png", Path: filepath.Join(dir, "roc_curve.png")},
+	}
+	got, _ := json.Marshal(rep.Plots)
+	wantJSON, _ := json.Marshal(want)
+	if string(got) != string(wantJSON) {
+		t.Fatalf("plots %s, want %s", got, wantJSON)
+	}
+}
