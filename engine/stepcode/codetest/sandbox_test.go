@@ -55,14 +55,22 @@ type job struct {
 func (s *scriptSandbox) run(t *testing.T, j job) (string, error) {
 	t.Helper()
 	code := t.TempDir()
-	data, err := fs.ReadFile(catalog.Code(), j.script) // the embedded bytes the compiler uploads
-	if err != nil {
-		t.Fatalf("embedded %s: %v", j.script, err)
+	// The embedded bytes the compiler uploads: the script, and beside it the steplib modules it
+	// imports (catalog.Bundle, as the compiler ships a script).
+	bundle := catalog.Bundle(catalog.StepCode{Path: j.script, Origin: catalog.CodeEmbedded, Files: []string{j.script}, FS: catalog.Code()})
+	for _, f := range bundle.Files {
+		data, err := fs.ReadFile(catalog.Code(), f)
+		if err != nil {
+			t.Fatalf("embedded %s: %v", f, err)
+		}
+		rel := path.Base(f)
+		if strings.HasPrefix(f, catalog.CodeLibDir+"/") {
+			rel = f
+		}
+		mkdir(t, filepath.Dir(filepath.Join(code, filepath.FromSlash(rel))))
+		must(t, os.WriteFile(filepath.Join(code, filepath.FromSlash(rel)), data, 0o644))
 	}
 	name := path.Base(j.script)
-	if err := os.WriteFile(filepath.Join(code, name), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for n, content := range j.extra {
 		must(t, os.WriteFile(filepath.Join(code, n), []byte(content), 0o644))
 	}
