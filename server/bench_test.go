@@ -153,7 +153,7 @@ func BenchmarkStartToFirstAnswer(b *testing.B) {
 	dir := b.TempDir()
 	var took []float64
 	for b.Loop() {
-		r := serveOnce(b, dir, "1")
+		r := serveOnce(b, serveCommand(b, dir), "1")
 		took = append(took, float64(r.took.Microseconds())/1000)
 	}
 	b.ReportMetric(median(took), "start-ms")
@@ -217,32 +217,28 @@ func BenchmarkPingFloorRawStdio(b *testing.B) {
 
 // served is what serveOnce measured of one server process.
 type served struct {
-	took  time.Duration    // from the start to the wanted answer
-	state *os.ProcessState // at exit: CPU time and peak RSS
-	pages residentPages    // just after the wanted answer
+	took     time.Duration    // from the start to the wanted answer
+	state    *os.ProcessState // at exit: CPU time
+	pages    residentPages    // just after the wanted answer
+	answered int              // the wanted answer's bytes
 }
 
 // residentPages splits a process's resident memory: anonymous pages (the
 // Go heap, stacks and runtime metadata) and pages of files (the binary's
-// code, function tables and read-only data, the C library), and of those
-// the ones mapped by 2 MiB page-table entries. A binary the Go linker has
-// just written is held in the page cache partly in 2 MiB folios, which are
-// mapped whole on the first touch: 4-6 MiB more file pages than the same
-// binary copied (cp), which the page cache holds in small folios. The
-// values are zero where /proc is not there to read.
+// code and read-only data, the C library). The values are zero where /proc
+// is not there to read.
 type residentPages struct {
-	anonKiB, fileKiB, filePmdKiB int
-	peakKiB                      int // VmHWM: the process's peak resident set so far
+	anonKiB, fileKiB int
+	peakKiB          int // VmHWM: the process's peak resident set so far
 }
 
 // readResident reads pid's resident pages from /proc.
 func readResident(pid int) residentPages {
-	var r residentPages
-	field := func(path, name string) int {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return 0
-		}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return residentPages{}
+	}
+	field := func(name string) int {
 		for line := range strings.Lines(string(b)) {
 			if rest, ok := strings.CutPrefix(line, name+":"); ok {
 				var kib int
@@ -253,29 +249,23 @@ func readResident(pid int) residentPages {
 		}
 		return 0
 	}
-	proc := fmt.Sprintf("/proc/%d/", pid)
-	r.anonKiB = field(proc+"status", "RssAnon")
-	r.fileKiB = field(proc+"status", "RssFile")
-	r.filePmdKiB = field(proc+"smaps_rollup", "FilePmdMapped")
-	r.peakKiB = field(proc+"status", "VmHWM")
-	return r
+	return residentPages{anonKiB: field("RssAnon"), fileKiB: field("RssFile"), peakKiB: field("VmHWM")}
 }
 
-// serveOnce starts `cursus mcp serve` in dir, initializes, sends each
+// serveOnce starts cmd (a stdio MCP server), initializes, sends each
 // request line and reads the answers up to the one with id want, reads the
 // process's resident pages, then closes stdin and waits.
-func serveOnce(b *testing.B, dir string, want string, requests ...string) served {
-	cmd := exec.Command(cursusBin(b), "mcp", "serve")
-	cmd.Env, cmd.Dir = serveEnv(), dir
+func serveOnce(b *testing.B, cmd *exec.Cmd, want string, requests ...string) served {
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
 	start := time.Now()
 	stdin, stdout := startPiped(b, cmd)
-	lines := append([]string{initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, requests...)
+	lines := append([]string{initLine, initialized}, requests...)
 	if _, err := io.WriteString(stdin, strings.Join(lines, "\n")+"\n"); err != nil {
 		b.Fatal(err)
 	}
 	br := bufio.NewReaderSize(stdout, 1<<20)
+	var answer string
 	for {
 		line, err := br.ReadString('\n')
 		if err != nil {
@@ -285,6 +275,7 @@ func serveOnce(b *testing.B, dir string, want string, requests ...string) served
 			if !strings.Contains(line, `"result"`) || strings.Contains(line, `"isError":true`) {
 				b.Fatalf("answer %s: %.300s", want, line)
 			}
+			answer = line
 			break
 		}
 	}
@@ -294,15 +285,15 @@ func serveOnce(b *testing.B, dir string, want string, requests ...string) served
 	if err := cmd.Wait(); err != nil {
 		b.Fatalf("%v; the server's log:\n%s", err, logs.Bytes())
 	}
-	return served{took: took, state: cmd.ProcessState, pages: pages}
+	return served{took: took, state: cmd.ProcessState, pages: pages, answered: len(answer)}
 }
 
 // reportProcess adds the servers' median CPU time (user and system, the
-// whole run) and median peak RSS (VmHWM after the last answer) to a benchmark of one process per
-// iteration, and the medians of its resident pages after the last answer
-// by kind (residentPages): anonymous, file, and file mapped in 2 MiB.
-func reportProcess(b *testing.B, runs []served) {
-	var cpu, rss, anon, file, pmd []float64
+// whole run), peak RSS (VmHWM after the last answer) and resident pages
+// after the last answer by kind (residentPages), each metric's name
+// prefixed with prefix.
+func reportProcess(b *testing.B, prefix string, runs []served) {
+	var cpu, rss, anon, file []float64
 	for _, r := range runs {
 		st := r.state
 		cpu = append(cpu, float64((st.UserTime()+st.SystemTime()).Microseconds())/1000)
@@ -311,21 +302,15 @@ func reportProcess(b *testing.B, runs []served) {
 		// process the server was forked from, up to its exec.
 		if r.pages.peakKiB > 0 {
 			rss = append(rss, float64(r.pages.peakKiB)/1024)
-		}
-		if r.pages.fileKiB > 0 {
 			anon = append(anon, float64(r.pages.anonKiB)/1024)
 			file = append(file, float64(r.pages.fileKiB)/1024)
-			pmd = append(pmd, float64(r.pages.filePmdKiB)/1024)
 		}
 	}
-	b.ReportMetric(median(cpu), "server-cpu-ms")
+	b.ReportMetric(median(cpu), prefix+"cpu-ms")
 	if len(rss) > 0 {
-		b.ReportMetric(median(rss), "peak-rss-MiB")
-	}
-	if len(file) > 0 {
-		b.ReportMetric(median(anon), "anon-MiB")
-		b.ReportMetric(median(file), "file-MiB")
-		b.ReportMetric(median(pmd), "file-2MiB-mapped-MiB")
+		b.ReportMetric(median(rss), prefix+"peak-rss-MiB")
+		b.ReportMetric(median(anon), prefix+"anon-MiB")
+		b.ReportMetric(median(file), prefix+"file-MiB")
 	}
 }
 
@@ -339,27 +324,37 @@ func median(xs []float64) float64 {
 }
 
 // BenchmarkStartToToolsList: from starting `cursus mcp serve` to reading
-// its tools/list answer (ns/op; the median over the iterations is in
-// start-ms), with the server's CPU time and peak RSS.
+// its tools/list answer, next to a bare go-sdk server listing the same
+// descriptors (bareCmd), started in turn. It reports the medians (start-ms,
+// bare-start-ms), the budget's ratio start/bare (at most 3), the answers'
+// sizes (list-bytes) and each server's CPU time and resident memory.
 func BenchmarkStartToToolsList(b *testing.B) {
-	cursusBin(b)
+	bare := bareCmd(b)
 	dir := b.TempDir()
-	var runs []served
-	var took []float64
+	var ours, floor []served
+	var took, bareTook []float64
 	for b.Loop() {
-		r := serveOnce(b, dir, "2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		r := serveOnce(b, serveCommand(b, dir), "2", toolsListLine)
 		took = append(took, float64(r.took.Microseconds())/1000)
-		runs = append(runs, r)
+		ours = append(ours, r)
+		f := serveOnce(b, exec.Command(bare.Path, bare.Args[1:]...), "2", toolsListLine)
+		bareTook = append(bareTook, float64(f.took.Microseconds())/1000)
+		floor = append(floor, f)
 	}
 	b.ReportMetric(median(took), "start-ms")
-	reportProcess(b, runs)
+	b.ReportMetric(median(bareTook), "bare-start-ms")
+	b.ReportMetric(median(took)/median(bareTook), "start/bare")
+	b.ReportMetric(float64(ours[0].answered), "list-bytes")
+	b.ReportMetric(float64(floor[0].answered), "bare-list-bytes")
+	reportProcess(b, "", ours)
+	reportProcess(b, "bare-", floor)
 }
 
-// BenchmarkPeakRSSAfterCompile: a server's peak RSS (and CPU time) after
-// tools/list and one compile.definition of the xgboost-end-to-end example,
-// the memory goal's measure; ns/op is the whole session.
+// BenchmarkPeakRSSAfterCompile: a server's resident memory (and CPU time)
+// after tools/list and one compile.definition of the xgboost-end-to-end
+// example: anon-MiB is the budget's measure (at most 16 MiB); ns/op is the
+// whole session.
 func BenchmarkPeakRSSAfterCompile(b *testing.B) {
-	cursusBin(b)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		b.Fatal(err)
@@ -367,9 +362,9 @@ func BenchmarkPeakRSSAfterCompile(b *testing.B) {
 	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"compile__definition","arguments":{"dag_file":"examples/xgboost-end-to-end/dag.json","config_file":"examples/xgboost-end-to-end/config.json"}}}`
 	var runs []served
 	for b.Loop() {
-		runs = append(runs, serveOnce(b, root, "3", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, call))
+		runs = append(runs, serveOnce(b, serveCommand(b, root), "3", toolsListLine, call))
 	}
-	reportProcess(b, runs)
+	reportProcess(b, "", runs)
 }
 
 // BenchmarkTinyCallFloorRawStdio: a tools/call answering a tiny envelope

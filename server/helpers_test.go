@@ -23,13 +23,7 @@ const testVersion = "9.8.7-test"
 
 // TestMain keeps the default logger (used by the registry and by
 // demo.noisy) off the test output.
-//
-// Started with CURSUS_TEST_ZERO_WORK set, the test binary is instead the
-// zero-work server of BenchmarkCheapCallSubprocess (serveZeroWork).
 func TestMain(m *testing.M) {
-	if answer := os.Getenv(zeroWorkEnv); answer != "" {
-		os.Exit(serveZeroWork(answer))
-	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	code := m.Run()
 	cleanupBin()

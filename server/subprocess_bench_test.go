@@ -4,55 +4,100 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// zeroWorkEnv names the file of the result a zero-work server answers
-// every tools/call with; set, it makes the test binary that server.
-const zeroWorkEnv = "CURSUS_TEST_ZERO_WORK"
+// The subprocess benchmarks compare `cursus mcp serve` with a bare go-sdk
+// server (testdata/baresdk) in its own process, measured side by side in
+// the same run, so the machine's speed cancels out of the ratios. The
+// budgets are ratios to that floor: a cheap call within 1.3 times the bare
+// server's answer of the same envelope (BenchmarkCheapCallSubprocess,
+// call/bare), a start to tools/list within 3 times the bare server's listing
+// the same descriptors (BenchmarkStartToToolsList, start/bare); and the
+// anonymous memory after a compile within 16 MiB
+// (BenchmarkPeakRSSAfterCompile, anon-MiB).
 
-// serveZeroWork is a server that does no work: it reads newline-delimited
-// JSON-RPC from stdin and answers each request at once from one thread,
-// tools/call with the result in the file answerFile and every other
-// request with an empty result. It is the floor of
-// BenchmarkCheapCallSubprocess: what a client pays for the answer's size
-// and the pipes alone. It returns the process's exit code.
-func serveZeroWork(answerFile string) int {
-	result, err := os.ReadFile(answerFile)
-	if err != nil {
-		return 2
-	}
-	r := bufio.NewReaderSize(os.Stdin, 1<<20)
-	var out []byte
-	for {
-		line, err := r.ReadSlice('\n')
+var (
+	bareOnce sync.Once
+	barePath string
+	bareErr  error
+)
+
+// bareBin builds testdata/baresdk once per test run, beside cursusBin's
+// binary, and returns its path.
+func bareBin(t testing.TB) string {
+	t.Helper()
+	cursusBin(t) // makes binDir
+	bareOnce.Do(func() {
+		goTool, err := exec.LookPath("go")
 		if err != nil {
-			return 0
+			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+		barePath = filepath.Join(binDir, "baresdk")
+		cmd := exec.Command(goTool, "build", "-o", barePath, "./testdata/baresdk")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			bareErr = errors.New("go build ./testdata/baresdk: " + err.Error() + "\n" + string(out))
 		}
-		if json.Unmarshal(line, &m) != nil || m.ID == nil {
-			continue
-		}
-		out = append(append(out[:0], `{"jsonrpc":"2.0","id":`...), m.ID...)
-		out = append(out, `,"result":`...)
-		if m.Method == "tools/call" {
-			out = append(out, result...)
-		} else {
-			out = append(out, `{}`...)
-		}
-		if _, err := os.Stdout.Write(append(out, "}\n"...)); err != nil {
-			return 0
-		}
+	})
+	if bareErr != nil {
+		t.Fatal(bareErr)
 	}
+	return barePath
+}
+
+const (
+	pingLine      = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	cheapCallLine = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tools__describe_tool","arguments":{"name":"catalog.search"}}}`
+	toolsListLine = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	initialized   = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// bareCmd is the bare go-sdk server answering what cursus answers: it
+// lists the tools cursus lists (its default tools/list) and answers every
+// call with the envelope of cursus's cheap call. The files are written once
+// per benchmark, from a cursus server's own answers.
+func bareCmd(b *testing.B) *exec.Cmd {
+	b.Helper()
+	dir := b.TempDir()
+	c := startLineClient(b, serveCommand(b, b.TempDir()))
+	tools := resultField(b, c.roundTrip(b, toolsListLine), "tools")
+	envelope := resultField(b, c.roundTrip(b, cheapCallLine), "structuredContent")
+	toolsFile, answerFile := filepath.Join(dir, "tools.json"), filepath.Join(dir, "answer.json")
+	if err := os.WriteFile(toolsFile, tools, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(answerFile, envelope, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return exec.Command(bareBin(b), "-tools", toolsFile, "-answer", answerFile)
+}
+
+// serveCommand is `cursus mcp serve` in dir, the gates closed.
+func serveCommand(b *testing.B, dir string) *exec.Cmd {
+	cmd := exec.Command(cursusBin(b), "mcp", "serve")
+	cmd.Env, cmd.Dir = serveEnv(), dir
+	return cmd
+}
+
+// resultField is the JSON of one field of a response line's result.
+func resultField(b *testing.B, line []byte, field string) json.RawMessage {
+	b.Helper()
+	var resp struct {
+		Result map[string]json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil || resp.Result[field] == nil {
+		b.Fatalf("no result.%s in %.300s (%v)", field, line, err)
+	}
+	return resp.Result[field]
 }
 
 // lineClient speaks newline-delimited JSON-RPC to a server process.
@@ -61,21 +106,21 @@ type lineClient struct {
 	out *bufio.Reader
 }
 
+// startLineClient starts cmd and initializes its session.
 func startLineClient(b *testing.B, cmd *exec.Cmd) *lineClient {
 	b.Helper()
 	in, out := startPiped(b, cmd)
 	c := &lineClient{in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	b.Cleanup(func() { in.Close(); _ = cmd.Wait() })
 	c.roundTrip(b, initLine)
-	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+	if _, err := io.WriteString(in, initialized+"\n"); err != nil {
 		b.Fatal(err)
 	}
 	return c
 }
 
-// roundTrip writes one request line and reads lines up to the answer
-// (every request of these benchmarks is answered in order), which it
-// returns.
+// roundTrip writes one request line and reads the next line, the answer
+// (the servers send nothing else unasked in these benchmarks).
 func (c *lineClient) roundTrip(b *testing.B, request string) []byte {
 	if _, err := io.WriteString(c.in, request+"\n"); err != nil {
 		b.Fatal(err)
@@ -87,53 +132,34 @@ func (c *lineClient) roundTrip(b *testing.B, request string) []byte {
 	return line
 }
 
-// BenchmarkCheapCallSubprocess: the call-cost goal as a client sees it.
-// `cursus mcp serve` runs in its own process, and a zero-work server
-// (serveZeroWork, the test binary itself) answers the same cheap call
-// with the same bytes. Each iteration sends each server, in turn, a run of
-// MCP pings and then a run of the cheap call (tools__describe_tool
-// {"name":"catalog.search"}), as a host's agent might, and times each
-// round trip but the first of a run (which pays for waking a server that
-// sat idle while the other was measured); the medians are reported (µs),
-// and the ratio call/ping for each server. The zero-work ratio is the
-// floor of the goal's measure: the answer's size alone.
+// BenchmarkCheapCallSubprocess: a cheap call as a client process sees it,
+// next to the same call answered by a bare go-sdk server (bareCmd) with
+// the same envelope. Each iteration sends each server, in turn, a run of
+// pings and then a run of the cheap call (tools__describe_tool
+// {"name":"catalog.search"}), and times each round trip but the first of a
+// run (which pays for waking a server that sat idle while the other was
+// measured). It reports the medians (µs) and the budget's ratio,
+// call/bare: the cheap call's median over the bare server's (at most 1.3).
 func BenchmarkCheapCallSubprocess(b *testing.B) {
-	const (
-		ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-		call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tools__describe_tool","arguments":{"name":"catalog.search"}}}`
-	)
-	serve := exec.Command(cursusBin(b), "mcp", "serve")
-	serve.Env, serve.Dir = serveEnv(), b.TempDir()
-	cursus := startLineClient(b, serve)
-	answer := cursus.roundTrip(b, call)
-	result, ok := bytes.CutPrefix(bytes.TrimSpace(answer), []byte(`{"jsonrpc":"2.0","id":1,"result":`))
-	if !ok || !bytes.Contains(result, []byte(`"ok":true`)) {
-		b.Fatalf("the cheap call's answer: %.300s", answer)
-	}
-	file := filepath.Join(b.TempDir(), "answer.json")
-	if err := os.WriteFile(file, result[:len(result)-1], 0o600); err != nil { // without the response's closing brace
-		b.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	zeroCmd := exec.Command(self)
-	zeroCmd.Env = append(os.Environ(), zeroWorkEnv+"="+file)
-	zero := startLineClient(b, zeroCmd)
-	if got := zero.roundTrip(b, call); !bytes.Equal(got, answer) {
-		b.Fatalf("the zero-work server answers %.200s, not %.200s", got, answer)
-	}
 	servers := []struct {
-		name string
-		c    *lineClient
-		ping []float64
-		call []float64
-	}{{name: "cursus", c: cursus}, {name: "zero", c: zero}}
+		name       string
+		c          *lineClient
+		ping, call []float64
+	}{{name: "cursus", c: startLineClient(b, serveCommand(b, b.TempDir()))}, {name: "bare", c: startLineClient(b, bareCmd(b))}}
+	var answers [2][]byte
+	for i, s := range servers {
+		answers[i] = s.c.roundTrip(b, cheapCallLine)
+		if !bytes.Contains(answers[i], []byte(`\"ok\":true`)) {
+			b.Fatalf("%s: the cheap call answered %.300s", s.name, answers[i])
+		}
+	}
+	if a, c := len(answers[0]), len(answers[1]); a < c*9/10 || a > c*11/10 {
+		b.Fatalf("the answers differ in size: cursus %d bytes, bare %d", a, c)
+	}
 	for range 50 { // warm both up
 		for _, s := range servers {
-			s.c.roundTrip(b, ping)
-			s.c.roundTrip(b, call)
+			s.c.roundTrip(b, pingLine)
+			s.c.roundTrip(b, cheapCallLine)
 		}
 	}
 	timed := func(c *lineClient, request string) float64 {
@@ -150,20 +176,20 @@ func BenchmarkCheapCallSubprocess(b *testing.B) {
 	for b.Loop() {
 		for i := range servers {
 			s := &servers[i]
-			s.c.roundTrip(b, ping)
+			s.c.roundTrip(b, pingLine)
 			for range run {
-				s.ping = append(s.ping, timed(s.c, ping))
+				s.ping = append(s.ping, timed(s.c, pingLine))
 			}
-			s.c.roundTrip(b, call)
+			s.c.roundTrip(b, cheapCallLine)
 			for range run {
-				s.call = append(s.call, timed(s.c, call))
+				s.call = append(s.call, timed(s.c, cheapCallLine))
 			}
 		}
 	}
 	for _, s := range servers {
-		p, c := median(s.ping), median(s.call)
-		b.ReportMetric(p, s.name+"-ping-µs")
-		b.ReportMetric(c, s.name+"-call-µs")
-		b.ReportMetric(c/p, s.name+"-call/ping")
+		b.ReportMetric(median(s.ping), s.name+"-ping-µs")
+		b.ReportMetric(median(s.call), s.name+"-call-µs")
 	}
+	b.ReportMetric(median(servers[0].call)/median(servers[1].call), "call/bare")
+	b.ReportMetric(median(servers[0].ping)/median(servers[1].ping), "ping/bare")
 }
