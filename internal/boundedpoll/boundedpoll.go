@@ -48,8 +48,9 @@
 //
 // Driven by a client that writes one line and waits for its answer before
 // the next (as an MCP host does), built with Go 1.26.8 on a 2-core Linux
-// virtual machine, it answered line 18,355 after 60.0 s, within two
-// minutes of lines:
+// virtual machine, it answered line 18,355 after 60.0 s within two
+// minutes of lines; built with Go 1.25.5, it answered 12,156 lines in the
+// same two minutes, none slower than 0.35 s. The driver:
 //
 //	import subprocess, sys, time
 //	p = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
