@@ -143,6 +143,16 @@ func (s *Step) LookupCode(rel string) (StepCode, bool) {
 	return StepCode{}, false
 }
 
+// EmbeddedCode returns the code the binary itself ships at rel, a
+// slash-separated path of the embedded code root (Code), whatever any
+// workspace holds: the compiler's own jobs (the model repack) run it.
+func EmbeddedCode(rel string) (StepCode, bool) {
+	if !fs.ValidPath(rel) {
+		return StepCode{}, false
+	}
+	return codeAt(codeRoot, CodeEmbedded, rel)
+}
+
 // Bundle returns an embedded script together with the modules of the
 // shared helper package (CodeLibDir) it imports: a directory-shaped
 // StepCode whose Path is the script's and whose Files are the script,

@@ -84,6 +84,16 @@ func (pl *plan) nestBranches(env *buildEnv, def *Definition, branches []dag.Bran
 		br := BranchReport{Gate: b.Gate, ConditionStep: def.Steps[ci].Name, Parent: b.Parent, IfSteps: []catalog.SageMakerStepName{}, ElseSteps: []catalog.SageMakerStepName{}}
 		for _, n := range b.Nodes {
 			name := pl.nodes[n].Name
+			if _, ok := at[name]; !ok {
+				continue
+			}
+			for _, a := range env.added[name] { // before the node's own step, as at the top
+				if i, ok := at[a.Name]; ok {
+					args.IfSteps = append(args.IfSteps, def.Steps[i])
+					moved[a.Name] = true
+					br.IfSteps = append(br.IfSteps, a.Name)
+				}
+			}
 			if i, ok := at[name]; ok {
 				args.IfSteps = append(args.IfSteps, def.Steps[i])
 				moved[name] = true

@@ -69,6 +69,10 @@ type buildEnv struct {
 	propertyFiles map[catalog.SageMakerStepName][]PropertyFile
 	// failSteps are the Fail steps gates emit: step name -> gate node.
 	failSteps map[catalog.SageMakerStepName]catalog.NodeName
+	// added are the steps the compiler adds for a node's step (a model's
+	// repack job), by the SageMaker name of that step; they go before it,
+	// in its branch.
+	added map[catalog.SageMakerStepName][]Step
 }
 
 func (e *buildEnv) warnf(format string, args ...any) {
@@ -229,6 +233,35 @@ func imageScope(p *nodePlan) string {
 	return sagemaker.ScopeTraining
 }
 
+// framework returns the framework of a step's image (lower case; "" or
+// "none" when it has none) and its version: the step file's framework,
+// unless its framework field is set, and the version field the step file
+// names, else its default. Only the fields the step file names are read:
+// the base field framework_version (2.1.0) means nothing to a scikit-learn
+// processor.
+func (p *nodePlan) framework() (string, string, error) {
+	c := p.Step.Compute
+	fw := c.Framework
+	if c.FrameworkField != "" {
+		v, err := p.Values.str(c.FrameworkField, "")
+		if err != nil {
+			return "", "", err
+		}
+		if v != "" {
+			fw = v
+		}
+	}
+	fw = strings.ToLower(fw)
+	version, err := p.Values.str(c.FrameworkVersionField, "")
+	if err != nil {
+		return "", "", err
+	}
+	if version == "" {
+		version = firstNonEmpty(c.FrameworkVersionDefault, defaultFrameworkVersion[fw])
+	}
+	return fw, version, nil
+}
+
 // image returns the container image of a step: the config's image URI
 // field when set (a literal or a parameter reference), else the framework
 // image for the config's version, in the step's locked region or the
@@ -241,30 +274,14 @@ func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	} else if !literal || v != "" {
 		return v, nil
 	}
-	fw := c.Framework
-	if c.FrameworkField != "" {
-		v, err := p.Values.str(c.FrameworkField, "")
-		if err != nil {
-			return "", err
-		}
-		if v != "" {
-			fw = v
-		}
-	}
-	fw = strings.ToLower(fw)
-	if fw == "" || fw == "none" {
-		return "", p.imageError(imgField, fmt.Sprintf("step type %s has no framework image: set config field %s", p.Step.Type, imgField), errNoImage)
-	}
-	// Only the fields the step file names are read: the base field
-	// framework_version (2.1.0) means nothing to a scikit-learn processor.
-	verField, pyField := c.FrameworkVersionField, c.PyVersionField
-	version, err := p.Values.str(verField, "")
+	fw, version, err := p.framework()
 	if err != nil {
 		return "", err
 	}
-	if version == "" {
-		version = firstNonEmpty(c.FrameworkVersionDefault, defaultFrameworkVersion[fw])
+	if fw == "" || fw == "none" {
+		return "", p.imageError(imgField, fmt.Sprintf("step type %s has no framework image: set config field %s", p.Step.Type, imgField), errNoImage)
 	}
+	verField, pyField := c.FrameworkVersionField, c.PyVersionField
 	py, err := p.Values.str(pyField, "")
 	if err != nil {
 		return "", err

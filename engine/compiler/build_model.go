@@ -26,43 +26,64 @@ func isModelArtifactsPort(port catalog.InputPort) bool {
 // repacked model archive holds under code/ (the SDK's repack convention).
 const modelCodeDir = "/opt/ml/model/code"
 
-// inferenceEnv returns the model container environment of a framework
-// model, as the SageMaker SDK sets it: SAGEMAKER_PROGRAM (the inference
-// script), SAGEMAKER_SUBMIT_DIRECTORY (where its code is),
-// SAGEMAKER_CONTAINER_LOG_LEVEL 20 and SAGEMAKER_REGION, plus the
-// contract's variables. The code is inside the model archive
-// (/opt/ml/model/code) when the model is a repacked archive (a processing
-// step's model.tar.gz, such as Package's: objectIn), else the inference
-// code is packed from the step's source directory into sourcedir.tar.gz
-// and the submit directory is its S3 URI. entry is the script ("" names
-// none: no framework variables).
-func (e *buildEnv) inferenceEnv(p *nodePlan, model *Binding, entry string) (map[string]any, error) {
+// servedModel returns what a framework model's container serves: its
+// ModelDataUrl and its environment, as the SageMaker SDK sets it:
+// SAGEMAKER_PROGRAM (the inference script), SAGEMAKER_SUBMIT_DIRECTORY
+// (where its code is), SAGEMAKER_CONTAINER_LOG_LEVEL 20 and
+// SAGEMAKER_REGION, plus the contract's variables. entry is the script
+// ("" names none: no framework variables, the model as it is).
+//
+// Where the code is:
+//   - a repacked archive (a processing step's model.tar.gz, such as
+//     Package's) holds it: /opt/ml/model/code;
+//   - a model whose container reads code only from its archive (the
+//     PyTorch serving images from 1.2 on) or that runs under network
+//     isolation gets a repack step (repack): the code is packed into
+//     sourcedir.tar.gz, the repack job writes it into the archive, and
+//     the model serves the repack job's archive from /opt/ml/model/code;
+//   - else the code is packed into sourcedir.tar.gz and the submit
+//     directory is its S3 URI.
+func (e *buildEnv) servedModel(p *nodePlan, model *Binding, entry string, isolated bool) (any, map[string]any, error) {
 	env, err := e.environment(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	url := objectIn(model.Value, modelArchive)
 	if entry == "" {
-		return env, nil
+		return url, env, nil
 	}
 	region, err := p.awsRegion()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	program, submit := entry, modelCodeDir
-	if model == nil || !isProcessingOutput(model.Value) {
+	if !isProcessingOutput(model.Value) {
 		dir, useDir, err := e.sourceDir(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if submit, program, err = e.sourceTarball(p, dir, entry, useDir); err != nil {
-			return nil, err
+		code, prog, err := e.sourceTarball(p, dir, entry, useDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		program = prog
+		why, err := p.repackReason(isolated)
+		if err != nil {
+			return nil, nil, err
+		}
+		if why != "" {
+			if url, err = e.repack(p, model.Value, code, program); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			submit = code
 		}
 	}
 	env["SAGEMAKER_PROGRAM"] = program
 	env["SAGEMAKER_SUBMIT_DIRECTORY"] = submit
 	env["SAGEMAKER_CONTAINER_LOG_LEVEL"] = "20"
 	env["SAGEMAKER_REGION"] = region
-	return env, nil
+	return url, env, nil
 }
 
 // inferenceEntry returns the inference script of a model step: its
@@ -106,17 +127,17 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := e.inferenceEnv(p, b, entry)
+	vpc, iso, err := e.network(p)
 	if err != nil {
 		return nil, err
 	}
-	vpc, iso, err := e.network(p)
+	url, env, err := e.servedModel(p, b, entry, iso != nil && *iso)
 	if err != nil {
 		return nil, err
 	}
 	return &ModelArguments{
 		ExecutionRoleArn:       role,
-		PrimaryContainer:       ContainerDefinition{Image: image, Environment: env, ModelDataUrl: objectIn(b.Value, modelArchive)},
+		PrimaryContainer:       ContainerDefinition{Image: image, Environment: env, ModelDataUrl: url},
 		VpcConfig:              vpc,
 		EnableNetworkIsolation: iso,
 	}, nil
@@ -296,7 +317,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	if err != nil {
 		return nil, err
 	}
-	env, err := e.inferenceEnv(p, model, entry)
+	url, env, err := e.servedModel(p, model, entry, false)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +325,7 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 		ModelPackageGroupName:   group,
 		ModelPackageDescription: desc,
 		InferenceSpecification: InferenceSpecification{
-			Containers:                              []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: objectIn(model.Value, modelArchive)}},
+			Containers:                              []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: url}},
 			SupportedContentTypes:                   contentTypes,
 			SupportedResponseMIMETypes:              responseTypes,
 			SupportedRealtimeInferenceInstanceTypes: realtime,

@@ -18,6 +18,17 @@ const (
 	maxTrainingRuntime     = 2419200 // the API's limit (28 days)
 )
 
+// The code of a training job under network isolation: the SDK's
+// estimators give it the channel "code" (their code_channel_name), which
+// holds the uploaded sourcedir.tar.gz, and point sagemaker_submit_directory
+// at the file the channel puts in the container
+// (CONTAINER_CODE_CHANNEL_SOURCEDIR_PATH); the training toolkit unpacks a
+// local archive as it would download an S3 one.
+const (
+	codeChannel        = "code"
+	codeChannelTarball = "/opt/ml/input/data/code/sourcedir.tar.gz"
+)
+
 // trainingJob is what a training step and a tuning step share.
 type trainingJob struct {
 	spec      AlgorithmSpecification
@@ -142,9 +153,21 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	if j.vpc, j.isolation, err = e.network(p); err != nil {
+		return nil, err
+	}
+	submit := code
+	if j.isolation != nil && *j.isolation {
+		// An isolated container cannot fetch its code from S3: the code
+		// comes in through a channel, as the SDK's estimators do it.
+		if err := addChannel(codeChannel, code, "(the job's code)"); err != nil {
+			return nil, fmt.Errorf("%w: under network isolation the job's code comes in through channel %s", err, codeChannel)
+		}
+		submit = codeChannelTarball
+	}
 	j.hyper = map[string]any{
 		"sagemaker_program":             strconv.Quote(program),
-		"sagemaker_submit_directory":    strconv.Quote(code),
+		"sagemaker_submit_directory":    strconv.Quote(submit),
 		"sagemaker_container_log_level": "20",
 		"sagemaker_region":              strconv.Quote(region),
 	}
@@ -216,9 +239,6 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 		return nil, err
 	}
 	if err := checkEnv(p, j.env, 512); err != nil {
-		return nil, err
-	}
-	if j.vpc, j.isolation, err = e.network(p); err != nil {
 		return nil, err
 	}
 	return j, nil

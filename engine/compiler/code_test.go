@@ -251,9 +251,16 @@ func TestCatalogCodeKinds(t *testing.T) {
 	if sv.Embedded || !reflect.DeepEqual(sv.Files, []string{"helper.py", "inference.py"}) {
 		t.Fatalf("serving tarball %+v", sv)
 	}
+	// The PyTorch serving image reads code only from the model archive: the
+	// serving tarball goes to the repack job, and the model serves its
+	// archive from /opt/ml/model/code.
 	env := at(t, steps["Server"], "Arguments", "PrimaryContainer", "Environment").(map[string]any)
 	eq(t, "SAGEMAKER_PROGRAM", env["SAGEMAKER_PROGRAM"], "inference.py")
-	eq(t, "SAGEMAKER_SUBMIT_DIRECTORY", env["SAGEMAKER_SUBMIT_DIRECTORY"], sv.S3URI)
+	eq(t, "SAGEMAKER_SUBMIT_DIRECTORY", env["SAGEMAKER_SUBMIT_DIRECTORY"], "/opt/ml/model/code")
+	eq(t, "ModelDataUrl", at(t, steps["Server"], "Arguments", "PrimaryContainer", "ModelDataUrl"), map[string]any{"Get": "Steps.Server-RepackModel.ModelArtifacts.S3ModelArtifacts"})
+	chans := at(t, steps["Server-RepackModel"], "Arguments", "InputDataConfig").([]any)
+	eq(t, "repack code channel", at(t, chans[1], "DataSource", "S3DataSource", "S3Uri"), sv.S3URI)
+	eq(t, "repack model channel", at(t, chans[0], "DataSource", "S3DataSource", "S3Uri"), map[string]any{"Get": "Steps.Trainer.ModelArtifacts.S3ModelArtifacts"})
 	if got := tarContents(t, local[sv.S3URI]); got["inference.py"] != "def model_fn(d):\n    return d\n" || got["helper.py"] != "X = 1\n" {
 		t.Errorf("serving tarball holds %v", got)
 	}

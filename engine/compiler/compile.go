@@ -122,6 +122,10 @@ type NodeReport struct {
 	// Branch is the gate whose branch holds the node (its innermost one):
 	// the node's step runs only when that gate passes. "" at the top.
 	Branch catalog.NodeName `json:"branch,omitempty"`
+	// AddedSteps are the steps the compiler added for the node, before
+	// its own step: the repack job of a model whose container reads its
+	// code from the model archive.
+	AddedSteps []catalog.SageMakerStepName `json:"added_steps,omitempty"`
 }
 
 // Unbound is an input of a step that nothing feeds.
@@ -548,6 +552,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 		nodes:         pl.nodes,
 		propertyFiles: map[catalog.SageMakerStepName][]PropertyFile{},
 		failSteps:     map[catalog.SageMakerStepName]catalog.NodeName{},
+		added:         map[catalog.SageMakerStepName][]Step{},
 	}
 	for _, p := range params {
 		env.params[p.Name] = p // a config may refer to a default parameter too (VPC_SUBNET, ...)
@@ -582,8 +587,13 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 			nodeErrs[n] = err
 			continue
 		}
+		nr := pl.nodeReport(np, st)
+		for _, a := range env.added[np.Name] {
+			def.Steps = append(def.Steps, a)
+			nr.AddedSteps = append(nr.AddedSteps, a.Name)
+		}
 		def.Steps = append(def.Steps, st)
-		report.Nodes = append(report.Nodes, pl.nodeReport(np, st))
+		report.Nodes = append(report.Nodes, nr)
 		conf += np.Confidence
 	}
 	if len(report.Nodes) > 0 {

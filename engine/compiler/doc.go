@@ -77,9 +77,19 @@
 // ModelArtifacts.S3ModelArtifacts is the object already. The container gets
 // the framework model environment the SDK sets: SAGEMAKER_PROGRAM,
 // SAGEMAKER_SUBMIT_DIRECTORY (/opt/ml/model/code when the code is inside
-// the packaged model, else the S3 URI of the packed inference code),
-// SAGEMAKER_CONTAINER_LOG_LEVEL and SAGEMAKER_REGION. A config's
-// kms_key_id encrypts outputs and volumes (kms.go).
+// the model archive, else the S3 URI of the packed inference code),
+// SAGEMAKER_CONTAINER_LOG_LEVEL and SAGEMAKER_REGION. A model whose serving
+// image reads code only from its archive (PyTorch 1.2 and later, LightGBM
+// on those images) or that runs under network isolation is repacked, as
+// the SDK's ModelStep does (build_repack.go): the compiler adds a Training
+// step <model step>-RepackModel before it, which runs the catalog's
+// repack_model.py in the scikit-learn image of the pipeline's region and
+// writes the trained archive and the inference code (under code/) into one
+// model.tar.gz, the model's ModelDataUrl; NodeReport.AddedSteps lists it. A
+// training job under network isolation gets its code through the channel
+// "code" (sagemaker_submit_directory
+// /opt/ml/input/data/code/sourcedir.tar.gz), as the SDK's estimators do. A
+// config's kms_key_id encrypts outputs and volumes (kms.go).
 //
 // # The readiness gate
 //

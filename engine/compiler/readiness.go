@@ -446,6 +446,9 @@ func stepNodes(r *Result) map[catalog.SageMakerStepName]catalog.NodeName {
 	if r.Report != nil {
 		for _, n := range r.Report.Nodes {
 			out[n.StepName] = n.Node
+			for _, a := range n.AddedSteps {
+				out[a] = n.Node
+			}
 		}
 	}
 	return out

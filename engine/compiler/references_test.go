@@ -305,27 +305,32 @@ func TestCheckReferencesPropertyFiles(t *testing.T) {
 	}
 }
 
-// The readiness gate carries CheckReferences' problems: a model step compiled alone with a folder
+// The readiness gate carries CheckReferences' problems: a registration compiled alone with a folder
 // as its model data is not deployable (prefix_for_object at its ModelDataUrl); the archive itself is.
+// A PyTorch model given a folder is repacked: the folder is the repack job's channel, and the model
+// serves the repacked archive.
 func TestReadinessPrefixForObject(t *testing.T) {
-	compileModel := func(uri string) *compiler.Result {
+	compileStep := func(example, target string, inputs map[string]string) *compiler.Result {
 		t.Helper()
 		res, err := compiler.CompileSingleNode(context.Background(), compiler.SingleNodeInput{
-			Input:        compiler.Input{ConfigFile: filepath.Join(examplesDir, "pytorch-batch-transform", "config.json")},
-			Target:       "PyTorchModel",
-			ManualInputs: map[string]string{"model_data": uri}, ValidateInputs: true,
+			Input:        compiler.Input{ConfigFile: filepath.Join(examplesDir, example, "config.json")},
+			Target:       target,
+			ManualInputs: inputs, ValidateInputs: true,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	res := compileModel("s3://example-bucket/models/")
+	register := func(uri string) *compiler.Result {
+		return compileStep("xgboost-end-to-end", "Registration", map[string]string{"PackagedModel": uri, "GeneratedPayloadSamples": "s3://example-bucket/payload/payload.tar.gz"})
+	}
+	res := register("s3://example-bucket/models/")
 	var found bool
 	for _, b := range res.Blockers {
 		if b.Kind == compiler.BlockerPrefixForObject {
 			found = true
-			if b.Node != "PyTorchModel" || b.Path != "Steps[PyTorchModel].Arguments.PrimaryContainer.ModelDataUrl" ||
+			if b.Node != "Registration" || !strings.HasSuffix(b.Path, "].Arguments.InferenceSpecification.Containers[0].ModelDataUrl") ||
 				!strings.Contains(b.Problem, "s3://example-bucket/models/ ends in /") || !strings.Contains(b.Fix, "model.tar.gz") || b.Tool == "" {
 				t.Errorf("blocker %+v", b)
 			}
@@ -334,9 +339,14 @@ func TestReadinessPrefixForObject(t *testing.T) {
 	if !found || res.Deployable() {
 		t.Fatalf("a folder as ModelDataUrl: deployable %v, blockers %s", res.Deployable(), compiler.BlockerSummary(res.Blockers))
 	}
-	for _, b := range compileModel("s3://example-bucket/models/model.tar.gz").Blockers {
+	for _, b := range register("s3://example-bucket/models/model.tar.gz").Blockers {
 		if b.Kind == compiler.BlockerPrefixForObject || b.Kind == compiler.BlockerBadReference {
 			t.Errorf("the archive itself: %s", b)
+		}
+	}
+	for _, b := range compileStep("pytorch-batch-transform", "PyTorchModel", map[string]string{"model_data": "s3://example-bucket/models/"}).Blockers {
+		if b.Kind == compiler.BlockerPrefixForObject || b.Kind == compiler.BlockerBadReference {
+			t.Errorf("a PyTorch model's folder, repacked: %s", b)
 		}
 	}
 }

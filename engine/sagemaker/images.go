@@ -408,6 +408,26 @@ func ImageURI(framework, version, region, pyVersion, instanceType, scope string)
 	return account + ".dkr." + ecrHost(region) + "/" + ver.Repository + ":" + tag, nil
 }
 
+// ServingCodeInModel reports whether the serving image of a framework
+// version loads inference code only from the model archive's code/
+// folder (/opt/ml/model/code) and never from an S3
+// SAGEMAKER_SUBMIT_DIRECTORY: the PyTorch images from 1.2 on (the
+// SageMaker PyTorch inference toolkit over TorchServe, or over the
+// multi-model server before it), which the SageMaker SDK's PyTorchModel
+// repacks a model for. LightGBM models, served on the PyTorch images,
+// count as PyTorch. A version that does not parse counts as a current one.
+func ServingCodeInModel(framework, version string) bool {
+	fw := strings.ToLower(strings.TrimSpace(framework))
+	if target, ok := frameworkAliases[fw]; ok {
+		fw = target
+	}
+	if fw != "pytorch" {
+		return false
+	}
+	v := strings.TrimSpace(version)
+	return v == "" || v == "latest" || compareVersions(v, "1.2") >= 0
+}
+
 // lookupFramework canonicalises framework (case, aliases) and returns its
 // table, loading it on first use.
 func lookupFramework(framework string) (string, map[string]imageScope, error) {
