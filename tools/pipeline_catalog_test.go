@@ -285,12 +285,13 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 }
 
 // countSteps counts a definition's steps, those a Condition's branches nest
-// included and its Fail steps (which no node makes) left out.
+// included and its Fail steps and the models' repack jobs (which no node
+// makes) left out.
 func countSteps(steps []any) int {
 	n := 0
 	for _, s := range steps {
 		m := s.(map[string]any)
-		if m["Type"] != "Fail" {
+		if m["Type"] != "Fail" && !strings.HasSuffix(m["Name"].(string), "-RepackModel") {
 			n++
 		}
 		if m["Type"] == "Condition" {

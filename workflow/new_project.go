@@ -32,7 +32,7 @@ const (
 func newProject() *Workflow {
 	args := projectArgs()
 	args = append(args,
-		Arg{Name: "region", Type: "string", Default: "NA", Enum: []string{"NA", "EU", "FE"}, Description: "Region code of the pipeline (NA us-east-1, EU eu-west-1, FE us-west-2)."},
+		Arg{Name: "region", Type: "string", Default: "NA", Description: "AWS region of the pipeline (us-west-2, eu-central-1, ...) or a region code (NA us-east-1, EU eu-west-1, FE us-west-2)."},
 		Arg{Name: "dag_source", Type: "string", Default: "catalog", Enum: []string{"catalog", "manual"}, Description: "catalog: seed the DAG from the shared pipeline catalog; manual: stop and let a person choose or write it."},
 		Arg{Name: "dag_id", Type: "string", Description: "A pipeline-catalog DAG id to use instead of the recommendation."},
 		Arg{Name: "need", Type: "string", Description: "What the pipeline must do, in words (e.g. \"calibration and registration\"), for the recommendation; when two DAGs fit it equally the run stops for a choice."},

@@ -163,6 +163,7 @@ const PlaceholderMarker = config.PlaceholderMarker
 var placeholderByName = map[string]any{
 	"role":             "arn:aws:iam::123456789012:role/replace-me-sagemaker-execution-role",
 	"bucket":           "replace-me-bucket",
+	"region":           "NA", // a code, as the field's allowed values once had first
 	"author":           "replace-me",
 	"service_name":     "replace-me-service",
 	"pipeline_version": "0.1.0",

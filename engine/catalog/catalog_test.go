@@ -732,7 +732,7 @@ func TestComputeDefaults(t *testing.T) {
 		t.Errorf("XGBoostTraining compute %+v", xt)
 	}
 	xm := mustStep(t, c, "XGBoostModel").Compute
-	if xm.ImageScope != "inference" || xm.InstanceTypeField != "instance_type" || xm.LockedRegion != "us-east-1" {
+	if xm.ImageScope != "inference" || xm.InstanceTypeField != "instance_type" {
 		t.Errorf("XGBoostModel compute %+v", xm)
 	}
 	bt := mustStep(t, c, "BatchTransform").Compute

@@ -16,7 +16,7 @@ import (
 // with {placeholders}. A placeholder is a field name followed by filters:
 //
 //	{author}-{service_name}                 field values
-//	{region|aws_region}                     NA -> us-east-1, EU -> eu-west-1, FE -> us-west-2
+//	{region|aws_region}                     NA -> us-east-1, EU -> eu-west-1, FE -> us-west-2; an AWS region as it is
 //	{processing_source_dir|or:source_dir}   first non-empty of the two fields
 //	{use_large|if:type_large:type_small}    value of type_large when use_large is true, else type_small
 //	{model_class|lower} {region|upper}      case filters
@@ -25,8 +25,25 @@ import (
 // A value is empty when the field is missing, null or "". Values are
 // rendered like environment variables (see EnvValue).
 
-// RegionToAWS maps the engine's region codes to AWS regions.
+// RegionToAWS maps the engine's region codes, aliases kept from cursus
+// (Python), to AWS regions.
 var RegionToAWS = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": "us-west-2"}
+
+var reAWSRegion = lazyre.New(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+
+// AWSRegion returns the AWS region a config's region names: an AWS region
+// name as it is, a region code (NA, EU, FE, in any case) mapped by
+// RegionToAWS; false for anything else.
+func AWSRegion(region string) (string, bool) {
+	region = strings.TrimSpace(region)
+	if r, ok := RegionToAWS[strings.ToUpper(region)]; ok {
+		return r, true
+	}
+	if reAWSRegion().MatchString(region) {
+		return region, true
+	}
+	return "", false
+}
 
 // TodayVar is the template variable that expands to the current date.
 const TodayVar = "today"
@@ -196,9 +213,9 @@ func ExpandDerivation(template string, lookup func(name string) (any, bool)) (st
 			case "upper":
 				val = strings.ToUpper(val)
 			case "aws_region":
-				r, ok := RegionToAWS[val]
+				r, ok := AWSRegion(val)
 				if !ok {
-					return "", fmt.Errorf("{%s}: region %q is not one of NA, EU, FE", p.field, val)
+					return "", fmt.Errorf("{%s}: region %q is neither NA, EU, FE nor an AWS region name such as us-west-2", p.field, val)
 				}
 				val = r
 			}

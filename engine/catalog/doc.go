@@ -82,7 +82,6 @@
 //	instance_type_field    a fixed instance-type field; Processing steps instead choose
 //	large_instance_type_field / small_instance_type_field by use_large_instance_field
 //	instance_count_field, volume_size_field, max_runtime_field
-//	locked_region          use this region's image whatever the config's region
 //
 // Per-verb defaults (VerbInfo.Defaults) fill empty compute fields when the
 // step has the field:
@@ -225,7 +224,7 @@
 //
 // Shared field sets live in fieldsets/<name>.yaml as {name,
 // extends, description, fields}; a set includes every field of the set it
-// extends. The embedded sets are base (author, bucket, role, region NA|EU|FE,
+// extends. The embedded sets are base (author, bucket, role, region (an AWS region or NA|EU|FE),
 // service_name, pipeline_version, project_root_folder essential; model_class,
 // framework_version, py_version, source_dir, enable_caching, ... system;
 // aws_region, pipeline_name, pipeline_s3_loc, ... derived), processing

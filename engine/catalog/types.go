@@ -176,9 +176,6 @@ type Compute struct {
 	InstanceCountField     string `yaml:"instance_count_field,omitempty" json:"instance_count_field,omitempty"`
 	VolumeSizeField        string `yaml:"volume_size_field,omitempty" json:"volume_size_field,omitempty"`
 	MaxRuntimeField        string `yaml:"max_runtime_field,omitempty" json:"max_runtime_field,omitempty"`
-	// LockedRegion, when set, is the region whose image is used regardless of
-	// the config's aws_region.
-	LockedRegion string `yaml:"locked_region,omitempty" json:"locked_region,omitempty"`
 }
 
 // JobArgument is one command-line argument passed to the script.

@@ -145,15 +145,9 @@ func (e *buildEnv) cacheConfig(p *nodePlan, cacheable bool) (*CacheConfig, error
 
 // --- values every builder reads ---
 
-// regionCodes maps the short region codes a config may give (NA, EU, FE)
-// to AWS regions.
-var regionCodes = map[string]string{"NA": "us-east-1", "EU": "eu-west-1", "FE": "us-west-2"}
-
-var awsRegionRE = lazyre.New(`^[a-z]{2}(-[a-z]+)+-\d$`)
-
 // awsRegion returns the AWS region of a node's config: aws_region, else
-// the region code (NA, EU, FE) mapped, else region when it already is an
-// AWS region.
+// region, an AWS region name or a code (NA, EU, FE) mapped
+// (catalog.AWSRegion). Every image the step runs comes from it.
 func (p *nodePlan) awsRegion() (string, error) {
 	if r, err := p.Values.str("aws_region", ""); err != nil || r != "" {
 		return r, err
@@ -162,16 +156,13 @@ func (p *nodePlan) awsRegion() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r, ok := regionCodes[strings.ToUpper(code)]; ok {
+	if r, ok := catalog.AWSRegion(code); ok {
 		return r, nil
 	}
-	if awsRegionRE().MatchString(code) {
-		return code, nil
-	}
 	if code == "" {
-		return "", &fieldError{"region", "no region: set region (NA, EU or FE) or aws_region"}
+		return "", &fieldError{"region", "no region: set region (an AWS region such as us-west-2, or NA, EU or FE)"}
 	}
-	return "", &fieldError{"region", fmt.Sprintf("unknown region %q: want NA, EU, FE or an AWS region such as us-east-1", code)}
+	return "", &fieldError{"region", fmt.Sprintf("unknown region %q: want an AWS region such as us-west-2, or NA, EU or FE", code)}
 }
 
 var roleARNRE = lazyre.New(`^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$`)
@@ -264,8 +255,8 @@ func (p *nodePlan) framework() (string, string, error) {
 
 // image returns the container image of a step: the config's image URI
 // field when set (a literal or a parameter reference), else the framework
-// image for the config's version, in the step's locked region or the
-// config's region.
+// image for the config's version in the config's region (SageMaker pulls
+// no image across regions).
 func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	c := p.Step.Compute
 	imgField := firstNonEmpty(c.ImageURIField, "image_uri")
@@ -286,11 +277,9 @@ func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	if err != nil {
 		return "", err
 	}
-	region := c.LockedRegion
-	if region == "" {
-		if region, err = p.awsRegion(); err != nil {
-			return "", err
-		}
+	region, err := p.awsRegion()
+	if err != nil {
+		return "", err
 	}
 	uri, err := e.images(fw, version, region, py, instanceType, imageScope(p))
 	if err != nil {

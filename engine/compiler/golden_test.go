@@ -326,3 +326,65 @@ func TestPipelineCatalogDAGs(t *testing.T) {
 		})
 	}
 }
+
+// ecrRegion finds the region of every ECR image a definition names.
+var ecrRegion = regexp.MustCompile(`[0-9]{12}\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com`)
+
+// TestCatalogImagesInRegion compiles every DAG of the pipeline catalog in
+// the regions a user names (the codes EU and FE and AWS region names):
+// SageMaker pulls no image across regions, so every image of the
+// definition, the models' repack jobs included, is in the pipeline's
+// region. An image_uri the user gives is in it too.
+func TestCatalogImagesInRegion(t *testing.T) {
+	cat, err := pipelines.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := config.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions := map[string]string{"EU": "eu-west-1", "FE": "us-west-2", "us-west-2": "us-west-2", "eu-central-1": "eu-central-1", "ap-southeast-2": "ap-southeast-2"}
+	for _, e := range cat.Entries() {
+		for code, region := range regions {
+			t.Run(e.ID+"/"+code, func(t *testing.T) {
+				nodes := make([]catalog.NodeName, len(e.Nodes))
+				for i, n := range e.Nodes {
+					nodes[i] = catalog.NodeName(n)
+				}
+				f, err := pipelinestest.Fill(schema, nodes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Base["region"] = code
+				for _, vals := range f.Steps {
+					if img, ok := vals["image_uri"].(string); ok {
+						vals["image_uri"] = strings.Replace(img, ".us-east-1.", "."+region+".", 1)
+					}
+				}
+				set, err := schema.Build(config.BuildInput{Nodes: nodes, Base: f.Base, Steps: f.Steps})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := compiler.Compile(context.Background(), compiler.Input{DAG: e.DAG(), Configs: set, BaseDir: t.TempDir()})
+				if err != nil {
+					t.Fatalf("compile: %v", err)
+				}
+				b, err := res.JSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := map[string]int{}
+				for _, m := range ecrRegion.FindAllStringSubmatch(string(b), -1) {
+					found[m[1]]++
+				}
+				if len(found) != 1 || found[region] == 0 {
+					t.Errorf("images by region %v, want every one in %s", found, region)
+				}
+				if !strings.Contains(string(b), `"SAGEMAKER_REGION":"`+region+`"`) && strings.Contains(string(b), "SAGEMAKER_REGION") {
+					t.Errorf("a model's SAGEMAKER_REGION is not %s", region)
+				}
+			})
+		}
+	}
+}

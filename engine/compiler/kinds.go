@@ -107,7 +107,6 @@ var imageKnobs = []Knob{
 	{Name: "compute.framework_version_field", Source: "compute", Type: "string", Doc: "Config field with the framework version (else compute.framework_version_default)."},
 	{Name: "compute.py_version_field", Source: "compute", Type: "string", Doc: "Config field with the Python version of the image."},
 	{Name: "compute.image_uri_field", Source: "compute", Type: "string", Default: "image_uri", Doc: "Config field whose value replaces the looked-up image."},
-	{Name: "compute.locked_region", Source: "compute", Type: "string", Doc: "Region whose image is used whatever the config's region."},
 	{Name: "compute.instance_type_field", Source: "compute", Type: "string", Doc: "Config field with the instance type (processing: large/small fields chosen by use_large_instance_field)."},
 }
 

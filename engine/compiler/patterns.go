@@ -47,8 +47,6 @@ type ComputePattern struct {
 	InstanceTypeField       *string `json:"instance_type_field"`
 	InstanceCountField      *string `json:"instance_count_field"`
 	VolumeSizeField         *string `json:"volume_size_field"`
-	LockTrainingRegion      bool    `json:"lock_training_region"`
-	LockedRegion            *string `json:"locked_region"`
 	Requires                string  `json:"requires"`
 	Source                  string  `json:"source"`
 	CustomOverride          bool    `json:"custom_override"`
@@ -156,7 +154,6 @@ func PatternsOf(s *catalog.Step) (StepPatterns, StepDependencies) {
 		FrameworkVersionDefault: opt(c.FrameworkVersionDefault), PyVersionField: opt(c.PyVersionField),
 		ImageURIField: opt(c.ImageURIField), ImageScope: opt(c.ImageScope), InstanceTypeField: opt(c.InstanceTypeField),
 		InstanceCountField: opt(c.InstanceCountField), VolumeSizeField: opt(c.VolumeSizeField),
-		LockTrainingRegion: c.LockedRegion != "", LockedRegion: opt(c.LockedRegion),
 		Requires: "none", Source: "config fields named by the step's compute block",
 	}
 	if c.UseLargeInstanceField != "" {

@@ -324,3 +324,31 @@ func TestClassFieldsSharedOrDeduplicated(t *testing.T) {
 		}
 	}
 }
+
+// The embedded base field set takes an AWS region name as the region, beside the codes NA, EU
+// and FE; anything else is refused, naming the field.
+func TestRegionNames(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := func(region string) map[string]any {
+		v := baseValues()
+		v["region"], v["label_name"], v["tab_field_list"], v["cat_field_list"], v["objective"] = region, "y", []any{"a"}, []any{}, "binary:logistic"
+		return v
+	}
+	for region, want := range map[string]string{"eu-central-1": "eu-central-1", "us-west-2": "us-west-2", "FE": "us-west-2", "ap-southeast-3": "ap-southeast-3"} {
+		c, err := s.NewConfig("XGBoostTrainingConfig", "XGBoostTraining", vals(region))
+		if err != nil {
+			t.Fatalf("region %s: %v", region, err)
+		}
+		if c.String("aws_region") != want || c.String("pipeline_name") != "alice-Demo-xgboost-"+region {
+			t.Errorf("region %s: aws_region %s, pipeline_name %s", region, c.String("aws_region"), c.String("pipeline_name"))
+		}
+	}
+	for _, bad := range []string{"Frankfurt", "eu_central_1", "na", "us-east"} {
+		if _, err := s.NewConfig("XGBoostTrainingConfig", "XGBoostTraining", vals(bad)); err == nil || !strings.Contains(err.Error(), "region") {
+			t.Errorf("region %q: err %v, want a refusal naming region", bad, err)
+		}
+	}
+}

@@ -298,7 +298,7 @@ func registrationConfig(nd *node, all []*node, in GenerateInput) (map[string]any
 	region := c.String("region")
 	awsRegion := c.String("aws_region")
 	if awsRegion == "" {
-		awsRegion = catalog.RegionToAWS[strings.ToUpper(region)]
+		awsRegion, _ = catalog.AWSRegion(region)
 	}
 	out["model_registration_region"] = region
 	out["source_model_region"] = awsRegion

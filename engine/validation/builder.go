@@ -71,11 +71,17 @@ func BuildStep(ctx context.Context, cat *catalog.Catalog, st *catalog.Step, jobT
 		return res, nil
 	}
 	res.Warnings = append(res.Warnings, out.Warnings...)
-	if len(out.Definition.Steps) != 1 {
-		res.Error = fmt.Sprintf("the builder produced %d steps, want 1", len(out.Definition.Steps))
+	// The node's own step, after the steps the compiler adds for it (a
+	// model's repack job).
+	want := 1
+	if len(out.Report.Nodes) == 1 {
+		want += len(out.Report.Nodes[0].AddedSteps)
+	}
+	if len(out.Definition.Steps) != want {
+		res.Error = fmt.Sprintf("the builder produced %d steps, want %d", len(out.Definition.Steps), want)
 		return res, nil
 	}
-	s := out.Definition.Steps[0]
+	s := out.Definition.Steps[want-1]
 	res.step = &s
 	res.StepName = s.Name
 	b, err := json.Marshal(s)

@@ -21,6 +21,7 @@ const PlaceholderRole = "arn:aws:iam::123456789012:role/replace-me-sagemaker-exe
 var placeholderByName = map[string]any{
 	"role":                PlaceholderRole,
 	"bucket":              "replace-me-bucket",
+	"region":              "NA", // a code, as the field's allowed values once had first
 	"author":              "replace-me",
 	"service_name":        "replace-me-service",
 	"pipeline_version":    "0.1.0",
