@@ -291,7 +291,7 @@ func TestConfigMergeSaveRefusals(t *testing.T) {
 		m := e.(map[string]any)
 		byPath[m["path"].(string)] = m
 	}
-	for path, kind := range map[string]string{"base.role": "missing", "base.region": "allowed",
+	for path, kind := range map[string]string{"base.role": "missing", "base.region": "pattern",
 		"XGBoostTraining.training_instance_count": "type", "TabularPreprocessing_training.output_format": "allowed",
 		"XGBoostTraining.label_name": "missing", "XGBoostTraining.tab_field_list": "missing", "XGBoostTraining.cat_field_list": "missing",
 		"XGBoostTraining.objective": "missing"} {

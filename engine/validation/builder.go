@@ -23,7 +23,7 @@ type DryBuild struct {
 	Warnings  []string                  `json:"warnings"`
 	Inputs    map[string]string         `json:"manual_inputs"` // input -> the S3 URI fed to it
 	step      *compiler.Step
-	arguments string // Arguments as JSON text
+	arguments string // Arguments as JSON text, with those of the steps added for it
 }
 
 // BuildStep builds one step alone from a default config (defaults plus
@@ -94,8 +94,12 @@ func BuildStep(ctx context.Context, cat *catalog.Catalog, st *catalog.Step, jobT
 		res.Error = "the step does not decode as a JSON object: " + err.Error()
 		return res, nil
 	}
-	args, _ := json.Marshal(s.Arguments)
-	res.arguments = string(args)
+	// An input may feed a step the compiler added for the node (a model's
+	// archive goes to its repack job): the arguments of all of them count.
+	for _, st := range out.Definition.Steps {
+		args, _ := json.Marshal(st.Arguments)
+		res.arguments += string(args)
+	}
 	res.Fragment = frag
 	res.Built = true
 	return res, nil
