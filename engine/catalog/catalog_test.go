@@ -522,8 +522,18 @@ func TestFieldSets(t *testing.T) {
 		t.Fatalf("field set %s has no %s", set, name)
 		return ConfigField{}
 	}
-	if r := get("base", "region"); fmt.Sprint(r.Allowed) != "[NA EU FE]" {
-		t.Errorf("region allowed %v", r.Allowed)
+	if r := get("base", "region"); r.CheckValue("us-west-2") != "" || r.CheckValue("FE") != "" || r.CheckValue("Oregon") == "" {
+		t.Errorf("region %+v: want an AWS region name or NA, EU, FE", r)
+	}
+	for in, want := range map[string]string{"NA": "us-east-1", "eu": "eu-west-1", "FE": "us-west-2", "eu-central-1": "eu-central-1", "us-gov-west-1": "us-gov-west-1"} {
+		if got, ok := AWSRegion(in); !ok || got != want {
+			t.Errorf("AWSRegion(%q) = %q, %v; want %s", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "Oregon", "us_west_2", "us-west"} {
+		if got, ok := AWSRegion(bad); ok {
+			t.Errorf("AWSRegion(%q) = %q", bad, got)
+		}
 	}
 	for _, n := range []string{"aws_region", "pipeline_name", "pipeline_s3_loc"} {
 		if f := get("base", n); f.Tier != TierDerived || f.Derivation == "" {
