@@ -203,3 +203,123 @@ func TestImportProfile(t *testing.T) {
 		t.Fatalf("importProfile: %d interpreters, %v", n, d)
 	}
 }
+
+// forkModules are the modules the examples' steps import (their scripts
+// and steplib): what a fork server would import once a run.
+const forkModules = "numpy,pandas,scipy.stats,sklearn,sklearn.metrics,sklearn.model_selection,sklearn.preprocessing,sklearn.pipeline," +
+	"sklearn.isotonic,sklearn.linear_model,xgboost,matplotlib,matplotlib.pyplot"
+
+// BenchmarkRunLocalForkServer is the study of issue 33's fork server: a
+// pre-imported interpreter forked per job inside the job's sandbox,
+// against plain starts. Each iteration runs an example twice, one step at
+// a time with every speed setting: plainly (s-plain), and with every
+// Python job run through testdata/forkprobe.py, which imports the
+// examples' modules, forks, runs the job's script in the child and prints
+// the child's time. A fork server would pay the imports once a run and
+// each job would cost the sandbox's start plus the child's time, so its
+// run (s-forkserver) is the probe run less, for each job, its time above
+// that, plus the imports once; gain-% is 1 - s-forkserver/s-plain, and
+// x-floor-forkserver its ratio to the floor. What it would cost in the
+// sandbox's properties is in docs/local-run.md.
+func BenchmarkRunLocalForkServer(b *testing.B) {
+	needLibraries(b, "pandas", "sklearn", "xgboost", "matplotlib")
+	needSandbox(b, Bubblewrap)
+	probe, err := filepath.Abs("testdata/forkprobe.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"xgboost-end-to-end", "simple-training"} {
+		b.Run(name, func(b *testing.B) {
+			res, data := exampleRun(b, name)
+			work := b.TempDir()
+			run := func(t tuning) *Report {
+				rep, err := Run(context.Background(), res, Options{WorkDir: work, Data: data, tune: t})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !rep.Succeeded {
+					b.Fatalf("the run failed: %+v", rep.Failed)
+				}
+				return rep
+			}
+			b.StopTimer()
+			floor, _ := runFloor(b, run)
+			sandbox := sandboxStart(b)
+			b.StartTimer()
+			var plain, server float64
+			for i := 0; i < b.N; i++ {
+				plain += run(tuning{maxParallel: 1}).DurationSeconds
+				rep := run(tuning{maxParallel: 1, forkProbe: probe, jobEnv: map[string]string{"CURSUS_FORKPROBE_MODULES": forkModules}})
+				est, imports := rep.DurationSeconds, 0.0
+				for _, s := range rep.Steps {
+					if s.JobSeconds == 0 || s.LogFile == "" {
+						continue
+					}
+					log, err := os.ReadFile(s.LogFile)
+					if err != nil {
+						b.Fatal(err)
+					}
+					child, pre, ok := forkProbeTimes(log)
+					if !ok {
+						b.Fatalf("%s printed no FORKPROBE line:\n%s", s.Name, s.LogTail)
+					}
+					est -= s.JobSeconds - (child + sandbox)
+					imports = max(imports, pre)
+				}
+				server += est + imports
+			}
+			n := float64(b.N)
+			b.ReportMetric(floor, "floor-s")
+			b.ReportMetric(plain/n, "s-plain")
+			b.ReportMetric(server/n, "s-forkserver")
+			b.ReportMetric(100*(1-server/plain), "gain-%")
+			b.ReportMetric(plain/n/floor, "x-floor-plain")
+			b.ReportMetric(server/n/floor, "x-floor-forkserver")
+		})
+	}
+}
+
+// forkProbeTimes reads forkprobe.py's line: the child's seconds and the
+// imports' (the last line, for a job that ran more than one).
+func forkProbeTimes(log []byte) (child, preimport float64, ok bool) {
+	for _, line := range strings.Split(string(log), "\n") {
+		rest, found := strings.CutPrefix(line, "FORKPROBE ")
+		if !found {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(f, "=")
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				continue
+			}
+			switch k {
+			case "child":
+				child = x
+			case "preimport":
+				preimport = x
+			}
+		}
+		ok = true
+	}
+	return child, preimport, ok
+}
+
+// sandboxStart is the median time of an empty job (/bin/true) in the
+// sandbox: what a fork server's job would still pay to get its sandbox.
+func sandboxStart(b *testing.B) float64 {
+	r, err := NewRunner(b.TempDir(), Bubblewrap, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var took []float64
+	for i := 0; i < 7; i++ {
+		res, err := r.Run(context.Background(), Job{Command: []string{"/bin/true"}, Scratch: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, res.Duration.Seconds())
+	}
+	slices.Sort(took)
+	return took[len(took)/2]
+}

@@ -3,6 +3,7 @@ package localrun
 import (
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -50,7 +51,16 @@ type tuning struct {
 	// jobEnv is added to every job's environment (benchmarks: the import
 	// profile of the floor's measurement).
 	jobEnv map[string]string
+	// forkProbe, when set, is a script on the host that every Python job
+	// runs through (at forkProbeContainer): it imports the modules of
+	// CURSUS_FORKPROBE_MODULES, then forks and runs the job's script in
+	// the child, and prints how long the child took (the fork server
+	// study of BenchmarkRunLocalForkServer).
+	forkProbe string
 }
+
+// forkProbeContainer is where tuning.forkProbe is mounted.
+const forkProbeContainer = "/tmp/forkprobe.py"
 
 // mplCacheContainer is where the run's matplotlib cache is mounted in a
 // bubblewrap sandbox: matplotlib's default cache directory with HOME=/tmp.
@@ -79,6 +89,10 @@ func (r *run) speedEnv(j *Job) {
 	}
 	if !t.noDistutils && r.pyMinor > 0 && r.pyMinor < 12 {
 		add("SETUPTOOLS_USE_DISTUTILS", "stdlib")
+	}
+	if t.forkProbe != "" && len(j.Command) > 1 && pythonName().MatchString(path.Base(j.Command[0])) {
+		j.Command = append([]string{j.Command[0], forkProbeContainer}, j.Command[1:]...)
+		j.Mounts = append(j.Mounts, Mount{Container: forkProbeContainer, Host: t.forkProbe})
 	}
 	if !t.noMPLCache && r.ex.sandbox == Bubblewrap && r.mplCache != "" {
 		for _, m := range j.Mounts {
