@@ -18,7 +18,7 @@ import (
 
 // exampleRun compiles an example (examples/<name>) and reads its
 // local-data.json, as execution.run_local does.
-func exampleRun(b *testing.B, name string) (*compiler.Result, map[string]string) {
+func exampleRun(b testing.TB, name string) (*compiler.Result, map[string]string) {
 	b.Helper()
 	root, err := filepath.Abs(filepath.Join("../../examples", name))
 	if err != nil {

@@ -44,25 +44,36 @@
 //     Environment (a python entry point runs with the interpreter,
 //     CURSUS_PYTHON or python3).
 //   - Training: as the SageMaker training toolkit runs a framework
-//     image's script mode (harness/train.py): sourcedir.tar.gz unpacked in
-//     /opt/ml/code, each channel at /opt/ml/input/data/<channel>,
-//     hyperparameters.json, inputdataconfig.json and resourceconfig.json
-//     in /opt/ml/input/config, then python <sagemaker_program> with the
-//     decoded hyperparameters as sorted --key value arguments and the SM_*
-//     variables; /opt/ml/model is packed into
-//     <S3OutputPath>/<job>/output/model.tar.gz (ModelArtifacts.
-//     S3ModelArtifacts), /opt/ml/output/data into output.tar.gz.
+//     image's script mode (harness/train.py): the code of
+//     sagemaker_submit_directory in /opt/ml/code (an S3 sourcedir.tar.gz
+//     unpacked by the runner as the toolkit would download it, except under
+//     EnableNetworkIsolation, where the job fails; a path in the container,
+//     such as the SDK's code channel, copied or unpacked by the harness),
+//     each channel at /opt/ml/input/data/<channel>, hyperparameters.json,
+//     inputdataconfig.json and resourceconfig.json in /opt/ml/input/config,
+//     then python <sagemaker_program> with the decoded hyperparameters as
+//     sorted --key value arguments and the SM_* variables; /opt/ml/model is
+//     packed into <S3OutputPath>/<job>/output/model.tar.gz
+//     (ModelArtifacts.S3ModelArtifacts), /opt/ml/output/data into
+//     output.tar.gz.
 //   - Model and RegisterModel: checked, not run. ModelDataUrl must be a
-//     single gzip'ed tar (not a prefix) holding model files and the
-//     inference code the container loads: SAGEMAKER_PROGRAM in an S3
-//     SAGEMAKER_SUBMIT_DIRECTORY archive or in the model's code/ (or
-//     code/inference.py when no program is named); a SamplePayloadUrl must
-//     be an archive too.
+//     single gzip'ed tar (not a prefix) holding model files, and the
+//     inference code must be where the model's image reads it
+//     (containers.go; docs/local-run.md has the table and its sources):
+//     TorchServe (PyTorch 1.2 and later) imports SAGEMAKER_PROGRAM only
+//     from the archive's code/ and never reads SAGEMAKER_SUBMIT_DIRECTORY,
+//     and serves with its default handlers (a TorchScript model.pt) when
+//     there is no program; sagemaker-containers (XGBoost, scikit-learn)
+//     import it from SAGEMAKER_SUBMIT_DIRECTORY, an S3 archive they
+//     download (not under network isolation) or a folder of the model. A
+//     SamplePayloadUrl must be an archive too.
 //   - Transform: the model's archive unpacked at /opt/ml/model, its code
-//     beside it, and harness/transform.py serving the input files through
-//     model_fn / input_fn / predict_fn / output_fn (or transform_fn) as the
-//     inference toolkit does, with SplitType, batching, InputFilter,
-//     JoinSource, OutputFilter and AssembleWith; <file>.out per input file.
+//     where its image reads it, and harness/transform.py serving the input
+//     files as that container does: model_fn / input_fn / predict_fn /
+//     output_fn (or transform_fn) of the program, the container's defaults
+//     for those it lacks, JSON and CSV bodies as text, with SplitType,
+//     batching, InputFilter, JoinSource, OutputFilter and AssembleWith;
+//     <file>.out per input file. A request a handler fails fails the job.
 //   - Substituted: a step of a managed data service (CradleDataLoading,
 //     AthenaDataLoading, RedshiftDataLoading) whose outputs Options.Data
 //     gives, or any step whose every output it gives, does not run; its

@@ -143,18 +143,9 @@ func (r *run) training(ctx context.Context, s *defStep, sr *StepResult) error {
 		}
 		tj.Channels = append(tj.Channels, TrainingChannel{Name: c.name, Mount: mt, ContentType: c.contentType})
 	}
-	submit := decodeHP(hps["sagemaker_submit_directory"])
-	if submit == "" {
-		return fmt.Errorf("hyperparameter sagemaker_submit_directory is not set: the training toolkit has no code to run")
+	if err := r.trainingCode(s, hps, &tj); err != nil {
+		return err
 	}
-	code, _, err := r.st.resolve(submit)
-	if err != nil {
-		return fmt.Errorf("sagemaker_submit_directory: %w", err)
-	}
-	if st, err := code.stat(); err != nil || st.IsDir() {
-		return fmt.Errorf("sagemaker_submit_directory %s is not an uploaded sourcedir.tar.gz", submit)
-	}
-	tj.SourceTarball = code
 	dir := r.stepDir(s)
 	if err := layoutTraining(dir, &tj); err != nil {
 		return err
@@ -187,6 +178,58 @@ func (r *run) training(ctx context.Context, s *defStep, sr *StepResult) error {
 	return nil
 }
 
+// trainingCode applies the training image's contract for its code
+// (containers.go): the toolkit runs sagemaker_program from
+// sagemaker_submit_directory, which it downloads when it is an S3 archive
+// (the runner unpacks it, as the download would; not under network
+// isolation, where the container has no network) and copies or unpacks
+// when it is a path in the container (the harness does, as the toolkit
+// does: the SDK's "code" channel of an isolated job). Without
+// sagemaker_program the XGBoost image runs its built-in algorithm, which
+// the runner does not.
+func (r *run) trainingCode(s *defStep, hps map[string]string, tj *trainingJob) error {
+	imageURI, err := r.ev.str(objOf(s.Arguments, "AlgorithmSpecification")["TrainingImage"])
+	if err != nil {
+		return fmt.Errorf("AlgorithmSpecification.TrainingImage: %w", err)
+	}
+	im := parseImage(imageURI)
+	isolated, err := r.flag(s.Arguments["EnableNetworkIsolation"])
+	if err != nil {
+		return fmt.Errorf("EnableNetworkIsolation: %w", err)
+	}
+	if m := im.trainingModule(); m != "" {
+		if _, ok := tj.Env["SAGEMAKER_TRAINING_MODULE"]; !ok {
+			tj.Env["SAGEMAKER_TRAINING_MODULE"] = m
+		}
+	}
+	program, submit := decodeHP(hps["sagemaker_program"]), decodeHP(hps["sagemaker_submit_directory"])
+	if program == "" {
+		if im.fam == famXGBoost {
+			return fmt.Errorf("hyperparameter sagemaker_program is not set: %s trains in algorithm mode (the built-in XGBoost algorithm), which the local runner does not run; name the training script (sagemaker_program) to train in script mode", im.name())
+		}
+		return fmt.Errorf("hyperparameter sagemaker_program is not set: the training toolkit of %s has no entry point to run", im.name())
+	}
+	switch {
+	case strings.HasPrefix(submit, "s3://"):
+		if isolated {
+			return fmt.Errorf("the job runs with EnableNetworkIsolation, so the training toolkit of %s cannot download sagemaker_submit_directory %s (no network inside the container): %s", im.name(), submit, isolationAdvice)
+		}
+		code, err := r.submittedArchive(submit)
+		if err != nil {
+			return fmt.Errorf("sagemaker_submit_directory: %w", err)
+		}
+		tj.SourceTarball = code
+	case strings.HasPrefix(submit, "file://"):
+		return fmt.Errorf("sagemaker_submit_directory %s is a path on the machine that built the definition (the SDK's local mode): a SageMaker job cannot read it", submit)
+	case submit == "" || strings.HasPrefix(submit, "/"):
+		// a path in the container (default /opt/ml/code): train.py copies
+		// or unpacks it into /opt/ml/code as the toolkit does
+	default:
+		return fmt.Errorf("sagemaker_submit_directory %q is neither an S3 URI nor a path in the container", submit)
+	}
+	return nil
+}
+
 type trainChannel struct{ name, uri, contentType string }
 
 // TrainingChannel is one input channel of a training job: its data
@@ -202,7 +245,7 @@ type trainingJob struct {
 	Hyperparameters map[string]string // as in the definition: JSON-encoded text
 	Env             map[string]string
 	Channels        []TrainingChannel
-	SourceTarball   hostPath // the submitted sourcedir.tar.gz
+	SourceTarball   hostPath // the downloaded sourcedir.tar.gz (zero when the code is in the container)
 	InstanceType    string
 	Job             string
 	Timeout         time.Duration
@@ -216,8 +259,10 @@ func layoutTraining(dir string, tj *trainingJob) error {
 			return err
 		}
 	}
-	if err := extractTarGz(tj.SourceTarball, filepath.Join(dir, "code")); err != nil {
-		return fmt.Errorf("unpack the submitted source: %w", err)
+	if tj.SourceTarball != (hostPath{}) {
+		if err := extractTarGz(tj.SourceTarball, filepath.Join(dir, "code")); err != nil {
+			return fmt.Errorf("unpack the submitted source: %w", err)
+		}
 	}
 	channels := map[string]string{}
 	for _, c := range tj.Channels {

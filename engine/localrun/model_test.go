@@ -54,12 +54,21 @@ def model_fn(model_dir):
     return json.load(open(os.path.join(model_dir, "model.json")))
 def input_fn(body, content_type):
     assert content_type == "text/csv", content_type
-    return [l for l in body.decode().splitlines() if l]
+    assert isinstance(body, str), "the containers decode a CSV body to text: %r" % type(body)
+    return [l for l in body.splitlines() if l]
 def predict_fn(rows, model):
     return [model["mean"] for _ in rows]
 def output_fn(pred, accept):
     return "\n".join("%.2f" % p for p in pred), accept
 `
+
+// Images of the SageMaker framework families (containers.go).
+const (
+	xgbImage        = "683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1"
+	sklearnImage    = "683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-scikit-learn:1.2-1-cpu-py3"
+	torchTrainImage = "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.1.0-cpu-py310"
+	torchServeImage = "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference:2.1.0-cpu-py310"
+)
 
 func modelPipeline(t *testing.T, modelDataURL, payloadURL string) *pipeline {
 	p := newPipeline(t)
@@ -81,7 +90,7 @@ with tarfile.open("/opt/ml/processing/output/payload/payload.tar.gz", "w:gz") as
 `)
 	p.script("s3://bucket/code/pkg/inference.py", "pkg/inference.py", inferenceScript)
 	p.step(`{"Name": "Train", "Type": "Training", "Arguments": {
-		"AlgorithmSpecification": {"TrainingInputMode": "File", "TrainingImage": "xgb"},
+		"AlgorithmSpecification": {"TrainingInputMode": "File", "TrainingImage": "` + xgbImage + `"},
 		"OutputDataConfig": {"S3OutputPath": {"Std:Join": {"On": "/", "Values": [{"Get": "Parameters.EXECUTION_S3_PREFIX"}, "training"]}}},
 		"StoppingCondition": {"MaxRuntimeInSeconds": 600},
 		"ResourceConfig": {"VolumeSizeInGB": 30, "InstanceCount": 1, "InstanceType": "ml.m5.xlarge"},
@@ -90,7 +99,7 @@ with tarfile.open("/opt/ml/processing/output/payload/payload.tar.gz", "w:gz") as
 		"HyperParameters": {"label_name": "\"y\"", "num_round": "3", "eta": "0.5", "features": "[\"a\",\"b\"]", "flag": "true", "opts": "{\"k\":1}",
 			"sagemaker_program": "\"train.py\"", "sagemaker_submit_directory": "\"s3://bucket/code/src/sourcedir.tar.gz\"", "sagemaker_region": "\"us-east-1\""},
 		"Environment": {"EXTRA": "1"}}}`)
-	p.step(`{"Name": "Model", "Type": "Model", "Arguments": {"ExecutionRoleArn": "r", "PrimaryContainer": {"Image": "xgb-inference",
+	p.step(`{"Name": "Model", "Type": "Model", "Arguments": {"ExecutionRoleArn": "r", "PrimaryContainer": {"Image": "` + xgbImage + `",
 		"Environment": {"SAGEMAKER_PROGRAM": "inference.py", "SAGEMAKER_SUBMIT_DIRECTORY": "s3://bucket/code/src/sourcedir.tar.gz"},
 		"ModelDataUrl": {"Get": "Steps.Train.ModelArtifacts.S3ModelArtifacts"}}}}`)
 	p.step(`{"Name": "Score", "Type": "Transform", "Arguments": {"ModelName": {"Get": "Steps.Model.ModelName"},
@@ -109,7 +118,7 @@ with tarfile.open("/opt/ml/processing/output/payload/payload.tar.gz", "w:gz") as
 			{"OutputName": "packaged", "S3Output": {"S3Uri": {"Std:Join": {"On": "/", "Values": [{"Get": "Parameters.EXECUTION_S3_PREFIX"}, "package", "packaged"]}}, "LocalPath": "/opt/ml/processing/output/packaged"}},
 			{"OutputName": "payload", "S3Output": {"S3Uri": {"Std:Join": {"On": "/", "Values": [{"Get": "Parameters.EXECUTION_S3_PREFIX"}, "package", "payload"]}}, "LocalPath": "/opt/ml/processing/output/payload"}}]}}}`)
 	p.step(`{"Name": "Register", "Type": "RegisterModel", "Arguments": {"ModelPackageGroupName": "g",
-		"InferenceSpecification": {"Containers": [{"Image": "xgb-inference", "Environment": {"SAGEMAKER_PROGRAM": "inference.py", "SAGEMAKER_SUBMIT_DIRECTORY": "/opt/ml/model/code"},
+		"InferenceSpecification": {"Containers": [{"Image": "` + xgbImage + `", "Environment": {"SAGEMAKER_PROGRAM": "inference.py", "SAGEMAKER_SUBMIT_DIRECTORY": "/opt/ml/model/code"},
 			"ModelDataUrl": ` + modelDataURL + `}],
 			"SupportedContentTypes": ["text/csv"], "SupportedResponseMIMETypes": ["text/csv"]},
 		"ModelApprovalStatus": "PendingManualApproval", "SamplePayloadUrl": ` + payloadURL + `}}`)
@@ -172,7 +181,7 @@ func TestTrainModelTransformRegister(t *testing.T) {
 				t.Errorf("hyperparameters.json keeps the definition's text: %v", seen["raw"])
 			}
 			m := wantStatus(t, rep, "Model", StatusSucceeded)
-			if len(m.Checks) != 2 || !strings.Contains(m.Checks[1], "SAGEMAKER_PROGRAM inference.py is in SAGEMAKER_SUBMIT_DIRECTORY") {
+			if len(m.Checks) != 2 || !strings.Contains(m.Checks[1], "the SageMaker XGBoost 1.7-1 image serves with sagemaker-containers, which downloads SAGEMAKER_SUBMIT_DIRECTORY s3://bucket/code/src/sourcedir.tar.gz into /opt/ml/code and imports SAGEMAKER_PROGRAM inference.py from it") {
 				t.Errorf("model checks: %v", m.Checks)
 			}
 			sc := wantStatus(t, rep, "Score", StatusSucceeded)
@@ -185,7 +194,7 @@ func TestTrainModelTransformRegister(t *testing.T) {
 				t.Errorf("transform output of a nested file %q", got)
 			}
 			reg := wantStatus(t, rep, "Register", StatusSucceeded)
-			if len(reg.Checks) != 3 || !strings.Contains(reg.Checks[1], "SAGEMAKER_PROGRAM inference.py is in the archive's code/") || reg.Outputs[outSamplePayload] == "" {
+			if len(reg.Checks) != 3 || !strings.Contains(reg.Checks[1], "which copies SAGEMAKER_SUBMIT_DIRECTORY /opt/ml/model/code into /opt/ml/code and imports SAGEMAKER_PROGRAM inference.py from it") || reg.Outputs[outSamplePayload] == "" {
 				t.Errorf("register checks %v outputs %v", reg.Checks, reg.Outputs)
 			}
 		})
@@ -215,7 +224,7 @@ func TestModelWithoutCode(t *testing.T) {
 	mc["Environment"] = map[string]any{}
 	rep := p.run(Options{Data: modelData(t, p)})
 	s := wantStatus(t, rep, "Model", StatusFailed)
-	if !strings.Contains(s.Error, "the archive has no code/inference.py and the container environment names no SAGEMAKER_PROGRAM") {
+	if !strings.Contains(s.Error, "no SAGEMAKER_PROGRAM: the SageMaker XGBoost 1.7-1 image serves in algorithm mode") {
 		t.Fatalf("error: %s", s.Error)
 	}
 	wantStatus(t, rep, "Score", StatusSkipped)

@@ -7,7 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/cursus-go/cursus/engine/catalog"
 )
 
 // modelInfo is a model a Model step created, for Transform steps.
@@ -18,46 +21,61 @@ type modelInfo struct {
 	code    inferenceCode
 }
 
-// inferenceCode is where a model's inference program is.
+// inferenceCode is how a model's container serves it: its contract, and
+// where its inference program is.
 type inferenceCode struct {
+	serving serving
+	image   image
+	// program is the user module ("" when the container serves with its
+	// default handlers).
 	program string
-	// submit is the local sourcedir.tar.gz when the code was submitted
-	// apart from the model (SAGEMAKER_SUBMIT_DIRECTORY an S3 URI); else
-	// the code is in the model archive under inModel.
+	// submit is the local sourcedir.tar.gz the container downloads
+	// (SAGEMAKER_SUBMIT_DIRECTORY an S3 URI, sagemaker-containers);
+	// else the code is in the model archive under inModel.
 	submit  hostPath
 	inModel string // "code" for /opt/ml/model/code
 }
 
-// checkModel verifies what a model container needs, as SageMaker would
-// find it when the model is deployed: ModelDataUrl is a single gzip'ed tar
-// archive that exists, holds model files, and the inference program the
-// container runs (SAGEMAKER_PROGRAM in SAGEMAKER_SUBMIT_DIRECTORY, or
-// code/inference.py in the archive) is there. It returns the checks that
-// passed.
-func (r *run) checkModel(what string, container map[string]any) (hostPath, map[string]string, inferenceCode, []string, error) {
-	var checks []string
+// checkModel verifies what a model container needs, as its image would
+// find it when the model is served (containers.go, docs/local-run.md):
+// ModelDataUrl is a single gzip'ed tar archive that exists and holds model
+// files, and the inference program is where the image reads it from —
+// for TorchServe (PyTorch 1.2 and later) the archive's code/ only, for
+// sagemaker-containers (XGBoost, scikit-learn) SAGEMAKER_SUBMIT_DIRECTORY,
+// which the container cannot download from S3 under network isolation.
+// framework is the catalog step's framework ("" when unknown). It returns
+// the checks that passed and warnings.
+func (r *run) checkModel(what string, container map[string]any, framework string, isolated bool) (hostPath, map[string]string, inferenceCode, []string, []string, error) {
+	var checks, warnings []string
+	fail := func(err error) (hostPath, map[string]string, inferenceCode, []string, []string, error) {
+		return hostPath{}, nil, inferenceCode{}, nil, nil, err
+	}
 	url, err := r.ev.str(container["ModelDataUrl"])
 	if err != nil {
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl: %w", what, err)
+		return fail(fmt.Errorf("%s ModelDataUrl: %w", what, err))
 	}
 	env, err := r.ev.strMap(container["Environment"])
 	if err != nil {
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s Environment: %w", what, err)
+		return fail(fmt.Errorf("%s Environment: %w", what, err))
+	}
+	imageURI, err := r.ev.str(container["Image"])
+	if err != nil {
+		return fail(fmt.Errorf("%s Image: %w", what, err))
 	}
 	local, _, err := r.st.resolve(url)
 	if err != nil {
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl: %w", what, err)
+		return fail(fmt.Errorf("%s ModelDataUrl: %w", what, err))
 	}
 	st, err := local.stat()
 	switch {
 	case err != nil:
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s: no such object", what, url)
+		return fail(fmt.Errorf("%s ModelDataUrl %s: no such object", what, url))
 	case st.IsDir():
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s is a prefix (a folder holding %s), not an object: SageMaker needs the URI of the single gzip compressed tar archive (…/model.tar.gz)", what, url, strings.Join(local.names(5), ", "))
+		return fail(fmt.Errorf("%s ModelDataUrl %s is a prefix (a folder holding %s), not an object: SageMaker needs the URI of the single gzip compressed tar archive (…/model.tar.gz)", what, url, strings.Join(local.names(5), ", ")))
 	}
 	ents, err := listTarGz(local)
 	if err != nil {
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s: %w", what, url, err)
+		return fail(fmt.Errorf("%s ModelDataUrl %s: %w", what, url, err))
 	}
 	names := map[string]bool{}
 	var model []string
@@ -68,49 +86,202 @@ func (r *run) checkModel(what string, container map[string]any) (hostPath, map[s
 		}
 	}
 	if len(model) == 0 {
-		return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s ModelDataUrl %s holds no model files (only: %s)", what, url, strings.Join(entryNames(ents, 8), ", "))
+		return fail(fmt.Errorf("%s ModelDataUrl %s holds no model files (only: %s)", what, url, strings.Join(entryNames(ents, 8), ", ")))
 	}
 	checks = append(checks, fmt.Sprintf("%s ModelDataUrl %s is a gzip'ed tar holding %d model file(s): %s", what, url, len(model), strings.Join(first(model, 6), ", ")))
 
-	code := inferenceCode{program: env["SAGEMAKER_PROGRAM"]}
+	im := parseImage(imageURI)
+	code := inferenceCode{serving: servingOf(im, framework), image: im, program: env["SAGEMAKER_PROGRAM"]}
 	submit := env["SAGEMAKER_SUBMIT_DIRECTORY"]
-	switch {
-	case code.program == "":
-		if !names["code/inference.py"] {
-			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: the archive has no code/inference.py and the container environment names no SAGEMAKER_PROGRAM: the serving container has no inference code to load", what)
+	switch code.serving {
+	case servingTorchServe:
+		err = r.torchServeCode(what, &code, submit, names, model, &checks, &warnings)
+	case servingContainers:
+		err = r.containersCode(what, &code, submit, names, isolated, &checks)
+	default:
+		err = r.unknownImageCode(what, &code, submit, names, &checks)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return local, env, code, checks, warnings, nil
+}
+
+// torchServeCode resolves a TorchServe model's code: the module
+// (SAGEMAKER_PROGRAM, default inference.py) in the archive's code/, else
+// the toolkit's default handlers, which need a TorchScript model file.
+func (r *run) torchServeCode(what string, code *inferenceCode, submit string, names map[string]bool, model []string, checks, warnings *[]string) error {
+	by := code.image.name() + " serves with TorchServe and the SageMaker PyTorch inference toolkit"
+	ignored := ""
+	if submit != "" && path.Clean(submit) != "/opt/ml/model/code" {
+		ignored = fmt.Sprintf("; it never reads SAGEMAKER_SUBMIT_DIRECTORY (%s)", submit)
+	}
+	explicit := code.program != ""
+	if !explicit {
+		code.program = "inference.py"
+	}
+	if names["code/"+code.program] {
+		code.inModel = "code"
+		*checks = append(*checks, fmt.Sprintf("%s: %s, which imports %s from the archive's code/ (/opt/ml/model/code)%s", what, by, code.program, ignored))
+		if ignored != "" {
+			*warnings = append(*warnings, fmt.Sprintf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is not read by %s; the code in the archive's code/ is served", what, submit, code.image.name()))
 		}
-		code.program, code.inModel = "inference.py", "code"
-		checks = append(checks, what+": the archive holds code/inference.py")
+		return nil
+	}
+	if explicit {
+		return fmt.Errorf("%s: %s, which imports SAGEMAKER_PROGRAM %s only from the model archive's code/ (/opt/ml/model/code), and the archive has no code/%s (it holds: %s)%s; the container would serve with its default handlers instead of %s: %s",
+			what, by, code.program, code.program, strings.Join(entryNames(listedEntries(names), 8), ", "), ignored, code.program, repackAdvice)
+	}
+	// No user module: the toolkit's default handlers load model.pt, or
+	// the only .pt or .pth file, with torch.jit.load.
+	file := ""
+	if names["model.pt"] {
+		file = "model.pt"
+	} else {
+		var pts []string
+		for _, m := range model {
+			if !strings.Contains(m, "/") && (strings.HasSuffix(m, ".pt") || strings.HasSuffix(m, ".pth")) {
+				pts = append(pts, m)
+			}
+		}
+		if len(pts) != 1 {
+			return fmt.Errorf("%s: %s; the archive has no code/inference.py and the environment names no SAGEMAKER_PROGRAM, so its default handlers serve, and their model_fn needs model.pt or exactly one .pt or .pth file (found: %s)", what, by, strings.Join(first(pts, 6), ", "))
+		}
+		file = pts[0]
+	}
+	code.program = ""
+	*checks = append(*checks, fmt.Sprintf("%s: %s with its default handlers (no code/inference.py): torch.jit.load of %s, JSON, CSV or NPY in and out%s", what, by, file, ignored))
+	return nil
+}
+
+// containersCode resolves a sagemaker-containers model's code: the
+// program in SAGEMAKER_SUBMIT_DIRECTORY (default /opt/ml/code), an S3
+// archive the container downloads (not under network isolation) or a
+// folder of the model.
+func (r *run) containersCode(what string, code *inferenceCode, submit string, names map[string]bool, isolated bool, checks *[]string) error {
+	by := code.image.name() + " serves with sagemaker-containers"
+	if code.program == "" {
+		if code.image.fam == famXGBoost {
+			return fmt.Errorf("%s: no SAGEMAKER_PROGRAM: %s serves in algorithm mode (the built-in XGBoost ScoringService), which the local runner does not run; name the inference program (SAGEMAKER_PROGRAM) to serve in script mode", what, code.image.name())
+		}
+		return fmt.Errorf("%s: %s, which imports the module SAGEMAKER_PROGRAM names, and the environment names none: the container has no inference code to load", what, by)
+	}
+	switch {
 	case strings.HasPrefix(submit, "s3://"):
-		src, _, err := r.st.resolve(submit)
+		if isolated {
+			return fmt.Errorf("%s: the model runs with EnableNetworkIsolation, so %s cannot download SAGEMAKER_SUBMIT_DIRECTORY %s (no network inside the container): put the code in the model archive's code/ and set SAGEMAKER_SUBMIT_DIRECTORY to /opt/ml/model/code (%s)", what, code.image.name(), submit, repackAdvice)
+		}
+		src, err := r.submittedArchive(submit)
 		if err != nil {
-			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
+			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
 		}
 		sents, err := listTarGz(src)
 		if err != nil {
-			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
+			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
 		}
 		if !hasEntry(sents, code.program) {
-			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
+			return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
 		}
 		code.submit = src
-		checks = append(checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in SAGEMAKER_SUBMIT_DIRECTORY %s", what, code.program, submit))
+		*checks = append(*checks, fmt.Sprintf("%s: %s, which downloads SAGEMAKER_SUBMIT_DIRECTORY %s into /opt/ml/code and imports SAGEMAKER_PROGRAM %s from it", what, by, submit, code.program))
+		return nil
+	case strings.HasPrefix(path.Clean(submit), "/opt/ml/model/"):
+		dir := strings.TrimPrefix(path.Clean(submit), "/opt/ml/model/")
+		if !names[dir+"/"+code.program] {
+			return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in the model archive's %s/ (SAGEMAKER_SUBMIT_DIRECTORY %s; the archive holds: %s)", what, code.program, dir, submit, strings.Join(entryNames(listedEntries(names), 8), ", "))
+		}
+		code.inModel = dir
+		*checks = append(*checks, fmt.Sprintf("%s: %s, which copies SAGEMAKER_SUBMIT_DIRECTORY %s into /opt/ml/code and imports SAGEMAKER_PROGRAM %s from it", what, by, submit, code.program))
+		return nil
+	case submit == "" || path.Clean(submit) == "/opt/ml/code":
+		return fmt.Errorf("%s: %s, which imports SAGEMAKER_PROGRAM %s from SAGEMAKER_SUBMIT_DIRECTORY (default /opt/ml/code), and nothing puts code there: set SAGEMAKER_SUBMIT_DIRECTORY to the code's S3 archive or to a folder of the model archive (/opt/ml/model/code)", what, by, code.program)
+	}
+	return fmt.Errorf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is neither an S3 URI nor a folder of the model (/opt/ml/model/...): %s cannot read it", what, submit, code.image.name())
+}
+
+// unknownImageCode resolves the code of a model whose image's contract is
+// not known: where the definition puts it (an S3 archive of
+// SAGEMAKER_SUBMIT_DIRECTORY, a folder of the model, else the archive's
+// code/inference.py).
+func (r *run) unknownImageCode(what string, code *inferenceCode, submit string, names map[string]bool, checks *[]string) error {
+	switch {
+	case code.program == "":
+		if !names["code/inference.py"] {
+			return fmt.Errorf("%s: the archive has no code/inference.py and the container environment names no SAGEMAKER_PROGRAM: the serving container has no inference code to load", what)
+		}
+		code.program, code.inModel = "inference.py", "code"
+		*checks = append(*checks, what+": the archive holds code/inference.py")
+	case strings.HasPrefix(submit, "s3://"):
+		src, err := r.submittedArchive(submit)
+		if err != nil {
+			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
+		}
+		sents, err := listTarGz(src)
+		if err != nil {
+			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
+		}
+		if !hasEntry(sents, code.program) {
+			return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
+		}
+		code.submit = src
+		*checks = append(*checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in SAGEMAKER_SUBMIT_DIRECTORY %s", what, code.program, submit))
 	default:
 		dir := "code"
 		if submit != "" {
 			rel, ok := strings.CutPrefix(path.Clean(submit), "/opt/ml/model/")
 			if !ok {
-				return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is neither an S3 URI nor a folder of the model (/opt/ml/model/...)", what, submit)
+				return fmt.Errorf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is neither an S3 URI nor a folder of the model (/opt/ml/model/...)", what, submit)
 			}
 			dir = rel
 		}
 		if !names[dir+"/"+code.program] {
-			return hostPath{}, nil, inferenceCode{}, nil, fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in the model archive's %s/ (the archive holds: %s)", what, code.program, dir, strings.Join(entryNames(ents, 8), ", "))
+			return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in the model archive's %s/ (the archive holds: %s)", what, code.program, dir, strings.Join(entryNames(listedEntries(names), 8), ", "))
 		}
 		code.inModel = dir
-		checks = append(checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in the archive's %s/", what, code.program, dir))
+		*checks = append(*checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in the archive's %s/", what, code.program, dir))
 	}
-	return local, env, code, checks, nil
+	*checks = append(*checks, fmt.Sprintf("%s: %s is not a SageMaker framework image the local run knows the serving contract of: its code was taken where the definition puts it", what, code.image.uri))
+	return nil
+}
+
+// submittedArchive is the local file of an S3 sourcedir.tar.gz.
+func (r *run) submittedArchive(uri string) (hostPath, error) {
+	src, _, err := r.st.resolve(uri)
+	if err != nil {
+		return hostPath{}, err
+	}
+	if st, err := src.stat(); err != nil || st.IsDir() {
+		return hostPath{}, fmt.Errorf("%s is not an object of this run (an uploaded sourcedir.tar.gz)", uri)
+	}
+	return src, nil
+}
+
+// listedEntries turns the archive's names back into entries, sorted.
+func listedEntries(names map[string]bool) []archiveEntry {
+	out := make([]archiveEntry, 0, len(names))
+	for n := range names {
+		out = append(out, archiveEntry{Name: n})
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	return out
+}
+
+// stepFramework is the framework of the catalog step a SageMaker step was
+// compiled from ("" when the run does not know it).
+func (r *run) stepFramework(step string) string {
+	t, ok := r.stepType[step]
+	if !ok {
+		return ""
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return ""
+	}
+	st, ok := cat.Step(t)
+	if !ok {
+		return ""
+	}
+	return st.Compute.Framework
 }
 
 func hasEntry(ents []archiveEntry, name string) bool {
@@ -144,11 +315,15 @@ func first(l []string, n int) []string {
 // model under its name for Transform steps.
 func (r *run) model(s *defStep, sr *StepResult) error {
 	pc := objOf(s.Arguments, "PrimaryContainer")
-	local, env, code, checks, err := r.checkModel("PrimaryContainer", pc)
+	isolated, err := r.flag(s.Arguments["EnableNetworkIsolation"])
+	if err != nil {
+		return fmt.Errorf("EnableNetworkIsolation: %w", err)
+	}
+	local, env, code, checks, warnings, err := r.checkModel("PrimaryContainer", pc, r.stepFramework(s.Name), isolated)
 	if err != nil {
 		return err
 	}
-	sr.Checks = checks
+	sr.Checks, sr.Warnings = checks, append(sr.Warnings, warnings...)
 	sr.Outputs[outModelData] = local.String()
 	name := r.ev.steps[s.Name].job
 	r.ev.steps[s.Name].props["ModelName"] = name
@@ -166,11 +341,11 @@ func (r *run) register(s *defStep, sr *StepResult) error {
 	}
 	for i, c := range conts {
 		m, _ := c.(map[string]any)
-		local, _, _, checks, err := r.checkModel(fmt.Sprintf("Containers[%d]", i), m)
+		local, _, _, checks, warnings, err := r.checkModel(fmt.Sprintf("Containers[%d]", i), m, r.stepFramework(s.Name), false)
 		if err != nil {
 			return err
 		}
-		sr.Checks = append(sr.Checks, checks...)
+		sr.Checks, sr.Warnings = append(sr.Checks, checks...), append(sr.Warnings, warnings...)
 		if i == 0 {
 			sr.Outputs[outModelData] = local.String()
 		}
@@ -242,7 +417,7 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 		return fmt.Errorf("TransformOutput S3OutputPath: %w", err)
 	}
 	dp := objOf(s.Arguments, "DataProcessing")
-	spec := map[string]any{"program": m.code.program}
+	spec := map[string]any{"program": m.code.program, "serving": string(m.code.serving), "family": string(m.code.image.fam)}
 	for key, v := range map[string]any{
 		"content_type": in["ContentType"], "split_type": in["SplitType"], "accept": out["Accept"], "assemble_with": out["AssembleWith"],
 		"batch_strategy": s.Arguments["BatchStrategy"], "max_payload_mb": s.Arguments["MaxPayloadInMB"],
@@ -271,7 +446,11 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 		mounts = append(mounts, Mount{Container: "/opt/ml/code", Host: codeDir})
 		spec["code_dir"] = "/opt/ml/code"
 	} else {
-		spec["code_dir"] = "/opt/ml/model/" + m.code.inModel
+		in := m.code.inModel
+		if in == "" {
+			in = "code" // the inference toolkit's code_dir, where a model without a program has none
+		}
+		spec["code_dir"] = "/opt/ml/model/" + in
 	}
 	inMount, _, err := r.inputMount("transform input", uri, "/opt/ml/transform/input")
 	if err != nil {
@@ -312,6 +491,11 @@ func (r *run) transform(ctx context.Context, s *defStep, sr *StepResult) error {
 	}
 	for k, v := range extra {
 		env[k] = v
+	}
+	if m.code.serving == servingContainers && m.code.image.fam == famXGBoost {
+		if _, ok := env["OMP_NUM_THREADS"]; !ok {
+			env["OMP_NUM_THREADS"] = "1" // the XGBoost container's serving default: one thread a worker
+		}
 	}
 	j := Job{Command: []string{"python3", harnessContainerDir + "/transform.py", "/opt/ml/transform/spec.json"}, Env: env, Dir: "/opt/ml/model",
 		Mounts: mounts, Timeout: r.timeout(s)}

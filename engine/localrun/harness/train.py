@@ -2,7 +2,10 @@
 # entry point the way the SageMaker training toolkit does in a framework
 # image (script mode), inside the job's container layout.
 #
-# Run as: python3 train.py (no arguments). It reads
+# Run as: python3 train.py (no arguments). When /opt/ml/code is empty it
+# puts the code of sagemaker_submit_directory there first, as the toolkit
+# does for a path in the container (a folder is copied, an archive
+# unpacked: the SDK's "code" channel of an isolated job). It reads
 # /opt/ml/input/config/{hyperparameters,inputdataconfig,resourceconfig}.json
 # (written by the runner), JSON-decodes every hyperparameter (a value that
 # is not JSON stays text), keeps the sagemaker_* ones as framework
@@ -14,7 +17,9 @@
 # compact JSON, as the toolkit writes them.
 import json
 import os
+import shutil
 import sys
+import tarfile
 
 BASE = "/opt/ml"
 CONFIG = "/opt/ml/input/config"
@@ -64,9 +69,34 @@ def main():
     if not program:
         sys.stderr.write("hyperparameter sagemaker_program is not set: the training toolkit has no entry point to run\n")
         return 2
+    submit = framework.get("sagemaker_submit_directory") or CODE
+    if not os.listdir(CODE):
+        # The toolkit puts the code in /opt/ml/code when it is empty: a
+        # folder is copied, an archive unpacked, a file copied. (An S3
+        # archive the runner has unpacked already, as the toolkit's
+        # download would.)
+        if submit.startswith("s3://"):
+            sys.stderr.write("sagemaker_submit_directory %s: the container cannot reach S3\n" % submit)
+            return 2
+        if os.path.isdir(submit):
+            if os.path.realpath(submit) != os.path.realpath(CODE):
+                for name in os.listdir(submit):
+                    src = os.path.join(submit, name)
+                    if os.path.isdir(src):
+                        shutil.copytree(src, os.path.join(CODE, name))
+                    else:
+                        shutil.copy2(src, CODE)
+        elif os.path.isfile(submit) and tarfile.is_tarfile(submit):
+            with tarfile.open(submit, "r:gz") as t:
+                t.extractall(CODE, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(CODE)
+        elif os.path.isfile(submit):
+            shutil.copy2(submit, CODE)
+        else:
+            sys.stderr.write("sagemaker_submit_directory %s does not exist in the container (an input channel puts files under /opt/ml/input/data/<channel>)\n" % submit)
+            return 2
     entry = os.path.join(CODE, program)
     if not os.path.isfile(entry):
-        sys.stderr.write("entry point %s is not in the submitted source (%s)\n" % (program, ", ".join(sorted(os.listdir(CODE)))))
+        sys.stderr.write("entry point %s is not in the submitted source %s (%s)\n" % (program, submit, ", ".join(sorted(os.listdir(CODE))) or "empty"))
         return 2
     if os.path.exists(os.path.join(CODE, "requirements.txt")):
         sys.stderr.write("note: requirements.txt is not installed by the local runner (no network); the interpreter's packages are used\n")
