@@ -15,7 +15,7 @@ func TestStrategiesListAxesAndList(t *testing.T) {
 		t.Fatalf("axes %v", d)
 	}
 	d = wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{}))
-	if d["count"] != 8.0 || d["axis"] != nil { // six SageMaker step types with a builder, two assemblies
+	if d["count"] != 13.0 || d["axis"] != nil { // eleven SageMaker step types with a builder, two assemblies
 		t.Fatalf("list %v", d)
 	}
 	d = wantOK(t, callTool(t, ctx, "strategies.list", map[string]any{"axis": "step_assembly"}))
@@ -62,7 +62,7 @@ func TestStrategiesShow(t *testing.T) {
 		t.Fatalf("step_args %v", d)
 	}
 	det := wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "no-such-strategy"}), "not_found", "strategies.list")
-	if len(det["available"].([]any)) != 8 {
+	if len(det["available"].([]any)) != 13 {
 		t.Fatalf("details %v", det)
 	}
 	wantFail(t, callTool(t, ctx, "strategies.show", map[string]any{"name": "Training", "axis": "step_assembly"}), "not_found", "strategies.list")
@@ -122,7 +122,7 @@ func TestStrategiesForStepType(t *testing.T) {
 	if wantOK(t, env)["step_assembly"] != "" || !slices.Equal(strs(t, env["warnings"]), []string{`step_assembly "code" ignored: only Processing steps have assemblies`}) {
 		t.Fatalf("assembly on a non-Processing type should be ignored with a warning: %v", env)
 	}
-	for _, bad := range []string{"Base", "Lambda"} {
+	for _, bad := range []string{"Base", "AutoML"} {
 		wantFail(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": bad}), "not_found", "strategies.list")
 	}
 	wantFail(t, callTool(t, ctx, "strategies.for_step_type", map[string]any{"sagemaker_step_type": "Processing", "step_assembly": "lambda"}), "not_found", "strategies.list")

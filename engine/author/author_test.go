@@ -156,7 +156,7 @@ func TestChecklist(t *testing.T) {
 		t.Errorf("step_args: %+v %v", cl, err)
 	}
 	var ve *UnknownVerbError
-	if _, err := NewChecklist(c, "Lambda", ""); !errors.As(err, &ve) {
+	if _, err := NewChecklist(c, "AutoML", ""); !errors.As(err, &ve) {
 		t.Errorf("unknown verb: %v", err)
 	}
 	var be *BadAssemblyError

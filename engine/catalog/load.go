@@ -789,6 +789,10 @@ func applyDefaults(st *Step) {
 		if cp.Framework == "" {
 			cp.Framework = sdkFramework[cp.SDKClass]
 		}
+	case "byo_container":
+		// The step's own image, never a looked-up framework image.
+		cp.Framework = "none"
+		set(&cp.ImageURIField, "image_uri")
 	}
 	if cp.Framework == "" && d.Framework != "" {
 		cp.Framework = d.Framework

@@ -8,7 +8,7 @@ import (
 // CompoundAcronyms are multi-capital tokens kept whole when converting
 // between PascalCase and snake_case, longest first (LightGBMMT before
 // LightGBM).
-var CompoundAcronyms = []string{"LightGBMMT", "LightGBM", "XGBoost", "PyTorch", "TensorFlow", "SageMaker", "MLFlow", "AutoML"}
+var CompoundAcronyms = []string{"LightGBMMT", "LightGBM", "XGBoost", "PyTorch", "TensorFlow", "SageMaker", "MLFlow", "AutoML", "EMR"}
 
 var snakeToAcronym = func() map[string]string {
 	m := map[string]string{}

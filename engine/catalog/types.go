@@ -147,10 +147,17 @@ type OutputPort struct {
 // fills the instance and version fields with the per-verb defaults listed in
 // doc.go, so after loading every field the verb needs is set.
 type Compute struct {
-	// Kind is the compute pattern: sklearn | xgboost | framework | script
-	// (Processing), estimator (Training), tuner (Tuning), model (CreateModel),
+	// Kind is the compute pattern: sklearn | xgboost | framework | script |
+	// byo_container (Processing), estimator (Training), tuner (Tuning), model (CreateModel),
 	// transformer (Transform), model_package (RegisterModel).
 	Kind string `yaml:"kind" json:"kind"`
+	// ContainerEntrypoint is the command a byo_container processing job
+	// runs in its own image (AppSpecification.ContainerEntrypoint, e.g.
+	// [bash, /opt/ml/processing/input/code/entrypoint.sh]); the step's
+	// code, when it has a source directory, is mounted at
+	// /opt/ml/processing/input/code. A config field
+	// container_entrypoint, when the step has one and it is set, wins.
+	ContainerEntrypoint []string `yaml:"container_entrypoint,omitempty" json:"container_entrypoint,omitempty"`
 	// SDKClass is the framework class for kinds framework/estimator/tuner/model:
 	// XGBoost | PyTorch | SKLearn | XGBoostModel | PyTorchModel.
 	SDKClass string `yaml:"sdk_class,omitempty" json:"sdk_class,omitempty"`

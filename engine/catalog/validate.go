@@ -71,20 +71,23 @@ func ParameterRef(v any) (name string, ok bool) {
 }
 
 var (
-	reStepName    = lazyre.New(StepNamePattern)
-	reFieldName   = lazyre.New(FieldNamePattern)
-	rePortName    = lazyre.New(PortNamePattern)
-	reEnvName     = lazyre.New(EnvNamePattern)
-	reJobType     = lazyre.New(JobTypePattern)
-	reChannel     = lazyre.New(ChannelPattern)
-	rePropPath    = lazyre.New(PropertyPathPattern)
-	reToken       = lazyre.New(PathTokenPattern)
-	reScript      = lazyre.New(ScriptPattern)
-	reDataType    = map[string]bool{"S3Uri": true, "String": true}
-	validKinds    = map[NodeKind]bool{NodeSource: true, NodeInternal: true, NodeSink: true}
-	validTiers    = map[FieldTier]bool{TierEssential: true, TierSystem: true, TierDerived: true}
-	validTypes    = map[FieldType]bool{FieldString: true, FieldInt: true, FieldFloat: true, FieldBool: true, FieldList: true, FieldMap: true, FieldAny: true}
-	validDepTypes = func() map[DependencyType]bool {
+	reStepName  = lazyre.New(StepNamePattern)
+	reFieldName = lazyre.New(FieldNamePattern)
+	rePortName  = lazyre.New(PortNamePattern)
+	reEnvName   = lazyre.New(EnvNamePattern)
+	reJobType   = lazyre.New(JobTypePattern)
+	reChannel   = lazyre.New(ChannelPattern)
+	rePropPath  = lazyre.New(PropertyPathPattern)
+	reToken     = lazyre.New(PathTokenPattern)
+	reScript    = lazyre.New(ScriptPattern)
+	reDataType  = map[string]bool{"S3Uri": true, "String": true}
+	// scalarDataTypes are the other types of an output parameter (a
+	// Lambda or Callback step's output: OutputParameters[].OutputType).
+	scalarDataTypes = map[string]bool{"Integer": true, "Boolean": true, "Float": true}
+	validKinds      = map[NodeKind]bool{NodeSource: true, NodeInternal: true, NodeSink: true}
+	validTiers      = map[FieldTier]bool{TierEssential: true, TierSystem: true, TierDerived: true}
+	validTypes      = map[FieldType]bool{FieldString: true, FieldInt: true, FieldFloat: true, FieldBool: true, FieldList: true, FieldMap: true, FieldAny: true}
+	validDepTypes   = func() map[DependencyType]bool {
 		m := map[DependencyType]bool{}
 		for _, d := range DependencyTypes {
 			m[d] = true
@@ -527,7 +530,7 @@ func (f *ConfigField) CheckValue(v any) string {
 // i of kind ("input" or "output"): a port name not used by an earlier port
 // of that kind (seen maps names to indexes and gets this one), a dependency
 // type, a data type and a description.
-func checkPortDecl(c *collector, kind string, i int, seen map[string]int, name string, typ DependencyType, dataType, description string) {
+func checkPortDecl(c *collector, kind string, i int, seen map[string]int, name string, typ DependencyType, dataType, description string, scalars bool) {
 	p := fmt.Sprintf("%ss[%d]", kind, i)
 	if !rePortName().MatchString(name) {
 		c.add(p+".name", "%q is not a port name (^[A-Za-z][A-Za-z0-9_]*$)", name)
@@ -538,7 +541,10 @@ func checkPortDecl(c *collector, kind string, i int, seen map[string]int, name s
 	if !validDepTypes[typ] {
 		c.add(p+".type", "%q is not a dependency type (%s)", typ, depTypeList())
 	}
-	if !reDataType[dataType] {
+	switch {
+	case scalars && !reDataType[dataType] && !scalarDataTypes[dataType]:
+		c.add(p+".data_type", "%q is not S3Uri, String, Integer, Boolean or Float", dataType)
+	case !scalars && !reDataType[dataType]:
 		c.add(p+".data_type", "%q is not S3Uri or String", dataType)
 	}
 	if strings.TrimSpace(description) == "" {
@@ -569,7 +575,7 @@ func validatePorts(c *collector, st *Step) {
 	for i := range st.Inputs {
 		in := &st.Inputs[i]
 		p := fmt.Sprintf("inputs[%d]", i)
-		checkPortDecl(c, "input", i, names, in.LogicalName, in.Type, in.DataType, in.Description)
+		checkPortDecl(c, "input", i, names, in.LogicalName, in.Type, in.DataType, in.Description, false)
 		switch {
 		case inRoots == nil:
 			if in.ContainerPath != "" {
@@ -638,7 +644,7 @@ func validatePorts(c *collector, st *Step) {
 	for i := range st.Outputs {
 		out := &st.Outputs[i]
 		p := fmt.Sprintf("outputs[%d]", i)
-		checkPortDecl(c, "output", i, outNames, out.LogicalName, out.Type, out.DataType, out.Description)
+		checkPortDecl(c, "output", i, outNames, out.LogicalName, out.Type, out.DataType, out.Description, verbInfo(st.Verb).OutputParameters)
 		switch {
 		case outRoots == nil:
 			if out.ContainerPath != "" {
@@ -731,6 +737,17 @@ func validateCompute(c *collector, st *Step) {
 		c.add("compute.kind", "is required (%s for a %s step)", joinOr(kinds), st.Verb)
 	} else if kinds != nil && !contains(kinds, cp.Kind) {
 		c.add("compute.kind", "%q is not a compute kind for a %s step (%s)", cp.Kind, st.Verb, joinOr(kinds))
+	}
+	switch {
+	case cp.Kind == "byo_container" && len(cp.ContainerEntrypoint) == 0:
+		c.add("compute.container_entrypoint", "is required for kind byo_container (the command the image runs, e.g. [bash, %s/entrypoint.sh])", processingCodeDir)
+	case cp.Kind != "byo_container" && len(cp.ContainerEntrypoint) > 0:
+		c.add("compute.container_entrypoint", "applies to kind byo_container only (the other kinds run python3 <entry point>)")
+	}
+	for i, a := range cp.ContainerEntrypoint {
+		if strings.TrimSpace(a) == "" {
+			c.add(fmt.Sprintf("compute.container_entrypoint[%d]", i), "is empty")
+		}
 	}
 	if classes, needs := sdkClasses[cp.Kind]; needs {
 		if cp.SDKClass == "" {

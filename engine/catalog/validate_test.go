@@ -57,7 +57,7 @@ func TestValidationRejects(t *testing.T) {
 			[]string{"inputs[0].compatible_output_types[0]", "not a dependency type"}},
 		{"own type as compatible output type", valid, "    required: true\n", "    required: true\n    compatible_output_types: [model_artifacts, processing_output]\n",
 			[]string{"inputs[0].compatible_output_types[1]", "the input's own type"}},
-		{"bad verb", valid, "verb: Processing", "verb: Lambda", []string{"verb", "not a verb"}},
+		{"bad verb", valid, "verb: Processing", "verb: Lambada", []string{"verb", "not a verb"}},
 		{"bad kind", valid, "kind: internal", "kind: singular", []string{"kind", "not a node kind"}},
 		{"source with upstream input", valid, "kind: internal", "kind: source", []string{"inputs[0]", "source step takes no inputs"}},
 		{"sink with outputs", valid, "kind: internal", "kind: sink", []string{"outputs", "sink step has no outputs"}},

@@ -20,6 +20,11 @@ const (
 	VerbRegisterModel Verb = "RegisterModel"
 	VerbTuning        Verb = "Tuning"
 	VerbCondition     Verb = "Condition"
+	VerbLambda        Verb = "Lambda"
+	VerbCallback      Verb = "Callback"
+	VerbQualityCheck  Verb = "QualityCheck"
+	VerbClarifyCheck  Verb = "ClarifyCheck"
+	VerbEMR           Verb = "EMR"
 )
 
 // ScriptRule says whether a step of a verb runs a script of its own.
@@ -62,6 +67,10 @@ type VerbInfo struct {
 	// (Condition): the DAG nodes downstream of such a node are its branch,
 	// and its edges carry no data (see engine/dag.Branches).
 	Control bool
+	// OutputParameters marks a verb whose outputs are output parameters
+	// (OutputParameters['<name>']: Lambda, Callback): an output's data_type
+	// may also be Integer, Boolean or Float, its OutputType.
+	OutputParameters bool
 	// Exemplar is the catalog step authors of a new step of this verb are
 	// pointed to.
 	Exemplar StepType
@@ -92,7 +101,7 @@ var (
 
 // verbs is the table, in the stable order Verbs lists.
 var verbs = []VerbInfo{
-	{Verb: VerbProcessing, FieldSet: "processing", ComputeKinds: []string{"sklearn", "xgboost", "framework", "script"},
+	{Verb: VerbProcessing, FieldSet: "processing", ComputeKinds: []string{"sklearn", "xgboost", "framework", "script", "byo_container"},
 		Script: ScriptRequired, InputRoots: []string{processingInputRoot}, OutputRoots: []string{processingOutputRoot},
 		PropertyRoots: []string{"ProcessingOutputConfig"}, NeedsInstanceType: true, NeedsInstanceCount: true, NeedsVolumeSize: true,
 		Exemplar: "TabularPreprocessing", Label: "PROCESSING_STEP",
@@ -127,6 +136,34 @@ var verbs = []VerbInfo{
 	// Its only property is its Outcome.
 	{Verb: VerbCondition, FieldSet: "base", ComputeKinds: []string{"condition"}, Script: ScriptNone,
 		PropertyRoots: []string{"Outcome"}, Control: true, Exemplar: "ModelQualityGate", Label: "CONDITION_STEP",
+		Defaults: VerbDefaults{Framework: "none"}},
+	// A Lambda step invokes a function: its inputs become the function's
+	// event (the step's Arguments), its outputs are the function's output
+	// parameters (OutputParameters['<name>']).
+	{Verb: VerbLambda, FieldSet: "base", ComputeKinds: []string{"lambda"}, Script: ScriptNone,
+		PropertyRoots: []string{"OutputParameters"}, OutputParameters: true, Exemplar: "LambdaInvocation", Label: "LAMBDA_STEP",
+		Defaults: VerbDefaults{Framework: "none"}},
+	// A Callback step sends its inputs to an SQS queue and waits until
+	// something outside the pipeline answers with its output parameters.
+	{Verb: VerbCallback, FieldSet: "base", ComputeKinds: []string{"callback"}, Script: ScriptNone,
+		PropertyRoots: []string{"OutputParameters"}, OutputParameters: true, Exemplar: "ExternalCallback", Label: "CALLBACK_STEP",
+		Defaults: VerbDefaults{Framework: "none"}},
+	// The check steps run a processing job in SageMaker's own image
+	// (model monitor, Clarify): no script of ours, ports without paths (the
+	// image's paths are fixed), and the baselines they compute as
+	// properties.
+	{Verb: VerbQualityCheck, FieldSet: "check", ComputeKinds: []string{"model_monitor"}, Script: ScriptNone,
+		PropertyRoots:     []string{"CalculatedBaselineConstraints", "CalculatedBaselineStatistics", "BaselineUsedForDriftCheckStatistics", "BaselineUsedForDriftCheckConstraints"},
+		NeedsInstanceType: true, NeedsInstanceCount: true, NeedsVolumeSize: true, Exemplar: "DataQualityCheck", Label: "QUALITY_CHECK_STEP",
+		Defaults: VerbDefaults{Framework: "none", InstanceType: "check_instance_type", Count: "check_instance_count", Vol: "check_volume_size", MaxRuntime: "check_max_runtime_seconds"}},
+	{Verb: VerbClarifyCheck, FieldSet: "check", ComputeKinds: []string{"clarify"}, Script: ScriptNone,
+		PropertyRoots:     []string{"CalculatedBaselineConstraints", "BaselineUsedForDriftCheckConstraints"},
+		NeedsInstanceType: true, NeedsInstanceCount: true, NeedsVolumeSize: true, Exemplar: "DataBiasCheck", Label: "CLARIFY_CHECK_STEP",
+		Defaults: VerbDefaults{Framework: "none", InstanceType: "check_instance_type", Count: "check_instance_count", Vol: "check_volume_size", MaxRuntime: "check_max_runtime_seconds"}},
+	// An EMR step adds a step to an EMR cluster (a running one, or one
+	// made for it); its properties are the EMR step's (DescribeStep).
+	{Verb: VerbEMR, FieldSet: "base", ComputeKinds: []string{"emr"}, Script: ScriptNone,
+		PropertyRoots: []string{"Id", "Name", "Config", "Status", "ActionOnFailure", "ExecutionRoleArn", "LogUri"}, Exemplar: "EMRJob", Label: "EMR_STEP",
 		Defaults: VerbDefaults{Framework: "none"}},
 }
 

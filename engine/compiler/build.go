@@ -89,7 +89,11 @@ func (e *buildEnv) build(p *nodePlan) (Step, error) {
 	if err != nil {
 		return Step{}, e.wrap(p, err)
 	}
-	st := Step{Name: p.Name, Type: k.info.DefinitionType, Arguments: args}
+	var fields StepFields
+	if w, ok := args.(*withStepFields); ok {
+		args, fields = w.Arguments, w.Fields
+	}
+	st := Step{Name: p.Name, Type: k.info.DefinitionType, Arguments: args, StepFields: fields}
 	if len(p.Parents) > 0 {
 		st.DependsOn = append([]catalog.SageMakerStepName(nil), p.Parents...)
 	}
@@ -107,6 +111,13 @@ func (e *buildEnv) build(p *nodePlan) (Step, error) {
 	}
 	setTags(args, tags)
 	return st, nil
+}
+
+// withStepFields is what the builder of a kind whose steps have keys of
+// their own beside Arguments returns (Lambda, Callback, the checks).
+type withStepFields struct {
+	Arguments any
+	Fields    StepFields
 }
 
 // wrap turns a builder error into a *StepBuildError (typed errors pass).

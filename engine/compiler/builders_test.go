@@ -133,8 +133,8 @@ func TestBuildersTable(t *testing.T) {
 	if compiler.Builders()[0].Knobs[0].Name == "changed" {
 		t.Error("Builders returns shared slices")
 	}
-	if compiler.HasBuilder("Lambda") {
-		t.Error("no Lambda builder")
+	if compiler.HasBuilder("AutoML") {
+		t.Error("an AutoML builder, although no verb is AutoML")
 	}
 }
 

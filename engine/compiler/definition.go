@@ -30,6 +30,11 @@ const (
 	StepTypeTransform     = "Transform"
 	StepTypeRegisterModel = "RegisterModel"
 	StepTypeTuning        = "Tuning"
+	StepTypeLambda        = "Lambda"
+	StepTypeCallback      = "Callback"
+	StepTypeQualityCheck  = "QualityCheck"
+	StepTypeClarifyCheck  = "ClarifyCheck"
+	StepTypeEMR           = "EMR"
 )
 
 // Definition is a whole pipeline definition: the PipelineDefinition string
@@ -79,6 +84,38 @@ type Step struct {
 	RetryPolicies []RetryPolicy               `json:"RetryPolicies,omitempty"`
 	CacheConfig   *CacheConfig                `json:"CacheConfig,omitempty"`
 	PropertyFiles []PropertyFile              `json:"PropertyFiles,omitempty"`
+	// StepFields are the keys a step of some kinds has beside Arguments
+	// (a Lambda step's FunctionArn, a check step's CheckType, ...), in the
+	// order the SDK writes them after CacheConfig.
+	StepFields
+}
+
+// StepFields are the step-level keys of the kinds that have some beside
+// their Arguments, each left out when unset: FunctionArn and
+// OutputParameters (Lambda), SqsQueueUrl and OutputParameters (Callback),
+// CheckType, ModelPackageGroupName, SkipCheck, FailOnViolation,
+// RegisterNewBaseline, SuppliedBaselineStatistics (QualityCheck),
+// SuppliedBaselineConstraints and ModelName (ClarifyCheck of a model).
+// A value typed any is a literal or a pipeline expression.
+type StepFields struct {
+	FunctionArn                 string            `json:"FunctionArn,omitempty"`
+	SqsQueueUrl                 string            `json:"SqsQueueUrl,omitempty"`
+	OutputParameters            []OutputParameter `json:"OutputParameters,omitempty"`
+	CheckType                   string            `json:"CheckType,omitempty"`
+	ModelPackageGroupName       any               `json:"ModelPackageGroupName,omitempty"`
+	SkipCheck                   any               `json:"SkipCheck,omitempty"`
+	FailOnViolation             any               `json:"FailOnViolation,omitempty"`
+	RegisterNewBaseline         any               `json:"RegisterNewBaseline,omitempty"`
+	SuppliedBaselineStatistics  any               `json:"SuppliedBaselineStatistics,omitempty"`
+	SuppliedBaselineConstraints any               `json:"SuppliedBaselineConstraints,omitempty"`
+	ModelName                   any               `json:"ModelName,omitempty"`
+}
+
+// OutputParameter is one output of a Lambda or Callback step: a key of the
+// function's response (or of the callback's answer) and its type.
+type OutputParameter struct {
+	OutputName string `json:"OutputName"`
+	OutputType string `json:"OutputType"` // String, Integer, Boolean or Float
 }
 
 // AllSteps returns every step of the definition, a Condition's IfSteps

@@ -51,8 +51,10 @@ type DefinitionKind struct {
 	// Verb is the catalog verb built as this Type ("" when the Type is
 	// emitted only by another kind's builder).
 	Verb catalog.Verb `json:"verb,omitempty"`
-	// APIRequest is the SageMaker API operation the Arguments mirror
-	// ("CreateProcessingJob"); "" for a step that starts no job.
+	// APIRequest is the API operation the Arguments mirror
+	// ("CreateProcessingJob"): a SageMaker one, or one of the service
+	// Shape names (EMR's AddJobFlowSteps); "" for a step that starts no
+	// job.
 	APIRequest string `json:"api_request,omitempty"`
 	// JobNameField is the request field naming the job, left out of
 	// definitions (SageMaker names jobs at execution time).
@@ -63,6 +65,10 @@ type DefinitionKind struct {
 	// Properties are the property paths of a step Type no Describe
 	// operation answers for.
 	Properties []string `json:"properties,omitempty"`
+	// Shape, "<service>:<shape>", is another AWS service's shape whose
+	// fields are the step's properties (emr:Step, EMR's DescribeStep
+	// result, for an EMR step), when no SageMaker operation answers for it.
+	Shape string `json:"shape,omitempty"`
 }
 
 // BuilderInfo describes one step builder of the compiler.
@@ -70,7 +76,7 @@ type BuilderInfo struct {
 	Verb           catalog.Verb `json:"verb"`            // the SageMaker verb it builds (routing key)
 	Name           string       `json:"name"`            // "ProcessingStepBuilder", as in NodeReport.Builder
 	DefinitionType string       `json:"definition_type"` // the Step.Type it emits: Processing, Training, Model, ...
-	APIRequest     string       `json:"api_request"`     // the SageMaker request its Arguments mirror
+	APIRequest     string       `json:"api_request"`     // the request its Arguments mirror (SageMaker, or EMR for an EMR step)
 	// Assemblies lists the patterns.step_assembly values it accepts
 	// (Processing only). Both build the same CreateProcessingJob arguments:
 	// the SDK's two ways of making a ProcessingStep differ only inside the
@@ -234,9 +240,100 @@ var kinds = []kind{
 		build: func(e *buildEnv, p *nodePlan) (any, error) { return e.buildCondition(p) },
 		def:   DefinitionKind{Properties: []string{"Outcome"}},
 	},
+	// A Lambda step invokes a function and a Callback step waits on an SQS
+	// message's answer: their Arguments are the event (free JSON), checked
+	// by the schemas; their properties are the declared output parameters.
+	{info: BuilderInfo{Verb: catalog.VerbLambda, Name: "LambdaStepBuilder", DefinitionType: StepTypeLambda,
+		Knobs: cat(cachingKnobs, []Knob{
+			{Name: "function_arn", Source: "config", Type: "string", Doc: "The function to invoke (FunctionArn); the compiler does not create functions."},
+			{Name: "lambda_inputs", Source: "config", Type: "map", Doc: "Static keys of the event, beside each bound input under its name; a value may be {{Parameters.X}}."},
+			{Name: "output_parameters", Source: "config", Type: "map", Doc: "{name: String|Integer|Boolean|Float}: the response keys the step exposes (OutputParameters); default: the step's output ports. An output another step reads must be declared."},
+		})},
+		build:          func(e *buildEnv, p *nodePlan) (any, error) { return e.buildLambda(p) },
+		cacheable:      true,
+		def:            DefinitionKind{Properties: []string{"OutputParameters", "OutputParameters{}"}},
+		inputsPattern:  "each bound input becomes the event key of its name",
+		outputsPattern: "OutputParameters['<output>']",
+	},
+	{info: BuilderInfo{Verb: catalog.VerbCallback, Name: "CallbackStepBuilder", DefinitionType: StepTypeCallback,
+		Knobs: cat(cachingKnobs, []Knob{
+			{Name: "sqs_queue_url", Source: "config", Type: "string", Doc: "The queue the message with the callback token goes to (SqsQueueUrl)."},
+			{Name: "callback_inputs", Source: "config", Type: "map", Doc: "Static keys of the message, beside each bound input under its name; a value may be {{Parameters.X}}."},
+			{Name: "output_parameters", Source: "config", Type: "map", Doc: "{name: String|Integer|Boolean|Float}: the output parameters the answer carries (OutputParameters); default: the step's output ports."},
+		})},
+		build:          func(e *buildEnv, p *nodePlan) (any, error) { return e.buildCallback(p) },
+		cacheable:      true,
+		def:            DefinitionKind{Properties: []string{"OutputParameters", "OutputParameters{}"}},
+		inputsPattern:  "each bound input becomes the message key of its name",
+		outputsPattern: "OutputParameters['<output>']",
+	},
+	// The check steps run a processing job in SageMaker's own image; the
+	// SDK checks their Arguments as CreateProcessingJob requests, and their
+	// properties are the baselines' S3 URIs (no Describe operation answers
+	// for them).
+	{info: BuilderInfo{Verb: catalog.VerbQualityCheck, Name: "QualityCheckStepBuilder", DefinitionType: StepTypeQualityCheck, APIRequest: "CreateProcessingJob",
+		Knobs: cat(commonKnobs[:3], networkKnobs, cachingKnobs, checkKnobs, []Knob{
+			{Name: "dataset_format", Source: "config", Type: "map", Default: map[string]any{"csv": map[string]any{"header": true, "output_columns_position": "START"}}, Doc: "Format of the data set (environment dataset_format)."},
+			{Name: "problem_type", Source: "config", Type: "string", Doc: "MODEL_QUALITY: BinaryClassification, MulticlassClassification or Regression; with inference_attribute, probability_attribute, ground_truth_attribute, probability_threshold_attribute."},
+			{Name: "record_preprocessor_script", Source: "config", Type: "string", Doc: "DATA_QUALITY: a script applied to each record, uploaded when local."},
+			{Name: "post_analytics_processor_script", Source: "config", Type: "string", Doc: "A script run on the results, uploaded when local."},
+			{Name: "supplied_baseline_statistics", Source: "config", Type: "string", Doc: "Statistics to check against (SuppliedBaselineStatistics), when no upstream check feeds them."},
+		})},
+		settings:         settingsTags,
+		build:            func(e *buildEnv, p *nodePlan) (any, error) { return e.buildQualityCheck(p) },
+		cacheable:        true,
+		def:              DefinitionKind{JobNameField: "ProcessingJobName", Properties: []string{"CalculatedBaselineConstraints", "CalculatedBaselineStatistics", "BaselineUsedForDriftCheckStatistics", "BaselineUsedForDriftCheckConstraints"}},
+		inputsPattern:    "baseline_dataset at /opt/ml/processing/input/baseline_dataset_input, scripts under /opt/ml/processing/input/<name>",
+		outputsPattern:   "quality_check_output: Join(prefix, <type>, quality_check_output); the outputs are the baselines' properties",
+		prefixProperties: []string{},
+	},
+	{info: BuilderInfo{Verb: catalog.VerbClarifyCheck, Name: "ClarifyCheckStepBuilder", DefinitionType: StepTypeClarifyCheck, APIRequest: "CreateProcessingJob",
+		Knobs: cat(commonKnobs[:3], networkKnobs, cachingKnobs, checkKnobs, []Knob{
+			{Name: "label_name", Source: "config", Type: "any", Doc: "The label column (DataConfig label); with headers, features, dataset_type, excluded_columns."},
+			{Name: "label_values_or_threshold", Source: "config", Type: "list", Doc: "Bias checks: the positive label values (BiasConfig); with facet_name, facet_values_or_threshold, group_name, methods."},
+			{Name: "clarify_model_instance_type", Source: "config", Type: "string", Default: checkDefaultInstanceType, Doc: "Model checks: the shadow endpoint (ModelConfig); with clarify_model_instance_count, accept_type, content_type, ..."},
+			{Name: "shap_baseline", Source: "config", Type: "any", Doc: "MODEL_EXPLAINABILITY: the SHAP baseline; with num_samples, agg_method, use_logit, save_local_shap_values, seed, num_clusters, model_scores."},
+		})},
+		settings:       settingsTags,
+		build:          func(e *buildEnv, p *nodePlan) (any, error) { return e.buildClarifyCheck(p) },
+		cacheable:      true,
+		def:            DefinitionKind{JobNameField: "ProcessingJobName", Properties: []string{"CalculatedBaselineConstraints", "BaselineUsedForDriftCheckConstraints"}},
+		inputsPattern:  "the generated analysis_config.json at /opt/ml/processing/input/config, dataset at /opt/ml/processing/input/data; a model check's model_name becomes the step's ModelName",
+		outputsPattern: "analysis_result: Join(prefix, <type>, analysis_result); the outputs are the baselines' properties",
+	},
+	// An EMR step adds a step to an EMR cluster; its Arguments mirror EMR's
+	// AddJobFlowSteps (not a SageMaker request), its properties EMR's Step.
+	{info: BuilderInfo{Verb: catalog.VerbEMR, Name: "EMRStepBuilder", DefinitionType: StepTypeEMR, APIRequest: "AddJobFlowSteps",
+		Knobs: cat(cachingKnobs, []Knob{
+			{Name: "emr_cluster_id", Source: "config", Type: "string", Doc: "A running cluster (ClusterId), with execution_role_arn; or cluster_config."},
+			{Name: "cluster_config", Source: "config", Type: "map", Doc: "A cluster created for the step (ClusterConfig: RunJobFlow's request less Name, Steps, AutoTerminationPolicy)."},
+			{Name: "emr_jar", Source: "config", Type: "string", Default: "command-runner.jar", Doc: "HadoopJarStep.Jar."},
+			{Name: "emr_args", Source: "config", Type: "list", Doc: "HadoopJarStep.Args; {<input>} stands for that bound input's S3 URI."},
+			{Name: "emr_main_class", Source: "config", Type: "string", Doc: "HadoopJarStep.MainClass."},
+			{Name: "emr_step_properties", Source: "config", Type: "map", Doc: "HadoopJarStep.Properties."},
+		})},
+		settings:      settingsStep,
+		build:         func(e *buildEnv, p *nodePlan) (any, error) { return e.buildEMR(p) },
+		cacheable:     true,
+		def:           DefinitionKind{Shape: "emr:Step"},
+		inputsPattern: "a bound input replaces {<input>} in emr_args",
+	},
 	// The Fail step of a gate's else branch (buildCondition emits it): it
 	// has no properties.
 	{info: BuilderInfo{DefinitionType: StepTypeFail}},
+}
+
+// checkKnobs are what every check step reads (the SDK's CheckJobConfig and
+// the step's own arguments).
+var checkKnobs = []Knob{
+	{Name: "check_type", Source: "config", Type: "string", Doc: "CheckType (the step type fixes it)."},
+	{Name: "check_instance_type", Source: "config", Type: "string", Default: checkDefaultInstanceType, Doc: "Instance type of the check's job; with check_instance_count, check_volume_size, check_max_runtime_seconds."},
+	{Name: "image_uri", Source: "config", Type: "string", Doc: "An image to run instead of the region's model monitor or Clarify image."},
+	{Name: "skip_check", Source: "config", Type: "bool", Default: false, Doc: "SkipCheck (a Boolean parameter may stand for it)."},
+	{Name: "fail_on_violation", Source: "config", Type: "bool", Default: true, Doc: "FailOnViolation."},
+	{Name: "register_new_baseline", Source: "config", Type: "bool", Default: false, Doc: "RegisterNewBaseline."},
+	{Name: "model_package_group_name", Source: "config", Type: "string", Doc: "ModelPackageGroupName whose approved model's baseline is checked against."},
+	{Name: "supplied_baseline_constraints", Source: "config", Type: "string", Doc: "Constraints to check against (SuppliedBaselineConstraints), when no upstream check feeds them."},
 }
 
 // The input and output patterns of the kinds that run a training job

@@ -63,6 +63,9 @@ const (
 	// settingsNone: the step starts nothing that retries or carries tags
 	// (a Condition, a Fail step).
 	settingsNone runSettings = iota
+	// settingsTags: tags of the job the step starts, no retry policies
+	// (the SDK's check steps take none).
+	settingsTags
 	// settingsStep: retry policies of the step's own faults, and tags.
 	settingsStep
 	// settingsJob: a step that starts a SageMaker job: its faults too.
@@ -76,7 +79,7 @@ var retryKeys = []string{"ExceptionType", "IntervalSeconds", "BackoffRate", "Max
 // defaults to 1 and BackoffRate to 2.0 as in the SDK.
 func (e *buildEnv) retryPolicies(p *nodePlan, s runSettings) ([]RetryPolicy, error) {
 	raw, ok := p.Values.lookup("retry_policies")
-	if !ok || raw == nil || s == settingsNone {
+	if !ok || raw == nil || s == settingsNone || s == settingsTags {
 		return nil, nil
 	}
 	list, ok := raw.([]any)

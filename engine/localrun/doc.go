@@ -90,6 +90,15 @@
 //     them.
 //   - Fail: the execution ends there, failed, with its ErrorMessage
 //     (Failure.FailStep); the steps after it are skipped.
+//   - Outside this machine (outside.go): a Lambda or Callback step is not
+//     called; data gives its output parameters ("<step>.<output>", a local
+//     file or folder later steps see at a local S3 URI), an output no later
+//     step reads may be left out, and the step is reported substituted. A
+//     QualityCheck or ClarifyCheck step runs SageMaker's own image (model
+//     monitor, Clarify): it is substituted when data gives its baselines
+//     ("<step>.CalculatedBaselineStatistics", ...), else the run stops at it
+//     naming those keys. An EMR step stops the run: its job runs on an EMR
+//     cluster.
 //
 // Other step types (Tuning, ...) fail with a message saying so.
 //

@@ -130,6 +130,16 @@ func init() {
 		// step ends the run (conditions.go).
 		compiler.StepTypeCondition: {run: runCondition},
 		compiler.StepTypeFail:      {run: runFail},
+		// The kinds whose work happens outside this machine: a Lambda or
+		// Callback step is substituted (its output parameters come from
+		// data, and one no later step reads may be missing); a check step
+		// is substituted when data gives its baselines, else it stops the
+		// run saying why; an EMR step stops the run (outside.go).
+		compiler.StepTypeLambda:       outsideKind(outputParameterNames, substituteOutside),
+		compiler.StepTypeCallback:     outsideKind(outputParameterNames, substituteOutside),
+		compiler.StepTypeQualityCheck: outsideKind(fixedOutputs(qualityCheckOutputs), substituteCheck),
+		compiler.StepTypeClarifyCheck: outsideKind(fixedOutputs(clarifyCheckOutputs), substituteCheck),
+		compiler.StepTypeEMR:          {run: refuseEMR},
 	}
 }
 

@@ -230,6 +230,14 @@ type defStep struct {
 		OutputName       string `json:"OutputName"`
 		FilePath         string `json:"FilePath"`
 	} `json:"PropertyFiles"`
+	// The step-level keys of the kinds that do not run here (kinds.go).
+	FunctionArn      string `json:"FunctionArn"`
+	SqsQueueUrl      string `json:"SqsQueueUrl"`
+	CheckType        string `json:"CheckType"`
+	OutputParameters []struct {
+		OutputName string `json:"OutputName"`
+		OutputType string `json:"OutputType"`
+	} `json:"OutputParameters"`
 }
 
 type defParam struct {

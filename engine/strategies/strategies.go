@@ -115,7 +115,7 @@ func New(builders []compiler.BuilderInfo, cat *catalog.Catalog) (*Library, error
 		s.PresetKnobs = map[string]any{}
 		s.Description = fmt.Sprintf("Builds every %s step as a %s step whose Arguments mirror %s (%s).", b.Verb, b.DefinitionType, b.APIRequest, b.Name)
 		if b.APIRequest == "" {
-			s.Description = fmt.Sprintf("Builds every %s step as a %s step, which starts no job (%s).", b.Verb, b.DefinitionType, b.Name)
+			s.Description = fmt.Sprintf("Builds every %s step as a %s step, which starts no SageMaker job (%s).", b.Verb, b.DefinitionType, b.Name)
 		}
 		s.StepTypes = l.stepTypes(b.Verb, "")
 		s.Knobs = l.knobs(b, s.StepTypes)

@@ -218,7 +218,7 @@ func TestForStepTypeRouting(t *testing.T) {
 			t.Errorf("%s/%s warnings %v, notes %v", c.typ, c.asm, r.Warnings, r.Notes)
 		}
 	}
-	for _, bad := range []string{"Base", "Lambda", "MimsModelRegistrationProcessing", "", "Frobnicate"} {
+	for _, bad := range []string{"Base", "AutoML", "MimsModelRegistrationProcessing", "", "Frobnicate"} {
 		_, err := l.ForStepType(bad, "")
 		var nf *NotFoundError
 		if !errors.As(err, &nf) || !strings.Contains(nf.Error(), "no builder") || len(nf.Available) == 0 {

@@ -23,7 +23,7 @@ type DryBuild struct {
 	Warnings  []string                  `json:"warnings"`
 	Inputs    map[string]string         `json:"manual_inputs"` // input -> the S3 URI fed to it
 	step      *compiler.Step
-	arguments string // Arguments as JSON text, with those of the steps added for it
+	arguments string // Arguments and the step's own keys (StepFields) as JSON text, with those of the steps added for it
 }
 
 // BuildStep builds one step alone from a default config (defaults plus
@@ -95,9 +95,11 @@ func BuildStep(ctx context.Context, cat *catalog.Catalog, st *catalog.Step, jobT
 		return res, nil
 	}
 	// An input may feed a step the compiler added for the node (a model's
-	// archive goes to its repack job): the arguments of all of them count.
+	// archive goes to its repack job): the arguments of all of them count,
+	// with a kind's step-level keys, which take inputs too (a model check's
+	// ModelName).
 	for _, st := range out.Definition.Steps {
-		args, _ := json.Marshal(st.Arguments)
+		args, _ := json.Marshal([]any{st.Arguments, st.StepFields})
 		res.arguments += string(args)
 	}
 	res.Fragment = frag

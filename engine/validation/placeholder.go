@@ -31,6 +31,9 @@ var placeholderByName = map[string]any{
 	"data_source":         "s3://replace-me-bucket/data/",
 	"threshold":           0.5,
 	"search_space":        map[string]any{"continuous": map[string]any{"replace_me_hyperparameter": []any{0.0, 1.0}}},
+	"function_arn":        "arn:aws:lambda:us-east-1:000000000000:function:replace-me",
+	"sqs_queue_url":       "https://sqs.us-east-1.amazonaws.com/000000000000/replace-me",
+	"emr_cluster_id":      "j-REPLACEME",
 }
 
 // placeholderVersions are framework versions the image tables know, used

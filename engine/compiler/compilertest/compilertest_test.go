@@ -80,3 +80,54 @@ func TestSDKCheck(t *testing.T) {
 		t.Error("a job name in the arguments was accepted")
 	}
 }
+
+// The strict schema rejects the forms of SchemaGaps that the SDK writes;
+// SchemaView bridges exactly those, so the schema still catches everything
+// else in those steps (a misspelled key), and CheckStepArguments checks an
+// EMR step against EMR's own requests.
+func TestSchemaGaps(t *testing.T) {
+	RequireSchemas(t)
+	def := `{"Version":"2020-12-01","Parameters":[],"Steps":[
+	  {"Name":"Check","Type":"QualityCheck","CheckType":"DATA_QUALITY","SkipCheck":false,"FailOnViolation":true,"RegisterNewBaseline":false,
+	   "Arguments":{"ProcessingResources":{"ClusterConfig":{"InstanceType":"ml.m5.xlarge","InstanceCount":1,"VolumeSizeInGB":30}},
+	     "AppSpecification":{"ImageUri":"img"},"RoleArn":"arn:aws:iam::123456789012:role/R"}},
+	  {"Name":"Spark","Type":"EMR","Arguments":{"StepConfig":{"HadoopJarStep":{"Jar":"command-runner.jar","Args":["spark-submit","s3://b/job.py"]}},
+	     "ClusterConfig":{"ReleaseLabel":"emr-6.15.0","Instances":{"InstanceGroups":[{"InstanceRole":"MASTER","InstanceType":"m5.xlarge","InstanceCount":1}]}}}}]}`
+	raw, err := ValidateSchema(Strict, []byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) == 0 {
+		t.Fatal("the strict schema accepts the SDK's forms; SchemaGaps is stale")
+	}
+	view, bridged, err := SchemaView([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(bridged, ";") != "Check: FailOnViolation;Spark: Arguments.ClusterConfig;Spark: Arguments.StepConfig.Name" {
+		t.Errorf("bridged %v", bridged)
+	}
+	if errs, _ := ValidateSchema(Strict, view); len(errs) > 0 {
+		t.Errorf("the bridged view still fails: %v", errs)
+	}
+	bad := strings.Replace(def, `"SkipCheck"`, `"SkipChek"`, 1)
+	view, _, _ = SchemaView([]byte(bad))
+	if errs, _ := ValidateSchema(Strict, view); len(errs) == 0 {
+		t.Error("a misspelled key of a check step passes the bridged view")
+	}
+	var d struct{ Steps []sdkStep }
+	_ = json.Unmarshal([]byte(def), &d)
+	if err := CheckStepArguments("EMR", d.Steps[1].Arguments); err != nil {
+		t.Errorf("EMR arguments: %v", err)
+	}
+	for name, args := range map[string]string{
+		"misspelled":    strings.Replace(string(d.Steps[1].Arguments), `"Jar"`, `"Jarr"`, 1),
+		"no jar":        `{"StepConfig":{"HadoopJarStep":{"Args":["x"]}},"ClusterId":"j-ABC"}`,
+		"both clusters": `{"StepConfig":{"HadoopJarStep":{"Jar":"a.jar"}},"ClusterId":"j-ABC","ClusterConfig":{}}`,
+		"no cluster":    `{"StepConfig":{"HadoopJarStep":{"Jar":"a.jar"}}}`,
+	} {
+		if err := CheckStepArguments("EMR", []byte(args)); err == nil {
+			t.Errorf("%s: EMR arguments accepted", name)
+		}
+	}
+}

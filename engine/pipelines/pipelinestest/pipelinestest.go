@@ -55,7 +55,13 @@ var known = map[string]any{
 		"continuous": []any{map[string]any{"name": "eta", "min": 0.05, "max": 0.5, "scaling": "Logarithmic"}},
 		"integer":    []any{map[string]any{"name": "max_depth", "min": 3, "max": 10}},
 	},
-	"output_spec": map[string]any{"output_schema": []any{"objectId", "label"}, "output_format": "CSV"},
+	"output_spec":               map[string]any{"output_schema": []any{"objectId", "label"}, "output_format": "CSV"},
+	"function_arn":              "arn:aws:lambda:us-east-1:123456789012:function:demo-function",
+	"sqs_queue_url":             "https://sqs.us-east-1.amazonaws.com/123456789012/demo-queue",
+	"emr_cluster_id":            "j-1K48XXXXXXHCB",
+	"emr_args":                  []any{"spark-submit", "--deploy-mode", "cluster", "s3://example-bucket/jobs/job.py", "--input", "{input_data}"},
+	"label_values_or_threshold": []any{1},
+	"facet_name":                "segment",
 }
 
 // framework picks the registered-model framework of a DAG from its nodes.

@@ -2,7 +2,8 @@
 // pipeline step of each type exposes to {"Get": "Steps.<name>.<path>"} references: the fields of
 // the Describe* response SageMaker resolves them against. Which responses those are is the
 // compiler's kind table (compiler.DefinitionKinds: each Type's Describe operations, found on the
-// SDK client by name; a Type no operation answers for lists its Properties itself). The compiler
+// SDK client by name, or the shape of another service it names; a Type no operation answers for
+// lists its Properties itself). The compiler
 // does not link the SDK: it embeds the table this package generates (go generate
 // ./engine/compiler), and a compiler test regenerates it here to check it is current.
 package sdkshape
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	emrtypes "github.com/aws/aws-sdk-go-v2/service/emr/types"
 	sm "github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/cursus-go/cursus/engine/compiler"
 )
@@ -26,6 +28,13 @@ func Roots() (map[string][]reflect.Type, error) {
 	client := reflect.TypeOf(&sm.Client{})
 	out := map[string][]reflect.Type{}
 	for _, k := range compiler.DefinitionKinds() {
+		if k.Shape != "" {
+			t, ok := otherShapes[k.Shape]
+			if !ok {
+				return nil, fmt.Errorf("sdkshape: step Type %s: no SDK type for shape %s", k.Type, k.Shape)
+			}
+			out[k.Type] = append(out[k.Type], t)
+		}
 		for _, op := range k.Describe {
 			m, ok := client.MethodByName(op)
 			if !ok {
@@ -35,6 +44,12 @@ func Roots() (map[string][]reflect.Type, error) {
 		}
 	}
 	return out, nil
+}
+
+// otherShapes are the shapes of other AWS services a kind's properties
+// come from (DefinitionKind.Shape): the SDK's EMRStep reads EMR's Step.
+var otherShapes = map[string]reflect.Type{
+	"emr:Step": reflect.TypeOf(emrtypes.Step{}),
 }
 
 // skipped are output fields that are transport, not properties.
