@@ -172,23 +172,34 @@ func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.Result[Pi
 }
 
 // PipelineCatalogRecommendData is the data of pipeline_catalog.recommend:
-// the ranked DAGs, how the request was read and what to do next.
+// per concept of the request whether the top DAG serves it (served,
+// unserved: with the nearest DAG that does and the change), the top DAG
+// with the mechanical changes made (adapted_dag), the ranked DAGs, how the
+// request was read and what to do next.
 type PipelineCatalogRecommendData struct {
+	Served   []pipelines.ServedConcept   `json:"served"`
+	Unserved []pipelines.UnservedConcept `json:"unserved"`
+	// AdaptedDAG is the top DAG with the changes of unserved marked applied
+	// made: pass its nodes and edges as the dag argument.
+	AdaptedDAG      *pipelines.AdaptedDAG      `json:"adapted_dag,omitempty"`
 	Status          string                     `json:"status"`
 	TotalMatches    int                        `json:"total_matches"`
 	Recommendations []pipelines.Recommendation `json:"recommendations"`
-	// NeedTerms is the need as matched.
-	NeedTerms []string `json:"need_terms"`
+	// Concepts is the request as read.
+	Concepts []pipelines.Concept `json:"concepts"`
+	// NotNeeds are the words of the need read as no need.
+	NotNeeds []string `json:"not_needs,omitempty"`
 	// DataSource is where the data lives (given or inferred), null when unknown;
 	// DataSourceFrom says how it was known (argument or need).
 	DataSource     *string `json:"data_source"`
 	DataSourceFrom string  `json:"data_source_from,omitempty"`
+	// Framework is the framework filter, given or named in the need.
+	Framework     string `json:"framework,omitempty"`
+	FrameworkFrom string `json:"framework_from,omitempty"`
 	// Excluded counts the DAGs dropped, by reason.
 	Excluded map[string]int `json:"excluded,omitempty"`
-	// Unmatched lists what was asked for that no shared DAG offers.
-	Unmatched []pipelines.Unmatched `json:"unmatched,omitempty"`
-	Action    string                `json:"action"`
-	NextStep  string                `json:"next_step"`
+	Action   string         `json:"action"`
+	NextStep string         `json:"next_step"`
 }
 
 func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope.Result[PipelineCatalogRecommendData], error) {
@@ -204,33 +215,53 @@ func pipelineCatalogRecommend(ctx context.Context, a pcRecommendArgs) (*envelope
 		recs = []pipelines.Recommendation{}
 	}
 	data := PipelineCatalogRecommendData{
+		Served:          nonNilList(r.Served),
+		Unserved:        nonNilList(r.Unserved),
+		AdaptedDAG:      r.Adapted,
 		Status:          "success",
 		TotalMatches:    r.TotalMatches,
 		Recommendations: recs,
-		NeedTerms:       nonNilList(r.NeedTerms),
+		Concepts:        nonNilList(r.Concepts),
+		NotNeeds:        r.NotNeeds,
 		DataSource:      optString(r.DataSource),
 		DataSourceFrom:  r.DataSourceFrom,
+		Framework:       r.Framework,
+		FrameworkFrom:   r.FrameworkFrom,
 		Excluded:        r.Excluded,
-		Unmatched:       r.Unmatched,
 	}
 	var warns []string
-	for _, u := range r.Unmatched {
-		warns = append(warns, fmt.Sprintf("the catalog cannot serve %s: %s", u.Requirement, u.Reason))
+	for _, u := range r.Unserved {
+		if u.Applied {
+			continue // said in unserved and made in adapted_dag
+		}
+		warns = append(warns, fmt.Sprintf("not served: %s (%q): %s; %s", u.ID, u.Phrase, u.Reason, u.Change))
 	}
 	warns = append(warns, r.Notes...)
 	if len(recs) == 0 {
 		data.Action = "No shared DAG fits these requirements; relax them or design a DAG with dag.construct."
 		data.NextStep = "pipeline_catalog.list"
 		return envelope.Success(data).WithMeta("total_matches", 0).WithWarnings(append(warns, fmt.Sprintf("no DAG scored above %g", pipelines.MinRecommendScore))...).
-			WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.list", When: "to see every DAG", Why: "nothing matched the filters"}), nil
+			WithNextSteps(envelope.NextStep{Tool: "pipeline_catalog.list", When: "to see every DAG", Why: "nothing matched the filters", ArgsHint: map[string]any{}}), nil
 	}
 	top := recs[0].DagID
+	res := envelope.Success(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top)
+	if r.Adapted != nil {
+		data.Action = fmt.Sprintf("Use adapted_dag (%s with %d change(s) made) as the dag argument: config.template on it, then config.merge_save. Its changes are listed in unserved.", top, len(r.Adapted.Changes))
+		data.NextStep = "config.template"
+		res.Data = data
+		return res.WithWarnings(warns...).WithNextSteps(
+			envelope.NextStep{Tool: "config.template", When: "you accept the adapted DAG", Why: "every field in place with its default; fill the essential ones",
+				ArgsHint: map[string]any{"dag": map[string]any{"nodes": r.Adapted.Nodes, "edges": r.Adapted.Edges}}},
+			envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "to read the catalog's advice on " + top, Why: "the fields to collect, pitfalls, second data sets", ArgsHint: map[string]any{"dag_id": top}},
+		), nil
+	}
 	data.Action = fmt.Sprintf("Review the top recommendation %s with pipeline_catalog.get_dag, then collect its configuration with pipeline_catalog.config_guidance.", top)
 	data.NextStep = "pipeline_catalog.config_guidance"
-	return envelope.Success(data).WithMeta("total_matches", r.TotalMatches).WithMeta("top", top).WithWarnings(warns...).
+	res.Data = data
+	return res.WithWarnings(warns...).
 		WithNextSteps(
 			envelope.NextStep{Tool: "pipeline_catalog.config_guidance", When: "you chose a DAG", Why: "learn which config values to collect", ArgsHint: map[string]any{"dag_id": top}},
-			envelope.NextStep{Tool: "pipeline_catalog.get_dag", When: "to compare the candidates", Why: "see nodes, cost and advice of a DAG", ArgsHint: map[string]any{"dag_id": top}},
+			envelope.NextStep{Tool: "config.template", When: "to start its config", Why: "every field in place with its default", ArgsHint: map[string]any{"dag_id": top}},
 		), nil
 }
 

@@ -88,8 +88,8 @@ func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 		t.Fatalf("max_results: %v", d)
 	}
 	env = callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "lightgbmmt"})
-	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || d["excluded"] == nil || !strings.Contains(toJSON(d["unmatched"]), `"requirement":"framework lightgbmmt"`) ||
-		!slices.Contains(strs(t, env["warnings"]), "no DAG scored above 0.2") || !strings.Contains(toJSON(env["warnings"]), "the catalog cannot serve framework lightgbmmt") {
+	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || d["excluded"] == nil || !strings.Contains(toJSON(d["unserved"]), `"concept":"lightgbmmt"`) ||
+		!slices.Contains(strs(t, env["warnings"]), "no DAG scored above 0.2") || !strings.Contains(toJSON(env["warnings"]), "not served: lightgbmmt") {
 		t.Fatalf("no match: %v", env)
 	}
 	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"data_source": "ftp"}), "invalid_input")
@@ -113,8 +113,8 @@ func TestPipelineCatalogRecommendWhereTheDataLives(t *testing.T) {
 			t.Errorf("%v: data_source %v", args, d["data_source"])
 		}
 		for _, r := range d["recommendations"].([]any) {
-			if src := r.(map[string]any)["data_source"]; src == "cradle" {
-				t.Errorf("%v: %v loads through the data service", args, r.(map[string]any)["dag_id"])
+			if r := r.(map[string]any); r["data_source"] == "cradle" && !strings.Contains(toJSON(r["reasons"]), "swap its loading steps for DummyDataLoading") {
+				t.Errorf("%v: %v loads through the data service and does not say what to swap", args, r["dag_id"])
 			}
 		}
 		for _, n := range env["next_steps"].([]any) {
@@ -128,7 +128,7 @@ func TestPipelineCatalogRecommendWhereTheDataLives(t *testing.T) {
 	}
 	env := callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "xgboost", "needs_llm": true, "need": "calibration"})
 	d := wantOK(t, env)
-	if !strings.Contains(toJSON(d["unmatched"]), `"requirement":"needs_llm"`) || !strings.Contains(toJSON(env["warnings"]), "the catalog cannot serve needs_llm") {
+	if !strings.Contains(toJSON(d["unserved"]), `"concept":"llm"`) || !strings.Contains(toJSON(env["warnings"]), "not served: llm") {
 		t.Errorf("needs_llm: %v", env)
 	}
 	// without a data source, the ranking says how to give one

@@ -1,6 +1,8 @@
 package pipelines
 
 import (
+	"strings"
+
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/dag"
 )
@@ -64,7 +66,7 @@ type Entry struct {
 	// File is the embedded file the entry was read from.
 	File string `yaml:"-" json:"-"`
 
-	need needIndex // what needMatch searches, built once by Parse
+	types map[string]bool // the step types of the nodes, built once by Parse
 }
 
 // InputRequirements says what data a DAG expects.
@@ -119,6 +121,20 @@ type ConfigGuidance struct {
 type Decision struct {
 	Yes string `yaml:"yes" json:"yes"`
 	No  string `yaml:"no" json:"no"`
+}
+
+// stepTypes are the step types of the nodes (the part of each name before
+// the first underscore).
+func (e *Entry) stepTypes() map[string]bool {
+	if e.types != nil {
+		return e.types
+	}
+	m := map[string]bool{}
+	for _, n := range e.Nodes {
+		t, _, _ := strings.Cut(n, "_")
+		m[t] = true
+	}
+	return m
 }
 
 // NodeCount is the number of nodes.

@@ -222,7 +222,7 @@ func Parse(file string, data []byte) (*Entry, []*FileError) {
 			bad("edges", "%s: %s", cat, strings.Join(issues[cat], "; "))
 		}
 	}
-	e.need = newNeedIndex(&e)
+	e.types = e.stepTypes()
 	return &e, errs
 }
 

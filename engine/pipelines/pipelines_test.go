@@ -208,7 +208,7 @@ func TestRecommendCalibrationAndRegistration(t *testing.T) {
 		t.Fatalf("top score %v need %v", top.Score, top.NeedMatch)
 	}
 	joined := strings.Join(top.Reasons, "\n")
-	for _, want := range []string{"framework xgboost (required)", `need "calibration": feature calibration`, `need "registration": feature registration; node Registration`} {
+	for _, want := range []string{"framework xgboost (required)", "serves calibration, registration"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("reasons lack %q:\n%s", want, joined)
 		}
@@ -287,7 +287,7 @@ func TestRecommendFactors(t *testing.T) {
 			}
 		}},
 		{"need tuning", Request{Need: "hyperparameter tuning"}, func(t *testing.T, r *Ranking) {
-			if r.Recommendations[0].DagID != "xgboost_tuning" || !slices.Equal(r.NeedTerms, []string{"tuning"}) {
+			if r.Recommendations[0].DagID != "xgboost_tuning" || len(r.Concepts) != 1 || r.Concepts[0].ID != "tuning" {
 				t.Fatalf("%+v", r)
 			}
 		}},
@@ -305,14 +305,6 @@ func TestRecommendFactors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.check(t, c.Recommend(tc.req)) })
-	}
-}
-
-func TestNeedTerms(t *testing.T) {
-	got := NeedTerms("Calibrate and REGISTER the model, with HPO; calibration again")
-	want := []string{"calibration", "registration", "model", "tuning", "again"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("NeedTerms = %v, want %v", got, want)
 	}
 }
 

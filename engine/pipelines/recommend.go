@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/internal/lazyre"
 )
 
@@ -20,8 +21,8 @@ type Request struct {
 	Incremental  bool
 	Framework    string // a framework, or "" / "any"
 	GPUAvailable *bool
-	// Need is free text ("calibration and registration") matched against
-	// each DAG's features, node names and texts.
+	// Need is free text ("register only if the AUC is at least 0.8"),
+	// read as concepts (ParseNeed).
 	Need string
 	// MaxResults bounds the recommendations (default 5).
 	MaxResults int
@@ -29,12 +30,28 @@ type Request struct {
 	// "" infers it from the need (an s3:// URI, or the name of a source)
 	// or leaves it unknown.
 	DataSource string
+	// Steps is the step catalog whose config fields name settings and whose
+	// step types adaptations use; nil: catalog.Default().
+	Steps *catalog.Catalog
 }
 
-// Unmatched is a requirement no shared DAG can serve.
-type Unmatched struct {
-	Requirement string `json:"requirement"`
-	Reason      string `json:"reason"`
+// ServedConcept is a concept the top recommendation serves.
+type ServedConcept struct {
+	Concept
+	// How names the node and field that carry a setting.
+	How string `json:"how,omitempty"`
+}
+
+// UnservedConcept is a concept the top recommendation does not serve:
+// why, the nearest catalog DAG that does (none when no DAG does), and the
+// exact change that would make the top recommendation fit.
+type UnservedConcept struct {
+	Concept
+	Reason     string `json:"reason"`
+	NearestDAG string `json:"nearest_dag,omitempty"`
+	Change     string `json:"change"`
+	// Applied: the change is made in Ranking.Adapted.
+	Applied bool `json:"applied,omitempty"`
 }
 
 // Recommendation is one ranked DAG.
@@ -50,8 +67,11 @@ type Recommendation struct {
 	Differentiators []string `json:"differentiators"`
 	Features        []string `json:"features"`
 	Reasons         []string `json:"reasons"`
-	NeedMatch       float64  `json:"need_match,omitempty"` // share of the need's terms the DAG matches, 0..1
-	DataSource      string   `json:"data_source"`          // where the DAG loads its data from
+	// NeedMatch is the share of the need's concepts the DAG serves, 0..1.
+	NeedMatch  float64 `json:"need_match,omitempty"`
+	DataSource string  `json:"data_source"` // where the DAG loads its data from
+	// Lacks are the need's concepts the DAG does not serve.
+	Lacks []string `json:"lacks,omitempty"`
 	// ExtraFeatures are the DAG's features the need did not ask for (with
 	// a need): fewer is a closer fit.
 	ExtraFeatures []string `json:"extra_features,omitempty"`
@@ -59,17 +79,31 @@ type Recommendation struct {
 
 // Ranking is the result of Recommend.
 type Ranking struct {
+	// Served and Unserved say, per concept of the request, whether the top
+	// recommendation serves it; each unserved one names the nearest DAG
+	// that does and the change that would make the top one fit.
+	Served   []ServedConcept   `json:"served"`
+	Unserved []UnservedConcept `json:"unserved"`
+	// Adapted is the top recommendation with the mechanical changes of
+	// Unserved applied (nil when none applies).
+	Adapted         *AdaptedDAG      `json:"adapted_dag,omitempty"`
 	TotalMatches    int              `json:"total_matches"` // DAGs above the score floor
 	Recommendations []Recommendation `json:"recommendations"`
-	NeedTerms       []string         `json:"need_terms,omitempty"` // the need as matched
-	Excluded        map[string]int   `json:"excluded,omitempty"`   // why DAGs were dropped: reason -> count
+	// Concepts is the request as read: every concept, from the need and
+	// from the structured facts.
+	Concepts []Concept `json:"concepts"`
+	// NotNeeds are the words of the need that name no concept: not read as
+	// needs (stop words and numbers left out).
+	NotNeeds []string       `json:"not_needs,omitempty"`
+	Excluded map[string]int `json:"excluded,omitempty"` // why DAGs were dropped: reason -> count
 	// DataSource is where the data lives, as given or inferred from the
 	// need (DataSourceFrom: "argument" or "need"); "" when unknown.
 	DataSource     string `json:"data_source,omitempty"`
 	DataSourceFrom string `json:"data_source_from,omitempty"`
-	// Unmatched lists what was asked for that no shared DAG offers: the
-	// ranking cannot honour it, whatever the scores say.
-	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	// Framework is the framework filter, as given or read from the need
+	// (FrameworkFrom: "argument" or "need").
+	Framework     string `json:"framework,omitempty"`
+	FrameworkFrom string `json:"framework_from,omitempty"`
 	// Notes are advice about the request itself (a fact that would change
 	// the ranking if given).
 	Notes []string `json:"notes,omitempty"`
@@ -78,31 +112,115 @@ type Ranking struct {
 // MinRecommendScore is the floor of Recommend.
 const MinRecommendScore = 0.2
 
+// coverageKinds are the concept kinds a DAG's need match counts; the
+// framework and the data source act through the filter and sourceFit.
+// So do the capabilities the request's facts weigh (an LLM, multi-task,
+// incremental training, text data).
+var coverageKinds = map[string]bool{ConceptFeature: true, ConceptCapability: true, ConceptExclusion: true, ConceptSetting: true, ConceptStep: true}
+
+// weighedCapabilities act through the multipliers of Recommend, not the
+// need match.
+var weighedCapabilities = map[string]bool{CapLLM: true, CapMultiTask: true, CapIncremental: true, CapText: true}
+
 // Recommend ranks the DAGs for an agent's request (structured facts and a
-// free-text need). See the package doc.
+// free-text need read as concepts) and says per concept whether the top
+// DAG serves it. See the package doc.
 func (c *Catalog) Recommend(r Request) *Ranking {
 	max := r.MaxResults
 	if max <= 0 {
 		max = 5
 	}
+	steps := r.Steps
+	if steps == nil {
+		steps, _ = catalog.Default()
+	}
+	w := newWiring(steps)
 	hasLabels := r.HasLabels == nil || *r.HasLabels
 	gpu := r.GPUAvailable == nil || *r.GPUAvailable
+	out := &Ranking{Recommendations: []Recommendation{}, Served: []ServedConcept{}, Unserved: []UnservedConcept{}, Excluded: map[string]int{}}
+
+	concepts, notNeeds := c.ParseNeed(r.Need, steps)
+	out.NotNeeds = notNeeds
+	if unlabelled().MatchString(normalizeNeed(r.Need)) {
+		hasLabels = false
+	}
+	// the structured facts are concepts too
 	fw := strings.ToLower(strings.TrimSpace(r.Framework))
 	if fw == "any" {
 		fw = ""
 	}
-	dataType := strings.ToLower(strings.TrimSpace(r.DataType))
-	ds, from := strings.ToLower(strings.TrimSpace(r.DataSource)), "argument"
-	inferred, need := InferDataSource(r.Need)
-	if ds == "" && inferred != "" {
-		ds, from = inferred, "need"
+	var extra []Concept
+	if fw != "" {
+		out.Framework, out.FrameworkFrom = fw, "argument"
+		extra = append(extra, Concept{ID: fw, Kind: ConceptFramework, Phrase: "framework " + fw})
+	} else {
+		var named []Concept
+		for _, k := range concepts {
+			if k.Kind == ConceptFramework && slices.Contains(Frameworks, k.ID) {
+				named = append(named, k)
+			}
+		}
+		if len(named) == 1 {
+			fw = named[0].ID
+			out.Framework, out.FrameworkFrom = fw, "need"
+		}
 	}
-	terms := NeedTerms(need)
-	out := &Ranking{Recommendations: []Recommendation{}, NeedTerms: terms, Excluded: map[string]int{}}
+	ds, from := strings.ToLower(strings.TrimSpace(r.DataSource)), "argument"
+	if ds != "" {
+		extra = append(extra, Concept{ID: ds, Kind: ConceptSource, Phrase: "data_source " + ds})
+	} else {
+		var named []string
+		for _, k := range concepts {
+			if k.Kind == ConceptSource && !slices.Contains(named, k.ID) {
+				named = append(named, k.ID)
+			}
+		}
+		if len(named) == 1 && slices.Contains(DataSources, named[0]) {
+			ds, from = named[0], "need"
+		}
+	}
 	if ds != "" {
 		out.DataSource, out.DataSourceFrom = ds, from
 	}
-	out.Unmatched = c.unmatched(r, fw, dataType, ds, terms)
+	dataType := strings.ToLower(strings.TrimSpace(r.DataType))
+	needsLLM, multiTask, incremental := r.NeedsLLM, r.MultiTask, r.Incremental
+	for _, k := range concepts {
+		switch {
+		case k.Kind != ConceptCapability:
+		case k.ID == CapLLM:
+			needsLLM = true
+		case k.ID == CapMultiTask:
+			multiTask = true
+		case k.ID == CapIncremental:
+			incremental = true
+		case k.ID == CapText && dataType == "":
+			dataType = "text"
+		}
+	}
+	for _, f := range []struct {
+		on   bool
+		id   string
+		kind string
+		arg  string
+	}{{r.NeedsLLM, CapLLM, ConceptCapability, "needs_llm"}, {r.MultiTask, CapMultiTask, ConceptCapability, "multi_task"},
+		{r.Incremental, CapIncremental, ConceptCapability, "incremental"}, {strings.EqualFold(r.DataType, "text"), CapText, ConceptCapability, "data_type text"}} {
+		if f.on {
+			extra = append(extra, Concept{ID: f.id, Kind: f.kind, Phrase: f.arg})
+		}
+	}
+	for _, k := range extra {
+		if !slices.ContainsFunc(concepts, func(x Concept) bool { return x.Kind == k.Kind && x.ID == k.ID }) {
+			concepts = append(concepts, k)
+		}
+	}
+	out.Concepts = concepts
+	var cover []Concept
+	for _, k := range concepts {
+		if coverageKinds[k.Kind] && !(k.Kind == ConceptCapability && weighedCapabilities[k.ID]) {
+			cover = append(cover, k)
+		}
+	}
+
 	type scored struct {
 		rec     Recommendation
 		entry   *Entry
@@ -116,10 +234,6 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		}
 		src := e.InputRequirements.DataSource
 		fit, why := sourceFit(ds, src)
-		if fit == 0 {
-			out.Excluded[why]++
-			continue
-		}
 		if dataType == "text" && !e.InputRequirements.TextSupport {
 			out.Excluded["no text support"]++
 			continue
@@ -131,18 +245,13 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		score := 1.0
 		var reasons []string
 		if fw != "" {
-			reasons = append(reasons, "framework "+fw+" (required)")
+			reasons = append(reasons, "framework "+fw+" ("+map[string]string{"argument": "required", "need": "named in the need"}[out.FrameworkFrom]+")")
 		}
 		if fit == 1 && ds != "" {
 			reasons = append(reasons, why)
 		}
-		if dataType != "" {
-			if slices.Contains(e.InputRequirements.DataTypes, dataType) || dataType == "mixed" {
-				reasons = append(reasons, dataType+" data fits")
-			}
-			if dataType == "text" {
-				reasons = append(reasons, "supports text input")
-			}
+		if dataType != "" && (slices.Contains(e.InputRequirements.DataTypes, dataType) || dataType == "mixed") {
+			reasons = append(reasons, dataType+" data fits")
 		}
 		mul := func(f float64, why string) {
 			score *= f
@@ -151,29 +260,29 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		if fit < 1 {
 			mul(fit, why)
 		}
-		if dataType == "tabular" && e.Framework == "pytorch" && !r.NeedsLLM {
+		if dataType == "tabular" && e.Framework == "pytorch" && !needsLLM {
 			mul(0.5, "tabular data without an LLM suits tree models better than PyTorch")
 		}
 		switch {
-		case r.MultiTask && !e.InputRequirements.MultiTask:
+		case multiTask && !e.InputRequirements.MultiTask:
 			mul(0.3, "multi-task wanted but the DAG trains one task")
-		case !r.MultiTask && e.InputRequirements.MultiTask:
+		case !multiTask && e.InputRequirements.MultiTask:
 			mul(0.5, "the DAG is multi-task but one task was asked for")
 		}
 		switch {
-		case r.NeedsLLM && !e.InputRequirements.RequiresLLM:
+		case needsLLM && !e.InputRequirements.RequiresLLM:
 			mul(0.3, "an LLM was asked for but the DAG uses none")
-		case !r.NeedsLLM && e.InputRequirements.RequiresLLM:
+		case !needsLLM && e.InputRequirements.RequiresLLM:
 			mul(0.6, "the DAG calls an LLM that was not asked for")
 		}
-		if r.Incremental {
+		if incremental {
 			if strings.Contains(e.TaskType, "incremental") {
 				mul(1.5, "incremental training")
 			} else {
 				mul(0.4, "incremental training wanted but the DAG retrains from scratch")
 			}
 		}
-		if !hasLabels && !r.NeedsLLM && e.HasFeature("training") {
+		if !hasLabels && !needsLLM && e.HasFeature("training") {
 			mul(0.3, "the DAG trains a supervised model but the data has no labels")
 		}
 		if score > 1 {
@@ -182,15 +291,38 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		rec := Recommendation{DagID: e.ID, Framework: e.Framework, Complexity: e.Complexity, Description: truncate(e.Description, 100),
 			NodeCount: len(e.Nodes), Cost: e.Cost, WhenToUse: e.AgentContext.WhenToUse,
 			Differentiators: slices.Clone(e.AgentContext.Differentiators), Features: slices.Clone(e.Features), DataSource: src}
-		if len(terms) > 0 {
-			rec.ExtraFeatures = e.extraFeatures(terms)
-			m, why := e.needMatch(terms)
-			rec.NeedMatch = round3(m)
-			reasons = append(reasons, why...)
+		if len(cover) > 0 {
+			var served, adaptable, lacks []string
+			credit := 0.0
+			for _, k := range cover {
+				switch ok, _ := e.servesConcept(k, steps); {
+				case ok:
+					served = append(served, k.ID)
+					credit++
+				case c.adaptable(e, k, concepts, fw, steps, w):
+					adaptable = append(adaptable, k.ID)
+					lacks = append(lacks, k.ID)
+					credit += adaptCredit
+				default:
+					lacks = append(lacks, k.ID)
+				}
+			}
+			m := credit / float64(len(cover))
+			if len(adaptable) > 0 {
+				reasons = append(reasons, "a named change adds "+strings.Join(adaptable, ", "))
+			}
+			rec.NeedMatch, rec.Lacks = round3(m), lacks
+			rec.ExtraFeatures = e.extraFeatures(concepts)
+			if len(served) > 0 {
+				reasons = append(reasons, "serves "+strings.Join(served, ", "))
+			}
 			f := 0.4 + 0.6*m
 			score *= f
 			if m < 1 {
-				reasons = append(reasons, fmt.Sprintf("x%.2f: the DAG matches %.0f%% of the need", f, m*100))
+				reasons = append(reasons, fmt.Sprintf("x%.2f: lacks %s", f, strings.Join(lacks, ", ")))
+			}
+			if extra := unasked(e, concepts); len(extra) > 0 {
+				mul(round3(math.Pow(0.95, float64(len(extra)))), "has "+strings.Join(extra, ", ")+", not asked for")
 			}
 		}
 		rec.Score = round3(score)
@@ -242,7 +374,12 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		}
 		out.Recommendations = append(out.Recommendations, rec)
 	}
-	if ds == "" {
+	var top *Entry
+	if len(all) > 0 {
+		top = all[0].entry
+	}
+	c.judge(out, top, concepts, fw, steps, w)
+	if ds == "" && top != nil {
 		service := 0
 		for _, rec := range out.Recommendations {
 			if rec.DataSource == SourceCradle {
@@ -260,6 +397,249 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 	return out
 }
 
+// unlabelled finds data without labels in a need.
+var unlabelled = lazyre.New(`\b(no|without|lacks?|missing) (\w+ )?labels?\b|\bunlabell?ed\b`)
+
+// judge fills the ranking's Served, Unserved and Adapted: each concept
+// against the top DAG (nil when nothing ranked), the nearest DAG serving
+// an unserved one and the change that would make the top DAG fit, applied
+// to a copy of it where the change is mechanical.
+func (c *Catalog) judge(out *Ranking, top *Entry, concepts []Concept, fw string, steps *catalog.Catalog, w *wiring) {
+	var g *graph
+	if top != nil {
+		g = entryGraph(top)
+	}
+	var applied []string
+	for _, k := range concepts {
+		if top != nil {
+			if ok, how := top.servesConcept(k, steps); ok {
+				out.Served = append(out.Served, ServedConcept{Concept: k, How: how})
+				continue
+			}
+		}
+		u := UnservedConcept{Concept: k}
+		near := c.nearest(k, top, concepts, fw, steps)
+		switch {
+		case near == nil:
+			u.Reason = "no catalog DAG " + whatNoneDoes(k)
+		case top == nil:
+			u.Reason = near.ID + " does, but no DAG fits the rest of the request"
+			u.NearestDAG = near.ID
+		default:
+			u.Reason = top.ID + " does not; " + near.ID + " does"
+			u.NearestDAG = near.ID
+		}
+		if top != nil {
+			u.Change, u.Applied = change(g, top, near, k, steps, w)
+			if u.Applied {
+				applied = append(applied, u.Change)
+			}
+		} else if near != nil {
+			u.Change = "relax the other requirements, or start from " + near.ID
+		} else {
+			u.Change = noneChange(k)
+		}
+		out.Unserved = append(out.Unserved, u)
+	}
+	if len(applied) > 0 {
+		out.Adapted = &AdaptedDAG{From: top.ID, Changes: applied, Nodes: g.nodes, Edges: g.edges}
+	}
+}
+
+// nearest is the catalog DAG that serves k and is closest to the rest of
+// the request: the top DAG's framework (the filter's, when there is one)
+// first, then the most concepts served, then the fewest step types
+// different from top's, then the id. nil when no DAG serves k.
+func (c *Catalog) nearest(k Concept, top *Entry, concepts []Concept, fw string, steps *catalog.Catalog) *Entry {
+	var best *Entry
+	bestKey := []int{}
+	for _, e := range c.entries {
+		if ok, _ := e.servesConcept(k, steps); !ok {
+			continue
+		}
+		sameFW := 0
+		if (fw != "" && e.Framework == fw) || (fw == "" && top != nil && e.Framework == top.Framework) {
+			sameFW = 1
+		}
+		served := 0
+		for _, x := range concepts {
+			if ok, _ := e.servesConcept(x, steps); ok {
+				served++
+			}
+		}
+		diff := 0
+		if top != nil {
+			diff = typeDistance(top, e)
+		}
+		key := []int{sameFW, served, -diff}
+		if best == nil || slices.Compare(key, bestKey) > 0 {
+			best, bestKey = e, key
+		}
+	}
+	return best
+}
+
+// adaptCredit is what a concept a DAG lacks counts towards its need
+// match when a mechanical change (a splice, a stand-in model) gives it.
+const adaptCredit = 0.6
+
+// adaptable reports whether a mechanical change makes e serve k (see
+// change), tried on a copy of e.
+func (c *Catalog) adaptable(e *Entry, k Concept, concepts []Concept, fw string, steps *catalog.Catalog, w *wiring) bool {
+	switch k.Kind {
+	case ConceptExclusion, ConceptFeature, ConceptStep:
+	default:
+		return false
+	}
+	near := c.nearest(k, e, concepts, fw, steps)
+	_, ok := change(entryGraph(e), e, near, k, steps, w)
+	return ok
+}
+
+// typeDistance counts the step types one DAG has and the other lacks.
+func typeDistance(a, b *Entry) int {
+	ta, tb := a.stepTypes(), b.stepTypes()
+	d := 0
+	for t := range ta {
+		if !tb[t] {
+			d++
+		}
+	}
+	for t := range tb {
+		if !ta[t] {
+			d++
+		}
+	}
+	return d
+}
+
+// change is the change that makes top serve k, made on g when it is
+// mechanical (applied), else said in words; near is the nearest DAG that
+// serves k (nil: none).
+func change(g *graph, top, near *Entry, k Concept, steps *catalog.Catalog, w *wiring) (string, bool) {
+	text, ok := mechanical(g.clone(), top, near, k, steps)
+	if ok {
+		// made on a copy; kept only when every step still wires
+		try := g.clone()
+		text, _ = mechanical(try, top, near, k, steps)
+		if wiresAsBefore(g, try, w) {
+			*g = *try
+			return text, true
+		}
+		text = ""
+	}
+	if text != "" {
+		return text, false
+	}
+	switch k.Kind {
+	case ConceptExclusion:
+		if nodes := featureNodes(top, strings.TrimPrefix(k.ID, "no_"), steps); len(nodes) > 0 {
+			return fmt.Sprintf("remove %s from %s and check the rest still wires (validate.deps_resolve)", strings.Join(nodes, ", "), top.ID), false
+		}
+	case ConceptSetting:
+		if near != nil {
+			_, how := near.servesConcept(k, steps)
+			return fmt.Sprintf("start from %s and set %s", near.ID, how), false
+		}
+	}
+	if near != nil {
+		return "start from " + near.ID + ", which has it", false
+	}
+	return noneChange(k), false
+}
+
+// mechanical makes on g the change that makes top serve k when one can be
+// made by rule (swap the loading steps, stand in an existing model, splice
+// the steps of the nearest DAG), else says why not in text (ok false,
+// text "" when there is nothing particular to say).
+func mechanical(g *graph, top, near *Entry, k Concept, steps *catalog.Catalog) (string, bool) {
+	switch k.Kind {
+	case ConceptSource:
+		if loaderOf(k.ID) == "" {
+			return fmt.Sprintf("no step type loads from %s: copy the data to S3 (or an Athena or Redshift table) and keep %s's loading steps, or write a loading step of your own (author.scaffold_step)", k.ID, top.ID), false
+		}
+		if text, ok := swapSource(g, k.ID); ok {
+			return text, true
+		}
+	case ConceptExclusion:
+		if k.ID == "no_training" {
+			if text, ok := standInModel(g, steps); ok {
+				return text, true
+			}
+		}
+	case ConceptFeature:
+		if near != nil {
+			if text, ok := spliceFeature(g, near, k.ID, steps); ok {
+				return text, true
+			}
+		}
+	case ConceptStep:
+		if near != nil {
+			if text, ok := spliceStep(g, near, k.ID); ok {
+				return text, true
+			}
+		}
+	}
+	return "", false
+}
+
+// noneChange says what to do about a concept no catalog DAG serves.
+func noneChange(k Concept) string {
+	switch k.Kind {
+	case ConceptFramework:
+		return fmt.Sprintf("no step type trains with %s (the catalog's frameworks are %s): bring your own training step (author.scaffold_step), or use one of them", k.ID, strings.Join(Frameworks, ", "))
+	case ConceptSource:
+		return fmt.Sprintf("no step type loads from %s: copy the data to S3 and load it with DummyDataLoading, or write a loading step of your own (author.scaffold_step)", k.ID)
+	}
+	return "no step type of the catalog does it: write one of your own (author.scaffold_step) and add it to the DAG, or do it outside the pipeline"
+}
+
+// substantial are the features that add jobs a need must ask for (or
+// imply): a DAG with them unasked does more than was wanted.
+var substantial = []string{"batch_inference", "tuning", "calibration", "percentile_calibration", "packaging", "payload", "registration",
+	"quality_gate", "metrics", "documentation", "risk_table_mapping", "imputation", "feature_selection", "stratified_sampling", "currency_conversion"}
+
+// implied are the features another one needs: registration registers a
+// packaged model with payload samples; a gate and a calibration read the
+// evaluation.
+var implied = map[string][]string{"registration": {"packaging", "payload"}, "quality_gate": {"evaluation"}, "calibration": {"evaluation"},
+	"batch_inference": {"model_creation"}, "percentile_calibration": {"evaluation"}}
+
+// unasked are e's substantial features the need's concepts neither ask
+// for nor imply (none when the need asks for no feature).
+func unasked(e *Entry, concepts []Concept) []string {
+	asked := map[string]bool{}
+	for _, k := range concepts {
+		if k.Kind == ConceptFeature {
+			asked[k.ID] = true
+			for _, f := range implied[k.ID] {
+				asked[f] = true
+			}
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	var out []string
+	for _, f := range e.Features {
+		if !asked[f] && slices.Contains(substantial, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// extraFeatures are the entry's features no concept of the need asks for.
+func (e *Entry) extraFeatures(concepts []Concept) []string {
+	var out []string
+	for _, f := range e.Features {
+		if !slices.ContainsFunc(concepts, func(k Concept) bool { return k.Kind == ConceptFeature && k.ID == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func cmpInt(a, b int) int {
 	switch {
 	case a < b:
@@ -271,47 +651,43 @@ func cmpInt(a, b int) int {
 }
 
 // sourceFit scores a DAG that loads from src for data that lives in ds:
-// 1 when they agree (or ds is unknown), a penalty when the DAG can be
-// adapted, 0 (excluded) for a DAG that loads through the managed data
-// service when that was not asked for. why says which.
+// 1 when they agree (or ds is unknown), a penalty when the DAG's loading
+// steps must be swapped (the change is named). why says which.
 func sourceFit(ds, src string) (float64, string) {
 	switch {
 	case ds == "":
 		return 1, ""
 	case src == ds:
 		return 1, "loads its data from " + ds
-	case src == SourceCradle:
-		return 0, "loads through the managed data service (CradleDataLoading), not asked for"
 	case src == SourcePretrained:
 		return 0.5, "loads no data (it starts from a pretrained model)"
 	case ds == SourceS3 && src == SourceAthena:
 		return 0.8, "loads through Athena, which queries tables over S3 data (the data needs an Athena table)"
 	case ds == SourceS3 && src == SourceRedshift:
 		return 0.8, "loads from Redshift, which can load S3 data (the data needs a Redshift table)"
+	case loaderOf(ds) == "":
+		return 0.6, fmt.Sprintf("loads from %s; no step type loads from %s", src, ds)
+	case src == SourceCradle:
+		return 0.9, fmt.Sprintf("loads through the managed data service (CradleDataLoading), not %s: swap its loading steps for %s", ds, loaderOf(ds))
 	}
-	return 0.6, fmt.Sprintf("loads from %s, not %s: swap its loading steps for %s", src, ds, loadingStepOf(ds))
+	return 0.9, fmt.Sprintf("loads from %s, not %s: swap its loading steps for %s", src, ds, loaderOf(ds))
 }
 
 // loadingStepOf is the loading step type that reads a source.
 func loadingStepOf(src string) string {
-	for t, s := range LoadingSteps {
-		if s == src {
-			return t
-		}
+	if t := loaderOf(src); t != "" {
+		return t
 	}
 	return "a loading step for " + src
 }
 
 // s3URI matches the S3 URIs a need may carry.
-var s3URI = lazyre.New(`(?i)\bs3a?://[^\s,;)]*`)
-
-// sourceWords name a data source in a need.
-var sourceWords = map[string]string{"s3": SourceS3, "athena": SourceAthena, "redshift": SourceRedshift, "cradle": SourceCradle}
+var s3URI = lazyre.New(`(?i)\bs3a?://[^\s,;)]*[^\s,;).]`)
 
 // InferDataSource reads where the data lives from a free-text need: an
 // s3:// URI means s3, and so does the word s3; athena, redshift and cradle
 // name theirs. Several different sources, or none, infer nothing. It
-// returns the need without its URIs, for NeedTerms.
+// returns the need without its URIs.
 func InferDataSource(need string) (source, rest string) {
 	rest = need
 	found := map[string]bool{}
@@ -319,8 +695,8 @@ func InferDataSource(need string) (source, rest string) {
 		found[SourceS3] = true
 		rest = s3URI().ReplaceAllString(need, " ")
 	}
-	for _, w := range splitWords(rest) {
-		if src, ok := sourceWords[w]; ok {
+	for _, w := range needWord().FindAllString(normalizeNeed(rest), -1) {
+		if src, ok := sourcePhrases[w]; ok && slices.Contains(DataSources, src) {
 			found[src] = true
 		}
 	}
@@ -331,231 +707,6 @@ func InferDataSource(need string) (source, rest string) {
 		source = src
 	}
 	return source, rest
-}
-
-// extraFeatures are the entry's features none of the need terms asks for.
-func (e *Entry) extraFeatures(terms []string) []string {
-	var out []string
-	for _, f := range e.Features {
-		asked := false
-		for _, t := range terms {
-			if f == t || strings.Contains(f, stem(t)) {
-				asked = true
-				break
-			}
-		}
-		if !asked {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// unmatched lists the requirements of r that no DAG of the framework
-// (every DAG when fw is "") can serve.
-func (c *Catalog) unmatched(r Request, fw, dataType, ds string, terms []string) []Unmatched {
-	var out []Unmatched
-	pool := c.entries
-	which := "shared DAG"
-	if fw != "" {
-		pool = nil
-		for _, e := range c.entries {
-			if e.Framework == fw {
-				pool = append(pool, e)
-			}
-		}
-		which = fw + " DAG"
-		if len(pool) == 0 {
-			return []Unmatched{{Requirement: "framework " + fw, Reason: fmt.Sprintf("no shared DAG uses %s; the catalog's frameworks are %s", fw, strings.Join(Frameworks, ", "))}}
-		}
-	}
-	none := func(has func(*Entry) bool) bool {
-		for _, e := range pool {
-			if has(e) {
-				return false
-			}
-		}
-		return true
-	}
-	others := func(has func(*Entry) bool) string {
-		var ids []string
-		for _, e := range c.entries {
-			if has(e) && (fw == "" || e.Framework != fw) {
-				ids = append(ids, e.ID)
-			}
-		}
-		if len(ids) == 0 || fw == "" {
-			return ""
-		}
-		return " (other frameworks' do: " + strings.Join(ids, ", ") + ")"
-	}
-	check := func(asked bool, req, what string, has func(*Entry) bool) {
-		if asked && none(has) {
-			out = append(out, Unmatched{Requirement: req, Reason: "no " + which + " " + what + others(has)})
-		}
-	}
-	check(r.NeedsLLM, "needs_llm", "calls an LLM", func(e *Entry) bool { return e.InputRequirements.RequiresLLM })
-	check(r.MultiTask, "multi_task", "trains several tasks in one model", func(e *Entry) bool { return e.InputRequirements.MultiTask })
-	check(r.Incremental, "incremental", "trains incrementally", func(e *Entry) bool { return strings.Contains(e.TaskType, "incremental") })
-	check(dataType == "text", "data_type text", "takes text input", func(e *Entry) bool { return e.InputRequirements.TextSupport })
-	check(ds != "", "data_source "+ds, "loads its data from "+ds, func(e *Entry) bool { return e.InputRequirements.DataSource == ds })
-	for _, t := range terms {
-		check(true, fmt.Sprintf("need %q", t), "covers it", func(e *Entry) bool { return e.covers(t) > 0 })
-	}
-	return out
-}
-
-// needSynonyms map the words of a need to a canonical term.
-var needSynonyms = map[string]string{
-	"calibrate": "calibration", "calibrated": "calibration", "calibrating": "calibration", "calib": "calibration",
-	"register": "registration", "registered": "registration", "registry": "registration", "registering": "registration", "mims": "registration",
-	"eval": "evaluation", "evaluate": "evaluation", "evaluating": "evaluation", "evaluated": "evaluation", "validation": "evaluation", "assess": "evaluation",
-	"package": "packaging", "packaged": "packaging", "bundle": "packaging",
-	"tune": "tuning", "tuned": "tuning", "hpo": "tuning", "hyperparameter": "tuning", "hyperparameters": "tuning", "search": "tuning",
-	"batch": "batch_inference", "transform": "batch_inference", "offline": "batch_inference", "scoring": "batch_inference", "score": "batch_inference",
-	"impute": "imputation", "missing": "imputation", "nulls": "imputation",
-	"risk": "risk_table_mapping", "categorical": "risk_table_mapping",
-	"select": "feature_selection", "selection": "feature_selection",
-	"sample": "stratified_sampling", "sampling": "stratified_sampling", "stratified": "stratified_sampling", "imbalanced": "stratified_sampling",
-	"currency": "currency_conversion", "exchange": "currency_conversion",
-	"percentile": "percentile_calibration", "percentiles": "percentile_calibration", "rank": "percentile_calibration",
-	"wiki": "documentation", "docs": "documentation", "document": "documentation",
-	"metric": "metrics", "plots": "metrics", "auc": "metrics",
-	"payloads": "payload", "loadtest": "payload",
-	"train": "training", "trained": "training", "fit": "training",
-	"xgb": "xgboost", "lgbm": "lightgbm", "lgb": "lightgbm", "torch": "pytorch",
-	"preprocess": "preprocessing", "preprocessed": "preprocessing", "clean": "preprocessing",
-	"predict": "inference", "predictions": "inference",
-	"load": "data_loading", "loading": "data_loading", "ingest": "data_loading",
-	"endpoint": "model_creation", "deployable": "packaging",
-	"gate": "quality_gate", "gated": "quality_gate", "gating": "quality_gate", "threshold": "quality_gate", "condition": "quality_gate",
-	"conditional": "quality_gate", "approve": "quality_gate", "approval": "quality_gate",
-}
-
-var needStopwords = map[string]bool{"a": true, "an": true, "and": true, "the": true, "with": true, "for": true, "of": true, "to": true,
-	"in": true, "on": true, "my": true, "i": true, "need": true, "want": true, "pipeline": true, "dag": true, "plus": true, "then": true,
-	"that": true, "it": true, "is": true, "be": true, "using": true, "use": true, "data": true, "steps": true, "step": true, "also": true, "or": true,
-	"from": true, "bucket": true, "lives": true, "stored": true, "our": true, "we": true, "are": true, "has": true, "have": true, "this": true, "its": true}
-
-// NeedTerms splits a free-text need into canonical terms: words lowered,
-// stop words and the names of data sources dropped (where the data lives
-// is Request.DataSource, not something the pipeline does), synonyms mapped
-// (calibrate -> calibration, hpo -> tuning), duplicates removed, in order.
-func NeedTerms(need string) []string {
-	var out []string
-	for _, w := range splitWords(need) {
-		if needStopwords[w] || sourceWords[w] != "" || len(w) < 2 {
-			continue
-		}
-		if s, ok := needSynonyms[w]; ok {
-			w = s
-		}
-		if !slices.Contains(out, w) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// stem is the part of a term matched inside names: "calibration" ->
-// "calibrat", "registration" -> "registr"; a feature term matches the
-// feature itself as well.
-func stem(term string) string {
-	if i := strings.IndexByte(term, '_'); i > 0 {
-		term = term[:i]
-	}
-	for _, suf := range []string{"ation", "ing", "ion", "s"} {
-		if len(term)-len(suf) >= 5 && strings.HasSuffix(term, suf) {
-			return term[:len(term)-len(suf)]
-		}
-	}
-	return term
-}
-
-// needIndex is the lower-cased text of an entry that needMatch searches.
-// Entries are read-only once parsed, so Parse builds it once instead of
-// every Recommend rebuilding it per entry.
-type needIndex struct {
-	types []string // step type of each node, lower-cased
-	text  string   // title, description and advice, lower-cased
-}
-
-func newNeedIndex(e *Entry) needIndex {
-	// a node matches by its step type: the job-type suffix of
-	// XGBoostModelEval_calibration says which data split it reads, not
-	// that it calibrates
-	types := make([]string, len(e.Nodes))
-	for i, n := range e.Nodes {
-		t, _, _ := strings.Cut(n, "_")
-		types[i] = strings.ToLower(t)
-	}
-	text := strings.ToLower(e.Title + " " + e.Description + " " + e.AgentContext.WhenToUse + " " + strings.Join(e.AgentContext.Differentiators, " "))
-	return needIndex{types: types, text: text}
-}
-
-// needMatch scores how well the DAG matches the need terms (0..1) and says
-// where each term matched: a feature, the framework or a node name counts
-// fully, the title, description or advice half.
-func (e *Entry) needMatch(terms []string) (float64, []string) {
-	var total float64
-	var reasons []string
-	for _, t := range terms {
-		where := e.termWhere(t)
-		switch {
-		case len(where) > 0:
-			total++
-			reasons = append(reasons, fmt.Sprintf("need %q: %s", t, strings.Join(where, "; ")))
-		case strings.Contains(e.need.text, stem(t)):
-			total += 0.5
-			reasons = append(reasons, fmt.Sprintf("need %q: mentioned in the description only", t))
-		default:
-			reasons = append(reasons, fmt.Sprintf("need %q: not covered", t))
-		}
-	}
-	return total / float64(len(terms)), reasons
-}
-
-// covers is how far the DAG covers one need term: 1 by a feature, the
-// framework or a node, 0.5 by its texts only, else 0.
-func (e *Entry) covers(t string) float64 {
-	switch {
-	case len(e.termWhere(t)) > 0:
-		return 1
-	case strings.Contains(e.need.text, stem(t)):
-		return 0.5
-	}
-	return 0
-}
-
-// termWhere says where a need term matches the DAG's features, framework
-// or nodes (empty: nowhere).
-func (e *Entry) termWhere(t string) []string {
-	lowerTypes := e.need.types
-	st := stem(t)
-	var where []string
-	if e.HasFeature(t) {
-		where = append(where, "feature "+t)
-	} else {
-		for _, f := range e.Features {
-			if strings.Contains(f, st) {
-				where = append(where, "feature "+f)
-				break
-			}
-		}
-	}
-	if e.Framework == t {
-		where = append(where, "framework "+t)
-	}
-	var nodes []string
-	for i, n := range lowerTypes {
-		if strings.Contains(n, st) {
-			nodes = append(nodes, e.Nodes[i])
-		}
-	}
-	if len(nodes) > 0 {
-		where = append(where, "node "+strings.Join(nodes, ", "))
-	}
-	return where
 }
 
 func truncate(s string, n int) string {

@@ -1,16 +1,22 @@
 package pipelines
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/deps"
 )
 
-// TestRecommendS3DataNeverDataService: for data in S3 the recommender
-// picks a DAG that loads from S3 and never one that loads through the
-// managed data service, whether the source is given or read from an
-// s3:// URI in the need; the hints then name that DAG.
-func TestRecommendS3DataNeverDataService(t *testing.T) {
+// TestRecommendS3DataPrefersDirectLoading: for data in S3 the recommender
+// ranks a DAG that loads from S3 first, whether the source is given or
+// read from an s3:// URI in the need; a DAG that loads through the managed
+// data service is not hidden but scored below, naming the swap of its
+// loading steps that makes it fit.
+func TestRecommendS3DataPrefersDirectLoading(t *testing.T) {
 	c := mustDefault(t)
 	for name, req := range map[string]Request{
 		"argument":  {Framework: "xgboost", DataSource: "s3", Need: "calibration and registration"},
@@ -23,30 +29,27 @@ func TestRecommendS3DataNeverDataService(t *testing.T) {
 				t.Fatalf("top: %+v", r.Recommendations)
 			}
 			for _, rec := range r.Recommendations {
-				if rec.DataSource == SourceCradle {
-					t.Errorf("%s loads through the data service", rec.DagID)
+				if rec.DataSource == SourceCradle && (rec.Score >= 1 || !strings.Contains(strings.Join(rec.Reasons, " "), "swap its loading steps for DummyDataLoading")) {
+					t.Errorf("%s loads through the data service: score %v, reasons %v", rec.DagID, rec.Score, rec.Reasons)
 				}
 			}
-			if r.DataSource != SourceS3 || r.Excluded["loads through the managed data service (CradleDataLoading), not asked for"] == 0 {
-				t.Errorf("source %q excluded %v", r.DataSource, r.Excluded)
+			if r.DataSource != SourceS3 || len(r.Unserved) != 0 {
+				t.Errorf("source %q unserved %v", r.DataSource, r.Unserved)
 			}
 			if want := map[string]string{"argument": "argument", "need URI": "need", "need word": "need"}[name]; r.DataSourceFrom != want {
 				t.Errorf("data_source_from %q", r.DataSourceFrom)
 			}
-			if slices.Contains(r.NeedTerms, "s3") || slices.Contains(r.NeedTerms, "bucket") || r.Recommendations[0].NeedMatch != 1 {
-				t.Errorf("where the data lives counted as a need: %v (match %v)", r.NeedTerms, r.Recommendations[0].NeedMatch)
+			if r.Recommendations[0].NeedMatch != 1 || slices.Contains(r.NotNeeds, "bucket") {
+				t.Errorf("need match %v, not needs %v", r.Recommendations[0].NeedMatch, r.NotNeeds)
 			}
 		})
 	}
 	// S3 data also fits a DAG that reads it through Athena, below one that loads S3 directly
-	r := c.Recommend(Request{Framework: "lightgbm", DataSource: "s3"})
+	r := c.Recommend(Request{Framework: "lightgbm", DataSource: "s3", MaxResults: 50})
 	var athena *Recommendation
 	for i, rec := range r.Recommendations {
 		if rec.DataSource == SourceAthena {
 			athena = &r.Recommendations[i]
-		}
-		if rec.DataSource == SourceCradle {
-			t.Errorf("lightgbm: %s loads through the data service", rec.DagID)
 		}
 	}
 	if athena == nil || athena.Score != 0.8 || r.Recommendations[0].DataSource != SourceS3 || r.Recommendations[0].Score != 1 {
@@ -58,14 +61,14 @@ func TestRecommendS3DataNeverDataService(t *testing.T) {
 		t.Errorf("cradle: top %+v", top)
 	}
 	for _, rec := range r.Recommendations {
-		if rec.DataSource == SourceS3 && rec.Score > 0.6 {
+		if rec.DataSource == SourceS3 && rec.Score >= 1 {
 			t.Errorf("cradle: %s loads from S3 yet scores %v", rec.DagID, rec.Score)
 		}
 	}
 }
 
 // TestRecommendTiesGoToTheCloserFit: with where the data lives unknown,
-// three DAGs score 1.0 for XGBoost calibration and registration; the one
+// several DAGs score 1.0 for XGBoost calibration and registration; the one
 // that reads its data directly wins and says why, and a note asks for the
 // data source.
 func TestRecommendTiesGoToTheCloserFit(t *testing.T) {
@@ -97,42 +100,189 @@ func TestRecommendTiesGoToTheCloserFit(t *testing.T) {
 	}
 }
 
-// TestRecommendReportsUnmatched: what the catalog cannot serve is listed,
-// not silently scored away.
-func TestRecommendReportsUnmatched(t *testing.T) {
-	c := mustDefault(t)
-	reqs := func(r *Ranking) []string {
-		var out []string
-		for _, u := range r.Unmatched {
-			out = append(out, u.Requirement)
-		}
-		return out
+func unservedIDs(r *Ranking) []string {
+	var out []string
+	for _, u := range r.Unserved {
+		out = append(out, u.ID)
 	}
+	return out
+}
+
+// TestRecommendReportsUnserved: what the top DAG cannot serve is listed by
+// concept, with the nearest DAG that can and the change, never scored away
+// in silence; a request the catalog serves in full lists nothing.
+func TestRecommendReportsUnserved(t *testing.T) {
+	c := mustDefault(t)
 	for _, tc := range []struct {
 		req  Request
 		want []string
 	}{
-		{Request{Framework: "xgboost", NeedsLLM: true}, []string{"needs_llm"}},
+		{Request{Framework: "xgboost", NeedsLLM: true}, []string{"llm"}},
 		{Request{MultiTask: true}, []string{"multi_task"}},
-		{Request{Framework: "lightgbmmt"}, []string{"framework lightgbmmt"}},
-		{Request{DataSource: "redshift"}, []string{"data_source redshift"}},
-		{Request{Framework: "xgboost", DataSource: "athena"}, []string{"data_source athena"}},
-		{Request{Framework: "xgboost", Need: "calibration and quantum annealing"}, []string{`need "quantum"`, `need "annealing"`}},
+		{Request{Framework: "lightgbmmt"}, []string{"lightgbmmt"}},
+		{Request{Framework: "xgboost", DataSource: "athena"}, []string{"athena"}},
+		{Request{Framework: "xgboost", Need: "calibration on BigQuery data"}, []string{"bigquery"}},
+		{Request{Need: "train a TensorFlow model"}, []string{"tensorflow"}},
 		{Request{Framework: "xgboost", DataSource: "s3", Need: "calibration and registration"}, nil},
 		{Request{Framework: "lightgbm", DataSource: "athena"}, nil},
 	} {
 		r := c.Recommend(tc.req)
-		if got := reqs(r); !slices.Equal(got, tc.want) {
-			t.Errorf("%+v: unmatched %v, want %v", tc.req, r.Unmatched, tc.want)
+		if got := unservedIDs(r); !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: unserved %+v, want %v", tc.req, r.Unserved, tc.want)
 		}
 	}
 	r := c.Recommend(Request{Framework: "lightgbmmt"})
-	if len(r.Recommendations) != 0 || !strings.Contains(r.Unmatched[0].Reason, "generic, lightgbm, pytorch, xgboost") {
+	if len(r.Recommendations) != 0 || !strings.Contains(r.Unserved[0].Change, "generic, lightgbm, pytorch, xgboost") {
 		t.Errorf("lightgbmmt: %+v", r)
 	}
+	// xgboost DAGs can read Athena once their loading steps are swapped: the
+	// nearest Athena DAG is named and the swap is made in the adapted DAG
 	r = c.Recommend(Request{Framework: "xgboost", DataSource: "athena"})
-	if !strings.Contains(r.Unmatched[0].Reason, "lightgbm_athena_currency_metrics") {
-		t.Errorf("athena for xgboost names no alternative: %v", r.Unmatched)
+	u := r.Unserved[0]
+	if u.NearestDAG != "lightgbm_athena_currency_metrics" || !u.Applied || !strings.Contains(u.Change, "AthenaDataLoading_training") ||
+		r.Adapted == nil || !slices.Contains(r.Adapted.Nodes, "AthenaDataLoading_training") {
+		t.Errorf("athena for xgboost: %+v adapted %+v", u, r.Adapted)
+	}
+}
+
+// TestParseNeedReadsNeedsNotWords: ordinary words, numbers and comparison
+// words are not needs; phrases and known concepts are (frameworks, data
+// sources, stages, features, multi-word needs such as multi-task), and a
+// negated feature is an exclusion.
+func TestParseNeedReadsNeedsNotWords(t *testing.T) {
+	c := mustDefault(t)
+	steps, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(ks []Concept) []string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, k.Kind+":"+k.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		need string
+		want []string
+	}{
+		{"binary classification of customer churn on CSV data in s3://acme/churn/ with 40 features; register only if AUC >= 0.80",
+			[]string{"data_source:s3", "feature:quality_gate", "feature:registration"}},
+		{"credit risk scoring model", []string{"feature:batch_inference"}},
+		{"one multi-task LightGBM model for three fraud labels", []string{"capability:multi_task", "framework:lightgbm"}},
+		{"batch inference with an existing model, no training", []string{"exclusion:no_training", "feature:batch_inference"}},
+		{"label tickets with an LLM on Amazon Bedrock, then train a text classifier",
+			[]string{"capability:llm", "feature:training", "capability:text_data"}},
+		{"map the categoricals with a risk table, calibrate, no registration",
+			[]string{"feature:risk_table_mapping", "feature:calibration", "exclusion:no_registration"}},
+		{"three classes with class weights and early stopping",
+			[]string{"setting:multiclass", "setting:class_weights", "setting:early_stopping_rounds"}},
+		{"if it is no good, stop", nil},
+	} {
+		got, ignored := c.ParseNeed(tc.need, steps)
+		if g := ids(got); !slices.Equal(g, tc.want) {
+			t.Errorf("ParseNeed(%q) = %v, want %v", tc.need, g, tc.want)
+		}
+		for _, w := range ignored {
+			if isNumber(w) || needStopwords[w] {
+				t.Errorf("ParseNeed(%q) lists %q as not a need", tc.need, w)
+			}
+		}
+	}
+	_, ignored := c.ParseNeed("binary classification of customer churn with 40 features", steps)
+	if !slices.Equal(ignored, []string{"binary", "classification", "customer", "churn", "features"}) {
+		t.Errorf("not needs %v", ignored)
+	}
+}
+
+// TestRecommendNoTraining: "no training" is not a need for training: the
+// top DAG scores batches, its training is reported unserved, and the
+// adapted DAG takes the existing model instead and still wires.
+func TestRecommendNoTraining(t *testing.T) {
+	c := mustDefault(t)
+	r := c.Recommend(Request{Need: "We already have a trained XGBoost model at s3://shop-ml/models/ctr/model.tar.gz; batch predictions every day. No training."})
+	if len(r.Recommendations) == 0 || r.Recommendations[0].DagID != "xgboost_batch_inference" || r.Framework != "xgboost" || r.FrameworkFrom != "need" {
+		t.Fatalf("top %+v framework %q", r.Recommendations, r.Framework)
+	}
+	if got := unservedIDs(r); !slices.Equal(got, []string{"no_training"}) || !r.Unserved[0].Applied {
+		t.Fatalf("unserved %+v", r.Unserved)
+	}
+	a := r.Adapted
+	if a == nil || slices.ContainsFunc(a.Nodes, func(n string) bool { return strings.HasSuffix(stepTypeOf(n), "Training") && n != "DummyTraining" }) ||
+		!slices.Contains(a.Nodes, "DummyTraining") || slices.Contains(a.Nodes, "DummyDataLoading_training") {
+		t.Fatalf("adapted %+v", a)
+	}
+	steps, _ := catalog.Default()
+	if bad := (&graph{nodes: a.Nodes, edges: a.Edges}).unwired(steps, deps.NewResolver()); len(bad) > 0 {
+		t.Errorf("the adapted DAG does not wire: %v", bad)
+	}
+}
+
+// TestRecommendAdaptsTheNearestFit: the gated XGBoost DAG serves a credit
+// need but for its risk tables; the nearest DAG that has them is named and
+// its steps are inserted where it has them, and the result wires.
+func TestRecommendAdaptsTheNearestFit(t *testing.T) {
+	c := mustDefault(t)
+	steps, _ := catalog.Default()
+	r := c.Recommend(Request{Need: "CSV in s3://bank-ml/loans/: preprocess, map the categoricals with a risk table, train XGBoost, calibrate, and register the model only if AUC is at least 0.75"})
+	if r.Recommendations[0].DagID != "xgboost_complete_e2e_dummy_gated" {
+		t.Fatalf("top %+v", r.Recommendations[0])
+	}
+	if got := unservedIDs(r); !slices.Equal(got, []string{"risk_table_mapping"}) {
+		t.Fatalf("unserved %+v", r.Unserved)
+	}
+	u := r.Unserved[0]
+	if u.NearestDAG != "xgboost_training_with_preprocessing" || !u.Applied || !strings.Contains(u.Change, "RiskTableMapping_training after TabularPreprocessing_training, before XGBoostTraining") {
+		t.Errorf("unserved %+v", u)
+	}
+	g := &graph{nodes: r.Adapted.Nodes, edges: r.Adapted.Edges}
+	if bad := g.unwired(steps, deps.NewResolver()); len(bad) > 0 || g.hasEdge("TabularPreprocessing_training", "XGBoostTraining") ||
+		!g.hasEdge("RiskTableMapping_training", "XGBoostTraining") || !g.hasEdge("RiskTableMapping_calibration", "XGBoostModelEval_calibration") {
+		t.Errorf("adapted %+v unwired %v", r.Adapted, bad)
+	}
+	// a splice that would leave a step unwired is not made: LightGBM with
+	// evaluation from S3 starts from a DAG that has the evaluation, its
+	// loading steps swapped
+	r = c.Recommend(Request{Need: "three classes from tabular data in s3://crm-ml/segments/. Train LightGBM with class weights, evaluate, and register it."})
+	if r.Recommendations[0].DagID != "lightgbm_complete_e2e" || !slices.Equal(unservedIDs(r), []string{"s3"}) || r.Adapted == nil {
+		t.Fatalf("lightgbm: top %s unserved %+v", r.Recommendations[0].DagID, r.Unserved)
+	}
+	var hows []string
+	for _, s := range r.Served {
+		hows = append(hows, s.How)
+	}
+	if !slices.Contains(hows, "LightGBMTraining.class_weights") || !slices.Contains(hows, "LightGBMTraining.objective = multiclass, num_class") {
+		t.Errorf("settings: %v", hows)
+	}
+}
+
+// TestRecommendReadsCatalogMetadata: what serves a concept is read from
+// the DAGs' metadata, so a DAG that declares an LLM or multi-task training
+// is served as soon as it is in the catalog.
+func TestRecommendReadsCatalogMetadata(t *testing.T) {
+	good, err := embedded.ReadFile("dags/pytorch_simple.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := strings.Replace(strings.Replace(string(good), "requires_llm: false", "requires_llm: true", 1), "id: pytorch_simple", "id: pytorch_llm", 1)
+	c, err := Load(fstest.MapFS{
+		"dags/pytorch_simple.yaml": {Data: good},
+		"dags/pytorch_llm.yaml":    {Data: []byte(llm)},
+	}, "dags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Recommend(Request{Need: "label our data with an LLM on Amazon Bedrock, then train a PyTorch model"})
+	if len(r.Unserved) != 0 || r.Recommendations[0].DagID != "pytorch_llm" {
+		t.Fatalf("with an LLM DAG: unserved %+v top %+v", r.Unserved, r.Recommendations)
+	}
+	r = mustDefault(t).Recommend(Request{Need: "label our data with an LLM on Amazon Bedrock, then train a PyTorch model"})
+	if !slices.Contains(unservedIDs(r), "llm") || r.Unserved[0].Reason != "no catalog DAG calls an LLM" {
+		t.Fatalf("without one: %+v", r.Unserved)
+	}
+	b, _ := json.Marshal(r)
+	if !strings.HasPrefix(string(b), `{"served":`) {
+		t.Errorf("served and unserved do not lead the answer: %.80s", b)
 	}
 }
 
@@ -189,6 +339,8 @@ func TestRecommendGated(t *testing.T) {
 		{"xgboost", "cradle", "gate the registration on the evaluation", "xgboost_complete_e2e_gated"},
 		{"lightgbm", "cradle", "registered only when gated by a threshold", "lightgbm_complete_e2e_gated"},
 		{"xgboost", "s3", "calibration and registration", "xgboost_complete_e2e_dummy"},
+		// the best gated LightGBM DAG is not hidden for its loader: it fits once its loading steps are swapped
+		{"lightgbm", "s3", "calibration and registration, gated on the AUC", "lightgbm_complete_e2e_gated"},
 	} {
 		r := c.Recommend(Request{Framework: tc.framework, DataSource: tc.source, Need: tc.need})
 		if len(r.Recommendations) == 0 || r.Recommendations[0].DagID != tc.want {

@@ -354,8 +354,34 @@ func recommendView(w *writer, d map[string]any) error {
 		total = len(recs)
 	}
 	w.heading(1, "Recommended DAGs (%d of %d matches)", len(recs), total)
-	if terms := strs(d, "need_terms"); len(terms) > 0 {
-		w.para("Need matched as: %s.", strings.Join(terms, ", "))
+	var served []string
+	for _, sv := range list(d, "served") {
+		s, _ := sv.(map[string]any)
+		item := str(s, "concept")
+		if how := str(s, "how"); how != "" {
+			item += " (" + how + ")"
+		}
+		served = append(served, item)
+	}
+	if len(served) > 0 {
+		w.para("Served: %s.", strings.Join(served, ", "))
+	}
+	for _, uv := range list(d, "unserved") {
+		u, _ := uv.(map[string]any)
+		line := fmt.Sprintf("- Not served: %s (%q): %s", code(str(u, "concept")), str(u, "phrase"), str(u, "reason"))
+		if c := str(u, "change"); c != "" {
+			line += "; change: " + c
+			if b, _ := boolean(u, "applied"); b {
+				line += " (made in adapted_dag)"
+			}
+		}
+		w.line("%s.", line)
+	}
+	if a := obj(d, "adapted_dag"); a != nil {
+		w.para("Adapted DAG (from %s): nodes %s.", code(str(a, "from")), strings.Join(strs(a, "nodes"), ", "))
+	}
+	if nn := strs(d, "not_needs"); len(nn) > 0 {
+		w.para("Not read as needs: %s.", strings.Join(nn, ", "))
 	}
 	if src := str(d, "data_source"); src != "" {
 		w.para("Data lives in: %s.", src)
@@ -406,10 +432,6 @@ func recommendView(w *writer, d map[string]any) error {
 			parts = append(parts, fmt.Sprintf("%s %s", scalar(ex[k]), k))
 		}
 		w.para("Excluded: %s.", strings.Join(parts, ", "))
-	}
-	for _, uv := range list(d, "unmatched") {
-		u, _ := uv.(map[string]any)
-		w.line("- Cannot serve %s: %s.", code(str(u, "requirement")), str(u, "reason"))
 	}
 	if s := str(d, "next_step"); s != "" {
 		w.para("Next: %s", s)
