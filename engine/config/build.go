@@ -82,7 +82,7 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 		}
 	}
 	for _, name := range mapkeys.Sorted(in.Base) {
-		used := PipelineKeys[name]
+		used := PipelineKeys[name] || metaKeys[name]
 		for _, p := range plans {
 			if p.class.HasField(name) || (name == LegacyHyperparametersKey && p.class.LiftsHyperparameters()) {
 				used = true
@@ -90,7 +90,8 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 			}
 		}
 		if !used {
-			warnings = append(warnings, fmt.Sprintf("base.%s is not a field of any config class of this DAG and is ignored", name))
+			problems = append(problems, FieldError{Path: "base." + name, Field: name, Kind: KindUnknownField,
+				Message: "not a field of any config class of this DAG, so it would reach no step" + didYouMean(name, dagFieldNames(plans))})
 		}
 	}
 
@@ -130,9 +131,12 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 			if !p.class.HasField(name) && !metaKeys[name] && !PipelineKeys[name] {
 				hint := ""
 				if near := p.class.ClosestField(name); near != "" {
-					hint = fmt.Sprintf(" (did you mean %s?)", near)
+					hint = fmt.Sprintf("; did you mean %s?", near)
+				} else if elsewhere := otherClassesWith(plans, p, name); len(elsewhere) > 0 {
+					hint = fmt.Sprintf("; it is a field of %s", strings.Join(elsewhere, ", "))
 				}
-				warnings = append(warnings, fmt.Sprintf("%s.%s is not a field of %s%s; kept as an extra field", p.node, name, p.class.Name, hint))
+				problems = append(problems, FieldError{Path: string(p.node) + "." + name, Field: name, Kind: KindUnknownField,
+					Message: fmt.Sprintf("not a field of %s, so the step would not read it%s", p.class.Name, hint)})
 			}
 		}
 		if p.jobType != "" && values["job_type"] == nil {
@@ -200,6 +204,51 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 }
 
 func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// dagFieldNames are the fields a value of base may set: every
+// non-derived field of the DAG's config classes and the pipeline keys.
+func dagFieldNames(plans []nodePlan) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, p := range plans {
+		for _, f := range p.class.Fields {
+			if f.Tier != catalog.TierDerived {
+				add(f.Name)
+			}
+		}
+	}
+	for _, k := range mapkeys.Sorted(PipelineKeys) {
+		add(k)
+	}
+	return out
+}
+
+// otherClassesWith names the other nodes of the DAG whose class has the
+// field (a value given to the wrong node).
+func otherClassesWith(plans []nodePlan, self nodePlan, field string) []string {
+	var out []string
+	for _, p := range plans {
+		if p.node != self.node && p.class.HasField(field) {
+			out = append(out, string(p.node))
+		}
+	}
+	return out
+}
+
+// didYouMean is "; did you mean <closest>?" for the candidate nearest to
+// name, or "" when none is near.
+func didYouMean(name string, candidates []string) string {
+	if near := ClosestName(name, candidates); near != "" {
+		return "; did you mean " + near + "?"
+	}
+	return ""
+}
 
 // resolutionProblems turns resolver errors into field problems.
 func resolutionProblems(err error) []FieldError {

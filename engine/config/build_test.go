@@ -37,7 +37,7 @@ func TestBuildFillsJobTypesAndKeys(t *testing.T) {
 			t.Errorf("%s -> %s (%s)", r.Node, r.Config.Key, r.Rule)
 		}
 	}
-	if len(set.Warnings) != 1 || !strings.Contains(set.Warnings[0], "Payload.custom_note") {
+	if len(set.Warnings) != 0 {
 		t.Errorf("warnings %v", set.Warnings)
 	}
 }
@@ -48,7 +48,10 @@ func TestBuildReportsAllProblemsByPath(t *testing.T) {
 	delete(in.Base, "author")             // missing everywhere -> base.author once
 	in.Base["region"] = "APAC"            // bad base value -> base.region once
 	in.Base["processing_volume_size"] = 5 // bad base value used by processing steps only -> base.processing_volume_size
-	in.Base["not_a_field"] = 1            // warning only
+	in.Base["not_a_field"] = 1            // no class declares it -> refused
+	in.Base["enable_cachng"] = true       // a typo -> refused with the field it means
+	in.Steps["Payload"]["custom_note"] = "x"
+	in.Steps["Payload"]["label_field"] = "y" // a field of another node's class
 	in.Steps["XGBoostTraining"]["training_instance_type"] = "ml.t2.micro"
 	in.Steps["Payload"]["expected_tps"] = "fast"
 	delete(in.Steps["TabularPreprocessing_training"], "label_name") // system field, fine
@@ -61,7 +64,8 @@ func TestBuildReportsAllProblemsByPath(t *testing.T) {
 	}
 	got := ve.Paths()
 	want := []string{"Typo_node", "base.author", "base.region", "base.processing_volume_size",
-		"XGBoostTraining.training_instance_type", "ModelCalibration_calibration.label_field", "Payload.expected_tps"}
+		"XGBoostTraining.training_instance_type", "ModelCalibration_calibration.label_field", "Payload.expected_tps",
+		"base.not_a_field", "base.enable_cachng", "Payload.custom_note", "Payload.label_field"}
 	for _, p := range want {
 		if !slices.Contains(got, p) {
 			t.Errorf("no problem at %s (got %v)", p, got)
@@ -76,6 +80,20 @@ func TestBuildReportsAllProblemsByPath(t *testing.T) {
 		}
 		if e.Path == "base.region" && !reflect.DeepEqual(e.Allowed, []any{"NA", "EU", "FE"}) {
 			t.Errorf("region problem %+v", e)
+		}
+		switch e.Path {
+		case "base.not_a_field", "Payload.custom_note":
+			if e.Kind != KindUnknownField || strings.Contains(e.Message, "did you mean") {
+				t.Errorf("unknown field %+v", e)
+			}
+		case "base.enable_cachng":
+			if e.Kind != KindUnknownField || !strings.Contains(e.Message, "did you mean enable_caching?") {
+				t.Errorf("typo %+v", e)
+			}
+		case "Payload.label_field":
+			if e.Kind != KindUnknownField || !strings.Contains(e.Message, "it is a field of ModelCalibration_calibration") {
+				t.Errorf("field of another node %+v", e)
+			}
 		}
 	}
 }

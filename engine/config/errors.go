@@ -24,6 +24,7 @@ const (
 	KindResolution   = "resolution"    // a node would not resolve to its own config
 	KindMalformed    = "malformed"     // the config file's structure is wrong
 	KindConflict     = "conflict"      // a legacy hyperparameters key and the top-level field disagree
+	KindUnknownField = "unknown_field" // a value for a field no config class of the DAG declares
 )
 
 // FieldError is one problem with one field (or one config).

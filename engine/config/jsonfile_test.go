@@ -35,7 +35,7 @@ func e2eInput() BuildInput {
 			"ModelCalibration_calibration": {"label_field": "is_abuse"},
 			"XGBoostModelEval_calibration": {"id_name": "objectId", "label_name": "is_abuse"},
 			"Package":                      {},
-			"Payload":                      {"expected_tps": 2, "max_latency_in_millisecond": 800, "custom_note": "kept"},
+			"Payload":                      {"expected_tps": 2, "max_latency_in_millisecond": 800},
 			"Registration": {"model_owner": "team-a", "model_domain": "abuse", "model_objective": "detect",
 				"framework": "xgboost", "inference_entry_point": "inference.py"},
 		},
@@ -106,9 +106,20 @@ func TestRoundTripIsLossless(t *testing.T) {
 	if !strings.Contains(string(b), `"max_depth": 6.0`) {
 		t.Errorf("integral float not written as 6.0")
 	}
+	// a key no class declares, in a file written elsewhere, loads as an
+	// extra field and is written back
+	withExtra := strings.Replace(string(b), `"expected_tps": 2,`, `"custom_note": "kept",
+        "expected_tps": 2,`, 1)
+	back, err = Unmarshal(s, []byte(withExtra))
+	if err != nil {
+		t.Fatalf("Unmarshal with an extra key: %v", err)
+	}
 	pay, _ := back.Config("Payload")
 	if v, _ := pay.Get("custom_note"); v != "kept" {
-		t.Errorf("extra field lost: %#v", v)
+		t.Errorf("extra field lost on load: %#v", v)
+	}
+	if again, err := Marshal(back); err != nil || !strings.Contains(string(again), `"custom_note": "kept"`) {
+		t.Errorf("extra field lost on save: %v", err)
 	}
 }
 
