@@ -146,7 +146,7 @@ func (e *buildEnv) buildModel(p *nodePlan) (*ModelArguments, error) {
 // buildTransform builds a CreateTransformJob-shaped step: the model name
 // from the bound model input, the data from the other bound input, the
 // output under the execution prefix, and the record handling of the
-// config (defaults: text/csv, Line, $[1:], $[-1], Input).
+// config (defaults: text/csv, Line, $[1:], $[0,-1], Input).
 func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	var modelPort, dataPort *catalog.InputPort
 	for i := range p.Step.Inputs {
@@ -202,7 +202,7 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	}{
 		{"content_type", "text/csv", nil}, {"split_type", "Line", []string{"None", "Line", "RecordIO", "TFRecord"}},
 		{"accept", "text/csv", nil}, {"assemble_with", "Line", []string{"None", "Line"}},
-		{"input_filter", "$[1:]", nil}, {"output_filter", "$[-1]", nil}, {"join_source", "Input", []string{"Input", "None"}},
+		{"input_filter", "$[1:]", nil}, {"output_filter", "$[0,-1]", nil}, {"join_source", "Input", []string{"Input", "None"}},
 	} {
 		var v any
 		if f.allowed != nil {

@@ -499,7 +499,7 @@ func TestCase8ModelTransform(t *testing.T) {
 	eq(t, "output", at(t, bt, "Arguments", "TransformOutput", "S3OutputPath"), compiler.JoinOn("/", prefix, "batchtransform", "calibration", "transform_output"))
 	eq(t, "content type", at(t, bt, "Arguments", "TransformInput", "ContentType"), "text/csv")
 	eq(t, "split", at(t, bt, "Arguments", "TransformInput", "SplitType"), "Line")
-	eq(t, "filters", at(t, bt, "Arguments", "DataProcessing"), map[string]string{"InputFilter": "$[1:]", "OutputFilter": "$[-1]", "JoinSource": "Input"})
+	eq(t, "filters", at(t, bt, "Arguments", "DataProcessing"), map[string]string{"InputFilter": "$[1:]", "OutputFilter": "$[0,-1]", "JoinSource": "Input"})
 	if bt["CacheConfig"] != nil {
 		t.Error("no CacheConfig on a transform when caching is off")
 	}

@@ -622,6 +622,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 		Parallelism:  parallel,
 	}
 	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
+	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report)...)
 	res.Blockers = CheckReadiness(pl.readinessInput(res))
 	return res, nodeErrs, nil
 }

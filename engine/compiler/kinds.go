@@ -177,7 +177,7 @@ var kinds = []kind{
 			{Name: "accept", Source: "config", Type: "string", Default: "text/csv", Doc: "TransformOutput.Accept."},
 			{Name: "assemble_with", Source: "config", Type: "string", Default: "Line", Doc: "TransformOutput.AssembleWith."},
 			{Name: "input_filter", Source: "config", Type: "string", Default: "$[1:]", Doc: "DataProcessing.InputFilter."},
-			{Name: "output_filter", Source: "config", Type: "string", Default: "$[-1]", Doc: "DataProcessing.OutputFilter."},
+			{Name: "output_filter", Source: "config", Type: "string", Default: "$[0,-1]", Doc: "DataProcessing.OutputFilter."},
 			{Name: "join_source", Source: "config", Type: "string", Default: "Input", Doc: "DataProcessing.JoinSource."},
 		})},
 		settings:         settingsJob,
