@@ -36,6 +36,9 @@ type SharedArg struct {
 	Description string `json:"description"`
 	// Tools counts the listed tools that declare it.
 	Tools int `json:"tools"`
+	// Everywhere: every listed tool declares it alike, so the listed
+	// schemas leave it out altogether and the instructions name it once.
+	Everywhere bool `json:"everywhere,omitempty"`
 }
 
 // SharedShape is an object argument several listed tools declare with the
@@ -117,9 +120,33 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 		stripped[i] = s
 	}
 	l := &Listing{schemas: make(map[*ToolDef]json.RawMessage, len(tools))}
+	// The format argument WithMarkdown adds, when every tool declares it
+	// alike, is left out of every listed schema: the instructions name it
+	// once.
+	everywhere := map[string]bool{}
+	if len(tools) >= SharedArgMin {
+		same := map[string]string{}
+		seen := map[string]int{}
+		for _, s := range stripped {
+			for name, p := range s["properties"].(map[string]any) {
+				b, _ := json.Marshal(p)
+				if prev, ok := same[name]; ok && prev != string(b) {
+					same[name] = "\x00differs"
+				} else if !ok {
+					same[name] = string(b)
+				}
+				seen[name]++
+			}
+		}
+		for name, n := range seen {
+			if name == "format" && n == len(tools) && same[name] != "\x00differs" {
+				everywhere[name] = true
+			}
+		}
+	}
 	for k, n := range count {
 		if n >= SharedArgMin {
-			l.Shared = append(l.Shared, SharedArg{Name: k.name, Description: k.desc, Tools: n})
+			l.Shared = append(l.Shared, SharedArg{Name: k.name, Description: k.desc, Tools: n, Everywhere: everywhere[k.name] && n == len(tools)})
 		}
 	}
 	sort.Slice(l.Shared, func(i, j int) bool {
@@ -141,10 +168,20 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 		}
 		return string(a.Schema) < string(b.Schema)
 	})
+	universal := map[string]bool{}
+	for _, a := range l.Shared {
+		if a.Everywhere {
+			universal[a.Name] = true
+		}
+	}
 	for i, t := range tools {
 		s := stripped[i]
 		props := s["properties"].(map[string]any)
 		for name, p := range props {
+			if universal[name] {
+				delete(props, name)
+				continue
+			}
 			pm := p.(map[string]any)
 			if d, ok := pm["description"].(string); ok && count[key{name, d}] >= SharedArgMin {
 				pm = maps.Clone(pm)
@@ -172,11 +209,18 @@ func NewListing(tools []*ToolDef) (*Listing, error) {
 // one paragraph (empty when there are none), for a server's instructions.
 func (l *Listing) SharedText() string {
 	var text []string
-	if len(l.Shared) > 0 {
-		parts := make([]string, len(l.Shared))
-		for i, a := range l.Shared {
-			parts[i] = a.Name + ": " + strings.TrimSuffix(a.Description, ".")
+	var parts, every []string
+	for _, a := range l.Shared {
+		if a.Everywhere {
+			every = append(every, a.Name+": "+strings.TrimSuffix(a.Description, "."))
+		} else {
+			parts = append(parts, a.Name+": "+strings.TrimSuffix(a.Description, "."))
 		}
+	}
+	if len(every) > 0 {
+		text = append(text, "Every tool also takes (its schema leaves it out): "+strings.Join(every, "; ")+".")
+	}
+	if len(parts) > 0 {
 		text = append(text, "Arguments several tools share (their schemas leave the description out): "+strings.Join(parts, "; ")+".")
 	}
 	if len(l.Shapes) > 0 {

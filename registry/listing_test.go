@@ -243,3 +243,35 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestListingFoldsFormat: the format argument WithMarkdown gives every
+// tool is left out of every listed schema and named once in the shared
+// text; when one tool lacks it, it stays where it is.
+func TestListingFoldsFormat(t *testing.T) {
+	md := func(tl *registry.ToolDef) *registry.ToolDef {
+		return tl.WithMarkdown(func(any) (string, error) { return "# x\n", nil })
+	}
+	a, b, c := md(listTool("demo.a")), md(listTool("demo.b")), md(listTool("demo.c"))
+	l, err := registry.NewListing([]*registry.ToolDef{a, b, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range []*registry.ToolDef{a, b, c} {
+		if strings.Contains(string(l.InputSchema(tl)), `"format"`) {
+			t.Errorf("%s lists format: %s", tl.Name, l.InputSchema(tl))
+		}
+		if _, ok := tl.Schema()["properties"].(map[string]any)["format"]; !ok {
+			t.Errorf("%s's full schema lost format", tl.Name)
+		}
+	}
+	if txt := l.SharedText(); !strings.Contains(txt, "Every tool also takes (its schema leaves it out): format: json (default) returns data") {
+		t.Errorf("shared text %q", txt)
+	}
+	l, err = registry.NewListing([]*registry.ToolDef{a, b, listTool("demo.c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(l.InputSchema(a)), `"format"`) || strings.Contains(l.SharedText(), "Every tool also takes") {
+		t.Errorf("format folded although demo.c lacks it: %s / %q", l.InputSchema(a), l.SharedText())
+	}
+}

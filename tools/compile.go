@@ -87,10 +87,11 @@ func CompileNamespace() registry.Namespace {
 
 // compileArgs are the arguments every DAG-compiling tool shares.
 type compileArgs struct {
-	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
-	DAGFile    string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
-	ConfigFile string    `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
-	Role       string    `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
+	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	dagIDArg
+	ConfigFile string `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
+	Role       string `json:"role,omitempty" jsonschema_description:"IAM role ARN the jobs (and the pipeline) run as; overrides the config's role."`
 	catalogWorkspace
 }
 
@@ -111,9 +112,10 @@ type dagCompileArgs struct {
 }
 
 type singleNodeArgs struct {
-	DAG            dagObject         `json:"dag,omitempty" jsonschema_description:"Optional DAG (or dag_file); target_node must be one of its nodes."`
-	DAGFile        string            `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
-	ConfigFile     string            `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
+	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"Optional DAG (or dag_file); target_node must be one of its nodes."`
+	DAGFile    string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	ConfigFile string    `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path to the pipeline's config.json (shared, specific and metadata sections; relative paths are taken from the project root when one is set). Relative script and source directories resolve against its directory."`
+	dagIDArg
 	TargetNode     string            `json:"target_node" jsonschema:"required,minLength=1" jsonschema_description:"Exact config key of the step to build, e.g. TabularPreprocessing_training."`
 	ManualInputs   map[string]string `json:"manual_inputs" jsonschema:"required" jsonschema_description:"Input logical name -> s3:// URI for each input the step should read."`
 	PipelineName   string            `json:"pipeline_name,omitempty" jsonschema_description:"Pipeline name; default <target_node>-isolated."`
@@ -135,7 +137,7 @@ func compileInput(ctx context.Context, a compileArgs) (compiler.Input, error) {
 	if err != nil {
 		return compiler.Input{}, err
 	}
-	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
+	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile, a.DagID)
 	if err != nil {
 		return compiler.Input{}, err
 	}
@@ -173,16 +175,16 @@ func compileRun[T any](ctx context.Context, a compileArgs, pipelineName string, 
 	return out, in, nil
 }
 
-func compileValidate(ctx context.Context, a compileArgs) (*envelope.Result[compiler.ValidationResult], error) {
-	v, _, err := compileRun(ctx, a, "", compiler.Validate)
+func compileValidate(ctx context.Context, a namedCompileArgs) (*envelope.Result[compiler.ValidationResult], error) {
+	v, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Validate)
 	if err != nil {
 		return nil, err
 	}
 	res := envelope.Success(*v).WithWarnings(v.Warnings...).WithMeta("is_valid", v.IsValid).WithMeta("deployable", v.Deployable).WithVerdict(v.Deployable)
 	if v.Deployable {
 		return res.WithNextSteps(
-			envelope.NextStep{Tool: "compile.definition", When: "validation passed", Why: "build the definition and inspect it", ArgsHint: hint(a)},
-			envelope.NextStep{Tool: "compile.dag", When: "you are ready to deploy", Why: "upload the code and create or update the pipeline", ArgsHint: hint(a)},
+			envelope.NextStep{Tool: "compile.definition", When: "validation passed", Why: "build the definition and inspect it", ArgsHint: a.hint()},
+			envelope.NextStep{Tool: "compile.dag", When: "you are ready to deploy", Why: "upload the code and create or update the pipeline", ArgsHint: a.hint("upsert", true)},
 		), nil
 	}
 	return res.WithNextSteps(blockerNextSteps(v.Blockers, a)...), nil
@@ -191,7 +193,7 @@ func compileValidate(ctx context.Context, a compileArgs) (*envelope.Result[compi
 // blockerNextSteps are the next steps of a pipeline that is not
 // deployable: the tool of each kind of blocker, then compile.validate to
 // check again. None of them deploys.
-func blockerNextSteps(bs []compiler.Blocker, a compileArgs) []envelope.NextStep {
+func blockerNextSteps(bs []compiler.Blocker, a namedCompileArgs) []envelope.NextStep {
 	var out []envelope.NextStep
 	seen := map[string]bool{}
 	for _, b := range bs {
@@ -204,7 +206,7 @@ func blockerNextSteps(bs []compiler.Blocker, a compileArgs) []envelope.NextStep 
 			break
 		}
 	}
-	return append(out, envelope.NextStep{Tool: "compile.validate", When: "after fixing the blockers", Why: "check the pipeline is deployable", ArgsHint: hint(a)})
+	return append(out, envelope.NextStep{Tool: "compile.validate", When: "after fixing the blockers", Why: "check the pipeline is deployable", ArgsHint: a.hint()})
 }
 
 // blockerTools are the distinct tools the blockers suggest, then
@@ -229,12 +231,27 @@ func blockerItems(bs []compiler.Blocker) []compiler.Blocker {
 	return bs
 }
 
+// hint is the arguments of a next step that compiles the same pipeline:
+// the DAG as the call gave it, its config, role and workspace, the
+// pipeline name it chose, and extra key, value pairs.
+func (a namedCompileArgs) hint(kv ...any) map[string]any {
+	h := hint(a.compileArgs)
+	if n := strings.TrimSpace(a.PipelineName); n != "" {
+		h["pipeline_name"] = n
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i].(string)] = kv[i+1]
+	}
+	return h
+}
+
 func hint(a compileArgs) map[string]any {
-	h := map[string]any{"config_file": a.ConfigFile}
-	if a.DAGFile != "" {
-		h["dag_file"] = a.DAGFile
-	} else if a.DAG != nil {
-		h["dag"] = a.DAG
+	h := dagHint(map[string]any{"config_file": a.ConfigFile}, a.DAG, a.DAGFile, a.DagID)
+	if len(a.WorkspaceDirs) > 0 {
+		h["workspace_dirs"] = a.WorkspaceDirs
+	}
+	if r := strings.TrimSpace(a.Role); r != "" {
+		h["role"] = r
 	}
 	return h
 }
@@ -263,6 +280,10 @@ type CompileDefinitionData struct {
 	UploadManifest  compiler.Manifest  `json:"upload_manifest"`
 	Deployable      bool               `json:"deployable"`
 	Blockers        []compiler.Blocker `json:"blockers"`
+	// Parallelism is the pipeline's ParallelismConfiguration (config key
+	// max_parallel_execution_steps): not part of the definition,
+	// compile.dag sends it with CreatePipeline and UpdatePipeline.
+	Parallelism *compiler.ParallelismConfiguration `json:"parallelism_configuration,omitempty"`
 }
 
 // definitionData is the definition as a JSON object plus its manifest.
@@ -290,6 +311,7 @@ func definitionData(res *compiler.Result) (CompileDefinitionData, error) {
 		UploadManifest:  manifest,
 		Deployable:      res.Deployable(),
 		Blockers:        blockerItems(res.Blockers),
+		Parallelism:     res.Parallelism,
 	}, nil
 }
 
@@ -333,21 +355,17 @@ func compileDefinition(ctx context.Context, a definitionArgs) (*envelope.Result[
 		out = out.WithMeta("missing_files", missing)
 	}
 	if !res.Deployable() {
-		return out.WithNextSteps(blockerNextSteps(res.Blockers, a.compileArgs)...), nil
+		return out.WithNextSteps(blockerNextSteps(res.Blockers, a.namedCompileArgs)...), nil
 	}
 	return out.WithNextSteps(runLocalStep(res, a),
-		envelope.NextStep{Tool: "compile.dag", When: "the definition is what you want", Why: "deploy it (upsert: true)", ArgsHint: hint(a.compileArgs)}), nil
+		envelope.NextStep{Tool: "compile.dag", When: "the definition is what you want", Why: "deploy it", ArgsHint: a.namedCompileArgs.hint("upsert", true)}), nil
 }
 
 // runLocalStep offers execution.run_local for a compiled pipeline, with
 // generated data standing in for each S3 input it reads of the user's
 // (localrun.DataKeys), so the run needs nothing the answers have not said.
 func runLocalStep(res *compiler.Result, a definitionArgs) envelope.NextStep {
-	h := hint(a.compileArgs)
-	if a.PipelineName != "" {
-		h["pipeline_name"] = a.PipelineName
-	}
-	h["work_dir"] = "runs/local"
+	h := a.namedCompileArgs.hint("work_dir", "runs/local")
 	why := "runs every step on this machine, as SageMaker would, to prove the pipeline runs end to end"
 	if keys := localrun.DataKeys(res); len(keys) > 0 {
 		h["generate_data"] = keys
@@ -451,8 +469,8 @@ func compileSingleNode(ctx context.Context, a singleNodeArgs) (*envelope.Result[
 		return nil, envelope.InvalidInput("target_node must not be blank")
 	}
 	var d *dag.PipelineDAG
-	if dagGiven(a.DAG, a.DAGFile) {
-		if d, err = loadDAGArg(ctx, a.DAG, a.DAGFile); err != nil {
+	if dagGiven(a.DAG, a.DAGFile, a.DagID) {
+		if d, err = loadDAGArg(ctx, a.DAG, a.DAGFile, a.DagID); err != nil {
 			return nil, err
 		}
 	}
@@ -550,7 +568,7 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.Result[Compile
 		}
 		return envelope.Success(data).WithWarnings(append(res.Warnings, note)...).
 			WithMeta("upserted", false).WithVerdict(res.Deployable()).
-			WithNextSteps(envelope.NextStep{Tool: "compile.definition", When: "you want to inspect the definition", Why: "returns the definition JSON and the upload manifest", ArgsHint: hint(a.compileArgs)}), nil
+			WithNextSteps(envelope.NextStep{Tool: "compile.definition", When: "you want to inspect the definition", Why: "returns the definition JSON and the upload manifest", ArgsHint: a.namedCompileArgs.hint()}), nil
 	}
 	// The readiness gate comes before any AWS call: nothing is uploaded.
 	if !res.Deployable() {

@@ -34,11 +34,12 @@ func ConfigNamespace() registry.Namespace {
 			Tags:             []string{registry.PhasePlanner},
 		}, configRequirements),
 		registry.New("config.field_info", registry.Spec{
-			Description: "All fields of one config class or step type (type, required, default, tier, allowed values, bounds) and its derived fields.",
+			Description: "All fields of one step type (step_name) or config class (type, required, default, tier, allowed values, bounds) and its derived fields.",
 			When:        "you need one step's config fields and legal values",
 			Examples: []string{
+				`config.field_info {"step_name": "XGBoostTraining"}`,
+				`config.field_info {"step_name": "TabularPreprocessing_training", "categorized": true}  # a node name works too`,
 				`config.field_info {"config_class": "XGBoostTrainingConfig"}`,
-				`config.field_info {"config_class": "TabularPreprocessing", "categorized": true}  # a step name works too`,
 				`config.field_info {"config_class": "BasePipelineConfig"}  # the base fields every step has`,
 			},
 			Tags: []string{registry.PhasePlanner},
@@ -85,16 +86,12 @@ type configWorkspace struct {
 type configDAG struct {
 	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
 	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	dagIDArg
 }
 
 // hint is the DAG argument of a next step: the one the call gave.
 func (c configDAG) hint(h map[string]any) map[string]any {
-	if strings.TrimSpace(c.DAGFile) != "" {
-		h["dag_file"] = c.DAGFile
-	} else {
-		h["dag"] = c.DAG
-	}
-	return h
+	return dagHint(h, c.DAG, c.DAGFile, c.DagID)
 }
 
 type configDAGArgs struct {
@@ -108,7 +105,8 @@ type requirementsArgs struct {
 }
 
 type fieldInfoArgs struct {
-	ConfigClass string `json:"config_class" jsonschema:"required" jsonschema_description:"Config class (XGBoostTrainingConfig) or step type (XGBoostTraining)."`
+	ConfigClass string `json:"config_class,omitempty" jsonschema_description:"Config class (XGBoostTrainingConfig), or BasePipelineConfig for the base fields. Give this or step_name."`
+	StepName    string `json:"step_name,omitempty" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works"`
 	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
 	configWorkspace
 }
@@ -175,8 +173,8 @@ func configSchemaFor(ctx context.Context, workspaceDirs []string) (*config.Schem
 	return s, nil
 }
 
-func dagNodes(ctx context.Context, dagArg map[string]any, dagFile string) ([]catalog.NodeName, []string, error) {
-	d, err := loadDAGArg(ctx, dagArg, dagFile)
+func dagNodes(ctx context.Context, dagArg map[string]any, dagFile, dagID string) ([]catalog.NodeName, []string, error) {
+	d, err := loadDAGArg(ctx, dagArg, dagFile, dagID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,7 +184,7 @@ func dagNodes(ctx context.Context, dagArg map[string]any, dagFile string) ([]cat
 // load reads the DAG's nodes (with dagNodes' warnings), then the config
 // schema of the workspace's catalog (configSchemaFor).
 func (a configDAGArgs) load(ctx context.Context) ([]catalog.NodeName, []string, *config.Schema, error) {
-	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile)
+	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile, a.DagID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -256,9 +254,15 @@ func compactRequirements(r *config.Requirements) ConfigRequirementsData {
 }
 
 func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[ConfigFieldInfoData], error) {
-	name := strings.TrimSpace(a.ConfigClass)
-	if name == "" {
-		return nil, envelope.InvalidInput("config_class must be a non-empty class or step name")
+	name, field := strings.TrimSpace(a.ConfigClass), "config_class"
+	switch step := strings.TrimSpace(a.StepName); {
+	case name != "" && step != "":
+		return nil, envelope.InvalidInput("give config_class or step_name, not both").WithRemedy("pass step_name (a step type or node name) alone")
+	case step != "":
+		name, field = step, "step_name"
+	case name == "":
+		return nil, envelope.InvalidInput("step_name (a step type such as XGBoostTraining) or config_class is required").
+			WithRemedy("pass step_name: a step type from catalog.list_steps", "catalog.list_steps")
 	}
 	s, err := configSchemaFor(ctx, a.WorkspaceDirs)
 	if err != nil {
@@ -266,8 +270,13 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[Con
 	}
 	c, ok := s.LookupClass(name)
 	if !ok {
-		return nil, envelope.NotFound("unknown config class %q", name).
-			WithDetails("config_class", name, "available", s.ClassNames()).
+		if t, _, found := s.ResolveNode(catalog.NodeName(name)); found {
+			c, ok = s.LookupClass(string(t))
+		}
+	}
+	if !ok {
+		return nil, envelope.NotFound("unknown %s %q", strings.ReplaceAll(field, "_", " "), name).
+			WithDetails(field, name, "available", s.ClassNames()).
 			WithRemedy("use a class name from meta.details.available, or a step type from catalog.list_steps", "catalog.list_steps", "catalog.search")
 	}
 	reqs := c.Requirements()
@@ -376,7 +385,7 @@ func sortedMapKeys[V any](m map[string]V) []string {
 }
 
 func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.Result[ConfigMergeSaveData], error) {
-	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile)
+	nodes, warns, err := dagNodes(ctx, a.DAG, a.DAGFile, a.DagID)
 	if err != nil {
 		return nil, err
 	}

@@ -95,20 +95,24 @@ func DAGNamespace() registry.Namespace {
 // inline (dag) or as a file (dag_file). The top-level nodes and edges the
 // dag.* tools used to take are deprecated names of dag's nodes and edges.
 type dagArgs struct {
-	DAG     dagObject  `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
-	DAGFile string     `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
-	Nodes   []string   `json:"nodes,omitempty" deprecated:"dag.nodes"`
-	Edges   [][]string `json:"edges,omitempty" deprecated:"dag.edges"`
+	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
+	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	dagIDArg
+	Nodes []string   `json:"nodes,omitempty" deprecated:"dag.nodes"`
+	Edges [][]string `json:"edges,omitempty" deprecated:"dag.edges"`
 }
 
 // load resolves the DAG argument (loadDAGArg).
 func (a dagArgs) load(ctx context.Context) (*dag.PipelineDAG, error) {
-	return loadDAGArg(ctx, a.DAG, a.DAGFile)
+	return loadDAGArg(ctx, a.DAG, a.DAGFile, a.DagID)
 }
 
 // hint is the DAG argument of a next step: the file when one was given,
 // else the DAG inline.
 func (a dagArgs) hint(d *dag.PipelineDAG) map[string]any {
+	if strings.TrimSpace(a.DagID) != "" {
+		return map[string]any{"dag_id": a.DagID}
+	}
 	if strings.TrimSpace(a.DAGFile) != "" {
 		return map[string]any{"dag_file": a.DAGFile}
 	}

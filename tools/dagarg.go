@@ -27,15 +27,31 @@ import (
 // of non-empty strings (invalid_input naming the offending element). A
 // relative dag_file is taken from the project root, and the file is read
 // through the call's file-access layer (confined, size-capped).
-func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*dag.PipelineDAG, error) {
+func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string, dagID ...string) (*dag.PipelineDAG, error) {
 	hasFile := strings.TrimSpace(dagFile) != ""
+	id := ""
+	if len(dagID) > 0 {
+		id = strings.TrimSpace(dagID[0])
+	}
+	given := 0
+	for _, g := range []bool{dagArg != nil, hasFile, id != ""} {
+		if g {
+			given++
+		}
+	}
 	switch {
-	case dagArg != nil && hasFile:
-		return nil, envelope.InvalidInput("provide either 'dag' (inline JSON) or 'dag_file' (path), not both").
-			WithRemedy("pass the DAG once: inline as dag, or as a file path in dag_file")
-	case dagArg == nil && !hasFile:
-		return nil, envelope.InvalidInput("must provide one of 'dag' (inline JSON) or 'dag_file' (path)").
-			WithRemedy("pass dag: {\"nodes\": [...], \"edges\": [[src, dst], ...]} or dag_file: a path written by dag.serialize", "dag.construct", "pipeline_catalog.load_dag")
+	case given > 1:
+		return nil, envelope.InvalidInput("provide the DAG once: 'dag' (inline JSON), 'dag_file' (path) or 'dag_id' (a shared DAG), not both").
+			WithRemedy("pass the DAG once: inline as dag, as a file path in dag_file, or as a pipeline-catalog id in dag_id")
+	case given == 0:
+		return nil, envelope.InvalidInput("must provide one of 'dag' (inline JSON), 'dag_file' (path) or 'dag_id' (a shared DAG)").
+			WithRemedy("pass dag: {\"nodes\": [...], \"edges\": [[src, dst], ...]}, dag_file: a path written by dag.serialize, or dag_id: an id from pipeline_catalog.list", "pipeline_catalog.list", "dag.construct")
+	case id != "":
+		e, err := pcEntry(id)
+		if err != nil {
+			return nil, err
+		}
+		return e.DAG(), nil
 	case hasFile:
 		d, _, err := dag.ReadFile(safefs.From(ctx), dagFile)
 		if err != nil {
@@ -99,10 +115,33 @@ func loadDAGArg(ctx context.Context, dagArg map[string]any, dagFile string) (*da
 	return dag.New(nodes, edges), nil
 }
 
-// dagGiven reports whether a call passed a DAG at all, inline (dag) or as
-// a file (dag_file), for the tools where the DAG is optional.
-func dagGiven(dagArg map[string]any, dagFile string) bool {
-	return dagArg != nil || strings.TrimSpace(dagFile) != ""
+// dagGiven reports whether a call passed a DAG at all, inline (dag), as
+// a file (dag_file) or as a shared DAG's id (dag_id), for the tools where
+// the DAG is optional.
+func dagGiven(dagArg map[string]any, dagFile string, dagID ...string) bool {
+	return dagArg != nil || strings.TrimSpace(dagFile) != "" || (len(dagID) > 0 && strings.TrimSpace(dagID[0]) != "")
+}
+
+// dagIDArg is the dag_id argument of every tool that takes a DAG: a
+// shared DAG of the pipeline catalog, in place of dag or dag_file. Its
+// description is the pipeline_catalog tools' own, so hosts see one shared
+// argument.
+type dagIDArg struct {
+	DagID string `json:"dag_id,omitempty" jsonschema_description:"Id of a shared DAG (see pipeline_catalog.list)."`
+}
+
+// dagHint is the DAG argument of a next step: the one the call gave
+// (dag_id, dag_file, or the DAG inline).
+func dagHint(h map[string]any, dagArg map[string]any, dagFile, dagID string) map[string]any {
+	switch {
+	case strings.TrimSpace(dagID) != "":
+		h["dag_id"] = dagID
+	case strings.TrimSpace(dagFile) != "":
+		h["dag_file"] = dagFile
+	case dagArg != nil:
+		h["dag"] = dagArg
+	}
+	return h
 }
 
 // dagObject is an inline DAG argument: {"nodes": [...], "edges": [[src,

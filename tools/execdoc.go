@@ -64,13 +64,15 @@ type execdocTemplateArgs struct {
 	StepNames []string  `json:"step_names,omitempty" jsonschema_description:"SageMaker step names, one entry each (give this or a DAG)."`
 	DAG       dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
 	DAGFile   string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	dagIDArg
 	catalogWorkspace
 }
 
 type execdocGenerateArgs struct {
-	ConfigFile        string         `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative to project_root or to anchor_file's directory)."`
-	DAGFile           string         `json:"dag_file,omitempty" jsonschema_description:"Path of the DAG file (give this or dag)."`
-	DAG               dagObject      `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
+	ConfigFile string    `json:"config_file" jsonschema:"required,minLength=1" jsonschema_description:"Path of the pipeline's config.json (relative to project_root or to anchor_file's directory)."`
+	DAGFile    string    `json:"dag_file,omitempty" jsonschema_description:"Path of the DAG file (give this or dag)."`
+	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"Inline DAG {\"nodes\", \"edges\"} (give this or dag_file)."`
+	dagIDArg
 	ExecutionDocument map[string]any `json:"execution_document,omitempty" jsonschema_description:"Document to fill (keyed by SageMaker step names); omitted: built from the DAG."`
 	Role              string         `json:"role,omitempty" jsonschema_description:"IAM role ARN recorded in the registration settings instead of the config's role."`
 	ProjectRoot       string         `json:"project_root,omitempty" jsonschema_description:"Directory that relative config_file and dag_file resolve against."`
@@ -83,7 +85,8 @@ type execdocValidateArgs struct {
 	ExecutionDocument any       `json:"execution_document" jsonschema:"required" jsonschema_description:"The document to check (any JSON value; a non-object is reported as an issue)."`
 	DAG               dagObject `json:"dag,omitempty" jsonschema_description:"Inline DAG the document is for: enables unknown-step and missing-step checks."`
 	DAGFile           string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
-	ConfigFile        string    `json:"config_file,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
+	dagIDArg
+	ConfigFile string `json:"config_file,omitempty" jsonschema_description:"config.json of the DAG: step names are then exactly the compiled ones (e.g. Registration-NA)."`
 	catalogWorkspace
 	ConfigPath string `json:"config_path,omitempty" deprecated:"config_file"`
 }
@@ -114,7 +117,7 @@ func (ExecdocDocument) JSONSchema() *jsonschema.Schema {
 type ExecdocValidateData = execdoc.Report
 
 func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Result[ExecdocDocument], error) {
-	hasDAG := dagGiven(a.DAG, a.DAGFile)
+	hasDAG := dagGiven(a.DAG, a.DAGFile, a.DagID)
 	switch {
 	case a.StepNames != nil && hasDAG:
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
@@ -129,7 +132,7 @@ func execdocTemplate(ctx context.Context, a execdocTemplateArgs) (*envelope.Resu
 		}
 		return envelope.Success(ExecdocDocument(doc)).WithMeta("step_count", len(execdoc.StepNames(doc))).WithNextSteps(execdocNextAfterTemplate()...), nil
 	}
-	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
+	d, err := loadDAGArg(ctx, a.DAG, a.DAGFile, a.DagID)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +237,7 @@ func execdocGenerate(ctx context.Context, a execdocGenerateArgs) (*envelope.Resu
 			return nil, err
 		}
 	}
-	d, err := loadDAGArg(ctx, a.DAG, dagFile)
+	d, err := loadDAGArg(ctx, a.DAG, dagFile, a.DagID)
 	if err != nil {
 		return nil, err
 	}
@@ -274,12 +277,12 @@ func execdocValidate(ctx context.Context, a execdocValidateArgs) (*envelope.Resu
 	}
 	opts := execdoc.Options{Catalog: cat}
 	var warns []string
-	hasDAG := dagGiven(a.DAG, a.DAGFile)
+	hasDAG := dagGiven(a.DAG, a.DAGFile, a.DagID)
 	if strings.TrimSpace(a.ConfigFile) != "" && !hasDAG {
 		return nil, envelope.InvalidInput("config_file needs the DAG the document is for (dag or dag_file)")
 	}
 	if hasDAG {
-		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
+		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile, a.DagID)
 		if err != nil {
 			return nil, err
 		}

@@ -101,8 +101,8 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 	}
 	return envelope.Success(ExecutionRunLocalData{Report: *rep}).WithWarnings(warnings...).
 		WithMeta("run_dir", rep.RunDir).WithMeta("sandbox", string(rep.Sandbox)).WithMeta("steps", len(rep.Steps)).
-		WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "every step ran locally and the definition is what you want", Why: "deploy it (upsert: true)",
-			ArgsHint: hint(a.compileArgs)}), nil
+		WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "every step ran locally and the definition is what you want", Why: "deploy it",
+			ArgsHint: a.namedCompileArgs.hint("upsert", true)}), nil
 }
 
 // runFailed is the failure of a run whose step failed (or was skipped).

@@ -181,7 +181,9 @@ func hasTag(t *registry.ToolDef, tag string) bool { return slices.Contains(t.Tag
 // the overview, the phases with their tool counts and the namespaces, each
 // with its tool names (the index) or its tools (in detail).
 type ToolsHelpData struct {
-	Overview   string               `json:"overview"`
+	Overview string `json:"overview"`
+	// TotalTools counts the tools this caller's tool list holds (the
+	// gates' closed tools and, in a guided session, other stages' left out).
 	TotalTools int                  `json:"total_tools"`
 	Shown      int                  `json:"shown"`
 	Phases     map[string]HelpPhase `json:"phases"`
@@ -251,12 +253,30 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 	all := r.List(ns)
 	selected := make([]*registry.ToolDef, 0, len(all))
 	sess, _ := registry.ScopeFrom(ctx).(visibleScope)
+	policy := registry.PolicyFrom(ctx)
+	// listed is what this caller's tool list holds: the server lists
+	// neither the tools its gates keep closed nor, in a guided session,
+	// the tools of other stages
+	listed := func(t *registry.ToolDef) bool {
+		if policy != nil {
+			if ok, _ := policy.Allows(t); !ok {
+				return false
+			}
+		}
+		return sess == nil || sess.Visible(t)
+	}
+	total := 0
+	for _, t := range r.List("") {
+		if listed(t) {
+			total++
+		}
+	}
 	for _, t := range all {
 		if a.Phase != "" && !hasTag(t, a.Phase) {
 			continue
 		}
-		if sess != nil && !sess.Visible(t) {
-			continue // a guided session sees only its stage's tools
+		if !listed(t) {
+			continue
 		}
 		selected = append(selected, t)
 	}
@@ -302,7 +322,7 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 	for j, p := range registry.Phases {
 		phases[p] = HelpPhase{Description: registry.PhaseDescriptions[p], Count: counts[j]}
 	}
-	data := ToolsHelpData{Overview: overview, TotalTools: r.Len(), Shown: len(selected), Phases: phases,
+	data := ToolsHelpData{Overview: overview, TotalTools: total, Shown: len(selected), Phases: phases,
 		Namespaces: nsOut, FilteredNamespace: ns, FilteredPhase: a.Phase}
 	if sess != nil {
 		data.Stage = sess.Stage()

@@ -48,6 +48,7 @@ type depsResolveArgs struct {
 	catalogWorkspace
 	DAG     dagObject `json:"dag,omitempty" jsonschema_description:"The DAG inline: {\"nodes\": [...], \"edges\": [[src, dst], ...]} (or the serialized form {\"dag\": {...}}). Node order decides ties in the execution order; edge endpoints are not added to nodes, so a misspelled endpoint shows up as undeclared. Give this or dag_file, not both."`
 	DAGFile string    `json:"dag_file,omitempty" jsonschema_description:"Path to a DAG JSON file (dag.serialize / pipeline-catalog format; relative paths are taken from the project root when one is set). Give this or dag, not both."`
+	dagIDArg
 }
 
 type depsExplainArgs struct {
@@ -59,7 +60,7 @@ type depsExplainArgs struct {
 }
 
 func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Result[ValidateDepsResolveData], error) {
-	useDAG := dagGiven(a.DAG, a.DAGFile)
+	useDAG := dagGiven(a.DAG, a.DAGFile, a.DagID)
 	if useDAG && len(a.StepNames) > 0 {
 		return nil, envelope.InvalidInput("give step_names or a DAG (dag / dag_file), not both")
 	}
@@ -76,7 +77,7 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Resu
 	)
 	if useDAG {
 		mode = "dag"
-		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile)
+		d, err := loadDAGArg(ctx, a.DAG, a.DAGFile, a.DagID)
 		if err != nil {
 			return nil, err
 		}

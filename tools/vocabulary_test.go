@@ -185,3 +185,97 @@ func TestProjectStepsAreSeen(t *testing.T) {
 	}
 	tools.WantFail(t, tools.CallTool(t, ctx, "dag.render", map[string]any{"dag": dagArg, "workspace_dirs": []any{"missing"}}), envelope.CodeInvalidInput)
 }
+
+// TestSharedArgumentsEverywhereTheyApply: every argument the server's
+// instructions call shared is accepted by every tool it applies to: a tool
+// that takes a DAG takes dag_id (a shared DAG) too, every tool takes
+// format, every tool that compiles a named pipeline takes pipeline_name
+// (compile.validate included), and a tool that describes one step's
+// fields takes step_name.
+func TestSharedArgumentsEverywhereTheyApply(t *testing.T) {
+	r := cursus.Registry()
+	listing, err := registry.NewListing(r.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := map[string]bool{}
+	for _, a := range listing.Shared {
+		shared[a.Name] = true
+	}
+	for _, name := range []string{"dag_id", "format", "step_name", "dag", "dag_file"} {
+		if !shared[name] {
+			t.Errorf("%s is not a shared argument of the listing", name)
+		}
+	}
+	for _, tl := range r.All() {
+		props, _ := tl.Schema()["properties"].(map[string]any)
+		has := func(n string) bool { _, ok := props[n]; return ok }
+		if !has("format") {
+			t.Errorf("%s does not take format", tl.Name)
+		}
+		if has("dag") && !has("dag_id") {
+			t.Errorf("%s takes dag but not dag_id", tl.Name)
+		}
+		if has("dag") && has("config_file") && strings.HasPrefix(tl.Name, "compile.") && tl.Name != "compile.preview" && !has("pipeline_name") {
+			t.Errorf("%s compiles a pipeline but does not take pipeline_name", tl.Name)
+		}
+		if has("config_class") && !has("step_name") {
+			t.Errorf("%s takes config_class but not step_name", tl.Name)
+		}
+	}
+	ctx := context.Background()
+	cfg, err := filepath.Abs("../examples/simple-training/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the calls the instructions promise
+	tpl := tools.CallTool(t, ctx, "config.template", map[string]any{"dag_id": "xgboost_simple"})
+	tools.WantOK(t, tpl)
+	if hint := tools.ToJSON(tpl["next_steps"]); !strings.Contains(hint, `"dag_id":"xgboost_simple"`) || strings.Contains(hint, `"nodes"`) {
+		t.Errorf("config.template's next step does not pass dag_id on: %s", hint)
+	}
+	if env := tools.CallTool(t, ctx, "config.requirements", map[string]any{"dag_id": "xgboost_simple", "format": "markdown"}); env["ok"] != true {
+		t.Errorf("config.requirements in markdown: %v", env)
+	}
+	tools.WantOK(t, tools.CallTool(t, ctx, "dag.render", map[string]any{"dag_id": "xgboost_simple"}))
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.template", map[string]any{"dag_id": "xgboost_simpel"}), envelope.CodeNotFound)
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.template", map[string]any{"dag_id": "xgboost_simple", "dag_file": "x.json"}), envelope.CodeInvalidInput)
+	fi := tools.WantOK(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{"step_name": "TabularPreprocessing_training"}))
+	if fi["step_type"] != "TabularPreprocessing" {
+		t.Errorf("config.field_info by step_name: %v", fi)
+	}
+	tools.WantFail(t, tools.CallTool(t, ctx, "config.field_info", map[string]any{}), envelope.CodeInvalidInput)
+	md := tools.CallTool(t, ctx, "config.load", map[string]any{"config_file": cfg, "format": "markdown"})
+	if data, _ := md["data"].(string); !strings.Contains(data, "- shared_fields:") {
+		t.Errorf("config.load in markdown: %v", md["data"])
+	}
+	env := tools.CallTool(t, ctx, "compile.validate", map[string]any{"dag_file": filepath.Join(filepath.Dir(cfg), "dag.json"), "config_file": cfg, "pipeline_name": "churn-xgb"})
+	tools.WantOK(t, env)
+	for _, n := range env["next_steps"].([]any) {
+		if h := n.(map[string]any)["args_hint"].(map[string]any); h["pipeline_name"] != "churn-xgb" {
+			t.Errorf("compile.validate's next step %v drops pipeline_name", n)
+		}
+	}
+}
+
+// TestToolsHelpCountsWhatTheCallerLists: under the server's policy, with
+// the gates closed, tools.help counts the tools the caller's list holds,
+// not the registry's.
+func TestToolsHelpCountsWhatTheCallerLists(t *testing.T) {
+	r := cursus.Registry()
+	closed := registry.WithPolicy(context.Background(), registry.Policy{})
+	listed := 0
+	for _, tl := range r.List("") {
+		if ok, _ := (registry.Policy{}).Allows(tl); ok {
+			listed++
+		}
+	}
+	d := tools.WantOK(t, tools.CallTool(t, closed, "tools.help", map[string]any{}))
+	if int(d["total_tools"].(float64)) != listed || listed == r.Len() {
+		t.Errorf("total_tools %v, the closed server lists %d of %d", d["total_tools"], listed, r.Len())
+	}
+	d = tools.WantOK(t, tools.CallTool(t, context.Background(), "tools.help", map[string]any{}))
+	if int(d["total_tools"].(float64)) != r.Len() {
+		t.Errorf("a trusted caller sees %v of %d", d["total_tools"], r.Len())
+	}
+}

@@ -37,7 +37,8 @@ func Views() []string {
 	return out
 }
 
-// Has reports whether a tool has a view.
+// Has reports whether a tool has a view of its own (RenderAny gives every
+// other tool the generic one).
 func Has(tool string) bool {
 	_, ok := views[tool]
 	return ok
@@ -49,6 +50,21 @@ func Render(tool string, data any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w for %s", ErrNoView, tool)
 	}
+	return render(tool, v, data)
+}
+
+// RenderAny returns the tool's own markdown view of its data, or the
+// generic view (nested key: value lines, tables for lists of flat objects)
+// for a tool without one.
+func RenderAny(tool string, data any) (string, error) {
+	v, ok := views[tool]
+	if !ok {
+		v = genericView
+	}
+	return render(tool, v, data)
+}
+
+func render(tool string, v view, data any) (string, error) {
 	m, err := normalize(data)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)

@@ -150,3 +150,36 @@ func TestLongListsAreCut(t *testing.T) {
 		t.Errorf("cut:\n%s", got)
 	}
 }
+
+// TestGenericView: a tool without a view of its own renders its data as
+// nested key: value lines, lists of scalars on one line and lists of flat
+// objects as a table, smaller than the JSON.
+func TestGenericView(t *testing.T) {
+	in := `{"path": "c.json", "valid": true, "count": 2, "shared_fields": ["author", "bucket"],
+		"steps": {"B": {"fields": ["x"], "n": 1}, "A": {"fields": [], "n": 0}},
+		"errors": [{"path": "a.x", "kind": "type"}, {"path": "b|y", "kind": "range"}], "nested": [{"a": {"b": 1}}], "none": null}`
+	if Has("some.tool") {
+		t.Fatal("some.tool has a view")
+	}
+	if _, err := Render("some.tool", json.RawMessage(in)); !errors.Is(err, ErrNoView) {
+		t.Fatalf("Render of a tool without a view: %v", err)
+	}
+	got, err := RenderAny("some.tool", json.RawMessage(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- path: c.json\n", "- shared_fields: author, bucket\n", "  - A:\n    - fields: []\n    - n: 0\n",
+		"| kind | path |\n| --- | --- |\n| type | a.x |\n| range | b\\|y |\n", "- nested:\n  -\n    - a:\n      - b: 1\n", "- none: null\n", "- valid: true\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the generic view lacks %q:\n%s", want, got)
+		}
+	}
+	if len(got) >= len(in) {
+		t.Errorf("the view (%d bytes) is not smaller than the JSON (%d)", len(got), len(in))
+	}
+	// a tool with a view keeps it
+	view, err := RenderAny("tools.help", json.RawMessage(`{"overview": "o", "total_tools": 1, "shown": 1, "namespaces": []}`))
+	if err != nil || !strings.HasPrefix(view, "# ") {
+		t.Errorf("tools.help through RenderAny: %v %q", err, view)
+	}
+}
