@@ -115,6 +115,17 @@ func validateDepsResolve(ctx context.Context, a depsResolveArgs) (*envelope.Resu
 	for i, m := range members.Found {
 		names[i] = m.Name
 	}
+	for _, n := range requested {
+		sr, ok := rep.Steps[n]
+		if !ok {
+			continue
+		}
+		for _, b := range sr.Bindings {
+			if b.Score < deps.HighScore {
+				warnings = append(warnings, fmt.Sprintf("%s.%s <- %s.%s binds at score %.3f, below the trusted %.1f: check it is the output meant (validate.deps_explain)", n, b.Input, b.Provider, b.Output, b.Score, deps.HighScore))
+			}
+		}
+	}
 	res := envelope.Success(ValidateDepsResolveData{
 		Mode:            mode,
 		RequestedSteps:  nonNilList(requested),
@@ -202,6 +213,8 @@ func validateDepsExplain(ctx context.Context, a depsExplainArgs) (*envelope.Resu
 		Compatibility:   c,
 		InputType:       in.Type,
 		OutputType:      out.Type,
+		InputRequired:   in.Required,
+		StrongMatch:     deps.StrongMatch(in, out, provider),
 	}
 	return envelope.Success(data).WithMeta("name1", a.Name1).WithMeta("name2", a.Name2), nil
 }
@@ -287,4 +300,10 @@ type DepsPairCompatibility struct {
 	deps.Compatibility
 	InputType  catalog.DependencyType `json:"input_type"`
 	OutputType catalog.DependencyType `json:"output_type"`
+	// InputRequired says whether the input is required; an optional one
+	// binds only on a strong match (StrongMatch: the input names the
+	// output, declares its type, or its compatible_sources name the
+	// provider and the names share a word).
+	InputRequired bool `json:"input_required"`
+	StrongMatch   bool `json:"strong_match"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cursus-go/cursus/engine/deps"
 	"path"
 	"regexp"
 	"strings"
@@ -336,6 +337,7 @@ type edgeResult struct {
 	Provider string  `json:"provider"`
 	Score    float64 `json:"score"`
 	Bound    bool    `json:"bound"`
+	Required bool    `json:"required,omitempty"`
 }
 
 type edgeScoresT struct {
@@ -381,11 +383,17 @@ func edgeScores(ctx context.Context, s *Step, producer, node, consumer, ws strin
 		return edgeScoresT{}, args, err
 	}
 	out := edgeScoresT{Threshold: d.Report.Threshold}
+	// an edge's main binding is a required input's when it feeds one (an
+	// optional input scoring higher is not what the edge is for), the
+	// highest-scoring one among them
 	pick := func(consumerNode, provider string) edgeResult {
-		best := edgeResult{}
+		best, bestReq := edgeResult{}, false
 		for _, b := range d.Report.Steps[consumerNode].Bindings {
-			if b.Provider == provider && b.Score > best.Score {
-				best = edgeResult{Input: b.Input, Output: b.Output, Provider: b.Provider, Score: b.Score, Bound: b.Score >= out.Threshold}
+			if b.Provider != provider {
+				continue
+			}
+			if (b.Required && !bestReq) || (b.Required == bestReq && b.Score > best.Score) {
+				best, bestReq = edgeResult{Input: b.Input, Output: b.Output, Provider: b.Provider, Score: b.Score, Bound: b.Score >= out.Threshold, Required: b.Required}, b.Required
 			}
 		}
 		return best
@@ -807,6 +815,12 @@ func phaseAlignEdges(ctx context.Context, s *Step) error {
 		return err
 	}
 	s.Summary("edges", scores)
+	for _, e := range []edgeResult{scores.In, scores.Out} {
+		if e.Bound && e.Score < deps.HighScore {
+			s.Warn("%s.%s -> %s binds at score %.3f, below the trusted %.1f: check it is the output meant (validate.deps_explain %s)",
+				e.Provider, e.Output, e.Input, e.Score, deps.HighScore, mustJSON(map[string]any{"name1": e.Input, "name2": e.Output}))
+		}
+	}
 	if !scores.bothBound() || scores.In.Score <= scores.Threshold || scores.Out.Score <= scores.Threshold {
 		msg := "an edge does not bind above the threshold: " + scores.describe()
 		if scores.In.Bound && scores.Out.Bound && len(scores.Unbound) > 0 {

@@ -623,6 +623,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 	}
 	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
 	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report)...)
+	res.Warnings = append(res.Warnings, weakBindingWarnings(report)...)
 	res.Blockers = CheckReadiness(pl.readinessInput(res))
 	return res, nodeErrs, nil
 }

@@ -3,6 +3,7 @@ package deps
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -25,13 +26,20 @@ var catalogScoreDeviations = map[string]float64{
 }
 
 // catalogUnbound lists inputs the golden file binds that the catalog leaves
-// unbound on purpose.
+// unbound on purpose: node.input -> the original's binding not made
+// (<provider node>.<output>), or "" for whatever it binds.
 var catalogUnbound = map[string]string{
 	// The golden file lets the training job's evaluation output fill Payload's
 	// optional custom sample requests (0.537), so the payload step read
 	// predictions as requests. Ours takes custom samples from config field
 	// custom_payloads only.
-	"Payload.custom_payload_input": "custom samples come from config",
+	"Payload.custom_payload_input": "", // custom samples come from config
+	// An optional input binds only on a strong match (StrongMatch): the
+	// loaders' METADATA is not a second data set (0.765, name similarity
+	// alone), nor is a loader's raw DATA a model to continue from (0.609).
+	"TabularPreprocessing_training.DATA_SECONDARY":    "CradleDataLoading_training.METADATA",
+	"TabularPreprocessing_calibration.DATA_SECONDARY": "CradleDataLoading_calibration.METADATA",
+	"XGBoostTraining.model_artifacts_input":           "DummyDataLoading_training.DATA",
 }
 
 // TestCatalogWiringMatchesOriginal resolves the golden cases with the
@@ -63,7 +71,7 @@ func TestCatalogWiringMatchesOriginal(t *testing.T) {
 				}
 				for in, exp := range want {
 					b, ok := got[in]
-					if _, deliberate := catalogUnbound[string(c.Node)+"."+in]; deliberate {
+					if not, deliberate := catalogUnbound[string(c.Node)+"."+in]; deliberate && (not == "" || not == fmt.Sprint(exp[0], ".", exp[1])) {
 						if ok {
 							t.Errorf("%s.%s <- %s.%s: bound, but the catalog means it to stay unbound", c.Node, in, b.Provider, b.Output)
 						}
@@ -140,5 +148,79 @@ func TestCompatibleOutputTypesOptIn(t *testing.T) {
 	got, ok := res.Consumer("XGBoostTraining_finetune").Binding("model_artifacts_input")
 	if !ok || got.Provider != "XGBoostTraining_pretrain" || got.Output != "model_output" {
 		t.Errorf("model_artifacts_input of the finetune step: %+v (bound %v)", got, ok)
+	}
+}
+
+// TestOptionalInputsBindOnlyOnStrongMatch: an optional input binds only to
+// an output it names, declares the type of, or that a step its sources name
+// offers under a shared word; a viable score on name similarity alone
+// leaves it unbound and says why (the loader's METADATA is no second data
+// set; the trainer's evaluation output is no calibration model).
+func TestOptionalInputsBindOnlyOnStrongMatch(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(pairs [][2]string, nodes ...string) *Result {
+		t.Helper()
+		var edges [][]catalog.NodeName
+		for _, p := range pairs {
+			edges = append(edges, []catalog.NodeName{catalog.NodeName(p[0]), catalog.NodeName(p[1])})
+		}
+		ns := make([]catalog.NodeName, len(nodes))
+		for i, n := range nodes {
+			ns[i] = catalog.NodeName(n)
+		}
+		d, err := dag.FromPairs(ns, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Resolve(context.Background(), d, CatalogLookup(cat))
+		var ue *UnresolvedError
+		if err != nil && !errors.As(err, &ue) {
+			t.Fatal(err)
+		}
+		return res
+	}
+	unbound := func(c *Consumer, input string) *Unbound {
+		for i := range c.Unbound {
+			if c.Unbound[i].Input == input {
+				return &c.Unbound[i]
+			}
+		}
+		return nil
+	}
+	// one loader: DATA and SIGNATURE by name, DATA_SECONDARY not from METADATA
+	res := resolve([][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}}, "DummyDataLoading_training", "TabularPreprocessing_training")
+	tp := res.Consumer("TabularPreprocessing_training")
+	if b, ok := tp.Binding("DATA_SECONDARY"); ok {
+		t.Errorf("DATA_SECONDARY <- %s.%s (%.3f)", b.Provider, b.Output, b.Score)
+	}
+	if u := unbound(tp, "DATA_SECONDARY"); u == nil || u.Best == nil || u.Best.Reason != RejectWeakMatch || u.Best.Output != "METADATA" || u.Best.Score <= Threshold {
+		t.Errorf("DATA_SECONDARY unbound %+v", u)
+	}
+	if _, ok := tp.Binding("SIGNATURE"); !ok {
+		t.Error("SIGNATURE, named exactly, is unbound")
+	}
+	// a second loader's DATA is a second data set
+	res = resolve([][2]string{{"DummyDataLoading_training", "TabularPreprocessing_training"}, {"DummyDataLoading_calibration", "TabularPreprocessing_training"}},
+		"DummyDataLoading_training", "DummyDataLoading_calibration", "TabularPreprocessing_training")
+	if b, ok := res.Consumer("TabularPreprocessing_training").Binding("DATA_SECONDARY"); !ok || b.Provider != "DummyDataLoading_calibration" || b.Output != "DATA" {
+		t.Errorf("two loaders: DATA_SECONDARY %+v", b)
+	}
+	// Package straight after the trainer: no calibration model to ship
+	res = resolve([][2]string{{"XGBoostTraining", "Package"}}, "XGBoostTraining", "Package")
+	pk := res.Consumer("Package")
+	if b, ok := pk.Binding("calibration_model"); ok {
+		t.Errorf("calibration_model <- %s.%s (%.3f)", b.Provider, b.Output, b.Score)
+	}
+	if u := unbound(pk, "calibration_model"); u == nil || u.Best == nil || u.Best.Reason != RejectWeakMatch {
+		t.Errorf("calibration_model unbound %+v", u)
+	}
+	// after a calibration step its calibration output is the one
+	res = resolve([][2]string{{"XGBoostTraining", "Package"}, {"PercentileModelCalibration_calibration", "Package"}},
+		"XGBoostTraining", "PercentileModelCalibration_calibration", "Package")
+	if b, ok := res.Consumer("Package").Binding("calibration_model"); !ok || b.Output != "calibration_output" {
+		t.Errorf("after PercentileModelCalibration: calibration_model %+v", b)
 	}
 }

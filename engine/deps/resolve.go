@@ -36,6 +36,7 @@ type Binding struct {
 const (
 	RejectBelowThreshold = "below_threshold" // score <= Threshold
 	RejectOutputTaken    = "output_taken"    // the output feeds another input of the step
+	RejectWeakMatch      = "weak_match"      // an optional input's candidate is not a strong match (StrongMatch)
 )
 
 // Candidate is a scored (input, provider output) pair that was not bound.
@@ -72,6 +73,8 @@ func (u Unbound) Why() string {
 		return "no parent step has an output of a compatible type"
 	case u.Best.Reason == RejectOutputTaken:
 		return fmt.Sprintf("its best candidate %s.%s (score %.4f) already feeds input '%s'", u.Best.Provider, u.Best.Output, u.Best.Score, u.Best.TakenBy)
+	case u.Best.Reason == RejectWeakMatch:
+		return fmt.Sprintf("its best candidate %s.%s scored %.4f, but an optional input binds only to an output it names (exact name or alias), an output type it declares (compatible_output_types) or the best output of a step its compatible_sources name", u.Best.Provider, u.Best.Output, u.Best.Score)
 	default:
 		return fmt.Sprintf("its best candidate %s.%s scored %.4f, not above the threshold %.1f", u.Best.Provider, u.Best.Output, u.Best.Score, Threshold)
 	}
@@ -320,6 +323,7 @@ func (r *Resolver) ResolveConsumer(consumer Node, parents []Node) Consumer {
 		in, parent, out int
 		score           float64
 	}
+	weakSet := map[[3]int]bool{} // (input, parent, output) of an optional input's viable candidate that is no strong match
 	byInput := make([][]cand, nIn)
 	firstSeen := make([]int, 0, nIn)
 	best := make([]cand, nIn) // best scored pair per input, viable or not
@@ -350,8 +354,29 @@ func (r *Resolver) ResolveConsumer(consumer Node, parents []Node) Consumer {
 			}
 		}
 	}
+	// An optional input binds only on a strong match: a guess would feed a
+	// step data it did not ask for.
+	for ii := range byInput {
+		in := &step.Inputs[ii]
+		if in.Required {
+			continue
+		}
+		kept := byInput[ii][:0]
+		for _, cd := range byInput[ii] {
+			p := parents[cd.parent]
+			if StrongMatch(in, &p.Step.Outputs[cd.out], p.Step) {
+				kept = append(kept, cd)
+			} else {
+				weakSet[[3]int{ii, cd.parent, cd.out}] = true
+			}
+		}
+		byInput[ii] = kept
+	}
 	var flat []cand
 	for _, ii := range firstSeen {
+		if len(byInput[ii]) == 0 {
+			continue
+		}
 		flat = append(flat, byInput[ii]...)
 	}
 	sort.SliceStable(flat, func(a, b int) bool {
@@ -394,9 +419,14 @@ func (r *Resolver) ResolveConsumer(consumer Node, parents []Node) Consumer {
 			p := parents[b.parent]
 			rc := &Candidate{Provider: p.Name, ProviderStepType: p.Step.Type, Output: p.Step.Outputs[b.out].LogicalName, Score: b.score, Reason: RejectBelowThreshold}
 			if b.score > Threshold {
-				rc.Reason = RejectOutputTaken
-				if owner, ok := taken[slot{b.parent, b.out}]; ok {
-					rc.TakenBy = step.Inputs[owner].LogicalName
+				owner, isTaken := taken[slot{b.parent, b.out}]
+				switch {
+				case isTaken:
+					rc.Reason, rc.TakenBy = RejectOutputTaken, step.Inputs[owner].LogicalName
+				case weakSet[[3]int{ii, b.parent, b.out}]:
+					rc.Reason = RejectWeakMatch
+				default:
+					rc.Reason = RejectOutputTaken
 				}
 			}
 			u.Best = rc

@@ -177,7 +177,7 @@ func TestPropertyRandomDAGs(t *testing.T) {
 					in, _ := port(t, step, u.Input, "")
 					for oi := range byNode[p].Outputs {
 						out := &byNode[p].Outputs[oi]
-						if Score(in, out, byNode[p]) <= Threshold {
+						if Score(in, out, byNode[p]) <= Threshold || (!in.Required && !StrongMatch(in, out, byNode[p])) {
 							continue
 						}
 						owner, taken := seen[[2]string{string(p), out.LogicalName}]

@@ -1,7 +1,9 @@
 package deps
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 )
@@ -9,6 +11,81 @@ import (
 // Threshold is the resolution threshold: a candidate is viable only when its
 // compatibility score is strictly greater.
 const Threshold = 0.5
+
+// HighScore is the score a binding is trusted at without a second look:
+// a binding below it (viable, yet matched on little more than its type)
+// is worth a warning naming its score.
+const HighScore = 0.8
+
+// StrongMatch reports whether an output is a strong match for an input,
+// the only kind of match an optional input binds on: the input names the
+// output (its logical name is the output's name or an alias) and does not
+// rule the provider out (its compatible_sources, when it lists any, name
+// it); or it declares the output's type (compatible_output_types); or its
+// compatible_sources name the provider and the output's own name shares a
+// word with the input's name or keywords (its aliases do not count) (calibration_model and
+// calibration_output share "calibration"; DATA_SECONDARY and METADATA
+// share none). A match on name similarity alone, however high it scores,
+// is not strong: an optional input left unbound does no harm, one bound to
+// the wrong output feeds its step data it did not ask for.
+func StrongMatch(in *catalog.InputPort, out *catalog.OutputPort, provider *catalog.Step) bool {
+	if slices.Contains(in.CompatibleOutputTypes, out.Type) {
+		return true
+	}
+	named := InSources(provider, in.CompatibleSources)
+	if exactName(in.LogicalName, out) {
+		return len(in.CompatibleSources) == 0 || named
+	}
+	if !named {
+		return false
+	}
+	want := portWords(in.LogicalName)
+	for _, k := range in.SemanticKeywords {
+		for w := range portWords(k) {
+			want[w] = true
+		}
+	}
+	for w := range portWords(out.LogicalName) {
+		if want[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// genericPortWords say nothing about what a port carries.
+var genericPortWords = map[string]bool{"output": true, "outputs": true, "input": true, "inputs": true, "path": true, "uri": true, "s3": true}
+
+// portWords are the lower-case words of a port name (split at
+// underscores, hyphens, spaces and lower-to-upper case changes), generic
+// ones left out.
+func portWords(name string) map[string]bool {
+	out := map[string]bool{}
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			if w := strings.ToLower(string(cur)); !genericPortWords[w] {
+				out[w] = true
+			}
+			cur = cur[:0]
+		}
+	}
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == ' ' || r == '.':
+			flush()
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			flush()
+		}
+		cur = append(cur, r)
+		prevLower = unicode.IsLower(r)
+	}
+	flush()
+	return out
+}
 
 // Weights of the compatibility score's components.
 const (
