@@ -70,12 +70,16 @@ const (
 	// limit; meta.details names the limit, and the remedy the argument that
 	// narrows the input or the answer.
 	CodeTooLarge Code = "too_large"
+	// CodeSandboxUnavailable: the call would run a script and no sandbox can
+	// hold it on this machine (bubblewrap is missing or cannot make its
+	// namespaces); the remedy says how to install one. Nothing ran.
+	CodeSandboxUnavailable Code = "sandbox_unavailable"
 )
 
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
 	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeGateFailed, CodeInternalError, CodeInvalidInput,
-	CodeNotConstructible, CodeNotDeployable, CodeNotFound, CodeRunFailed, CodeScriptAnalysisError, CodeScriptCheckFailed,
+	CodeNotConstructible, CodeNotDeployable, CodeNotFound, CodeRunFailed, CodeSandboxUnavailable, CodeScriptAnalysisError, CodeScriptCheckFailed,
 	CodeTooLarge, CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,
 }

@@ -292,9 +292,10 @@ type MCPAnnotations struct {
 //     writes, mutates or executes code the registry has no flag saying a
 //     repeat is harmless, so it is not claimed (false is also the MCP
 //     default);
-//   - openWorldHint = t.Network || t.ExecCode: the tool reaches the
-//     network or AWS, or runs code that may reach anything; the other tools
-//     only see the embedded catalogs and the local project.
+//   - openWorldHint = t.Network || t.ExecCode || t.CallsTools: the tool
+//     reaches the network or AWS, runs code that may reach anything, or
+//     calls tools that may; the other tools only see the embedded catalogs
+//     and the local project.
 //
 // The MCP server uses the same function, so tools/list and this export
 // agree.
@@ -303,7 +304,7 @@ func Annotations(t *registry.ToolDef) MCPAnnotations {
 		ReadOnlyHint:    t.ReadOnly(),
 		DestructiveHint: t.Destructive,
 		IdempotentHint:  t.ReadOnly(),
-		OpenWorldHint:   t.Network || t.ExecCode,
+		OpenWorldHint:   t.Network || t.ExecCode || t.CallsTools,
 	}
 }
 

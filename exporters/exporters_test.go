@@ -637,6 +637,8 @@ func TestAnnotations(t *testing.T) {
 		{registry.Spec{Destructive: true, Writes: true, Network: true}, exporters.MCPAnnotations{DestructiveHint: true, OpenWorldHint: true}},
 		{registry.Spec{ExecCode: true}, exporters.MCPAnnotations{OpenWorldHint: true}},
 		{registry.Spec{Network: true}, exporters.MCPAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: true}},
+		// A tool that calls other tools may do what they do.
+		{registry.Spec{Writes: true, CallsTools: true}, exporters.MCPAnnotations{OpenWorldHint: true}},
 	}
 	for i, c := range cases {
 		td := mk(c.spec)

@@ -60,6 +60,17 @@ type Spec struct {
 	WriteArg string
 	// ExecCode marks a tool that executes code (scripts, interpreters).
 	ExecCode bool
+	// WritesWhenOpen marks a tool that writes local files when the write
+	// gate is open and answers the same without writing while it is closed
+	// (workflow.complete_stage records a completion). Like a WriteArg tool
+	// it is not gated and stays read-only where writes are closed; a server
+	// that opens writes lists it as not read-only.
+	WritesWhenOpen bool
+	// CallsTools marks a tool that calls other tools (each under its own
+	// gate and, in a guided session, the active stage): whatever they do,
+	// it may do, so it is neither read-only nor closed to the world. A
+	// guided session lists it only in a stage that names it.
+	CallsTools bool
 	// Network marks a tool that reaches the network or AWS.
 	Network bool
 	// Title is an optional human title; the dotted name is used when empty.
@@ -289,8 +300,16 @@ func (t *ToolDef) Gated() (bool, string) {
 	return false, ""
 }
 
-// ReadOnly reports whether the tool neither mutates state, writes files nor executes code.
-func (t *ToolDef) ReadOnly() bool { return !t.Destructive && !t.Writes && !t.ExecCode }
+// ReadOnly reports whether the tool neither mutates state, writes files,
+// executes code nor calls tools that may (where writes are closed: a
+// WriteArg or WritesWhenOpen tool writes only once they are open).
+func (t *ToolDef) ReadOnly() bool {
+	return !t.Destructive && !t.Writes && !t.ExecCode && !t.CallsTools
+}
+
+// WritesOnceOpen reports whether the tool, read-only where writes are
+// closed, writes once they are open (WriteArg, WritesWhenOpen).
+func (t *ToolDef) WritesOnceOpen() bool { return t.WriteArg != "" || t.WritesWhenOpen }
 
 // Deprecated reports whether the tool is deprecated.
 func (t *ToolDef) Deprecated() bool { return t.DeprecatedBy != "" }

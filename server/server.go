@@ -259,9 +259,10 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 	c.defs = make(map[string]*mcp.Tool, len(allowed))
 	for _, t := range allowed {
 		desc := mcpTool(t, listing)
-		// A tool that writes on request (Spec.WriteArg) can write once
-		// writes are open, so it is not read-only there.
-		if (recorded[t.Name] || (t.WriteArg != "" && c.opts.Policy.AllowDestructive)) && desc.Annotations.ReadOnlyHint {
+		// A tool that writes on request (Spec.WriteArg) or records its
+		// result (Spec.WritesWhenOpen) can write once writes are open, so it
+		// is not read-only there.
+		if (recorded[t.Name] || (t.WritesOnceOpen() && c.opts.Policy.AllowDestructive)) && desc.Annotations.ReadOnlyHint {
 			a := *desc.Annotations
 			a.ReadOnlyHint, a.IdempotentHint = false, false
 			desc.Annotations = &a

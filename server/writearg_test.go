@@ -26,3 +26,25 @@ func TestWriteArgAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesWhenOpenAnnotations: workflow.complete_stage records a
+// completion when writes are open and answers without writing while they
+// are closed: listed read-only where writes are closed, not where they
+// are open. workflow.run, which runs other tools (code among them), is
+// never read-only nor closed to the world.
+func TestWritesWhenOpenAnnotations(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}}), "2025-06-18")
+		listed := listTools(t, cs)
+		tl := listed["workflow__complete_stage"]
+		if tl == nil {
+			t.Fatalf("writes open %v: workflow__complete_stage not listed", open)
+		}
+		if tl.Annotations.ReadOnlyHint == open {
+			t.Errorf("writes open %v: workflow__complete_stage readOnlyHint %v", open, tl.Annotations.ReadOnlyHint)
+		}
+		if run := listed["workflow__run"]; open && (run == nil || run.Annotations.ReadOnlyHint || run.Annotations.OpenWorldHint == nil || !*run.Annotations.OpenWorldHint) {
+			t.Errorf("workflow__run is annotated as running code and reaching out: %+v", run)
+		}
+	}
+}

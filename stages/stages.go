@@ -381,6 +381,17 @@ func (s *Set) Visible(stage, tool string) bool {
 	return false
 }
 
+// Lists reports whether a stage names a tool itself (not through an
+// always-visible namespace).
+func (s *Set) Lists(stage, tool string) bool {
+	for _, n := range s.offered[tool] {
+		if n == stage {
+			return true
+		}
+	}
+	return false
+}
+
 // Offering returns the stages that list a tool, in Names order; every stage
 // when the tool's namespace is always visible; nil when none does.
 func (s *Set) Offering(tool string) []string {

@@ -104,6 +104,7 @@ func TestRemediesReachable(t *testing.T) {
 		&smclient.AWSError{},
 		&localrun.DefinitionError{},
 		&pipelines.NotFoundError{},
+		&localrun.SandboxError{Reason: "bwrap (bubblewrap) is not on PATH"},
 	}
 	first := map[int]bool{}
 	for _, err := range samples {

@@ -89,7 +89,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 	}
 	warnings := append([]string{}, res.Warnings...)
 	if rep.Sandbox != localrun.Bubblewrap {
-		warnings = append(warnings, fmt.Sprintf("no sandbox: the scripts ran on the host with their container paths rewritten (%s)", rep.SandboxNote))
+		warnings = append(warnings, rep.SandboxNote)
 	}
 	for _, s := range rep.Steps {
 		for _, w := range s.Warnings {
@@ -124,6 +124,9 @@ func runFailed(rep *localrun.Report) *envelope.ToolError {
 	}
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %d step(s) that depend on it were skipped", skipped)
+	}
+	if rep.Sandbox != localrun.Bubblewrap {
+		msg += "; " + rep.SandboxNote
 	}
 	e := envelope.Errorf(envelope.CodeRunFailed, "%s", msg)
 	if f.FailStep {

@@ -5,13 +5,16 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/localrun"
+	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -88,6 +91,7 @@ func runLocalAttack(t *testing.T, root string, extra map[string]string) (map[str
 // fails: the failure reason is not read through the link, the secret is
 // nowhere in the answer.
 func TestSandboxFailureFileLinkedToAHostFile(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
 	script := "import os, sys\nos.symlink(%q, '/opt/ml/output/failure')\nsys.exit(1)\n"
 	root, canaryFile, secret := attackProject(t, "")
 	if err := os.WriteFile(filepath.Join(root, "p", "scripts", "xgboost_training.py"), []byte(strings.Replace(script, "%q", pyString(canaryFile), 1)), 0o644); err != nil {
@@ -106,6 +110,7 @@ func TestSandboxFailureFileLinkedToAHostFile(t *testing.T) {
 // (a -> ., b -> a/a/.../../..) cannot carry a later entry outside it: the
 // call fails naming the entry, and nothing is written outside the root.
 func TestSandboxArchiveCannotWriteOutside(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
 	root, canaryFile, _ := attackProject(t, "print('hi')\n")
 	outside := filepath.Dir(canaryFile)
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
@@ -144,6 +149,102 @@ func TestSandboxArchiveCannotWriteOutside(t *testing.T) {
 	}
 	if env["ok"] != false || !strings.Contains(text, "entry b/") {
 		t.Fatalf("the call fails, naming the entry: %.1500s", text)
+	}
+}
+
+// A job cannot undo its sandbox, as root too: it cannot remount the
+// read-only host writable and write there, lift the mounts that hide the
+// host's files, read /etc/shadow or a host file outside what it is given,
+// make a namespace, or trace its sandbox's init.
+func TestSandboxJobCannotUndoItsSandbox(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
+	root, canaryFile, secret := attackProject(t, "")
+	flag := filepath.Join("/var/tmp", "cursus-remount-"+strings.ReplaceAll(t.Name(), "/", "-"))
+	os.Remove(flag)
+	t.Cleanup(func() { os.Remove(flag) })
+	script := `import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def report(what, r):
+    print(what, "ok" if r == 0 else "refused errno %d" % ctypes.get_errno())
+for target in ("/", "/var", "/var/tmp", "/usr"):
+    report("remount " + target, libc.mount(None, target.encode(), None, 32 | 4096, None))  # MS_REMOUNT|MS_BIND
+for target in ("/tmp", "/opt/ml", "/usr", OUTSIDE_DIR, os.path.dirname(OUTSIDE_DIR)):
+    report("umount " + target, libc.umount2(target.encode(), 2))  # MNT_DETACH
+report("unshare user", libc.unshare(0x10000000))
+report("unshare mount", libc.unshare(0x00020000))
+report("ptrace init", libc.ptrace(16, 1, None, None))  # PTRACE_ATTACH
+for path in (FLAG,):
+    try:
+        open(path, "w").write("x"); print("WROTE", path)
+    except Exception as e:
+        print("write refused:", e)
+for path in ("/etc/shadow", "/etc/gshadow", CANARY, "/root/.aws/credentials", "/proc/1/root/etc/shadow"):
+    try:
+        print("READ " + path + ": " + open(path).read()[:200])
+    except Exception as e:
+        print("read refused:", path, e)
+print("uid", os.getuid(), "caps", [l for l in open("/proc/self/status") if l.startswith("CapEff")])
+sys.exit(1)
+`
+	script = strings.NewReplacer("OUTSIDE_DIR", pyString(filepath.Dir(canaryFile)), "FLAG", pyString(flag), "CANARY", pyString(canaryFile)).Replace(script)
+	if err := os.WriteFile(filepath.Join(root, "p", "scripts", "xgboost_training.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, text := runLocalAttack(t, root, nil)
+	if _, err := os.Stat(flag); err == nil {
+		t.Errorf("a job remounted the host writable and wrote %s (as uid %d)", flag, os.Getuid())
+	}
+	for _, leak := range []string{"READ /etc/shadow", "READ /etc/gshadow", secret, "READ /proc/1/root"} {
+		if strings.Contains(text, leak) {
+			t.Errorf("a job read what its sandbox hides (%s): %.3000s", leak, text)
+		}
+	}
+	for _, call := range []string{"remount /", "umount /tmp", "unshare user", "unshare mount", "ptrace init"} {
+		if strings.Contains(text, call+" ok") {
+			t.Errorf("a job could %s: %.3000s", call, text)
+		}
+	}
+	if !regexp.MustCompile(`CapEff:[\\t]+0{16}\b`).MatchString(text) {
+		t.Errorf("a job has no capability: %.3000s", text)
+	}
+}
+
+// Without a working sandbox nothing runs: the call is refused with
+// sandbox_unavailable, naming how to install bubblewrap, before any
+// script ran. Only the operator's CURSUS_SANDBOX=unsandboxed runs jobs on
+// the host, and then every answer says so, the failed ones too.
+func TestSandboxUnavailableRefusesUnlessTheOperatorOptsIn(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
+	root, _, _ := attackProject(t, "import sys\nprint('hello from an unsandboxed job')\nsys.exit(int(open('/opt/ml/input/config/hyperparameters.json').read().count('fail_me')))\n")
+	bare := t.TempDir()
+	for _, tool := range []string{"sh", "env"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			if err := os.Symlink(p, filepath.Join(bare, tool)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Setenv("PATH", bare)
+	t.Setenv(localrun.EnvSandbox, "")
+	env, text := runLocalAttack(t, root, nil)
+	if env["code"] != string(envelope.CodeSandboxUnavailable) || strings.Contains(text, "hello from") {
+		t.Fatalf("without bubblewrap the run is refused with sandbox_unavailable before any script runs: %.1500s", text)
+	}
+	if rem, _ := env["remedy"].(map[string]any); rem == nil || !strings.Contains(fmt.Sprint(rem["fix_action"]), "apt-get install bubblewrap") {
+		t.Errorf("the remedy says how to install bubblewrap: %v", env["remedy"])
+	}
+
+	t.Setenv(localrun.EnvSandbox, "unsandboxed")
+	env, text = runLocalAttack(t, root, nil)
+	if env["ok"] != true || !strings.Contains(text, localrun.UnsandboxedNote) {
+		t.Fatalf("an opted-in unsandboxed run runs, and its answer says so: %.2000s", text)
+	}
+	if err := os.WriteFile(filepath.Join(root, "p", "scripts", "xgboost_training.py"), []byte("import sys\nsys.exit(3)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env, _ = runLocalAttack(t, root, nil)
+	if env["ok"] != false || !strings.Contains(fmt.Sprint(env["error"]), localrun.UnsandboxedNote) {
+		t.Fatalf("a failed unsandboxed run says so in its error: %v", env["error"])
 	}
 }
 

@@ -78,6 +78,7 @@ func ValidateNamespace() registry.Namespace {
 			},
 			Tags:     []string{registry.PhaseValidator},
 			ExecCode: true,
+			Writes:   true,
 			Network:  true,
 		}, validateRunScripts),
 	), validateDepsNamespace())
@@ -366,8 +367,8 @@ func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.Result[Valid
 		ScriptTesting: ValidateScriptTesting{
 			Python:           py,
 			Analysis:         "python3 -c <analyzer> parses scripts with the ast module (string constants folded through os.path.join, +, f-strings; os.environ / os.getenv reads; argparse flags); nothing is executed",
-			Execution:        "the local runner of execution.run_local: each node's container root is mounted at /opt/ml in a bubblewrap sandbox (no network, read-only host; where bwrap cannot run, string constants under /opt/ml are rewritten instead), a processing script runs with its job arguments and environment, a training script as the SageMaker training toolkit starts it; inputs are copied from bound upstream outputs",
-			Sandbox:          ValidateSandbox{Kind: string(kind), Reason: why},
+			Execution:        "the local runner of execution.run_local: each node's container root is mounted at /opt/ml in a bubblewrap sandbox (an unprivileged user without capabilities, no network, only what a job needs of the host, read-only); where bwrap cannot run nothing runs (sandbox_unavailable) unless the operator sets " + localrun.EnvSandbox + "=unsandboxed; a processing script runs with its job arguments and environment, a training script as the SageMaker training toolkit starts it; inputs are copied from bound upstream outputs",
+			Sandbox:          ValidateSandbox{Kind: sandboxKind(kind), Reason: why},
 			GateEnvVar:       registry.EnvAllowScriptExec,
 			DefaultWorkspace: "test/integration/script_testing",
 			PackageInstall:   "none: scripts run with what python3 has (nothing is pip-installed)",
@@ -376,6 +377,12 @@ func validateInfo(_ context.Context, _ validateInfoArgs) (*envelope.Result[Valid
 	res := envelope.Success(data)
 	if !py.Available {
 		res.WithWarnings("python3 is not available: script analysis and execution are skipped (" + py.Reason + ")")
+	}
+	switch kind {
+	case "":
+		res.WithWarnings("no sandbox can run scripts here, so execution.run_local and validate.run_scripts refuse with sandbox_unavailable: " + why + "; " + localrun.SandboxRemedy)
+	case localrun.PathRewrite:
+		res.WithWarnings(localrun.UnsandboxedNote)
 	}
 	return res, nil
 }
@@ -458,7 +465,10 @@ func validateRunScripts(ctx context.Context, a runScriptsArgs) (*envelope.Result
 	if err != nil {
 		return nil, toolError(err)
 	}
-	res := envelope.Success(*rep).WithMeta("run_dir", rep.RunDir)
+	res := envelope.Success(*rep).WithMeta("run_dir", rep.RunDir).WithMeta("sandbox", rep.Sandbox)
+	if rep.Sandbox != string(localrun.Bubblewrap) {
+		res.WithWarnings(rep.SandboxNote)
+	}
 	res.WithWarnings(rep.Warnings...)
 	var bad []string
 	for _, n := range rep.ExecutionOrder {
@@ -592,9 +602,19 @@ type ValidateScriptTesting struct {
 	PackageInstall   string                `json:"package_install"`
 }
 
-// ValidateSandbox is the local runner's sandbox here, and why it is not
-// bubblewrap when it is not.
+// ValidateSandbox is the local runner's sandbox here (bubblewrap;
+// path-rewrite when the operator chose unsandboxed runs; none when no
+// sandbox works and scripts do not run), and why it is not bubblewrap
+// when it is not.
 type ValidateSandbox struct {
 	Kind   string `json:"kind"`
 	Reason string `json:"reason,omitempty"`
+}
+
+// sandboxKind names a detected sandbox, "none" for none.
+func sandboxKind(k localrun.Sandbox) string {
+	if k == "" {
+		return "none"
+	}
+	return string(k)
 }

@@ -186,7 +186,7 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	remedyToolsOf(t, env)
 	// The workspace is confined to the project root.
 	root := t.TempDir()
-	pctx := registry.WithPolicy(ctx, registry.Policy{AllowScriptExec: true, ProjectRoot: root})
+	pctx := registry.WithPolicy(ctx, registry.Policy{AllowScriptExec: true, AllowDestructive: true, ProjectRoot: root})
 	if validation.Python().Available {
 		det := wantFail(t, callTool(t, pctx, "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": cfg, "test_workspace_dir": "../outside"}), envelope.CodeInvalidInput)
 		if det["env_var"] != registry.EnvProjectRoot {
@@ -197,5 +197,10 @@ func TestValidateRunScriptsToolInputs(t *testing.T) {
 	det := wantFail(t, callTool(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root}), "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": cfg}), envelope.CodeToolDisabled)
 	if det["env_var"] != registry.EnvAllowScriptExec {
 		t.Errorf("gate details %v", det)
+	}
+	// It writes run folders: the exec gate alone does not open it.
+	det = wantFail(t, callTool(t, registry.WithPolicy(ctx, registry.Policy{ProjectRoot: root, AllowScriptExec: true}), "validate.run_scripts", map[string]any{"dag": map[string]any{"nodes": []string{"A"}}, "config_file": cfg}), envelope.CodeToolDisabled)
+	if det["env_var"] != registry.EnvEnableDestructive {
+		t.Errorf("with only the exec gate open, the write gate is named: %v", det)
 	}
 }

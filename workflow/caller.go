@@ -41,6 +41,23 @@ func (c registryCaller) CallTool(ctx context.Context, tool string, args any) *en
 	return c.r.Call(registry.WithScope(ctx, nil), tool, args)
 }
 
+// sessionCaller is a registryCaller inside a guided session: a tool the
+// session's active stage does not offer answers tool_not_in_stage, as it
+// would if the agent called it itself.
+type sessionCaller struct {
+	registryCaller
+	s *Session
+}
+
+func (c sessionCaller) CallTool(ctx context.Context, tool string, args any) *envelope.ToolResult {
+	if t, ok := c.r.Get(tool); ok {
+		if allowed, terr := c.s.Allows(t); !allowed {
+			return envelope.FromError(terr)
+		}
+	}
+	return c.registryCaller.CallTool(ctx, tool, args)
+}
+
 // AcceptsArg reports whether the tool's schema declares the argument.
 func (c registryCaller) AcceptsArg(tool, arg string) bool {
 	t, ok := c.r.Get(tool)

@@ -146,6 +146,11 @@ func (s *Session) visibleIn(stage string, t *registry.ToolDef) bool {
 	if t.DeprecatedBy != "" {
 		name = t.DeprecatedBy
 	}
+	if t.CallsTools {
+		// A tool that runs other tools would carry the session past its
+		// stage: only a stage that names it offers it.
+		return s.set.Lists(stage, name)
+	}
 	return s.set.Visible(stage, name)
 }
 

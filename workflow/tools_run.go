@@ -31,8 +31,9 @@ func runTools() []*registry.ToolDef {
 				`workflow.run {"workflow": "author-step", "args": {"producer": "TabularPreprocessing_training", "consumer": "XGBoostTraining", "step_name": "OutlierClipping"}}`,
 				`workflow.run {"resume": "author-step-001"}  # after writing what the stop asked for`,
 			},
-			Tags:   []string{registry.PhaseProgrammer},
-			Writes: true,
+			Tags:       []string{registry.PhaseProgrammer},
+			Writes:     true,
+			CallsTools: true,
 		}, workflowRun),
 		registry.New("workflow.describe", registry.Spec{
 			Description: "The workflows as data: without workflow, each one's name, description and phase count; with one, its arguments, phases, tools and outcomes; with run_id, that run's state.",
@@ -85,7 +86,11 @@ func workflowRun(ctx context.Context, a workflowRunArgs) (*envelope.Result[Resul
 			slog.Debug("workflow", "run", e.RunID, "event", e.Kind, "phase", e.Phase, "index", e.Index, "total", e.Total, "message", e.Message, "elapsed", e.Elapsed)
 		}
 	}
-	opts := Options{Root: root, Caller: RegistryCaller(r), RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
+	var caller Caller = RegistryCaller(r)
+	if s := SessionFrom(ctx); s != nil {
+		caller = sessionCaller{registryCaller{r}, s}
+	}
+	opts := Options{Root: root, Caller: caller, RunID: a.RunID, Observer: observe, FS: safefs.From(ctx)}
 	var res *Result
 	if resume != "" {
 		if a.Workflow != "" {

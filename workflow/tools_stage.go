@@ -59,7 +59,8 @@ func stageTools() []*registry.ToolDef {
 				`workflow.complete_stage {"run_id": "churn-xgb-1"}`,
 				`workflow.complete_stage {"run_id": "churn-xgb-1", "stage": "configure"}  # outside a guided session`,
 			},
-			Tags: []string{registry.PhaseValidator},
+			Tags:           []string{registry.PhaseValidator},
+			WritesWhenOpen: true,
 		}, workflowCompleteStage),
 		registry.New("workflow.status", registry.Spec{
 			Description: "A run's state: artifacts, each stage's completion test and what is missing, the history, the active and the next stage.",

@@ -231,6 +231,20 @@ func TestSessionScoping(t *testing.T) {
 		t.Errorf("help in a session: stage %v shown %v (hub %d)", data.Stage, data.Shown, len(hub))
 	}
 
+	// workflow.run runs other tools: no stage names it, so no stage lists
+	// it, and a call in a stage answers tool_not_in_stage instead of
+	// running the tools the stage refuses.
+	for _, stage := range []string{"", "compile", "configure"} {
+		ss := newSession(t, workflow.SessionOptions{Stage: stage})
+		if slices.Contains(names(ss.Tools()), "workflow.run") {
+			t.Errorf("stage %q lists workflow.run", ss.Stage())
+		}
+		res := ss.Call(ctx, "workflow.run", map[string]any{"workflow": "new-project", "args": map[string]any{"name": "demo", "framework": "xgboost"}})
+		if res.Code != envelope.CodeToolNotInStage {
+			t.Errorf("stage %q: workflow.run answered %s %s, want tool_not_in_stage", ss.Stage(), res.Code, res.Error)
+		}
+	}
+
 	// A pinned session lists its stage and explains how to reach others.
 	p := newSession(t, workflow.SessionOptions{Stage: "compile", Policy: &registry.Policy{}})
 	got := names(p.Tools())

@@ -61,13 +61,15 @@ const (
 	ValidationFailed Kind = "validation_failed"
 	// WorkflowStopped: a workflow stopped at a phase that needs judgment.
 	WorkflowStopped Kind = "workflow_stopped"
+	// SandboxUnavailable: code would run, and no sandbox can hold it here.
+	SandboxUnavailable Kind = "sandbox_unavailable"
 )
 
 // All lists every kind but Unknown.
 var All = []Kind{
 	InvalidInput, NotFound, AlreadyExists, Unsupported, Cancelled, TooLarge, ConfigInvalid, NotConstructible,
 	NotDeployable, ScriptAnalysis, ScriptCheck, RunFailed, AWS, UpsertFailed, UpsertPartial, ValidationFailed,
-	WorkflowStopped,
+	WorkflowStopped, SandboxUnavailable,
 }
 
 // Kinded is implemented by an error that knows its kind.

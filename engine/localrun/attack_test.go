@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/compiler"
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 // The attacks of "a sandbox that holds as root" on the runner's own reads
@@ -45,6 +46,7 @@ func reportText(t *testing.T, rep *Report) string {
 // the link: the condition fails as for a missing file and the host file's
 // content is nowhere in the report.
 func TestAttackPropertyFileLinkedToAHostFile(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
 	needPython(t)
 	needSandbox(t, Bubblewrap)
 	host, secret := canary(t, func(s string) string { return `{"auc": "` + s + `"}` })
@@ -70,6 +72,7 @@ func TestAttackPropertyFileLinkedToAHostFile(t *testing.T) {
 // An input object that an earlier job made a link to a host file is not
 // mounted through the link: the next job does not see the host file.
 func TestAttackInputLinkedToAHostFile(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
 	needPython(t)
 	needSandbox(t, Bubblewrap)
 	host, secret := canary(t, func(s string) string { return s + "\n" })
@@ -101,6 +104,7 @@ func TestAttackInputLinkedToAHostFile(t *testing.T) {
 // An output whose S3 URI lies below a directory link an earlier job made
 // is not created through the link: nothing appears outside the run.
 func TestAttackOutputBelowAJobsDirectoryLink(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
 	needPython(t)
 	needSandbox(t, Bubblewrap)
 	outside := t.TempDir()
@@ -125,6 +129,7 @@ func TestAttackOutputBelowAJobsDirectoryLink(t *testing.T) {
 // A training job's model directory holding links to host files is packed
 // with the links as links: model.tar.gz never holds the host file.
 func TestAttackModelLinkedToAHostFile(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
 	needPython(t)
 	needSandbox(t, Bubblewrap)
 	host, secret := canary(t, func(s string) string { return s + "\n" })

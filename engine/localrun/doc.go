@@ -116,18 +116,33 @@
 //
 // # Sandbox
 //
-// [Bubblewrap] (bwrap) is the sandbox: the host's top-level directories
-// bound read-only (home directories replaced by an empty tmpfs, the
-// interpreter's prefix bound back), fresh /proc, /dev, /tmp and /run, a
-// tmpfs /opt/ml with the job's inputs (read-only) and outputs (read-write)
-// bound at their container paths, the harness scripts at /cursus, the
-// root remounted read-only, every namespace unshared (no network,
-// hostname algo-1), the sandbox killed with its parent. Where bwrap is
-// missing or cannot create namespaces, [PathRewrite] is the fallback: the
-// container paths are symbolic links under a per-step root and
-// harness/rewrite.py rewrites the string constants of the script and its
-// own modules that name them. The report says which one ran
-// ($CURSUS_SANDBOX forces one).
+// [Bubblewrap] (bwrap) is the sandbox, and a job has no power over it: it
+// runs as an unprivileged user (the runner's, or under a root runner
+// $CURSUS_SANDBOX_USER, default 65534:65534) in user, mount, PID, IPC, UTS,
+// network and cgroup namespaces of its own, with no capability, no new
+// user namespace and a seccomp filter that refuses mount, umount2,
+// unshare, setns, pivot_root, ptrace and the kernel's more exposed
+// interfaces (seccomp.go), in a read-only view of the host that holds only
+// what a job needs: /usr, a few files of /etc and a passwd of its own, the
+// interpreter, /sys/devices/system/cpu, fresh /proc and /dev, size-bounded
+// tmpfs at /tmp, /dev/shm and /opt/ml, its inputs (read-only) and outputs
+// (read-write) at their container paths, the harness scripts at /cursus
+// (bwrap.go lists it; docs/sandbox.md says it in prose). Where bubblewrap
+// cannot run, a run is refused with a *SandboxError (ErrSandboxUnavailable,
+// the envelope's sandbox_unavailable) naming how to install it, unless the
+// operator sets $CURSUS_SANDBOX=unsandboxed: then [PathRewrite] runs the
+// jobs on the host (the container paths are symbolic links under a
+// per-step root and harness/rewrite.py rewrites the string constants of
+// the script and its own modules that name them), and every report says
+// so (Report.SandboxNote).
+//
+// Nothing a job wrote is read through a link: every host-side access to a
+// job's output (its failure file, property files, archives, the inputs it
+// hands to the next job, directories made below an earlier output) is
+// resolved through an os.Root on the directory it lies in (hostpath.go),
+// regular files only and of bounded size; archives unpack through an
+// os.Root on their destination, at most [MaxArchiveEntries] entries,
+// [MaxArchiveBytes] and [MaxArchiveRatio] times their compressed size.
 //
 // Every job runs through internal/proc: a time limit (the step's
 // StoppingCondition or Options.StepTimeout), an address-space limit

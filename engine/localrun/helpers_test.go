@@ -37,7 +37,7 @@ func needSandbox(t testing.TB, kind Sandbox) {
 	if kind != Bubblewrap {
 		return
 	}
-	if k, why := probeBubblewrap(); k != Bubblewrap {
+	if k, why := DetectSandbox(); k != Bubblewrap {
 		testenv.Missing(t, "bubblewrap cannot run here: "+why)
 	}
 }

@@ -75,6 +75,16 @@ func probePython(name string) Python {
 	return Python{Path: exe, Version: v, Available: true, Prefixes: []string{strings.TrimSpace(lines[2]), strings.TrimSpace(lines[3])}}
 }
 
+// pythonAt describes the interpreter at path, probed once per path.
+func pythonAt(path string) Python {
+	if p, ok := pythons.Load(path); ok {
+		return p.(Python)
+	}
+	p := probePython(path)
+	pythons.Store(path, p)
+	return p
+}
+
 // RequirePython returns the interpreter's path, or an error wrapping
 // ErrNoPython that says why there is none.
 func RequirePython() (string, error) {
@@ -105,6 +115,9 @@ func Ready(modules ...string) error {
 		}
 	}
 	if kind, why := DetectSandbox(); kind != Bubblewrap {
+		if kind == "" {
+			return &SandboxError{Reason: why}
+		}
 		return fmt.Errorf("bubblewrap cannot run here: %s", why)
 	}
 	return nil

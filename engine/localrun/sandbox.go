@@ -10,11 +10,11 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cursus-go/cursus/engine/errkind"
 	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/proc"
 )
@@ -22,26 +22,69 @@ import (
 // Sandbox is how a job's container paths exist on this machine.
 type Sandbox string
 
-// The sandboxes. Bubblewrap is the real one; PathRewrite is the fallback
-// where bubblewrap is missing or cannot create namespaces.
+// The sandboxes. Bubblewrap is the sandbox; PathRewrite runs jobs without
+// one, and only where the operator asks for it (EnvSandbox).
 const (
-	// Bubblewrap runs each job in a bubblewrap (bwrap) sandbox: the host
-	// file system read-only, /tmp and /opt/ml fresh tmpfs, home
-	// directories hidden, the job's inputs bound read-only and its outputs
-	// read-write at their container paths, no network, its own PID, IPC
-	// and UTS namespaces (hostname algo-1), killed with the runner.
+	// Bubblewrap runs each job in a bubblewrap (bwrap) sandbox that the job
+	// has no power over: an unprivileged user in user, mount, PID, IPC,
+	// UTS, network and cgroup namespaces of its own, every capability
+	// dropped, no new user namespaces, a seccomp filter that refuses
+	// mount, umount, unshare, setns, pivot_root, ptrace and the kernel's
+	// more exposed interfaces, and a view of the host that holds only what
+	// a job needs (bwrap.go lists it: /usr, a few files of /etc, the
+	// interpreter, its inputs read-only and its outputs read-write at
+	// their container paths), killed with the runner.
 	Bubblewrap Sandbox = "bubblewrap"
-	// PathRewrite runs each job on the host: the container paths are
-	// symbolic links under a per-job root, and the string constants of the
-	// script (and of the modules it imports from its code) that name a
-	// container path are rewritten to the same path under that root. The
-	// network and the rest of the file system stay reachable.
+	// PathRewrite runs each job on the host, unsandboxed: the container
+	// paths are symbolic links under a per-job root, and the string
+	// constants of the script (and of the modules it imports from its
+	// code) that name a container path are rewritten to the same path
+	// under that root. The network, the caller's files and processes stay
+	// reachable. It runs only when the operator sets EnvSandbox to
+	// "unsandboxed" (or "path-rewrite"), and every report of such a run
+	// says so.
 	PathRewrite Sandbox = "path-rewrite"
 )
 
-// EnvSandbox names an environment variable that forces a sandbox
-// ("bubblewrap" or "path-rewrite") instead of detecting one.
+// EnvSandbox names the environment variable with which the operator
+// chooses the sandbox: "bubblewrap" (the default: it must work, or jobs do
+// not run), or "unsandboxed" (also "path-rewrite") to run jobs on the host
+// without a sandbox.
 const EnvSandbox = "CURSUS_SANDBOX"
+
+// EnvSandboxUser names the environment variable giving the user
+// ("uid:gid") jobs run as when the runner runs as root (default
+// 65534:65534, nobody). Under any other user jobs run as that user.
+const EnvSandboxUser = "CURSUS_SANDBOX_USER"
+
+// ErrSandboxUnavailable is wrapped by the error of a run that cannot start
+// because no sandbox works here and the operator did not choose to run
+// unsandboxed.
+var ErrSandboxUnavailable = errkind.New(errkind.SandboxUnavailable, "no sandbox can run jobs here")
+
+// SandboxRemedy says how to get a working sandbox.
+const SandboxRemedy = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora/RHEL: dnf install bubblewrap; Arch: pacman -S bubblewrap; Alpine: apk add bubblewrap) on a Linux kernel that allows unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 where the kernel has it; on Ubuntu 24.04 and later also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap), or, knowing that jobs then run on the host with your files, network and credentials, set " + EnvSandbox + "=unsandboxed"
+
+// SandboxError is a run refused for want of a sandbox: why bubblewrap
+// cannot run here.
+type SandboxError struct{ Reason string }
+
+// Error says why and what to do.
+func (e *SandboxError) Error() string {
+	return "no sandbox can run jobs here: " + e.Reason + "; " + SandboxRemedy
+}
+
+// Unwrap makes errors.Is(err, ErrSandboxUnavailable) hold.
+func (e *SandboxError) Unwrap() error { return ErrSandboxUnavailable }
+
+// Kind implements errkind.Kinded: SandboxUnavailable.
+func (e *SandboxError) Kind() errkind.Kind { return errkind.SandboxUnavailable }
+
+// Details implements errkind.Detailer: the reason.
+func (e *SandboxError) Details() map[string]any { return map[string]any{"reason": e.Reason} }
+
+// UnsandboxedNote is what every report of an unsandboxed run says.
+const UnsandboxedNote = "no sandbox: the jobs ran on the host (" + EnvSandbox + "=unsandboxed), with the network, the caller's files and its processes within their reach"
 
 //go:embed harness/*.py
 var harnessFS embed.FS
@@ -50,153 +93,65 @@ var harnessFS embed.FS
 // bubblewrap sandbox.
 const harnessContainerDir = "/cursus"
 
-var (
-	sandboxOnce   sync.Once
-	sandboxFound  Sandbox
-	sandboxReason string
-)
+// probes holds the outcome of probing each bwrap program (by path).
+var probes sync.Map // path -> *probe
 
-// DetectSandbox returns the sandbox jobs run in here: $CURSUS_SANDBOX when
-// set, else Bubblewrap when bwrap is on PATH and can start a sandbox, else
-// PathRewrite, with the reason bubblewrap is not used.
-func DetectSandbox() (Sandbox, string) {
-	switch s := Sandbox(strings.TrimSpace(os.Getenv(EnvSandbox))); s {
-	case Bubblewrap, PathRewrite:
-		return s, "set by " + EnvSandbox
-	}
-	sandboxOnce.Do(func() { sandboxFound, sandboxReason = probeBubblewrap() })
-	return sandboxFound, sandboxReason
+type probe struct {
+	once   sync.Once
+	kind   Sandbox
+	reason string
 }
 
-func probeBubblewrap() (Sandbox, string) {
+// DetectSandbox returns the sandbox jobs run in here, or "" and why none
+// can: PathRewrite when $CURSUS_SANDBOX chooses to run unsandboxed, else
+// Bubblewrap when bwrap is on PATH and a probe job runs in it with every
+// protection this package gives a job (probed once per bwrap program).
+func DetectSandbox() (Sandbox, string) {
+	switch s := strings.TrimSpace(os.Getenv(EnvSandbox)); s {
+	case "unsandboxed", "none", string(PathRewrite):
+		return PathRewrite, UnsandboxedNote
+	case "", string(Bubblewrap):
+	default:
+		return "", fmt.Sprintf("%s=%q is not a sandbox (bubblewrap, or unsandboxed to run jobs on the host)", EnvSandbox, s)
+	}
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
-		return PathRewrite, "bwrap (bubblewrap) is not on PATH"
+		return "", "bwrap (bubblewrap) is not on PATH"
 	}
-	trueBin, err := exec.LookPath("true")
+	v, _ := probes.LoadOrStore(bwrap, &probe{})
+	p := v.(*probe)
+	p.once.Do(func() { p.kind, p.reason = probeBubblewrap() })
+	return p.kind, p.reason
+}
+
+// probeBubblewrap runs a shell's exit in a sandbox set up exactly as a
+// job's is; "" and why when that fails.
+func probeBubblewrap() (Sandbox, string) {
+	dir, err := os.MkdirTemp("", "cursus-probe-")
 	if err != nil {
-		return PathRewrite, "no `true` program to probe bwrap with"
+		return "", err.Error()
 	}
-	l := hostLayout()
-	args := append(l.args(), "--remount-ro", "/", "--", trueBin)
-	_, err = proc.Run(context.Background(), proc.Cmd{Path: bwrap, Args: args, Timeout: 20 * time.Second, MaxOutput: 4096})
+	defer os.RemoveAll(dir)
+	python := ""
+	var prefixes []string
+	if p := FindPython(); p.Available {
+		python, prefixes = p.Path, p.Prefixes
+	}
+	ex, err := newExecutor(Bubblewrap, python, prefixes, dir)
 	if err != nil {
-		return PathRewrite, fmt.Sprintf("bwrap cannot start a sandbox here: %v", err)
+		return "", err.Error()
+	}
+	res, err := ex.run(context.Background(), Job{Command: []string{"/bin/sh", "-c", "exit 0"}, Timeout: 30 * time.Second, Scratch: dir})
+	if err != nil {
+		why := err.Error()
+		if res != nil {
+			if l := proc.LastLine(string(res.Stdout)); l != "" && !strings.Contains(why, l) {
+				why += ": " + l
+			}
+		}
+		return "", "bwrap cannot start a sandbox here: " + why
 	}
 	return Bubblewrap, ""
-}
-
-// layout is the read-only view of the host a bubblewrap sandbox gets.
-type layout struct {
-	top     []hostEntry // entries of / to bind
-	opt     []hostEntry // entries of /opt to bind (the sandbox's /opt is rebuilt around /opt/ml)
-	hasOpt  bool
-	hidden  []string // home directories replaced by an empty tmpfs
-	rebinds []string // interpreter prefixes under a hidden directory, bound back
-}
-
-type hostEntry struct {
-	name   string
-	link   string // symbolic link target, or ""
-	isFile bool
-}
-
-var (
-	layoutOnce sync.Once
-	hostView   layout
-)
-
-// skipTop are entries of / a sandbox gets fresh (proc, dev, tmp, opt) or
-// not at all (run: daemon sockets).
-var skipTop = map[string]bool{"proc": true, "dev": true, "tmp": true, "opt": true, "run": true, "cursus": true}
-
-func hostLayout() layout {
-	layoutOnce.Do(func() {
-		hostView.top = listEntries("/", skipTop)
-		if st, err := os.Stat("/opt"); err == nil && st.IsDir() {
-			hostView.hasOpt = true
-			hostView.opt = listEntries("/opt", map[string]bool{"ml": true})
-		}
-		for _, h := range []string{"/root", "/home"} {
-			if st, err := os.Stat(h); err == nil && st.IsDir() {
-				hostView.hidden = append(hostView.hidden, h)
-			}
-		}
-		if home, err := os.UserHomeDir(); err == nil && home != "/" && !underAny(home, hostView.hidden) {
-			if st, err := os.Stat(home); err == nil && st.IsDir() {
-				hostView.hidden = append(hostView.hidden, home)
-			}
-		}
-	})
-	return hostView
-}
-
-func listEntries(dir string, skip map[string]bool) []hostEntry {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []hostEntry
-	for _, e := range ents {
-		if skip[e.Name()] {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		he := hostEntry{name: e.Name()}
-		if e.Type()&os.ModeSymlink != 0 {
-			t, err := os.Readlink(p)
-			if err != nil {
-				continue
-			}
-			he.link = t
-		} else if !e.IsDir() {
-			if !e.Type().IsRegular() {
-				continue
-			}
-			he.isFile = true
-		}
-		out = append(out, he)
-	}
-	return out
-}
-
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// args is the bwrap command line of the layout, before the job's mounts.
-func (l layout) args() []string {
-	a := []string{"--die-with-parent", "--new-session", "--unshare-all", "--hostname", "algo-1"}
-	for _, e := range l.top {
-		if e.link != "" {
-			a = append(a, "--symlink", e.link, "/"+e.name)
-		} else {
-			a = append(a, "--ro-bind", "/"+e.name, "/"+e.name)
-		}
-	}
-	for _, h := range l.hidden {
-		a = append(a, "--tmpfs", h)
-	}
-	for _, p := range l.rebinds {
-		a = append(a, "--ro-bind", p, p)
-	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run")
-	if l.hasOpt {
-		a = append(a, "--dir", "/opt")
-		for _, e := range l.opt {
-			if e.link != "" {
-				a = append(a, "--symlink", e.link, "/opt/"+e.name)
-			} else {
-				a = append(a, "--ro-bind", "/opt/"+e.name, "/opt/"+e.name)
-			}
-		}
-	}
-	return append(a, "--tmpfs", "/opt/ml")
 }
 
 // Mount makes a host file or directory appear at a container path. Host
@@ -248,14 +203,21 @@ type Runner struct {
 }
 
 // NewRunner prepares a runner whose harness scripts live in dir: sandbox
-// "" detects one (DetectSandbox), python "" finds the interpreter
-// (FindPython; the error wraps ErrNoPython when there is none).
+// "" detects one (DetectSandbox; when none works the error is a
+// *SandboxError wrapping ErrSandboxUnavailable), python "" finds the
+// interpreter (FindPython; the error wraps ErrNoPython when there is
+// none).
 func NewRunner(dir string, sandbox Sandbox, python string) (*Runner, error) {
 	note := ""
 	switch sandbox {
 	case "":
 		sandbox, note = DetectSandbox()
-	case Bubblewrap, PathRewrite:
+		if sandbox == "" {
+			return nil, &SandboxError{Reason: note}
+		}
+	case Bubblewrap:
+	case PathRewrite:
+		note = UnsandboxedNote
 	default:
 		return nil, &InputError{Field: "sandbox", Problem: fmt.Sprintf("%q: want %s or %s", sandbox, Bubblewrap, PathRewrite)}
 	}
@@ -266,6 +228,8 @@ func NewRunner(dir string, sandbox Sandbox, python string) (*Runner, error) {
 			return nil, fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
 		}
 		python, prefixes = p.Path, p.Prefixes
+	} else if p := pythonAt(python); p.Available {
+		prefixes = p.Prefixes
 	}
 	ex, err := newExecutor(sandbox, python, prefixes, dir)
 	if err != nil {
@@ -274,7 +238,8 @@ func NewRunner(dir string, sandbox Sandbox, python string) (*Runner, error) {
 	return &Runner{ex: ex, note: note}, nil
 }
 
-// Sandbox returns the runner's sandbox and, for the fallback, why.
+// Sandbox returns the runner's sandbox and, for an unsandboxed runner,
+// the note every report of its runs carries.
 func (r *Runner) Sandbox() (Sandbox, string) { return r.ex.sandbox, r.note }
 
 // Python returns the interpreter's path.
@@ -292,14 +257,14 @@ type executor struct {
 	python  string
 	bwrap   string
 	harness string // host directory holding the harness scripts
-	layout  layout
+	box     *bwrapBox
 }
 
 var pythonName = lazyre.New(`^python(3(\.[0-9]+)?)?$`)
 
 // newExecutor writes the harness scripts under dir and prepares the
 // sandbox. pythonPrefixes are the interpreter's installation prefixes
-// (bound back when they lie under a hidden home directory).
+// (sys.prefix and sys.base_prefix), bound into the sandbox with it.
 func newExecutor(kind Sandbox, python string, pythonPrefixes []string, dir string) (*executor, error) {
 	ex := &executor{sandbox: kind, python: python, harness: filepath.Join(dir, "harness")}
 	if err := os.MkdirAll(ex.harness, 0o755); err != nil {
@@ -320,15 +285,10 @@ func newExecutor(kind Sandbox, python string, pythonPrefixes []string, dir strin
 	}
 	if kind == Bubblewrap {
 		if ex.bwrap, err = exec.LookPath("bwrap"); err != nil {
-			return nil, fmt.Errorf("sandbox %s: %w", kind, err)
+			return nil, &SandboxError{Reason: "bwrap (bubblewrap) is not on PATH"}
 		}
-		ex.layout = hostLayout()
-		seen := map[string]bool{}
-		for _, p := range append([]string{filepath.Dir(filepath.Dir(python))}, pythonPrefixes...) {
-			if p != "" && p != "/" && underAny(p, ex.layout.hidden) && !seen[p] {
-				seen[p] = true
-				ex.layout.rebinds = append(ex.layout.rebinds, p)
-			}
+		if ex.box, err = newBwrapBox(python, pythonPrefixes, ex.harness); err != nil {
+			return nil, err
 		}
 	}
 	return ex, nil
@@ -371,50 +331,6 @@ func (ex *executor) run(ctx context.Context, j Job) (*proc.Result, error) {
 		return ex.runBwrap(ctx, j, argv)
 	}
 	return ex.runRewrite(ctx, j, argv)
-}
-
-func (ex *executor) runBwrap(ctx context.Context, j Job, argv []string) (*proc.Result, error) {
-	env := ex.baseEnv("/tmp")
-	for k, v := range j.Env {
-		env[k] = v
-	}
-	a := ex.layout.args()
-	a = append(a, "--ro-bind", ex.harness, harnessContainerDir)
-	mounts := append([]Mount(nil), j.Mounts...)
-	sort.SliceStable(mounts, func(i, k int) bool { return mounts[i].Container < mounts[k].Container })
-	var files []*os.File
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	for _, m := range mounts {
-		flag := "--ro-bind"
-		if m.Writable {
-			flag = "--bind"
-		}
-		if m.at == nil {
-			a = append(a, flag, m.Host, m.Container)
-			continue
-		}
-		// What an earlier job shaped is opened through a root on the
-		// directory it lies in and handed over as a descriptor (bwrap
-		// checks that it mounts that very file).
-		f, _, err := m.at.openMount()
-		if err != nil {
-			return nil, fmt.Errorf("mount %s: %w", m.Container, err)
-		}
-		files = append(files, f)
-		a = append(a, flag+"-fd", strconv.Itoa(2+len(files)), m.Container)
-	}
-	dir := j.Dir
-	if dir == "" {
-		dir = "/opt/ml"
-	}
-	a = append(a, "--remount-ro", "/", "--chdir", dir, "--")
-	a = append(a, argv...)
-	return proc.Run(ctx, proc.Cmd{Path: ex.bwrap, Args: a, Env: environ(env), Timeout: j.Timeout, MemoryBytes: j.MemoryBytes,
-		CombinedOutput: true, MaxOutput: maxLog, ExtraFiles: files})
 }
 
 func (ex *executor) runRewrite(ctx context.Context, j Job, argv []string) (*proc.Result, error) {

@@ -67,6 +67,13 @@ type Cmd struct {
 	// a sandbox's processes in a session of their own. It may be called
 	// more than once, and from another goroutine.
 	Stop func()
+	// Setup, when set, runs on the OS thread that starts the child, right
+	// before it starts, and may change that thread's own state (its mount
+	// namespace, say) for the child to inherit; cleanup (when not nil) runs
+	// on the same thread once the child has been reaped. That thread is
+	// never the program's main thread and is never used again: it ends
+	// with the run.
+	Setup func() (cleanup func(), err error)
 }
 
 // User is a user and group id a child runs as (Cmd.User).
@@ -129,6 +136,39 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if c.Setup == nil {
+		return run(ctx, c, false)
+	}
+	var (
+		res *Result
+		err error
+	)
+	onOwnThread(func() { res, err = run(ctx, c, true) })
+	return res, err
+}
+
+// onOwnThread runs fn on an OS thread of its own that is not the main
+// thread and ends after fn (fn may change the thread's state).
+func onOwnThread(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if onMainThread() {
+			// The main thread cannot end: keep it (locked, waiting) so that
+			// the scheduler runs fn elsewhere, and hand it back untouched.
+			onOwnThread(fn)
+			runtime.UnlockOSThread()
+			return
+		}
+		fn()
+	}()
+	<-done
+}
+
+// run is Run; ownThread says it already holds a thread of its own that is
+// not to be handed back.
+func run(ctx context.Context, c Cmd, ownThread bool) (*Result, error) {
 	runCtx := ctx
 	var cancelTimeout context.CancelFunc = func() {}
 	if c.Timeout > 0 {
@@ -209,7 +249,22 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	// Pdeathsig fires when the thread that forked the child exits, so the
 	// thread stays with this goroutine until the child has been reaped.
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	if !ownThread {
+		defer runtime.UnlockOSThread()
+	}
+	if c.Setup != nil {
+		cleanup, err := c.Setup()
+		if err != nil {
+			outW.Close()
+			if errW != nil {
+				errW.Close()
+			}
+			return nil, err
+		}
+		if cleanup != nil {
+			defer cleanup()
+		}
+	}
 	began := time.Now()
 	err = cmd.Start()
 	outW.Close()

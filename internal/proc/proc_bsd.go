@@ -15,3 +15,7 @@ func withMemoryLimit(_ int64, path string, args []string) (string, []string) { r
 
 // isolate puts the child in its own process group, killed on cancellation.
 func isolate(cmd *exec.Cmd) { isolateGroup(cmd, &syscall.SysProcAttr{Setpgid: true}) }
+
+// onMainThread reports whether the calling goroutine runs on the main
+// thread: never here, where no setup changes a thread.
+func onMainThread() bool { return false }

@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -31,3 +32,7 @@ func withMemoryLimit(bytes int64, path string, args []string) (string, []string)
 func isolate(cmd *exec.Cmd) {
 	isolateGroup(cmd, &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL})
 }
+
+// onMainThread reports whether the calling goroutine runs on the
+// program's main thread (whose thread id is the process id).
+func onMainThread() bool { return syscall.Gettid() == os.Getpid() }

@@ -21,3 +21,7 @@ func killGroup(*exec.Cmd) {}
 const UserSupported = false
 
 func setUser(*exec.Cmd, *User) {}
+
+// onMainThread reports whether the calling goroutine runs on the main
+// thread: never here, where no setup changes a thread.
+func onMainThread() bool { return false }
