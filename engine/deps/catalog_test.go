@@ -223,4 +223,10 @@ func TestOptionalInputsBindOnlyOnStrongMatch(t *testing.T) {
 	if b, ok := res.Consumer("Package").Binding("calibration_model"); !ok || b.Output != "calibration_output" {
 		t.Errorf("after PercentileModelCalibration: calibration_model %+v", b)
 	}
+	// an input that names no sources takes an output of exactly its type
+	// under a shared word: EMR's input_data reads a callback's output_data
+	res = resolve([][2]string{{"ExternalCallback", "EMRJob"}}, "ExternalCallback", "EMRJob")
+	if b, ok := res.Consumer("EMRJob").Binding("input_data"); !ok || b.Output != "output_data" {
+		t.Errorf("EMRJob after ExternalCallback: input_data %+v (bound %v)", b, ok)
+	}
 }

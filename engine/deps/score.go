@@ -22,8 +22,9 @@ const HighScore = 0.8
 // output (its logical name is the output's name or an alias) and does not
 // rule the provider out (its compatible_sources, when it lists any, name
 // it); or it declares the output's type (compatible_output_types); or its
-// compatible_sources name the provider and the output's own name shares a
-// word with the input's name or keywords (its aliases do not count) (calibration_model and
+// compatible_sources name the provider (or it names none and the output is
+// of exactly its type) and the output's own name shares a word with the
+// input's name or keywords (its aliases do not count) (calibration_model and
 // calibration_output share "calibration"; DATA_SECONDARY and METADATA
 // share none). A match on name similarity alone, however high it scores,
 // is not strong: an optional input left unbound does no harm, one bound to
@@ -36,7 +37,11 @@ func StrongMatch(in *catalog.InputPort, out *catalog.OutputPort, provider *catal
 	if exactName(in.LogicalName, out) {
 		return len(in.CompatibleSources) == 0 || named
 	}
-	if !named {
+	// An input that names no sources at all takes a provider's output of
+	// exactly its own type when the names share a word (EMR's input_data
+	// and a callback's output_data); one that names sources takes only
+	// theirs.
+	if !named && (len(in.CompatibleSources) > 0 || in.Type != out.Type) {
 		return false
 	}
 	want := portWords(in.LogicalName)
