@@ -37,7 +37,15 @@ func TestPipelineCatalogList(t *testing.T) {
 		t.Fatalf("not sorted by dag_id: %v", ids)
 	}
 	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "pytorch", "complexity": "comprehensive", "feature": "registration"}))
-	if d["count"] != 1.0 || d["dags"].([]any)[0].(map[string]any)["dag_id"] != "pytorch_complete_e2e" {
+	found := false
+	for _, x := range d["dags"].([]any) {
+		m := x.(map[string]any)
+		if m["framework"] != "pytorch" || m["complexity"] != "comprehensive" || !slices.Contains(m["features"].([]any), any("registration")) {
+			t.Fatalf("filtered %v", m)
+		}
+		found = found || m["dag_id"] == "pytorch_complete_e2e"
+	}
+	if !found || d["count"] != float64(len(d["dags"].([]any))) {
 		t.Fatalf("filtered %v", d)
 	}
 	env = callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "xgboost", "feature": "model_creation", "complexity": "simple"})

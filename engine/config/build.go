@@ -493,12 +493,17 @@ var frameworkFields = map[string]bool{"model_class": true, "framework_version": 
 // 1.7-1 and py_version py3). Template writes them as the base values, so a
 // step without a version of its own (Registration) follows the DAG's
 // framework; Build gives the DAG's model_class to every config that gets
-// none, so the pipeline's configs agree on its name.
+// none, so the pipeline's configs agree on its name. A DAG whose steps are
+// of several frameworks (a PyTorch model's scores feeding XGBoost) has no
+// one image version to follow: it gets no framework_version or py_version,
+// and each step keeps its own default (XGBoost's 1.7-1 as the base value
+// would give the PyTorch steps an image version PyTorch does not have).
 func (s *Schema) dagDefaults(plans []nodePlan, fields map[string]bool) map[string]any {
 	out := map[string]any{}
+	mixed := len(frameworksOf(plans)) > 1
 	for _, set := range [][]catalog.ConfigField{s.base, s.processing} {
 		for _, f := range set {
-			if f.Tier == catalog.TierDerived || !fields[f.Name] {
+			if f.Tier == catalog.TierDerived || !fields[f.Name] || (mixed && f.Name != "model_class") {
 				continue
 			}
 			var val any
@@ -519,6 +524,18 @@ func (s *Schema) dagDefaults(plans []nodePlan, fields map[string]bool) map[strin
 		}
 	}
 	return out
+}
+
+// frameworksOf is the set of frameworks of the DAG's framework-specific
+// steps (generic ones left out).
+func frameworksOf(plans []nodePlan) map[string]bool {
+	fws := map[string]bool{}
+	for _, p := range plans {
+		if f := p.class.Framework; f != "" && f != "generic" {
+			fws[f] = true
+		}
+	}
+	return fws
 }
 
 // dagFramework is the one framework of the DAG's framework-specific

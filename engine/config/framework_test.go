@@ -63,6 +63,40 @@ func TestTemplateFollowsTheFramework(t *testing.T) {
 	if mixed.Base["model_class"] != "pytorch" || mixed.Base["framework_version"] != "2.1.0" {
 		t.Errorf("mixed template base: %v %v", mixed.Base["model_class"], mixed.Base["framework_version"])
 	}
+	// A DAG of two frameworks (PyTorch scores stacked under XGBoost): no
+	// step's image version becomes the base value, so each training job
+	// gets a version its own image has.
+	stack := nodes("PyTorchTraining", "PyTorchModelInference_training", "XGBoostTraining", "Package", "Registration")
+	st := s.Template(stack)
+	if st.Base["framework_version"] != "2.1.0" || st.Steps["XGBoostTraining"]["framework_version"] != "1.7-1" {
+		t.Errorf("stacked template: base framework_version %v, XGBoostTraining's %v", st.Base["framework_version"], st.Steps["XGBoostTraining"]["framework_version"])
+	}
+	if !slices.Contains(st.EssentialFields, "Registration.framework_version") {
+		t.Errorf("stacked DAG: Registration's framework_version must be asked for: %v", st.EssentialFields)
+	}
+	stBase := map[string]any{"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R", "region": "NA",
+		"service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}
+	for k, v := range st.Base {
+		if _, set := stBase[k]; !set && v != nil {
+			stBase[k] = v
+		}
+	}
+	stSet, err := s.Build(BuildInput{Nodes: stack, Base: stBase, Steps: map[catalog.NodeName]map[string]any{
+		"PyTorchTraining":                {"label_name": "label", "tab_field_list": []any{"amount"}},
+		"PyTorchModelInference_training": {"id_name": "id"},
+		"XGBoostTraining": {"framework_version": st.Steps["XGBoostTraining"]["framework_version"], "label_name": "label",
+			"tab_field_list": []any{"amount", "pytorch_score"}, "cat_field_list": []any{}, "objective": "binary:logistic"},
+		"Registration": {"model_owner": "team", "model_domain": "demo", "model_objective": "risk", "framework": "xgboost",
+			"framework_version": "1.7-1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range stSet.Configs() {
+		want := map[catalog.ConfigKey]string{"PyTorchTraining": "2.1.0", "XGBoostTraining": "1.7-1"}[c.Key]
+		if want != "" && c.String("framework_version") != want {
+			t.Errorf("stacked DAG: %s framework_version %q, want %q", c.Key, c.String("framework_version"), want)
+		}
+	}
 
 	set, err := s.Build(BuildInput{Nodes: nodes("DummyDataLoading_training", "PyTorchModel"), Base: map[string]any{
 		"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::123456789012:role/R", "region": "NA",

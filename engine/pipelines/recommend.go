@@ -282,8 +282,12 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 				mul(0.4, "incremental training wanted but the DAG retrains from scratch")
 			}
 		}
-		if !hasLabels && !needsLLM && e.HasFeature("training") {
+		switch {
+		case hasLabels || needsLLM:
+		case e.HasFeature("training"):
 			mul(0.3, "the DAG trains a supervised model but the data has no labels")
+		case e.HasFeature("evaluation") || e.HasFeature("metrics") || e.HasFeature("calibration"):
+			mul(0.3, "the DAG measures or calibrates a model against labels but the data has none")
 		}
 		if score > 1 {
 			score = 1

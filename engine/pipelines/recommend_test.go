@@ -356,3 +356,31 @@ func TestRecommendGated(t *testing.T) {
 		t.Fatalf("xgboost_complete_e2e_gated: %+v", e)
 	}
 }
+
+// TestRecommendNoLabelsScoresDownWhatNeedsThem: a DAG that trains nothing
+// but measures or calibrates a model against labels (dummy_inference_with_wiki)
+// is no fit for unlabelled data either, while one that only registers a
+// model (dummy_e2e_basic) is.
+func TestRecommendNoLabelsScoresDownWhatNeedsThem(t *testing.T) {
+	c := mustDefault(t)
+	f := false
+	r := c.Recommend(Request{HasLabels: &f, MaxResults: 100})
+	scores := map[string]Recommendation{}
+	for _, rec := range r.Recommendations {
+		scores[rec.DagID] = rec
+	}
+	if rec, ok := scores["dummy_inference_with_wiki"]; ok && rec.Score >= 1 {
+		t.Errorf("dummy_inference_with_wiki fits unlabelled data: %v %v", rec.Score, rec.Reasons)
+	}
+	if rec, ok := scores["dummy_e2e_basic"]; !ok || rec.Score != 1 {
+		t.Errorf("dummy_e2e_basic: %+v", rec)
+	}
+	withLabels := c.Recommend(Request{Framework: "xgboost", Need: "metrics and a model wiki for an existing model", MaxResults: 100})
+	found := false
+	for _, rec := range withLabels.Recommendations {
+		found = found || rec.DagID == "dummy_inference_with_wiki"
+	}
+	if !found {
+		t.Errorf("with labels, dummy_inference_with_wiki is not recommended: %+v", withLabels.Recommendations)
+	}
+}
