@@ -23,6 +23,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Examples: []string{
 				`pipeline_catalog.list {}`,
 				`pipeline_catalog.list {"framework": "xgboost", "feature": "registration"}  # XGBoost DAGs that register a model`,
+				`pipeline_catalog.list {"framework": "lightgbm", "detail": "full"}  # with descriptions and features`,
 			},
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogList),
@@ -69,6 +70,7 @@ type pcListArgs struct {
 	Framework  string `json:"framework,omitempty" jsonschema:"enum=xgboost,enum=lightgbm,enum=pytorch,enum=generic" jsonschema_description:"Only DAGs of this framework."`
 	Complexity string `json:"complexity,omitempty" jsonschema:"enum=simple,enum=standard,enum=comprehensive" jsonschema_description:"Only DAGs of this complexity."`
 	Feature    string `json:"feature,omitempty" jsonschema_description:"Only DAGs with this feature (training, evaluation, calibration, packaging, registration, batch_inference, tuning, ...)."`
+	Detail     string `json:"detail,omitempty" jsonschema:"enum=brief,enum=full,default=brief" jsonschema_description:"brief: id, title, framework, complexity, task type and size of each DAG; full: also its description and features."`
 }
 
 type pcRecommendArgs struct {
@@ -134,10 +136,10 @@ type PipelineCatalogListData struct {
 type PipelineCatalogSummary struct {
 	DagID       string   `json:"dag_id"`
 	Framework   string   `json:"framework"`
-	Description string   `json:"description"`
+	Description string   `json:"description,omitempty"` // detail full
 	TaskType    string   `json:"task_type"`
 	Complexity  string   `json:"complexity"`
-	Features    []string `json:"features"`
+	Features    []string `json:"features,omitempty"` // detail full
 	NodeCount   int      `json:"node_count"`
 	Title       string   `json:"title"`
 }
@@ -159,7 +161,11 @@ func pipelineCatalogList(ctx context.Context, a pcListArgs) (*envelope.Result[Pi
 	}
 	dags := []PipelineCatalogSummary{}
 	for _, e := range c.List(pipelines.Filter{Framework: a.Framework, Complexity: a.Complexity, Feature: feature}) {
-		dags = append(dags, pcSummary(e))
+		s := pcSummary(e)
+		if a.Detail != "full" { // the catalog's every DAG in one answer of bounded size
+			s.Description, s.Features = "", nil
+		}
+		dags = append(dags, s)
 	}
 	res := envelope.Success(PipelineCatalogListData{Dags: dags, Count: len(dags)}).WithMeta("count", len(dags))
 	if len(dags) == 0 {

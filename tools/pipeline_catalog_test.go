@@ -26,21 +26,24 @@ func TestPipelineCatalogList(t *testing.T) {
 	var ids []string
 	for _, x := range dags {
 		m := x.(map[string]any)
-		for _, k := range []string{"dag_id", "framework", "description", "task_type", "complexity", "features", "node_count"} {
+		for _, k := range []string{"dag_id", "title", "framework", "task_type", "complexity", "node_count"} {
 			if _, ok := m[k]; !ok {
 				t.Fatalf("entry lacks %s: %v", k, m)
 			}
+		}
+		if _, ok := m["description"]; ok {
+			t.Fatalf("the brief list carries descriptions: %v", m)
 		}
 		ids = append(ids, m["dag_id"].(string))
 	}
 	if !slices.IsSorted(ids) {
 		t.Fatalf("not sorted by dag_id: %v", ids)
 	}
-	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "pytorch", "complexity": "comprehensive", "feature": "registration"}))
+	d = wantOK(t, callTool(t, ctx, "pipeline_catalog.list", map[string]any{"framework": "pytorch", "complexity": "comprehensive", "feature": "registration", "detail": "full"}))
 	found := false
 	for _, x := range d["dags"].([]any) {
 		m := x.(map[string]any)
-		if m["framework"] != "pytorch" || m["complexity"] != "comprehensive" || !slices.Contains(m["features"].([]any), any("registration")) {
+		if m["framework"] != "pytorch" || m["complexity"] != "comprehensive" || !slices.Contains(m["features"].([]any), any("registration")) || m["description"] == "" {
 			t.Fatalf("filtered %v", m)
 		}
 		found = found || m["dag_id"] == "pytorch_complete_e2e"
