@@ -64,11 +64,24 @@ func SnakeToCanonical(snake string) StepType {
 	return PartsToPascal(strings.FieldsFunc(snake, func(r rune) bool { return r == '_' || r == '-' || r == ' ' }))
 }
 
-// PartsToPascal joins name parts into PascalCase (acronym table first,
-// else capitalised).
+// twoPartNames are step-name prefixes whose spelling the original project
+// fixed differently from the acronym table: xgboost_mt -> XgboostMt
+// (XgboostMtTraining), not XGBoostMt.
+var twoPartNames = map[string]string{"xgboost_mt": "XgboostMt"}
+
+// PartsToPascal joins name parts into PascalCase (two-part names, then the
+// acronym table, else capitalised).
 func PartsToPascal(parts []string) StepType {
 	var b strings.Builder
-	for _, p := range parts {
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		if i+1 < len(parts) {
+			if n, ok := twoPartNames[strings.ToLower(p+"_"+parts[i+1])]; ok {
+				b.WriteString(n)
+				i++
+				continue
+			}
+		}
 		if a, ok := snakeToAcronym[strings.ToLower(p)]; ok {
 			b.WriteString(a)
 			continue

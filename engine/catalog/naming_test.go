@@ -58,6 +58,7 @@ func TestSnakeToCanonical(t *testing.T) {
 		"xgboost_training":      "XGBoostTraining",
 		"pytorch_model_eval":    "PyTorchModelEval",
 		"lightgbmmt_training":   "LightGBMMTTraining",
+		"xgboost_mt_training":   "XgboostMtTraining",
 		"tabular_preprocessing": "TabularPreprocessing",
 		"batch-transform":       "BatchTransform",
 	}
