@@ -109,6 +109,9 @@
 //	job_arguments      command-line arguments: {flag: --job_type, source: job_type}
 //	                   (Processing only; Training/Tuning pass none)
 //	requirements       pip pins of the script (documentation)
+//	permissions        what the job role needs beyond SageMaker's own, each with its
+//	                   resource ("bedrock:InvokeModel on the model"); the compile warns
+//	                   of them, since it cannot read the role's policies
 //	description        text
 //
 // Environment variable rule: env NAME reads config field lower(NAME) unless

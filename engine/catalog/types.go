@@ -219,7 +219,12 @@ type Contract struct {
 	OptionalEnv    map[string]string `yaml:"-" json:"optional_env_vars"` // optional Env entries: name -> default
 	JobArguments   []JobArgument     `yaml:"job_arguments,omitempty" json:"job_arguments"`
 	Requirements   []string          `yaml:"requirements,omitempty" json:"framework_requirements,omitempty"`
-	Description    string            `yaml:"description,omitempty" json:"description,omitempty"`
+	// Permissions are what the job role needs beyond SageMaker's own
+	// (bedrock:InvokeModel on the model, ...), each with the resource it
+	// applies to; the compile warns of them (documentation: a compile
+	// cannot read the role's policies).
+	Permissions []string `yaml:"permissions,omitempty" json:"role_permissions,omitempty"`
+	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
 }
 
 // EnvVar returns the declared environment variable with that name.

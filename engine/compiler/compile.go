@@ -624,6 +624,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
 	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report)...)
 	res.Warnings = append(res.Warnings, weakBindingWarnings(report)...)
+	res.Warnings = append(res.Warnings, rolePermissionWarnings(pl)...)
 	res.Blockers = CheckReadiness(pl.readinessInput(res))
 	return res, nodeErrs, nil
 }
@@ -721,6 +722,22 @@ func sharedDataWarnings(r *Report, uploaded Manifest) []string {
 		if len(jobTypes) > 1 && jobTypes["training"] {
 			out = append(out, fmt.Sprintf("%s read the same data, %s: the rows the model trains on are also the rows it is evaluated or calibrated on, so those results look better than they are; give the other splits held-out data", strings.Join(names, " and "), uri))
 		}
+	}
+	return out
+}
+
+// rolePermissionWarnings name, per step whose contract lists them, the
+// permissions the job role needs beyond SageMaker's own (a Bedrock step's
+// bedrock:InvokeModel, a batch job's iam:PassRole): the compile cannot see
+// the role's policies, so it says what to check before the first run.
+func rolePermissionWarnings(pl *plan) []string {
+	var out []string
+	for _, n := range pl.order {
+		p := pl.nodes[n]
+		if p == nil || len(p.Step.Contract.Permissions) == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("step %s: the job role (config field role) needs %s", p.Name, strings.Join(p.Step.Contract.Permissions, "; ")))
 	}
 	return out
 }

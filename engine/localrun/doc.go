@@ -82,6 +82,14 @@
 //     says nothing of runs its own script (which may work without the
 //     service: synthetic data, an export); when it fails, the error names
 //     the data keys that would stand in for it.
+//   - Model calls: a step whose job calls a hosted model (BedrockProcessing,
+//     BedrockBatchProcessing) runs its own script, with everything but the
+//     call: the answers recorded beforehand that Options.Data gives under
+//     "<step>.model_responses" (JSONL of {"id", "text"}, or a CSV of id,
+//     text) are mounted at ModelResponsesPath and replayed by record id.
+//     The step's result says so in Warnings and Checks ("model calls
+//     substituted: ..."). Without them the step is refused before it runs,
+//     naming the data key: the sandbox has no network.
 //   - Condition: its conditions are evaluated as SageMaker evaluates them
 //     (Std:JsonGet reads a property file of an earlier step, or a JSON
 //     object by its S3 URI) and the branch they pick runs: IfSteps when

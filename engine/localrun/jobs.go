@@ -83,6 +83,9 @@ func (r *run) processing(ctx context.Context, s *defStep, sr *StepResult) error 
 		mounts = append(mounts, mountAt(lp, local, true))
 		outs = append(outs, outDir{name, uri, local})
 	}
+	if mounts, err = r.modelResponses(s, sr, mounts); err != nil {
+		return err
+	}
 	j := Job{Command: append(entry, args...), Env: env, Dir: "/opt/ml/processing", Mounts: mounts, Timeout: r.timeout(s)}
 	if err := r.runJob(ctx, s, sr, j); err != nil {
 		return err
@@ -350,4 +353,35 @@ func decodeHP(v string) string {
 func jsonText(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// modelResponses readies a step whose job calls a hosted model (Bedrock):
+// the recorded answers data gives for it are mounted at
+// ModelResponsesPath, where the job replays them instead of calling the
+// model, and the result says so; answers the definition itself mounts
+// there (a config-sourced model_responses input) are replayed the same
+// way. Without either the step is refused before it runs: the sandbox has
+// no network, and the error names the data key to add.
+func (r *run) modelResponses(s *defStep, sr *StepResult, mounts []Mount) ([]Mount, error) {
+	svc, calls := modelCallSteps[r.stepType[s.Name]]
+	if !calls {
+		return mounts, nil
+	}
+	key := s.Name + "." + ModelResponsesKey
+	if p, ok := r.responses[s.Name]; ok {
+		mounts = append(mounts, mountAt(ModelResponsesPath, p, false))
+		note := fmt.Sprintf("model calls substituted: %s is not called; the answers recorded in %s (data key %q) are replayed by record id", svc, p, key)
+		sr.Checks = append(sr.Checks, note)
+		sr.Warnings = append(sr.Warnings, note)
+		return mounts, nil
+	}
+	for _, m := range mounts {
+		if m.Container == ModelResponsesPath {
+			note := fmt.Sprintf("model calls substituted: %s is not called; the answers of the step's model_responses input are replayed by record id", svc)
+			sr.Checks = append(sr.Checks, note)
+			sr.Warnings = append(sr.Warnings, note)
+			return mounts, nil
+		}
+	}
+	return nil, fmt.Errorf("%s calls %s, which a local run does not reach (its sandbox has no network): give the model's answers recorded beforehand as data %q, a JSONL file of {\"id\": <record id>, \"text\": <answer>} lines (or a CSV of id, text), and they are replayed instead of the calls", s.Name, svc, key)
 }

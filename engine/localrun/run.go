@@ -53,6 +53,30 @@ var managedDataSteps = map[catalog.StepType]string{
 	"RedshiftDataLoading": "Amazon Redshift",
 }
 
+// modelCallSteps are the catalog step types whose job calls a hosted
+// model no local run reaches: their job runs, with the model's answers
+// replayed from data (the key <step>.model_responses, mounted at
+// ModelResponsesPath) instead of the call.
+var modelCallSteps = map[catalog.StepType]string{
+	"BedrockProcessing":      "Amazon Bedrock (Converse API)",
+	"BedrockBatchProcessing": "Amazon Bedrock (batch inference jobs)",
+}
+
+// ModelResponsesKey is the data key suffix of a model-calling step's
+// recorded answers: data["<SageMaker step name>.model_responses"].
+const ModelResponsesKey = "model_responses"
+
+// ModelResponsesPath is where a model-calling step's job finds recorded
+// answers (its step file's optional model_responses input).
+const ModelResponsesPath = "/opt/ml/processing/input/model_responses"
+
+// CallsModel reports whether a catalog step type's job calls a hosted
+// model, so that a local run replays recorded answers instead.
+func CallsModel(stepType catalog.StepType) bool {
+	_, ok := modelCallSteps[stepType]
+	return ok
+}
+
 // IsManagedDataStep reports whether a catalog step type loads its data
 // through a managed service, so that a local run substitutes it.
 func IsManagedDataStep(stepType catalog.StepType) bool {
@@ -314,13 +338,16 @@ type run struct {
 	outputs  map[string][]string        // step -> its output names
 	consumed map[string]map[string]bool // step -> outputs other steps read
 	dataOut  map[string]map[string]hostPath
-	dir      string
-	ex       *executor
-	st       *store
-	ev       *evaluator
-	models   map[string]*modelInfo // ModelName -> the model a Model step made
-	report   *Report
-	jobTime  time.Duration
+	// responses maps a model-calling step to the recorded answers data
+	// gives for it (<step>.model_responses).
+	responses map[string]hostPath
+	dir       string
+	ex        *executor
+	st        *store
+	ev        *evaluator
+	models    map[string]*modelInfo // ModelName -> the model a Model step made
+	report    *Report
+	jobTime   time.Duration
 	// mu guards the run's state while steps run (schedule.go); busy is
 	// the time at least one job ran, jobsRunning and busySince count it.
 	mu          sync.Mutex
@@ -666,6 +693,7 @@ func (r *run) executionVars(id string) map[string]string {
 // its path; a step output is kept for substituting its step.
 func (r *run) bindData() error {
 	r.dataOut = map[string]map[string]hostPath{}
+	r.responses = map[string]hostPath{}
 	states := r.ev.steps
 	for _, k := range mapkeys.Sorted(r.opts.Data) {
 		field := "data." + k
@@ -689,6 +717,13 @@ func (r *run) bindData() error {
 		step, out, ok := cutStep(k, states)
 		if !ok {
 			return &InputError{Field: field, Problem: fmt.Sprintf("a data key is an s3:// URI or <step>.<output>; no step is named %q (steps: %s)", strings.Split(k, ".")[0], strings.Join(mapkeys.Sorted(states), ", "))}
+		}
+		if out == ModelResponsesKey && !slices.Contains(r.outputs[step], out) {
+			if !CallsModel(r.stepType[step]) {
+				return &InputError{Field: field, Problem: fmt.Sprintf("step %s calls no hosted model: model_responses is for BedrockProcessing and BedrockBatchProcessing steps", step)}
+			}
+			r.responses[step] = trusted(abs)
+			continue
 		}
 		if !slices.Contains(r.outputs[step], out) {
 			return &InputError{Field: field, Problem: fmt.Sprintf("step %s has no output %s (outputs: %s)", step, out, strings.Join(r.outputs[step], ", "))}

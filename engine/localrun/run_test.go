@@ -359,3 +359,51 @@ func TestUnsupportedStepType(t *testing.T) {
 		t.Fatalf("error: %s", s.Error)
 	}
 }
+
+// A step that calls a hosted model (Bedrock) runs with the answers data
+// records for it mounted where its job replays them, and says so; without
+// them it is refused before it runs, naming the data key.
+func TestModelCallingStepReplaysRecordedAnswers(t *testing.T) {
+	needPython(t)
+	const llm = `import os
+p = "/opt/ml/processing/input/model_responses"
+assert os.path.isfile(p), "no recorded answers at " + p
+os.makedirs("/opt/ml/processing/output/processed_data", exist_ok=True)
+open("/opt/ml/processing/output/processed_data/out.jsonl", "w").write(open(p).read())
+`
+	build := func() *pipeline {
+		p := newPipeline(t)
+		p.params = []compiler.Parameter{prefixParam()}
+		p.script("s3://bucket/code/llm.py", "llm.py", llm)
+		p.step(processing("BedrockProcessing-Training", "llm.py", nil, []string{"processed_data"}, nil, nil))
+		p.node("BedrockProcessing-Training", "BedrockProcessing")
+		return p
+	}
+	answers := filepath.Join(t.TempDir(), "answers.jsonl")
+	if err := os.WriteFile(answers, []byte(`{"id": "1", "text": "{\"category\": \"bug\"}"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := build().run(Options{Data: map[string]string{"BedrockProcessing-Training.model_responses": answers}})
+	s := wantStatus(t, rep, "BedrockProcessing-Training", StatusSucceeded)
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "model calls substituted: Amazon Bedrock (Converse API) is not called") ||
+		!strings.Contains(strings.Join(s.Checks, "\n"), answers) {
+		t.Fatalf("the substitution is not in the step's report: warnings %v, checks %v", s.Warnings, s.Checks)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Outputs["processed_data"], "out.jsonl")); err != nil || !strings.Contains(string(b), "bug") {
+		t.Fatalf("the job did not read the recorded answers: %v %q", err, b)
+	}
+
+	rep = build().run(Options{})
+	s = wantStatus(t, rep, "BedrockProcessing-Training", StatusFailed)
+	if !strings.Contains(s.Error, `give the model's answers recorded beforehand as data "BedrockProcessing-Training.model_responses"`) {
+		t.Fatalf("the refusal does not name the data key: %s", s.Error)
+	}
+
+	// the key is only for model-calling steps
+	p, _ := chain(t)
+	_, err := Run(context.Background(), p.result(), Options{WorkDir: t.TempDir(), Data: map[string]string{"Produce.model_responses": answers}})
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Field != "data.Produce.model_responses" || !strings.Contains(err.Error(), "calls no hosted model") {
+		t.Fatalf("model_responses for a step that calls no model: %v", err)
+	}
+}

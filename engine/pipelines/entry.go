@@ -41,10 +41,11 @@ var LoadingSteps = map[string]string{
 
 // Features is the closed vocabulary of Entry.Features.
 var Features = []string{
-	"batch_inference", "calibration", "currency_conversion", "data_loading", "documentation", "evaluation",
-	"feature_selection", "imputation", "inference", "metrics", "model_creation", "packaging", "payload",
-	"percentile_calibration", "preprocessing", "quality_gate", "registration", "risk_table_mapping", "stratified_sampling",
-	"training", "tuning",
+	"active_learning", "batch_inference", "calibration", "currency_conversion", "data_loading", "documentation", "evaluation",
+	"feature_selection", "imputation", "inference", "label_ruleset", "llm_batch_processing", "llm_processing", "lookup_table",
+	"metrics", "model_creation", "packaging", "payload", "percentile_calibration", "preprocessing",
+	"prompt_template", "quality_gate", "registration", "risk_table_mapping", "semi_supervised", "stratified_sampling",
+	"temporal_features", "temporal_split", "tokenizer", "training", "tuning",
 }
 
 // Entry is one shared DAG with its catalog facts.

@@ -260,7 +260,7 @@ func TestRecommendFactors(t *testing.T) {
 		}},
 		{"text data drops DAGs without text support", Request{DataType: "text"}, func(t *testing.T, r *Ranking) {
 			for _, rec := range r.Recommendations {
-				if rec.Framework != "pytorch" {
+				if e, _ := c.Get(rec.DagID); !e.InputRequirements.TextSupport {
 					t.Fatalf("%s has no text support", rec.DagID)
 				}
 			}
@@ -269,14 +269,21 @@ func TestRecommendFactors(t *testing.T) {
 			}
 		}},
 		{"no labels", Request{HasLabels: &f, Framework: "generic"}, func(t *testing.T, r *Ranking) {
-			// dummy_e2e_basic trains nothing, so missing labels do not matter
-			if len(r.Recommendations) != 1 || r.Recommendations[0].DagID != "dummy_e2e_basic" || r.Recommendations[0].Score != 1 {
+			// missing labels do not matter to a DAG that trains nothing (dummy_e2e_basic, a lookup
+			// table, rule or LLM labelling); the others fall below the floor
+			if len(r.Recommendations) == 0 || r.Recommendations[0].Score != 1 {
 				t.Fatalf("%+v", r)
+			}
+			for _, rec := range r.Recommendations {
+				if e, _ := c.Get(rec.DagID); e.HasFeature("training") {
+					t.Fatalf("%s trains on labels the user does not have: %+v", rec.DagID, rec)
+				}
 			}
 		}},
 		{"no labels drop supervised DAGs below the floor with multi-task", Request{HasLabels: &f, MultiTask: true}, func(t *testing.T, r *Ranking) {
+			// a supervised single-task DAG scores 0.3 x 0.3 = 0.09
 			for _, rec := range r.Recommendations {
-				if rec.DagID != "dummy_e2e_basic" {
+				if e, _ := c.Get(rec.DagID); e.HasFeature("training") && !e.InputRequirements.MultiTask {
 					t.Fatalf("%s should score 0.09", rec.DagID)
 				}
 			}

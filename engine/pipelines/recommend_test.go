@@ -118,8 +118,9 @@ func TestRecommendReportsUnserved(t *testing.T) {
 		want []string
 	}{
 		{Request{Framework: "xgboost", NeedsLLM: true}, []string{"llm"}},
-		{Request{MultiTask: true}, []string{"multi_task"}},
-		{Request{Framework: "lightgbmmt"}, []string{"lightgbmmt"}},
+		{Request{MultiTask: true}, nil},
+		{Request{Framework: "pytorch", MultiTask: true}, []string{"multi_task"}},
+		{Request{Framework: "lightgbmmt"}, []string{"lightgbmmt"}}, // the multi-task DAGs' framework is lightgbm
 		{Request{Framework: "xgboost", DataSource: "athena"}, []string{"athena"}},
 		{Request{Framework: "xgboost", Need: "calibration on BigQuery data"}, []string{"bigquery"}},
 		{Request{Need: "train a TensorFlow model"}, []string{"tensorflow"}},
@@ -276,9 +277,18 @@ func TestRecommendReadsCatalogMetadata(t *testing.T) {
 	if len(r.Unserved) != 0 || r.Recommendations[0].DagID != "pytorch_llm" {
 		t.Fatalf("with an LLM DAG: unserved %+v top %+v", r.Unserved, r.Recommendations)
 	}
-	r = mustDefault(t).Recommend(Request{Need: "label our data with an LLM on Amazon Bedrock, then train a PyTorch model"})
+	only, err := Load(fstest.MapFS{"dags/pytorch_simple.yaml": {Data: good}}, "dags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = only.Recommend(Request{Need: "label our data with an LLM on Amazon Bedrock, then train a PyTorch model"})
 	if !slices.Contains(unservedIDs(r), "llm") || r.Unserved[0].Reason != "no catalog DAG calls an LLM" {
 		t.Fatalf("without one: %+v", r.Unserved)
+	}
+	// the shipped catalog's Bedrock DAGs serve it
+	r = mustDefault(t).Recommend(Request{Need: "label our data with an LLM on Amazon Bedrock, then train a PyTorch model"})
+	if slices.Contains(unservedIDs(r), "llm") || !strings.HasPrefix(r.Recommendations[0].DagID, "bedrock_") {
+		t.Fatalf("the shipped catalog: unserved %+v top %s", r.Unserved, r.Recommendations[0].DagID)
 	}
 	b, _ := json.Marshal(r)
 	if !strings.HasPrefix(string(b), `{"served":`) {

@@ -62,13 +62,32 @@ var known = map[string]any{
 	"emr_args":                  []any{"spark-submit", "--deploy-mode", "cluster", "s3://example-bucket/jobs/job.py", "--input", "{input_data}"},
 	"label_values_or_threshold": []any{1},
 	"facet_name":                "segment",
+	// the breadth steps (Bedrock, multi-task, rulesets, temporal, lookup)
+	"bedrock_primary_model_id": "anthropic.claude-3-haiku-20240307-v1:0",
+	"prompt_configs": map[string]any{
+		"task_description":   "Decide what the support ticket is about.",
+		"input_placeholders": []any{"subject", "body"},
+		"categories": []any{map[string]any{"name": "billing", "description": "charges and refunds"},
+			map[string]any{"name": "bug", "description": "the product misbehaves"}},
+	},
+	"label_ruleset": map[string]any{
+		"label_config": map[string]any{"output_label_name": "label", "output_label_type": "binary", "label_values": []any{0, 1}, "default_label": 0},
+		"rules": []any{map[string]any{"rule_id": "large_refund", "priority": 1, "output_label": 1,
+			"conditions": map[string]any{"field": "refund_amount", "operator": ">", "value": 500}}},
+	},
+	"task_label_names":        []any{"is_abuse", "is_chargeback", "is_ato"},
+	"date_column":             "event_date",
+	"split_date":              "2025-06-01",
+	"sequence_grouping_field": "customer_id",
+	"temporal_field":          "event_time",
+	"key_fields":              []any{"country"},
 }
 
 // framework picks the registered-model framework of a DAG from its nodes.
 func framework(nodes []catalog.NodeName) (fw, version string) {
 	for _, n := range nodes {
 		l := strings.ToLower(string(n))
-		if strings.Contains(l, "pytorch") || strings.Contains(l, "lightgbm") {
+		if strings.Contains(l, "pytorch") || strings.Contains(l, "lightgbm") || strings.Contains(l, "bedrock") {
 			return "pytorch", "2.1.0"
 		}
 	}

@@ -88,6 +88,26 @@ func TestXgboostMtTrainsOneModelForEveryTask(t *testing.T) {
 		t.Errorf("eval_predictions: %v, %d rows", header, len(rows))
 	}
 
+	// the serving code answers each test row with the eval step's probabilities
+	outDir, rowsDir := t.TempDir(), t.TempDir()
+	copyFile(t, filepath.Join(d.input, "data", "test", "test.csv"), filepath.Join(rowsDir, "rows.csv"))
+	sb.mustRun(t, job{script: "inference/multitask/inference.py", codeDir: "/opt/ml/model/code", extra: map[string]string{"serve.py": serveDriver}, entry: "serve.py",
+		binds: map[string]string{"/opt/ml/model": d.model, "/opt/ml/output": outDir, "/opt/ml/input/data": rowsDir}, args: []string{"/opt/ml/input/data/rows.csv"}})
+	served := readJSON(t, filepath.Join(outDir, "served.json"))
+	lines, _ := served["csv"].([]any)
+	if len(lines) != 251 || lines[0] != "prob_is_abuse,prob_is_chargeback,prob_is_ato" {
+		t.Fatalf("served CSV: %d lines, header %v", len(lines), lines[0])
+	}
+	for i, row := range rows {
+		for k, task := range []string{"is_abuse", "is_chargeback", "is_ato"} {
+			got, _ := strconv.ParseFloat(strings.Split(lines[i+1].(string), ",")[k], 64)
+			want, _ := strconv.ParseFloat(row[column(t, header, "prob_"+task)], 64)
+			if !near(got, want, 1e-6) {
+				t.Fatalf("row %d task %s: served %v, eval %v", i, task, got, want)
+			}
+		}
+	}
+
 	// a single task is refused, naming the field
 	bad := newTrainingDirs(t)
 	writeTasks(t, filepath.Join(bad.input, "data", "train", "train.csv"), 50, 1)

@@ -130,7 +130,7 @@ def main(input_paths, output_paths, environ_vars, job_args):
     tpl = llmrows.load_template(input_paths.get("prompt_templates"), input_paths.get("inline_template"))
     responses = input_paths.get("model_responses")
     replay = None
-    if responses and os.path.isdir(responses) and any(f for _, _, f in os.walk(responses)):
+    if bedrock.has_responses(responses):
         replay = bedrock.Replay(responses)
         log("REPLAY: answers recorded in %s stand in for the batch jobs of %s; Bedrock is not called" % (responses, env["BEDROCK_PRIMARY_MODEL_ID"]))
     prefix = env.get("BEDROCK_OUTPUT_COLUMN_PREFIX") or "llm_"

@@ -55,7 +55,7 @@ def log(msg):
 
 
 def client(env, responses_dir, max_retries):
-    if responses_dir and os.path.isdir(responses_dir) and any(files for _, _, files in os.walk(responses_dir)):
+    if bedrock.has_responses(responses_dir):
         log("REPLAY: answers recorded in %s stand in for %s; Bedrock is not called" % (responses_dir, env["BEDROCK_PRIMARY_MODEL_ID"]))
         return bedrock.Replay(responses_dir)
     if not env["BEDROCK_PRIMARY_MODEL_ID"].strip():

@@ -131,9 +131,10 @@ class Converse(object):
 
 def read_responses(folder):
     """Recorded answers by record id from every .jsonl/.json ({"id", "text"} per line or a list)
-    and .csv (columns id and text) file below folder."""
+    and .csv (columns id and text) file below folder (or the one file folder names)."""
     out = {}
-    for root, _, files in sorted(os.walk(folder)):
+    places = [(os.path.dirname(folder), [os.path.basename(folder)])] if os.path.isfile(folder) else [(r, f) for r, _, f in sorted(os.walk(folder))]
+    for root, files in places:
         for name in sorted(files):
             path = os.path.join(root, name)
             if name.endswith(".csv"):
@@ -375,3 +376,8 @@ def parse_batch_output(body):
         rid = str(rec.get("recordId"))
         out[rid] = rec["modelOutput"] if "modelOutput" in rec else {"error": rec.get("error") or {"message": "no modelOutput"}}
     return out
+
+
+def has_responses(path):
+    """Whether path (a file, or a folder with a file below it) holds recorded answers."""
+    return bool(path) and (os.path.isfile(path) or (os.path.isdir(path) and any(f for _, _, f in os.walk(path))))
