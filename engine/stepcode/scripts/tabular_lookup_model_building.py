@@ -124,7 +124,7 @@ if __name__ == "__main__":
     parser.add_argument("--job_type", required=True)
     args = parser.parse_args()
     environ = {
-        "KEY_FIELDS": os.environ["KEY_FIELDS"],
+        "KEY_FIELDS": os.environ.get("KEY_FIELDS", ""),
         "VALUE_FIELD": os.environ.get("VALUE_FIELD", ""),
         "AGGREGATION": os.environ.get("AGGREGATION", "mean"),
         "MIN_COUNT": os.environ.get("MIN_COUNT", "1"),
