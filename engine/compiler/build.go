@@ -57,6 +57,7 @@ type nodePlan struct {
 type buildEnv struct {
 	prefix       any    // where outputs go: {"Get": "Parameters.EXECUTION_S3_PREFIX"}
 	roleOverride string // role given to the compile, wins over config
+	region       string // region given to the compile (Input.Region), wins over config
 	baseDir      string // relative source directories are resolved against it
 	images       ImageResolver
 	artifacts    *artifactSet
@@ -156,14 +157,24 @@ func (e *buildEnv) cacheConfig(p *nodePlan, cacheable bool) (*CacheConfig, error
 
 // --- values every builder reads ---
 
-// awsRegion returns the AWS region of a node's config: aws_region, else
-// region, an AWS region name or a code (NA, EU, FE) mapped
-// (catalog.AWSRegion). Every image the step runs comes from it.
-func (p *nodePlan) awsRegion() (string, error) {
-	if r, err := p.Values.str("aws_region", ""); err != nil || r != "" {
+// awsRegion returns the AWS region a node's images are resolved in: the
+// compile's region (Input.Region) when given, else the node's config:
+// aws_region, else its region (an AWS region name, or a code NA, EU, FE
+// that catalog.AWSRegion maps). Every image the step runs comes from it.
+func (e *buildEnv) awsRegion(p *nodePlan) (string, error) {
+	if e.region != "" {
+		return e.region, nil
+	}
+	return p.Values.awsRegion()
+}
+
+// awsRegion is the AWS region of a config's values: aws_region, else
+// region mapped by catalog.AWSRegion.
+func (v Values) awsRegion() (string, error) {
+	if r, err := v.str("aws_region", ""); err != nil || r != "" {
 		return r, err
 	}
-	code, err := p.Values.str("region", "")
+	code, err := v.str("region", "")
 	if err != nil {
 		return "", err
 	}
@@ -288,7 +299,7 @@ func (e *buildEnv) image(p *nodePlan, instanceType string) (any, error) {
 	if err != nil {
 		return "", err
 	}
-	region, err := p.awsRegion()
+	region, err := e.awsRegion(p)
 	if err != nil {
 		return "", err
 	}

@@ -52,7 +52,7 @@ func (e *buildEnv) servedModel(p *nodePlan, model *Binding, entry string, isolat
 	if entry == "" {
 		return url, env, nil
 	}
-	region, err := p.awsRegion()
+	region, err := e.awsRegion(p)
 	if err != nil {
 		return nil, nil, err
 	}

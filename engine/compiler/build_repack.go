@@ -79,7 +79,7 @@ func (e *buildEnv) repack(p *nodePlan, model any, codeURI, program string) (any,
 			return nil, fmt.Errorf("the model's repack step %s has the step name of node %s: step names are unique across the definition", name, np.Node)
 		}
 	}
-	region, err := p.awsRegion()
+	region, err := e.awsRegion(p)
 	if err != nil {
 		return nil, err
 	}

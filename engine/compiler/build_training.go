@@ -71,7 +71,7 @@ func (e *buildEnv) trainingJob(p *nodePlan) (*trainingJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	region, err := p.awsRegion()
+	region, err := e.awsRegion(p)
 	if err != nil {
 		return nil, err
 	}

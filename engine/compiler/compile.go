@@ -37,6 +37,11 @@ type Input struct {
 
 	PipelineName string // overrides the generated name; must be valid
 	Role         string // overrides the config's role
+	// Region, when set, overrides the configs' region: every image is
+	// resolved in it and Result.Region is it. An AWS region name or an
+	// alias (NA, EU, FE); anything else fails the compile with a
+	// *RegionError.
+	Region string
 	// BaseDir is where relative source directories and scripts are
 	// resolved; default: the config file's directory (its parent when that
 	// directory is named pipeline_config or pipeline_configs), else the
@@ -58,6 +63,10 @@ type Result struct {
 	Report       *Report
 	Warnings     []string
 	S3Location   string // pipeline_s3_loc, else s3://<bucket>/MODS/<pipeline_name>; code goes under <S3Location>/code
+	// Region is the AWS region the pipeline belongs in (its images were
+	// resolved there): Input.Region, else the first config's aws_region or
+	// region; "" when the config names none.
+	Region string
 	// Blockers are the reasons the pipeline would not run as it is
 	// (CheckReadiness); it is deployable when there are none.
 	Blockers []Blocker
@@ -445,6 +454,36 @@ func (pl *plan) firstString(field string) string {
 	return pl.first.String(field)
 }
 
+// region is the pipeline's AWS region: the compile's override (checked),
+// else the first config's aws_region or region, else "" (a node that needs
+// one then fails naming its region field).
+func (pl *plan) region() (string, error) {
+	if r := strings.TrimSpace(pl.in.Region); r != "" {
+		if aws, ok := catalog.AWSRegion(r); ok {
+			return aws, nil
+		}
+		return "", &RegionError{Region: r}
+	}
+	if pl.first == nil {
+		return "", nil
+	}
+	r, err := NewValues(pl.first.Values, pl.first.Derived).awsRegion()
+	if err != nil {
+		return "", nil // the nodes report it, with their field
+	}
+	return r, nil
+}
+
+// overrideRegion is the region every node's images resolve in: the
+// resolved override when the compile was given one, else "" (each node's
+// own config decides).
+func overrideRegion(given, resolved string) string {
+	if strings.TrimSpace(given) == "" {
+		return ""
+	}
+	return resolved
+}
+
 // pipelineName is the override, else the generated name of the first
 // config's pipeline_name and pipeline_version.
 func (pl *plan) pipelineName(override string) (string, error) {
@@ -529,6 +568,10 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 	if err != nil {
 		return nil, nil, err
 	}
+	region, err := pl.region()
+	if err != nil {
+		return nil, nil, err
+	}
 	images := pl.in.Images
 	if images == nil {
 		images = sagemaker.ImageURI
@@ -544,6 +587,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 	env := &buildEnv{
 		prefix:        pl.prefix(),
 		roleOverride:  pl.in.Role,
+		region:        overrideRegion(pl.in.Region, region),
 		baseDir:       pl.baseDir(),
 		images:        images,
 		artifacts:     newArtifactSet(pl.in.FS),
@@ -620,6 +664,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 		Report:       report,
 		Warnings:     append(pl.warnings, env.warnings...),
 		Parallelism:  parallel,
+		Region:       region,
 	}
 	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
 	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report)...)

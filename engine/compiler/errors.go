@@ -290,3 +290,20 @@ func (e *ManualInputError) Kind() errkind.Kind { return errkind.InvalidInput }
 func (e *ManualInputError) Details() map[string]any {
 	return map[string]any{"input": e.Input, "value": e.Value}
 }
+
+// RegionError reports a compile's region (Input.Region) that names no AWS
+// region.
+type RegionError struct{ Region string }
+
+// Error implements error.
+func (e *RegionError) Error() string {
+	return fmt.Sprintf("region %q is not an AWS region: give one such as us-east-1 or eu-west-1 (NA, EU and FE are aliases of us-east-1, eu-west-1 and us-west-2)", e.Region)
+}
+
+// Kind implements errkind.Kinded: InvalidInput.
+func (e *RegionError) Kind() errkind.Kind { return errkind.InvalidInput }
+
+// Details implements errkind.Detailer: the field and the value.
+func (e *RegionError) Details() map[string]any {
+	return map[string]any{"field": "region", "value": e.Region}
+}
