@@ -41,6 +41,7 @@ type runLocalArgs struct {
 	// Parameters gives pipeline parameters values; the others take their defaults.
 	Parameters         map[string]string `json:"parameters,omitempty" jsonschema_description:"Pipeline parameter name -> value for this run (the others take their default values)."`
 	StepTimeoutSeconds int               `json:"step_timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=3600" jsonschema_description:"Time limit of each step's job (a step's own StoppingCondition wins when shorter)."`
+	Steps              []string          `json:"steps,omitempty" jsonschema:"maxItems=256" jsonschema_description:"Run only these steps (SageMaker step names), as a selective execution does: the steps they read from give their outputs in data (execution.failure and execution.download name them), the others do not run."`
 }
 
 // ExecutionRunLocalData is the data of execution.run_local: the run's
@@ -77,7 +78,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 		return nil, err
 	}
 	rep, err := localrun.Run(ctx, res, localrun.Options{
-		WorkDir: workDir, Data: data, Generate: a.Generate, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second,
+		WorkDir: workDir, Data: data, Generate: a.Generate, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second, Steps: a.Steps,
 		Progress: localrun.ProgressFrom(ctx), FS: safefs.From(ctx),
 	})
 	if err != nil {

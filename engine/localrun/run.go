@@ -115,6 +115,10 @@ type Options struct {
 	// MemoryBytes is each job's address-space limit (DefaultMemoryBytes
 	// when 0).
 	MemoryBytes int64
+	// Steps, when given, runs only these steps (by their SageMaker step names): the steps they
+	// depend on give their outputs from Data, and every other step does not run (see
+	// Report.NotSelected).
+	Steps []string
 	// ExecutionID names the run ("" makes one: local-<time>-<random>).
 	ExecutionID string
 	// Progress, when set, is called as each step starts and ends.
@@ -214,6 +218,8 @@ type Report struct {
 	// Cancelled is set when the run was cancelled: the steps that were
 	// running then (the report's steps say how each ended).
 	Cancelled *Cancellation `json:"cancelled,omitempty"`
+	// NotSelected are the steps a run of selected steps (Options.Steps) did not run.
+	NotSelected []string `json:"not_selected,omitempty"`
 }
 
 // InputError is an option the run cannot use; Field names it (work_dir,
@@ -293,6 +299,9 @@ func Run(ctx context.Context, res *compiler.Result, opts Options) (*Report, erro
 	if err := r.load(); err != nil {
 		return nil, err
 	}
+	if err := r.loadSelection(); err != nil {
+		return nil, err
+	}
 	if err := r.setup(); err != nil {
 		return nil, err
 	}
@@ -361,6 +370,11 @@ type run struct {
 	mplCache string
 	// ended is the Fail step that ended the execution ("" while it runs).
 	ended string
+	// sel are the selected steps of a run of some steps (nil: all run),
+	// selUpstream the steps they depend on and do not select, selReads
+	// the outputs the selected steps read (see select.go).
+	sel, selUpstream map[string]bool
+	selReads         map[string]map[string]bool
 }
 
 func (r *run) emit(e Event) {
@@ -739,6 +753,9 @@ func (r *run) bindData() error {
 // blocked says why a step cannot run: a step it depends on did not
 // succeed (or was not substituted).
 func (r *run) blocked(s *defStep) string {
+	if r.upstreamOfSelection(s) {
+		return "" // it does not run: its outputs come from data
+	}
 	var bad []string
 	for _, p := range r.deps[s.Name] {
 		if st := r.ev.steps[p].status; st != StatusSucceeded && st != StatusSubstituted {
@@ -802,6 +819,9 @@ func (r *run) runKind(ctx context.Context, s *defStep, sr *StepResult) error {
 // synthetic data or an export.)
 func (r *run) substitute(s *defStep) (string, bool) {
 	given := r.dataOut[s.Name]
+	if r.upstreamOfSelection(s) {
+		return s.Name + " is not selected", true
+	}
 	if svc, ok := managedDataSteps[r.stepType[s.Name]]; ok && (len(given) > 0 || r.outputsBound(s)) {
 		return fmt.Sprintf("%s loads its data through %s, which a local run cannot reach", s.Name, svc), true
 	}
@@ -843,7 +863,7 @@ func (r *run) substituteStep(s *defStep, sr *StepResult, why string) error {
 			}
 		}
 		if !given {
-			if r.consumed[s.Name][o] {
+			if r.reads(s.Name)[o] {
 				missing = append(missing, o)
 			} else {
 				sr.Warnings = append(sr.Warnings, fmt.Sprintf("output %s is not given in data; no step reads it", o))

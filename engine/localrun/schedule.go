@@ -67,6 +67,9 @@ func (r *run) schedule(ctx context.Context) error {
 			r.ev.steps[s.Name].status = statusNotRun
 			finished[s.Name] = true
 			return true
+		case r.notSelected(s):
+			finished[s.Name] = true
+			return true
 		case ctx.Err() != nil:
 			sr.Status, sr.Error = StatusCancelled, "not run: the run was cancelled"
 		case r.ended != "":
