@@ -36,9 +36,12 @@ func TestBinaryKeepsOnlyCalledOperations(t *testing.T) {
 	slices.Sort(kept)
 	kept = slices.Compact(kept)
 	called := []string{ // smclient's api
-		"AddTags", "CreatePipeline", "DescribePipeline", "DescribePipelineExecution",
+		"AddTags", "CreatePipeline", "DeletePipeline", "DescribeModelPackage", "DescribePipeline",
+		"DescribePipelineDefinitionForExecution", "DescribePipelineExecution", "DescribeProcessingJob",
+		"DescribeTrainingJob", "DescribeTransformJob", "ListModelPackageGroups", "ListModelPackages",
 		"ListPipelineExecutionSteps", "ListPipelineExecutions", "ListPipelineParametersForExecution",
-		"ListTags", "StartPipelineExecution", "StopPipelineExecution", "UpdatePipeline",
+		"ListPipelineVersions", "ListPipelines", "ListTags", "RetryPipelineExecution", "StartPipelineExecution",
+		"StopPipelineExecution", "UpdateModelPackage", "UpdatePipeline",
 	}
 	var extra []string
 	for _, op := range kept {

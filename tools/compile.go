@@ -109,6 +109,7 @@ type dagCompileArgs struct {
 	namedCompileArgs
 	Upsert bool              `json:"upsert,omitempty" jsonschema:"default=false" jsonschema_description:"Deploy: upload the code and create or update the pipeline in SageMaker."`
 	Tags   map[string]string `json:"tags,omitempty" jsonschema_description:"Tags to merge onto the pipeline (upsert only)."`
+	Region string            `json:"region,omitempty" jsonschema:"maxLength=32" jsonschema_description:"AWS region to compile for and deploy in, overriding the config's region (us-east-1, eu-west-1, ...; NA, EU and FE are aliases): every image is resolved there and the pipeline is created there."`
 }
 
 type singleNodeArgs struct {
@@ -537,7 +538,10 @@ func compileName(_ context.Context, a nameArgs) (*envelope.Result[CompileNameDat
 // false when an update went live but its tags failed). The upsert's fields
 // are pointers: absent without upsert, present (lists never null) with it.
 type CompileDAGData struct {
-	PipelineName    string             `json:"pipeline_name"`
+	PipelineName string `json:"pipeline_name"`
+	// Region is the pipeline's AWS region (the config's, or the region argument): its images
+	// are from there and upsert deploys there.
+	Region          string             `json:"region,omitempty"`
 	StepCount       int                `json:"step_count"`
 	Upserted        bool               `json:"upserted"`
 	Deployable      bool               `json:"deployable"`
@@ -555,11 +559,18 @@ type CompileDAGData struct {
 }
 
 func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.Result[CompileDAGData], error) {
-	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, compiler.Compile)
+	region, err := resolveRegionArg("region", strings.TrimSpace(a.Region))
 	if err != nil {
 		return nil, err
 	}
-	data := CompileDAGData{PipelineName: res.PipelineName, StepCount: len(res.Definition.Steps),
+	res, _, err := compileRun(ctx, a.compileArgs, a.PipelineName, func(ctx context.Context, in compiler.Input) (*compiler.Result, error) {
+		in.Region = region
+		return compiler.Compile(ctx, in)
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := CompileDAGData{PipelineName: res.PipelineName, Region: res.Region, StepCount: len(res.Definition.Steps),
 		Deployable: res.Deployable(), Blockers: blockerItems(res.Blockers)}
 	if !a.Upsert {
 		note := "build only: the pipeline was compiled but not deployed; pass upsert: true to upload the code and create or update it in SageMaker"

@@ -30,7 +30,7 @@ func ExecutionNamespace() registry.Namespace {
 			ExecCode: true,
 			Writes:   true,
 		}, executionRunLocal),
-	), executionSageMakerNamespace())
+	), executionSageMakerNamespace(), namespace("execution", executionNamespace, executionLoopTools()...))
 }
 
 type runLocalArgs struct {

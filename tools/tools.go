@@ -34,6 +34,8 @@ func DefaultNamespaces() []registry.Namespace {
 		CompileNamespace(),
 		ExecdocNamespace(),
 		ExecutionNamespace(),
+		PipelineNamespace(),
+		ModelPackageNamespace(),
 		StrategiesNamespace(),
 		AuthorNamespace(),
 		ProjectNamespace(),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,11 +32,13 @@ type APIError struct {
 // Error implements error.
 func (e *APIError) Error() string { return e.Type + ": " + e.Message }
 
-// Server is an httptest server speaking SageMaker's AWS JSON 1.1 protocol (POST /, routed on
-// X-Amz-Target: SageMaker.<Op>). Operations with a Handler are answered by it; every other request
-// (SageMaker or S3) is forwarded to the upstream endpoint when one was given (a recording proxy in
-// front of moto), else answered with UnknownOperationException (SageMaker) or 404 (S3). Every
-// request is recorded as "sagemaker:<Op>" or "s3:<METHOD> <path>".
+// Server is an httptest server speaking the AWS JSON 1.1 protocol of SageMaker (POST /, routed on
+// X-Amz-Target: SageMaker.<Op>) and of the other JSON services (CloudWatch Logs, ...).
+// Operations with a Handler are answered by it; every other request (any service) is forwarded
+// to the upstream endpoint when one was given (a recording proxy in front of moto), else
+// answered with UnknownOperationException (JSON services) or 404 (REST). Every request is
+// recorded: "sagemaker:<Op>", "logs:<Op>", "sts:<Action>", "s3:<METHOD> <path>",
+// "scheduler:<METHOD> <path>".
 type Server struct {
 	// URL is the server's base URL, to use as the AWS endpoint.
 	URL string
@@ -65,7 +68,9 @@ func NewServer(t testing.TB, upstream string) *Server {
 	return s
 }
 
-// Handle makes h answer the SageMaker operation op (e.g. "ListPipelineExecutionSteps").
+// Handle makes h answer the operation op: a SageMaker operation by its name
+// ("ListPipelineExecutionSteps"), another JSON-protocol service's as "<service>:<Op>"
+// ("logs:FilterLogEvents").
 func (s *Server) Handle(op string, h Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -92,7 +97,7 @@ func (s *Server) Count(call string) int {
 	return n
 }
 
-// Requests returns the decoded bodies of the SageMaker op requests seen so far.
+// Requests returns the decoded bodies of the op requests seen so far (op as Handle names it).
 func (s *Server) Requests(op string) []map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -107,9 +112,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	target := r.Header.Get("X-Amz-Target")
-	if target == "" {
-		s.record("s3:"+r.Method+" "+r.URL.Path, "", nil)
+	call, op := callName(r, body)
+	if op == "" {
+		s.record(call, "", nil)
 		if s.proxy == nil {
 			http.NotFound(w, r)
 			return
@@ -117,10 +122,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.proxy.ServeHTTP(w, r)
 		return
 	}
-	op := strings.TrimPrefix(target, "SageMaker.")
 	var req map[string]any
 	_ = json.Unmarshal(body, &req)
-	h := s.record("sagemaker:"+op, op, req)
+	h := s.record(call, op, req)
 	switch {
 	case h != nil:
 		resp, err := h(req)
@@ -139,6 +143,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		WriteError(w, &APIError{Status: http.StatusBadRequest, Type: "UnknownOperationException", Message: "no handler for " + op})
 	}
+}
+
+// callName names a request: "sagemaker:<Op>" (op "<Op>") and "<service>:<Op>" (op the same) for
+// the AWS JSON protocol (X-Amz-Target), "sts:<Action>" for the query protocol, and
+// "<service>:<METHOD> <path>" for REST services (S3, EventBridge Scheduler; op ""), the service
+// taken from the SigV4 credential scope ("s3" when there is none).
+func callName(r *http.Request, body []byte) (call, op string) {
+	service := "s3"
+	if _, scope, ok := strings.Cut(r.Header.Get("Authorization"), "Credential="); ok {
+		if parts := strings.Split(strings.SplitN(scope, ",", 2)[0], "/"); len(parts) >= 4 {
+			service = parts[3]
+		}
+	}
+	if target := r.Header.Get("X-Amz-Target"); target != "" {
+		name := target[strings.LastIndexByte(target, '.')+1:]
+		if strings.HasPrefix(target, "SageMaker.") {
+			return "sagemaker:" + name, name
+		}
+		return service + ":" + name, service + ":" + name
+	}
+	if service == "sts" {
+		if q, err := url.ParseQuery(string(body)); err == nil && q.Get("Action") != "" {
+			return "sts:" + q.Get("Action"), ""
+		}
+	}
+	return service + ":" + r.Method + " " + r.URL.Path, ""
 }
 
 // record logs a call and returns the handler of op, if any.
@@ -166,13 +196,23 @@ func WriteError(w http.ResponseWriter, e *APIError) {
 // a JSON object where SageMaker answers a string, which the SDK refuses to decode.
 func Call(t testing.TB, endpoint, op string, req any) map[string]any {
 	t.Helper()
-	body, err := json.Marshal(req)
+	out, err := Forward(endpoint, op, req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// Forward is Call returning its error instead of failing a test: for a Handler, which runs off the
+// test's goroutine, to ask the upstream and change its answer.
+func Forward(endpoint, op string, req any) (map[string]any, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
 	hr, err := http.NewRequest(http.MethodPost, endpoint+"/", bytes.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	hr.Header.Set("Content-Type", "application/x-amz-json-1.1")
 	hr.Header.Set("X-Amz-Target", "SageMaker."+op)
@@ -180,16 +220,21 @@ func Call(t testing.TB, endpoint, op string, req any) map[string]any {
 	hr.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=testing/20240101/"+Region+"/sagemaker/aws4_request, SignedHeaders=host, Signature=0")
 	resp, err := http.DefaultClient.Do(hr)
 	if err != nil {
-		t.Fatalf("%s: %v", op, err)
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s: HTTP %d: %s", op, resp.StatusCode, raw)
+		var ae struct {
+			Type    string `json:"__type"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(raw, &ae)
+		return nil, &APIError{Status: resp.StatusCode, Type: ae.Type, Message: ae.Message}
 	}
 	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s: %v: %s", op, err, raw)
+		return nil, fmt.Errorf("%s: %v: %s", op, err, raw)
 	}
-	return out
+	return out, nil
 }

@@ -33,23 +33,6 @@ func Terminal(status string) bool {
 	return status == StatusStopped || status == StatusFailed || status == StatusSucceeded
 }
 
-// Client makes the pipeline-execution calls (start, describe, list, steps, stop, wait) with
-// aws-sdk-go-v2. Build it with NewClient.
-type Client struct {
-	sm *api
-}
-
-// NewClient returns a Client on cfg, or, when cfg is nil, on the standard AWS configuration chain
-// (AWS_REGION, AWS_PROFILE, credentials, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_SAGEMAKER). A
-// configuration without a region is an *AWSError with Op "config".
-func NewClient(ctx context.Context, cfg *aws.Config) (*Client, error) {
-	c, err := awsConfig(ctx, cfg)
-	if err != nil {
-		return nil, asAWSError(err)
-	}
-	return &Client{sm: newAPI(sm.NewFromConfig(c))}, nil
-}
-
 // AWSError reports a failed SageMaker call of the execution API. Code is the AWS error code
 // ("ValidationException", "AccessDeniedException", ...), empty when the failure did not come from
 // an AWS error response; NotFound is true when the pipeline or execution does not exist (SageMaker's
@@ -310,47 +293,6 @@ func ValidateExecutionARN(arn string) error {
 		return fmt.Errorf("%q is not a pipeline execution ARN (arn:aws:sagemaker:<region>:<account>:pipeline/<name>/execution/<id>)", arn)
 	}
 	return nil
-}
-
-// StartInput is what Start starts.
-type StartInput struct {
-	PipelineName string
-	// Parameters are the execution's parameter values by name, as strings (SageMaker's
-	// PipelineParameters). Each must be declared by the pipeline's definition.
-	Parameters  map[string]string
-	DisplayName string
-	Description string
-}
-
-// Start checks in.Parameters against the parameters the pipeline's current definition declares
-// (DescribePipeline), then starts an execution (StartPipelineExecution) and describes it. An
-// undeclared name or a value its type refuses is a *ParameterError and nothing is started.
-func (c *Client) Start(ctx context.Context, in StartInput) (*Execution, error) {
-	pipe, err := c.sm.describePipeline(ctx, &sm.DescribePipelineInput{PipelineName: aws.String(in.PipelineName)})
-	if err != nil {
-		return nil, newAWSError("sagemaker:DescribePipeline", in.PipelineName, err)
-	}
-	declared, err := DeclaredParameters(aws.ToString(pipe.PipelineDefinition))
-	if err != nil {
-		return nil, &AWSError{Op: "sagemaker:DescribePipeline", Target: in.PipelineName, Message: err.Error(), Err: err}
-	}
-	if err := CheckParameters(declared, in.Parameters); err != nil {
-		return nil, err
-	}
-	params := make([]smtypes.Parameter, 0, len(in.Parameters))
-	for _, name := range mapkeys.Sorted(in.Parameters) {
-		params = append(params, smtypes.Parameter{Name: aws.String(name), Value: aws.String(in.Parameters[name])})
-	}
-	out, err := c.sm.startPipelineExecution(ctx, &sm.StartPipelineExecutionInput{
-		PipelineName:                 aws.String(in.PipelineName),
-		PipelineParameters:           params,
-		PipelineExecutionDisplayName: optString(in.DisplayName),
-		PipelineExecutionDescription: optString(in.Description),
-	})
-	if err != nil {
-		return nil, newAWSError("sagemaker:StartPipelineExecution", in.PipelineName, err)
-	}
-	return c.Describe(ctx, aws.ToString(out.PipelineExecutionArn))
 }
 
 // Describe answers an execution's status, times, failure reason and parameter values.

@@ -95,9 +95,13 @@ func TestMotoExecutions(t *testing.T) {
 	}
 
 	params := map[string]string{"MaxDepth": "8", "EXECUTION_S3_PREFIX": "s3://bucket/runs/1"}
-	ex, err := c.Start(ctx, StartInput{PipelineName: "cursus-exec", Parameters: params, DisplayName: "first"})
+	started, err := c.Start(ctx, StartInput{PipelineName: "cursus-exec", Parameters: params, DisplayName: "first"})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
+	}
+	ex := started.Execution
+	if started.Selection != nil || len(started.Warnings) != 0 {
+		t.Errorf("Start of a whole run: selection %+v, warnings %v", started.Selection, started.Warnings)
 	}
 	if !strings.HasPrefix(ex.ARN, "arn:aws:sagemaker:us-east-1:123456789012:pipeline/cursus-exec/execution/") || ex.PipelineName != "cursus-exec" ||
 		ex.Status != StatusSucceeded || fmt.Sprint(ex.Parameters) != fmt.Sprint(params) || ex.DisplayName != "first" {
@@ -112,10 +116,11 @@ func TestMotoExecutions(t *testing.T) {
 	if err != nil || got.ARN != ex.ARN || got.Status != StatusSucceeded || got.Parameters["MaxDepth"] != "8" || got.CreationTime == nil {
 		t.Errorf("Describe = %+v, %v", got, err)
 	}
-	second, err := c.Start(ctx, StartInput{PipelineName: "cursus-exec"})
+	secondStart, err := c.Start(ctx, StartInput{PipelineName: "cursus-exec"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	second := secondStart.Execution
 	list, err := c.List(ctx, "cursus-exec", 0)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("List = %+v, %v", list, err)

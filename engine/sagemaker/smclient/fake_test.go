@@ -475,7 +475,7 @@ func TestUploadChecksumGuardsChangedFile(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "a.py", "changed content")
 	stale := sha256.Sum256([]byte("validated content"))
 	it := sagemaker.UploadItem{LocalPath: p, S3URI: "s3://bkt/a.py", SHA256: hex.EncodeToString(stale[:]), Size: int64(len("changed content"))}
-	cfg, err := awsConfig(context.Background(), nil)
+	cfg, err := awsConfig(context.Background(), nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

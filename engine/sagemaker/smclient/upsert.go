@@ -77,6 +77,9 @@ type UpsertInput struct {
 	MaxParallelExecutionSteps int
 	// Manifest lists the files uploaded to S3 before the pipeline is created or updated.
 	Manifest sagemaker.Manifest
+	// Region, when set, is the region the pipeline is deployed in (its own region, where its
+	// images are), whatever region the configuration names; empty uses the configuration's.
+	Region string
 	// Config, when set, is the AWS configuration to use (region, credentials, endpoint). When nil
 	// Upsert calls config.LoadDefaultConfig, so the standard chain applies: AWS_REGION,
 	// AWS_PROFILE, credentials, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_SAGEMAKER, AWS_ENDPOINT_URL_S3.
@@ -135,7 +138,7 @@ func Upsert(ctx context.Context, in UpsertInput) (*UpsertOutput, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, newUpsertError("config", "", err)
 	}
-	cfg, err := awsConfig(ctx, in.Config)
+	cfg, err := awsConfig(ctx, in.Config, in.Region)
 	if err != nil {
 		return nil, err
 	}
@@ -521,21 +524,21 @@ func dedupeManifest(m sagemaker.Manifest) sagemaker.Manifest {
 	return out
 }
 
-// awsConfig returns the caller's configuration or the standard chain's.
-func awsConfig(ctx context.Context, given *aws.Config) (aws.Config, error) {
-	var cfg aws.Config
+// awsConfig returns the caller's configuration or the standard chain's, moved to region when one is
+// given.
+func awsConfig(ctx context.Context, given *aws.Config, region string) (aws.Config, error) {
+	cfg, _, err := regionConfig(ctx, given, region)
+	return cfg, err
+}
+
+// loadConfig copies the given configuration, or loads the standard chain.
+func loadConfig(ctx context.Context, given *aws.Config) (aws.Config, error) {
 	if given != nil {
-		cfg = given.Copy()
-	} else {
-		var err error
-		cfg, err = config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return aws.Config{}, newUpsertError("config", "", err)
-		}
+		return given.Copy(), nil
 	}
-	if cfg.Region == "" {
-		return aws.Config{}, &UpsertError{Op: "config", Message: "no AWS region configured (set AWS_REGION or a profile region)",
-			Err: errors.New("no AWS region configured")}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, newUpsertError("config", "", err)
 	}
 	return cfg, nil
 }
@@ -547,6 +550,9 @@ func newS3Client(cfg aws.Config) *s3.Client {
 		if o.BaseEndpoint != nil {
 			o.UsePathStyle = true
 		}
+		// An object uploaded without a checksum (most are) is read without one: not worth a
+		// line on stderr per GetObject.
+		o.DisableLogOutputChecksumValidationSkipped = true
 	})
 }
 
