@@ -56,12 +56,13 @@ func listedNames(t *testing.T, msgs map[string]map[string]any) []string {
 	return names
 }
 
-// expected lists the wire names of the tools a policy lets through.
+// expected lists the wire names of the tools a policy lets through (those
+// listed on request aside).
 func expected(p registry.Policy) []string {
 	var names []string
 	for _, tool := range cursus.ListTools("") {
 		def, _ := cursus.Registry().Get(tool.Name)
-		if ok, _ := p.Allows(def); ok && !def.NamespaceHelp() {
+		if ok, _ := p.Allows(def); ok && !def.NamespaceHelp() && !def.OnRequest {
 			names = append(names, tool.WireName)
 		}
 	}

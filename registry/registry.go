@@ -73,6 +73,11 @@ type Spec struct {
 	CallsTools bool
 	// Network marks a tool that reaches the network or AWS.
 	Network bool
+	// OnRequest keeps the tool out of a static MCP server's default tool
+	// list, which has a byte budget: the server's instructions name it, it
+	// stays callable by name, tools.help and tools.describe_tool describe
+	// it, and a selection that names it or its namespace lists it.
+	OnRequest bool
 	// Title is an optional human title; the dotted name is used when empty.
 	Title string
 	// NarrowBy names the arguments that make the answer smaller (paging, a

@@ -215,7 +215,7 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	if c.fs, err = registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy)); err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
-	allowed, gated := allowedTools(reg, sel, opts.Policy, log)
+	allowed, gated, onRequest := allowedTools(reg, sel, opts.Policy, !c.guided, log)
 	c.gated = gated
 	listing, err := registry.NewListing(allowed)
 	if err != nil {
@@ -228,7 +228,7 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	sort.Strings(c.order)
 	c.describe(allowed, listing, recorded)
 	sort.Strings(c.gated)
-	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText())
+	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText(), onRequest)
 	if c.guided {
 		c.inst += " " + guidedInstructions(opts.Stage)
 	}
@@ -272,9 +272,12 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 }
 
 // allowedTools are the tools a server lists (before a guided stage scopes
-// them), sorted by name, and the dotted names of those a closed gate
-// hides.
-func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, log *slog.Logger) (allowed []*registry.ToolDef, gated []string) {
+// them), sorted by name, the dotted names of those a closed gate hides,
+// and, when listDefault is set (a static server), the wire names of the
+// allowed tools left out of the list because they are listed on request
+// (Spec.OnRequest) and the selection does not name them or their
+// namespace: they stay callable by name.
+func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, listDefault bool, log *slog.Logger) (allowed []*registry.ToolDef, gated, onRequest []string) {
 	for _, t := range reg.List("") {
 		if !sel.selected(t) {
 			continue
@@ -291,9 +294,13 @@ func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, log
 			}
 			continue
 		}
+		if listDefault && t.OnRequest && !sel.tools[t.Name] && !sel.namespaces[t.Namespace()] {
+			onRequest = append(onRequest, t.WireName())
+			continue
+		}
 		allowed = append(allowed, t)
 	}
-	return allowed, gated
+	return allowed, gated, onRequest
 }
 
 // mcpTool is the MCP descriptor of a tool: wire name, rendered
@@ -588,7 +595,7 @@ func annotations(t *registry.ToolDef) *mcp.ToolAnnotations {
 	}
 }
 
-func instructions(p registry.Policy, hidden bool, shared string) string {
+func instructions(p registry.Policy, hidden bool, shared string, onRequest []string) string {
 	var b strings.Builder
 	b.WriteString("Cursus compiles ML pipeline DAGs into Amazon SageMaker Pipelines definitions. ")
 	b.WriteString("Tool names are <namespace>__<name>; start with tools__help for an overview, or tools__help {\"namespace\": ...} for one namespace. ")
@@ -596,6 +603,9 @@ func instructions(p registry.Policy, hidden bool, shared string) string {
 	b.WriteString("A tool's outputSchema outlines its data (ok, in every answer, is left out of it); tools__describe_tool gives the full schemas. An argument a tool's inputSchema does not list is refused.")
 	if shared != "" {
 		b.WriteString(" " + shared)
+	}
+	if len(onRequest) > 0 {
+		b.WriteString(" Listed on request, callable by name (tools__describe_tool gives their schemas): " + strings.Join(onRequest, ", ") + ".")
 	}
 	if hidden {
 		var closed []string

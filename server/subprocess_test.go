@@ -140,11 +140,12 @@ func binVersion(t *testing.T) string {
 }
 
 // wireNames lists the wire names of the tools a server lists that keep
-// accepts (the generated <ns>.help tools are callable, not listed).
+// accepts (the generated <ns>.help tools and the tools listed on request
+// are callable, not listed).
 func wireNames(keep func(*registry.ToolDef) bool) []string {
 	var out []string
 	for _, t := range cursus.Registry().List("") {
-		if keep(t) && !t.NamespaceHelp() {
+		if keep(t) && !t.NamespaceHelp() && !t.OnRequest {
 			out = append(out, t.WireName())
 		}
 	}

@@ -20,7 +20,7 @@ import (
 
 // regionArg is the region argument of the AWS tools that take a pipeline name.
 type regionArg struct {
-	Region string `json:"region,omitempty" jsonschema:"maxLength=32" jsonschema_description:"AWS region of the pipeline (us-east-1, eu-west-1, ...; NA, EU and FE are aliases). Default: the AWS configuration's region (AWS_REGION or the profile)."`
+	Region string `json:"region,omitempty" jsonschema:"maxLength=32" jsonschema_description:"AWS region (NA, EU, FE are aliases). Default: AWS_REGION or the profile's."`
 }
 
 // AWSTarget is where an AWS tool acted: meta.aws of its answer.

@@ -27,24 +27,28 @@ const answerBudget = 16 << 10
 func executionLoopTools() []*registry.ToolDef {
 	return []*registry.ToolDef{
 		registry.New("execution.failure", registry.Spec{
-			Description: "Why an execution failed: its first failed step with the FailureReason, the tail of the step's job log (CloudWatch Logs), the data the step read (each upstream output's S3 URI in that execution), and a local reproduction: execution.download arguments that fetch that data and execution.run_local arguments that run only that step on it. Give execution_arn, or pipeline_name for its latest failed execution.",
-			When:        "an execution failed (execution.wait, execution.describe or execution.list says Failed)",
+			Description: "An execution's first failed step: its FailureReason, log tail, the S3 data it read, and the execution.download and execution.run_local arguments that reproduce it locally.",
+			When:        "an execution failed",
 			Examples: []string{
+				`execution.failure {"pipeline_name": "alice-Demo-xgboost-NA-1-0-0-pipeline", "dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}`,
 				`execution.failure {"execution_arn": "` + exampleExecutionARN + `"}`,
-				`execution.failure {"pipeline_name": "alice-Demo-xgboost-NA-1-0-0-pipeline", "dag_file": "examples/xgboost-end-to-end/dag.json", "config_file": "examples/xgboost-end-to-end/config.json"}  # the latest failed execution, reproduction with the local DAG`,
 			},
-			Tags:    []string{registry.PhaseProgrammer},
-			Network: true,
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseProgrammer},
+			OnRequest:        true,
+			Network:          true,
 		}, executionFailure),
 		registry.New("execution.logs", registry.Spec{
-			Description: "A step's job log from CloudWatch Logs (training, processing, transform and tuning jobs; the log group and streams come from the step's metadata): the last lines, the first ones (from_head), or the lines matching a CloudWatch filter pattern (filter). Pages with next_token; long lines are cut to keep the answer under 16 KB.",
-			When:        "a step failed or behaves oddly and you want its job's output",
+			Description: "A step's job log from CloudWatch Logs: the last lines, the first, or those matching a filter pattern; paged.",
+			When:        "you want a step's job output",
 			Examples: []string{
-				`execution.logs {"execution_arn": "` + exampleExecutionARN + `"}  # the first failed step's last lines`,
 				`execution.logs {"execution_arn": "` + exampleExecutionARN + `", "step_name": "XGBoostTraining", "filter": "?Error ?Traceback", "lines": 20}`,
+				`execution.logs {"execution_arn": "` + exampleExecutionARN + `"}  # the first failed step's last lines`,
 			},
-			Tags:    []string{registry.PhaseProgrammer},
-			Network: true,
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseProgrammer},
+			OnRequest:        true,
+			Network:          true,
 		}, executionLogs),
 		registry.New("execution.download", registry.Spec{
 			Description: "Downloads what a step of an execution read or wrote (its job's inputs or outputs, from S3) into work_dir/<step>/<name>/, within max_bytes, and answers the data mapping execution.run_local takes for them (\"<step>.<output>\" -> local path).",
@@ -68,11 +72,11 @@ type ExecutionLogLine struct {
 
 type executionLogsArgs struct {
 	executionARNArgs
-	StepName  string `json:"step_name,omitempty" jsonschema:"maxLength=256" jsonschema_description:"The step whose job log to read. Default: the execution's first failed step."`
-	Filter    string `json:"filter,omitempty" jsonschema:"maxLength=1024" jsonschema_description:"CloudWatch Logs filter pattern: the matching lines, oldest first (e.g. ERROR, \"?Error ?Traceback\")."`
-	Lines     int    `json:"lines,omitempty" jsonschema:"minimum=1,maximum=200,default=50" jsonschema_description:"How many lines (shared among the job's streams, one per instance)."`
-	FromHead  bool   `json:"from_head,omitempty" jsonschema_description:"The first lines instead of the last."`
-	NextToken string `json:"next_token,omitempty" jsonschema:"maxLength=16384" jsonschema_description:"Continue an earlier read (its next_token): older lines for a tail, later ones from the head or for a filter."`
+	StepName  string `json:"step_name,omitempty" jsonschema:"maxLength=256" jsonschema_description:"Default: the first failed step."`
+	Filter    string `json:"filter,omitempty" jsonschema:"maxLength=1024" jsonschema_description:"A CloudWatch Logs filter pattern."`
+	Lines     int    `json:"lines,omitempty" jsonschema:"minimum=1,maximum=200,default=50" jsonschema_description:"Lines, over all the job's streams."`
+	FromHead  bool   `json:"from_head,omitempty" jsonschema_description:"The first lines, not the last."`
+	NextToken string `json:"next_token,omitempty" jsonschema:"maxLength=16384" jsonschema_description:"The next_token of the previous page."`
 }
 
 // ExecutionLogsData is the data of execution.logs: a step's job, where its log is, and a page of
@@ -214,15 +218,15 @@ func truncateUTF8(s string, n int) string {
 // --- execution.failure ---
 
 type executionFailureArgs struct {
-	ExecutionARN string `json:"execution_arn,omitempty" jsonschema:"maxLength=2048" jsonschema_description:"The failed execution. Give this or pipeline_name."`
-	PipelineName string `json:"pipeline_name,omitempty" jsonschema:"maxLength=256" jsonschema_description:"A pipeline whose latest failed execution (of its last 50) to read."`
+	ExecutionARN string `json:"execution_arn,omitempty" jsonschema:"maxLength=2048" jsonschema_description:"Or pipeline_name."`
+	PipelineName string `json:"pipeline_name,omitempty" jsonschema:"maxLength=256" jsonschema_description:"Its latest failed execution."`
 	regionArg
-	LogLines int `json:"log_lines,omitempty" jsonschema:"minimum=1,maximum=100,default=30" jsonschema_description:"How many of the last log lines to show."`
+	LogLines int `json:"log_lines,omitempty" jsonschema:"minimum=1,maximum=100,default=30" jsonschema_description:"Log lines to show."`
 	// The local pipeline, for the reproduction's execution.run_local arguments.
-	DAG        dagObject `json:"dag,omitempty" jsonschema_description:"The pipeline's DAG inline (as compile.dag takes it), for the reproduction."`
-	DAGFile    string    `json:"dag_file,omitempty" jsonschema_description:"The pipeline's DAG file, for the reproduction."`
-	ConfigFile string    `json:"config_file,omitempty" jsonschema_description:"The pipeline's config.json, for the reproduction."`
-	WorkDir    string    `json:"work_dir,omitempty" jsonschema:"maxLength=4096,default=runs/repro" jsonschema_description:"Where the reproduction downloads the step's data and runs it."`
+	DAG        dagObject `json:"dag,omitempty"`
+	DAGFile    string    `json:"dag_file,omitempty"`
+	ConfigFile string    `json:"config_file,omitempty"`
+	WorkDir    string    `json:"work_dir,omitempty" jsonschema:"maxLength=4096,default=runs/repro" jsonschema_description:"Where the reproduction runs."`
 }
 
 // FailedStep is the step an execution failed at.

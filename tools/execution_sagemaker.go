@@ -45,14 +45,14 @@ func executionSageMakerNamespace() registry.Namespace {
 			Network:     true,
 		}, executionDescribe),
 		registry.New("execution.list", registry.Spec{
-			Description: "Lists a SageMaker pipeline's executions, newest first, each with its ARN, status, start time and failure reason.",
+			Description: "A pipeline's executions, newest first: ARN, status, start time, failure reason.",
 			When:        "you want a pipeline's recent runs or latest ARN",
 			Examples:    []string{`execution.list {"pipeline_name": "alice-Demo-xgboost-NA-1-0-0-pipeline", "max_results": 5, "region": "us-east-1"}`},
 			Tags:        []string{registry.PhaseProgrammer},
 			Network:     true,
 		}, executionList),
 		registry.New("execution.steps", registry.Spec{
-			Description: "The steps of a pipeline execution in start order: status, times, failure reason, the job it ran and its CloudWatch log group and stream prefix.",
+			Description: "An execution's steps in start order: status, times, failure reason, job and log group.",
 			When:        "an execution failed or is slow",
 			Examples:    []string{`execution.steps {"execution_arn": "` + exampleExecutionARN + `"}`},
 			Tags:        []string{registry.PhaseProgrammer},
@@ -67,7 +67,7 @@ func executionSageMakerNamespace() registry.Namespace {
 			Network:     true,
 		}, executionStop),
 		registry.New("execution.wait", registry.Spec{
-			Description: "Waits until a pipeline execution finishes or timeout_seconds pass (then timed_out: true); reports progress and can be cancelled.",
+			Description: "Waits until an execution ends or timeout_seconds pass (then timed_out: true), with progress.",
 			When:        "you started an execution and want its outcome",
 			Examples:    []string{`execution.wait {"execution_arn": "` + exampleExecutionARN + `", "timeout_seconds": 1800}`},
 			Tags:        []string{registry.PhaseProgrammer},

@@ -17,15 +17,16 @@ const exampleModelPackageARN = "arn:aws:sagemaker:us-east-1:123456789012:model-p
 func ModelPackageNamespace() registry.Namespace {
 	return namespace("model_package", "The SageMaker model registry: the model packages a pipeline registered, with their evaluation metrics and approval status; approve or reject one.",
 		registry.New("model_package.list", registry.Spec{
-			Description: "Lists the model packages (versions) of a model package group, newest first, each with its approval status and the metrics of the evaluation report its ModelMetrics names (read from S3). Without group_name, lists the groups. Pages with next_token.",
-			When:        "a pipeline registered a model and you want to see it, its metrics and whether it is approved",
+			Description: "A model package group's versions, newest first, with approval status and evaluation metrics; or the groups.",
+			When:        "a pipeline registered a model",
 			Examples: []string{
-				`model_package.list {"group_name": "AtoZ-xgboost-NA"}`,
 				`model_package.list {"group_name": "AtoZ-xgboost-NA", "approval_status": "PendingManualApproval", "max_results": 3}`,
 				`model_package.list {"region": "us-east-1"}  # the groups`,
 			},
-			Tags:    []string{registry.PhaseProgrammer},
-			Network: true,
+			ListFirstExample: true,
+			Tags:             []string{registry.PhaseProgrammer},
+			OnRequest:        true,
+			Network:          true,
 		}, modelPackageList),
 		registry.New("model_package.approve", registry.Spec{
 			Description: "Approves or rejects a model package (UpdateModelPackage's ModelApprovalStatus, with a description of the decision); approval is what deploys a model in most setups. Answers the status before and after, beside the evaluation report's metrics.",
@@ -42,10 +43,10 @@ func ModelPackageNamespace() registry.Namespace {
 }
 
 type modelPackageListArgs struct {
-	GroupName      string `json:"group_name,omitempty" jsonschema:"maxLength=170" jsonschema_description:"The model package group (a RegisterModel step's ModelPackageGroupName; pipeline.describe lists them). Without it, the groups are listed."`
-	ApprovalStatus string `json:"approval_status,omitempty" jsonschema:"enum=Approved,enum=Rejected,enum=PendingManualApproval" jsonschema_description:"Only packages with this approval status."`
-	NameContains   string `json:"name_contains,omitempty" jsonschema:"maxLength=170" jsonschema_description:"Without group_name: only groups whose name contains this."`
-	MaxResults     int    `json:"max_results,omitempty" jsonschema:"minimum=1,maximum=20,default=5" jsonschema_description:"At most this many packages (groups: 4 times as many)."`
+	GroupName      string `json:"group_name,omitempty" jsonschema:"maxLength=170" jsonschema_description:"Without it: the groups."`
+	ApprovalStatus string `json:"approval_status,omitempty" jsonschema:"enum=Approved,enum=Rejected,enum=PendingManualApproval"`
+	NameContains   string `json:"name_contains,omitempty" jsonschema:"maxLength=170" jsonschema_description:"Groups whose name contains this."`
+	MaxResults     int    `json:"max_results,omitempty" jsonschema:"minimum=1,maximum=20,default=5"`
 	NextToken      string `json:"next_token,omitempty" jsonschema:"maxLength=8192" jsonschema_description:"The next_token of the previous page."`
 	regionArg
 }

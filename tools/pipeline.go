@@ -18,27 +18,30 @@ const examplePipelineName = "alice-Demo-xgboost-NA-1-0-0-pipeline"
 func PipelineNamespace() registry.Namespace {
 	return namespace("pipeline", "Deployed SageMaker pipelines: list, describe (any version), diff against the local DAG and config, delete, schedule.",
 		registry.New("pipeline.list", registry.Spec{
-			Description: "Lists the SageMaker pipelines of a region, newest first, with their times and last execution; pages with next_token.",
+			Description: "The SageMaker pipelines of a region, newest first, with their last execution.",
 			When:        "you want to know what is deployed",
 			Examples:    []string{`pipeline.list {"name_prefix": "alice-", "region": "us-east-1"}`},
 			Tags:        []string{registry.PhaseProgrammer},
+			OnRequest:   true,
 			Network:     true,
 		}, pipelineList),
 		registry.New("pipeline.describe", registry.Spec{
-			Description: "A deployed pipeline: its role, status, times, parallelism, steps (with their types and dependencies), parameters, the model package groups it registers into, its recent versions and the schedules that start it. With show definition, the definition JSON of the current or the given version, paged by offset.",
-			When:        "you want to see what is deployed, or the definition of an earlier version",
+			Description: "A deployed pipeline: steps, parameters, model package groups, versions, schedules; or a version's definition.",
+			When:        "you want to see what is deployed",
 			Examples: []string{
 				`pipeline.describe {"pipeline_name": "` + examplePipelineName + `"}`,
 				`pipeline.describe {"pipeline_name": "` + examplePipelineName + `", "version": 3, "show": "definition"}`,
 			},
-			Tags:    []string{registry.PhaseProgrammer},
-			Network: true,
+			Tags:      []string{registry.PhaseProgrammer},
+			OnRequest: true,
+			Network:   true,
 		}, pipelineDescribe),
 		registry.New("pipeline.diff", registry.Spec{
-			Description: "What the next upsert (compile.dag with upsert) would change: compiles the local DAG and config and compares them with the deployed pipeline, changing nothing. Answers whether it would create, update or leave the pipeline alone, the steps added, removed and changed (with the changed JSON paths), parameters, role and parallelism, and the code it would upload.",
-			When:        "before deploying, to see what an upsert would change",
+			Description: "What an upsert of the local DAG and config would change in the deployed pipeline: steps, parameters, role, code; changes nothing.",
+			When:        "before an upsert",
 			Examples:    []string{`pipeline.diff {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json"}`},
 			Tags:        []string{registry.PhaseProgrammer},
+			OnRequest:   true,
 			Network:     true,
 		}, pipelineDiff),
 		registry.New("pipeline.delete", registry.Spec{
@@ -67,8 +70,8 @@ func PipelineNamespace() registry.Namespace {
 // --- pipeline.list ---
 
 type pipelineListArgs struct {
-	NamePrefix string `json:"name_prefix,omitempty" jsonschema:"maxLength=256" jsonschema_description:"Only pipelines whose name starts with this."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"minimum=1,maximum=100,default=20" jsonschema_description:"At most this many pipelines."`
+	NamePrefix string `json:"name_prefix,omitempty" jsonschema:"maxLength=256"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"minimum=1,maximum=100,default=20"`
 	NextToken  string `json:"next_token,omitempty" jsonschema:"maxLength=8192" jsonschema_description:"The next_token of the previous page."`
 	regionArg
 }
@@ -110,10 +113,10 @@ func pipelineList(ctx context.Context, a pipelineListArgs) (*envelope.Result[Pip
 // --- pipeline.describe ---
 
 type pipelineDescribeArgs struct {
-	PipelineName string `json:"pipeline_name" jsonschema:"required,minLength=1,maxLength=256" jsonschema_description:"Name of the deployed pipeline."`
-	Version      int64  `json:"version,omitempty" jsonschema:"minimum=1" jsonschema_description:"A pipeline version id (the versions list them); default: the current version."`
-	Show         string `json:"show,omitempty" jsonschema:"enum=summary,enum=definition,default=summary" jsonschema_description:"summary: the pipeline's steps, parameters, versions and schedules; definition: the definition JSON, paged by offset."`
-	Offset       int    `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"With show definition: the byte offset to read the definition from (next_offset of the previous page)."`
+	PipelineName string `json:"pipeline_name" jsonschema:"required,minLength=1,maxLength=256" jsonschema_description:"Name of the pipeline."`
+	Version      int64  `json:"version,omitempty" jsonschema:"minimum=1" jsonschema_description:"Default: the current one."`
+	Show         string `json:"show,omitempty" jsonschema:"enum=summary,enum=definition,default=summary"`
+	Offset       int    `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"The definition's next_offset."`
 	regionArg
 }
 
