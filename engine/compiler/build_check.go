@@ -68,7 +68,7 @@ func (e *buildEnv) checkJob(p *nodePlan, service, version string) (*ProcessingAr
 		return nil, err
 	}
 	if literal && image == "" {
-		region, err := p.awsRegion()
+		region, err := e.awsRegion(p)
 		if err != nil {
 			return nil, err
 		}
