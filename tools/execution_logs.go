@@ -223,10 +223,11 @@ type executionFailureArgs struct {
 	regionArg
 	LogLines int `json:"log_lines,omitempty" jsonschema:"minimum=1,maximum=100,default=30" jsonschema_description:"Log lines to show."`
 	// The local pipeline, for the reproduction's execution.run_local arguments.
-	DAG        dagObject `json:"dag,omitempty"`
-	DAGFile    string    `json:"dag_file,omitempty"`
-	ConfigFile string    `json:"config_file,omitempty"`
-	WorkDir    string    `json:"work_dir,omitempty" jsonschema:"maxLength=4096,default=runs/repro" jsonschema_description:"Where the reproduction runs."`
+	DAG     dagObject `json:"dag,omitempty"`
+	DAGFile string    `json:"dag_file,omitempty"`
+	dagIDArg
+	ConfigFile string `json:"config_file,omitempty"`
+	WorkDir    string `json:"work_dir,omitempty" jsonschema:"maxLength=4096,default=runs/repro" jsonschema_description:"Where the reproduction runs."`
 }
 
 // FailedStep is the step an execution failed at.
@@ -422,16 +423,16 @@ func reproduction(ctx context.Context, c *smclient.Client, a executionFailureArg
 	if len(data) > 0 {
 		run["data"] = data
 	}
+	var dagArg map[string]any
 	if len(a.DAG) > 0 {
-		run["dag"] = a.DAG
-	} else if a.DAGFile != "" {
-		run["dag_file"] = a.DAGFile
+		dagArg = a.DAG
 	}
+	dagHint(run, dagArg, a.DAGFile, a.DagID)
 	if a.ConfigFile != "" {
 		run["config_file"] = a.ConfigFile
 	}
-	if run["config_file"] == nil || run["dag"] == nil && run["dag_file"] == nil {
-		r.Note = "give dag_file (or dag) and config_file of the pipeline to complete run_local's arguments"
+	if run["config_file"] == nil || !dagGiven(dagArg, a.DAGFile, a.DagID) {
+		r.Note = "give dag_file (or dag or dag_id) and config_file of the pipeline to complete run_local's arguments"
 	}
 	if ex, err := c.Describe(ctx, arn); err == nil && len(ex.Parameters) > 0 {
 		run["parameters"] = ex.Parameters
