@@ -69,7 +69,9 @@
 // compute (every value comes from config fields; this names which ones):
 //
 //	kind                   Processing: sklearn (SKLearnProcessor), xgboost (XGBoostProcessor),
-//	                       framework (FrameworkProcessor), script (ScriptProcessor);
+//	                       framework (FrameworkProcessor), script (ScriptProcessor),
+//	                       byo_container (Processor: the step's own image, image_uri, runs
+//	                       container_entrypoint, with the code at /opt/ml/processing/input/code);
 //	                       Training: estimator; Tuning: tuner; CreateModel: model;
 //	                       Transform: transformer; RegisterModel: model_package
 //	sdk_class              framework/estimator/tuner/model only: XGBoost, PyTorch, SKLearn,

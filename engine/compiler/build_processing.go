@@ -59,6 +59,11 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	}
 	args.ProcessingInputs = append(args.ProcessingInputs, processingInput("code", codeURI, processingCodeDir))
 	args.AppSpecification.ContainerEntrypoint = []string{"python3", processingCodeDir + "/" + entry}
+	if p.Step.Compute.Kind == "byo_container" {
+		if args.AppSpecification.ContainerEntrypoint, err = containerEntrypoint(p); err != nil {
+			return nil, err
+		}
+	}
 	if args.AppSpecification.ContainerArguments, err = e.jobArguments(p); err != nil {
 		return nil, err
 	}
@@ -125,4 +130,35 @@ func processingInput(name string, uri any, local string) ProcessingInput {
 			S3CompressionType:      "None",
 		},
 	}
+}
+
+// containerEntrypoint is the command a byo_container processing job runs in
+// its own image, as the SDK's Processor(entrypoint=...) writes it: the
+// config field container_entrypoint when the step declares it and it is
+// set, else the step file's compute.container_entrypoint. The step's code is
+// mounted at /opt/ml/processing/input/code as for the other kinds, so the
+// command can name its files there.
+func containerEntrypoint(p *nodePlan) ([]string, error) {
+	const field = "container_entrypoint"
+	cmd := p.Step.Compute.ContainerEntrypoint
+	if x, ok := p.Values.lookup(field); ok && x != nil {
+		list, isList := x.([]any)
+		if !isList {
+			return nil, &fieldError{field, fmt.Sprintf("%s must be a list of strings (the command and its arguments), got %s", field, FormatValue(x))}
+		}
+		if len(list) > 0 {
+			cmd = make([]string, len(list))
+			for i, a := range list {
+				s, isStr := a.(string)
+				if !isStr || strings.TrimSpace(s) == "" {
+					return nil, &fieldError{field, fmt.Sprintf("%s[%d] must be a non-empty string (a literal: the command is fixed when the pipeline is built), got %s", field, i, FormatValue(a))}
+				}
+				cmd[i] = s
+			}
+		}
+	}
+	if len(cmd) == 0 {
+		return nil, &fieldError{field, fmt.Sprintf("step type %s runs its own container and has no command: set config field %s (e.g. [bash, %s/entrypoint.sh])", p.Step.Type, field, processingCodeDir)}
+	}
+	return cmd, nil
 }

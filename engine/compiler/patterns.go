@@ -113,6 +113,8 @@ func sdkClassOf(c catalog.Compute) *string {
 		s = "XGBoostProcessor"
 	case "script":
 		s = "ScriptProcessor"
+	case "byo_container":
+		s = "Processor"
 	case "framework":
 		s = "FrameworkProcessor(" + c.SDKClass + ")"
 	case "estimator", "model":
