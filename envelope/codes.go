@@ -74,12 +74,16 @@ const (
 	// hold it on this machine (bubblewrap is missing or cannot make its
 	// namespaces); the remedy says how to install one. Nothing ran.
 	CodeSandboxUnavailable Code = "sandbox_unavailable"
+	// CodeTooManyCalls: the session already runs as many calls as one
+	// session may run at once; nothing of this one ran. Wait for an answer,
+	// then call again.
+	CodeTooManyCalls Code = "too_many_calls"
 )
 
 // AllCodes lists every code, sorted.
 var AllCodes = []Code{
 	CodeAlreadyExists, CodeAWSError, CodeCancelled, CodeConfigInvalid, CodeGateFailed, CodeInternalError, CodeInvalidInput,
 	CodeNotConstructible, CodeNotDeployable, CodeNotFound, CodeRunFailed, CodeSandboxUnavailable, CodeScriptAnalysisError, CodeScriptCheckFailed,
-	CodeTooLarge, CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
+	CodeTooLarge, CodeTooManyCalls, CodeToolDisabled, CodeToolError, CodeToolNotInStage, CodeUnknownTool, CodeUnsupported,
 	CodeUpsertFailed, CodeUpsertPartial, CodeValidationFailed, CodeWorkflowStopped,
 }

@@ -22,8 +22,11 @@ const MaxArgBytes = 4 << 20
 // remedy names the arguments that narrow it.
 const DefaultMaxResultBytes = 8 << 20
 
-// maxResultBytes is the answer cap in force for a call.
-func maxResultBytes(ctx context.Context) int64 {
+// MaxResultBytes is the answer cap in force for a call in ctx: the
+// policy's (Policy.MaxResultBytes), else CURSUS_MAX_RESULT_BYTES, else
+// DefaultMaxResultBytes. What a front end answers other than through a
+// tool (an MCP resource) is held to it too.
+func MaxResultBytes(ctx context.Context) int64 {
 	if p := PolicyFrom(ctx); p != nil && p.MaxResultBytes > 0 {
 		return p.MaxResultBytes
 	}
@@ -60,7 +63,7 @@ func (t *ToolDef) NarrowingArgs() []string {
 // failure (meta.tool and meta.duration_ms kept). It returns the result and
 // its JSON, encoded once (encode).
 func capResult(ctx context.Context, t *ToolDef, res *envelope.ToolResult) (*envelope.ToolResult, []byte) {
-	limit := maxResultBytes(ctx)
+	limit := MaxResultBytes(ctx)
 	// A lower bound first, in bounded memory: an answer far over the cap
 	// is refused without encoding it (the encoding would cost several
 	// times its size).

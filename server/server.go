@@ -52,6 +52,11 @@ type Options struct {
 	// ignore list changes. Its list never changes.
 	Stage string
 
+	// MaxSessionCalls bounds the tool calls, resource reads and prompts one
+	// MCP session runs at once (DefaultMaxSessionCalls when 0); a call past
+	// it answers too_many_calls at once.
+	MaxSessionCalls int
+
 	// HTTP configures the Streamable HTTP transport (ServeHTTP,
 	// NewHTTPHandler): authentication and the session bound.
 	HTTP HTTPOptions
@@ -169,6 +174,7 @@ type core struct {
 	inst    string               // the instructions every server of the core gives
 	content *content             // resources and prompts
 	defs    map[string]*mcp.Tool // wire name -> descriptor, for every name of order
+	calls   *sessionCalls        // the working requests of each session
 }
 
 // New builds a server exposing reg's tools under opts. It returns a
@@ -197,7 +203,7 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 		version = "0"
 	}
 	c := &core{reg: reg, opts: opts, sel: sel, log: log, version: version, guided: opts.Guided || opts.Stage != "",
-		dotted: map[string]string{}}
+		dotted: map[string]string{}, calls: newSessionCalls(opts.MaxSessionCalls)}
 	// A tool a stage records writes a report file when the write gate is
 	// open: in guided mode it is not read-only, whatever it does itself.
 	recorded := map[string]bool{}
@@ -360,7 +366,7 @@ func (c *core) server() (*mcp.Server, *session) {
 			c.log.Debug("guided session changed stage", "from", from, "to", to, "tools", s.count())
 		})
 	}
-	m.AddReceivingMiddleware(s.fallback)
+	m.AddReceivingMiddleware(c.calls.middleware, s.fallback)
 	c.content.register(m, s)
 	return m, s
 }

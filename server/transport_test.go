@@ -325,9 +325,11 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			ns, arrived := gatherNamespace(calls)
 			reg := testRegistry(t, ns)
+			// Each session runs its 25 calls at once: above the default bound.
+			opts := server.Options{MaxSessionCalls: calls}
 			var css []*mcp.ClientSession
 			if transport == "http" {
-				h, err := server.NewHTTPHandler(reg, server.Options{})
+				h, err := server.NewHTTPHandler(reg, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -341,10 +343,10 @@ func TestConcurrentCalls(t *testing.T) {
 				// the registry encoded: each answer must reach the call
 				// it answers.
 				for range sessions {
-					css = append(css, stdioSession(t, reg, server.Options{}))
+					css = append(css, stdioSession(t, reg, opts))
 				}
 			} else {
-				s := newServer(t, reg, server.Options{})
+				s := newServer(t, reg, opts)
 				for range sessions {
 					css = append(css, connect(t, s, ""))
 				}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/envelope"
@@ -113,7 +115,25 @@ func ResourceTemplates() []ResourceTemplate {
 // (safefs.WithFS), which a project file is read through. A URI that names no resource is a
 // *ResourceNotFoundError; a tool's failure (an unknown step, a path
 // outside the root) is an *envelope.ToolError.
+//
+// Every resource is held to the answer cap of a tool call
+// (registry.MaxResultBytes): a larger one, measured as the JSON string it
+// becomes, is a too_large *envelope.ToolError, and a project file is read
+// no further than the cap. A project file must be text (UTF-8).
 func ReadResource(ctx context.Context, reg *registry.Registry, uri string) (text, mimeType string, err error) {
+	text, mimeType, err = readResource(ctx, reg, uri)
+	if err != nil {
+		return "", "", err
+	}
+	limit := registry.MaxResultBytes(ctx)
+	if n := jsonStringSize(text, limit); n > limit {
+		return "", "", resourceTooLarge(uri, n, limit)
+	}
+	return text, mimeType, nil
+}
+
+// readResource is ReadResource before the answer cap.
+func readResource(ctx context.Context, reg *registry.Registry, uri string) (text, mimeType string, err error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "cursus" {
 		return "", "", &ResourceNotFoundError{URI: uri}
@@ -139,13 +159,76 @@ func ReadResource(ctx context.Context, reg *registry.Registry, uri string) (text
 		if err != nil {
 			return "", "", err
 		}
-		b, err := safefs.From(ctx).ReadFile(p, safefs.KindDocument)
-		if err != nil {
-			return "", "", registry.FileError("path", name, err)
-		}
-		return string(b), "text/plain", nil
+		text, err := readProjectText(ctx, uri, p, name)
+		return text, "text/plain", err
 	}
 	return "", "", &ResourceNotFoundError{URI: uri}
+}
+
+// readProjectText reads the project file p (given as name) as text, no
+// further than the answer cap: a file over it is refused before it is read
+// whole, and so is one that is not UTF-8 (which the answer's JSON could
+// only carry mangled).
+func readProjectText(ctx context.Context, uri, p, name string) (string, error) {
+	f, err := safefs.From(ctx).Open(p, safefs.KindDocument)
+	if err != nil {
+		return "", registry.FileError("path", name, err)
+	}
+	defer f.Close()
+	limit := registry.MaxResultBytes(ctx)
+	if f.Size() > limit {
+		return "", resourceTooLarge(uri, f.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", registry.FileError("path", name, err)
+	}
+	if int64(len(b)) > limit {
+		return "", resourceTooLarge(uri, int64(len(b)), limit)
+	}
+	if !utf8.Valid(b) {
+		return "", &envelope.ToolError{Code: envelope.CodeInvalidInput,
+			Message: fmt.Sprintf("%s is not a text file (not UTF-8); resources/read serves project files as text", name),
+			Remedy:  &envelope.Remedy{FixAction: "read text files only (a DAG, a config, a script, a report)", SuggestedTools: []string{}}}
+	}
+	return string(b), nil
+}
+
+// resourceTooLarge is the failure of a resource over the answer cap.
+func resourceTooLarge(uri string, size, limit int64) error {
+	return &envelope.ToolError{Code: envelope.CodeTooLarge,
+		Message: fmt.Sprintf("the resource %s is over the %s limit of one answer (at least %s of JSON)", uri, registry.FormatSize(limit), registry.FormatSize(size)),
+		Remedy:  &envelope.Remedy{FixAction: "read a smaller file, or raise the limit with " + registry.EnvMaxResultBytes, SuggestedTools: []string{}}}
+}
+
+// jsonStringSize is the size of s encoded as a JSON string by
+// encoding/json (HTML-safe escapes included), counted no further than
+// past limit.
+func jsonStringSize(s string, limit int64) int64 {
+	n := int64(2)
+	for i := 0; i < len(s) && n <= limit; {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += int64(size)
+		}
+		i += size
+	}
+	return n
 }
 
 // stepResource renders one step: its interface (catalog.step_info), its

@@ -76,3 +76,46 @@ func TestResources(t *testing.T) {
 		t.Errorf("unknown resource: %v", err)
 	}
 }
+
+// TestResourceReadHeldToTheAnswerCap: resources/read answered a 16 MiB
+// project file as a 100 MB JSON string (each byte an escape); a resource
+// is now held to the answer cap of a tool call, measured as the JSON it
+// becomes, and a project file that is not text is refused.
+func TestResourceReadHeldToTheAnswerCap(t *testing.T) {
+	root := t.TempDir()
+	write := func(name string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("big.txt", []byte(strings.Repeat("x", 2<<20)))           // 2 MiB of plain text
+	write("escapes.txt", []byte(strings.Repeat("<\x01", 300<<10))) // 600 KiB, 3.6 MiB of JSON
+	write("fits.txt", []byte(strings.Repeat("<", 100<<10)))        // 100 KiB, 600 KiB of JSON
+	write("binary.bin", []byte{0xff, 0xfe, 0x00, 0x80})
+	fsys, err := safefs.New(safefs.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := cursus.Registry()
+	ctx := safefs.WithFS(registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, MaxResultBytes: 1 << 20}), fsys)
+	for _, name := range []string{"big.txt", "escapes.txt"} {
+		var te *envelope.ToolError
+		_, _, err := tools.ReadResource(ctx, reg, tools.ProjectURIPrefix+name)
+		if !errors.As(err, &te) || te.Code != envelope.CodeTooLarge || !strings.Contains(te.Message, "1MiB") {
+			t.Errorf("%s over a 1 MiB answer cap: %v", name, err)
+		}
+	}
+	if text, _, err := tools.ReadResource(ctx, reg, tools.ProjectURIPrefix+"fits.txt"); err != nil || len(text) != 100<<10 {
+		t.Errorf("fits.txt under the cap: %d bytes, %v", len(text), err)
+	}
+	var te *envelope.ToolError
+	if _, _, err := tools.ReadResource(ctx, reg, tools.ProjectURIPrefix+"binary.bin"); !errors.As(err, &te) || te.Code != envelope.CodeInvalidInput || !strings.Contains(te.Message, "not a text file") {
+		t.Errorf("a binary file: %v", err)
+	}
+	// The tool reference is a resource too, held to the same cap.
+	small := safefs.WithFS(registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root, MaxResultBytes: 4 << 10}), fsys)
+	if _, _, err := tools.ReadResource(small, reg, tools.ToolReferenceURI); !errors.As(err, &te) || te.Code != envelope.CodeTooLarge {
+		t.Errorf("the tool reference over a 4 KiB cap: %v", err)
+	}
+}
