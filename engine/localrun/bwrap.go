@@ -309,8 +309,8 @@ func (ex *executor) runBwrap(ctx context.Context, j Job, argv []string) (*proc.R
 	}
 	a = append(a, "--remount-ro", "/", "--chdir", dir, "--")
 	a = append(a, argv...)
-	cmd := proc.Cmd{Path: ex.bwrap, Args: a, Env: environ(env), Timeout: j.Timeout, MemoryBytes: j.MemoryBytes,
-		CombinedOutput: true, MaxOutput: maxLog, ExtraFiles: files, User: b.user}
+	cmd := ex.limits(proc.Cmd{Path: ex.bwrap, Args: a, Env: environ(env),
+		CombinedOutput: true, MaxOutput: maxLog, ExtraFiles: files, User: b.user}, j)
 	if st != nil {
 		cmd.Setup = st.setup
 	}

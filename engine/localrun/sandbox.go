@@ -187,10 +187,16 @@ type Job struct {
 	Env     map[string]string // the job's environment, on top of a minimal base
 	Dir     string            // container working directory (default /opt/ml)
 	Mounts  []Mount           // host paths at container paths (under /opt/ml)
-	// Timeout and MemoryBytes bound the job (0: no time limit beyond the
-	// context; no memory limit).
+	// Timeout, MemoryBytes, Processes and DiskBytes bound the job (0:
+	// DefaultStepTimeout, DefaultMemoryBytes, DefaultJobProcesses,
+	// DefaultDiskBytes). MemoryBytes is its address space; its tmpfs
+	// mounts are sized as shares of it. Processes counts the processes
+	// and threads it may start; DiskBytes what it may write to its
+	// writable mounts.
 	Timeout     time.Duration
 	MemoryBytes int64
+	Processes   int
+	DiskBytes   int64
 	// Scratch is a host directory of the job's own (the path-rewrite
 	// root and its temp directory live there).
 	Scratch string
@@ -327,10 +333,28 @@ func (ex *executor) run(ctx context.Context, j Job) (*proc.Result, error) {
 	if pythonName().MatchString(path.Base(argv[0])) {
 		argv[0] = ex.python
 	}
+	j = bounded(j)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := watchDisk(ctx, cancel, j)
+	defer stop()
+	var (
+		res *proc.Result
+		err error
+	)
 	if ex.sandbox == Bubblewrap {
-		return ex.runBwrap(ctx, j, argv)
+		res, err = ex.runBwrap(ctx, j, argv)
+	} else {
+		res, err = ex.runRewrite(ctx, j, argv)
 	}
-	return ex.runRewrite(ctx, j, argv)
+	return res, quotaError(ctx, err)
+}
+
+// limits are the proc bounds of a job.
+func (ex *executor) limits(c proc.Cmd, j Job) proc.Cmd {
+	c.Timeout, c.MemoryBytes, c.FileBytes = j.Timeout, j.MemoryBytes, j.DiskBytes
+	c.Processes = processLimit(ex.jobUID(), j.Processes)
+	return c
 }
 
 func (ex *executor) runRewrite(ctx context.Context, j Job, argv []string) (*proc.Result, error) {
@@ -398,8 +422,8 @@ func (ex *executor) runRewrite(ctx context.Context, j Job, argv []string) (*proc
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return proc.Run(ctx, proc.Cmd{Path: argv[0], Args: cmdArgs, Env: environ(env), Dir: dir, Timeout: j.Timeout,
-		MemoryBytes: j.MemoryBytes, CombinedOutput: true, MaxOutput: maxLog})
+	return proc.Run(ctx, ex.limits(proc.Cmd{Path: argv[0], Args: cmdArgs, Env: environ(env), Dir: dir,
+		CombinedOutput: true, MaxOutput: maxLog}, j))
 }
 
 // checkMounts refuses a mount inside another one (its mount point would

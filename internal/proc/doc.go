@@ -5,9 +5,11 @@
 //   - a time limit (Cmd.Timeout) on top of the caller's context; on either
 //     the whole process group is killed;
 //   - a memory limit (Cmd.MemoryBytes): the address-space limit RLIMIT_AS,
-//     set in the child before the program starts (on Linux through
-//     `/bin/sh -c 'ulimit -v N; exec "$@"'`, so the limit is in place before
-//     the first instruction and no cgroup is needed);
+//     a file size limit (Cmd.FileBytes, RLIMIT_FSIZE) and a process limit
+//     (Cmd.Processes, RLIMIT_NPROC), set in the child before the program
+//     starts (on Linux through `/bin/sh -c 'ulimit -v N ...; exec "$@"'`,
+//     so the limits are in place before the first instruction and no
+//     cgroup is needed);
 //   - its own process group, killed when the context ends, after the child
 //     exits (a background grandchild does not survive it) and, on Linux,
 //     when the parent dies (Pdeathsig SIGKILL);

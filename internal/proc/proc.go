@@ -42,8 +42,16 @@ type Cmd struct {
 	// Timeout bounds the run (0: only the context bounds it).
 	Timeout time.Duration
 	// MemoryBytes is the child's address-space limit (RLIMIT_AS); 0 sets
-	// none. Only Linux applies it (MemoryLimitSupported).
+	// none. Only Linux applies it (MemoryLimitSupported), as it does
+	// FileBytes and Processes.
 	MemoryBytes int64
+	// FileBytes is the largest file the child may write (RLIMIT_FSIZE; a
+	// write past it fails and the child gets SIGXFSZ); 0 sets none.
+	FileBytes int64
+	// Processes bounds the processes and threads the child's user may have
+	// (RLIMIT_NPROC; the kernel counts every process of that user, see
+	// UserTasks); 0 sets none.
+	Processes int
 	// MaxOutput caps each captured stream (DefaultMaxOutput when 0).
 	MaxOutput int
 	// CombinedOutput sends stderr to the stdout capture, in order, as one
@@ -197,8 +205,8 @@ func run(ctx context.Context, c Cmd, ownThread bool) (*Result, error) {
 		return nil, fmt.Errorf("start %s: running as another user is not supported here", c.Path)
 	}
 	args := c.Args
-	if c.MemoryBytes > 0 && MemoryLimitSupported {
-		path, args = withMemoryLimit(c.MemoryBytes, path, args)
+	if MemoryLimitSupported && (c.MemoryBytes > 0 || c.FileBytes > 0 || c.Processes > 0) {
+		path, args = withLimits(c, path, args)
 	}
 	cmd := exec.CommandContext(runCtx, path, args...)
 	cmd.Env = c.Env

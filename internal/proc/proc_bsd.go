@@ -11,7 +11,10 @@ import (
 // not on this system, whose kernel does not enforce RLIMIT_AS.
 const MemoryLimitSupported = false
 
-func withMemoryLimit(_ int64, path string, args []string) (string, []string) { return path, args }
+func withLimits(_ Cmd, path string, args []string) (string, []string) { return path, args }
+
+// UserTasks counts the processes of a user: -1, not known here.
+func UserTasks(uint32) int { return -1 }
 
 // isolate puts the child in its own process group, killed on cancellation.
 func isolate(cmd *exec.Cmd) { isolateGroup(cmd, &syscall.SysProcAttr{Setpgid: true}) }

@@ -8,7 +8,10 @@ import "os/exec"
 // on this system.
 const MemoryLimitSupported = false
 
-func withMemoryLimit(_ int64, path string, args []string) (string, []string) { return path, args }
+func withLimits(_ Cmd, path string, args []string) (string, []string) { return path, args }
+
+// UserTasks counts the processes of a user: -1, not known here.
+func UserTasks(uint32) int { return -1 }
 
 // isolate has no process groups to use here: cancellation kills the child
 // only.

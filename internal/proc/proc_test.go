@@ -337,3 +337,56 @@ func TestStopIsCalledOnTimeoutAndAfterExit(t *testing.T) {
 		})
 	}
 }
+
+// TestFileAndProcessLimits: a child writes no file past Cmd.FileBytes and
+// its user gets no more processes than Cmd.Processes (the kernel does not
+// hold root to RLIMIT_NPROC, so a root test runs the child as nobody).
+func TestFileAndProcessLimits(t *testing.T) {
+	if !MemoryLimitSupported {
+		t.Skip("rlimits are not applied on this system")
+	}
+	big := filepath.Join(t.TempDir(), "big")
+	c := sh("head -c 1048576 /dev/zero > " + big)
+	c.FileBytes = 64 << 10
+	if _, err := Run(context.Background(), c); err == nil {
+		t.Error("a 1 MiB write under a 64 KiB file limit succeeded")
+	}
+	if st, err := os.Stat(big); err != nil || st.Size() > 64<<10 {
+		t.Errorf("the file under a 64 KiB limit: %v %v", st, err)
+	}
+	py, err := exec.LookPath("/usr/bin/python3") // readable by nobody, unlike a pyenv shim
+	if err != nil {
+		testenv.Missing(t, "python3 is needed for the fork check: not found")
+	}
+	uid := uint32(os.Getuid())
+	c = Cmd{Path: py, Args: []string{"-c", `import os, time
+ok = 0
+for i in range(40):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print("refused after", ok, e.strerror)
+        break
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    ok += 1
+else:
+    print("forked", ok)
+`}}
+	if uid == 0 {
+		if !UserSupported {
+			t.Skip("running as another user is not supported here")
+		}
+		uid = 65534
+		c.User = &User{UID: uid, GID: 65534}
+	}
+	c.Processes = UserTasks(uid) + 10
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(res.Stdout); !strings.Contains(out, "refused after") {
+		t.Errorf("40 forks under a limit of 10 more: %s", out)
+	}
+}
