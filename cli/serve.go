@@ -34,7 +34,8 @@ written. Only regular files are read, each within the size cap of its kind (--fi
 CURSUS_FILE_LIMITS); an answer over --max-result-size answers too_large.
 
 Over HTTP, a bearer token (CURSUS_MCP_AUTH_TOKEN, --auth-token-file or --auth-token) is
-required on every request when set, and required to listen beyond the loopback interface.
+required on every request, on any address: without one the server does not start, unless
+--no-auth serves the loopback interface without a token.
 Sessions are bounded (--max-sessions) and closed when idle (--session-idle-timeout).
 
 --namespaces and --tools narrow the listed tools (--tools adds single tools to the
@@ -65,7 +66,8 @@ func serveCommand() *cli.Command {
 			&stageFlag{cli.StringFlag{Name: "stage"}},
 			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP on `ADDR` (a port or host:port; 127.0.0.1 unless a host is given) instead of stdio"},
 			&cli.StringFlag{Name: "auth-token-file", Usage: "HTTP: require the bearer token held in `FILE` on every request (prefer it, or " + server.EnvAuthToken + ", to --auth-token, which other local users can read from the process list)"},
-			&cli.StringFlag{Name: "auth-token", Usage: "HTTP: require bearer token `TOKEN` on every request (default: " + server.EnvAuthToken + "); needed to listen beyond loopback"},
+			&cli.BoolFlag{Name: "no-auth", Usage: "HTTP on the loopback interface only: serve without a bearer token (any local user could then call the tools)"},
+			&cli.StringFlag{Name: "auth-token", Usage: "HTTP: require bearer token `TOKEN` on every request (default: " + server.EnvAuthToken + "); needed on any address but with --no-auth"},
 			&cli.IntFlag{Name: "max-sessions", Value: server.DefaultMaxSessions, Usage: "HTTP: sessions alive at once; a new one beyond answers 503"},
 			&cli.DurationFlag{Name: "session-idle-timeout", Value: server.DefaultSessionIdleTimeout, Usage: "HTTP: close a session after this long without a request"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "stderr log level: debug, info, warn or error"},
@@ -142,7 +144,7 @@ func mcpServe(c *cli.Context) error {
 		}
 		err = server.ServeStdio(ctx, reg, opts, in, out)
 	}
-	if errors.Is(err, server.ErrUnauthenticatedBind) {
+	if errors.Is(err, server.ErrUnauthenticatedBind) || errors.Is(err, server.ErrNoAuthToken) {
 		return usagef("--http %s: %v", c.String("http"), err)
 	}
 	var se *server.SelectionError
@@ -182,6 +184,9 @@ func serveHTTPOptions(c *cli.Context) (server.HTTPOptions, error) {
 		}
 	default:
 		o.AuthToken = strings.TrimSpace(os.Getenv(server.EnvAuthToken))
+	}
+	if o.NoAuth = c.Bool("no-auth"); o.NoAuth && o.AuthToken != "" {
+		return o, usagef("--no-auth and a bearer token (--auth-token, --auth-token-file or %s) exclude each other", server.EnvAuthToken)
 	}
 	return o, nil
 }

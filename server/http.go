@@ -39,9 +39,13 @@ const (
 type HTTPOptions struct {
 	// AuthToken, when set, is required on every request as
 	// "Authorization: Bearer <token>" (compared in constant time); other
-	// requests answer 401. ServeHTTP refuses to listen on an address that
-	// is not loopback without one.
+	// requests answer 401. ServeHTTP refuses to listen without one unless
+	// NoAuth is set.
 	AuthToken string
+	// NoAuth lets ServeHTTP serve the loopback interface without a token
+	// (any local user, and a browser's page that reaches the port, may
+	// then call the tools). It never opens another address.
+	NoAuth bool
 	// MaxSessions bounds the sessions alive at once (DefaultMaxSessions
 	// when 0); a new session beyond it answers 503.
 	MaxSessions int
@@ -56,6 +60,10 @@ type HTTPOptions struct {
 	// requests (DefaultIdleTimeout when 0).
 	IdleTimeout time.Duration
 }
+
+// ErrNoAuthToken is returned by ServeHTTP without an auth token when
+// HTTPOptions.NoAuth is not set.
+var ErrNoAuthToken = errors.New("refusing to serve HTTP without authentication: set " + EnvAuthToken + " (or --auth-token-file), or pass --no-auth to serve the loopback interface without a token")
 
 // ErrUnauthenticatedBind is returned by ServeHTTP for an address that is
 // not loopback when no auth token is set.

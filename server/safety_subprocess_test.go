@@ -359,7 +359,7 @@ func TestSafeFrames(t *testing.T) {
 	}
 
 	port := freePort(t)
-	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port)
+	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port, "--no-auth")
 	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -693,7 +693,7 @@ func BenchmarkSIGTERMWithAStuckCall(b *testing.B) {
 	b.ReportMetric(total.Seconds()/float64(n), "exit-s")
 }
 
-// TestSafeHTTPAuth: a token is required beyond loopback and honoured when
+// TestSafeHTTPAuth: a token is required on any address and honoured when
 // set; session ids never reach the logs.
 func TestSafeHTTPAuth(t *testing.T) {
 	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", "0.0.0.0:"+freePort(t))
@@ -707,6 +707,19 @@ func TestSafeHTTPAuth(t *testing.T) {
 		t.Fatal("binding 0.0.0.0 without a token was not refused")
 	} else if err == nil {
 		t.Error("binding 0.0.0.0 without a token exited 0")
+	}
+	// Loopback too needs a token, unless --no-auth says otherwise.
+	cmd = exec.Command(cursusBin(t), "mcp", "serve", "--http", freePort(t))
+	cmd.Env, cmd.Dir = serveEnv(), t.TempDir()
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if exited, err := waitExit(cmd, 10*time.Second); !exited {
+		t.Fatal("serving loopback without a token was not refused")
+	} else if err == nil || !strings.Contains(stderr.String(), "--no-auth") {
+		t.Errorf("serving loopback without a token: %v\n%s", err, stderr.String())
 	}
 
 	port := freePort(t)
@@ -755,7 +768,7 @@ func TestSafeHTTPDrainOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	writeSleeper(t, dir, 20) // beats, then ends after 20 beats (about a second)
 	port := freePort(t)
-	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port)
+	cmd := exec.Command(cursusBin(t), "mcp", "serve", "--http", port, "--no-auth")
 	cmd.Env, cmd.Dir = serveEnv(registry.EnvAllowScriptExec+"=1", registry.EnvEnableDestructive+"=1", "CURSUS_PYTHON="+py), dir
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -841,7 +854,7 @@ func subprocessSessionIn(t *testing.T, dir string, env []string, args ...string)
 func httpServeIn(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, int, string) {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve", "--http", port}, args...)...)
+	cmd := exec.Command(cursusBin(t), append([]string{"mcp", "serve", "--http", port, "--no-auth"}, args...)...)
 	cmd.Env, cmd.Dir = env, dir
 	stderr := &lockedBuffer{b: &bytes.Buffer{}}
 	cmd.Stderr = stderr

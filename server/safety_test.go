@@ -222,13 +222,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// TestHTTPRefusesUnauthenticatedNetworkBind: beyond loopback ServeHTTP
-// needs a token, and with one it serves there.
+// TestHTTPRefusesUnauthenticatedNetworkBind: ServeHTTP needs a token on
+// any address (loopback too: any local user, and any web page routed to
+// the port, could call the tools), NoAuth opens loopback alone, and with
+// a token it serves beyond loopback.
 func TestHTTPRefusesUnauthenticatedNetworkBind(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "example.com:0"} {
-		err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{}, addr)
-		if !errors.Is(err, server.ErrUnauthenticatedBind) {
-			t.Errorf("%s without a token: %v, want ErrUnauthenticatedBind", addr, err)
+		for _, noAuth := range []bool{false, true} {
+			err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{HTTP: server.HTTPOptions{NoAuth: noAuth}}, addr)
+			if !errors.Is(err, server.ErrUnauthenticatedBind) {
+				t.Errorf("%s without a token (no_auth %v): %v, want ErrUnauthenticatedBind", addr, noAuth, err)
+			}
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0", "localhost:0", "0"} {
+		if err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{}, addr); !errors.Is(err, server.ErrNoAuthToken) {
+			t.Errorf("%s without a token: %v, want ErrNoAuthToken", addr, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -333,7 +342,7 @@ func TestServeHTTPDrainsCallsInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- server.ServeHTTP(ctx, testRegistry(t, stuckNamespace(entered)), server.Options{}, addr)
+		done <- server.ServeHTTP(ctx, testRegistry(t, stuckNamespace(entered)), server.Options{HTTP: server.HTTPOptions{NoAuth: true}}, addr)
 	}()
 	var cs *mcp.ClientSession
 	for range 50 {
@@ -388,6 +397,7 @@ func serveAndDial(t *testing.T, opts server.HTTPOptions) (net.Conn, string) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	opts.NoAuth = true
 	go server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: opts}, addr)
 	var conn net.Conn
 	for range 50 {

@@ -344,17 +344,23 @@ func ListenAddr(addr string) (string, error) {
 // ServeHTTP serves the Streamable HTTP transport on addr (see ListenAddr)
 // until ctx is cancelled, then shuts down: it stops accepting connections,
 // waits up to HTTPDrainTimeout for the calls in flight to finish (their
-// answers are delivered), then closes what is left. It refuses, with
-// ErrUnauthenticatedBind, an address that is not loopback when
-// Options.HTTP.AuthToken is empty. It logs the URL to Options.Logger once
+// answers are delivered), then closes what is left. Without
+// Options.HTTP.AuthToken it refuses to serve: ErrUnauthenticatedBind for
+// an address that is not loopback, ErrNoAuthToken for a loopback one
+// unless Options.HTTP.NoAuth is set. It logs the URL to Options.Logger once
 // listening.
 func ServeHTTP(ctx context.Context, reg *registry.Registry, opts Options, addr string) error {
 	hostPort, err := ListenAddr(addr)
 	if err != nil {
 		return err
 	}
-	if !loopbackHost(hostOf(hostPort)) && opts.HTTP.AuthToken == "" {
-		return ErrUnauthenticatedBind
+	if opts.HTTP.AuthToken == "" {
+		if !loopbackHost(hostOf(hostPort)) {
+			return ErrUnauthenticatedBind
+		}
+		if !opts.HTTP.NoAuth {
+			return ErrNoAuthToken
+		}
 	}
 	f, err := newHTTPHandler(reg, opts)
 	if err != nil {

@@ -377,7 +377,7 @@ func TestSubprocessExits(t *testing.T) {
 var urlRE = regexp.MustCompile(`url=(http://\S+)`)
 
 func TestSubprocessHTTP(t *testing.T) {
-	cmd := serveCmd(t, serveEnv(), "--http", "127.0.0.1:0")
+	cmd := serveCmd(t, serveEnv(), "--http", "127.0.0.1:0", "--no-auth")
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,9 @@ func TestHTTPRefusesCrossOrigin(t *testing.T) {
 func TestServeHTTPStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{}, "127.0.0.1:0") }()
+	go func() {
+		done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{NoAuth: true}}, "127.0.0.1:0")
+	}()
 	time.Sleep(100 * time.Millisecond)
 	cancel()
 	select {
@@ -94,7 +96,7 @@ func TestServeHTTPStopsOnCancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeHTTP did not stop after cancel")
 	}
-	if err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{Tools: []string{"nope"}}, "127.0.0.1:0"); err == nil {
+	if err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{Tools: []string{"nope"}, HTTP: server.HTTPOptions{NoAuth: true}}, "127.0.0.1:0"); err == nil {
 		t.Fatal("ServeHTTP with an unknown tool selected succeeded")
 	}
 }
