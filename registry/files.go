@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cursus-go/cursus/envelope"
@@ -199,4 +200,73 @@ func FileError(arg, given string, err error) error {
 		return envelope.InvalidInput("cannot %s %s %s: %s", pe.Op, arg, given, msg).WithDetails(arg, given)
 	}
 	return envelope.Errorf(envelope.CodeToolError, "cannot %s %s %s: %s", pe.Op, arg, given, msg).WithDetails(arg, given)
+}
+
+// relativeToRoot rewrites the absolute paths under the project root of a
+// confined call (ctx's policy; none for a trusted caller) in s relative to
+// the root, and the root itself as ".": an error names a project's files
+// as the caller names them, never where the project lies on the machine.
+func relativeToRoot(ctx context.Context, s string) string {
+	p := PolicyFrom(ctx)
+	if p == nil || s == "" {
+		return s
+	}
+	root := p.ProjectRoot
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return s
+		}
+		root = wd
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return s
+	}
+	roots := []string{root}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		roots = append(roots, real)
+	}
+	for _, r := range roots {
+		if len(r) > 1 {
+			s = replaceRoot(s, r)
+		}
+	}
+	return s
+}
+
+// replaceRoot rewrites the occurrences of root in s that are whole paths
+// or the start of one: "<root>/x" as "x", "<root>" as ".".
+func replaceRoot(s, root string) string {
+	pathByte := func(c byte) bool {
+		return c == '/' || c == '.' || c == '_' || c == '-' || c == '~' || c == '+' ||
+			('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, root)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(root)
+		switch {
+		case i > 0 && pathByte(s[i-1]):
+			// Inside a longer path (/x/<root>): not the root.
+			b.WriteString(s[:end])
+		case end < len(s) && s[end] == '/':
+			b.WriteString(s[:i])
+			end++ // drop the separator too
+			if end >= len(s) || !pathByte(s[end]) {
+				b.WriteString(".")
+			}
+		case end == len(s) || !pathByte(s[end]):
+			b.WriteString(s[:i])
+			b.WriteString(".")
+		default:
+			// A longer name (<root>2): not the root.
+			b.WriteString(s[:end])
+		}
+		s = s[end:]
+	}
 }

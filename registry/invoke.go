@@ -100,6 +100,7 @@ func (r *Registry) call(ctx context.Context, name string, args any, wantJSON boo
 			res = envelope.OK(nil)
 		}
 		res.WithWarnings(aliased...)
+		relativeResult(ctx, res)
 		res.SetMeta("tool", t.Name)
 		res.SetMeta("duration_ms", float64(time.Since(start).Microseconds())/1000)
 		if observer != nil {
@@ -192,6 +193,25 @@ func (r *Registry) call(ctx context.Context, name string, args any, wantJSON boo
 		}
 	}
 	return out, nil
+}
+
+// relativeResult writes the paths under the project root in a result's
+// error, remedy and warnings relative to the root (relativeToRoot).
+func relativeResult(ctx context.Context, res *envelope.ToolResult) {
+	if PolicyFrom(ctx) == nil {
+		return
+	}
+	res.Error = relativeToRoot(ctx, res.Error)
+	if res.Remedy != nil {
+		res.Remedy.FixAction = relativeToRoot(ctx, res.Remedy.FixAction)
+	}
+	if len(res.Warnings) > 0 {
+		ws := make([]string, len(res.Warnings))
+		for i, w := range res.Warnings {
+			ws[i] = relativeToRoot(ctx, w)
+		}
+		res.Warnings = ws
+	}
 }
 
 // encode marshals a result once. A result that does not marshal (a

@@ -58,3 +58,30 @@ func TestResolveReadPath(t *testing.T) {
 		t.Errorf("blank path: %v", err)
 	}
 }
+
+// TestErrorsShowPathsRelativeToTheRoot: an error text showed the absolute
+// project root ("open /home/me/work/p/config.json: ..."); a confined
+// caller's errors, remedies and warnings now name project files relative
+// to the root, and the root as "."; a trusted caller's stay as they are.
+func TestErrorsShowPathsRelativeToTheRoot(t *testing.T) {
+	root := t.TempDir()
+	msg := func(root string) string {
+		return "open " + filepath.Join(root, "p", "config.json") + ": bad; in " + root + "; not " + root + "2/x nor /other" + root + "/y"
+	}
+	reg := demoRegistry(t, registry.New("demo.abs", registry.Spec{Description: "Fails naming an absolute path."},
+		func(ctx context.Context, a struct{}) (*envelope.ToolResult, error) {
+			return envelope.Fail(msg(root), envelope.CodeNotFound).WithRemedy("edit " + filepath.Join(root, "p")).WithWarnings("wrote " + root + "/runs/x"), nil
+		}))
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
+	res := reg.Call(ctx, "demo.abs", map[string]any{})
+	want := "open p/config.json: bad; in .; not " + root + "2/x nor /other" + root + "/y"
+	if res.Error != want {
+		t.Errorf("error:\n got %q\nwant %q", res.Error, want)
+	}
+	if res.Remedy == nil || res.Remedy.FixAction != "edit p" || len(res.Warnings) != 1 || res.Warnings[0] != "wrote runs/x" {
+		t.Errorf("remedy %v, warnings %q", res.Remedy, res.Warnings)
+	}
+	if res := reg.Call(context.Background(), "demo.abs", map[string]any{}); res.Error != msg(root) {
+		t.Errorf("a trusted caller's error changed: %q", res.Error)
+	}
+}

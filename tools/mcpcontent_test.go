@@ -119,3 +119,16 @@ func TestResourceReadHeldToTheAnswerCap(t *testing.T) {
 		t.Errorf("the tool reference over a 4 KiB cap: %v", err)
 	}
 }
+
+// TestErrorTextsNameFilesRelativeToTheRoot: a confined caller's error
+// showed the absolute project root (workflow.status: "no run "x" under
+// /home/me/project/runs"); it names the run directory as the caller
+// would, relative to the root.
+func TestErrorTextsNameFilesRelativeToTheRoot(t *testing.T) {
+	root := t.TempDir()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{ProjectRoot: root})
+	res := cursus.Registry().Call(ctx, "workflow.status", map[string]any{"run_id": "nope"})
+	if res.OK || strings.Contains(res.Error, root) || !strings.Contains(res.Error, "under runs") {
+		t.Errorf("workflow.status of an unknown run: %q", res.Error)
+	}
+}
