@@ -13,10 +13,12 @@ import (
 // The AWS tools act in one region and say where: every answer of a tool that calls AWS carries
 // meta.aws {account, region} (failures in meta.details.aws). The region is the pipeline's: an
 // execution's ARN names it; a tool given pipeline_name takes its region argument (compile.dag's
-// next steps pass the config's), else the AWS configuration's. A region other than the
-// configuration's is used explicitly, with a warning: a call never lands in the configuration's
-// region when the pipeline lives elsewhere. The account comes from STS GetCallerIdentity, asked
-// once per set of credentials in the process.
+// next steps pass the config's), else the AWS configuration's; a tool given a config
+// (compile.dag, pipeline.diff) takes its region argument, else the config's, and refuses a
+// config's region the AWS configuration disagrees with (openAWSForConfig). A region other than
+// the configuration's is used explicitly, with a warning: a call never lands in the
+// configuration's region when the pipeline lives elsewhere. The account comes from STS
+// GetCallerIdentity, asked once per set of credentials in the process.
 
 // regionArg is the region argument of the AWS tools that take a pipeline name.
 type regionArg struct {
@@ -72,6 +74,34 @@ func openAWS(ctx context.Context, region string) (*awsCall, error) {
 	if err != nil {
 		return nil, toolError(err)
 	}
+	return identify(ctx, c)
+}
+
+// openAWSForConfig builds the client of a tool that acts on a compiled pipeline (tool: its name),
+// in region, the compile's. When the region came from the config (explicit false: no region
+// argument) and the AWS configuration (AWS_REGION or the profile) names another, it refuses
+// before any AWS call, with a remedy naming both regions: the user's AWS setup and the config
+// disagree about where the pipeline lives, and only the user can say which is meant. A region
+// argument is that statement: the call then acts there, with a warning when the configuration
+// names another.
+func openAWSForConfig(ctx context.Context, region, tool string, explicit bool) (*awsCall, error) {
+	c, err := smclient.Open(ctx, smclient.Options{Region: region})
+	if err != nil {
+		return nil, toolError(err)
+	}
+	if amb := c.AmbientRegion(); !explicit && amb != "" && amb != c.Region() {
+		return nil, envelope.InvalidInput("region: the config puts the pipeline in %s, but the AWS configuration (AWS_REGION or the profile) names %s; nothing was sent to AWS",
+			c.Region(), amb).
+			WithDetails("field", "region", "config_region", c.Region(), "aws_region", amb).
+			WithRemedy(fmt.Sprintf("call %s again with region %q to act in the config's region (or set AWS_REGION=%s), or with region %q to compile for and act in the AWS configuration's (or change the config's region)",
+				tool, c.Region(), c.Region(), amb), tool)
+	}
+	return identify(ctx, c)
+}
+
+// identify makes the awsCall of a client: where it acts, whether that is the configuration's
+// region, and the account (STS, once per credentials).
+func identify(ctx context.Context, c *smclient.Client) (*awsCall, error) {
 	a := &awsCall{c: c, target: AWSTarget{Region: c.Region()}}
 	if amb := c.AmbientRegion(); amb != "" && amb != c.Region() {
 		a.warnings = append(a.warnings, fmt.Sprintf("acting in %s, the pipeline's region, not in %s, the AWS configuration's (AWS_REGION or the profile): nothing was sent to %s", c.Region(), amb, amb))

@@ -590,5 +590,5 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.Result[Compile
 	if res.Role == "" {
 		return nil, envelope.InvalidInput("upsert needs an IAM role: set role in the config or pass role").WithRemedy("pass role: arn:aws:iam::<account>:role/<name>")
 	}
-	return upsertCompiled(ctx, res, a.Tags, data)
+	return upsertCompiled(ctx, res, a.Tags, data, region != "")
 }

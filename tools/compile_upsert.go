@@ -15,13 +15,16 @@ import (
 // upload manifest, calls smclient.Upsert with the definition (through S3 under
 // <S3Location>/definition when it is too large to send inline), and adds to data what happened.
 // A deployment that went live in part answers upsert_partial with data saying what went live.
-func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]string, data CompileDAGData) (*envelope.Result[CompileDAGData], error) {
+//
+// explicit says the caller gave the region (compile.dag's region argument): without it, a
+// config's region the AWS configuration disagrees with is refused (openAWSForConfig).
+func upsertCompiled(ctx context.Context, res *compiler.Result, tags map[string]string, data CompileDAGData, explicit bool) (*envelope.Result[CompileDAGData], error) {
 	up, err := upsertInput(ctx, res, tags)
 	if err != nil {
 		return nil, err
 	}
 	defer up.cleanup()
-	aw, err := openAWS(ctx, res.Region)
+	aw, err := openAWSForConfig(ctx, res.Region, "compile.dag", explicit)
 	if err != nil {
 		return nil, err
 	}

@@ -264,7 +264,7 @@ func pipelineDiff(ctx context.Context, a pipelineDiffArgs) (*envelope.Result[Pip
 		return nil, err
 	}
 	defer up.cleanup()
-	aw, err := openAWS(ctx, res.Region)
+	aw, err := openAWSForConfig(ctx, res.Region, "pipeline.diff", region != "")
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,12 @@ import (
 )
 
 // Deploy where the pipeline lives: with AWS_REGION=us-east-1 in the environment and region EU in
-// the config, compile.dag compiles eu-west-1 images and creates the pipeline in eu-west-1 (moto
-// keeps regions apart), saying so in meta.aws and a warning; nothing lands in us-east-1. The
-// execution tools follow: execution.start in the region given, the others in their ARN's. A
-// region argument overrides the config's; a region that is none is refused before any call.
+// the config, compile.dag and pipeline.diff refuse before any AWS call, with a remedy naming both
+// regions. Given region EU, compile.dag compiles eu-west-1 images and creates the pipeline in
+// eu-west-1 (moto keeps regions apart), saying so in meta.aws and a warning; nothing lands in
+// us-east-1. The execution tools follow: execution.start in the region given, the others in
+// their ARN's. A region argument overrides the config's; a region that is none is refused
+// before any call.
 func TestDeployInThePipelinesRegion(t *testing.T) {
 	moto := awstest.StartMoto(t)
 	rec := awstest.NewServer(t, moto.Endpoint)
@@ -35,7 +37,25 @@ func TestDeployInThePipelinesRegion(t *testing.T) {
 	cfg := writeConfigWith(t, "simple-training", map[string]any{"region": "EU"})
 	dagFile := compileExampleArgs("simple-training")["dag_file"]
 
-	env := tools.CallTool(t, ctx, "compile.dag", map[string]any{"dag_file": dagFile, "config_file": cfg, "upsert": true})
+	// The config says EU, the AWS configuration us-east-1: refused, nothing sent.
+	calls := len(rec.Calls())
+	for _, tool := range []string{"compile.dag", "pipeline.diff"} {
+		args := map[string]any{"dag_file": dagFile, "config_file": cfg}
+		if tool == "compile.dag" {
+			args["upsert"] = true
+		}
+		refused := tools.CallTool(t, ctx, tool, args)
+		tools.WantFail(t, refused, envelope.CodeInvalidInput)
+		if txt := jsonText(t, refused); !strings.Contains(txt, "the config puts the pipeline in eu-west-1, but the AWS configuration (AWS_REGION or the profile) names us-east-1") ||
+			!strings.Contains(txt, `call `+tool+` again with region \"eu-west-1\"`) {
+			t.Errorf("%s with a config in EU and AWS_REGION=us-east-1: %s", tool, txt)
+		}
+	}
+	if len(rec.Calls()) != calls {
+		t.Errorf("a refused region mismatch reached AWS: %v", rec.Calls()[calls:])
+	}
+
+	env := tools.CallTool(t, ctx, "compile.dag", map[string]any{"dag_file": dagFile, "config_file": cfg, "upsert": true, "region": "EU"})
 	data := tools.WantOK(t, env)
 	if data["region"] != "eu-west-1" || !strings.HasPrefix(data["pipeline_arn"].(string), "arn:aws:sagemaker:eu-west-1:123456789012:pipeline/") {
 		t.Fatalf("compile.dag %v", data)
@@ -76,7 +96,7 @@ func TestDeployInThePipelinesRegion(t *testing.T) {
 	if d := tools.WantOK(t, env); d["region"] != "us-west-2" {
 		t.Errorf("compile.dag region FE %v", d)
 	}
-	calls := len(rec.Calls())
+	calls = len(rec.Calls())
 	tools.WantFail(t, tools.CallTool(t, ctx, "compile.dag", map[string]any{"dag_file": dagFile, "config_file": cfg, "region": "Europe", "upsert": true}), envelope.CodeInvalidInput)
 	tools.WantFail(t, tools.CallTool(t, ctx, "pipeline.list", map[string]any{"region": "mars-1"}), envelope.CodeInvalidInput)
 	if len(rec.Calls()) != calls {
