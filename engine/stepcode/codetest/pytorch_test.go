@@ -237,6 +237,9 @@ func TestPyTorchTrainingRefusesBadHyperparameters(t *testing.T) {
 		{"num_class disagrees", dataset{classes: 3}, torchHyperparameters(map[string]any{"num_class": 2}), "num_class=2 but there are 3 classes"},
 		{"label outside the categories", dataset{classes: 3}, torchHyperparameters(map[string]any{"multiclass_categories": []int{0, 1}}), "not among the classes"},
 		{"missing column", dataset{classes: 2}, torchHyperparameters(map[string]any{"tab_field_list": []string{"x1", "nope"}}), "nope"},
+		{"unknown text encoder", dataset{classes: 2}, torchHyperparameters(map[string]any{"text_name": "x9", "text_model": "gru"}), "text_model='gru'"},
+		{"text field also numeric", dataset{classes: 2}, torchHyperparameters(map[string]any{"text_name": "x1"}), "text_name='x1' is also in tab_field_list"},
+		{"missing text column", dataset{classes: 2}, torchHyperparameters(map[string]any{"text_name": "body"}), "body"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

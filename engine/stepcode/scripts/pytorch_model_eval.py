@@ -51,8 +51,9 @@ def main(input_paths, output_paths, environ_vars, job_args):
     device = features.torch_device(environ_vars["DEVICE"])
     model = torch.jit.load(weights, map_location=device)
     model.eval()
+    tokenizer = features.pytorch_tokenizer(config, os.path.dirname(weights))
     return evaluation.run(input_paths, output_paths, environ_vars, job_args, config,
-                          lambda df: (probabilities(model, features.pytorch_matrix(config, df), device, environ_vars["BATCH_SIZE"], environ_vars["NUM_WORKERS"]), "on %s" % device))
+                          lambda df: (probabilities(model, features.pytorch_matrix(config, df, tokenizer), device, environ_vars["BATCH_SIZE"], environ_vars["NUM_WORKERS"]), "on %s" % device))
 
 
 if __name__ == "__main__":

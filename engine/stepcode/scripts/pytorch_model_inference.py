@@ -35,9 +35,10 @@ def main(input_paths, output_paths, environ_vars, job_args):
     device = features.torch_device(environ_vars["DEVICE"])
     model = torch.jit.load(weights, map_location=device)
     model.eval()
+    tokenizer = features.pytorch_tokenizer(config, os.path.dirname(weights))
 
     def score(df):
-        x = torch.from_numpy(features.pytorch_matrix(config, df)).to(device)
+        x = torch.from_numpy(features.pytorch_matrix(config, df, tokenizer)).to(device)
         with torch.no_grad():
             cols = batchscore.probability_columns(torch.softmax(model(x), 1).cpu().numpy())
             if environ_vars["EMBEDDING_MODE"]:

@@ -10,10 +10,13 @@ Contract:
            /opt/ml/input/data/hyperparameters_s3_uri       optional hyperparameters.json; the job's
                                                            hyperparameters override it key by key
            /opt/ml/input/data/model_artifacts_input        optional impute_dict.json and
-                                                           risk_table_map.json of the preprocessing steps
-  outputs  /opt/ml/model        model.pt (TorchScript: imputation, scaling, embeddings and the network),
-                                model_config.json (fields, classes, category vocabularies, risk tables),
-                                hyperparameters.json; SageMaker packs it into model.tar.gz
+                                                           risk_table_map.json of the preprocessing steps,
+                                                           tokenizer.json of TokenizerTraining (any sub-folder)
+  outputs  /opt/ml/model        model.pt (TorchScript: imputation, scaling, embeddings, the text
+                                encoder and the network), model_config.json (fields, classes, category
+                                vocabularies, risk tables, text field), hyperparameters.json, and for a
+                                text model tokenizer.json and tokenizer_bpe.py (the code that encodes
+                                with it); SageMaker packs it into model.tar.gz
            /opt/ml/output/data  val/ and test/: predictions.csv (id, label, prob_class_*), metrics.json
   env      USE_PRECOMPUTED_IMPUTATION   the data is already imputed; keep the artifacts' values for serving
            USE_PRECOMPUTED_RISK_TABLES  categorical fields are already risk-mapped (numeric)
@@ -23,20 +26,26 @@ Contract:
 
 Hyperparameters: label_name, tab_field_list (required); id_name, cat_field_list,
 multiclass_categories, num_class, class_weights, hidden_dims, embedding_dim, dropout, lr,
-batch_size, max_epochs, optimizer, weight_decay, early_stop_patience, seed. The command-line
+batch_size, max_epochs, optimizer, weight_decay, early_stop_patience, seed; text_name (a text
+column: the model then encodes its byte-pair tokens), text_model (bag: averaged token embeddings,
+lstm: a bidirectional LSTM, transformer: two encoder layers), max_sequence_length,
+text_embedding_dim, tokenizer_vocab_size (when model_artifacts_input holds no tokenizer.json, one
+is trained here on at most 100000 training texts). The command-line
 arguments the training toolkit adds (--name value per hyperparameter) are ignored: the file is
 read instead. Labels are mapped to class indices (multiclass_categories gives the order; without
 it 0 and 1 when every label is 0 or 1, else the sorted distinct training labels).
 """
+import glob
 import math
 import os
+import shutil
 
 import numpy as np
 import pandas as pd
 import torch
 from torch import nn
 
-from steplib import labels, trainjob
+from steplib import bpe, features, labels, trainjob
 
 HPARAMS_FILE = "/opt/ml/input/config/hyperparameters.json"
 DATA_DIR = "/opt/ml/input/data"
@@ -45,6 +54,9 @@ ARTIFACTS_DIR = "/opt/ml/input/data/model_artifacts_input"
 MODEL_DIR = "/opt/ml/model"
 EVAL_DIR = "/opt/ml/output/data"
 FAILURE_FILE = "/opt/ml/output/failure"
+MAX_TOKENIZER_TEXTS = 100000
+TOKENIZER_CODE = "tokenizer_bpe.py"
+TEXT_MODELS = ("bag", "lstm", "transformer")
 
 LIST_KEYS = ("tab_field_list", "cat_field_list", "multiclass_categories", "class_weights", "hidden_dims", "full_field_list")
 DEFAULTS = {
@@ -63,17 +75,32 @@ DEFAULTS = {
     "weight_decay": 0.0,
     "early_stop_patience": 3,
     "seed": 42,
+    "text_name": "",
+    "text_model": "lstm",
+    "max_sequence_length": 64,
+    "text_embedding_dim": 64,
+    "tokenizer_vocab_size": 4000,
 }
 
 
 def load_hyperparameters():
     hp = trainjob.load_hyperparameters((os.path.join(HPARAMS_INPUT_DIR, "hyperparameters.json"), HPARAMS_FILE),
                                        ("label_name", "tab_field_list"), DEFAULTS, LIST_KEYS,
-                                       ("embedding_dim", "batch_size", "max_epochs", "early_stop_patience", "seed"),
+                                       ("embedding_dim", "batch_size", "max_epochs", "early_stop_patience", "seed",
+                                        "max_sequence_length", "text_embedding_dim", "tokenizer_vocab_size"),
                                        ("dropout", "lr", "weight_decay"))
     hp["hidden_dims"] = [int(h) for h in hp["hidden_dims"]]
     if hp["optimizer"] not in ("adam", "adamw", "sgd"):
         raise SystemExit("hyperparameter optimizer=%r: want adam, adamw or sgd" % hp["optimizer"])
+    if hp["text_name"]:
+        if hp["text_model"] not in TEXT_MODELS:
+            raise SystemExit("hyperparameter text_model=%r: want %s" % (hp["text_model"], ", ".join(TEXT_MODELS)))
+        if hp["max_sequence_length"] < 3:
+            raise SystemExit("hyperparameter max_sequence_length=%d: want at least 3 (<cls>, a token, <sep>)" % hp["max_sequence_length"])
+        if hp["text_embedding_dim"] < 2:
+            raise SystemExit("hyperparameter text_embedding_dim=%d: want at least 2" % hp["text_embedding_dim"])
+        if hp["text_name"] in hp["tab_field_list"] or hp["text_name"] in hp["cat_field_list"]:
+            raise SystemExit("hyperparameter text_name=%r is also in tab_field_list or cat_field_list" % hp["text_name"])
     return hp
 
 
@@ -97,6 +124,11 @@ class Preprocessor(object):
         self.levels = {f: {} for f in self.embedding_fields}
         self.impute = {}
         self.risk_tables = {}
+        self.text = hp.get("text_name") or ""
+        self.text_len = int(hp.get("max_sequence_length") or 64) if self.text else 0
+        self.text_model = hp.get("text_model", "") if self.text else ""
+        self.texts = []  # a sample of the training texts, for a tokenizer trained here
+        self.tokenizer = None
 
     def observe(self, df):
         """Accumulate the statistics of one chunk of training rows."""
@@ -109,8 +141,10 @@ class Preprocessor(object):
         for f in self.embedding_fields:
             for v, n in df[f].map(labels.category_key).value_counts().items():
                 self.levels[f][v] = self.levels[f].get(v, 0) + int(n)
+        if self.text and len(self.texts) < MAX_TOKENIZER_TEXTS:
+            self.texts.extend(str(t) for t in df[self.text].dropna().tolist()[: MAX_TOKENIZER_TEXTS - len(self.texts)])
 
-    def finish(self, artifacts):
+    def finish(self, artifacts, hp):
         self.mean, self.std = {}, {}
         for f in self.numeric_fields:
             n = self.counts[f]
@@ -127,6 +161,15 @@ class Preprocessor(object):
             self.risk_tables = {f: t for f, t in artifacts["risk_table_map"].items() if f in self.cat}
         self.vocab = {f: sorted(self.levels[f]) for f in self.embedding_fields}
         self.index = {f: {v: i + 1 for i, v in enumerate(self.vocab[f])} for f in self.embedding_fields}
+        if self.text:
+            found = sorted(glob.glob(os.path.join(ARTIFACTS_DIR, "**", "tokenizer.json"), recursive=True))
+            if found:
+                self.tokenizer = bpe.load(found[0])
+                trainjob.log("tokenizer from %s (%d tokens)" % (found[0], len(self.tokenizer.vocab)))
+            else:
+                vocab, merges = bpe.train(self.texts, int(hp.get("tokenizer_vocab_size") or 4000))
+                self.tokenizer = bpe.Tokenizer(vocab, merges)
+                trainjob.log("no tokenizer in model_artifacts_input: trained one on %d texts (%d tokens)" % (len(self.texts), len(vocab)))
 
     def matrix(self, df):
         """float32 [rows, numeric + embedding fields]: NaN where a numeric value is missing, the
@@ -135,9 +178,10 @@ class Preprocessor(object):
         for f in self.embedding_fields:
             idx = self.index[f]
             cols.append(df[f].map(lambda v: idx.get(labels.category_key(v), 0)).to_numpy(dtype="float64"))
-        if not cols:
-            return np.zeros((len(df), 0), dtype="float32")
-        return np.stack(cols, axis=1).astype("float32")
+        m = np.stack(cols, axis=1).astype("float32") if cols else np.zeros((len(df), 0), dtype="float32")
+        if self.text:
+            m = np.concatenate([m, features.token_matrix(self.tokenizer, df[self.text], self.text_len)], axis=1)
+        return m
 
     def config(self):
         return {
@@ -146,23 +190,82 @@ class Preprocessor(object):
             "vocabularies": self.vocab,
             "impute_dict": self.impute,
             "risk_tables": self.risk_tables,
+            "text_field": self.text,
+            "max_sequence_length": self.text_len,
+            "tokenizer_file": "tokenizer.json" if self.text else "",
+            "tokenizer_code": TOKENIZER_CODE if self.text else "",
+            "text_model": self.text_model,
         }
 
 
-class TabularNet(nn.Module):
-    """Imputation and scaling of the numeric inputs, one embedding per categorical field, hidden
-    layers, then one logit per class. Input: float [rows, numeric values + category indices].
-    embed() returns the last hidden layer (the inference step's EMBEDDING_MODE)."""
+class BagEncoder(nn.Module):
+    """A text's token embeddings averaged (padding left out)."""
 
-    def __init__(self, impute, mean, std, cardinalities, embedding_dim, hidden_dims, n_classes, dropout):
+    def __init__(self, vocab, dim, max_len, dropout):
+        super(BagEncoder, self).__init__()
+        self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+
+    def forward(self, tokens):
+        mask = (tokens != 0).unsqueeze(-1).float()
+        return (self.emb(tokens) * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+
+class LSTMEncoder(nn.Module):
+    """A bidirectional LSTM over the token embeddings, its outputs averaged over the text."""
+
+    def __init__(self, vocab, dim, max_len, dropout):
+        super(LSTMEncoder, self).__init__()
+        self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+        self.lstm = nn.LSTM(dim, dim // 2, batch_first=True, bidirectional=True)
+
+    def forward(self, tokens):
+        mask = (tokens != 0).unsqueeze(-1).float()
+        h, _ = self.lstm(self.emb(tokens))
+        return (h * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+
+class TransformerTextEncoder(nn.Module):
+    """Two transformer encoder layers over token and position embeddings, averaged over the
+    text (padding masked)."""
+
+    def __init__(self, vocab, dim, max_len, dropout):
+        super(TransformerTextEncoder, self).__init__()
+        self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+        self.pos = nn.Embedding(max_len, dim)
+        layer = nn.TransformerEncoderLayer(dim, 4 if dim % 4 == 0 else 1, dim * 2, dropout, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, tokens):
+        pad = tokens == 0
+        positions = torch.arange(tokens.size(1), device=tokens.device).unsqueeze(0).expand_as(tokens)
+        h = self.encoder(self.emb(tokens) + self.pos(positions), src_key_padding_mask=pad)
+        # the evaluation fast path may drop the trailing positions every text pads
+        mask = (~pad)[:, : h.size(1)].unsqueeze(-1).float()
+        return (h * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+
+TEXT_ENCODERS = {"bag": BagEncoder, "lstm": LSTMEncoder, "transformer": TransformerTextEncoder}
+
+
+class TabularNet(nn.Module):
+    """Imputation and scaling of the numeric inputs, one embedding per categorical field, a text
+    encoder over a text field's token ids (when the model has one), hidden layers, then one logit
+    per class. Input: float [rows, numeric values + category indices + token ids]. embed() returns
+    the last hidden layer (the inference step's EMBEDDING_MODE)."""
+
+    def __init__(self, impute, mean, std, cardinalities, embedding_dim, hidden_dims, n_classes, dropout,
+                 text_model="", text_vocab=0, text_dim=0, text_len=0):
         super(TabularNet, self).__init__()
         self.n_numeric = len(mean)
+        self.n_categorical = len(cardinalities)
+        self.text_len = text_len
         self.register_buffer("impute", torch.tensor(impute, dtype=torch.float32))
         self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
         self.register_buffer("std", torch.tensor(std, dtype=torch.float32))
         self.embeddings = nn.ModuleList([nn.Embedding(c + 1, embedding_dim) for c in cardinalities])
+        self.text = TEXT_ENCODERS[text_model](text_vocab, text_dim, text_len, dropout) if text_len else nn.Identity()
         layers = []
-        width = self.n_numeric + embedding_dim * len(cardinalities)
+        width = self.n_numeric + embedding_dim * len(cardinalities) + (text_dim if text_len else 0)
         for h in hidden_dims:
             layers += [nn.Linear(width, h), nn.ReLU(), nn.Dropout(dropout)]
             width = h
@@ -178,6 +281,9 @@ class TabularNet(nn.Module):
         for emb in self.embeddings:
             parts.append(emb(x[:, self.n_numeric + i].long()))
             i += 1
+        if self.text_len > 0:
+            start = self.n_numeric + self.n_categorical
+            parts.append(self.text(x[:, start:start + self.text_len].long()))
         return self.body(torch.cat(parts, 1))
 
     def forward(self, x):
@@ -228,7 +334,7 @@ def main(environ_vars):
     if val_df is None:
         raise SystemExit("no data files under %s/val" % DATA_DIR)
     prep = Preprocessor(hp, precomputed_imputation, precomputed_risk)
-    needed = prep.tab + prep.cat + [label]
+    needed = prep.tab + prep.cat + [label] + ([prep.text] if prep.text else [])
     seen_labels, full_fields, n_train = [], None, 0
     if streaming:
         trainjob.log("streaming the training files (ENABLE_TRUE_STREAMING)")
@@ -253,7 +359,10 @@ def main(environ_vars):
         for f in prep.cat:
             if not pd.api.types.is_numeric_dtype(val_df[f]):
                 raise SystemExit("USE_PRECOMPUTED_RISK_TABLES is true but %s is not numeric: map it with RiskTableMapping first" % f)
-    prep.finish(artifacts)
+    if not prep.text and glob.glob(os.path.join(ARTIFACTS_DIR, "**", "tokenizer.json"), recursive=True):
+        raise SystemExit("model_artifacts_input holds a tokenizer.json (TokenizerTraining) but text_name is empty: "
+                         "set text_name to the text column the tokenizer was trained on")
+    prep.finish(artifacts, hp)
     classes = labels.Classes(hp, seen_labels)
     n_classes = len(classes.names)
     trainjob.log("%d training rows, %d classes %s, %d numeric and %d embedded fields" % (n_train, n_classes, classes.names, len(prep.numeric_fields), len(prep.embedding_fields)))
@@ -265,6 +374,7 @@ def main(environ_vars):
         [prep.std[f] for f in prep.numeric_fields],
         [len(prep.vocab[f]) for f in prep.embedding_fields],
         hp["embedding_dim"], hp["hidden_dims"], n_classes, hp["dropout"],
+        hp["text_model"], len(prep.tokenizer.vocab) if prep.text else 0, hp["text_embedding_dim"], prep.text_len,
     ).to(device)
     weights = None
     if hp["class_weights"]:
@@ -340,6 +450,11 @@ def main(environ_vars):
     }
     config.update(prep.config())
     trainjob.write_json(os.path.join(MODEL_DIR, "model_config.json"), config)
+    if prep.text:
+        # The tokenizer and the code that encodes with it travel with the model: the serving
+        # handler loads both from the model directory.
+        prep.tokenizer.save(os.path.join(MODEL_DIR, "tokenizer.json"))
+        shutil.copyfile(bpe.__file__, os.path.join(MODEL_DIR, TOKENIZER_CODE))
     trainjob.write_json(os.path.join(MODEL_DIR, "hyperparameters.json"), hp)
     trainjob.log("saved model.pt, model_config.json and hyperparameters.json to %s" % MODEL_DIR)
 

@@ -41,11 +41,45 @@ def lightgbm_matrix(config, df):
     return np.stack(cols, axis=1) if cols else np.zeros((len(df), 0))
 
 
-def pytorch_matrix(config, df):
+def text_value(v):
+    """A text cell as a string: "" when missing."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return ""
+    return str(v)
+
+
+def token_matrix(tokenizer, texts, length):
+    """float32 [rows, length]: each text's token ids (steplib.bpe), padded or cut to length."""
+    out = np.zeros((len(texts), length), dtype="float32")
+    for i, t in enumerate(texts.tolist() if hasattr(texts, "tolist") else texts):
+        out[i] = tokenizer.encode(text_value(t), length)
+    return out
+
+
+def pytorch_tokenizer(config, model_dir):
+    """The tokenizer of a PyTorchTraining text model (tokenizer.json beside model.pt), or None
+    for a model without a text field."""
+    if not config.get("text_field"):
+        return None
+    import os
+
+    from steplib import bpe
+
+    path = os.path.join(model_dir, config.get("tokenizer_file") or "tokenizer.json")
+    if not os.path.exists(path):
+        raise SystemExit("the model reads text field %r but its archive holds no %s" % (config["text_field"], os.path.basename(path)))
+    return bpe.load(path)
+
+
+def pytorch_matrix(config, df, tokenizer=None):
     """PyTorchTraining's network input (float32): numeric_fields as floats (NaN when missing, the
     network imputes; a risk-mapped field through its table when the value is a category), then
-    embedding_fields as vocabulary indices (0: unseen)."""
-    check_fields(df, config["numeric_fields"] + config["embedding_fields"])
+    embedding_fields as vocabulary indices (0: unseen), then for a text model the text field's
+    max_sequence_length token ids (tokenizer: pytorch_tokenizer's)."""
+    text = config.get("text_field") or ""
+    check_fields(df, config["numeric_fields"] + config["embedding_fields"] + ([text] if text else []))
+    if text and tokenizer is None:
+        raise SystemExit("the model reads text field %r: its tokenizer is needed" % text)
     cols = []
     for f in config["numeric_fields"]:
         table = config.get("risk_tables", {}).get(f)
@@ -58,9 +92,10 @@ def pytorch_matrix(config, df):
     for f in config["embedding_fields"]:
         index = {v: i + 1 for i, v in enumerate(config["vocabularies"][f])}
         cols.append(df[f].map(lambda v: index.get(labels.category_key(v), 0)).to_numpy(dtype="float64"))
-    if not cols:
-        return np.zeros((len(df), 0), dtype="float32")
-    return np.stack(cols, axis=1).astype("float32")
+    m = np.stack(cols, axis=1).astype("float32") if cols else np.zeros((len(df), 0), dtype="float32")
+    if text:
+        m = np.concatenate([m, token_matrix(tokenizer, df[text], int(config["max_sequence_length"]))], axis=1)
+    return m
 
 
 def torch_device(name):

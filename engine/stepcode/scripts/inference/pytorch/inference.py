@@ -1,15 +1,17 @@
 """Serving handlers for a model of PyTorchTraining (SageMaker PyTorch inference container).
 
 The model directory (model.tar.gz unpacked) holds model.pt (TorchScript: imputation, scaling,
-embeddings and the network) and model_config.json (fields, classes, category vocabularies, risk
-tables), as PyTorchTraining writes them.
+embeddings, the text encoder and the network) and model_config.json (fields, classes, category
+vocabularies, risk tables, text field), as PyTorchTraining writes them; a text model also holds
+tokenizer.json and tokenizer_bpe.py, the code that encodes text with it (loaded from the model
+directory, so the model is served with the tokenizer code it was trained with).
 
 Requests:
   text/csv          one record a line; the values are the model's fields in one of these orders
                     (told apart by their count): full_field_list (the training data's columns),
                     full_field_list without its first column (a batch transform's input_filter
                     "$[1:]" drops the id), full_field_list without the id and label (a Payload
-                    sample), or tab_field_list + cat_field_list. A header line (the field names)
+                    sample), or tab_field_list + cat_field_list (+ the text field). A header line (the field names)
                     is answered with a header line, so a batch transform that joins its input
                     to the predictions keeps one output line per input line.
   application/json  an object keyed by field, a list of them, {"instances": [...]}, or lists of
@@ -20,6 +22,7 @@ Responses:
   text/csv          one line a record: the class probabilities (prob_class_0,... for a header line)
 """
 import csv
+import importlib.util
 import io
 import json
 import math
@@ -38,7 +41,23 @@ def model_fn(model_dir):
         raise ValueError("model_config.json of %s is not a PyTorchTraining model" % model_dir)
     model = torch.jit.load(os.path.join(model_dir, config.get("model_file", "model.pt")), map_location="cpu")
     model.eval()
-    return {"config": config, "model": model, "layouts": layouts(config)}
+    return {"config": config, "model": model, "layouts": layouts(config), "tokenizer": tokenizer(config, model_dir)}
+
+
+def tokenizer(config, model_dir):
+    """A text model's tokenizer, read with the encoding code the model carries; None without a
+    text field."""
+    if not config.get("text_field"):
+        return None
+    code = os.path.join(model_dir, config.get("tokenizer_code") or "tokenizer_bpe.py")
+    data = os.path.join(model_dir, config.get("tokenizer_file") or "tokenizer.json")
+    for f in (code, data):
+        if not os.path.exists(f):
+            raise ValueError("the model reads text field %r but %s holds no %s" % (config["text_field"], model_dir, os.path.basename(f)))
+    spec = importlib.util.spec_from_file_location("cursus_model_tokenizer", code)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.load(data)
 
 
 def layouts(config):
@@ -47,7 +66,7 @@ def layouts(config):
     skip = (config.get("id_name"), config.get("label_name"))
     out = []
     for fields in (full, full[1:] if full and full[0] == config.get("id_name") else [], [f for f in full if f not in skip],
-                   list(config.get("tab_field_list", [])) + list(config.get("cat_field_list", []))):
+                   list(config.get("tab_field_list", [])) + list(config.get("cat_field_list", [])) + ([config["text_field"]] if config.get("text_field") else [])):
         if fields and all(len(fields) != len(o) for o in out):
             out.append(fields)
     return out
@@ -114,7 +133,7 @@ def _category(v):
     return s
 
 
-def _vector(rec, config):
+def _vector(rec, config, tok):
     row = []
     for f in config["numeric_fields"]:
         table = config.get("risk_tables", {}).get(f)
@@ -131,6 +150,9 @@ def _vector(rec, config):
         if index is None:
             index = config["_index"][f] = {v: i + 1 for i, v in enumerate(vocab)}
         row.append(float(index.get(_category(rec.get(f)), 0)))
+    if tok is not None:
+        text = rec.get(config["text_field"])
+        row.extend(float(i) for i in tok.encode("" if text is None else str(text), int(config["max_sequence_length"])))
     return row
 
 
@@ -141,8 +163,8 @@ def predict_fn(input_data, model):
     classes = config["classes"]
     if not rows:
         return [{"header": ["prob_class_%d" % i for i in range(len(classes))]} for _ in records]
-    width = len(config["numeric_fields"]) + len(config["embedding_fields"])
-    x = torch.tensor([_vector(r, config) for r in rows], dtype=torch.float32).reshape(len(rows), width)
+    width = len(config["numeric_fields"]) + len(config["embedding_fields"]) + (int(config["max_sequence_length"]) if model["tokenizer"] is not None else 0)
+    x = torch.tensor([_vector(r, config, model["tokenizer"]) for r in rows], dtype=torch.float32).reshape(len(rows), width)
     with torch.no_grad():
         prob = torch.softmax(model["model"](x), 1).tolist()
     out = []
