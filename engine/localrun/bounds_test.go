@@ -3,6 +3,7 @@ package localrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +119,54 @@ os.kill(os.getpid(), signal.SIGSTOP)
 		t.Errorf("a stopped job with a %s limit ended after %s", limit, took)
 	}
 	t.Logf("a stopped job with a %s time limit ended after %s (%s past the limit)", limit, took.Round(time.Millisecond), (took - limit).Round(time.Millisecond))
+}
+
+// A job of validate.run_scripts ran with no memory limit (20 GiB mapped),
+// and a tmpfs of up to half the RAM each; every job now has the default
+// memory limit, and its tmpfs mounts are shares of it.
+func TestJobDefaultBounds(t *testing.T) {
+	r, out := boundsRunner(t)
+	res, err := r.Run(context.Background(), Job{Command: []string{"python3", "-c", `import os, resource
+st = os.statvfs("/tmp")
+print("as", resource.getrlimit(resource.RLIMIT_AS)[0], "tmp", st.f_blocks * st.f_frsize)
+`}, Mounts: []Mount{out}, Scratch: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("as %d tmp %d", int64(DefaultMemoryBytes), tmpfsSize(DefaultMemoryBytes, tmpShare))
+	if got := strings.TrimSpace(string(res.Stdout)); got != want {
+		t.Errorf("a job without bounds of its own: %q, want %q", got, want)
+	}
+}
+
+// Jobs reached host unix sockets outside /run, /tmp and the homes; a job
+// now sees no directory of the host that holds them, and no socket at
+// all. (/root may be there, holding only the interpreter's installation
+// when it lies below it.)
+func TestJobSeesNoHostSockets(t *testing.T) {
+	testenv.AlsoUnprivileged(t)
+	r, out := boundsRunner(t)
+	res, err := r.Run(context.Background(), Job{Command: []string{"python3", "-c", `import os, stat
+for d in ("/run", "/var", "/home", "/srv", "/mnt", "/media"):
+    if os.path.exists(d):
+        print("SEES", d)
+for top, dirs, files in os.walk("/"):
+    if top in ("/proc", "/sys", "/usr"):  # no socket there; /usr is only slow to walk
+        dirs[:] = []
+        continue
+    for f in files:
+        p = os.path.join(top, f)
+        try:
+            if stat.S_ISSOCK(os.lstat(p).st_mode):
+                print("SOCKET", p)
+        except OSError:
+            pass
+print("done")
+`}, Mounts: []Mount{out}, Scratch: t.TempDir(), Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := string(res.Stdout); strings.Contains(log, "SEES") || strings.Contains(log, "SOCKET") || !strings.Contains(log, "done") {
+		t.Errorf("a job sees host sockets or their directories: %s", log)
+	}
 }
