@@ -16,6 +16,7 @@ import (
 // SageMaker's ~400 operations would be kept: 18 MB more binary, about
 // 3 MiB more resident pages per server.
 func TestBinaryKeepsOnlyCalledOperations(t *testing.T) {
+	t.Parallel()
 	f, err := elf.Open(cursusBin(t))
 	if err != nil {
 		t.Skipf("not an ELF binary here: %v", err)

@@ -31,6 +31,7 @@ const (
 // registry through the go-sdk client: every tool has an object
 // outputSchema, and the whole list stays under the ceiling.
 func TestToolsListBudget(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, cursus.Registry(), server.Options{}), "2025-06-18")
 	res, err := cs.ListTools(testCtx(t), nil)
 	if err != nil {
@@ -66,6 +67,7 @@ func TestToolsListBudget(t *testing.T) {
 // answer's structuredContent is the text block's envelope, and it is valid
 // against the outputSchema tools/list published for the tool.
 func TestStructuredContentMatchesOutputSchema(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every example")
 	}
@@ -118,6 +120,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 // resources/read, prompts/list and prompts/get through the go-sdk client;
 // a project file reads under the root only.
 func TestResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "notes.md"), []byte("# notes"), 0o644); err != nil {
 		t.Fatal(err)
@@ -234,6 +237,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 // every tool both list has the same descriptor, and a tool outside the
 // stage answers tool_not_in_stage where the static server runs it.
 func TestOneServerPath(t *testing.T) {
+	t.Parallel()
 	reg := cursus.Registry()
 	static := listTools(t, connect(t, newServer(t, reg, server.Options{}), ""))
 	gcs := connect(t, newServer(t, reg, server.Options{Stage: "plan"}), "")

@@ -58,6 +58,7 @@ func (a *agent) relist() {
 // example's DAG and values, as a user would. Set CURSUS_GUIDED_TRANSCRIPT
 // to a file to keep the transcript (docs/guided-mode.md shows one).
 func TestGuidedWholeRun(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	g := inMemory(t, server.Options{Guided: true, Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}, "2025-11-25")
 	a := &agent{t: t, g: g, root: root, stage: "orchestrator"}

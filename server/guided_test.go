@@ -165,6 +165,7 @@ func openPolicy(root string) registry.Policy {
 // gates, checks the list is the stage's, and reports its size against the
 // full list.
 func TestGuidedListPerStage(t *testing.T) {
+	t.Parallel()
 	set, err := stages.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +219,7 @@ func TestGuidedListPerStage(t *testing.T) {
 // stage's, with the classic protocol and with the SDK's latest
 // (subscriptions/listen).
 func TestGuidedListChanged(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{"2025-11-25", ""} {
 		t.Run("protocol="+proto, func(t *testing.T) {
 			root := t.TempDir()
@@ -251,6 +253,7 @@ func TestGuidedListChanged(t *testing.T) {
 // tool_not_in_stage with the stages that offer the tool; the gates still
 // come first.
 func TestGuidedToolNotInStage(t *testing.T) {
+	t.Parallel()
 	g := inMemory(t, server.Options{Guided: true, Policy: registry.Policy{ProjectRoot: t.TempDir()}}, "")
 	env := g.call(t, "compile__with_report", map[string]any{})
 	details := env["meta"].(map[string]any)["details"].(map[string]any)
@@ -289,6 +292,7 @@ func TestGuidedToolNotInStage(t *testing.T) {
 // TestGuidedTwoHTTPSessions: two Streamable HTTP sessions of one server in
 // different stages at once; each gets only its own notifications.
 func TestGuidedTwoHTTPSessions(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	p := openPolicy(root)
 	h, err := server.NewHTTPHandler(cursus.Registry(), server.Options{Guided: true, Policy: p, Version: testVersion})

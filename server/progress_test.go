@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 // A tool's registry.ReportProgress reaches the client as notifications/progress carrying the
 // request's progress token, in order; a call without a token gets none.
 func TestProgressNotifications(t *testing.T) {
+	t.Parallel()
 	slow := registry.Namespace{Name: "slow", Description: "A tool that reports progress.", Tools: []*registry.ToolDef{
 		registry.New("slow.steps", spec("Reports progress three times."), func(ctx context.Context, _ noArgs) (*envelope.ToolResult, error) {
 			for i := 1; i <= 3; i++ {
@@ -47,41 +49,48 @@ func TestProgressNotifications(t *testing.T) {
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
 
-	params := &mcp.CallToolParams{Name: "slow__steps", Arguments: map[string]any{}}
-	params.SetProgressToken("tok-42")
-	res, err := cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("call: %v %+v", err, res)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n >= 3 || time.Now().After(deadline) {
-			break
+	// notified returns the notifications once n have arrived (the client
+	// handles them on its own goroutine, possibly after the call returned).
+	notified := func(n int) []*mcp.ProgressNotificationParams {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			mu.Lock()
+			out := slices.Clone(got)
+			mu.Unlock()
+			if len(out) >= n {
+				return out
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d progress notifications a minute after the call, want %d", len(out), n)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 3 {
-		t.Fatalf("%d progress notifications, want 3", len(got))
+	call := func(token any) {
+		t.Helper()
+		params := &mcp.CallToolParams{Name: "slow__steps", Arguments: map[string]any{}}
+		if token != nil {
+			params.SetProgressToken(token)
+		}
+		if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+			t.Fatalf("call: %v %+v", err, res)
+		}
 	}
-	for i, p := range got {
+	call("tok-42")
+	first := notified(3)
+	for i, p := range first {
 		if p.ProgressToken != "tok-42" || p.Progress != float64(i+1) || p.Total != 3 || p.Message != fmt.Sprintf("step %d of 3", i+1) {
 			t.Errorf("notification %d = %+v", i, p)
 		}
 	}
-
-	got = nil
-	mu.Unlock()
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow__steps", Arguments: map[string]any{}}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * time.Millisecond)
-	mu.Lock()
-	if len(got) != 0 {
-		t.Errorf("a call without a progress token got %d notifications", len(got))
+	// A call without a token, then one with another: the notifications
+	// arrive in order, so once the second token's three are in, any the
+	// tokenless call caused would be in before them.
+	call(nil)
+	call("tok-43")
+	all := notified(6)
+	if len(all) != 6 || all[3].ProgressToken != "tok-43" || all[5].ProgressToken != "tok-43" {
+		t.Errorf("a call without a progress token got notifications: %+v", all[3:])
 	}
 }

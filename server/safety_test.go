@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +56,7 @@ func deepArgs(depth int) string {
 // answered with a JSON-RPC error (carrying its id when it has one) and the
 // session goes on answering.
 func TestStdioSurvivesHostileFrames(t *testing.T) {
+	t.Parallel()
 	r := startStdio(t, testCtx(t), testRegistry(t), server.Options{})
 	huge := `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"demo__echo","arguments":{"msg":"` + strings.Repeat("x", 17<<20) + `"}}}`
 	r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -104,7 +106,8 @@ func TestStdioSurvivesHostileFrames(t *testing.T) {
 
 // TestStdioStopsWithAStuckCall: with a call stuck (deaf to cancellation),
 // cancelling ServeStdio's context (SIGTERM, SIGINT) and the end of input
-// each end it within a bounded time.
+// each end it: ServeStdio abandons the call after ShutdownGrace instead of
+// waiting for it forever.
 func TestStdioStopsWithAStuckCall(t *testing.T) {
 	defer server.SetDrainGrace(500 * time.Millisecond)()
 	for _, how := range []string{"cancel", "eof"} {
@@ -116,21 +119,20 @@ func TestStdioStopsWithAStuckCall(t *testing.T) {
 			r.send(t, initLine, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stuck__forever"}}`)
 			<-entered
-			start := time.Now()
 			if how == "cancel" {
 				cancel()
 			} else {
 				r.in.Close()
 			}
-			limit := server.ShutdownGrace + 3*time.Second
+			// The call never returns: ServeStdio returning at all is the
+			// behaviour; the limit only turns a hang into a failure.
 			select {
 			case err := <-r.done:
 				if err != nil {
 					t.Fatalf("ServeStdio: %v", err)
 				}
-				t.Logf("%s with a stuck call: ServeStdio returned after %v", how, time.Since(start).Round(time.Millisecond))
-			case <-time.After(limit):
-				t.Fatalf("ServeStdio still running %v after %s with a call stuck", limit, how)
+			case <-time.After(time.Minute):
+				t.Fatalf("ServeStdio still running a minute after %s with a call stuck", how)
 			}
 		})
 	}
@@ -139,6 +141,7 @@ func TestStdioStopsWithAStuckCall(t *testing.T) {
 // TestStdioCancelsCallsInFlight: stopping cancels a call that honours its
 // context, and the call is answered (cancelled) before ServeStdio returns.
 func TestStdioCancelsCallsInFlight(t *testing.T) {
+	t.Parallel()
 	entered := make(chan struct{}, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := startStdio(t, ctx, testRegistry(t, stuckNamespace(entered)), server.Options{})
@@ -189,6 +192,7 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // TestHTTPBearerToken: with a token set, a request without it or with
 // another one answers 401; with it, the session works (go-sdk client).
 func TestHTTPBearerToken(t *testing.T) {
+	t.Parallel()
 	h, err := server.NewHTTPHandler(testRegistry(t), server.Options{HTTP: server.HTTPOptions{AuthToken: "s3cret-token"}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +231,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // the port, could call the tools), NoAuth opens loopback alone, and with
 // a token it serves beyond loopback.
 func TestHTTPRefusesUnauthenticatedNetworkBind(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "example.com:0"} {
 		for _, noAuth := range []bool{false, true} {
 			err := server.ServeHTTP(context.Background(), testRegistry(t), server.Options{HTTP: server.HTTPOptions{NoAuth: noAuth}}, addr)
@@ -265,6 +270,7 @@ func TestHTTPRefusesUnauthenticatedNetworkBind(t *testing.T) {
 // TestHTTPSessionBound: sessions beyond MaxSessions answer 503 until one
 // is closed or times out idle.
 func TestHTTPSessionBound(t *testing.T) {
+	t.Parallel()
 	h, err := server.NewHTTPHandler(testRegistry(t), server.Options{HTTP: server.HTTPOptions{MaxSessions: 2, SessionIdleTimeout: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -287,19 +293,25 @@ func TestHTTPSessionBound(t *testing.T) {
 	if resp := postJSON(t, ts.URL, "", ids[0], `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusOK {
 		t.Fatalf("ping on an open session: %d", resp.StatusCode)
 	}
-	// Idle sessions expire, and their slots come back.
-	time.Sleep(600 * time.Millisecond)
+	// Idle sessions expire, and their slots come back. The wait asks for a
+	// new session, never touching the idle ones (a request to one would
+	// keep it alive); ids[1], idle the longest, is gone by then.
+	waitFor(t, func() bool {
+		resp := postJSON(t, ts.URL, "", "", initBody)
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("a new session while the others idle: %d, want 200 or 503", resp.StatusCode)
+		}
+		return resp.StatusCode == http.StatusOK
+	}, time.Minute, "an idle session to expire and its slot to come back")
 	if resp := postJSON(t, ts.URL, "", ids[1], `{"jsonrpc":"2.0","id":3,"method":"ping"}`); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("an expired session answered %d, want 404", resp.StatusCode)
-	}
-	if resp := postJSON(t, ts.URL, "", "", initBody); resp.StatusCode != http.StatusOK {
-		t.Errorf("a new session after the others expired: %d", resp.StatusCode)
+		t.Errorf("the session idle the longest answered %d, want 404 (expired)", resp.StatusCode)
 	}
 }
 
 // TestHTTPLogsNoSessionID: session ids are bearer credentials of HTTP
 // sessions: they never reach the logs, at any level.
 func TestHTTPLogsNoSessionID(t *testing.T) {
+	t.Parallel()
 	var logs lockedBuffer
 	logs.b = &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -332,6 +344,7 @@ func TestHTTPLogsNoSessionID(t *testing.T) {
 // TestServeHTTPDrainsCallsInFlight: stopping ServeHTTP lets a call in
 // flight finish and deliver its answer.
 func TestServeHTTPDrainsCallsInFlight(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -416,25 +429,30 @@ func serveAndDial(t *testing.T, opts server.HTTPOptions) (net.Conn, string) {
 // TestServeHTTPReadTimeout: a client that sends its request too slowly
 // (headers, or a body that never ends) is cut off after the read timeout.
 func TestServeHTTPReadTimeout(t *testing.T) {
+	t.Parallel()
 	conn, addr := serveAndDial(t, server.HTTPOptions{ReadTimeout: 300 * time.Millisecond})
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\":", addr)
-	start := time.Now()
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// The server ending the connection is the behaviour; the test's own
+	// read deadline only turns a connection held forever into a failure.
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
 	b := make([]byte, 4096)
 	for {
-		if _, err := conn.Read(b); err != nil {
-			break
+		_, err := conn.Read(b)
+		if err == nil {
+			continue
 		}
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("a body that never ends held the connection for %v", took)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatal("a body that never ends held the connection for a minute")
+		}
+		break
 	}
 }
 
-// TestServeHTTPIdleTimeout: a keep-alive connection left idle after an
-// answer is closed by the server after the idle timeout, and kept before.
+// TestServeHTTPIdleTimeout: a keep-alive connection is kept for the next
+// request, and closed by the server once left idle.
 func TestServeHTTPIdleTimeout(t *testing.T) {
-	const idle = 500 * time.Millisecond
+	t.Parallel()
+	const idle = time.Second
 	conn, addr := serveAndDial(t, server.HTTPOptions{IdleTimeout: idle})
 	br := bufio.NewReader(conn)
 	ask := func() {
@@ -451,15 +469,16 @@ func TestServeHTTPIdleTimeout(t *testing.T) {
 		}
 	}
 	ask()
-	time.Sleep(idle / 5)
-	ask() // within the idle timeout the connection is kept
-	start := time.Now()
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := br.ReadByte(); err == nil {
+	ask() // the connection is kept for the next request
+	// The server closing the idle connection is the behaviour; the test's
+	// own read deadline only turns a connection kept forever into a failure.
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	_, err := br.ReadByte()
+	switch {
+	case err == nil:
 		t.Fatal("the server wrote on an idle connection")
-	}
-	if took := time.Since(start); took > 5*idle || took < idle/2 {
-		t.Errorf("the idle connection was closed after %v, want about %v", took, idle)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		t.Fatal("the idle connection was still open a minute later")
 	}
 }
 
@@ -468,6 +487,7 @@ func TestServeHTTPIdleTimeout(t *testing.T) {
 // annotated readOnlyHint, and every tool annotated so is read-only in the
 // registry.
 func TestGuidedReadOnlyHintEveryStage(t *testing.T) {
+	t.Parallel()
 	recorded := map[string]bool{}
 	for _, name := range cursus.RecordedTools() {
 		recorded[name] = true
@@ -508,6 +528,7 @@ func TestGuidedReadOnlyHintEveryStage(t *testing.T) {
 // write gate is open, so in guided mode it is not annotated read-only; with
 // the gate closed nothing is written and it is.
 func TestGuidedReadOnlyHint(t *testing.T) {
+	t.Parallel()
 	for _, open := range []bool{false, true} {
 		s := newServer(t, cursus.Registry(), server.Options{Stage: "validate", Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}})
 		cs := connect(t, s, "")

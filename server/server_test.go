@@ -23,6 +23,7 @@ import (
 var defaultNames = []string{"demo__count", "demo__echo", "demo__fail", "demo__noisy", "other__ping"}
 
 func TestInitializeServerInfo(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, testRegistry(t), server.Options{})
 	for _, proto := range []string{"", "2025-11-25", "2025-06-18", "2025-03-26"} {
 		t.Run("protocol="+proto, func(t *testing.T) {
@@ -51,6 +52,7 @@ func TestInitializeServerInfo(t *testing.T) {
 }
 
 func TestVersionDefault(t *testing.T) {
+	t.Parallel()
 	s, err := server.New(testRegistry(t), server.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +63,7 @@ func TestVersionDefault(t *testing.T) {
 }
 
 func TestListPerGate(t *testing.T) {
+	t.Parallel()
 	reg := testRegistry(t)
 	cases := []struct {
 		name   string
@@ -85,6 +88,7 @@ func TestListPerGate(t *testing.T) {
 }
 
 func TestToolDescriptors(t *testing.T) {
+	t.Parallel()
 	reg := testRegistry(t)
 	cs := connect(t, newServer(t, reg, server.Options{Policy: registry.Policy{AllowDestructive: true, AllowScriptExec: true}}), "")
 	tools := listTools(t, cs)
@@ -146,6 +150,7 @@ func TestToolDescriptors(t *testing.T) {
 // openWorldHint are true, so leaving them out would claim the opposite),
 // and no title is repeated in the annotations.
 func TestAnnotationsOnTheWire(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, testRegistry(t), server.Options{}), "2025-11-25")
 	res, err := cs.ListTools(testCtx(t), nil)
 	if err != nil {
@@ -265,6 +270,7 @@ func scenario(t *testing.T, cs *mcp.ClientSession, root string) {
 }
 
 func TestCallsInMemory(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := newServer(t, testRegistry(t), server.Options{Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}})
 	for _, proto := range []string{"", "2025-06-18"} {
@@ -273,6 +279,7 @@ func TestCallsInMemory(t *testing.T) {
 }
 
 func TestGatedToolsRefusedByDefault(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	cs := connect(t, newServer(t, testRegistry(t), server.Options{Policy: registry.Policy{ProjectRoot: root}}), "")
 	for name, env := range map[string]string{
@@ -301,6 +308,7 @@ func TestGatedToolsRefusedByDefault(t *testing.T) {
 }
 
 func TestUnlistedButCallableNames(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newServer(t, testRegistry(t), server.Options{}), "")
 	res, env := callEnv(t, cs, "demo.echo", map[string]any{"msg": "dotted"})
 	if res.IsError {
@@ -326,6 +334,7 @@ func TestUnlistedButCallableNames(t *testing.T) {
 }
 
 func TestSelection(t *testing.T) {
+	t.Parallel()
 	reg := testRegistry(t)
 	open := registry.Policy{AllowDestructive: true, AllowScriptExec: true}
 	cases := []struct {
@@ -394,12 +403,14 @@ func TestSelection(t *testing.T) {
 }
 
 func TestNilRegistry(t *testing.T) {
+	t.Parallel()
 	if _, err := server.New(nil, server.Options{}); err == nil {
 		t.Fatal("New(nil) succeeded")
 	}
 }
 
 func TestListenAddr(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"8080":           "127.0.0.1:8080",
 		":8080":          "127.0.0.1:8080",

@@ -153,6 +153,7 @@ func wireNames(keep func(*registry.ToolDef) bool) []string {
 }
 
 func TestSubprocessStdio(t *testing.T) {
+	t.Parallel()
 	cs, _ := subprocessSession(t, serveEnv())
 	info := cs.InitializeResult().ServerInfo
 	if info.Name != "cursus" || info.Version != binVersion(t) {
@@ -210,6 +211,7 @@ var realGated = map[string][3]bool{
 }
 
 func TestSubprocessGatesOpen(t *testing.T) {
+	t.Parallel()
 	all := wireNames(func(*registry.ToolDef) bool { return true })
 	byEnv, _ := subprocessSession(t, serveEnv(registry.EnvEnableDestructive+"=1", registry.EnvAllowScriptExec+"=yes"))
 	byFlag, _ := subprocessSession(t, serveEnv(), "--allow-destructive", "--allow-script-exec")
@@ -241,6 +243,7 @@ func TestSubprocessGatesOpen(t *testing.T) {
 // tools fail and the server logs at debug level: every line must be a
 // JSON-RPC message, and the logs must have gone to stderr.
 func TestSubprocessStdoutIsJSONRPCOnly(t *testing.T) {
+	t.Parallel()
 	cmd := serveCmd(t, serveEnv(), "--log-level", "debug")
 	var stderr, raw bytes.Buffer
 	cmd.Stderr = &lockedBuffer{b: &stderr}
@@ -289,6 +292,7 @@ func TestSubprocessStdoutIsJSONRPCOnly(t *testing.T) {
 }
 
 func TestSubprocessUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -338,6 +342,7 @@ func TestSubprocessUsageErrors(t *testing.T) {
 // TestSubprocessExits: the server exits 0 at end of input, on SIGINT and
 // on SIGTERM, with stdin still open for the signals.
 func TestSubprocessExits(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"eof", "sigint", "sigterm"} {
 		t.Run(how, func(t *testing.T) {
 			cmd := serveCmd(t, serveEnv())
@@ -377,6 +382,7 @@ func TestSubprocessExits(t *testing.T) {
 var urlRE = regexp.MustCompile(`url=(http://\S+)`)
 
 func TestSubprocessHTTP(t *testing.T) {
+	t.Parallel()
 	cmd := serveCmd(t, serveEnv(), "--http", "127.0.0.1:0", "--no-auth")
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {

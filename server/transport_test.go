@@ -2,10 +2,12 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,6 +35,7 @@ func httpSession(t testing.TB, url, protocol string) *mcp.ClientSession {
 }
 
 func TestHTTP(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	h, err := server.NewHTTPHandler(testRegistry(t), server.Options{Version: testVersion, Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}})
 	if err != nil {
@@ -58,6 +61,7 @@ func TestHTTP(t *testing.T) {
 // TestHTTPRefusesCrossOrigin: a browser page on another origin cannot drive
 // the local server.
 func TestHTTPRefusesCrossOrigin(t *testing.T) {
+	t.Parallel()
 	h, err := server.NewHTTPHandler(testRegistry(t), server.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -81,12 +85,15 @@ func TestHTTPRefusesCrossOrigin(t *testing.T) {
 }
 
 func TestServeHTTPStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	var logs lockedBuffer
+	logs.b = &bytes.Buffer{}
 	go func() {
-		done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{HTTP: server.HTTPOptions{NoAuth: true}}, "127.0.0.1:0")
+		done <- server.ServeHTTP(ctx, testRegistry(t), server.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), HTTP: server.HTTPOptions{NoAuth: true}}, "127.0.0.1:0")
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, func() bool { return strings.Contains(logs.String(), "serving MCP over Streamable HTTP") }, time.Minute, "ServeHTTP to listen")
 	cancel()
 	select {
 	case err := <-done:
@@ -218,6 +225,7 @@ const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // TestStdioAnswersBeforeEndOfInput: requests piped in and followed by the
 // end of input are all answered, then ServeStdio returns nil.
 func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
+	t.Parallel()
 	r := startStdio(t, testCtx(t), testRegistry(t), server.Options{})
 	r.send(t, initLine,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -243,6 +251,7 @@ func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
 // TestStdioSurvivesMalformedLines: a line that is not JSON-RPC gets a
 // JSON-RPC error and the session goes on.
 func TestStdioSurvivesMalformedLines(t *testing.T) {
+	t.Parallel()
 	r := startStdio(t, testCtx(t), testRegistry(t), server.Options{})
 	r.send(t, "not json", `{"id":9,"foo":1}`, "", "   ", initLine,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"other__ping"}}`)
@@ -264,6 +273,7 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 }
 
 func TestStdioStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := startStdio(t, ctx, testRegistry(t), server.Options{})
 	r.send(t, initLine)
@@ -287,6 +297,7 @@ func TestStdioStopsOnCancel(t *testing.T) {
 }
 
 func TestStdioSelectionError(t *testing.T) {
+	t.Parallel()
 	err := server.ServeStdio(context.Background(), testRegistry(t), server.Options{Namespaces: []string{"nope"}}, strings.NewReader(""), io.Discard)
 	if _, ok := err.(*server.SelectionError); !ok {
 		t.Fatalf("err = %v, want *SelectionError", err)
@@ -322,6 +333,7 @@ func gatherNamespace(n int64) (registry.Namespace, *atomic.Int64) {
 // TestConcurrentCalls: 200 calls in flight at once from 8 sessions, each
 // answered with its own id.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	const sessions, calls = 8, 200
 	for _, transport := range []string{"in-memory", "http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
@@ -392,6 +404,7 @@ func TestConcurrentCalls(t *testing.T) {
 // fields the SDK adds to such results (resultType, _meta serverInfo)
 // beside the envelope, as every other call gets the SDK's encoding.
 func TestStdioPerRequestProtocolCall(t *testing.T) {
+	t.Parallel()
 	r := startStdio(t, testCtx(t), testRegistry(t), server.Options{})
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	r.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+meta+`,"name":"demo__echo","arguments":{"msg":"hi","n":1}}}`)

@@ -12,6 +12,7 @@ import (
 // (compile.definition's output_file) is listed read-only where writes are
 // closed and not read-only where they are open.
 func TestWriteArgAnnotations(t *testing.T) {
+	t.Parallel()
 	if def, ok := cursus.Registry().Get("compile.definition"); !ok || def.WriteArg != "output_file" || !def.ReadOnly() {
 		t.Fatalf("compile.definition: want a read-only tool writing with output_file")
 	}
