@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cursus-go/cursus/engine/compiler"
 )
@@ -107,15 +106,21 @@ func TestFailureBesideARunningStep(t *testing.T) {
 func TestCancelledRunKeepsItsReport(t *testing.T) {
 	needPython(t)
 	p := fanOut(t)
-	p.script("s3://bucket/code/slow.py", "slow.py", "import time\ntime.sleep(60)\n")
+	p.script("s3://bucket/code/slow.py", "slow.py", "import time\nwhile True:\n    time.sleep(1)\n")
 	p.manifest = p.manifest[:len(p.manifest)-1]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var rec recorder
+	var mu sync.Mutex
+	fastDone, slowRunning := false, false
 	progress := func(e Event) {
 		rec.record(e)
-		if e.Step == "Fast" && e.Status == StatusSucceeded {
-			go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+		mu.Lock()
+		defer mu.Unlock()
+		fastDone = fastDone || (e.Step == "Fast" && e.Status == StatusSucceeded)
+		slowRunning = slowRunning || (e.Step == "Slow" && e.Status == StatusRunning)
+		if fastDone && slowRunning {
+			cancel() // Fast is done and Slow, which never ends, runs
 		}
 	}
 	rep, err := Run(ctx, p.result(), Options{WorkDir: filepath.Join(p.dir, "work"), Progress: progress, tune: tuning{maxParallel: 2}})

@@ -32,13 +32,9 @@ func TestAnalyzerIsBounded(t *testing.T) {
 
 	analyzerMemory = 100 << 20
 	t.Cleanup(func() { analyzerMemory = AnalyzerMemory })
-	began := time.Now()
 	out, err := analyzeScripts(context.Background(), script, "big.py")
 	if err != nil || len(out) != 1 || out[0].OK {
 		t.Fatalf("under a 100 MiB limit the analysis of a %d-byte script fails: %v %+v", b.Len(), err, out)
-	}
-	if d := time.Since(began); d > 30*time.Second {
-		t.Fatalf("took %s", d)
 	}
 	small := embeddedScripts{"small.py": []byte("x = [\"/opt/ml/p\"]\n")}
 	if out, err := analyzeScripts(context.Background(), small, "small.py"); err != nil || !out[0].OK {
@@ -58,12 +54,8 @@ func TestAnalyzerTimesOut(t *testing.T) {
 	script := embeddedScripts{"slow.py": []byte(b.String())}
 	analyzerTimeout = 100 * time.Millisecond
 	t.Cleanup(func() { analyzerTimeout = AnalyzerTimeout })
-	began := time.Now()
 	_, err := analyzeScripts(context.Background(), script, "slow.py")
 	if !errors.Is(err, proc.ErrTimeout) || !strings.Contains(err.Error(), "100ms") {
 		t.Fatalf("an analysis over the timeout: %v, want a timeout naming 100ms", err)
-	}
-	if d := time.Since(began); d > 10*time.Second {
-		t.Fatalf("the timed-out analysis returned after %s", d)
 	}
 }

@@ -157,16 +157,14 @@ func TestRunScriptsFailureSkipsDependants(t *testing.T) {
 func TestRunScriptsCancelAndTimeout(t *testing.T) {
 	needPython(t)
 	f := newRunFixture(t, scoringScript)
-	writeFile(t, filepath.Join(f.scripts, "demo_producer.py"), "import time\ntime.sleep(60)\n")
+	// The script never ends by itself: RunScripts returning shows the
+	// cancellation, and then the timeout, stopped it.
+	writeFile(t, filepath.Join(f.scripts, "demo_producer.py"), "import time\nwhile True:\n    time.sleep(1)\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	began := time.Now()
 	_, err := RunScripts(ctx, RunOptions{Catalog: f.cat, DAG: f.dag, Configs: f.configs, Workspace: t.TempDir(), ScriptDirs: []string{f.scripts}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancelled run: %v", err)
-	}
-	if time.Since(began) > 20*time.Second {
-		t.Fatalf("cancellation did not stop the script (took %v)", time.Since(began))
 	}
 	rep, err := RunScripts(context.Background(), RunOptions{Catalog: f.cat, DAG: f.dag, Configs: f.configs, Workspace: t.TempDir(),
 		ScriptDirs: []string{f.scripts}, Timeout: 300 * time.Millisecond})

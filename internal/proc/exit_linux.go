@@ -13,6 +13,10 @@ import (
 // exitPoll bounds each wait of awaitExit (a variable for the tests).
 var exitPoll = boundedpoll.Max
 
+// pollEnded, when set (by a test), is called after each wait of awaitExit
+// that ended without the exit.
+var pollEnded func()
+
 // awaitExit returns once the child p has exited (it is not reaped: Wait
 // still collects its status, at once), waiting in poll(2) calls of at most
 // exitPoll each on a pidfd of the child, so that Wait does not block in
@@ -33,5 +37,8 @@ func awaitExit(p *os.Process) (wakes int) {
 			return wakes
 		}
 		wakes++
+		if pollEnded != nil {
+			pollEnded()
+		}
 	}
 }

@@ -8,37 +8,62 @@ import (
 	"time"
 )
 
+// TestAwaitExitWaitsInBoundedPolls: while the child runs, awaitExit's
+// waits end without its exit (they are bounded: a wait that blocked for
+// the child's whole run would never end here, and the test's limit would
+// fail it); once the child exits, awaitExit returns with the child exited
+// and not reaped, so Wait collects it without waiting.
 func TestAwaitExitWaitsInBoundedPolls(t *testing.T) {
-	prev := exitPoll
+	prevPoll, prevEnded := exitPoll, pollEnded
+	ended := make(chan struct{}, 100)
 	exitPoll = 20 * time.Millisecond
-	t.Cleanup(func() { exitPoll = prev })
+	pollEnded = func() {
+		select {
+		case ended <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { exitPoll, pollEnded = prevPoll, prevEnded })
 
-	cmd := exec.Command("sleep", "0.5")
+	cmd := exec.Command("sh", "-c", "read line; exit 0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
-		t.Skipf("no sleep(1) here: %v", err)
+		t.Skipf("no sh here: %v", err)
 	}
-	began := time.Now()
-	wakes := awaitExit(cmd.Process)
-	waited := time.Since(began)
-	if waited < 400*time.Millisecond {
-		t.Fatalf("awaitExit returned after %v, before the child's 0.5 s were over", waited)
+	wakes := make(chan int, 1)
+	go func() { wakes <- awaitExit(cmd.Process) }()
+	for i := range 3 { // the child runs until its input ends
+		select {
+		case <-ended:
+		case w := <-wakes:
+			t.Fatalf("awaitExit returned (after %d wakes) while the child ran", w)
+		case <-time.After(time.Minute):
+			t.Fatalf("awaitExit's wait %d did not end within a minute: its waits are not bounded", i+1)
+		}
 	}
-	// 0.5 s in polls of 20 ms: about 25 that end without the exit. Fewer
-	// than 5 would mean one poll blocked for most of the child's run.
-	if wakes < 5 {
-		t.Fatalf("awaitExit woke %d times in %v: its polls are not bounded by %v", wakes, waited, exitPoll)
+	stdin.Close()
+	var w int
+	select {
+	case w = <-wakes:
+	case <-time.After(time.Minute):
+		t.Fatal("awaitExit did not return a minute after the child's input ended")
 	}
-	// The child has exited and is not yet reaped: Wait collects it at once.
-	reaped := time.Now()
+	if w < 3 {
+		t.Fatalf("awaitExit reported %d wakes, want at least the 3 seen", w)
+	}
+	if !isZombie(cmd.Process.Pid) {
+		t.Fatalf("after awaitExit, process %d has not exited, or was reaped", cmd.Process.Pid)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("Wait after awaitExit: %v", err)
-	}
-	if d := time.Since(reaped); d > time.Second {
-		t.Fatalf("Wait after awaitExit took %v", d)
 	}
 }
 
 func TestAwaitExitOfAnExitedChildReturnsAtOnce(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("true")
 	if err := cmd.Start(); err != nil {
 		t.Skipf("no true(1) here: %v", err)
