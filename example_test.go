@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
@@ -50,18 +51,20 @@ func ExampleCallTool_invalidInput() {
 	// Output: invalid_input
 }
 
-// Under a policy (as the MCP server applies it) gated tools answer tool_disabled.
+// Under a policy (as the MCP server applies it) a gated tool answers
+// tool_disabled, naming the variable that opens its gate, and nothing is
+// written; the read-only tools answer as before.
 func ExampleWithPolicy() {
 	ctx := cursus.WithPolicy(context.Background(), registry.Policy{})
-	for _, t := range cursus.ListTools("") {
-		if t.Writes || t.Destructive {
-			res := cursus.CallTool(ctx, t.Name, nil)
-			fmt.Println(res.Code)
-			return
-		}
-	}
-	fmt.Println("tool_disabled") // no gated tool registered
-	// Output: tool_disabled
+	res := cursus.CallTool(ctx, "dag.serialize", map[string]any{
+		"dag":         map[string]any{"nodes": []string{"a", "b"}, "edges": [][]string{{"a", "b"}}},
+		"output_file": "dag.json",
+	})
+	fmt.Println(res.OK, res.Code, strings.Contains(res.Error, registry.EnvEnableDestructive))
+	fmt.Println(cursus.CallTool(ctx, "tools.help", nil).OK)
+	// Output:
+	// false tool_disabled true
+	// true
 }
 
 // List the tools of one namespace.
