@@ -1,3 +1,5 @@
 package cursus
 
-//go:generate go run ./internal/docgen/gen docs/tools.md
+// docs/tools.md, the tool reference, is rendered from the registry
+// (registry.Registry.ToolsMarkdown) by its staleness test.
+//go:generate go test -run ^TestToolsDocUpToDate$ -args -update

@@ -19,7 +19,7 @@ import (
 	"github.com/cursus-go/cursus/registry"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-path.txt from the calls the golden-path test makes")
+var update = flag.Bool("update", false, "rewrite what the tests compare with: testdata/golden-path.txt (TestGoldenPath), docs/tools.md (TestToolsDocUpToDate)")
 
 // The golden path: a new user's problem, taken from tools.help to a
 // pipeline that runs, by an agent that follows only the answers.
@@ -390,7 +390,7 @@ func (a *goldenAgent) compare(golden string) {
 		fmt.Fprintf(&b, "%d. %s %s\n   (from %s)\n   -> %s\n", i+1, c.tool, c.args, c.from, c.summary)
 	}
 	got := b.String()
-	if *updateGolden {
+	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			a.t.Fatal(err)
 		}

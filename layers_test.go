@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os/exec"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -41,6 +42,14 @@ import (
 //	                    internal/* (and cli the server); never the engine, the tools,
 //	                    the workflows or the stages, which they reach through the
 //	                    facade
+//	internal/...        helpers every layer may use: other internal/* packages only
+//	examples/...        programs a user could write: the facade, envelope, registry,
+//	                    exporters and tools (for its typed data)
+//
+// A test-support package (one whose name ends in "test": compilertest,
+// scripttest, awstest, ...) follows its layer's rule, and besides never
+// imports a package that depends on the package it sits under: it supports
+// that package's tests and those above, so what it needs sits below it.
 //
 // Besides, engine/compiler must not link the SageMaker client of the AWS SDK
 // (its image tables, names and manifests live in the pure engine/sagemaker;
@@ -73,13 +82,16 @@ func TestImportRules(t *testing.T) {
 		"cursus":    {"engine", "envelope", "registry", "internal", "tools", "workflow", "stages", "exporters"},
 		"server":    {"cursus", "envelope", "registry", "exporters", "internal"},
 		"cli":       {"cursus", "envelope", "registry", "exporters", "internal", "server"},
+		"internal":  {},
+		"examples":  {"cursus", "envelope", "registry", "exporters", "tools"},
 	}
 	checked := map[string]int{}
 	for _, p := range sortedPackages(pkgs) {
 		from := layer(p.ImportPath)
 		ok, ruled := allowed[from]
 		if !ruled {
-			continue // internal/*, examples/*: helpers and programs outside the layers
+			t.Errorf("%s is in no layer: add its top directory to the rules", p.ImportPath)
+			continue
 		}
 		checked[from]++
 		for _, imp := range p.Imports {
@@ -96,6 +108,24 @@ func TestImportRules(t *testing.T) {
 		if checked[l] == 0 {
 			t.Errorf("no package of the %s layer was listed: the rule checks nothing", l)
 		}
+	}
+
+	supports := 0
+	for _, p := range sortedPackages(pkgs) {
+		dir, name := path.Split(p.ImportPath)
+		parent := strings.TrimSuffix(dir, "/")
+		if !strings.HasSuffix(name, "test") || pkgs[parent].ImportPath == "" {
+			continue
+		}
+		supports++
+		for _, imp := range p.Imports {
+			if imp != parent && slices.Contains(pkgs[imp].Deps, parent) {
+				t.Errorf("%s imports %s, which depends on %s: a test-support package imports only what sits below the package it supports", p.ImportPath, imp, parent)
+			}
+		}
+	}
+	if supports == 0 {
+		t.Error("no test-support package was found: the rule checks nothing")
 	}
 
 	compiler, ok := pkgs[mod+"/engine/compiler"]

@@ -13,7 +13,6 @@ import (
 
 	"github.com/cursus-go/cursus/engine/pipelines"
 	"github.com/cursus-go/cursus/envelope"
-	"github.com/cursus-go/cursus/internal/docgen"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
 )
@@ -141,7 +140,7 @@ func readResource(ctx context.Context, reg *registry.Registry, uri string) (text
 	name := strings.TrimPrefix(u.Path, "/")
 	switch {
 	case uri == ToolReferenceURI:
-		return string(docgen.ToolsMarkdown(reg)), "text/markdown", nil
+		return string(reg.ToolsMarkdown()), "text/markdown", nil
 	case u.Host == "steps" && name != "" && !strings.Contains(name, "/"):
 		text, err := stepResource(ctx, reg, name, u.Query())
 		return text, "text/markdown", err

@@ -10,10 +10,11 @@
 //	steplib/                       helpers several scripts share
 //
 // The step catalog (engine/catalog) decides which code a step uses and
-// how it is bundled; this package only holds the code. Its test-support
-// packages run the scripts for real on small data: scripttest (one step
-// compiled alone and run in a bubblewrap sandbox as its container would
-// run it), codetest and xgboosttest (the scripts' own tests).
+// how it is bundled; this package only holds the code. The scripts run
+// for real on small data in codetest and xgboosttest (the scripts' own
+// tests), through engine/compiler/scripttest (one step compiled alone and
+// run in a bubblewrap sandbox as its container would run it), which sits
+// above the compiler it uses.
 package stepcode
 
 import (

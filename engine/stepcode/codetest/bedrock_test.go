@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 	"github.com/cursus-go/cursus/internal/testenv"
 )
 

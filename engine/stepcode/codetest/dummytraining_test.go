@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // writeArchive writes a .tar.gz of the given members (name -> content; a "->" content makes a

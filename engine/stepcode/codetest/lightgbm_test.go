@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // needLightGBM returns a sandbox whose Python imports lightgbm, or skips the test, under CI

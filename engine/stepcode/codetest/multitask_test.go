@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // writeTasks writes rows with numeric x1..x3, categorical c1 and three 0/1 task labels:

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 var torchModules = []string{"torch", "numpy", "pandas", "sklearn"}

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // scriptSandbox runs step scripts under bwrap with a chosen interpreter.

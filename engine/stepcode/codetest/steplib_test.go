@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/catalog"
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // runSteplib runs Python source with the embedded steplib package importable (the bytes the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // modelInput lays out a trained model as a processing job receives it:

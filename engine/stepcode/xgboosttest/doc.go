@@ -1,7 +1,7 @@
 // Package xgboosttest runs the XGBoost pipeline's step code (catalog.Code:
 // xgboost_training.py, the evaluation, inference, calibration, metrics,
 // wiki, Package and Payload scripts, and inference/xgboost/inference.py) for
-// real through engine/stepcode/scripttest: each step compiled alone, its
+// real through engine/compiler/scripttest: each step compiled alone, its
 // script in a bubblewrap sandbox at the job's container paths, on generated
 // binary, three-class and regression data, each step on the previous one's
 // output, ending with the packaged model's serving code answering the

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // readDir reads the one CSV file of a directory.

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // xgbConfig is the XGBoost training config for the generated data

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cursus-go/cursus/engine/stepcode/scripttest"
+	"github.com/cursus-go/cursus/engine/compiler/scripttest"
 )
 
 // readDir reads every CSV/TSV file of a directory (sorted) as one table.
