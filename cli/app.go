@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,6 +57,8 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		HideVersion:     true,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {},
+		// urfave/cli adds --help only when no command is named help.
+		Flags: []cli.Flag{cli.HelpFlag},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("%v", err)
 		},
@@ -62,6 +66,12 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			mcpCommand(),
 			workflowCommand(),
 			runCommand(),
+			{
+				Name:      "help",
+				Usage:     "show the commands, or one command's help (cursus help mcp call)",
+				ArgsUsage: "[COMMAND ...]",
+				Action:    helpAction,
+			},
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -91,17 +101,91 @@ func groupAction(c *cli.Context) error {
 	return cli.ShowAppHelp(c)
 }
 
+// helpAction is `cursus help [COMMAND ...]`: the help of the app, of a
+// command group or of one command, as --help prints it.
+func helpAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowAppHelp(c)
+	}
+	cmds, path := c.App.Commands, []string{}
+	var cmd *cli.Command
+	for _, name := range c.Args().Slice() {
+		cmd = nil
+		for _, k := range cmds {
+			if k.HasName(name) {
+				cmd = k
+			}
+		}
+		if cmd == nil {
+			return usagef("help: unknown command %q; see cursus help%s", strings.Join(append(path, name), " "), prefixed(path))
+		}
+		path = append(path, cmd.Name)
+		cmds = cmd.Subcommands
+	}
+	return c.App.Run(append(append([]string{c.App.Name}, path...), "--help"))
+}
+
+func prefixed(path []string) string {
+	if len(path) == 0 {
+		return ""
+	}
+	return " " + strings.Join(path, " ")
+}
+
 // setUsageHandlers makes every command report flag errors as usage errors
-// (exit 2, message on stderr) instead of printing its help on stdout, and
-// makes every command group refuse unknown subcommands.
+// (exit 2, message on stderr) instead of printing its help on stdout,
+// makes every command group refuse unknown subcommands, and makes every
+// command that reads its own operands say so when an option follows them.
 func setUsageHandlers(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usagef("%v", err) }
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		c.Action = groupAction
 	}
+	if len(c.Subcommands) == 0 && c.Action != nil && !c.SkipFlagParsing {
+		action := c.Action
+		c.Action = func(ctx *cli.Context) error {
+			if err := optionAfterOperands(ctx); err != nil {
+				return err
+			}
+			return action(ctx)
+		}
+	}
 	for _, s := range c.Subcommands {
 		setUsageHandlers(s)
 	}
+}
+
+// operandsTakeOptions are the commands that read options after their
+// operands themselves (`cursus workflow run NAME --args ...`).
+var operandsTakeOptions = map[string]bool{"cursus workflow run": true}
+
+// optionAfterOperands is a usage error when an operand looks like an
+// option: urfave/cli reads options only before the first operand, so one
+// written after it would otherwise be taken as an operand.
+func optionAfterOperands(c *cli.Context) error {
+	if operandsTakeOptions[c.Command.HelpName] {
+		return nil
+	}
+	for _, a := range c.Args().Slice() {
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		known := false
+		for _, f := range c.Command.Flags {
+			if slices.Contains(f.Names(), name) {
+				known = true
+			}
+		}
+		what := "looks like an option"
+		if known {
+			what = "is an option of " + c.Command.HelpName
+		}
+		operands, _, _ := strings.Cut(strings.TrimSpace(c.Command.ArgsUsage), "  ")
+		return usagef("%s %s but comes after the operands, where it is read as one: put options before the operands (%s [OPTIONS] %s)",
+			a, what, c.Command.HelpName, operands)
+	}
+	return nil
 }
 
 // Run runs the command line and returns the exit status.

@@ -215,3 +215,54 @@ func TestCallExitsOneOnAFailedCheck(t *testing.T) {
 		t.Errorf("valid DAG: exit %d", code)
 	}
 }
+
+// `cursus help` shows what --help shows, for the app and for a command;
+// an unknown command is a usage error naming it.
+func TestHelpCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range [][]string{{}, {"mcp"}, {"mcp", "call"}, {"run", "local"}} {
+		code, out, errs := run(t, "", append([]string{"help"}, c...)...)
+		_, want, _ := run(t, "", append(c, "--help")...)
+		if code != 0 || errs != "" || out == "" || out != want {
+			t.Errorf("help %v: %d %q %q, want the output of --help:\n%s", c, code, out, errs, want)
+		}
+	}
+	if code, out, errs := run(t, "", "help", "mcp", "nope"); code != 2 || out != "" || !strings.Contains(errs, `"mcp nope"`) {
+		t.Errorf("help mcp nope: %d %q %q", code, out, errs)
+	}
+}
+
+// An option written after the operands is refused with a hint to put it
+// first, instead of being read as an operand; workflow run reads its
+// options after NAME itself.
+func TestOptionAfterOperandsHasAHint(t *testing.T) {
+	t.Parallel()
+	code, out, errs := run(t, "", "mcp", "call", "tools.help", "{}", "--compact")
+	if code != 2 || out != "" || !strings.Contains(errs, "--compact is an option of cursus mcp call") || !strings.Contains(errs, "put options before the operands (cursus mcp call [OPTIONS] TOOL [ARGS])") {
+		t.Errorf("mcp call ... --compact: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := run(t, "", "mcp", "call", "tools.help", "--bogus"); code != 2 || !strings.Contains(errs, "--bogus looks like an option") {
+		t.Errorf("mcp call tools.help --bogus: %d %q", code, errs)
+	}
+	if code, out, _ := run(t, `{}`, "mcp", "call", "--compact", "tools.help", "-"); code != 0 || strings.Count(out, "\n") != 1 {
+		t.Errorf("options first and - for stdin: %d %q", code, out)
+	}
+	if code, _, errs := run(t, "", "workflow", "run", "new-project", "--args", "{}", "-q"); strings.Contains(errs, "comes after the operands") {
+		t.Errorf("workflow run NAME --args: %d %q", code, errs)
+	}
+}
+
+// --step-timeout shows one default, the local run's.
+func TestStepTimeoutShowsOneDefault(t *testing.T) {
+	t.Parallel()
+	_, out, _ := run(t, "", "run", "local", "--help")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "--step-timeout") {
+			if n := strings.Count(line, "default"); n != 1 || !strings.Contains(line, "(default: 3600)") {
+				t.Errorf("want one default, 3600: %q", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no --step-timeout in:\n%s", out)
+}

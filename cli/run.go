@@ -42,7 +42,7 @@ func runCommand() *cli.Command {
 					&cli.StringSliceFlag{Name: "generate-data", Usage: "an S3 URI the definition reads (or <step>.<output>) to fill with generated data (repeatable)"},
 					&cli.StringSliceFlag{Name: "param", Usage: "a pipeline parameter value, NAME=VALUE (repeatable)"},
 					&cli.StringFlag{Name: "pipeline-name", Usage: "pipeline name (default: from the config)"},
-					&cli.IntFlag{Name: "step-timeout", Usage: "time limit of each step's job, in seconds (default 3600)"},
+					&cli.IntFlag{Name: "step-timeout", Usage: "time limit of each step's job, in seconds", DefaultText: "3600"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 					&cli.BoolFlag{Name: "compact", Usage: "print the report on one line"},
 				},
