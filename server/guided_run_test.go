@@ -24,6 +24,10 @@ type agent struct {
 	stage string
 	tools []string // wire names listed by the server now
 	log   strings.Builder
+	// sizes are the tool counts and bytes of each tools/list answer, in
+	// order; counts the tool count of each stage.
+	sizes  [][2]int
+	counts map[string]int
 }
 
 func (a *agent) logf(format string, args ...any) {
@@ -49,6 +53,8 @@ func (a *agent) relist() {
 	a.g.waitChanged(a.t)
 	var n int
 	a.tools, n = a.g.list(a.t)
+	a.sizes = append(a.sizes, [2]int{len(a.tools), n})
+	a.counts[a.stage] = len(a.tools)
 	a.logf("<~ notifications/tools/list_changed; tools/list: %d tools, %d bytes", len(a.tools), n)
 }
 
@@ -61,9 +67,11 @@ func TestGuidedWholeRun(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	g := inMemory(t, server.Options{Guided: true, Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}, "2025-11-25")
-	a := &agent{t: t, g: g, root: root, stage: "orchestrator"}
+	a := &agent{t: t, g: g, root: root, stage: "orchestrator", counts: map[string]int{}}
 	var n int
 	a.tools, n = g.list(t)
+	a.sizes = append(a.sizes, [2]int{len(a.tools), n})
+	a.counts[a.stage] = len(a.tools)
 	a.logf("<- tools/list: %d tools, %d bytes: %s", len(a.tools), n, strings.Join(a.tools, ", "))
 
 	dagArgs, base, steps := exampleInputs(t)
@@ -142,6 +150,12 @@ func TestGuidedWholeRun(t *testing.T) {
 			t.Errorf("report %s: %v", rep, err)
 		}
 	}
+	checkDoc(t, "docs/guided-mode.md", func(t *testing.T, doc string) string {
+		return replaceListSizes(t, doc, a.sizes)
+	})
+	checkDoc(t, "README.md", func(t *testing.T, doc string) string {
+		return replaceStageCounts(t, doc, a.counts)
+	})
 	if p := os.Getenv("CURSUS_GUIDED_TRANSCRIPT"); p != "" {
 		if err := os.WriteFile(p, []byte(a.log.String()), 0o644); err != nil {
 			t.Fatal(err)

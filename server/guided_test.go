@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,7 @@ func TestGuidedListPerStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cells := map[string][]string{} // row -> cells, gates closed then open
 	for _, gates := range []string{"closed", "open"} {
 		p := registry.Policy{ProjectRoot: t.TempDir()}
 		if gates == "open" {
@@ -177,6 +179,7 @@ func TestGuidedListPerStage(t *testing.T) {
 		}
 		full := inMemory(t, server.Options{Policy: p}, "2025-11-25")
 		fullNames, fullBytes := full.list(t)
+		cells["full list, no `--guided`"] = append(cells["full list, no `--guided`"], fmt.Sprintf("%d tools, %s B", len(fullNames), thousands(fullBytes)))
 		var lines []string
 		for _, name := range set.Names() {
 			g := inMemory(t, server.Options{Stage: name, Policy: p}, "2025-11-25")
@@ -194,6 +197,8 @@ func TestGuidedListPerStage(t *testing.T) {
 				t.Errorf("stage %s: %d tools / %d bytes, not fewer than the full %d / %d", name, len(got), n, len(fullNames), fullBytes)
 			}
 			lines = append(lines, fmt.Sprintf("%-12s %2d tools %6d bytes (%4.1f%%)", name, len(got), n, 100*float64(n)/float64(fullBytes)))
+			row := "`" + name + "`"
+			cells[row] = append(cells[row], fmt.Sprintf("%d tools, %s B (%.1f%%)", len(got), thousands(n), 100*float64(n)/float64(fullBytes)))
 		}
 		// The unpinned guided server starts in the orchestrator stage.
 		g := inMemory(t, server.Options{Guided: true, Policy: p}, "2025-11-25")
@@ -212,6 +217,27 @@ func TestGuidedListPerStage(t *testing.T) {
 		}
 		t.Logf("tools/list with gates %s: full %d tools %d bytes\n%s", gates, len(fullNames), fullBytes, strings.Join(lines, "\n"))
 	}
+	table := "| stage | gates closed (default) | gates open (writes) |\n|---|---|---|\n"
+	for _, row := range append([]string{"full list, no `--guided`"}, func() (rows []string) {
+		for _, name := range set.Names() {
+			rows = append(rows, "`"+name+"`")
+		}
+		return rows
+	}()...) {
+		table += "| " + row + " | " + strings.Join(cells[row], " | ") + " |\n"
+	}
+	checkDoc(t, "docs/guided-mode.md", func(t *testing.T, doc string) string {
+		return replaceBlock(t, doc, "stage-sizes", table)
+	})
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // TestGuidedListChanged: a stage change sends the session
