@@ -28,6 +28,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/registry"
 )
 
@@ -826,7 +827,7 @@ func TestSafeDeepPython(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "deep.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := startRawServe(t, dir, serveEnv("CURSUS_PYTHON=/usr/bin/python3"))
+	s := startRawServe(t, dir, serveEnv("CURSUS_PYTHON="+scriptPython(t)))
 	env := s.call(t, "author__check_script", map[string]any{"step_name": "TabularPreprocessing", "script_path": "deep.py"}, time.Minute)
 	text, _ := json.Marshal(env)
 	if env["code"] == "internal_error" || strings.Contains(string(text), "Traceback") {
@@ -976,20 +977,13 @@ func writeSleeper(t testing.TB, dir string, beats int) {
 // the script writeSleeper writes.
 var sleeperArgs = map[string]any{"dag": map[string]any{"nodes": []string{"DummyDataLoading_training"}}, "config_file": "config.json", "script_dirs": []string{"sleepers"}, "timeout_seconds": 3600}
 
-// scriptPython is the interpreter a test runs step scripts with
-// (CURSUS_PYTHON, else /usr/bin/python3); the test skips where it is
-// absent, and fails under CI.
+// scriptPython is the interpreter every test runs step scripts with
+// (testenv.Python); the test skips where there is none, and fails under CI.
 func scriptPython(t testing.TB) string {
 	t.Helper()
-	py := os.Getenv("CURSUS_PYTHON")
+	py := testenv.Python()
 	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if _, err := exec.LookPath(py); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("python3 is needed to run a step script: %v", err)
-		}
-		t.Skipf("python3 is needed to run a step script: %v", err)
+		testenv.Missing(t, "python3 is needed to run a step script: set CURSUS_PYTHON or install /usr/bin/python3")
 	}
 	return py
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -33,8 +32,8 @@ var xgbScriptSteps = []any{"CradleDataLoading", "TabularPreprocessing", "XGBoost
 	"XGBoostModelEval", "ModelCalibration", "Package", "Payload"}
 
 func TestXGBoostExampleScriptsMatchTheirContracts(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not on PATH")
+	if testenv.Python() == "" {
+		testenv.Missing(t, "python3 is needed to check the scripts: set CURSUS_PYTHON or install /usr/bin/python3")
 	}
 	env := tools.CallTool(t, context.Background(), "validate.alignment", map[string]any{
 		"target_scripts": xgbScriptSteps})

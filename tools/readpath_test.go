@@ -2,9 +2,9 @@ package tools_test
 
 import (
 	"context"
+	"github.com/cursus-go/cursus/internal/testenv"
 	"github.com/cursus-go/cursus/internal/testfs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -46,7 +46,7 @@ func TestReadPathsFromTheProjectRoot(t *testing.T) {
 		{"validate.deps_resolve", map[string]any{"dag_file": "dag.json"}},
 		{"validate.alignment", map[string]any{"target_scripts": []any{"TabularPreprocessing"}, "script_dirs": []any{"scripts"}}},
 	}
-	if _, err := exec.LookPath("python3"); err == nil {
+	if testenv.Python() != "" {
 		calls = append(calls, struct {
 			tool string
 			args map[string]any

@@ -175,8 +175,8 @@ func TestMemoryLimit(t *testing.T) {
 	if got := strings.TrimSpace(string(res.Stdout)); got != strconv.Itoa(512<<10) {
 		t.Fatalf("the child's limit is %q KiB, want %d", got, 512<<10)
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
+	py := testenv.Python()
+	if py == "" {
 		testenv.Missing(t, "python3 is needed for the allocation check: not found")
 	}
 	c = Cmd{Path: py, Args: []string{"-c", "b = bytearray(1 << 30); print('allocated')"}, MemoryBytes: 256 << 20}

@@ -3,6 +3,7 @@ package testenv
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -52,4 +53,22 @@ func (f *fakeT) Skip(args ...any) {
 func (f *fakeT) Fatalf(format string, args ...any) {
 	*f.fail, f.msg = true, fmt.Sprintf(format, args...)
 	runtime.Goexit()
+}
+
+// The interpreter every test uses is CURSUS_PYTHON, which the package's
+// init sets to Debian's python3 where it exists and nothing set it.
+func TestOnePythonForEveryTest(t *testing.T) {
+	if _, err := os.Stat(DebianPython); err == nil && os.Getenv(EnvPython) == "" {
+		t.Fatalf("%s is not set though %s exists", EnvPython, DebianPython)
+	}
+	t.Setenv(EnvPython, "/nonexistent/python3")
+	if got := Python(); got != "" {
+		t.Errorf("Python() = %q for a missing interpreter, want \"\"", got)
+	}
+	t.Setenv(EnvPython, DebianPython)
+	if _, err := os.Stat(DebianPython); err == nil {
+		if got := Python(); got != DebianPython {
+			t.Errorf("Python() = %q, want %s", got, DebianPython)
+		}
+	}
 }
