@@ -93,7 +93,8 @@ var remedies = []remedy{
 	remedyFor[*validation.ScriptAnalysisError]("fix the script so python3 can parse it (python3 -m py_compile <script>)", "steps.io"),
 	remedyFor[*validation.AnalyzerStoppedError]("the analyzer parses one script within these limits; split or shorten the script", "steps.io"),
 	remedyIs(localrun.ErrSandboxUnavailable, localrun.SandboxRemedy, "validate.info"),
-	remedyIs(validation.ErrNoPython, "install python3 or set "+validation.EnvPython+" to an interpreter; validate.info shows what was found", "validate.info"),
+	remedyFor[*localrun.MissingModulesError]("install the modules meta.details.missing_modules names into that interpreter, or pass python naming one that has them", "execution.run_local", "validate.info"),
+	remedyIs(validation.ErrNoPython, "install python3, or name an interpreter (execution.run_local's python argument, or "+validation.EnvPython+"); validate.info shows what was found", "validate.info", "execution.run_local"),
 	remedyFor[*catalog.NotFoundError](unknownStepFix, "catalog.search", "catalog.list_steps"),
 	// A catalog.LoadErrors unwraps to its *catalog.FileError problems.
 	remedyFor[*catalog.FileError]("fix the named file and field (the step file format is documented in the engine/catalog package doc), or drop the directory from workspace_dirs", "validate.step_interface", "author.rules"),

@@ -89,6 +89,7 @@ func TestRemediesReachable(t *testing.T) {
 		&validation.ScriptAnalysisError{},
 		&validation.AnalyzerStoppedError{},
 		fmt.Errorf("validate: %w", validation.ErrNoPython),
+		&localrun.MissingModulesError{Python: "/usr/bin/python3", Missing: []string{"pandas"}, Steps: map[string]string{"pandas": "Prep"}},
 		&catalog.NotFoundError{},
 		catalog.LoadErrors{{File: "a.step.yaml", Message: "bad"}},
 		&config.ValidationError{},

@@ -40,6 +40,7 @@ type runLocalArgs struct {
 	Generate []string          `json:"generate_data,omitempty" jsonschema_description:"Data keys (as in data: an S3 URI the definition reads, or <step>.<output>) the run fills with generated data instead of a local path: the catalog's DummyDataGeneration script writes 1000 rows with the columns the pipeline's trainer reads (its label_name, tab_field_list, cat_field_list and id_name; as many label classes as it expects). compile.definition's next_steps list the pipeline's own inputs here. data.generated says what was made."`
 	// Parameters gives pipeline parameters values; the others take their defaults.
 	Parameters         map[string]string `json:"parameters,omitempty" jsonschema_description:"Pipeline parameter name -> value for this run (the others take their default values)."`
+	Python             string            `json:"python,omitempty" jsonschema:"maxLength=4096,pattern=^(.*/)?python[0-9.]*$" jsonschema_description:"The Python 3 interpreter the steps run with: a path (/usr/bin/python3, .venv/bin/python) or a name on PATH (python3.11); default: $CURSUS_PYTHON, else python3. Its libraries (pandas and each step's framework) are checked before the first step."`
 	StepTimeoutSeconds int               `json:"step_timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=3600" jsonschema_description:"Time limit of each step's job (a step's own StoppingCondition wins when shorter)."`
 	Steps              []string          `json:"steps,omitempty" jsonschema:"maxItems=256" jsonschema_description:"Run only these steps (SageMaker step names), as a selective execution does: the steps they read from give their outputs in data (execution.failure and execution.download name them), the others do not run."`
 }
@@ -78,7 +79,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 		return nil, err
 	}
 	rep, err := localrun.Run(ctx, res, localrun.Options{
-		WorkDir: workDir, Data: data, Generate: a.Generate, Parameters: a.Parameters, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second, Steps: a.Steps,
+		WorkDir: workDir, Data: data, Generate: a.Generate, Parameters: a.Parameters, Python: a.Python, StepTimeout: time.Duration(a.StepTimeoutSeconds) * time.Second, Steps: a.Steps,
 		Progress: localrun.ProgressFrom(ctx), FS: safefs.From(ctx),
 	})
 	if err != nil {

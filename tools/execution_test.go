@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,6 +222,17 @@ func TestRunLocalContract(t *testing.T) {
 		t.Errorf("the error names the parameter: %v", det)
 	}
 	wantFail(t, callTool(t, ctx, "execution.run_local", args(map[string]any{"config_file": "../examples/missing.json"})), envelope.CodeNotFound)
+	// python names an interpreter, checked before the first step; a
+	// program that is no python is refused by the schema
+	env := callTool(t, ctx, "execution.run_local", args(map[string]any{"python": "/nonexistent/python3"}))
+	wantFail(t, env, envelope.CodeUnsupported, "execution.run_local")
+	if msg, _ := env["error"].(string); !strings.Contains(msg, "/nonexistent/python3") {
+		t.Errorf("the error names the interpreter: %s", msg)
+	}
+	det = wantFail(t, callTool(t, ctx, "execution.run_local", args(map[string]any{"python": "/bin/sh"})), envelope.CodeInvalidInput)
+	if !strings.Contains(fmt.Sprint(det), "python") {
+		t.Errorf("a program that is no interpreter: %v", det)
+	}
 
 	// gated: executes code and writes
 	root := t.TempDir()
@@ -230,7 +242,7 @@ func TestRunLocalContract(t *testing.T) {
 
 	// a run whose first step finds no data fails with run_failed, naming
 	// the step and the data key, with every step's result in details
-	testenv.Need(t, localrun.Ready())
+	testenv.Need(t, localrun.Ready("pandas", "xgboost"))
 	det = wantFail(t, callTool(t, ctx, "execution.run_local", args(nil)), envelope.CodeRunFailed, "compile.definition")
 	var rep localrun.Report
 	remarshalT(t, det["report"], &rep)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ func FindPython() Python {
 func probePython(name string) Python {
 	path, err := exec.LookPath(name)
 	if err != nil {
+		if strings.ContainsRune(name, filepath.Separator) {
+			return Python{Reason: fmt.Sprintf("%s: no such executable file (name a Python 3 interpreter)", name)}
+		}
 		return Python{Reason: fmt.Sprintf("%s is not on PATH (set %s to a Python 3 interpreter)", name, EnvPython)}
 	}
 	// The caller's environment, so that a launcher (pyenv) finds its

@@ -603,6 +603,9 @@ func (r *run) prepare(id string, params map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if err := r.checkModules(runner.Python()); err != nil {
+		return err
+	}
 	r.ex = runner.ex
 	kind, note := runner.Sandbox()
 	r.pyMinor = pythonMinor(pythonVersion(runner.Python()))

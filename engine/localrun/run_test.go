@@ -3,14 +3,18 @@ package localrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/internal/testenv"
 )
 
 // producer writes a file into its output and records what it saw of its
@@ -409,5 +413,48 @@ open("/opt/ml/processing/output/processed_data/out.jsonl", "w").write(open(p).re
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Field != "data.Produce.model_responses" || !strings.Contains(err.Error(), "calls no hosted model") {
 		t.Fatalf("model_responses for a step that calls no model: %v", err)
+	}
+}
+
+// The interpreter a run is given must exist, and must import what the
+// run's catalog steps import, before the first step runs.
+func TestInterpreterCheckedBeforeTheFirstStep(t *testing.T) {
+	py := needPython(t)
+	p := newPipeline(t)
+	p.params = []compiler.Parameter{prefixParam()}
+	p.script("s3://bucket/code/ok.py", "ok.py", "open('/opt/ml/processing/output/o/x', 'w').write('1')\n")
+	p.step(processing("Prep", "ok.py", nil, []string{"o"}, nil, nil))
+	p.node("Prep", "TabularPreprocessing")
+	work := filepath.Join(p.dir, "work")
+	_, err := Run(context.Background(), p.result(), Options{WorkDir: work, Python: "/nonexistent/python3", ExecutionID: "nopy"})
+	if !errors.Is(err, ErrNoPython) || !strings.Contains(err.Error(), "/nonexistent/python3") {
+		t.Fatalf("a missing interpreter: %v", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(work, "nopy", "steps", "Prep")); !os.IsNotExist(statErr) {
+		t.Errorf("a step ran without an interpreter: %v", statErr)
+	}
+	// a virtual environment without the system's packages lacks pandas
+	venv := filepath.Join(t.TempDir(), "venv")
+	if out, err := exec.Command(py, "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		testenv.Missing(t, fmt.Sprintf("python3 -m venv: %v: %s", err, out))
+	}
+	_, err = Run(context.Background(), p.result(), Options{WorkDir: work, Python: filepath.Join(venv, "bin", "python"), ExecutionID: "nopandas"})
+	var mm *MissingModulesError
+	if !errors.As(err, &mm) || !slices.Contains(mm.Missing, "pandas") || mm.Steps["pandas"] != "Prep" {
+		t.Fatalf("an interpreter without pandas: %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "pip install pandas") || strings.Contains(msg, "image") {
+		t.Errorf("the error says how to install what is missing, not an image: %s", msg)
+	}
+	if errkind.Of(err) != errkind.Unsupported {
+		t.Errorf("kind %q", errkind.Of(err))
+	}
+	// a step of no catalog type brings its own imports: nothing is asked
+	q := newPipeline(t)
+	q.params = []compiler.Parameter{prefixParam()}
+	q.script("s3://bucket/code/ok.py", "ok.py", "open('/opt/ml/processing/output/o/x', 'w').write('1')\n")
+	q.step(processing("Own", "ok.py", nil, []string{"o"}, nil, nil))
+	if _, err := Run(context.Background(), q.result(), Options{WorkDir: filepath.Join(q.dir, "work"), Python: filepath.Join(venv, "bin", "python"), ExecutionID: "own"}); err != nil {
+		t.Errorf("a project's own step with a bare interpreter: %v", err)
 	}
 }

@@ -234,8 +234,12 @@ func NewRunner(dir string, sandbox Sandbox, python string) (*Runner, error) {
 			return nil, fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
 		}
 		python, prefixes = p.Path, p.Prefixes
-	} else if p := pythonAt(python); p.Available {
-		prefixes = p.Prefixes
+	} else {
+		p := pythonAt(python)
+		if !p.Available {
+			return nil, fmt.Errorf("%w: %s", ErrNoPython, p.Reason)
+		}
+		python, prefixes = p.Path, p.Prefixes
 	}
 	ex, err := newExecutor(sandbox, python, prefixes, dir)
 	if err != nil {
