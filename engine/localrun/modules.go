@@ -37,6 +37,7 @@ type MissingModulesError struct {
 	Steps   map[string]string // module -> a step that imports it
 }
 
+// Error names the modules, a step needing each, and how to install them.
 func (e *MissingModulesError) Error() string {
 	var who []string
 	for _, m := range e.Missing {
