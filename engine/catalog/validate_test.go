@@ -68,7 +68,7 @@ func TestValidationRejects(t *testing.T) {
 		{"env field unknown", valid, "{name: KEY_COLUMNS, required: true}", "{name: KEY_COLUMNS, required: true, field: nope}",
 			[]string{"contract.env[0].field", "unknown config field \"nope\""}},
 		{"env default disagrees", valid, "{name: KEY_COLUMNS, required: true}", "{name: KEY_COLUMNS, required: true}\n    - {name: PROCESSING_VOLUME_SIZE, default: \"7\"}",
-			[]string{"contract.env[1].default", "disagrees with the default 500"}},
+			[]string{"contract.env[1].default", "disagrees with the default 30"}},
 		{"bad env name", valid, "{name: KEY_COLUMNS, required: true}", "{name: KEY_COLUMNS, required: true}\n    - {name: lower_case}",
 			[]string{"contract.env[1].name", "not an environment variable name"}},
 		{"job argument flag", valid, "  entry_point: dedup.py\n", "  entry_point: dedup.py\n  job_arguments: [{flag: job_type, source: key_columns}]\n",

@@ -532,24 +532,41 @@ func (e *buildEnv) trainingOutputPath(p *nodePlan) any {
 }
 
 // outputDestination is where an output port of a step is written:
-// Join("/", prefix, lower(step type), [job type],
-// logical name); a step file's output_path_token sends every output to
-// Join("/", prefix, token) instead.
+// Join("/", prefix, execution id, lower(step type), [job type], logical
+// name), the execution id ({"Get": "Execution.PipelineExecutionId"}) as
+// the SageMaker SDK puts it in a processing job's default output path, so
+// that two executions, running together or one after the other, never
+// write over each other's outputs. Config field outputs_per_execution set
+// to false leaves the execution id out: one fixed prefix per output, which
+// every execution overwrites. A step file's output_path_token sends every
+// output to Join("/", prefix, [execution id], token) instead.
 //
 // The step file's include_job_type_in_path is deliberately not consulted:
 // without the job type, two nodes of one
 // step type with different job types (DummyDataLoading_training and
 // DummyDataLoading_calibration) would write to the same S3 prefix.
-func (e *buildEnv) outputDestination(p *nodePlan, logical string) any {
-	if tok := p.Step.Patterns.OutputPathToken; tok != "" {
-		return JoinOn("/", e.prefix, tok)
+func (e *buildEnv) outputDestination(p *nodePlan, logical string) (any, error) {
+	vals := []any{e.prefix}
+	perExecution, err := p.Values.boolean(outputsPerExecutionField, true)
+	if err != nil {
+		return nil, err
 	}
-	vals := []any{e.prefix, strings.ToLower(string(p.Step.Type))}
+	if perExecution {
+		vals = append(vals, ExecutionVar("PipelineExecutionId"))
+	}
+	if tok := p.Step.Patterns.OutputPathToken; tok != "" {
+		return JoinOn("/", append(vals, tok)...), nil
+	}
+	vals = append(vals, strings.ToLower(string(p.Step.Type)))
 	if p.JobType != "" {
 		vals = append(vals, p.JobType)
 	}
-	return JoinOn("/", append(vals, logical)...)
+	return JoinOn("/", append(vals, logical)...), nil
 }
+
+// outputsPerExecutionField is the config field that keeps the execution
+// id out of output destinations when false (outputDestination).
+const outputsPerExecutionField = "outputs_per_execution"
 
 // input returns the binding of an input port: the dependency or manual
 // binding, else the config field the port is sourced from.

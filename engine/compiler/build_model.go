@@ -219,6 +219,10 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 	if len(p.Step.Outputs) > 0 {
 		outName = p.Step.Outputs[0].LogicalName
 	}
+	dest, err := e.outputDestination(p, outName)
+	if err != nil {
+		return nil, err
+	}
 	args := &TransformArguments{
 		ModelName: mb.Value,
 		TransformInput: TransformInput{
@@ -227,7 +231,7 @@ func (e *buildEnv) buildTransform(p *nodePlan) (*TransformArguments, error) {
 			SplitType:   omitEmpty(strs["split_type"]),
 		},
 		TransformOutput: TransformOutput{
-			S3OutputPath: e.outputDestination(p, outName),
+			S3OutputPath: dest,
 			Accept:       strs["accept"],
 			AssembleWith: omitEmpty(strs["assemble_with"]),
 			KmsKeyId:     kms,

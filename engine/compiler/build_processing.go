@@ -10,6 +10,8 @@ const (
 	processingCodeDir = "/opt/ml/processing/input/code"
 	// maxProcessingRuntime is the API's limit for processing jobs.
 	maxProcessingRuntime = 432000
+	// processingVolumeGB is the SDK's Processor volume_size_in_gb default.
+	processingVolumeGB = 30
 )
 
 // buildProcessing builds a CreateProcessingJob-shaped step: the script
@@ -18,7 +20,7 @@ const (
 // ports in declaration order followed by the code input; every output port
 // is written under the execution prefix.
 func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
-	c, err := e.computeOf(p, "ml.m5.2xlarge", 500)
+	c, err := e.computeOf(p, "ml.m5.2xlarge", processingVolumeGB)
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +75,14 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 		if port.ContainerPath == "" {
 			return nil, fmt.Errorf("output %s has no container path in step type %s", port.LogicalName, p.Step.Type)
 		}
+		dest, err := e.outputDestination(p, port.LogicalName)
+		if err != nil {
+			return nil, err
+		}
 		outs = append(outs, ProcessingOutput{
 			OutputName: port.LogicalName,
 			S3Output: ProcessingS3Output{
-				S3Uri:        e.outputDestination(p, port.LogicalName),
+				S3Uri:        dest,
 				LocalPath:    port.ContainerPath,
 				S3UploadMode: "EndOfJob",
 			},

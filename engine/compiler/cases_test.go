@@ -234,6 +234,9 @@ func procOut(step, output string) compiler.Get {
 
 var prefix = compiler.Param(compiler.ParamExecutionS3Prefix)
 
+// execID is the execution id outputs are written under.
+var execID = compiler.ExecutionVar("PipelineExecutionId")
+
 func reportNode(t *testing.T, res *compiler.Result, node catalog.NodeName) compiler.NodeReport {
 	t.Helper()
 	for _, n := range res.Report.Nodes {
@@ -313,7 +316,7 @@ func TestCase2TabularInputs(t *testing.T) {
 	}
 	eq(t, "job arguments", at(t, tp, "Arguments", "AppSpecification", "ContainerArguments"), []string{"--job_type", "training"})
 	eq(t, "output", at(t, tp, "Arguments", "ProcessingOutputConfig", "Outputs", "OutputName=processed_data", "S3Output", "S3Uri"),
-		compiler.JoinOn("/", prefix, "tabularpreprocessing", "training", "processed_data"))
+		compiler.JoinOn("/", prefix, execID, "tabularpreprocessing", "training", "processed_data"))
 
 	// two loaders feeding one preprocessing node
 	nodes := []string{"CradleDataLoading_training", "CradleDataLoading_calibration", "TabularPreprocessing_training"}
@@ -434,12 +437,12 @@ func TestCase5E2EBindings(t *testing.T) {
 		t.Errorf("inference_scripts_input = %+v, want a config binding", b)
 	}
 	eq(t, "package output", at(t, steps["Package"], "Arguments", "ProcessingOutputConfig", "Outputs", "OutputName=packaged_model", "S3Output", "S3Uri"),
-		compiler.JoinOn("/", prefix, "package", "packaged_model"))
+		compiler.JoinOn("/", prefix, execID, "package", "packaged_model"))
 	eq(t, "payload output", at(t, steps["Payload"], "Arguments", "ProcessingOutputConfig", "Outputs", "OutputName=payload_sample", "S3Output", "S3Uri"),
-		compiler.JoinOn("/", prefix, "payload", "payload_sample"))
+		compiler.JoinOn("/", prefix, execID, "payload", "payload_sample"))
 	// XGBoostModelEval outputs keep the job type in the path
 	eq(t, "eval output", at(t, ev, "Arguments", "ProcessingOutputConfig", "Outputs", "OutputName=eval_output", "S3Output", "S3Uri"),
-		compiler.JoinOn("/", prefix, "xgboostmodeleval", "calibration", "eval_output"))
+		compiler.JoinOn("/", prefix, execID, "xgboostmodeleval", "calibration", "eval_output"))
 }
 
 var missingProducerNodes = []string{"DummyDataLoading_calibration", "TabularPreprocessing_calibration", "XGBoostModelEval_calibration"}
@@ -481,7 +484,7 @@ func TestCase7ConfigSourcedRoot(t *testing.T) {
 	eq(t, "INPUT_DATA destination", at(t, in, "LocalPath"), "/opt/ml/processing/input/data")
 	for _, o := range []string{"DATA", "METADATA", "SIGNATURE"} {
 		eq(t, o, at(t, s, "Arguments", "ProcessingOutputConfig", "Outputs", "OutputName="+o, "S3Output", "S3Uri"),
-			compiler.JoinOn("/", prefix, "dummydataloading", "training", o))
+			compiler.JoinOn("/", prefix, execID, "dummydataloading", "training", o))
 	}
 	if s["DependsOn"] != nil {
 		t.Errorf("a root step has no DependsOn: %v", s["DependsOn"])
@@ -507,7 +510,7 @@ func TestCase8ModelTransform(t *testing.T) {
 	bt := steps["BatchTransform-Calibration"]
 	eq(t, "ModelName", at(t, bt, "Arguments", "ModelName"), compiler.Get{Get: "Steps.XGBoostModel.ModelName"})
 	eq(t, "data", at(t, bt, "Arguments", "TransformInput", "DataSource", "S3DataSource", "S3Uri"), procOut("TabularPreprocessing-Calibration", "processed_data"))
-	eq(t, "output", at(t, bt, "Arguments", "TransformOutput", "S3OutputPath"), compiler.JoinOn("/", prefix, "batchtransform", "calibration", "transform_output"))
+	eq(t, "output", at(t, bt, "Arguments", "TransformOutput", "S3OutputPath"), compiler.JoinOn("/", prefix, execID, "batchtransform", "calibration", "transform_output"))
 	eq(t, "content type", at(t, bt, "Arguments", "TransformInput", "ContentType"), "text/csv")
 	eq(t, "split", at(t, bt, "Arguments", "TransformInput", "SplitType"), "Line")
 	eq(t, "filters", at(t, bt, "Arguments", "DataProcessing"), map[string]string{"InputFilter": "$[1:]", "OutputFilter": "$[0,-1]", "JoinSource": "Input"})

@@ -34,9 +34,13 @@
 // input is a property reference with the provider's SageMaker step name,
 // {"Get": "Steps.<name>.<property path without 'properties.'>"}; an output
 // destination is {"Std:Join": {"On": "/", "Values": [{"Get":
-// "Parameters.EXECUTION_S3_PREFIX"}, "<lowercase step type>", "<job type>",
-// "<output>"]}} (training and tuning jobs write under
-// <prefix>/<snake_case step type>). DependsOn lists every DAG parent.
+// "Parameters.EXECUTION_S3_PREFIX"}, {"Get": "Execution.PipelineExecutionId"},
+// "<lowercase step type>", "<job type>", "<output>"]}}: under the execution
+// id, as the SDK writes a processing job's default outputs, so executions
+// never overwrite each other (config field outputs_per_execution false
+// leaves it out). Training and tuning jobs write under <prefix>/<snake_case
+// step type>, where SageMaker adds the job's own name. DependsOn lists
+// every DAG parent.
 //
 // # Code and images
 //

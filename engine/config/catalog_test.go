@@ -36,10 +36,10 @@ func TestDefaultSchema(t *testing.T) {
 	}
 	r := s.Requirements(nodes)
 	// 19 base fields and 10 processing fields, plus kms_key_id (the key of
-	// outputs and volumes) and the run settings of a step (retry_policies,
-	// tags), which cursus (Python) lacks.
-	if len(r.Base) != 22 || len(r.BaseProcessing) != 10 {
-		t.Errorf("base %d and processing %d requirements; want 19 and 10 plus kms_key_id and two run settings", len(r.Base), len(r.BaseProcessing))
+	// outputs and volumes), the run settings of a step (retry_policies,
+	// tags) and outputs_per_execution, which cursus (Python) lacks.
+	if len(r.Base) != 23 || len(r.BaseProcessing) != 10 {
+		t.Errorf("base %d and processing %d requirements; want 19 and 10 plus kms_key_id, two run settings and outputs_per_execution", len(r.Base), len(r.BaseProcessing))
 	}
 	if len(r.Pending) != 0 {
 		t.Errorf("catalog steps pending: %v", r.Pending)
