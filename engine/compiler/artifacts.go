@@ -409,14 +409,25 @@ func (s *artifactSet) add(step catalog.SageMakerStepName, kind, local, name stri
 			a.Files = h.files
 		}
 	}
-	uri := s.codeBase + "/" + folder + "/"
-	if kind != KindDirectory {
-		uri += name
-	}
-	a.S3URI = uri
+	a.S3URI = s.codeBase + "/" + folder + "/" + objectKey(kind, name)
 	s.byKey[key] = a
 	s.order = append(s.order, key)
-	return uri, a, nil
+	return a.S3URI, a, nil
+}
+
+// objectKey is the last part of an artifact's URI below its content-hash
+// folder: the object's name, or for a directory its name as a folder of
+// its own (<name>/), so that the prefix a job mounts holds the directory's
+// files and never another artifact of the same content (a
+// sourcedir.tar.gz packed from the same files lands beside it).
+func objectKey(kind, name string) string {
+	if kind != KindDirectory {
+		return name
+	}
+	if name == "" || name == "." || name == "/" {
+		return "files/"
+	}
+	return name + "/"
 }
 
 // addCode records the catalog's code for step (see catalog.StepCode):
@@ -454,14 +465,10 @@ func (s *artifactSet) addCode(step catalog.SageMakerStepName, kind string, code 
 	if code.Dir || kind == KindDirectory { // a tree, as hashTree hashes a directory
 		a.SHA256 = hex.EncodeToString(h.Sum(nil))
 	}
-	uri := s.codeBase + "/" + shortHash(a.SHA256) + "/"
-	if kind != KindDirectory {
-		uri += name
-	}
-	a.S3URI = uri
+	a.S3URI = s.codeBase + "/" + shortHash(a.SHA256) + "/" + objectKey(kind, name)
 	s.byKey[key] = a
 	s.order = append(s.order, key)
-	return uri, a, nil
+	return a.S3URI, a, nil
 }
 
 // addGenerated records generated content (named name, e.g.

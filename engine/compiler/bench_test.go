@@ -116,7 +116,7 @@ func TestSyntheticDAG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Definition.Steps) != 100 || len(res.Manifest) != 3 || len(res.Warnings) != 0 || !res.Deployable() {
+	if len(res.Definition.Steps) != 100 || len(res.Manifest) != 4 || len(res.Warnings) != 0 || !res.Deployable() {
 		t.Fatalf("%d steps, manifest %d, warnings %v, blockers %v", len(res.Definition.Steps), len(res.Manifest), res.Warnings, res.Blockers)
 	}
 	b, err := res.JSON()

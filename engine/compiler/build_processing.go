@@ -5,9 +5,12 @@ import (
 	"strings"
 )
 
-// Container paths of the code of a processing job.
+// Container paths of the code of a processing job and the names of its
+// inputs.
 const (
-	processingCodeDir = "/opt/ml/processing/input/code"
+	processingCodeDir       = "/opt/ml/processing/input/code"
+	processingCodeInput     = "code"
+	processingLauncherInput = "entrypoint"
 	// maxProcessingRuntime is the API's limit for processing jobs.
 	maxProcessingRuntime = 432000
 	// processingVolumeGB is the SDK's Processor volume_size_in_gb default.
@@ -15,10 +18,12 @@ const (
 )
 
 // buildProcessing builds a CreateProcessingJob-shaped step: the script
-// (the project's, else the catalog's: see processingCode) is uploaded
-// (alone, or with its whole source directory when the contract says so) and mounted at /opt/ml/processing/input/code; inputs are bound
-// ports in declaration order followed by the code input; every output port
-// is written under the execution prefix.
+// (the project's, else the catalog's: see processingCode) is uploaded and
+// mounted at /opt/ml/processing/input/code, alone (python3 runs it), or
+// packed with the rest of its code into sourcedir.tar.gz, which the
+// catalog's launcher runproc.py (input entrypoint) unpacks and runs; inputs
+// are bound ports in declaration order followed by the code inputs; every
+// output port is written under the execution prefix.
 func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	c, err := e.computeOf(p, "ml.m5.2xlarge", processingVolumeGB)
 	if err != nil {
@@ -55,16 +60,29 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	if err != nil {
 		return nil, err
 	}
-	codeURI, entry, err := e.processingCode(p, dir, entry)
+	codeURI, entry, archive, err := e.processingCode(p, dir, entry)
 	if err != nil {
 		return nil, err
 	}
-	args.ProcessingInputs = append(args.ProcessingInputs, processingInput("code", codeURI, processingCodeDir))
+	for _, in := range args.ProcessingInputs {
+		if in.InputName == processingCodeInput || archive && in.InputName == processingLauncherInput {
+			return nil, fmt.Errorf("input %s has the name of the job's code input; rename the port", in.InputName)
+		}
+	}
+	args.ProcessingInputs = append(args.ProcessingInputs, processingInput(processingCodeInput, codeURI, processingCodeDir))
 	args.AppSpecification.ContainerEntrypoint = []string{"python3", processingCodeDir + "/" + entry}
-	if p.Step.Compute.Kind == "byo_container" {
+	switch {
+	case p.Step.Compute.Kind == "byo_container":
 		if args.AppSpecification.ContainerEntrypoint, err = containerEntrypoint(p); err != nil {
 			return nil, err
 		}
+	case archive:
+		launcher, err := e.launcher(p)
+		if err != nil {
+			return nil, err
+		}
+		args.ProcessingInputs = append(args.ProcessingInputs, processingInput(processingLauncherInput, launcher, processingLauncherDir))
+		args.AppSpecification.ContainerEntrypoint = []string{"python3", processingLauncherDir + "/" + processingLauncher, entry}
 	}
 	if args.AppSpecification.ContainerArguments, err = e.jobArguments(p); err != nil {
 		return nil, err

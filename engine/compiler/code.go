@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -46,21 +47,27 @@ func (p *nodePlan) inferenceFramework() (string, error) {
 	return fw, bad
 }
 
-// processingCode resolves a processing step's script and returns the code
-// input's URI and the script path inside the code directory.
-func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, string, error) {
+// processingCode resolves a processing step's code: the code input's URI,
+// the entry point's path inside the code, and whether the code is an
+// archive. A single script is uploaded as it is and runs from the code
+// input (the SDK's ScriptProcessor); code of several files (the project's
+// source directory when the contract ships it, or the catalog's script
+// with the steplib modules it imports) is packed into one sourcedir.tar.gz
+// that a launcher unpacks (the SDK's FrameworkProcessor), so the job sees
+// exactly that code and never a stray object of its S3 prefix.
+func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (uri, program string, archive bool, err error) {
 	local := filepath.Join(dir, filepath.FromSlash(entry))
 	if p.Step.Contract.SourceDir {
 		if !e.isFile(local) {
 			if c, ok := catalogScript(p, entry); ok {
 				c = catalog.Bundle(c)
-				uri, _, err := e.artifacts.addCode(p.Name, KindDirectory, c, "")
-				return uri, path.Base(entry), err
+				uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
+				return uri, c.Path, true, err
 			}
 		}
-		uri, a, err := e.artifacts.add(p.Name, KindDirectory, dir, "")
+		uri, a, err := e.artifacts.add(p.Name, KindSourceTarball, dir, "sourcedir.tar.gz")
 		if err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
 		switch {
 		case a.Missing:
@@ -68,26 +75,45 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (string, strin
 		case !slices.Contains(a.Files, entry):
 			e.warnf("step %s: entry point %s is not in source directory %s", p.Name, entry, dir)
 		}
-		return uri, entry, nil
+		return uri, entry, true, nil
 	}
 	if !e.isFile(local) {
 		if c, ok := catalogScript(p, entry); ok {
-			kind := KindFile
 			if c = catalog.Bundle(c); c.Dir { // the script and the helpers it imports
-				kind = KindDirectory
+				uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
+				return uri, c.Path, true, err
 			}
-			uri, _, err := e.artifacts.addCode(p.Name, kind, c, path.Base(entry))
-			return uri, path.Base(entry), err
+			uri, _, err := e.artifacts.addCode(p.Name, KindFile, c, path.Base(entry))
+			return uri, path.Base(entry), false, err
 		}
 	}
 	uri, a, err := e.artifacts.add(p.Name, KindFile, local, path.Base(entry))
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	if a.Missing {
 		e.warnf("step %s: script %s does not exist; the definition refers to %s, and upload will refuse until it exists", p.Name, a.LocalPath, uri)
 	}
-	return uri, path.Base(entry), nil
+	return uri, path.Base(entry), false, nil
+}
+
+// processingLauncher is the catalog's launcher of a processing job whose
+// code is an archive (runproc.py) and the container folder it is mounted
+// in.
+const (
+	processingLauncher    = "runproc.py"
+	processingLauncherDir = "/opt/ml/processing/input/entrypoint"
+)
+
+// launcher records the launcher of archived processing code for step p and
+// returns its URI.
+func (e *buildEnv) launcher(p *nodePlan) (string, error) {
+	c, ok := catalog.EmbeddedCode(processingLauncher)
+	if !ok {
+		return "", fmt.Errorf("the catalog ships no %s", processingLauncher)
+	}
+	uri, _, err := e.artifacts.addCode(p.Name, KindFile, c, processingLauncher)
+	return uri, err
 }
 
 // sourceTarball records a sourcedir.tar.gz of a step's code and returns

@@ -294,30 +294,66 @@ func TestExamplesNoMissingCode(t *testing.T) {
 }
 
 // TestEmbeddedScriptWithHelpers: an embedded script that imports the
-// shared helpers (catalog.Bundle) is uploaded as a code directory holding
-// it and steplib/, and the job runs it from there.
+// shared helpers (catalog.Bundle) is packed with steplib/ into one
+// sourcedir.tar.gz, the job's code input, which the catalog's launcher
+// (the input entrypoint) unpacks and runs, as the SDK's FrameworkProcessor
+// does: never a loose S3 prefix whose stray objects the job would see.
 func TestEmbeddedScriptWithHelpers(t *testing.T) {
 	nodes := []string{"DummyDataGeneration_training", "TabularPreprocessing_training"}
 	res, steps := mustCompileCase(t, nodes, [][2]string{{nodes[0], nodes[1]}}, func(in *compiler.Input) { in.BaseDir = t.TempDir() })
-	a := res.Manifest[1]
-	if !a.Embedded || a.Kind != compiler.KindDirectory || !strings.HasSuffix(a.S3URI, "/") || a.Files[len(a.Files)-1] != "tabular_preprocessing.py" ||
+	var a, launcher compiler.Artifact
+	for _, x := range res.Manifest {
+		if x.Steps[0] == "TabularPreprocessing-Training" && x.Kind == compiler.KindSourceTarball {
+			a = x
+		}
+		if x.Steps[0] == "TabularPreprocessing-Training" && x.Kind == compiler.KindFile {
+			launcher = x
+		}
+	}
+	if !a.Embedded || !strings.HasSuffix(a.S3URI, "/sourcedir.tar.gz") || a.Files[len(a.Files)-1] != "tabular_preprocessing.py" ||
 		!strings.HasPrefix(strings.Join(a.Files, ","), "steplib/__init__.py,") {
-		t.Fatalf("artifact %+v", a)
+		t.Fatalf("code artifact %+v", a)
+	}
+	if !launcher.Embedded || !strings.HasSuffix(launcher.S3URI, "/runproc.py") {
+		t.Fatalf("launcher artifact %+v", launcher)
 	}
 	st := steps["TabularPreprocessing-Training"]
 	eq(t, "code input", at(t, st, "Arguments", "ProcessingInputs", "InputName=code", "S3Input", "S3Uri"), a.S3URI)
-	eq(t, "entry point", at(t, st, "Arguments", "AppSpecification", "ContainerEntrypoint", 1), "/opt/ml/processing/input/code/tabular_preprocessing.py")
+	eq(t, "launcher input", at(t, st, "Arguments", "ProcessingInputs", "InputName=entrypoint", "S3Input", "S3Uri"), launcher.S3URI)
+	eq(t, "launcher path", at(t, st, "Arguments", "ProcessingInputs", "InputName=entrypoint", "S3Input", "LocalPath"), "/opt/ml/processing/input/entrypoint")
+	eq(t, "entry point", at(t, st, "Arguments", "AppSpecification", "ContainerEntrypoint"),
+		[]string{"python3", "/opt/ml/processing/input/entrypoint/runproc.py", "tabular_preprocessing.py"})
 	items, err := res.Manifest.Materialize(nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var uris []string
+	local := map[string]string{}
 	for _, it := range items {
-		if strings.HasPrefix(it.S3URI, a.S3URI) {
-			uris = append(uris, strings.TrimPrefix(it.S3URI, a.S3URI))
-		}
+		local[it.S3URI] = it.LocalPath
 	}
-	if strings.Join(uris, ",") != strings.Join(a.Files, ",") {
-		t.Errorf("uploads %v, want %v", uris, a.Files)
+	got := tarContents(t, local[a.S3URI])
+	if len(got) != len(a.Files) || got["tabular_preprocessing.py"] == "" || got["steplib/__init__.py"] == "" {
+		t.Errorf("the archive holds %v, want %v", mapKeys(got), a.Files)
+	}
+}
+
+// A directory a config input uploads (Package's serving code) is a folder
+// of its own below its content's hash, so the prefix the job mounts never
+// holds another artifact packed from the same files (a model's
+// sourcedir.tar.gz of that serving code).
+func TestDirectoryPrefixHoldsOnlyItsFiles(t *testing.T) {
+	res := compileExample(t, filepath.Join(examplesDir, "xgboost-gated"))
+	for _, d := range res.Manifest {
+		if d.Kind != compiler.KindDirectory {
+			continue
+		}
+		if !strings.HasSuffix(d.S3URI, "/") {
+			t.Errorf("directory %s: URI %s is not a prefix", d.LocalPath, d.S3URI)
+		}
+		for _, o := range res.Manifest {
+			if o.S3URI != d.S3URI && strings.HasPrefix(o.S3URI, d.S3URI) {
+				t.Errorf("directory prefix %s holds another artifact, %s", d.S3URI, o.S3URI)
+			}
+		}
 	}
 }

@@ -65,7 +65,8 @@
 // Embedded for the catalog's code, whose bytes the artifact holds and
 // [Artifact.ReadFile] returns); [Manifest.Materialize] turns it into local
 // files (it writes embedded and generated code and packs sourcedir.tar.gz
-// for training jobs and model containers, deterministically) for
+// for training jobs, model containers and processing jobs whose code is
+// several files, deterministically) for
 // smclient.Upsert or a local run. Compiling never writes anything.
 // Container images come from sagemaker.ImageURI (the SDK's image
 // tables) for the step's framework, the config's framework version, Python
@@ -163,10 +164,13 @@
 //     location instead of a bare relative path.
 //   - max_runtime_seconds (the step's max-runtime field) sets the job's
 //     StoppingCondition, cut to the API's limit with a warning.
-//   - A processing step whose contract ships its source directory gets
-//     the directory as an S3 prefix mounted at
-//     /opt/ml/processing/input/code and runs "python3 <entry point>" (no
-//     tarball and runproc.sh as the SDK's FrameworkProcessor makes them).
+//   - A processing step whose code is more than one file (its source
+//     directory, or a catalog script with the steplib modules it imports)
+//     gets it as one sourcedir.tar.gz (input code) and the catalog's
+//     launcher runproc.py (input entrypoint), a Python program of our own
+//     that does what the SDK FrameworkProcessor's runproc.sh does (unpack,
+//     install requirements.txt, run the entry point) in images without a
+//     shell assumption.
 //   - A required environment variable without a config value, or a value
 //     longer than SageMaker allows, is a compile error.
 //   - Model registration is a native RegisterModel step (CreateModelPackage)

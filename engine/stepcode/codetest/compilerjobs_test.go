@@ -75,3 +75,33 @@ func TestRepackModel(t *testing.T) {
 		t.Error("a member was written outside the model folder")
 	}
 }
+
+// The launcher of archived processing code unpacks sourcedir.tar.gz from the code input, runs the
+// entry point from the unpacked folder (its helper modules import) with the job's arguments, and
+// passes the entry point's exit status on; it fails, naming it, when the archive lacks the entry
+// point.
+func TestRunprocLauncher(t *testing.T) {
+	sb := needSandbox(t)
+	proc := t.TempDir()
+	out := filepath.Join(proc, "output")
+	mkdir(t, out)
+	writeArchive(t, filepath.Join(proc, "input", "code", "sourcedir.tar.gz"), map[string]string{
+		"job.py":              "import sys, helpers\nopen('/opt/ml/processing/output/args.txt', 'w').write(helpers.GREETING + ' ' + ' '.join(sys.argv[1:]))\nsys.exit(int(sys.argv[-1]))\n",
+		"helpers/__init__.py": "GREETING = 'hello'\n",
+	})
+	run := func(args ...string) (string, error) {
+		return sb.run(t, job{script: "runproc.py", codeDir: "/opt/ml/processing/input/entrypoint", binds: map[string]string{"/opt/ml/processing": proc}, args: args})
+	}
+	if log, err := run("job.py", "--flag", "v", "0"); err != nil {
+		t.Fatalf("the launcher failed: %v\n%s", err, log)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "args.txt")); string(b) != "hello --flag v 0" {
+		t.Errorf("the entry point wrote %q", b)
+	}
+	if log, err := run("job.py", "3"); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("the entry point's exit status 3 is lost: %v\n%s", err, log)
+	}
+	if log, err := run("missing.py"); err == nil || !strings.Contains(log, "the entry point missing.py is not in the code archive") {
+		t.Errorf("a missing entry point: %v\n%s", err, log)
+	}
+}
