@@ -325,11 +325,21 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 	if err != nil {
 		return nil, err
 	}
+	metrics, err := e.modelMetrics(p)
+	if err != nil {
+		return nil, err
+	}
+	framework, version, err := packageFramework(p)
+	if err != nil {
+		return nil, err
+	}
 	args := &RegisterModelArguments{
 		ModelPackageGroupName:   group,
 		ModelPackageDescription: desc,
+		ModelMetrics:            metrics,
 		InferenceSpecification: InferenceSpecification{
-			Containers:                              []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: url}},
+			Containers: []PackageContainer{{Image: image, Environment: nonEmpty(env), ModelDataUrl: url,
+				Framework: framework, FrameworkVersion: version}},
 			SupportedContentTypes:                   contentTypes,
 			SupportedResponseMIMETypes:              responseTypes,
 			SupportedRealtimeInferenceInstanceTypes: realtime,
@@ -341,6 +351,61 @@ func (e *buildEnv) buildRegisterModel(p *nodePlan) (*RegisterModelArguments, err
 		args.SamplePayloadUrl = objectIn(payload.Value, payloadArchive)
 	}
 	return args, nil
+}
+
+// registryFrameworks are the names the model registry (and Inference
+// Recommender) gives the frameworks of our images.
+var registryFrameworks = map[string]string{"xgboost": "XGBOOST", "pytorch": "PYTORCH", "sklearn": "SAGEMAKER-SCIKIT-LEARN",
+	"lightgbm": "PYTORCH", "lightgbmmt": "PYTORCH"}
+
+// packageFramework returns the Framework and FrameworkVersion of a model
+// package's container, as the SDK's RegisterModel writes them: the
+// framework of the step's image and its version; "" when the step names no
+// framework the registry knows.
+func packageFramework(p *nodePlan) (string, string, error) {
+	fw, version, err := p.framework()
+	if err != nil || registryFrameworks[fw] == "" {
+		return "", "", err
+	}
+	return registryFrameworks[fw], version, nil
+}
+
+// modelMetrics returns the ModelMetrics of a model package: the model's
+// evaluation report as its ModelQuality statistics, as the SDK's
+// RegisterModel takes it (model_statistics). The report is the nearest
+// DAG ancestor's output that declares a report_file (an evaluation step's
+// metrics.json), read where that output lands: Join("/", the output's S3
+// location, report file). Nil when no ancestor writes one.
+func (e *buildEnv) modelMetrics(p *nodePlan) (*ModelMetrics, error) {
+	byStep := make(map[catalog.SageMakerStepName]*nodePlan, len(e.nodes))
+	for _, np := range e.nodes {
+		byStep[np.Name] = np
+	}
+	seen := map[catalog.SageMakerStepName]bool{p.Name: true}
+	queue := append([]catalog.SageMakerStepName(nil), p.Parents...)
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		np := byStep[name]
+		if np == nil {
+			continue
+		}
+		if np.Step.Verb == catalog.VerbProcessing {
+			for _, out := range np.Step.Outputs {
+				if out.ReportFile == "" {
+					continue
+				}
+				uri := JoinOn("/", StepProperty(np.Name, out.PropertyPath), out.ReportFile)
+				return &ModelMetrics{ModelQuality: &ModelQuality{Statistics: &MetricsSource{ContentType: "application/json", S3Uri: uri}}}, nil
+			}
+		}
+		queue = append(queue, np.Parents...)
+	}
+	return nil, nil
 }
 
 // modelPackageGroup returns model_package_group_name (a literal or a

@@ -377,6 +377,7 @@ type DataProcessing struct {
 type RegisterModelArguments struct {
 	ModelPackageGroupName   any                    `json:"ModelPackageGroupName"`
 	ModelPackageDescription any                    `json:"ModelPackageDescription,omitempty"`
+	ModelMetrics            *ModelMetrics          `json:"ModelMetrics,omitempty"`
 	InferenceSpecification  InferenceSpecification `json:"InferenceSpecification"`
 	ModelApprovalStatus     any                    `json:"ModelApprovalStatus"`
 	SamplePayloadUrl        any                    `json:"SamplePayloadUrl,omitempty"`
@@ -392,11 +393,32 @@ type InferenceSpecification struct {
 	SupportedTransformInstanceTypes         []any              `json:"SupportedTransformInstanceTypes,omitempty"`
 }
 
-// PackageContainer is a container of a model package.
+// PackageContainer is a container of a model package. Framework and
+// FrameworkVersion describe its image (the model registry and Inference
+// Recommender read them).
 type PackageContainer struct {
-	Image        any            `json:"Image"`
-	Environment  map[string]any `json:"Environment,omitempty"`
-	ModelDataUrl any            `json:"ModelDataUrl"`
+	Image            any            `json:"Image"`
+	Environment      map[string]any `json:"Environment,omitempty"`
+	ModelDataUrl     any            `json:"ModelDataUrl"`
+	Framework        string         `json:"Framework,omitempty"`
+	FrameworkVersion string         `json:"FrameworkVersion,omitempty"`
+}
+
+// ModelMetrics are the quality reports a model package carries.
+type ModelMetrics struct {
+	ModelQuality *ModelQuality `json:"ModelQuality,omitempty"`
+}
+
+// ModelQuality is the model's own quality report (Statistics) and its
+// constraints.
+type ModelQuality struct {
+	Statistics *MetricsSource `json:"Statistics,omitempty"`
+}
+
+// MetricsSource is one report in S3.
+type MetricsSource struct {
+	ContentType string `json:"ContentType"`
+	S3Uri       any    `json:"S3Uri"`
 }
 
 // --- Tuning (CreateHyperParameterTuningJob) ---
