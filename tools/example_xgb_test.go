@@ -152,8 +152,7 @@ func TestXGBoostExampleUpsertUploadsEverything(t *testing.T) {
 	sort.Strings(puts)
 	all := strings.Join(puts, "\n")
 	for _, want := range []string{"/data_sources_spec.json", "/transform_spec.json", "/output_spec.json", "/cradle_job_spec.json",
-		"/cradle_data_loading.py", "/tabular_preprocessing.py", "/sourcedir.tar.gz", "/xgboost_model_eval.py",
-		"/model_calibration.py", "/package.py", "/payload.py", "/inference.py", "/field_defaults.json"} {
+		"/cradle_data_loading.py", "/sourcedir.tar.gz", "/runproc.py", "/package.py", "/payload.py", "/inference.py", "/field_defaults.json"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("nothing uploaded to *%s; uploads:\n%s", want, all)
 		}

@@ -116,7 +116,11 @@ func TestSandboxArchiveCannotWriteOutside(t *testing.T) {
 	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, AllowScriptExec: true, ProjectRoot: root})
 	def := callTool(t, ctx, "compile.definition", map[string]any{"dag_file": "p/dag.json", "config_file": "p/config.json"})
 	b, _ := json.Marshal(def)
-	uri := regexp.MustCompile(`s3://[^"\\]+sourcedir\.tar\.gz`).FindString(string(b))
+	// The training job's source (a processing step's code is an archive too).
+	uri := ""
+	if m := regexp.MustCompile(`sagemaker_submit_directory":"\\"(s3://[^"\\]+sourcedir\.tar\.gz)`).FindStringSubmatch(string(b)); m != nil {
+		uri = m[1]
+	}
 	if uri == "" {
 		t.Fatalf("no sourcedir.tar.gz in the definition: %.500s", b)
 	}

