@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
+	"github.com/cursus-go/cursus/engine/compiler"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/envelope"
 	"github.com/cursus-go/cursus/internal/safefs"
@@ -404,6 +405,21 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.Result[Con
 	set, err := s.Build(config.BuildInput{Nodes: nodes, Base: a.Base, Steps: steps})
 	if err != nil {
 		return nil, toolError(err)
+	}
+	// The rules between a config's fields (a gate's comparison and
+	// threshold), which the compiler would refuse later.
+	var cat *catalog.Catalog
+	if len(a.WorkspaceDirs) > 0 {
+		if cat, err = loadCatalog(ctx, a.WorkspaceDirs); err != nil {
+			return nil, err
+		}
+	}
+	rules, err := compiler.CheckConfigs(set, cat)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	if len(rules) > 0 {
+		return nil, toolError(&config.ValidationError{Errors: rules})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, envelope.Errorf(envelope.CodeCancelled, "cancelled before writing %s: %v", a.OutputFile, err)

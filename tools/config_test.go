@@ -35,7 +35,7 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 	if p := d["pending_steps"].([]any); len(p) != 0 {
 		t.Errorf("pending %v", p)
 	}
-	if len(d["base_config_requirements"].([]any)) != 22 || len(d["base_processing_config_requirements"].([]any)) != 10 { // with retry_policies and tags
+	if len(d["base_config_requirements"].([]any)) != 22 || len(d["base_processing_config_requirements"].([]any)) != 11 { // with retry_policies and tags; outputs_per_execution
 		t.Errorf("base %d processing %d", len(d["base_config_requirements"].([]any)), len(d["base_processing_config_requirements"].([]any)))
 	}
 	if d["needs_processing_config"] != true {
@@ -489,4 +489,29 @@ func checkCompactRequirements(t *testing.T, full, compact map[string]any) {
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// config.merge_save refuses what the compiler would refuse between a config's fields: a gate's
+// ordering comparison against a text threshold, naming the field; nothing is written. A numeric
+// threshold is saved.
+func TestConfigMergeSaveGateRule(t *testing.T) {
+	root := t.TempDir()
+	ctx := registry.WithPolicy(context.Background(), registry.Policy{AllowDestructive: true, ProjectRoot: root})
+	dagArg := map[string]any{"nodes": []any{"XGBoostModelEval_calibration", "ModelQualityGate"}, "edges": []any{[]any{"XGBoostModelEval_calibration", "ModelQualityGate"}}}
+	base := map[string]any{"author": "alice", "bucket": "example-bucket", "role": "arn:aws:iam::210987654321:role/R", "region": "NA",
+		"service_name": "Demo", "pipeline_version": "1.0.0", "project_root_folder": "demo"}
+	steps := func(threshold any) map[string]any {
+		return map[string]any{"XGBoostModelEval_calibration": map[string]any{"id_name": "id", "label_name": "y"},
+			"ModelQualityGate": map[string]any{"metric": "auc_roc", "comparison": ">=", "threshold": threshold}}
+	}
+	details := tools.WantFail(t, tools.CallTool(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps("high"), "output_file": "c.json"}), "invalid_input")
+	errs := details["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["path"] != "ModelQualityGate.threshold" || errs[0].(map[string]any)["kind"] != "rule" ||
+		!strings.Contains(errs[0].(map[string]any)["message"].(string), "ordering comparison needs a number") {
+		t.Errorf("errors %v", errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "c.json")); err == nil {
+		t.Error("a refused config was written")
+	}
+	tools.WantOK(t, tools.CallTool(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps(0.8), "output_file": "c.json"}))
 }

@@ -106,16 +106,47 @@ type gate struct {
 // become the Conditions list (SageMaker holds all of them); a nested And
 // is written Not(Or(Not ...)), as SageMaker has no And.
 func (e *buildEnv) buildCondition(p *nodePlan) (*ConditionArguments, error) {
-	g := &gate{p: p}
+	if err := checkMetric(p); err != nil {
+		return nil, err
+	}
+	report, err := e.gateReport(p)
+	if err != nil {
+		return nil, err
+	}
+	g, top, conds, err := e.gateConditions(p, report)
+	if err != nil {
+		return nil, err
+	}
+	fail, err := e.failStep(g, top)
+	if err != nil {
+		return nil, err
+	}
+	return &ConditionArguments{Conditions: conds, IfSteps: []Step{}, ElseSteps: []Step{fail}}, nil
+}
+
+// checkMetric checks a gate's metric: a JSON path into its report.
+func checkMetric(p *nodePlan) error {
+	metric, err := p.Values.str("metric", "")
+	if err != nil {
+		return err
+	}
+	if !jsonPathRE().MatchString(metric) {
+		return &fieldError{"metric", fmt.Sprintf("metric %q is not a JSON path into the report (keys joined by dots, [n] for a list entry: regression_metrics.mse.value)", metric)}
+	}
+	return nil
+}
+
+// gateConditions reads a gate's conditions from its values (metric,
+// comparison, threshold, conditions), each metric read through report: the
+// checks of values against each other (an ordering comparison needs a
+// number) that config.merge_save runs too (CheckConfigs). It returns the
+// gate, its top condition with the defaults filled and the conditions of
+// the Condition step.
+func (e *buildEnv) gateConditions(p *nodePlan, report func(string) JSONGet) (*gate, map[string]any, []any, error) {
+	g := &gate{p: p, report: report}
 	var err error
 	if g.metric, err = p.Values.str("metric", ""); err != nil {
-		return nil, err
-	}
-	if !jsonPathRE().MatchString(g.metric) {
-		return nil, &fieldError{"metric", fmt.Sprintf("metric %q is not a JSON path into the report (keys joined by dots, [n] for a list entry: regression_metrics.mse.value)", g.metric)}
-	}
-	if g.report, err = e.gateReport(p); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	top := map[string]any{}
 	for _, f := range []string{"metric", "comparison", "threshold", "conditions"} {
@@ -127,13 +158,9 @@ func (e *buildEnv) buildCondition(p *nodePlan) (*ConditionArguments, error) {
 	top = g.withDefaults(top)
 	conds, err := e.conditionList(g, top, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	fail, err := e.failStep(g, top)
-	if err != nil {
-		return nil, err
-	}
-	return &ConditionArguments{Conditions: conds, IfSteps: []Step{}, ElseSteps: []Step{fail}}, nil
+	return g, top, conds, nil
 }
 
 // defaultReportFile is the report a gate reads inside an S3 URI given for

@@ -25,6 +25,7 @@ const (
 	KindMalformed    = "malformed"     // the config file's structure is wrong
 	KindConflict     = "conflict"      // a legacy hyperparameters key and the top-level field disagree
 	KindUnknownField = "unknown_field" // a value for a field no config class of the DAG declares
+	KindRule         = "rule"          // the value breaks a rule that involves another field (an ordering comparison needs a number)
 )
 
 // FieldError is one problem with one field (or one config).
