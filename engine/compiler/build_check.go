@@ -212,8 +212,12 @@ func (e *buildEnv) buildQualityCheck(p *nodePlan) (*withStepFields, error) {
 			args.ProcessingInputs = append(args.ProcessingInputs, record.input)
 		}
 	}
+	dest, err := e.outputDestination(p, qualityOutputName)
+	if err != nil {
+		return nil, err
+	}
 	out := ProcessingOutput{OutputName: qualityOutputName, S3Output: ProcessingS3Output{
-		S3Uri: e.outputDestination(p, qualityOutputName), LocalPath: checkOutputDir, S3UploadMode: "EndOfJob"}}
+		S3Uri: dest, LocalPath: checkOutputDir, S3UploadMode: "EndOfJob"}}
 	if args.ProcessingOutputConfig == nil {
 		args.ProcessingOutputConfig = &ProcessingOutputConfig{}
 	}
@@ -499,8 +503,12 @@ func (e *buildEnv) buildClarifyCheck(p *nodePlan) (*withStepFields, error) {
 	if args.ProcessingOutputConfig == nil {
 		args.ProcessingOutputConfig = &ProcessingOutputConfig{}
 	}
+	dest, err := e.outputDestination(p, clarifyOutputName)
+	if err != nil {
+		return nil, err
+	}
 	args.ProcessingOutputConfig.Outputs = []ProcessingOutput{{OutputName: clarifyOutputName, S3Output: ProcessingS3Output{
-		S3Uri: e.outputDestination(p, clarifyOutputName), LocalPath: checkOutputDir, S3UploadMode: mode}}}
+		S3Uri: dest, LocalPath: checkOutputDir, S3UploadMode: mode}}}
 	env, err := e.configEnv(p)
 	if err != nil {
 		return nil, err
