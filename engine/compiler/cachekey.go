@@ -34,7 +34,7 @@ func cacheKeyWarnings(def *Definition, r *Report) []string {
 	builtin := map[string]bool{ParamExecutionS3Prefix: true, ParamKMSKey: true, ParamSecurityGroupID: true, ParamVPCSubnet: true}
 	varies := map[catalog.SageMakerStepName]bool{}
 	for _, s := range def.AllSteps() {
-		b, err := json.Marshal(s.Arguments)
+		b, err := json.Marshal(inputsOf(s.Arguments))
 		if err != nil {
 			continue
 		}
@@ -93,4 +93,26 @@ func cacheKeyWarnings(def *Definition, r *Report) []string {
 	return []string{fmt.Sprintf("caching is on for %s, but nothing in their arguments changes between executions (%s): SageMaker reuses their cached results until the cache expires, even when the data under those locations has changed. "+
 		"To make the cache key follow the data, put the data's location (or the query's date range) in a pipeline parameter (a value \"{{Parameters.<name>}}\" with <name> declared in pipeline_parameters) and pass a new value, such as a dated prefix, to each execution (execution.start parameters); or turn enable_caching off for the steps that read changing data",
 		strings.Join(fixed, ", "), strings.Join(reasons, "; "))}
+}
+
+// inputsOf returns a step's arguments without where it writes: an output
+// under the execution id is a new location each time, not new data, and a
+// cached step's outputs are its earlier execution's (so is what a step
+// downstream of it reads).
+func inputsOf(args any) any {
+	switch a := args.(type) {
+	case *ProcessingArguments:
+		c := *a
+		c.ProcessingOutputConfig = nil
+		return &c
+	case *TrainingArguments:
+		c := *a
+		c.OutputDataConfig = OutputDataConfig{}
+		return &c
+	case *TransformArguments:
+		c := *a
+		c.TransformOutput = TransformOutput{}
+		return &c
+	}
+	return args
 }

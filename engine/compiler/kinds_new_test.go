@@ -81,7 +81,7 @@ func TestQualityCheckAsTheSDKWritesIt(t *testing.T) {
 			"RoleArn":             role,
 			"ProcessingInputs":    []any{procIn("baseline_dataset_input", procOut("TabularPreprocessing-Training", "processed_data"), "/opt/ml/processing/input/baseline_dataset_input")},
 			"ProcessingOutputConfig": map[string]any{"Outputs": []any{procOutput("quality_check_output",
-				compiler.JoinOn("/", prefix, "dataqualitycheck", "quality_check_output"), "/opt/ml/processing/output")}},
+				compiler.JoinOn("/", prefix, compiler.ExecutionVar("PipelineExecutionId"), "dataqualitycheck", "quality_check_output"), "/opt/ml/processing/output")}},
 			"Environment": map[string]any{
 				"output_path": "/opt/ml/processing/output", "publish_cloudwatch_metrics": "Disabled",
 				"dataset_format": `{"csv": {"header": true, "output_columns_position": "START"}}`,
@@ -176,7 +176,7 @@ func TestClarifyCheckAsTheSDKWritesIt(t *testing.T) {
 			"ProcessingInputs": []any{procIn("analysis_config", uri, "/opt/ml/processing/input/config"),
 				procIn("dataset", procOut("TabularPreprocessing-Training", "processed_data"), "/opt/ml/processing/input/data")},
 			"ProcessingOutputConfig": map[string]any{"Outputs": []any{procOutput("analysis_result",
-				compiler.JoinOn("/", prefix, "databiascheck", "analysis_result"), "/opt/ml/processing/output")}},
+				compiler.JoinOn("/", prefix, compiler.ExecutionVar("PipelineExecutionId"), "databiascheck", "analysis_result"), "/opt/ml/processing/output")}},
 		},
 		"DependsOn": []any{"TabularPreprocessing-Training"},
 		"CheckType": "DATA_BIAS", "SkipCheck": false, "FailOnViolation": true, "RegisterNewBaseline": false,
