@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
+	"os"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -110,6 +113,9 @@ type dagCompileArgs struct {
 	Upsert bool              `json:"upsert,omitempty" jsonschema:"default=false" jsonschema_description:"Deploy: upload the code and create or update the pipeline in SageMaker."`
 	Tags   map[string]string `json:"tags,omitempty" jsonschema_description:"Tags to merge onto the pipeline (upsert only)."`
 	Region string            `json:"region,omitempty" jsonschema:"maxLength=32" jsonschema_description:"AWS region to compile for and deploy in, overriding the config's region (us-east-1, eu-west-1, ...; NA, EU and FE are aliases): every image is resolved there and the pipeline is created there."`
+	// Confirmed accepts the confirm list: the example values it names are
+	// really the caller's.
+	Confirmed bool `json:"confirmed,omitempty" jsonschema:"default=false" jsonschema_description:"Upsert even though data.confirm lists example values (AWS documentation accounts and buckets): they really are yours. Not needed against an emulator on a loopback endpoint."`
 }
 
 type singleNodeArgs struct {
@@ -285,6 +291,10 @@ type CompileDefinitionData struct {
 	// max_parallel_execution_steps): not part of the definition,
 	// compile.dag sends it with CreatePipeline and UpdatePipeline.
 	Parallelism *compiler.ParallelismConfiguration `json:"parallelism_configuration,omitempty"`
+	// Confirm lists the example values the configs hold (the AWS
+	// documentation's example accounts and buckets, this project's own):
+	// a deploy refuses them until replaced or confirmed.
+	Confirm []compiler.Blocker `json:"confirm"`
 }
 
 // definitionData is the definition as a JSON object plus its manifest.
@@ -313,6 +323,7 @@ func definitionData(res *compiler.Result) (CompileDefinitionData, error) {
 		Deployable:      res.Deployable(),
 		Blockers:        blockerItems(res.Blockers),
 		Parallelism:     res.Parallelism,
+		Confirm:         blockerItems(res.Confirm),
 	}, nil
 }
 
@@ -546,6 +557,7 @@ type CompileDAGData struct {
 	Upserted        bool               `json:"upserted"`
 	Deployable      bool               `json:"deployable"`
 	Blockers        []compiler.Blocker `json:"blockers"`
+	Confirm         []compiler.Blocker `json:"confirm"`
 	DefinitionBytes int                `json:"definition_bytes,omitempty"`
 	PipelineARN     string             `json:"pipeline_arn,omitempty"`
 	Created         *bool              `json:"created,omitempty"`
@@ -571,7 +583,7 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.Result[Compile
 		return nil, err
 	}
 	data := CompileDAGData{PipelineName: res.PipelineName, Region: res.Region, StepCount: len(res.Definition.Steps),
-		Deployable: res.Deployable(), Blockers: blockerItems(res.Blockers)}
+		Deployable: res.Deployable(), Blockers: blockerItems(res.Blockers), Confirm: blockerItems(res.Confirm)}
 	if !a.Upsert {
 		note := "build only: the pipeline was compiled but not deployed; pass upsert: true to upload the code and create or update it in SageMaker"
 		if !res.Deployable() {
@@ -587,8 +599,34 @@ func compileDAG(ctx context.Context, a dagCompileArgs) (*envelope.Result[Compile
 			WithDetails("blockers", res.Blockers, "pipeline_name", res.PipelineName).
 			WithRemedy("fix every blocker (each names its node, field, fix and tool), then check with compile.validate", blockerTools(res.Blockers)...)
 	}
+	if len(res.Confirm) > 0 && !a.Confirmed && !loopbackSageMaker() {
+		return nil, envelope.Errorf(envelope.CodeNotDeployable, "pipeline %s holds example values: %s (nothing was uploaded or created)", res.PipelineName, compiler.BlockerSummary(res.Confirm)).
+			WithDetails("confirm", res.Confirm, "pipeline_name", res.PipelineName).
+			WithRemedy("replace each value in data.confirm with your own (config.merge_save); if they really are yours, call again with confirmed: true", "config.merge_save")
+	}
 	if res.Role == "" {
 		return nil, envelope.InvalidInput("upsert needs an IAM role: set role in the config or pass role").WithRemedy("pass role: arn:aws:iam::<account>:role/<name>")
 	}
 	return upsertCompiled(ctx, res, a.Tags, data, region != "")
+}
+
+// loopbackSageMaker reports whether SageMaker is reached through an
+// endpoint on a loopback address (AWS_ENDPOINT_URL_SAGEMAKER, else
+// AWS_ENDPOINT_URL): an emulator such as moto, where example values create
+// nothing real, so the confirm list does not stop an upsert there.
+func loopbackSageMaker() bool {
+	ep := os.Getenv("AWS_ENDPOINT_URL_SAGEMAKER")
+	if ep == "" {
+		ep = os.Getenv("AWS_ENDPOINT_URL")
+	}
+	u, err := url.Parse(ep)
+	if ep == "" || err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

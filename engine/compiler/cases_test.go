@@ -56,8 +56,10 @@ var stepConfigs = map[string]struct {
 	"Payload":                          {"PayloadConfig", map[string]any{"expected_tps": 2, "max_latency_in_millisecond": 800}},
 	"Registration": {"RegistrationConfig", map[string]any{"model_owner": "team", "model_domain": "abuse", "model_objective": "risk",
 		"framework": "xgboost", "framework_version": "1.7-1"}},
-	"XGBoostModel":               {"XGBoostModelConfig", map[string]any{"framework_version": "1.5-1"}},
-	"BatchTransform_calibration": {"BatchTransformStepConfig", map[string]any{"job_type": "calibration"}},
+	"XGBoostModel":                        {"XGBoostModelConfig", map[string]any{"framework_version": "1.5-1"}},
+	"BatchTransform_calibration":          {"BatchTransformStepConfig", map[string]any{"job_type": "calibration"}},
+	"XGBoostModelInference_calibration":   {"XGBoostModelInferenceConfig", map[string]any{"job_type": "calibration", "id_name": "id"}},
+	"ModelMetricsComputation_calibration": {"ModelMetricsComputationConfig", map[string]any{"job_type": "calibration", "id_name": "id", "label_name": "y"}},
 }
 
 // xgbHyperparameters returns the XGBoost training script's essential

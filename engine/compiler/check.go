@@ -28,9 +28,12 @@ const LowConfidence = 0.8
 // errors behind is_valid included, each with its node, field, a fix and
 // a tool (see Blocker).
 type ValidationResult struct {
-	IsValid              bool                `json:"is_valid"`
-	Deployable           bool                `json:"deployable"`
-	Blockers             []Blocker           `json:"blockers"`
+	IsValid    bool      `json:"is_valid"`
+	Deployable bool      `json:"deployable"`
+	Blockers   []Blocker `json:"blockers"`
+	// Confirm lists example values (CheckConfirm): they block a deploy,
+	// not a local run, and not Deployable.
+	Confirm              []Blocker           `json:"confirm"`
 	MissingConfigs       []catalog.NodeName  `json:"missing_configs"`
 	UnresolvableBuilders []string            `json:"unresolvable_builders"`
 	ConfigErrors         map[string][]string `json:"config_errors"`
@@ -174,8 +177,13 @@ func Validate(ctx context.Context, in Input) (*ValidationResult, error) {
 	}
 	if res != nil {
 		v.Blockers = append(v.Blockers, res.Blockers...)
+		v.Confirm = res.Confirm
 	} else if set != nil {
 		v.Blockers = append(v.Blockers, CheckReadiness(pl.readinessInput(nil))...)
+		v.Confirm = CheckConfirm(pl.readinessInput(nil))
+	}
+	if v.Confirm == nil {
+		v.Confirm = []Blocker{}
 	}
 	if v.Blockers == nil {
 		v.Blockers = []Blocker{}

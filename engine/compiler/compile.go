@@ -70,15 +70,30 @@ type Result struct {
 	// Blockers are the reasons the pipeline would not run as it is
 	// (CheckReadiness); it is deployable when there are none.
 	Blockers []Blocker
+	// Confirm lists the example values the configs hold (CheckConfirm):
+	// a deploy refuses them until each is replaced or confirmed; a local
+	// run does not need them to be real.
+	Confirm []Blocker
 	// Parallelism is the pipeline's ParallelismConfiguration (config
 	// field max_parallel_execution_steps), nil when no config sets it: a
 	// setting CreatePipeline and UpdatePipeline take beside the definition.
 	Parallelism *ParallelismConfiguration
+
+	encoded     []byte      // the compile's encoding of the definition (the readiness gate's)
+	encodedFrom *Definition // the definition it encodes
 }
 
 // JSON returns the definition as compact JSON, the PipelineDefinition
-// string CreatePipeline takes.
-func (r *Result) JSON() ([]byte, error) { return r.Definition.Marshal(false) }
+// string CreatePipeline takes: the encoding the compile made for its
+// readiness gate (encoded once), unless Definition was replaced since.
+// A caller that edits the definition in place encodes it with
+// Definition.Marshal.
+func (r *Result) JSON() ([]byte, error) {
+	if r.encoded != nil && r.encodedFrom == r.Definition {
+		return r.encoded, nil
+	}
+	return r.Definition.Marshal(false)
+}
 
 // Marshal encodes the definition: compact, or indented with two spaces
 // and a trailing newline. HTML characters are not escaped.
@@ -670,14 +685,20 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report)...)
 	res.Warnings = append(res.Warnings, weakBindingWarnings(report)...)
 	res.Warnings = append(res.Warnings, rolePermissionWarnings(pl)...)
-	res.Blockers = CheckReadiness(pl.readinessInput(res))
+	rin := pl.readinessInput(res)
+	rin.enc = &encodedDefinition{}
+	res.Blockers = CheckReadiness(rin)
+	res.Confirm = CheckConfirm(rin)
+	if rin.enc.err == nil && rin.enc.json != nil {
+		res.encoded, res.encodedFrom = rin.enc.json, res.Definition
+	}
 	return res, nodeErrs, nil
 }
 
 // readinessInput is what CheckReadiness needs of the plan: the configs
 // the DAG's nodes use, their steps and the result.
 func (pl *plan) readinessInput(res *Result) ReadinessInput {
-	in := ReadinessInput{Configs: pl.set, Nodes: map[catalog.ConfigKey]catalog.NodeName{}, Steps: map[catalog.ConfigKey]*catalog.Step{}, Result: res, FS: pl.in.FS}
+	in := ReadinessInput{Configs: pl.set, Nodes: map[catalog.ConfigKey]catalog.NodeName{}, Steps: map[catalog.ConfigKey]*catalog.Step{}, Result: res, FS: pl.in.FS, DAG: pl.dag}
 	for _, n := range pl.dag.Nodes() {
 		if np, ok := pl.nodes[n]; ok {
 			if _, dup := in.Nodes[np.ConfigKey]; !dup {

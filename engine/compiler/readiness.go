@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
@@ -152,6 +153,35 @@ type ReadinessInput struct {
 	// FS reads the project's code for the skeleton check; nil: the trusted
 	// file-access layer.
 	FS *safefs.FS
+	// DAG is the pipeline's DAG, for the checks that follow its edges (a
+	// label a downstream step reads); nil skips them.
+	DAG *dag.PipelineDAG
+
+	enc *encodedDefinition // the definition encoded once for the checks that read its JSON
+}
+
+// encodedDefinition is the result's definition encoded (compact, as
+// Result.JSON writes it) and decoded once, shared by the checks that walk
+// its JSON.
+type encodedDefinition struct {
+	once sync.Once
+	json []byte
+	doc  map[string]any
+	err  error
+}
+
+// encoded returns the definition's encoding, computing it on first use.
+func (in ReadinessInput) encoded() *encodedDefinition {
+	e := in.enc
+	if e == nil {
+		e = &encodedDefinition{}
+	}
+	e.once.Do(func() {
+		if e.json, e.err = in.Result.Definition.Marshal(false); e.err == nil {
+			e.err = json.Unmarshal(e.json, &e.doc)
+		}
+	})
+	return e
 }
 
 // readinessChecks are the checks CheckReadiness runs, in order.
@@ -163,15 +193,26 @@ var readinessChecks = []func(ReadinessInput) []Blocker{
 	parameterBlockers,
 	definitionTextBlockers,
 	referenceBlockers,
+	instanceTypeBlockers,
+	imageBlockers,
+	featureBlockers,
+	labelBlockers,
 }
 
 // CheckReadiness returns every blocker of a pipeline: placeholder values,
 // unknown config keys, missing code, project scripts still skeletons,
 // parameters without a default,
-// references left as text in the definition, and references that cannot
-// resolve or prefixes where one object is needed (CheckReferences). Errors that stop a compile
-// are turned into blockers by ErrorBlockers.
+// references left as text in the definition, references that cannot
+// resolve or prefixes where one object is needed (CheckReferences),
+// instance types the job's API does not take, image URIs that are not ECR
+// images of the pipeline's region, trainers without feature columns, and
+// labels a step reads that its upstream step drops. Errors that stop a
+// compile are turned into blockers by ErrorBlockers. Example values are
+// not blockers but confirm items (CheckConfirm).
 func CheckReadiness(in ReadinessInput) []Blocker {
+	if in.enc == nil {
+		in.enc = &encodedDefinition{}
+	}
 	var out []Blocker
 	for _, check := range readinessChecks {
 		out = append(out, check(in)...)
@@ -482,14 +523,11 @@ func definitionTextBlockers(in ReadinessInput) []Blocker {
 	if in.Result == nil || in.Result.Definition == nil {
 		return nil
 	}
-	b, err := in.Result.Definition.Marshal(false)
-	if err != nil {
+	enc := in.encoded()
+	if enc.err != nil {
 		return nil
 	}
-	var doc map[string]any
-	if json.Unmarshal(b, &doc) != nil {
-		return nil
-	}
+	doc := enc.doc
 	configHasPlaceholders := len(placeholderBlockers(in)) > 0
 	var out []Blocker
 	steps, _ := doc["Steps"].([]any)

@@ -322,7 +322,7 @@ func TestSharedParametersAndKMS(t *testing.T) {
 		sh["pipeline_parameters"] = []any{map[string]any{"name": "TrainType", "type": "String", "default_value": "ml.m5.xlarge"}}
 		sh["kms_key_id"] = "alias/pipeline-key"
 		node(sp, "XGBoostTraining")["training_instance_type"] = "{{Parameters.TrainType}}"
-		node(sp, "TabularPreprocessing_training")["processing_instance_type_small"] = "ml.m5d.2xlarge"
+		node(sp, "TabularPreprocessing_training")["processing_instance_type_small"] = "ml.r5d.2xlarge"
 		node(sp, "DummyDataLoading_training")["skip_volume_kms"] = true
 	}))
 	if err != nil {
@@ -349,7 +349,7 @@ func TestSharedParametersAndKMS(t *testing.T) {
 	tp := steps["TabularPreprocessing-Training"]["Arguments"]
 	eq(t, "processing output key", at(t, tp, "ProcessingOutputConfig", "KmsKeyId"), key)
 	if v := at(t, tp, "ProcessingResources", "ClusterConfig").(map[string]any)["VolumeKmsKeyId"]; v != nil {
-		t.Errorf("ml.m5d has NVMe instance storage: no volume key, got %v", v)
+		t.Errorf("ml.r5d has NVMe instance storage: no volume key, got %v", v)
 	}
 	dl := steps["DummyDataLoading-Training"]["Arguments"]
 	if v := at(t, dl, "ProcessingResources", "ClusterConfig").(map[string]any)["VolumeKmsKeyId"]; v != nil {

@@ -126,13 +126,18 @@ func CheckReferences(def *Definition) ([]ReferenceProblem, error) {
 // CheckReferencesJSON is CheckReferences on a definition in its JSON form (as compiled, or as
 // read from a file); only JSON that is not an object is an error.
 func CheckReferencesJSON(definition []byte) ([]ReferenceProblem, error) {
-	shapes, err := stepShapes()
-	if err != nil {
-		return nil, err
-	}
 	var doc map[string]any
 	if err := json.Unmarshal(definition, &doc); err != nil {
 		return nil, fmt.Errorf("the definition is not a JSON object: %w", err)
+	}
+	return checkReferencesDoc(doc)
+}
+
+// checkReferencesDoc is CheckReferences on a decoded definition.
+func checkReferencesDoc(doc map[string]any) ([]ReferenceProblem, error) {
+	shapes, err := stepShapes()
+	if err != nil {
+		return nil, err
 	}
 	c := &refChecker{shapes: shapes, params: map[string]any{}, index: map[string]int{}}
 	for _, p := range asList(doc["Parameters"]) {
@@ -642,7 +647,12 @@ func referenceBlockers(in ReadinessInput) []Blocker {
 	if r == nil || r.Definition == nil {
 		return nil
 	}
-	probs, err := CheckReferences(r.Definition)
+	enc := in.encoded()
+	err := enc.err
+	var probs []ReferenceProblem
+	if err == nil {
+		probs, err = checkReferencesDoc(enc.doc)
+	}
 	if err != nil {
 		return []Blocker{{Kind: BlockerBuildError, Problem: "the definition's references could not be checked: " + err.Error(), Fix: "see the problem"}}
 	}

@@ -655,6 +655,12 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 	var configs []*Config
 	keyOwner := map[catalog.ConfigKey]catalog.NodeName{}
 	follow := s.followFramework(plans)
+	// A step that reads the label (metrics, evaluation) after a model that
+	// writes it only when told to: that model's label_name is essential.
+	labelRead := false
+	for _, p := range plans {
+		labelRead = labelRead || p.class.ReadsLabel
+	}
 	for _, p := range plans {
 		planned[p.node] = true
 		own := map[string]any{}
@@ -663,7 +669,7 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 			if r.Name == "job_type" && p.jobType != "" {
 				own[r.Name] = p.jobType
 			}
-			if r.Required && own[r.Name] == nil {
+			if (r.Required || (labelRead && p.class.WritesLabelOnlyWhenSet && r.Name == "label_name")) && own[r.Name] == nil {
 				t.EssentialFields = append(t.EssentialFields, string(p.node)+"."+r.Name)
 			}
 		}

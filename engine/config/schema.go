@@ -41,6 +41,9 @@ type Class struct {
 	// Framework is the step's framework (xgboost, pytorch, lightgbm;
 	// generic for steps of any framework).
 	Framework string
+	// ReadsLabel and WritesLabelOnlyWhenSet are the step's
+	// (catalog.Step.ReadsLabel, WritesLabelOnlyWhenSet).
+	ReadsLabel, WritesLabelOnlyWhenSet bool
 
 	index    map[string]int
 	patterns map[string]*regexp.Regexp
@@ -137,7 +140,8 @@ func NewSchema(steps []*catalog.Step, base, processing []catalog.ConfigField) (*
 		if name == "" {
 			name = string(st.Type) + "Config"
 		}
-		c := &Class{Name: name, StepType: st.Type, Processing: slices.Contains(st.FieldSets, FieldSetProcessing), nameSuffix: st.Patterns.NameSuffixField, Framework: st.Framework}
+		c := &Class{Name: name, StepType: st.Type, Processing: slices.Contains(st.FieldSets, FieldSetProcessing), nameSuffix: st.Patterns.NameSuffixField, Framework: st.Framework,
+			ReadsLabel: st.ReadsLabel(), WritesLabelOnlyWhenSet: st.WritesLabelOnlyWhenSet()}
 		fields := st.Fields
 		if len(fields) == 0 || !hasAll(fields, base) {
 			// Steps whose Fields do not already include the shared sets get them here.
