@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
-
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
 	"github.com/cursus-go/cursus/engine/internal/mapkeys"
@@ -40,24 +38,6 @@ const (
 	// local run.
 	BlockerConfirm = "confirm"
 )
-
-// instanceTypes are the instance types each API takes, from aws-sdk-go-v2.
-var instanceTypes = struct {
-	training, processing, transform, realtime map[string]bool
-}{
-	training:   enumSet(smtypes.TrainingInstanceType("").Values()),
-	processing: enumSet(smtypes.ProcessingInstanceType("").Values()),
-	transform:  enumSet(smtypes.TransformInstanceType("").Values()),
-	realtime:   enumSet(smtypes.ProductionVariantInstanceType("").Values()),
-}
-
-func enumSet[T ~string](vs []T) map[string]bool {
-	m := make(map[string]bool, len(vs))
-	for _, v := range vs {
-		m[string(v)] = true
-	}
-	return m
-}
 
 // nodeConfigs maps each checked node to its config.
 func (in ReadinessInput) nodeConfigs() map[catalog.NodeName]*config.Config {
