@@ -218,8 +218,9 @@ func TestCallExitsOneOnAFailedCheck(t *testing.T) {
 
 // `cursus help` shows what --help shows, for the app and for a command;
 // an unknown command is a usage error naming it.
+// The CLI's tests do not run in parallel: urfave/cli/v2 applies its package-level
+// HelpFlag on every App.Run, a write the race detector sees between parallel runs.
 func TestHelpCommand(t *testing.T) {
-	t.Parallel()
 	for _, c := range [][]string{{}, {"mcp"}, {"mcp", "call"}, {"run", "local"}} {
 		code, out, errs := run(t, "", append([]string{"help"}, c...)...)
 		_, want, _ := run(t, "", append(c, "--help")...)
@@ -236,7 +237,6 @@ func TestHelpCommand(t *testing.T) {
 // first, instead of being read as an operand; workflow run reads its
 // options after NAME itself.
 func TestOptionAfterOperandsHasAHint(t *testing.T) {
-	t.Parallel()
 	code, out, errs := run(t, "", "mcp", "call", "tools.help", "{}", "--compact")
 	if code != 2 || out != "" || !strings.Contains(errs, "--compact is an option of cursus mcp call") || !strings.Contains(errs, "put options before the operands (cursus mcp call [OPTIONS] TOOL [ARGS])") {
 		t.Errorf("mcp call ... --compact: %d %q %q", code, out, errs)
@@ -254,7 +254,6 @@ func TestOptionAfterOperandsHasAHint(t *testing.T) {
 
 // --step-timeout shows one default, the local run's.
 func TestStepTimeoutShowsOneDefault(t *testing.T) {
-	t.Parallel()
 	_, out, _ := run(t, "", "run", "local", "--help")
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, "--step-timeout") {
