@@ -97,17 +97,8 @@ func (e *buildEnv) checkJob(p *nodePlan, service, version string) (*ProcessingAr
 	if kms != nil {
 		args.ProcessingOutputConfig = &ProcessingOutputConfig{KmsKeyId: kms}
 	}
-	vpc, iso, err := e.network(p)
-	if err != nil {
+	if err := e.processingLimits(p, args); err != nil {
 		return nil, err
-	}
-	if vpc != nil || iso != nil {
-		args.NetworkConfig = &NetworkConfig{EnableNetworkIsolation: iso != nil && *iso, VpcConfig: vpc}
-	}
-	if rt, set, err := e.maxRuntime(p, 0, maxProcessingRuntime); err != nil {
-		return nil, err
-	} else if set {
-		args.StoppingCondition = &StoppingCondition{MaxRuntimeInSeconds: rt}
 	}
 	return args, nil
 }

@@ -127,19 +127,30 @@ func (e *buildEnv) buildProcessing(p *nodePlan) (*ProcessingArguments, error) {
 	if len(env) > 0 {
 		args.Environment = env
 	}
+	if err := e.processingLimits(p, args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// processingLimits sets what every processing job (a script's or a check's)
+// reads the same way: its NetworkConfig (VPC, network isolation) and, only
+// when the config sets max_runtime_in_seconds, its StoppingCondition (the
+// SDK writes none by default).
+func (e *buildEnv) processingLimits(p *nodePlan, args *ProcessingArguments) error {
 	vpc, iso, err := e.network(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if vpc != nil || iso != nil {
 		args.NetworkConfig = &NetworkConfig{EnableNetworkIsolation: iso != nil && *iso, VpcConfig: vpc}
 	}
 	if rt, set, err := e.maxRuntime(p, 0, maxProcessingRuntime); err != nil {
-		return nil, err
+		return err
 	} else if set {
 		args.StoppingCondition = &StoppingCondition{MaxRuntimeInSeconds: rt}
 	}
-	return args, nil
+	return nil
 }
 
 func processingInput(name string, uri any, local string) ProcessingInput {

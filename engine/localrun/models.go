@@ -171,18 +171,9 @@ func (r *run) containersCode(what string, code *inferenceCode, submit string, na
 		if isolated {
 			return fmt.Errorf("%s: the model runs with EnableNetworkIsolation, so %s cannot download SAGEMAKER_SUBMIT_DIRECTORY %s (no network inside the container): put the code in the model archive's code/ and set SAGEMAKER_SUBMIT_DIRECTORY to /opt/ml/model/code (%s)", what, code.image.name(), submit, repackAdvice)
 		}
-		src, err := r.submittedArchive(submit)
-		if err != nil {
-			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
+		if err := r.submittedProgram(what, code, submit); err != nil {
+			return err
 		}
-		sents, err := listTarGz(src)
-		if err != nil {
-			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
-		}
-		if !hasEntry(sents, code.program) {
-			return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
-		}
-		code.submit = src
 		*checks = append(*checks, fmt.Sprintf("%s: %s, which downloads SAGEMAKER_SUBMIT_DIRECTORY %s into /opt/ml/code and imports SAGEMAKER_PROGRAM %s from it", what, by, submit, code.program))
 		return nil
 	case strings.HasPrefix(path.Clean(submit), "/opt/ml/model/"):
@@ -199,6 +190,24 @@ func (r *run) containersCode(what string, code *inferenceCode, submit string, na
 	return fmt.Errorf("%s: SAGEMAKER_SUBMIT_DIRECTORY %s is neither an S3 URI nor a folder of the model (/opt/ml/model/...): %s cannot read it", what, submit, code.image.name())
 }
 
+// submittedProgram sets code.submit to the S3 archive SAGEMAKER_SUBMIT_DIRECTORY
+// names, once it holds SAGEMAKER_PROGRAM.
+func (r *run) submittedProgram(what string, code *inferenceCode, submit string) error {
+	src, err := r.submittedArchive(submit)
+	if err != nil {
+		return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
+	}
+	sents, err := listTarGz(src)
+	if err != nil {
+		return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
+	}
+	if !hasEntry(sents, code.program) {
+		return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
+	}
+	code.submit = src
+	return nil
+}
+
 // unknownImageCode resolves the code of a model whose image's contract is
 // not known: where the definition puts it (an S3 archive of
 // SAGEMAKER_SUBMIT_DIRECTORY, a folder of the model, else the archive's
@@ -212,18 +221,9 @@ func (r *run) unknownImageCode(what string, code *inferenceCode, submit string, 
 		code.program, code.inModel = "inference.py", "code"
 		*checks = append(*checks, what+": the archive holds code/inference.py")
 	case strings.HasPrefix(submit, "s3://"):
-		src, err := r.submittedArchive(submit)
-		if err != nil {
-			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY: %w", what, err)
+		if err := r.submittedProgram(what, code, submit); err != nil {
+			return err
 		}
-		sents, err := listTarGz(src)
-		if err != nil {
-			return fmt.Errorf("%s SAGEMAKER_SUBMIT_DIRECTORY %s: %w", what, submit, err)
-		}
-		if !hasEntry(sents, code.program) {
-			return fmt.Errorf("%s: SAGEMAKER_PROGRAM %s is not in SAGEMAKER_SUBMIT_DIRECTORY %s (it holds: %s)", what, code.program, submit, strings.Join(entryNames(sents, 8), ", "))
-		}
-		code.submit = src
 		*checks = append(*checks, fmt.Sprintf("%s: SAGEMAKER_PROGRAM %s is in SAGEMAKER_SUBMIT_DIRECTORY %s", what, code.program, submit))
 	default:
 		dir := "code"
