@@ -4,6 +4,6 @@ package cursus
 // (registry.Registry.ToolsMarkdown) by its staleness test.
 //go:generate go test -run ^TestToolsDocUpToDate$ -args -update
 //
-// The tool counts and list sizes docs/guided-mode.md and README.md show
-// are measured by the server's guided tests.
+// The tool counts, list sizes and guided transcripts docs/guided-mode.md
+// and README.md show are measured by the server's guided tests.
 //go:generate go test ./server -run ^(TestGuidedListPerStage|TestGuidedWholeRun)$ -args -update

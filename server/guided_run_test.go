@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cursus-go/cursus/engine/compiler/compilertest"
 	"github.com/cursus-go/cursus/registry"
@@ -24,10 +25,9 @@ type agent struct {
 	stage string
 	tools []string // wire names listed by the server now
 	log   strings.Builder
-	// sizes are the tool counts and bytes of each tools/list answer, in
-	// order; counts the tool count of each stage.
-	sizes  [][2]int
-	counts map[string]int
+	// calls is the short transcript the README shows: one line a call
+	// and one a list change.
+	calls strings.Builder
 }
 
 func (a *agent) logf(format string, args ...any) {
@@ -42,6 +42,7 @@ func (a *agent) call(name string, args map[string]any) map[string]any {
 		a.t.Fatalf("stage %s: the agent wants %s, which tools/list does not offer: %v", a.stage, name, a.tools)
 	}
 	a.logf("-> tools/call %s %s", name, brief(args, 0))
+	a.callf("-> %s %s", name, cut(strings.ReplaceAll(brief(args, 1), a.root, "/project"), 96))
 	env := a.g.mustCall(a.t, name, args)
 	a.logf("<- %s", brief(env, 0))
 	return env
@@ -53,9 +54,36 @@ func (a *agent) relist() {
 	a.g.waitChanged(a.t)
 	var n int
 	a.tools, n = a.g.list(a.t)
-	a.sizes = append(a.sizes, [2]int{len(a.tools), n})
-	a.counts[a.stage] = len(a.tools)
 	a.logf("<~ notifications/tools/list_changed; tools/list: %d tools, %d bytes", len(a.tools), n)
+	a.callf("<~ notifications/tools/list_changed; tools/list: %d tools (%s)", len(a.tools), a.stage)
+}
+
+func (a *agent) callf(format string, args ...any) {
+	fmt.Fprintf(&a.calls, format+"\n", args...)
+}
+
+// cut shortens s to at most n bytes (at a rune boundary), marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - 4
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + " ..."
+}
+
+// transcriptBlock is the transcript as the docs show it: in a text fence,
+// every line cut to width.
+func transcriptBlock(log string, width int) string {
+	var b strings.Builder
+	b.WriteString("```text\n")
+	for _, line := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
+		b.WriteString(cut(line, width) + "\n")
+	}
+	b.WriteString("```\n")
+	return b.String()
 }
 
 // TestGuidedWholeRun: from an empty project to a compiled definition,
@@ -67,12 +95,11 @@ func TestGuidedWholeRun(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	g := inMemory(t, server.Options{Guided: true, Policy: registry.Policy{AllowDestructive: true, ProjectRoot: root}}, "2025-11-25")
-	a := &agent{t: t, g: g, root: root, stage: "orchestrator", counts: map[string]int{}}
+	a := &agent{t: t, g: g, root: root, stage: "orchestrator"}
 	var n int
 	a.tools, n = g.list(t)
-	a.sizes = append(a.sizes, [2]int{len(a.tools), n})
-	a.counts[a.stage] = len(a.tools)
 	a.logf("<- tools/list: %d tools, %d bytes: %s", len(a.tools), n, strings.Join(a.tools, ", "))
+	a.callf("<- tools/list: %d tools (%s)", len(a.tools), a.stage)
 
 	dagArgs, base, steps := exampleInputs(t)
 	env := a.call("workflow__new_run", map[string]any{"run_id": "xgb-demo"})
@@ -151,10 +178,10 @@ func TestGuidedWholeRun(t *testing.T) {
 		}
 	}
 	checkDoc(t, "docs/guided-mode.md", func(t *testing.T, doc string) string {
-		return replaceListSizes(t, doc, a.sizes)
+		return replaceBlock(t, doc, "guided-transcript", transcriptBlock(a.log.String(), 200))
 	})
 	checkDoc(t, "README.md", func(t *testing.T, doc string) string {
-		return replaceStageCounts(t, doc, a.counts)
+		return replaceBlock(t, doc, "guided-calls", transcriptBlock(a.calls.String(), 120))
 	})
 	if p := os.Getenv("CURSUS_GUIDED_TRANSCRIPT"); p != "" {
 		if err := os.WriteFile(p, []byte(a.log.String()), 0o644); err != nil {
