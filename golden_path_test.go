@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -137,6 +138,140 @@ func TestGoldenPath(t *testing.T) {
 		}
 	}
 	a.compare(filepath.Join("testdata", "golden-path.txt"))
+	a.followEveryHint()
+}
+
+// placeholderFrom reads a placeholder that points into the answer
+// ("<a namespace of data.namespaces>").
+var placeholderFrom = regexp.MustCompile(`of data\.([a-z_]+)>$`)
+
+// fillFrom is fill for a hint the path did not take: a placeholder the
+// user has a fact for gets it; one that points into the answer's data
+// gets the first item there (its name, for an object), as an agent would
+// pick one.
+func (a *goldenAgent) fillFrom(res *envelope.ToolResult, v any, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = a.fillFrom(res, e, k)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = a.fillFrom(res, e, key)
+		}
+		return out
+	case string:
+		if !strings.HasPrefix(x, "<") || !strings.HasSuffix(x, ">") {
+			return v
+		}
+		if _, ok := stated[key]; ok {
+			return a.fact(key, "the hint "+x)
+		}
+		if _, ok := answers[key]; ok {
+			return a.fact(key, "the hint "+x)
+		}
+		if m := placeholderExample.FindStringSubmatch(x); m != nil {
+			return m[1]
+		}
+		if m := placeholderFrom.FindStringSubmatch(x); m != nil {
+			d, _ := res.Data.(map[string]any)
+			if items, _ := d[m[1]].([]any); len(items) > 0 {
+				if o, ok := items[0].(map[string]any); ok {
+					return o["name"]
+				}
+				return items[0]
+			}
+		}
+		a.t.Errorf("the hint %s (under %q) is a placeholder neither the user nor the answer fills", x, key)
+	}
+	return v
+}
+
+// fillRequired sets, in a merge_save hint's base and steps, the fields an
+// answer lists as required_fields ({"base": [...], "steps": {node: [...]}}):
+// the values the answer told the agent to collect.
+func (a *goldenAgent) fillRequired(res *envelope.ToolResult, args map[string]any) {
+	a.t.Helper()
+	d, _ := res.Data.(map[string]any)
+	req, _ := d["required_fields"].(map[string]any)
+	if req == nil || args["base"] == nil {
+		return
+	}
+	base, _ := args["base"].(map[string]any)
+	for _, f := range req["base"].([]any) {
+		base[f.(string)] = a.fact(f.(string), "required field base."+f.(string))
+	}
+	steps, _ := args["steps"].(map[string]any)
+	for node, fields := range req["steps"].(map[string]any) {
+		m, _ := steps[node].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			steps[node] = m
+		}
+		for _, f := range fields.([]any) {
+			m[f.(string)] = a.fact(f.(string), "required field "+node+"."+f.(string))
+		}
+	}
+}
+
+// placeholderExample reads a placeholder that gives an example
+// ("<dotted tool name, e.g. compile.dag>").
+var placeholderExample = regexp.MustCompile(`e\.g\. ([^ ,>]+)>$`)
+
+// hintsNotCalled are tools a hint is only checked against the schema for:
+// calling them would start jobs or reach AWS.
+var hintsNotCalled = map[string]bool{"execution.run_local": true, "compile.dag": true}
+
+// followEveryHint follows every next_steps entry of every answer of the
+// path, not only those the path took: its args_hint, with the user's facts
+// in its placeholders (and the essential fields filled where the answer
+// lists them), must be a valid call of the tool it names (its schema
+// accepts it), and called, the tool must not refuse its arguments
+// (invalid_input or not_found). A hint is a call an agent makes as it is
+// written; one that fails is a dead end. Tools that would start jobs or
+// reach AWS (hintsNotCalled) are checked against the schema only.
+func (a *goldenAgent) followEveryHint() {
+	a.t.Helper()
+	followed := 0
+	for i, res := range a.answers {
+		for _, ns := range res.NextSteps {
+			where := fmt.Sprintf("answer %d (%s): next_steps %s", i+1, a.calls[i].tool, ns.Tool)
+			def, ok := cursus.Registry().Get(ns.Tool)
+			if !ok {
+				a.t.Errorf("%s: no such tool", where)
+				continue
+			}
+			args := map[string]any{}
+			if h, ok := a.fillFrom(res, ns.ArgsHint, "").(map[string]any); ok {
+				args = h
+			}
+			if _, ok := res.Data.(map[string]any)["essential_fields"]; ok && args["base"] != nil {
+				a.fillEssential(res, args)
+			}
+			a.fillRequired(res, args)
+			errs, err := def.ValidateArgs(args)
+			if err != nil {
+				a.t.Fatalf("%s: %v", where, err)
+			}
+			for _, e := range errs {
+				a.t.Errorf("%s: the args_hint is not a valid call: %s (args %s)", where, e, a.scrub(shortArgs(args)))
+			}
+			if len(errs) > 0 || hintsNotCalled[ns.Tool] {
+				continue
+			}
+			got := cursus.CallTool(a.ctx, ns.Tool, args)
+			followed++
+			if !got.OK && (got.Code == envelope.CodeInvalidInput || got.Code == envelope.CodeNotFound) {
+				a.t.Errorf("%s: followed as written, it fails: %s: %s", where, got.Code, a.scrub(got.Error))
+			}
+		}
+	}
+	if followed < len(a.answers) {
+		a.t.Errorf("only %d hints were called for %d answers: the check reaches too little", followed, len(a.answers))
+	}
 }
 
 type goldenCall struct {
@@ -150,6 +285,8 @@ type goldenAgent struct {
 	calls []goldenCall
 	asked map[string]bool
 	last  map[string]*envelope.ToolResult // each tool's latest answer
+	// answers are every answer of the path, in order.
+	answers []*envelope.ToolResult
 }
 
 // follow makes the next call: tool must be one of prev's next_steps; its
@@ -247,6 +384,7 @@ func (a *goldenAgent) call(tool string, args any, from string) *envelope.ToolRes
 		a.last = map[string]*envelope.ToolResult{}
 	}
 	a.last[tool] = res
+	a.answers = append(a.answers, res)
 	if !res.OK {
 		a.t.Fatalf("call %d %s failed: %s: %s (remedy %+v)", len(a.calls), tool, res.Code, res.Error, res.Remedy)
 	}

@@ -103,12 +103,18 @@ func (s *Schema) Build(in BuildInput) (*Set, error) {
 	var fieldProblems []FieldError
 	origin := map[string]string{} // path -> "node" | "base" | "none"
 	dagDefaults := s.dagDefaults(plans, map[string]bool{"model_class": true})
+	follow := s.followFramework(plans)
 	for _, p := range plans {
 		values := map[string]any{}
 		for name, v := range dagDefaults {
 			if s.sharedDefault(p.class, name) {
 				values[name] = cloneValue(v)
 			}
+		}
+		// What Requirements stops asking for because the DAG decides it (a
+		// Registration's framework and image version): given when absent.
+		for name, v := range followedDefaults(s.ownRequirements(p.class), follow) {
+			values[name] = v
 		}
 		own := in.Steps[p.node]
 		legacy := p.class.legacyObjectKeys(own) // the node's legacy hyperparameters win over base values
@@ -601,6 +607,24 @@ func (s *Schema) followFramework(plans []nodePlan) func([]Requirement) []Require
 		}
 		return reqs
 	}
+}
+
+// followedDefaults are the fields of reqs that follow makes optional (the
+// DAG's framework decides them), with their values.
+func followedDefaults(reqs []Requirement, follow func([]Requirement) []Requirement) map[string]any {
+	required := map[string]bool{}
+	for _, r := range reqs {
+		if r.Required && r.Default == nil {
+			required[r.Name] = true
+		}
+	}
+	out := map[string]any{}
+	for _, r := range follow(reqs) {
+		if required[r.Name] && !r.Required && r.Default != nil {
+			out[r.Name] = cloneValue(r.Default)
+		}
+	}
+	return out
 }
 
 // redeclared reports whether a class's field is the step's own
