@@ -74,6 +74,12 @@ type buildEnv struct {
 	// repack job), by the SageMaker name of that step; they go before it,
 	// in its branch.
 	added map[catalog.SageMakerStepName][]Step
+	// isFiles and bundles are what this compile found out once about a
+	// local path (is it a file?) and about an embedded script (the files
+	// it ships with): every step of a type asks the same, and one compile
+	// sees one state of the files, as its artifact set does.
+	isFiles map[string]bool
+	bundles map[string]catalog.StepCode
 }
 
 func (e *buildEnv) warnf(format string, args ...any) {

@@ -18,7 +18,35 @@ import (
 
 // isFile reports whether p is an existing regular file, as the compile's
 // file-access layer sees it.
-func (e *buildEnv) isFile(p string) bool { return e.fs.IsFile(p) }
+// One compile looks at each path once (see buildEnv.isFiles).
+func (e *buildEnv) isFile(p string) bool {
+	if is, ok := e.isFiles[p]; ok {
+		return is
+	}
+	is := e.fs.IsFile(p)
+	if e.isFiles == nil {
+		e.isFiles = map[string]bool{}
+	}
+	e.isFiles[p] = is
+	return is
+}
+
+// bundle is catalog.Bundle, worked out once a compile for each embedded
+// script (its embedded files do not change).
+func (e *buildEnv) bundle(c catalog.StepCode) catalog.StepCode {
+	if !c.Embedded() || c.Dir {
+		return catalog.Bundle(c)
+	}
+	if b, ok := e.bundles[c.Path]; ok {
+		return b
+	}
+	b := catalog.Bundle(c)
+	if e.bundles == nil {
+		e.bundles = map[string]catalog.StepCode{}
+	}
+	e.bundles[c.Path] = b
+	return b
+}
 
 // exists reports whether p exists, as the compile's file-access layer sees
 // it.
@@ -60,7 +88,7 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (uri, program 
 	if p.Step.Contract.SourceDir {
 		if !e.isFile(local) {
 			if c, ok := catalogScript(p, entry); ok {
-				c = catalog.Bundle(c)
+				c = e.bundle(c)
 				uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
 				return uri, c.Path, true, err
 			}
@@ -79,7 +107,7 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (uri, program 
 	}
 	if !e.isFile(local) {
 		if c, ok := catalogScript(p, entry); ok {
-			if c = catalog.Bundle(c); c.Dir { // the script and the helpers it imports
+			if c = e.bundle(c); c.Dir { // the script and the helpers it imports
 				uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
 				return uri, c.Path, true, err
 			}
@@ -163,7 +191,7 @@ func (e *buildEnv) catalogTarballCode(p *nodePlan, entry string) (catalog.StepCo
 		}
 	}
 	if c, ok := catalogScript(p, entry); ok {
-		return catalog.Bundle(c), path.Base(entry), true, nil
+		return e.bundle(c), path.Base(entry), true, nil
 	}
 	return catalog.StepCode{}, "", false, nil
 }
