@@ -125,3 +125,39 @@ func TestSyntheticDAG(t *testing.T) {
 	}
 	checkDefinition(t, "synthetic-100", b)
 }
+
+// The compile's one encoding, which Result.JSON returns, is the encoding
+// of the definition it returns (the examples and a synthetic DAG).
+func TestResultJSONIsTheDefinition(t *testing.T) {
+	var results []*compiler.Result
+	for _, dir := range exampleDirs(t) {
+		d, _, err := dag.ReadFile(nil, filepath.Join(dir, "dag.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := compiler.Compile(context.Background(), compiler.Input{DAG: d, ConfigFile: filepath.Join(dir, "config.json")})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		results = append(results, res)
+	}
+	d, set := synthetic(t, 30)
+	res, err := compiler.Compile(context.Background(), compiler.Input{DAG: d, Configs: set, BaseDir: filepath.Join(examplesDir, "simple-training")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results = append(results, res)
+	for _, res := range results {
+		got, err := res.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := res.Definition.Marshal(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: Result.JSON is not the definition's encoding", res.PipelineName)
+		}
+	}
+}

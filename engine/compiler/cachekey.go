@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,8 +22,11 @@ import (
 // execution (ExecutionVariables) or to a pipeline parameter of the user's
 // (the default parameters excluded), and each upstream step it reads from
 // writes to a fixed prefix too.
-func cacheKeyWarnings(def *Definition, r *Report) []string {
-	if def == nil || r == nil {
+//
+// The arguments are read in enc, the definition's encoding: the text
+// SageMaker computes the key from.
+func cacheKeyWarnings(def *Definition, r *Report, enc *encodedDefinition) []string {
+	if def == nil || r == nil || enc.err != nil {
 		return nil
 	}
 	steps := map[catalog.SageMakerStepName]Step{}
@@ -32,24 +34,28 @@ func cacheKeyWarnings(def *Definition, r *Report) []string {
 		steps[s.Name] = s
 	}
 	builtin := map[string]bool{ParamExecutionS3Prefix: true, ParamKMSKey: true, ParamSecurityGroupID: true, ParamVPCSubnet: true}
-	varies := map[catalog.SageMakerStepName]bool{}
-	for _, s := range def.AllSteps() {
-		b, err := json.Marshal(inputsOf(s.Arguments))
-		if err != nil {
-			continue
-		}
-		text := string(b)
-		if strings.Contains(text, `"Execution.`) || strings.Contains(text, `ExecutionVariables`) {
-			varies[s.Name] = true
-			continue
-		}
-		for _, p := range def.Parameters {
-			if !builtin[p.Name] && strings.Contains(text, `"Parameters.`+p.Name+`"`) {
-				varies[s.Name] = true
-				break
-			}
+	var userParams []string
+	for _, p := range def.Parameters {
+		if !builtin[p.Name] {
+			userParams = append(userParams, `"Parameters.`+p.Name+`"`)
 		}
 	}
+	varies := map[catalog.SageMakerStepName]bool{}
+	enc.forEachStep(def, func(s Step, se jv) {
+		args, _ := se.get("Arguments")
+		for _, text := range inputsText(s.Arguments, args) {
+			if strings.Contains(text, `"Execution.`) || strings.Contains(text, `ExecutionVariables`) {
+				varies[s.Name] = true
+				return
+			}
+			for _, needle := range userParams {
+				if strings.Contains(text, needle) {
+					varies[s.Name] = true
+					return
+				}
+			}
+		}
+	})
 	// a step reading an upstream output follows the data when the upstream
 	// step does (nodes are in step order: providers come first)
 	var fixed []string
@@ -95,24 +101,38 @@ func cacheKeyWarnings(def *Definition, r *Report) []string {
 		strings.Join(fixed, ", "), strings.Join(reasons, "; "))}
 }
 
-// inputsOf returns a step's arguments without where it writes: an output
-// under the execution id is a new location each time, not new data, and a
-// cached step's outputs are its earlier execution's (so is what a step
-// downstream of it reads).
-func inputsOf(args any) any {
-	switch a := args.(type) {
-	case *ProcessingArguments:
-		c := *a
-		c.ProcessingOutputConfig = nil
-		return &c
-	case *TrainingArguments:
-		c := *a
-		c.OutputDataConfig = OutputDataConfig{}
-		return &c
-	case *TransformArguments:
-		c := *a
-		c.TransformOutput = TransformOutput{}
-		return &c
+// inputsText returns the text of a step's encoded arguments without where
+// it writes (its output member left out): an output under the execution
+// id is a new location each time, not new data, and a cached step's
+// outputs are its earlier execution's (so is what a step downstream of it
+// reads). The text comes in pieces around the member left out (what is
+// searched for cannot span one: it holds no JSON punctuation).
+func inputsText(args any, enc jv) []string {
+	if !enc.isObject() {
+		return []string{enc.text()}
 	}
-	return args
+	var output string
+	switch args.(type) {
+	case *ProcessingArguments:
+		output = "ProcessingOutputConfig"
+	case *TrainingArguments:
+		output = "OutputDataConfig"
+	case *TransformArguments:
+		output = "TransformOutput"
+	default:
+		return []string{enc.text()}
+	}
+	nd := enc.node()
+	text := enc.d.text
+	c := enc.i + 1
+	for range int(nd.n) {
+		val := c + 1
+		if enc.d.keyIs(c, output) {
+			from := enc.d.nodes[c].start - 1 // the key's opening quote
+			to := enc.d.nodes[val].end
+			return []string{text[nd.start:from], text[to:nd.end]}
+		}
+		c = enc.d.nodes[val].next
+	}
+	return []string{enc.text()}
 }

@@ -79,15 +79,14 @@ type Result struct {
 	// setting CreatePipeline and UpdatePipeline take beside the definition.
 	Parallelism *ParallelismConfiguration
 
-	encoded     []byte      // the compile's encoding of the definition (the readiness gate's)
+	encoded     []byte      // the compile's one encoding of the definition (its checks read it)
 	encodedFrom *Definition // the definition it encodes
 }
 
 // JSON returns the definition as compact JSON, the PipelineDefinition
-// string CreatePipeline takes: the encoding the compile made for its
-// readiness gate (encoded once), unless Definition was replaced since.
-// A caller that edits the definition in place encodes it with
-// Definition.Marshal.
+// string CreatePipeline takes: the encoding the compile made once (its
+// checks read it), unless Definition was replaced since. A caller that
+// edits the definition in place encodes it with Definition.Marshal.
 func (r *Result) JSON() ([]byte, error) {
 	if r.encoded != nil && r.encodedFrom == r.Definition {
 		return r.encoded, nil
@@ -659,7 +658,17 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 		report.AvgConfidence = conf / float64(len(report.Nodes))
 	}
 	pl.nestBranches(env, def, branches, report)
-	def.Parameters = env.usedParameters(def)
+	// The definition is encoded once, here: its steps, which say which
+	// parameters it keeps, then the rest. The checks below read that
+	// encoding, and Result.JSON returns it.
+	var enc *encodedDefinition
+	if steps, err := encodeSteps(def.Steps); err != nil {
+		def.Parameters = env.usedParameters(def, "")
+		enc = &encodedDefinition{err: err}
+	} else {
+		def.Parameters = env.usedParameters(def, steps)
+		enc = encodeWithSteps(def, steps)
+	}
 	parallel, err := pl.parallelism()
 	var sb *StepBuildError
 	if errors.As(err, &sb) && nodeErrs[sb.Node] == nil {
@@ -682,15 +691,15 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 		Region:       region,
 	}
 	res.Warnings = append(res.Warnings, sharedDataWarnings(report, res.Manifest)...)
-	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report)...)
+	res.Warnings = append(res.Warnings, cacheKeyWarnings(def, report, enc)...)
 	res.Warnings = append(res.Warnings, weakBindingWarnings(report)...)
 	res.Warnings = append(res.Warnings, rolePermissionWarnings(pl)...)
 	rin := pl.readinessInput(res)
-	rin.enc = &encodedDefinition{}
+	rin.enc = enc
 	res.Blockers = CheckReadiness(rin)
 	res.Confirm = CheckConfirm(rin)
-	if rin.enc.err == nil && rin.enc.json != nil {
-		res.encoded, res.encodedFrom = rin.enc.json, res.Definition
+	if enc.err == nil {
+		res.encoded, res.encodedFrom = enc.json, def
 	}
 	return res, nodeErrs, nil
 }

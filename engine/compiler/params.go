@@ -126,6 +126,31 @@ func (pl *plan) parameters(prefix string) ([]Parameter, error) {
 	return params, nil
 }
 
+// usedParameterNames adds to used each <name> of a
+// "Get":"Parameters.<name>" in text (a name of 1-64 letters, digits, - and
+// _ closed by its quote).
+func usedParameterNames(text string, used map[string]bool) {
+	const ref = `"Get":"Parameters.`
+	for {
+		i := strings.Index(text, ref)
+		if i < 0 {
+			return
+		}
+		text = text[i+len(ref):]
+		n := 0
+		for n < len(text) && n <= 64 && isParamNameByte(text[n]) {
+			n++
+		}
+		if n >= 1 && n <= 64 && n < len(text) && text[n] == '"' {
+			used[text[:n]] = true
+		}
+	}
+}
+
+func isParamNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
 func nonEmptyString(s string) any {
 	if s == "" {
 		return nil
@@ -133,18 +158,13 @@ func nonEmptyString(s string) any {
 	return s
 }
 
-var paramUseRE = lazyre.New(`"Get":"Parameters\.([A-Za-z0-9\-_]{1,64})"`)
-
 // usedParameters returns the parameters some step of the definition refers
-// to, in declaration order. A parameter a config declares that no step uses
-// is left out with a warning.
-func (e *buildEnv) usedParameters(def *Definition) []Parameter {
+// to, in declaration order: those some {"Get":"Parameters.<name>"} of the
+// steps' encoding names (steps, encodeSteps). A parameter a config declares
+// that no step uses is left out with a warning.
+func (e *buildEnv) usedParameters(def *Definition, steps string) []Parameter {
 	used := map[string]bool{}
-	if b, err := json.Marshal(def.Steps); err == nil {
-		for _, m := range paramUseRE().FindAllSubmatch(b, -1) {
-			used[string(m[1])] = true
-		}
-	}
+	usedParameterNames(steps, used)
 	out := []Parameter{}
 	for _, p := range def.Parameters {
 		if used[p.Name] {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/cursus-go/cursus/engine/catalog"
 	"github.com/cursus-go/cursus/engine/config"
@@ -157,31 +157,15 @@ type ReadinessInput struct {
 	// label a downstream step reads); nil skips them.
 	DAG *dag.PipelineDAG
 
-	enc *encodedDefinition // the definition encoded once for the checks that read its JSON
+	enc *encodedDefinition // the definition's encoding, made once for the checks that read its JSON
 }
 
-// encodedDefinition is the result's definition encoded (compact, as
-// Result.JSON writes it) and decoded once, shared by the checks that walk
-// its JSON.
-type encodedDefinition struct {
-	once sync.Once
-	json []byte
-	doc  map[string]any
-	err  error
-}
-
-// encoded returns the definition's encoding, computing it on first use.
+// encoded returns the definition's encoding (made by the compile, or now).
 func (in ReadinessInput) encoded() *encodedDefinition {
-	e := in.enc
-	if e == nil {
-		e = &encodedDefinition{}
+	if in.enc != nil {
+		return in.enc
 	}
-	e.once.Do(func() {
-		if e.json, e.err = in.Result.Definition.Marshal(false); e.err == nil {
-			e.err = json.Unmarshal(e.json, &e.doc)
-		}
-	})
-	return e
+	return encodeDefinition(in.Result.Definition)
 }
 
 // readinessChecks are the checks CheckReadiness runs, in order.
@@ -210,8 +194,8 @@ var readinessChecks = []func(ReadinessInput) []Blocker{
 // compile are turned into blockers by ErrorBlockers. Example values are
 // not blockers but confirm items (CheckConfirm).
 func CheckReadiness(in ReadinessInput) []Blocker {
-	if in.enc == nil {
-		in.enc = &encodedDefinition{}
+	if in.enc == nil && in.Result != nil && in.Result.Definition != nil {
+		in.enc = encodeDefinition(in.Result.Definition)
 	}
 	var out []Blocker
 	for _, check := range readinessChecks {
@@ -516,9 +500,10 @@ func parameterBlockers(in ReadinessInput) []Blocker {
 	return out
 }
 
-// definitionTextBlockers walks the definition's strings: a "{{...}}"
-// reference left as text is a blocker, and so is a placeholder the config
-// checks did not already report (one that came from somewhere else).
+// definitionTextBlockers walks the definition's strings (in its
+// encoding: what SageMaker reads): a "{{...}}" reference left as text is a
+// blocker, and so is a placeholder the config checks did not already
+// report (one that came from somewhere else).
 func definitionTextBlockers(in ReadinessInput) []Blocker {
 	if in.Result == nil || in.Result.Definition == nil {
 		return nil
@@ -527,42 +512,65 @@ func definitionTextBlockers(in ReadinessInput) []Blocker {
 	if enc.err != nil {
 		return nil
 	}
-	doc := enc.doc
-	configHasPlaceholders := len(placeholderBlockers(in)) > 0
+	configPlaceholders := -1 // whether the configs hold a placeholder, found out when it matters
+	hasConfigPlaceholders := func() bool {
+		if configPlaceholders < 0 {
+			configPlaceholders = 0
+			for _, nc := range in.checkedConfigs() {
+				if len(nc.cfg.PlaceholderFields()) > 0 {
+					configPlaceholders = 1
+					break
+				}
+			}
+		}
+		return configPlaceholders == 1
+	}
+	type hit struct {
+		path jsonPath
+		b    Blocker
+	}
 	var out []Blocker
-	steps, _ := doc["Steps"].([]any)
 	nodeOf := stepNodes(in.Result) // once: per step it made the check quadratic
-	for _, s := range steps {
-		step, _ := s.(map[string]any)
-		name, _ := step["Name"].(string)
-		node := nodeOf[catalog.SageMakerStepName(name)] // read from the definition's JSON
-		walkStrings("Steps["+name+"]", step["Arguments"], func(at, text string) {
+	steps, _ := enc.root().get("Steps")
+	steps.elems(func(_ int, step jv) {
+		name := step.getString("Name")
+		node := nodeOf[catalog.SageMakerStepName(name)]
+		args, _ := step.get("Arguments")
+		var hits []hit
+		walkDocStrings(args, nil, func(p jsonPath, text string) {
 			switch {
 			case strings.Contains(text, "{{") && strings.Contains(text, "}}"):
-				out = append(out, Blocker{Kind: BlockerUnresolvedReference, Node: node, Path: at, Tool: "config.field_info",
+				hits = append(hits, hit{slices.Clone(p), Blocker{Kind: BlockerUnresolvedReference, Node: node, Path: p.render("Steps[" + name + "]"), Tool: "config.field_info",
 					Problem: fmt.Sprintf("%q reaches the definition as literal text; SageMaker would not resolve it", text),
-					Fix:     "write {{Parameters.<declared name>}} or {{Execution.<variable>}} as the whole value of a field that takes an expression, or a literal value"})
-			case !configHasPlaceholders && config.IsPlaceholder(text):
-				out = append(out, Blocker{Kind: BlockerPlaceholder, Node: node, Path: at, Tool: "compile.with_report",
+					Fix:     "write {{Parameters.<declared name>}} or {{Execution.<variable>}} as the whole value of a field that takes an expression, or a literal value"}})
+			case config.IsPlaceholder(text) && !hasConfigPlaceholders():
+				hits = append(hits, hit{slices.Clone(p), Blocker{Kind: BlockerPlaceholder, Node: node, Path: p.render("Steps[" + name + "]"), Tool: "compile.with_report",
 					Problem: fmt.Sprintf("the definition holds the placeholder %q", text),
-					Fix:     "find where the value comes from (compile.with_report) and set a real one"})
+					Fix:     "find where the value comes from (compile.with_report) and set a real one"}})
 			}
 		})
-	}
+		sortedByPath(hits, func(h hit) jsonPath { return h.path }) // in key order, as the check always reported them
+		for _, h := range hits {
+			out = append(out, h.b)
+		}
+	})
 	return out
 }
 
-func walkStrings(at string, v any, fn func(at, text string)) {
+// walkStrings calls fn with every string under v (a config value: strings,
+// lists and objects as decoded), members in no particular order, with the
+// path to it, rendered only by the calls of fn that use it.
+func walkStrings(v any, path jsonPath, fn func(path jsonPath, text string)) {
 	switch t := v.(type) {
 	case string:
-		fn(at, t)
+		fn(path, t)
 	case []any:
 		for i, e := range t {
-			walkStrings(fmt.Sprintf("%s[%d]", at, i), e, fn)
+			walkStrings(e, path.at(i), fn)
 		}
 	case map[string]any:
-		for _, k := range mapkeys.Sorted(t) {
-			walkStrings(at+"."+k, t[k], fn)
+		for k, e := range t {
+			walkStrings(e, path.key(k), fn)
 		}
 	}
 }

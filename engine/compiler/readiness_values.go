@@ -197,12 +197,7 @@ func imageBlockers(in ReadinessInput) []Blocker {
 			if !ok {
 				return
 			}
-			field := fieldHolding(c, uri, "")
-			path := "Steps[" + string(s.Name) + "].Arguments." + at
-			if field != "" {
-				path = string(c.Key) + "." + field
-			}
-			b := Blocker{Kind: BlockerImage, Node: node, Field: field, Path: path, Tool: "config.field_info"}
+			b := Blocker{Kind: BlockerImage, Node: node, Tool: "config.field_info"}
 			region, ok := ImageRegion(uri)
 			switch {
 			case !ok:
@@ -213,6 +208,12 @@ func imageBlockers(in ReadinessInput) []Blocker {
 				b.Fix = fmt.Sprintf("use the image's copy in %s (ECR replication, or the framework's %s registry), or clear it so the framework image is looked up", want, want)
 			default:
 				return
+			}
+			// the config field holding the value, looked for only for a blocker
+			b.Field = fieldHolding(c, uri, "")
+			b.Path = "Steps[" + string(s.Name) + "].Arguments." + at
+			if b.Field != "" {
+				b.Path = string(c.Key) + "." + b.Field
 			}
 			out = append(out, b)
 		}
@@ -328,19 +329,20 @@ var (
 		"bucket-name": true, "your-bucket": true, "amzn-s3-demo-bucket": true, "doc-example-bucket": true}
 	exampleBucketPrefixes = []string{"amzn-s3-demo-", "doc-example-"}
 	accountInTextRE       = lazyre.New(`(?:^|[:/.])(\d{12})(?:$|[:/.])`)
-	s3BucketRE            = lazyre.New(`^s3://([^/]+)`)
 )
 
 // exampleValue reports why a value is an example value ("" when it is not).
 func exampleValue(field, s string) string {
-	for _, m := range accountInTextRE().FindAllStringSubmatch(s, -1) {
-		if exampleAccounts[m[1]] {
-			return fmt.Sprintf("account %s is an example account of the AWS documentation and of this project's examples", m[1])
+	if hasDigitRun(s, 12) { // what an account id needs, before the expression looks
+		for _, m := range accountInTextRE().FindAllStringSubmatch(s, -1) {
+			if exampleAccounts[m[1]] {
+				return fmt.Sprintf("account %s is an example account of the AWS documentation and of this project's examples", m[1])
+			}
 		}
 	}
 	bucket := ""
-	if m := s3BucketRE().FindStringSubmatch(s); m != nil {
-		bucket = m[1]
+	if rest, ok := strings.CutPrefix(s, "s3://"); ok && rest != "" && rest[0] != '/' { // s3BucketRE
+		bucket, _, _ = strings.Cut(rest, "/")
 	} else if field == "bucket" {
 		bucket = s
 	}
@@ -355,6 +357,21 @@ func exampleValue(field, s string) string {
 		}
 	}
 	return ""
+}
+
+// hasDigitRun reports whether s has n ASCII digits in a row.
+func hasDigitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // CheckConfirm lists the example values of the configs a pipeline uses
@@ -373,15 +390,17 @@ func CheckConfirm(in ReadinessInput) []Blocker {
 	byPath := map[string][]hit{}
 	var paths []string
 	for _, nc := range in.checkedConfigs() {
-		for _, name := range mapkeys.Sorted(nc.cfg.Values) {
+		// (any order: the items are grouped by path, and the paths sorted)
+		for name, v := range nc.cfg.Values {
 			if f, ok := nc.cfg.Class.Field(name); ok && f.Tier == catalog.TierDerived {
 				continue
 			}
-			walkStrings(name, nc.cfg.Values[name], func(at, text string) {
+			walkStrings(v, nil, func(p jsonPath, text string) {
 				why := exampleValue(name, text)
 				if why == "" {
 					return
 				}
+				at := p.render(name)
 				if _, seen := byPath[at]; !seen {
 					paths = append(paths, at)
 				}

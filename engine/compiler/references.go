@@ -92,7 +92,7 @@ func (p ReferenceProblem) String() string { return p.Step + " " + p.Field + ": "
 // refStep is one step of the definition in the order SageMaker may run them.
 type refStep struct {
 	name, typ string
-	raw       map[string]any
+	raw       jv
 }
 
 // CheckReferences checks every reference in a compiled definition and returns each problem:
@@ -116,47 +116,81 @@ type refStep struct {
 // Condition step's property is its Outcome; a Fail step has none (the kind table's Properties).
 // Step types the table does not list (Lambda, EMR, ...) have their paths left unchecked.
 func CheckReferences(def *Definition) ([]ReferenceProblem, error) {
-	b, err := def.Marshal(false)
-	if err != nil {
-		return nil, err
+	enc := encodeDefinition(def)
+	if enc.err != nil {
+		return nil, enc.err
 	}
-	return CheckReferencesJSON(b)
+	return checkReferencesDoc(enc.root())
 }
 
 // CheckReferencesJSON is CheckReferences on a definition in its JSON form (as compiled, or as
 // read from a file); only JSON that is not an object is an error.
 func CheckReferencesJSON(definition []byte) ([]ReferenceProblem, error) {
 	var doc map[string]any
-	if err := json.Unmarshal(definition, &doc); err != nil {
+	if !json.Valid(definition) {
+		err := json.Unmarshal(definition, &doc)
 		return nil, fmt.Errorf("the definition is not a JSON object: %w", err)
 	}
-	return checkReferencesDoc(doc)
+	d, err := parseJSONDoc(string(definition))
+	if err != nil {
+		return nil, fmt.Errorf("the definition is not a JSON object: %w", err)
+	}
+	d.repeatedKeys = true
+	root := jv{d, 0}
+	switch root.kind() {
+	case docNull:
+		return nil, nil // decodes to no definition, hence no problem
+	case docObject:
+	default:
+		err := json.Unmarshal(definition, &doc)
+		return nil, fmt.Errorf("the definition is not a JSON object: %w", err)
+	}
+	return checkReferencesDoc(root)
 }
 
-// checkReferencesDoc is CheckReferences on a decoded definition.
-func checkReferencesDoc(doc map[string]any) ([]ReferenceProblem, error) {
+// checkReferencesDoc is CheckReferences on an encoded definition (the
+// compile's, or a file's). Members are visited in document order; each
+// step's problems are then put in key order, the order of a walk over the
+// decoded definition's sorted keys.
+func checkReferencesDoc(doc jv) ([]ReferenceProblem, error) {
 	shapes, err := stepShapes()
 	if err != nil {
 		return nil, err
 	}
-	c := &refChecker{shapes: shapes, params: map[string]any{}, index: map[string]int{}}
-	for _, p := range asList(doc["Parameters"]) {
-		if m, ok := p.(map[string]any); ok {
-			if name, _ := m["Name"].(string); name != "" {
-				c.params[name] = m["DefaultValue"]
+	c := &refChecker{shapes: shapes, params: map[string]jv{}, index: map[string]int{}}
+	params, _ := doc.get("Parameters")
+	params.elems(func(_ int, m jv) {
+		if m.isObject() {
+			if name := m.getString("Name"); name != "" {
+				c.params[name], _ = m.get("DefaultValue")
 			}
 		}
-	}
-	c.flatten(asList(doc["Steps"]))
+	})
+	steps, _ := doc.get("Steps")
+	c.flatten(steps)
 	for i, st := range c.steps {
 		c.cur = i
 		c.checkPropertyFiles(st)
-		for _, key := range mapkeys.Sorted(st.raw) {
+		from := len(c.problems)
+		c.paths = c.paths[:0]
+		st.raw.members(func(key string, v jv) {
 			switch key {
 			case "Name", "Type", "DependsOn", "DisplayName", "Description":
-				continue
+				return
 			}
-			c.walk(st.raw[key], key)
+			c.walk(v, refField{top: key})
+		})
+		if walked := c.problems[from:]; len(walked) > 1 {
+			order := make([]int, len(walked))
+			for k := range order {
+				order[k] = k
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return comparePaths(c.paths[a], c.paths[b]) })
+			sorted := make([]ReferenceProblem, len(walked))
+			for k, o := range order {
+				sorted[k] = walked[o]
+			}
+			copy(walked, sorted)
 		}
 	}
 	return c.problems, nil
@@ -164,87 +198,121 @@ func checkReferencesDoc(doc map[string]any) ([]ReferenceProblem, error) {
 
 type refChecker struct {
 	shapes   map[string]*stepShape
-	params   map[string]any
+	params   map[string]jv
 	steps    []refStep
 	index    map[string]int
 	cur      int
 	problems []ReferenceProblem
+	paths    []jsonPath // where each problem of the current step's walk is: its order
 }
 
-func asList(v any) []any { l, _ := v.([]any); return l }
+// refField is where a reference is in its step: a top-level key, the path
+// below it and a suffix, rendered only when a problem names it.
+type refField struct {
+	top    string
+	path   jsonPath
+	suffix string
+}
+
+func (f refField) String() string { return f.path.render(f.top) + f.suffix }
+
+// sortKey is the field's path from its step, top-level key first.
+func (f refField) sortKey() jsonPath {
+	return append(jsonPath{{key: f.top, index: -1}}, f.path...)
+}
+
+func (f refField) key(k string) refField { return refField{top: f.top, path: f.path.key(k)} }
+func (f refField) at(i int) refField     { return refField{top: f.top, path: f.path.at(i)} }
 
 // flatten lists the steps in order, a Condition's branches after it.
-func (c *refChecker) flatten(steps []any) {
-	for _, s := range steps {
-		m, ok := s.(map[string]any)
-		if !ok {
-			continue
+func (c *refChecker) flatten(steps jv) {
+	steps.elems(func(_ int, m jv) {
+		if !m.isObject() {
+			return
 		}
-		name, _ := m["Name"].(string)
-		typ, _ := m["Type"].(string)
+		name, typ := m.getString("Name"), m.getString("Type")
 		if _, dup := c.index[name]; !dup {
 			c.index[name] = len(c.steps)
 		}
 		c.steps = append(c.steps, refStep{name: name, typ: typ, raw: m})
 		if typ == "Condition" {
-			args, _ := m["Arguments"].(map[string]any)
-			c.flatten(asList(args["IfSteps"]))
-			c.flatten(asList(args["ElseSteps"]))
+			args, _ := m.get("Arguments")
+			ifSteps, _ := args.get("IfSteps")
+			c.flatten(ifSteps)
+			elseSteps, _ := args.get("ElseSteps")
+			c.flatten(elseSteps)
 		}
-	}
+	})
 }
 
-func (c *refChecker) add(kind, field, ref, format string, a ...any) {
-	c.problems = append(c.problems, ReferenceProblem{Kind: kind, Step: c.steps[c.cur].name, Field: field, Reference: ref, Reason: fmt.Sprintf(format, a...)})
+func (c *refChecker) add(kind string, field refField, ref, format string, a ...any) {
+	c.problems = append(c.problems, ReferenceProblem{Kind: kind, Step: c.steps[c.cur].name, Field: field.String(), Reference: ref, Reason: fmt.Sprintf(format, a...)})
+	c.paths = append(c.paths, field.sortKey())
 }
 
 // walk checks every expression under v, at field (the JSON path inside the step).
-func (c *refChecker) walk(v any, field string) {
+func (c *refChecker) walk(v jv, field refField) {
 	st := c.steps[c.cur]
 	if c.needsObject(st.typ, field) {
 		c.checkObject(v, field)
 	}
-	switch x := v.(type) {
-	case []any:
-		for i, e := range x {
-			c.walk(e, field+"["+strconv.Itoa(i)+"]")
+	switch {
+	case v.isArray():
+		v.elems(func(i int, e jv) { c.walk(e, field.at(i)) })
+	case v.isObject():
+		if gv, ok := v.get("Get"); ok {
+			if g, ok := gv.str(); ok && v.numMembers() == 1 {
+				c.checkGet(g, field, false)
+				return
+			}
 		}
-	case map[string]any:
-		if g, ok := x["Get"].(string); ok && len(x) == 1 {
-			c.checkGet(g, field, false)
-			return
-		}
-		if jg, ok := x["Std:JsonGet"].(map[string]any); ok && len(x) == 1 {
-			if pf, ok := jg["PropertyFile"]; ok {
-				if m, ok := pf.(map[string]any); ok {
-					if g, ok := m["Get"].(string); ok {
-						c.checkGet(g, field+".Std:JsonGet.PropertyFile", true)
-					}
+		if jg, ok := v.get("Std:JsonGet"); ok && jg.isObject() && v.numMembers() == 1 {
+			if pf, ok := jg.get("PropertyFile"); ok && pf.isObject() {
+				if g, ok := pf.getStr("Get"); ok {
+					f := field
+					f.suffix = ".Std:JsonGet.PropertyFile"
+					c.checkGet(g, f, true)
 				}
 			}
-			if u, ok := jg["S3Uri"]; ok {
-				c.walk(u, field+".Std:JsonGet.S3Uri")
+			if u, ok := jg.get("S3Uri"); ok {
+				c.walk(u, field.key("Std:JsonGet").key("S3Uri"))
 			}
 			return
 		}
-		for _, k := range mapkeys.Sorted(x) {
-			if st.typ == "Condition" && field == "Arguments" && (k == "IfSteps" || k == "ElseSteps") {
-				continue // the branch steps are checked as steps of their own
+		condArgs := st.typ == "Condition" && field.top == "Arguments" && len(field.path) == 0
+		v.members(func(k string, m jv) {
+			if condArgs && (k == "IfSteps" || k == "ElseSteps") {
+				return // the branch steps are checked as steps of their own
 			}
-			c.walk(x[k], field+"."+k)
-		}
+			c.walk(m, field.key(k))
+		})
 	}
 }
 
 // needsObject reports whether field of a step of type typ takes one S3 object.
-func (c *refChecker) needsObject(typ, field string) bool {
+func (c *refChecker) needsObject(typ string, field refField) bool {
 	k := kindOfType(typ)
 	if k == nil || len(k.objectFields) == 0 {
 		return false
 	}
-	pats := k.objectFields
-	norm := normalizeIndices(field)
-	for _, p := range pats {
+	// The field matches a pattern only if it ends in the pattern's last
+	// name (patterns end in a name; an index renders as "[n]"): test that
+	// before rendering the field.
+	last := field.top
+	if n := len(field.path); n > 0 {
+		if field.path[n-1].index >= 0 {
+			return false
+		}
+		last = field.path[n-1].key
+	}
+	var norm string
+	for _, p := range k.objectFields {
+		if !strings.HasSuffix(last, p[strings.LastIndexAny(p, ".]")+1:]) {
+			continue
+		}
+		if norm == "" {
+			norm = normalizeIndices(field.String())
+		}
 		if p == norm {
 			return true
 		}
@@ -269,10 +337,9 @@ func normalizeIndices(field string) string {
 }
 
 // checkObject reports a prefix given where one object is needed.
-func (c *refChecker) checkObject(v any, field string) {
+func (c *refChecker) checkObject(v jv, field refField) {
 	const need = "needs one S3 object (a .tar.gz), not a prefix"
-	switch x := v.(type) {
-	case string:
+	if x, ok := v.str(); ok {
 		s := x
 		if u, err := strconv.Unquote(x); err == nil && strings.HasPrefix(x, `"`) {
 			s = u // hyperparameters carry JSON-quoted strings
@@ -280,32 +347,35 @@ func (c *refChecker) checkObject(v any, field string) {
 		if strings.HasSuffix(s, "/") {
 			c.add(RefPrefix, field, x, "%s: %s ends in /", need, s)
 		}
-	case map[string]any:
-		if g, ok := x["Get"].(string); ok {
-			if name, ok := strings.CutPrefix(g, "Parameters."); ok {
-				if d, _ := c.params[name].(string); strings.HasSuffix(d, "/") {
-					c.add(RefPrefix, field, g, "%s: parameter %s defaults to the prefix %s", need, name, d)
-				}
-				return
-			}
-			if step, path, ok := splitStepRef(g); ok {
-				if i, found := c.index[step]; found {
-					typ := c.steps[i].typ
-					for _, p := range prefixPropertiesOf(typ) {
-						if pathMatches(path, p) {
-							c.add(RefPrefix, field, g, "%s: %s is where %s step %s writes its output, a prefix", need, path, typ, step)
-						}
-					}
-				}
+		return
+	}
+	if !v.isObject() {
+		return
+	}
+	if g, ok := v.getStr("Get"); ok {
+		if name, ok := strings.CutPrefix(g, "Parameters."); ok {
+			if d, _ := c.params[name].str(); strings.HasSuffix(d, "/") {
+				c.add(RefPrefix, field, g, "%s: parameter %s defaults to the prefix %s", need, name, d)
 			}
 			return
 		}
-		if j, ok := x["Std:Join"].(map[string]any); ok {
-			vals := asList(j["Values"])
-			if len(vals) > 0 {
-				if last, ok := vals[len(vals)-1].(string); ok && strings.HasSuffix(last, "/") {
-					c.add(RefPrefix, field, last, "%s: the Std:Join ends in %q", need, last)
+		if step, path, ok := splitStepRef(g); ok {
+			if i, found := c.index[step]; found {
+				typ := c.steps[i].typ
+				for _, p := range prefixPropertiesOf(typ) {
+					if pathMatches(path, p) {
+						c.add(RefPrefix, field, g, "%s: %s is where %s step %s writes its output, a prefix", need, path, typ, step)
+					}
 				}
+			}
+		}
+		return
+	}
+	if j, ok := v.get("Std:Join"); ok && j.isObject() {
+		vals, _ := j.get("Values")
+		if lv, ok := vals.last(); ok {
+			if last, ok := lv.str(); ok && strings.HasSuffix(last, "/") {
+				c.add(RefPrefix, field, last, "%s: the Std:Join ends in %q", need, last)
 			}
 		}
 	}
@@ -322,7 +392,7 @@ func splitStepRef(g string) (step, path string, ok bool) {
 }
 
 // checkGet checks one Get path; inPropertyFile says it is Std:JsonGet's PropertyFile.
-func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
+func (c *refChecker) checkGet(g string, field refField, inPropertyFile bool) {
 	switch {
 	case strings.HasPrefix(g, "Parameters."):
 		name := strings.TrimPrefix(g, "Parameters.")
@@ -405,36 +475,33 @@ func (c *refChecker) checkGet(g, field string, inPropertyFile bool) {
 // declares them, each on an output it has, with a relative file path and a
 // name of its own.
 func (c *refChecker) checkPropertyFiles(st refStep) {
-	pfs := asList(st.raw["PropertyFiles"])
-	if len(pfs) == 0 {
+	pfs, _ := st.raw.get("PropertyFiles")
+	if pfs.len() == 0 {
 		return
 	}
 	if st.typ != "Processing" {
-		c.add(RefPropertyFile, "PropertyFiles", "", "a %s step declares no property files: they name an output of a Processing step", st.typ)
+		c.add(RefPropertyFile, refField{top: "PropertyFiles"}, "", "a %s step declares no property files: they name an output of a Processing step", st.typ)
 		return
 	}
 	outs := processingOutputNames(st.raw)
 	seen := map[string]bool{}
-	for i, x := range pfs {
+	pfs.elems(func(i int, m jv) {
 		field := "PropertyFiles[" + strconv.Itoa(i) + "]"
-		m, _ := x.(map[string]any)
-		name, _ := m["PropertyFileName"].(string)
-		out, _ := m["OutputName"].(string)
-		file, _ := m["FilePath"].(string)
+		name, out, file := m.getString("PropertyFileName"), m.getString("OutputName"), m.getString("FilePath")
 		switch {
 		case name == "":
-			c.add(RefPropertyFile, field+".PropertyFileName", "", "a property file needs a name")
+			c.add(RefPropertyFile, refField{top: field + ".PropertyFileName"}, "", "a property file needs a name")
 		case seen[name]:
-			c.add(RefPropertyFile, field+".PropertyFileName", name, "property file %s is declared twice", name)
+			c.add(RefPropertyFile, refField{top: field + ".PropertyFileName"}, name, "property file %s is declared twice", name)
 		}
 		seen[name] = true
 		if !slices.Contains(outs, out) {
-			c.add(RefNoOutput, field+".OutputName", out, "property file %s names output %q, which the step does not declare (its outputs are %s)", name, out, listOrNone(outs))
+			c.add(RefNoOutput, refField{top: field + ".OutputName"}, out, "property file %s names output %q, which the step does not declare (its outputs are %s)", name, out, listOrNone(outs))
 		}
 		if !isRelativeFile(file) {
-			c.add(RefPropertyFile, field+".FilePath", file, "property file %s needs a file path relative to its output, not %q", name, file)
+			c.add(RefPropertyFile, refField{top: field + ".FilePath"}, file, "property file %s needs a file path relative to its output, not %q", name, file)
 		}
-	}
+	})
 }
 
 // isRelativeFile reports whether a property file's path names a file
@@ -450,26 +517,28 @@ func listOrNone(l []string) string {
 	return strings.Join(l, ", ")
 }
 
-func propertyFileNames(step map[string]any) []string {
-	return namesIn(asList(step["PropertyFiles"]), "PropertyFileName")
+func propertyFileNames(step jv) []string {
+	pfs, _ := step.get("PropertyFiles")
+	return namesIn(pfs, "PropertyFileName")
 }
 
-func processingOutputNames(step map[string]any) []string {
-	args, _ := step["Arguments"].(map[string]any)
-	poc, _ := args["ProcessingOutputConfig"].(map[string]any)
-	return namesIn(asList(poc["Outputs"]), "OutputName")
+func processingOutputNames(step jv) []string {
+	args, _ := step.get("Arguments")
+	poc, _ := args.get("ProcessingOutputConfig")
+	outs, _ := poc.get("Outputs")
+	return namesIn(outs, "OutputName")
 }
 
 // namesIn collects the non-empty string key of each object in list.
-func namesIn(list []any, key string) []string {
+func namesIn(list jv, key string) []string {
 	var out []string
-	for _, e := range list {
-		if m, ok := e.(map[string]any); ok {
-			if n, _ := m[key].(string); n != "" {
+	list.elems(func(_ int, m jv) {
+		if m.isObject() {
+			if n := m.getString(key); n != "" {
 				out = append(out, n)
 			}
 		}
-	}
+	})
 	return out
 }
 
@@ -651,7 +720,7 @@ func referenceBlockers(in ReadinessInput) []Blocker {
 	err := enc.err
 	var probs []ReferenceProblem
 	if err == nil {
-		probs, err = checkReferencesDoc(enc.doc)
+		probs, err = checkReferencesDoc(enc.root())
 	}
 	if err != nil {
 		return []Blocker{{Kind: BlockerBuildError, Problem: "the definition's references could not be checked: " + err.Error(), Fix: "see the problem"}}
