@@ -154,7 +154,7 @@ func TestListToolsAndLookup(t *testing.T) {
 	if !ok1 || !ok2 || a.Name != b.Name {
 		t.Error("both name forms must resolve")
 	}
-	if len(cursus.ListTools("tools")) != 3 {
+	if len(cursus.ListTools("tools")) != 4 {
 		t.Error("namespace filter")
 	}
 	if _, ok := cursus.Namespaces()["tools"]; !ok {

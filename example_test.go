@@ -76,6 +76,7 @@ func ExampleListTools() {
 	// tools.by_phase tools__by_phase
 	// tools.describe_tool tools__describe_tool
 	// tools.help tools__help
+	// tools.toolsets tools__toolsets
 }
 
 // Look a tool up by either name form.
@@ -101,7 +102,7 @@ func ExampleExport() {
 	var tools []map[string]any
 	_ = json.Unmarshal(raw, &tools)
 	fmt.Println(len(tools), tools[0]["name"])
-	// Output: 3 tools__by_phase
+	// Output: 4 tools__by_phase
 }
 
 // List names, descriptions and flags without paying for schemas.

@@ -105,7 +105,7 @@ func TestExport(t *testing.T) {
 	for _, f := range []string{"openai", "openai-responses", "anthropic", "bedrock", "gemini", "mcp"} {
 		code, out, _ := run(t, "", "mcp", "export", "--format", f, "--namespace", "tools")
 		var arr []any
-		if code != 0 || json.Unmarshal([]byte(out), &arr) != nil || len(arr) != 3 {
+		if code != 0 || json.Unmarshal([]byte(out), &arr) != nil || len(arr) != 4 {
 			t.Errorf("export %s: %d %s", f, code, out)
 		}
 	}

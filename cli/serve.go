@@ -38,9 +38,18 @@ required on every request, on any address: without one the server does not start
 --no-auth serves the loopback interface without a token.
 Sessions are bounded (--max-sessions) and closed when idle (--session-idle-timeout).
 
---namespaces and --tools narrow the listed tools (--tools adds single tools to the
-namespaces, or alone lists only those tools); --exclude-tools removes tools. The gates
-always win: naming a gated tool does not open its gate.
+Toolsets: every namespace is a toolset, and "core" is the front door (tools__help,
+catalog__search, pipeline_catalog__recommend, config__template, config__merge_save,
+compile__validate, compile__definition, execution__run_local and tools__toolsets, within
+20 KB). A session lists the core toolset first; the other tools are callable by name, and
+tools__toolsets {"enable": ["compile"]} lists a toolset (notifications/tools/list_changed).
+--toolsets picks what sessions list at first: core, all (every tool, as before toolsets),
+or namespaces (comma-separated, e.g. --toolsets core,execution).
+
+--namespaces and --tools narrow the tools the server answers and list what they name
+(--tools adds single tools to the namespaces, or alone lists only those tools);
+--exclude-tools removes tools. The gates always win: naming a gated tool does not open
+its gate.
 
 --guided lists, per MCP session, only the tools of the session's active stage (orchestrator,
 plan, author_step, configure, validate, compile): workflow__start_stage moves the session to
@@ -59,6 +68,7 @@ func serveCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "read-root", Usage: "also let tools read (not write) files under `DIR` (repeatable; adds to " + registry.EnvReadRoots + ")"},
 			&cli.StringSliceFlag{Name: "file-limit", Usage: "read size cap of a kind of file, `KIND=SIZE` (kinds: " + strings.Join(registry.FileLimitKinds, ", ") + "; e.g. config=16MiB); overrides " + registry.EnvFileLimits},
 			&cli.StringFlag{Name: "max-result-size", Usage: "cap the JSON of one answer at `SIZE` (default " + registry.FormatSize(registry.DefaultMaxResultBytes) + ", or " + registry.EnvMaxResultBytes + ")"},
+			&cli.StringSliceFlag{Name: "toolsets", Usage: "toolsets each session lists at first: core (the default), all, or namespaces (comma-separated); the others stay callable by name and tools__toolsets lists them"},
 			&cli.StringSliceFlag{Name: "namespaces", Usage: "list only the tools of these namespaces (comma-separated)"},
 			&cli.StringSliceFlag{Name: "tools", Usage: "list these tools (comma-separated dotted or wire names)"},
 			&cli.StringSliceFlag{Name: "exclude-tools", Usage: "never list these tools (comma-separated)"},
@@ -104,6 +114,9 @@ func mcpServe(c *cli.Context) error {
 	if c.IsSet("stage") && !slices.Contains(stageNames(), stage) {
 		return usagef("--stage must be one of %s, got %q", strings.Join(stageNames(), ", "), c.String("stage"))
 	}
+	if c.IsSet("toolsets") && (c.Bool("guided") || c.IsSet("stage")) {
+		return usagef("--toolsets does not apply with --guided or --stage: a guided session lists its stage's tools")
+	}
 	httpOpts, err := serveHTTPOptions(c)
 	if err != nil {
 		return err
@@ -115,6 +128,7 @@ func mcpServe(c *cli.Context) error {
 		Policy:       policy,
 		Namespaces:   c.StringSlice("namespaces"),
 		Tools:        c.StringSlice("tools"),
+		Toolsets:     c.StringSlice("toolsets"),
 		ExcludeTools: c.StringSlice("exclude-tools"),
 		Logger:       logger,
 		Version:      cursus.Version,
@@ -291,6 +305,9 @@ func selectionMessage(e *server.SelectionError) string {
 	}
 	if len(e.UnknownExcluded) > 0 {
 		parts = append(parts, fmt.Sprintf("--exclude-tools names unknown tool(s): %s", strings.Join(e.UnknownExcluded, ", ")))
+	}
+	if len(e.UnknownToolsets) > 0 {
+		parts = append(parts, fmt.Sprintf("--toolsets names unknown toolset(s): %s (toolsets: core, all, or a namespace)", strings.Join(e.UnknownToolsets, ", ")))
 	}
 	return strings.Join(parts, "; ") + " (see `cursus mcp list-tools`)"
 }

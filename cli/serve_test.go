@@ -56,13 +56,13 @@ func listedNames(t *testing.T, msgs map[string]map[string]any) []string {
 	return names
 }
 
-// expected lists the wire names of the tools a policy lets through (those
-// listed on request aside).
-func expected(p registry.Policy) []string {
+// expected lists the wire names of the tools a policy lets through: of
+// the core toolset (what a session lists at first), or all of them.
+func expected(p registry.Policy, all bool) []string {
 	var names []string
 	for _, tool := range cursus.ListTools("") {
 		def, _ := cursus.Registry().Get(tool.Name)
-		if ok, _ := p.Allows(def); ok && !def.NamespaceHelp() && !def.OnRequest {
+		if ok, _ := p.Allows(def); ok && !def.NamespaceHelp() && (all || def.Core) {
 			names = append(names, tool.WireName)
 		}
 	}
@@ -93,7 +93,7 @@ func TestServeStdioInProcess(t *testing.T) {
 	if info["name"] != "cursus" || info["version"] != cursus.Version {
 		t.Fatalf("serverInfo = %v", info)
 	}
-	if got, want := listedNames(t, msgs), expected(registry.Policy{}); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got, want := listedNames(t, msgs), expected(registry.Policy{}, false); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("default list = %v, want %v", got, want)
 	}
 	if r, _ := msgs["3"]["result"].(map[string]any); r == nil || r["isError"] == true {
@@ -124,6 +124,7 @@ func TestServePolicyFromEnvAndFlags(t *testing.T) {
 		{"env-and-flag", "1", "", []string{"--allow-script-exec"}, registry.Policy{AllowDestructive: true, AllowScriptExec: true}},
 		{"flags", "", "", []string{"--allow-destructive", "--allow-script-exec"}, registry.Policy{AllowDestructive: true, AllowScriptExec: true}},
 		{"selection", "", "", []string{"--namespaces", "tools", "--exclude-tools", "tools.help"}, registry.Policy{}},
+		{"toolsets-all", "", "", []string{"--toolsets", "all", "--allow-destructive"}, registry.Policy{AllowDestructive: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,9 +134,9 @@ func TestServePolicyFromEnvAndFlags(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			want := expected(c.want)
+			want := expected(c.want, c.name == "toolsets-all")
 			if c.name == "selection" {
-				want = []string{"tools__by_phase", "tools__describe_tool"}
+				want = []string{"tools__by_phase", "tools__describe_tool", "tools__toolsets"}
 			}
 			if got := listedNames(t, msgs); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Fatalf("list = %v, want %v", got, want)
@@ -152,6 +153,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"--tools", "nope.tool,tools.help"}, "nope.tool"},
 		{[]string{"--namespaces", "ghost"}, "ghost"},
 		{[]string{"--exclude-tools", "gone__tool"}, "gone__tool"},
+		{[]string{"--toolsets", "core,ghostset"}, "ghostset"},
+		{[]string{"--toolsets", "all", "--guided"}, "--toolsets"},
 		{[]string{"--log-level", "loud"}, "--log-level"},
 		{[]string{"--project-root", "/no/such/dir"}, "/no/such/dir"},
 		{[]string{"stray"}, "stray"},

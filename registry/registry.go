@@ -73,11 +73,11 @@ type Spec struct {
 	CallsTools bool
 	// Network marks a tool that reaches the network or AWS.
 	Network bool
-	// OnRequest keeps the tool out of a static MCP server's default tool
-	// list, which has a byte budget: the server's instructions name it, it
-	// stays callable by name, tools.help and tools.describe_tool describe
-	// it, and a selection that names it or its namespace lists it.
-	OnRequest bool
+	// Core puts the tool in the core toolset (CoreToolset): the front door
+	// an MCP server lists before any other toolset is enabled, and the tools
+	// an export with deferred loading keeps loaded. Every namespace is a
+	// toolset of its own; see ToolList.
+	Core bool
 	// Title is an optional human title; the dotted name is used when empty.
 	Title string
 	// NarrowBy names the arguments that make the answer smaller (paging, a
@@ -446,6 +446,10 @@ func Build(nss []Namespace) (*Registry, error) {
 	for _, ns := range nss {
 		if ns.Name == "" {
 			errs = append(errs, "a namespace has no name")
+			continue
+		}
+		if ns.Name == CoreToolset || ns.Name == AllToolsets {
+			errs = append(errs, fmt.Sprintf("namespace %q: the name is reserved for a toolset", ns.Name))
 			continue
 		}
 		if d, ok := r.namespaces[ns.Name]; ok && d != "" && ns.Description != "" && d != ns.Description {

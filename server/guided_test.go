@@ -177,9 +177,12 @@ func TestGuidedListPerStage(t *testing.T) {
 		if gates == "open" {
 			p = openPolicy(p.ProjectRoot)
 		}
-		full := inMemory(t, server.Options{Policy: p}, "2025-11-25")
+		front := inMemory(t, server.Options{Policy: p}, "2025-11-25")
+		frontNames, frontBytes := front.list(t)
+		cells["front door, no `--guided` (core toolset)"] = append(cells["front door, no `--guided` (core toolset)"], fmt.Sprintf("%d tools, %s B", len(frontNames), thousands(frontBytes)))
+		full := inMemory(t, server.Options{Policy: p, Toolsets: []string{registry.AllToolsets}}, "2025-11-25")
 		fullNames, fullBytes := full.list(t)
-		cells["full list, no `--guided`"] = append(cells["full list, no `--guided`"], fmt.Sprintf("%d tools, %s B", len(fullNames), thousands(fullBytes)))
+		cells["full list, `--toolsets all`"] = append(cells["full list, `--toolsets all`"], fmt.Sprintf("%d tools, %s B", len(fullNames), thousands(fullBytes)))
 		var lines []string
 		for _, name := range set.Names() {
 			g := inMemory(t, server.Options{Stage: name, Policy: p}, "2025-11-25")
@@ -218,7 +221,7 @@ func TestGuidedListPerStage(t *testing.T) {
 		t.Logf("tools/list with gates %s: full %d tools %d bytes\n%s", gates, len(fullNames), fullBytes, strings.Join(lines, "\n"))
 	}
 	table := "| stage | gates closed (default) | gates open (writes) |\n|---|---|---|\n"
-	for _, row := range append([]string{"full list, no `--guided`"}, func() (rows []string) {
+	for _, row := range append([]string{"front door, no `--guided` (core toolset)", "full list, `--toolsets all`"}, func() (rows []string) {
 		for _, name := range set.Names() {
 			rows = append(rows, "`"+name+"`")
 		}

@@ -36,6 +36,16 @@ type Options struct {
 	Tools []string
 	// ExcludeTools never lists these tools (dotted or wire names).
 	ExcludeTools []string
+	// Toolsets are the toolsets every session lists at first:
+	// registry.CoreToolset (the tools marked Spec.Core), namespace names,
+	// or registry.AllToolsets. Empty is the core toolset, or every toolset
+	// when Namespaces or Tools name something (a selection lists what it
+	// names) or the registry marks no core tool. A tool of a toolset not
+	// listed is callable by name all the same, and tools.toolsets
+	// {"enable": [...]} lists its toolset for the rest of the session
+	// (notifications/tools/list_changed). Not with Guided or Stage: a guided
+	// session lists its stage's tools.
+	Toolsets []string
 	// Logger receives the server's logs (and the SDK's); nil discards them.
 	Logger *slog.Logger
 	// Version is serverInfo.version, the version of Cursus (the CLI passes
@@ -71,6 +81,8 @@ type SelectionError struct {
 	UnknownTools []string
 	// UnknownExcluded are entries of Options.ExcludeTools that name no tool.
 	UnknownExcluded []string
+	// UnknownToolsets are entries of Options.Toolsets that name no toolset.
+	UnknownToolsets []string
 }
 
 // Error lists every unknown name.
@@ -85,15 +97,28 @@ func (e *SelectionError) Error() string {
 	if len(e.UnknownExcluded) > 0 {
 		parts = append(parts, "unknown tool(s) to exclude: "+strings.Join(e.UnknownExcluded, ", "))
 	}
+	if len(e.UnknownToolsets) > 0 {
+		parts = append(parts, "unknown toolset(s): "+strings.Join(e.UnknownToolsets, ", ")+" (toolsets: core, all, or a namespace)")
+	}
 	return strings.Join(parts, "; ")
 }
 
-// selection is the resolved form of the selection options.
+// selection is the resolved form of the selection options and of the
+// toolsets listed at first.
 type selection struct {
 	namespaces map[string]bool
 	tools      map[string]bool // dotted names
 	exclude    map[string]bool // dotted names
+	// toolsets are the namespaces Options.Toolsets names; allToolsets and
+	// coreToolset whether it names all or core (or leaves them to the
+	// default).
+	toolsets    map[string]bool
+	allToolsets bool
+	coreToolset bool
 }
+
+// explicit reports whether the selection names namespaces or tools to list.
+func (s *selection) explicit() bool { return len(s.namespaces) > 0 || len(s.tools) > 0 }
 
 // selected reports whether the selection options keep the tool (the policy
 // is checked separately).
@@ -108,7 +133,7 @@ func (s *selection) selected(t *registry.ToolDef) bool {
 }
 
 func resolveSelection(reg *registry.Registry, opts Options) (*selection, error) {
-	sel := &selection{namespaces: map[string]bool{}, tools: map[string]bool{}, exclude: map[string]bool{}}
+	sel := &selection{namespaces: map[string]bool{}, tools: map[string]bool{}, exclude: map[string]bool{}, toolsets: map[string]bool{}}
 	var serr SelectionError
 	for _, ns := range cleanNames(opts.Namespaces) {
 		if _, ok := reg.NamespaceDescription(ns); !ok {
@@ -133,8 +158,29 @@ func resolveSelection(reg *registry.Registry, opts Options) (*selection, error) 
 		}
 		sel.exclude[t.Name] = true
 	}
-	if len(serr.UnknownNamespaces)+len(serr.UnknownTools)+len(serr.UnknownExcluded) > 0 {
+	toolsets := cleanNames(opts.Toolsets)
+	for _, n := range toolsets {
+		switch n {
+		case registry.AllToolsets:
+			sel.allToolsets = true
+		case registry.CoreToolset:
+			sel.coreToolset = true
+		default:
+			if _, ok := reg.NamespaceDescription(n); !ok {
+				serr.UnknownToolsets = append(serr.UnknownToolsets, n)
+				continue
+			}
+			sel.toolsets[n] = true
+		}
+	}
+	if len(serr.UnknownNamespaces)+len(serr.UnknownTools)+len(serr.UnknownExcluded)+len(serr.UnknownToolsets) > 0 {
 		return nil, &serr
+	}
+	if len(toolsets) == 0 {
+		// The default: the core toolset, or all of an explicit selection
+		// (core() falls back to all when the registry marks no core tool).
+		sel.allToolsets = sel.explicit()
+		sel.coreToolset = !sel.allToolsets
 	}
 	return sel, nil
 }
@@ -168,13 +214,17 @@ type core struct {
 	log     *slog.Logger
 	version string
 	guided  bool
-	dotted  map[string]string    // wire name -> dotted name, for every tool the policy and selection allow
-	order   []string             // the wire names of dotted, sorted
-	gated   []string             // dotted names hidden by a closed gate, sorted
-	inst    string               // the instructions every server of the core gives
-	content *content             // resources and prompts
-	defs    map[string]*mcp.Tool // wire name -> descriptor, for every name of order
-	calls   *sessionCalls        // the working requests of each session
+	// dynamic: sessions list some allowed tools only once tools.toolsets
+	// enables their toolset; each session then has a server of its own.
+	dynamic bool
+	tools   map[string]*registry.ToolDef // wire name -> tool, for every name of order
+	dotted  map[string]string            // wire name -> dotted name, for every tool the policy and selection allow
+	order   []string                     // the wire names of dotted, sorted
+	gated   []string                     // dotted names hidden by a closed gate, sorted
+	inst    string                       // the instructions every server of the core gives
+	content *content                     // resources and prompts
+	defs    map[string]*mcp.Tool         // wire name -> descriptor, for every name of order
+	calls   *sessionCalls                // the working requests of each session
 }
 
 // New builds a server exposing reg's tools under opts. It returns a
@@ -203,7 +253,10 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 		version = "0"
 	}
 	c := &core{reg: reg, opts: opts, sel: sel, log: log, version: version, guided: opts.Guided || opts.Stage != "",
-		dotted: map[string]string{}, calls: newSessionCalls(opts.MaxSessionCalls)}
+		dotted: map[string]string{}, tools: map[string]*registry.ToolDef{}, calls: newSessionCalls(opts.MaxSessionCalls)}
+	if c.guided && len(cleanNames(opts.Toolsets)) > 0 {
+		return nil, nil, fmt.Errorf("server: toolsets do not apply to a guided server: each session lists its stage's tools")
+	}
 	// A tool a stage records writes a report file when the write gate is
 	// open: in guided mode it is not read-only, whatever it does itself.
 	recorded := map[string]bool{}
@@ -221,22 +274,38 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	if c.fs, err = registry.OpenFS(registry.WithPolicy(context.Background(), opts.Policy)); err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
-	allowed, gated, onRequest := allowedTools(reg, sel, opts.Policy, !c.guided, log)
+	allowed, gated := allowedTools(reg, sel, opts.Policy, log)
 	c.gated = gated
 	listing, err := registry.NewListing(allowed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
+	hasCore := false
 	for _, t := range allowed {
 		c.dotted[t.WireName()] = t.Name
+		c.tools[t.WireName()] = t
 		c.order = append(c.order, t.WireName())
+		hasCore = hasCore || t.Core
 	}
 	sort.Strings(c.order)
+	if !hasCore && sel.coreToolset && len(sel.toolsets) == 0 && !sel.explicit() {
+		// A registry (or a selection) without a front door lists everything.
+		sel.allToolsets = true
+	}
+	first := map[string]bool{}
+	for _, t := range allowed {
+		if sel.firstListed(t) {
+			first[t.Name] = true
+		}
+	}
+	c.dynamic = !c.guided && len(first) < len(allowed)
 	c.describe(allowed, listing, recorded)
 	sort.Strings(c.gated)
-	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText(), onRequest)
+	c.inst = instructions(opts.Policy, len(c.gated) > 0, listing.SharedText())
 	if c.guided {
 		c.inst += " " + guidedInstructions(opts.Stage)
+	} else if c.dynamic {
+		c.inst += " " + toolsetInstructions(reg, allowed, first)
 	}
 	if c.content, err = newContent(c); err != nil {
 		return nil, nil, err
@@ -244,8 +313,10 @@ func build(reg *registry.Registry, opts Options) (*mcp.Server, *core, error) {
 	mode := "static"
 	if c.guided {
 		mode = stageNote(opts)
+	} else if c.dynamic {
+		mode = "toolsets"
 	}
-	log.Info("mcp server built", "mode", mode, "tools", len(c.order), "hidden_by_gates", len(c.gated),
+	log.Info("mcp server built", "mode", mode, "tools", len(c.order), "listed_at_first", len(first), "hidden_by_gates", len(c.gated),
 		"resource_templates", len(c.content.templates),
 		"allow_destructive", opts.Policy.AllowDestructive, "allow_script_exec", opts.Policy.AllowScriptExec,
 		"project_root", opts.Policy.ProjectRoot)
@@ -277,13 +348,10 @@ func (c *core) describe(allowed []*registry.ToolDef, listing *registry.Listing, 
 	}
 }
 
-// allowedTools are the tools a server lists (before a guided stage scopes
-// them), sorted by name, the dotted names of those a closed gate hides,
-// and, when listDefault is set (a static server), the wire names of the
-// allowed tools left out of the list because they are listed on request
-// (Spec.OnRequest) and the selection does not name them or their
-// namespace: they stay callable by name.
-func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, listDefault bool, log *slog.Logger) (allowed []*registry.ToolDef, gated, onRequest []string) {
+// allowedTools are the tools a server answers (before toolsets or a
+// guided stage decide which it lists), sorted by name, and the dotted
+// names of those a closed gate hides.
+func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, log *slog.Logger) (allowed []*registry.ToolDef, gated []string) {
 	for _, t := range reg.List("") {
 		if !sel.selected(t) {
 			continue
@@ -300,13 +368,16 @@ func allowedTools(reg *registry.Registry, sel *selection, p registry.Policy, lis
 			}
 			continue
 		}
-		if listDefault && t.OnRequest && !sel.tools[t.Name] && !sel.namespaces[t.Namespace()] {
-			onRequest = append(onRequest, t.WireName())
-			continue
-		}
 		allowed = append(allowed, t)
 	}
-	return allowed, gated, onRequest
+	return allowed, gated
+}
+
+// firstListed reports whether a session lists t before it enables any
+// toolset: every toolset, the core one, a namespace Options.Toolsets or
+// Options.Namespaces names, or a tool Options.Tools names.
+func (s *selection) firstListed(t *registry.ToolDef) bool {
+	return s.allToolsets || (s.coreToolset && t.Core) || s.toolsets[t.Namespace()] || s.namespaces[t.Namespace()] || s.tools[t.Name]
 }
 
 // mcpTool is the MCP descriptor of a tool: wire name, rendered
@@ -334,6 +405,10 @@ type session struct {
 
 	mu     sync.Mutex
 	listed map[string]bool // wire names registered with m
+	// enabled are the toolsets (namespaces) tools.toolsets enabled, all
+	// whether it enabled every one: in a dynamic core only.
+	enabled map[string]bool
+	all     bool
 }
 
 // server returns a new server: static, or guided with a session of its
@@ -353,12 +428,12 @@ func (c *core) server() (*mcp.Server, *session) {
 		// A static list never changes; a guided one changes with the stage,
 		// unless the stage is pinned.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: scope != nil && !scope.Pinned()},
+			Tools:     &mcp.ToolCapabilities{ListChanged: c.dynamic || (scope != nil && !scope.Pinned())},
 			Resources: &mcp.ResourceCapabilities{},
 			Prompts:   &mcp.PromptCapabilities{},
 		},
 	})
-	s := &session{c: c, m: m, scope: scope, listed: map[string]bool{}}
+	s := &session{c: c, m: m, scope: scope, listed: map[string]bool{}, enabled: map[string]bool{}}
 	s.sync()
 	if scope != nil {
 		scope.OnStageChange(func(from, to string) {
@@ -372,14 +447,15 @@ func (c *core) server() (*mcp.Server, *session) {
 }
 
 // forRequest is the getServer of the Streamable HTTP handler. A static
-// core serves every session with the one server; a guided one gives a
-// request without a session id (a new session) a server of its own. The
+// core serves every session with the one server; a guided or dynamic one
+// gives a request without a session id (a new session) a server of its
+// own. The
 // SDK routes requests of an existing session to the server that session
 // was created with, and asks getServer only for the protocol versions it
 // supports, which every server shares.
 func (c *core) forRequest(first *mcp.Server) func(*http.Request) *mcp.Server {
 	return func(r *http.Request) *mcp.Server {
-		if !c.guided || r.Header.Get("Mcp-Session-Id") != "" {
+		if !(c.guided || c.dynamic) || r.Header.Get("Mcp-Session-Id") != "" {
 			return first
 		}
 		m, _ := c.server()
@@ -399,17 +475,21 @@ func guidedInstructions(stage string) string {
 		"workflow__complete_stage {\"run_id\": ...} checks the stage's artifacts and returns to the orchestrator. A tool outside the active stage answers tool_not_in_stage naming the stages that offer it."
 }
 
-// sync registers exactly the session's current tools with its server: in
-// scope order, every allowed tool without a scope. It holds the session's
-// lock throughout, so concurrent stage changes apply in order and the
-// final list matches the final stage.
+// sync registers exactly the session's current tools with its server:
+// the active stage's with a scope, else those of the toolsets listed at
+// first and of those the session enabled. The SDK's AddTool and
+// RemoveTools send notifications/tools/list_changed. It holds the
+// session's lock throughout, so concurrent changes apply in order and the
+// final list matches the final stage and toolsets.
 func (s *session) sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	want := map[string]bool{}
 	if s.scope == nil {
 		for _, w := range s.c.order {
-			want[w] = true
+			if t := s.c.tools[w]; s.all || s.c.sel.firstListed(t) || s.enabled[t.Namespace()] {
+				want[w] = true
+			}
 		}
 	} else {
 		for _, t := range s.scope.Tools() {
@@ -451,6 +531,48 @@ func (s *session) isListed(wire string) bool {
 	return s.listed[wire]
 }
 
+// Listed implements registry.ToolList: the session's tools/list holds t.
+func (s *session) Listed(t *registry.ToolDef) bool { return s.isListed(t.WireName()) }
+
+// Callable implements registry.ToolList: a guided session answers its
+// stage's tools; any other the tools the selection and the gates allow,
+// listed or not.
+func (s *session) Callable(t *registry.ToolDef) bool {
+	if s.scope != nil {
+		return s.Listed(t)
+	}
+	ok, _ := s.c.opts.Policy.Allows(t)
+	return ok && s.c.sel.selected(t)
+}
+
+// EnableToolsets implements registry.ToolList: it lists the named
+// toolsets' tools too (sync sends the list change). A guided session's
+// stage decides its list.
+func (s *session) EnableToolsets(names []string) *envelope.ToolError {
+	if s.scope != nil {
+		return envelope.Errorf(envelope.CodeUnsupported, "this guided session lists the tools of its stage (%s), not toolsets", s.scope.Stage()).
+			WithDetails("active_stage", s.scope.Stage()).
+			WithRemedy("move to the stage that offers the tool: workflow.status says where the run is, workflow.start_stage picks the next stage", "workflow.status", "workflow.start_stage")
+	}
+	if !s.c.dynamic {
+		return nil // every tool the server answers is listed already
+	}
+	s.mu.Lock()
+	for _, n := range names {
+		switch n {
+		case registry.AllToolsets:
+			s.all = true
+		case registry.CoreToolset:
+		default:
+			s.enabled[n] = true
+		}
+	}
+	s.mu.Unlock()
+	s.sync()
+	s.c.log.Debug("session enabled toolsets", "toolsets", strings.Join(names, ","), "tools", s.count())
+	return nil
+}
+
 // handler returns the SDK handler of one listed tool.
 func (s *session) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -482,6 +604,7 @@ func (s *session) run(ctx context.Context, name string, args json.RawMessage) (*
 		res  *envelope.ToolResult
 		wire []byte
 	)
+	ctx = registry.WithToolList(ctx, s)
 	if s.scope != nil {
 		res, wire = s.scope.CallToolJSON(safefs.WithFS(ctx, s.c.fs), name, args)
 	} else {
@@ -601,7 +724,7 @@ func annotations(t *registry.ToolDef) *mcp.ToolAnnotations {
 	}
 }
 
-func instructions(p registry.Policy, hidden bool, shared string, onRequest []string) string {
+func instructions(p registry.Policy, hidden bool, shared string) string {
 	var b strings.Builder
 	b.WriteString("Cursus compiles ML pipeline DAGs into Amazon SageMaker Pipelines definitions. ")
 	b.WriteString("Tool names are <namespace>__<name>; start with tools__help for an overview, or tools__help {\"namespace\": ...} for one namespace. ")
@@ -609,9 +732,6 @@ func instructions(p registry.Policy, hidden bool, shared string, onRequest []str
 	b.WriteString("A tool's outputSchema outlines its data (ok, in every answer, is left out of it); tools__describe_tool gives the full schemas. An argument a tool's inputSchema does not list is refused.")
 	if shared != "" {
 		b.WriteString(" " + shared)
-	}
-	if len(onRequest) > 0 {
-		b.WriteString(" Listed on request, callable by name (tools__describe_tool gives their schemas): " + strings.Join(onRequest, ", ") + ".")
 	}
 	if hidden {
 		var closed []string
@@ -629,6 +749,30 @@ func instructions(p registry.Policy, hidden bool, shared string, onRequest []str
 		b.WriteString(" File writes are confined to the project root.")
 	}
 	return b.String()
+}
+
+// toolsetInstructions is what a dynamic server adds to the instructions:
+// what it lists at first, the other toolsets and the switch.
+func toolsetInstructions(reg *registry.Registry, allowed []*registry.ToolDef, first map[string]bool) string {
+	var listed []string
+	others := map[string]bool{}
+	for _, t := range allowed {
+		if first[t.Name] {
+			listed = append(listed, t.WireName())
+		} else {
+			others[t.Namespace()] = true
+		}
+	}
+	var names []string
+	for _, n := range reg.NamespaceNames() {
+		if others[n] {
+			names = append(names, n)
+		}
+	}
+	return "Toolsets: this session lists " + strings.Join(listed, ", ") + " at first. " +
+		"Every other tool is in the toolset of its namespace (" + strings.Join(names, ", ") + "): it is callable by name as it is, and listed once " +
+		"tools__toolsets {\"enable\": [\"<namespace>\"]} enables its toolset (the server sends notifications/tools/list_changed). " +
+		"tools__help counts the tools listed and names the other toolsets; tools__help {\"namespace\": ...} describes a toolset's tools."
 }
 
 // deselected is the failure of a tool the selection options leave out,

@@ -140,17 +140,20 @@ func binVersion(t *testing.T) string {
 }
 
 // wireNames lists the wire names of the tools a server lists that keep
-// accepts (the generated <ns>.help tools and the tools listed on request
-// are callable, not listed).
+// accepts (the generated <ns>.help tools are callable, not listed).
 func wireNames(keep func(*registry.ToolDef) bool) []string {
 	var out []string
 	for _, t := range cursus.Registry().List("") {
-		if keep(t) && !t.NamespaceHelp() && !t.OnRequest {
+		if keep(t) && !t.NamespaceHelp() {
 			out = append(out, t.WireName())
 		}
 	}
 	return out
 }
+
+// coreReadOnly keeps the read-only tools of the core toolset: what a
+// server with closed gates lists at first.
+func coreReadOnly(t *registry.ToolDef) bool { return t.Core && t.ReadOnly() }
 
 func TestSubprocessStdio(t *testing.T) {
 	t.Parallel()
@@ -167,8 +170,8 @@ func TestSubprocessStdio(t *testing.T) {
 			}
 		}
 	})
-	if want := wireNames((*registry.ToolDef).ReadOnly); !slices.Equal(names, want) {
-		t.Fatalf("default list = %v, want the read-only tools %v", names, want)
+	if want := wireNames(coreReadOnly); !slices.Equal(names, want) {
+		t.Fatalf("default list = %v, want the read-only tools of the core toolset %v", names, want)
 	}
 	for n, tool := range listed {
 		if !tool.Annotations.ReadOnlyHint {
@@ -213,9 +216,9 @@ var realGated = map[string][3]bool{
 func TestSubprocessGatesOpen(t *testing.T) {
 	t.Parallel()
 	all := wireNames(func(*registry.ToolDef) bool { return true })
-	byEnv, _ := subprocessSession(t, serveEnv(registry.EnvEnableDestructive+"=1", registry.EnvAllowScriptExec+"=yes"))
-	byFlag, _ := subprocessSession(t, serveEnv(), "--allow-destructive", "--allow-script-exec")
-	destructiveOnly, _ := subprocessSession(t, serveEnv(), "--allow-destructive")
+	byEnv, _ := subprocessSession(t, serveEnv(registry.EnvEnableDestructive+"=1", registry.EnvAllowScriptExec+"=yes"), "--toolsets", "all")
+	byFlag, _ := subprocessSession(t, serveEnv(), "--allow-destructive", "--allow-script-exec", "--toolsets", "all")
+	destructiveOnly, _ := subprocessSession(t, serveEnv(), "--allow-destructive", "--toolsets", "all")
 	for label, cs := range map[string]*mcp.ClientSession{"env": byEnv, "flags": byFlag} {
 		listed := listTools(t, cs)
 		if got := listNames(t, cs); !slices.Equal(got, all) {
@@ -416,7 +419,7 @@ func TestSubprocessHTTP(t *testing.T) {
 	if cs.InitializeResult().ServerInfo.Name != "cursus" {
 		t.Fatal("serverInfo")
 	}
-	if got, want := listNames(t, cs), wireNames((*registry.ToolDef).ReadOnly); !slices.Equal(got, want) {
+	if got, want := listNames(t, cs), wireNames(coreReadOnly); !slices.Equal(got, want) {
 		t.Fatalf("HTTP list = %v, want %v", got, want)
 	}
 	_, env := callEnv(t, cs, "tools__help", nil)

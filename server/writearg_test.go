@@ -17,7 +17,7 @@ func TestWriteArgAnnotations(t *testing.T) {
 		t.Fatalf("compile.definition: want a read-only tool writing with output_file")
 	}
 	for _, open := range []bool{false, true} {
-		cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}}), "2025-06-18")
+		cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}, Toolsets: []string{registry.AllToolsets}}), "2025-06-18")
 		tl := listTools(t, cs)["compile__definition"]
 		if tl == nil {
 			t.Fatalf("writes open %v: compile__definition not listed", open)
@@ -35,7 +35,7 @@ func TestWriteArgAnnotations(t *testing.T) {
 // never read-only nor closed to the world.
 func TestWritesWhenOpenAnnotations(t *testing.T) {
 	for _, open := range []bool{false, true} {
-		cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}}), "2025-06-18")
+		cs := connect(t, newServer(t, cursus.Registry(), server.Options{Policy: registry.Policy{AllowDestructive: open, ProjectRoot: t.TempDir()}, Toolsets: []string{registry.AllToolsets}}), "2025-06-18")
 		listed := listTools(t, cs)
 		tl := listed["workflow__complete_stage"]
 		if tl == nil {

@@ -92,6 +92,7 @@ type Capture struct {
 // concurrent use.
 type Set struct {
 	always   []string
+	never    map[string]bool
 	hub      string
 	sequence []string
 	stages   []*Stage
@@ -102,6 +103,7 @@ type Set struct {
 
 type fileFormat struct {
 	AlwaysVisible []string `yaml:"always_visible"`
+	NeverVisible  []string `yaml:"never_visible"`
 	Hub           string   `yaml:"hub"`
 	Sequence      []string `yaml:"sequence"`
 	Stages        []*Stage `yaml:"stages"`
@@ -151,7 +153,7 @@ func Parse(data []byte) (*Set, error) {
 func build(f fileFormat) (*Set, error) {
 	var probs []string
 	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
-	s := &Set{hub: f.Hub, byName: map[string]*Stage{}, offered: map[string][]string{}}
+	s := &Set{hub: f.Hub, byName: map[string]*Stage{}, offered: map[string][]string{}, never: map[string]bool{}}
 	seenNS := map[string]bool{}
 	for _, ns := range f.AlwaysVisible {
 		if !nsNameRE().MatchString(ns) {
@@ -161,6 +163,12 @@ func build(f fileFormat) (*Set, error) {
 		}
 		seenNS[ns] = true
 		s.always = append(s.always, ns)
+	}
+	for _, t := range f.NeverVisible {
+		if !seenNS[namespaceOf(t)] {
+			bad("never_visible: %q is not a tool of an always-visible namespace", t)
+		}
+		s.never[t] = true
 	}
 	if len(f.Stages) == 0 {
 		bad("no stages")
@@ -357,8 +365,12 @@ func (s *Set) Names() []string {
 // namespaces are not expanded).
 func (s *Set) Tools() []string { return append([]string(nil), s.tools...) }
 
-// IsAlwaysVisible reports whether the tool's namespace is always visible.
+// IsAlwaysVisible reports whether the tool's namespace is always visible
+// (and the tool is not one never visible).
 func (s *Set) IsAlwaysVisible(tool string) bool {
+	if s.never[tool] {
+		return false
+	}
 	ns := namespaceOf(tool)
 	for _, a := range s.always {
 		if a == ns {

@@ -27,6 +27,7 @@ func CatalogNamespace() registry.Namespace {
 			Tags:             []string{registry.PhasePlanner},
 		}, catalogListSteps),
 		registry.New("catalog.search", registry.Spec{
+			Core:        true,
 			Description: "Fuzzy search over step names, aliases and keywords (abbreviations such as xgb, substrings, near spellings): scored matches with reasons, best first.",
 			When:        "you know part of a step's name or what it does",
 			Examples: []string{

@@ -24,6 +24,7 @@ import (
 func CompileNamespace() registry.Namespace {
 	return namespace("compile", "Compiler: turn a DAG and a config.json into a SageMaker pipeline definition; validate, preview, name and deploy it.",
 		registry.New("compile.validate", registry.Spec{
+			Core:        true,
 			Description: "Checks that every DAG node resolves to a config, step type and builder and every required input is bound, then the readiness gate: data.deployable and data.blockers, each with its fix and tool; not deployable sets meta.verdict fail.",
 			When:        "before compiling, after changing a DAG or its config",
 			Examples: []string{
@@ -40,6 +41,7 @@ func CompileNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner, registry.PhaseValidator},
 		}, compilePreview),
 		registry.New("compile.definition", registry.Spec{
+			Core:        true,
 			Description: "Compiles a DAG and config.json into the SageMaker Pipelines definition, with the upload manifest of its local code and the readiness gate (output_file: written to a file instead). Never uploads or deploys.",
 			When:        "you want the pipeline definition itself",
 			Examples: []string{

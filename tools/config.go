@@ -55,6 +55,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, configLoad),
 		registry.New("config.merge_save", registry.Spec{
+			Core:        true,
 			Description: "Builds and writes config.json for a DAG from base values (shared by every step) and per-node values: types them, fills defaults and derived fields (pipeline name, S3 locations, AWS region), validates every field, checks each node resolves to its own config, and writes it atomically (shared, specific and metadata sections, the format cursus (Python) reads). Invalid values are refused in one invalid_input listing every bad field by path with its allowed values. A string field may hold \"{{Parameters.<name>}}\" (declared in a pipeline_parameters list) instead of a value; workspace_dirs adds the config classes of a project's own step files.",
 			When:        "you have collected the config values (see config.template) and want a config.json to compile with",
 			Examples: []string{
@@ -64,6 +65,7 @@ func ConfigNamespace() registry.Namespace {
 			Writes: true,
 		}, configMergeSave),
 		registry.New("config.template", registry.Spec{
+			Core:        true,
 			Description: "A config skeleton for a DAG: config.json with defaults filled and essentials null, the same as config.merge_save arguments, and essential_fields listing each blank by path.",
 			When:        "before writing a DAG's config values",
 			Examples: []string{

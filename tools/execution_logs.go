@@ -35,7 +35,6 @@ func executionLoopTools() []*registry.ToolDef {
 			},
 			ListFirstExample: true,
 			Tags:             []string{registry.PhaseProgrammer},
-			OnRequest:        true,
 			Network:          true,
 		}, executionFailure),
 		registry.New("execution.logs", registry.Spec{
@@ -47,7 +46,6 @@ func executionLoopTools() []*registry.ToolDef {
 			},
 			ListFirstExample: true,
 			Tags:             []string{registry.PhaseProgrammer},
-			OnRequest:        true,
 			Network:          true,
 		}, executionLogs),
 		registry.New("execution.download", registry.Spec{

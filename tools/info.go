@@ -18,6 +18,7 @@ import (
 func ToolsNamespace() registry.Namespace {
 	return namespace("tools", "Self-documentation: what tools exist, what each does, when to call it and how.",
 		registry.New("tools.help", registry.Spec{
+			Core:        true,
 			Description: "The front door: the phases and namespaces, one line and a tool count each.",
 			When:        "at the start of a task, or unsure which tool to call",
 			Examples: []string{
@@ -40,6 +41,7 @@ func ToolsNamespace() registry.Namespace {
 			Examples:    []string{`tools.describe_tool {"name": "compile.dag"}`, `tools.describe_tool {"name": "catalog__search", "include_data_schema": true}  # a wire name; with the data's full schema`},
 			Tags:        []string{registry.PhasePlanner},
 		}, toolsDescribe),
+		toolsetsTool(),
 	)
 }
 
@@ -182,17 +184,37 @@ func hasTag(t *registry.ToolDef, tag string) bool { return slices.Contains(t.Tag
 // with its tool names (the index) or its tools (in detail).
 type ToolsHelpData struct {
 	Overview string `json:"overview"`
-	// TotalTools counts the tools this caller's tool list holds (the
-	// gates' closed tools and, in a guided session, other stages' left out).
-	TotalTools int                  `json:"total_tools"`
-	Shown      int                  `json:"shown"`
-	Phases     map[string]HelpPhase `json:"phases"`
-	Namespaces []HelpNamespace      `json:"namespaces"`
+	// TotalTools counts the tools this caller's tool list holds: an MCP
+	// session's tools/list (the gates' closed tools, toolsets not enabled
+	// and, in a guided session, other stages' left out).
+	TotalTools int `json:"total_tools"`
+	// CallableTools counts the tools this caller can call by name, listed
+	// or not, when that is more than TotalTools: the tools of toolsets the
+	// session has not enabled (tools.toolsets enables them).
+	CallableTools int                  `json:"callable_tools,omitempty"`
+	Shown         int                  `json:"shown"`
+	Phases        map[string]HelpPhase `json:"phases"`
+	Namespaces    []HelpNamespace      `json:"namespaces"`
 	// FilteredNamespace and FilteredPhase echo the filters.
 	FilteredNamespace string `json:"filtered_namespace,omitempty"`
 	FilteredPhase     string `json:"filtered_phase,omitempty"`
 	// Stage is the active stage of a guided session, which shows only its tools.
 	Stage string `json:"stage,omitempty"`
+	// Unlisted names the shown tools the caller's list does not hold (a
+	// namespace whose toolset is not enabled): callable by name, and listed
+	// once tools.toolsets enables their toolset.
+	Unlisted []string `json:"unlisted,omitempty"`
+	// OtherToolsets are the toolsets with callable tools the caller's list
+	// does not hold, in the index: tools.toolsets {"enable": [...]} lists them.
+	OtherToolsets []HelpToolset `json:"other_toolsets,omitempty"`
+}
+
+// HelpToolset is a toolset tools.help names but the caller's list does not
+// hold: its name (a namespace), description and callable tools.
+type HelpToolset struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Tools       int    `json:"tools"`
 }
 
 // HelpPhase is one phase of tools.help: what it is for and how many of the
@@ -253,30 +275,41 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 	all := r.List(ns)
 	selected := make([]*registry.ToolDef, 0, len(all))
 	sess, _ := registry.ScopeFrom(ctx).(visibleScope)
-	policy := registry.PolicyFrom(ctx)
-	// listed is what this caller's tool list holds: the server lists
-	// neither the tools its gates keep closed nor, in a guided session,
-	// the tools of other stages
+	view := viewOf(ctx)
+	// listed is what this caller's tool list holds: an MCP session's
+	// tools/list (ToolList: the toolsets it enabled, or a guided stage's
+	// tools), else every tool the gates let through (a guided Go session:
+	// its stage's).
 	listed := func(t *registry.ToolDef) bool {
-		if policy != nil {
-			if ok, _ := policy.Allows(t); !ok {
-				return false
-			}
+		if view.list != nil {
+			return view.listed(t)
 		}
-		return sess == nil || sess.Visible(t)
+		return view.allowed(t) && (sess == nil || sess.Visible(t))
 	}
-	total := 0
+	total, callable := 0, 0
+	other := map[string]int{}
 	for _, t := range r.List("") {
-		if listed(t) {
+		switch {
+		case listed(t):
 			total++
+			callable++
+		case view.list != nil && view.callable(t):
+			callable++
+			other[t.Namespace()]++
 		}
 	}
+	var unlisted []string
 	for _, t := range all {
 		if a.Phase != "" && !hasTag(t, a.Phase) {
 			continue
 		}
 		if !listed(t) {
-			continue
+			// One namespace shows its tools a toolset not enabled holds:
+			// the caller may enable it, or call them by name.
+			if ns == "" || view.list == nil || !view.callable(t) {
+				continue
+			}
+			unlisted = append(unlisted, t.Name)
 		}
 		selected = append(selected, t)
 	}
@@ -323,7 +356,18 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 		phases[p] = HelpPhase{Description: registry.PhaseDescriptions[p], Count: counts[j]}
 	}
 	data := ToolsHelpData{Overview: overview, TotalTools: total, Shown: len(selected), Phases: phases,
-		Namespaces: nsOut, FilteredNamespace: ns, FilteredPhase: a.Phase}
+		Namespaces: nsOut, FilteredNamespace: ns, FilteredPhase: a.Phase, Unlisted: unlisted}
+	if callable > total {
+		data.CallableTools = callable
+	}
+	if ns == "" && a.Phase == "" {
+		for _, n := range r.NamespaceNames() {
+			if other[n] > 0 {
+				d, _ := r.NamespaceDescription(n)
+				data.OtherToolsets = append(data.OtherToolsets, HelpToolset{Name: n, Description: d, Tools: other[n]})
+			}
+		}
+	}
 	if sess != nil {
 		data.Stage = sess.Stage()
 	}
@@ -341,15 +385,19 @@ func toolsHelp(ctx context.Context, a helpArgs) (*envelope.Result[ToolsHelpData]
 				Why:      "ranks the catalog's ready-made DAGs for it; from there next_steps lead to a config, a deployable definition and a local run",
 				ArgsHint: map[string]any{"framework": "<xgboost | pytorch | lightgbm | any>", "need": "<the problem in the user's words, with the data's s3:// URI>"}})
 		}
+		if len(data.OtherToolsets) > 0 {
+			steps = append(steps, envelope.NextStep{Tool: "tools.toolsets", When: "a tool you need is in a toolset of data.other_toolsets",
+				Why:      "lists that toolset's tools (notifications/tools/list_changed); they are callable by name already",
+				ArgsHint: map[string]any{"enable": []string{"<a toolset of data.other_toolsets>"}}})
+		}
 		steps = append(steps,
 			envelope.NextStep{Tool: "tools.help", When: "you picked a namespace to work in", Why: "lists its tools with when to call them and examples", ArgsHint: map[string]any{"namespace": "<a namespace of data.namespaces>"}},
-			describe)
-		// Three entries at most: the recommender, when this caller sees it,
-		// takes the place of by_phase (the index already counts the phases,
-		// and tools.help takes a phase too).
-		if len(steps) < 3 {
-			steps = append(steps, byPhase)
-		}
+			describe, byPhase)
+		// Three entries at most: the recommender and the toolset switch,
+		// when this caller sees them, take the place of describe_tool and
+		// by_phase (the index already counts the phases, and tools.help
+		// takes a phase too).
+		steps = steps[:3]
 		res = envelope.Success(data).WithNextSteps(steps...)
 	}
 	// With format "markdown" the registry replaces data by its view

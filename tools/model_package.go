@@ -25,7 +25,6 @@ func ModelPackageNamespace() registry.Namespace {
 			},
 			ListFirstExample: true,
 			Tags:             []string{registry.PhaseProgrammer},
-			OnRequest:        true,
 			Network:          true,
 		}, modelPackageList),
 		registry.New("model_package.approve", registry.Spec{

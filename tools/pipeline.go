@@ -22,7 +22,6 @@ func PipelineNamespace() registry.Namespace {
 			When:        "you want to know what is deployed",
 			Examples:    []string{`pipeline.list {"name_prefix": "alice-", "region": "us-east-1"}`},
 			Tags:        []string{registry.PhaseProgrammer},
-			OnRequest:   true,
 			Network:     true,
 		}, pipelineList),
 		registry.New("pipeline.describe", registry.Spec{
@@ -32,16 +31,14 @@ func PipelineNamespace() registry.Namespace {
 				`pipeline.describe {"pipeline_name": "` + examplePipelineName + `"}`,
 				`pipeline.describe {"pipeline_name": "` + examplePipelineName + `", "version": 3, "show": "definition"}`,
 			},
-			Tags:      []string{registry.PhaseProgrammer},
-			OnRequest: true,
-			Network:   true,
+			Tags:    []string{registry.PhaseProgrammer},
+			Network: true,
 		}, pipelineDescribe),
 		registry.New("pipeline.diff", registry.Spec{
 			Description: "What an upsert of the local DAG and config would change in the deployed pipeline: steps, parameters, role, code; changes nothing.",
 			When:        "before an upsert",
 			Examples:    []string{`pipeline.diff {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json"}`},
 			Tags:        []string{registry.PhaseProgrammer},
-			OnRequest:   true,
 			Network:     true,
 		}, pipelineDiff),
 		registry.New("pipeline.delete", registry.Spec{

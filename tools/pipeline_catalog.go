@@ -28,6 +28,7 @@ func PipelineCatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, pipelineCatalogList),
 		registry.New("pipeline_catalog.recommend", registry.Spec{
+			Core:        true,
 			Description: "Ranks the shared DAGs by framework (a hard filter), where the data lives, facts about data and resources, and a free-text need; each with a score and reasons, and what none can serve as unmatched.",
 			When:        "you know roughly what the pipeline must do",
 			Examples: []string{
