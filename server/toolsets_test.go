@@ -173,12 +173,15 @@ func TestToolsetsOptions(t *testing.T) {
 	if _, err := server.New(reg, server.Options{Guided: true, Toolsets: []string{"all"}}); err == nil {
 		t.Error("a guided server took toolsets")
 	}
-	// A guided session's stage decides: tools.toolsets cannot enable.
+	// A guided session's stage decides: no stage offers the switch.
 	g := inMemory(t, server.Options{Guided: true, Policy: registry.Policy{ProjectRoot: t.TempDir()}}, "")
-	if env := g.call(t, "tools__toolsets", map[string]any{"enable": []string{"compile"}}); env["code"] != "unsupported" || !strings.Contains(fmt.Sprint(env["remedy"]), "workflow.start_stage") {
+	if env := g.call(t, "tools__toolsets", map[string]any{"enable": []string{"compile"}}); env["code"] != "tool_not_in_stage" || !strings.Contains(fmt.Sprint(env["remedy"]), "without --guided") {
 		t.Errorf("guided enable: %v", env)
 	}
 	gl, _ := g.list(t)
+	if slices.Contains(gl, "tools__toolsets") {
+		t.Errorf("a guided session lists the toolset switch: %v", gl)
+	}
 	help2 := g.mustCall(t, "tools__help", map[string]any{})["data"].(map[string]any)
 	if int(help2["total_tools"].(float64)) != len(gl) {
 		t.Errorf("guided: tools.help total_tools %v, the session lists %d", help2["total_tools"], len(gl))
