@@ -84,11 +84,11 @@ func synthetic(tb testing.TB, n int) (*dag.PipelineDAG, *config.Set) {
 	return dag.New(nodes, edges), set
 }
 
-// BenchmarkCompileSynthetic compiles synthetic DAGs of 100, 1,000 and
-// 5,000 nodes with in-memory configs (goal: linear, < 100 ms at 1,000).
+// BenchmarkCompileSynthetic compiles synthetic DAGs of 100, 1,000, 3,000
+// (dag.MaxNodes) and 5,000 nodes with in-memory configs (goal: linear, < 100 ms at 1,000).
 func BenchmarkCompileSynthetic(b *testing.B) {
 	base := filepath.Join(examplesDir, "simple-training")
-	for _, n := range []int{100, 1000, 5000} {
+	for _, n := range []int{100, 1000, 3000, 5000} {
 		d, set := synthetic(b, n)
 		in := compiler.Input{DAG: d, Configs: set, BaseDir: base}
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {

@@ -58,7 +58,7 @@ var errJSONSyntax = errors.New("malformed JSON")
 // caller with untrusted text checks that first, for encoding/json's error
 // messages) and fails on most of what it does not.
 func parseJSONDoc(text string) (*jsonDoc, error) {
-	d := &jsonDoc{text: text, nodes: make([]jsonNode, 0, len(text)/16)}
+	d := &jsonDoc{text: text, nodes: make([]jsonNode, 0, len(text)/8)}
 	p := jsonParser{d: d}
 	if err := p.value(0); err != nil {
 		return nil, err

@@ -170,6 +170,10 @@ func checkReferencesDoc(doc jv) ([]ReferenceProblem, error) {
 	c.flatten(steps)
 	for i, st := range c.steps {
 		c.cur = i
+		c.objectFields = nil
+		if k := kindOfType(st.typ); k != nil {
+			c.objectFields = k.objectFields
+		}
 		c.checkPropertyFiles(st)
 		from := len(c.problems)
 		c.paths = c.paths[:0]
@@ -204,6 +208,9 @@ type refChecker struct {
 	cur      int
 	problems []ReferenceProblem
 	paths    []jsonPath // where each problem of the current step's walk is: its order
+	// objectFields are the fields of the current step's Type that need one
+	// S3 object (its kind's objectFields)
+	objectFields []string
 }
 
 // refField is where a reference is in its step: a top-level key, the path
@@ -253,31 +260,31 @@ func (c *refChecker) add(kind string, field refField, ref, format string, a ...a
 // walk checks every expression under v, at field (the JSON path inside the step).
 func (c *refChecker) walk(v jv, field refField) {
 	st := c.steps[c.cur]
-	if c.needsObject(st.typ, field) {
+	if c.needsObject(field) {
 		c.checkObject(v, field)
 	}
-	switch {
-	case v.isArray():
+	switch v.kind() {
+	case docArray:
 		v.elems(func(i int, e jv) { c.walk(e, field.at(i)) })
-	case v.isObject():
-		if gv, ok := v.get("Get"); ok {
-			if g, ok := gv.str(); ok && v.numMembers() == 1 {
+	case docObject:
+		if v.numMembers() == 1 { // a Get and a Std:JsonGet are objects of one member
+			if g, ok := v.getStr("Get"); ok {
 				c.checkGet(g, field, false)
 				return
 			}
-		}
-		if jg, ok := v.get("Std:JsonGet"); ok && jg.isObject() && v.numMembers() == 1 {
-			if pf, ok := jg.get("PropertyFile"); ok && pf.isObject() {
-				if g, ok := pf.getStr("Get"); ok {
-					f := field
-					f.suffix = ".Std:JsonGet.PropertyFile"
-					c.checkGet(g, f, true)
+			if jg, ok := v.get("Std:JsonGet"); ok && jg.isObject() {
+				if pf, ok := jg.get("PropertyFile"); ok && pf.isObject() {
+					if g, ok := pf.getStr("Get"); ok {
+						f := field
+						f.suffix = ".Std:JsonGet.PropertyFile"
+						c.checkGet(g, f, true)
+					}
 				}
+				if u, ok := jg.get("S3Uri"); ok {
+					c.walk(u, field.key("Std:JsonGet").key("S3Uri"))
+				}
+				return
 			}
-			if u, ok := jg.get("S3Uri"); ok {
-				c.walk(u, field.key("Std:JsonGet").key("S3Uri"))
-			}
-			return
 		}
 		condArgs := st.typ == "Condition" && field.top == "Arguments" && len(field.path) == 0
 		v.members(func(k string, m jv) {
@@ -289,10 +296,9 @@ func (c *refChecker) walk(v jv, field refField) {
 	}
 }
 
-// needsObject reports whether field of a step of type typ takes one S3 object.
-func (c *refChecker) needsObject(typ string, field refField) bool {
-	k := kindOfType(typ)
-	if k == nil || len(k.objectFields) == 0 {
+// needsObject reports whether field of the current step takes one S3 object.
+func (c *refChecker) needsObject(field refField) bool {
+	if len(c.objectFields) == 0 {
 		return false
 	}
 	// The field matches a pattern only if it ends in the pattern's last
@@ -306,7 +312,7 @@ func (c *refChecker) needsObject(typ string, field refField) bool {
 		last = field.path[n-1].key
 	}
 	var norm string
-	for _, p := range k.objectFields {
+	for _, p := range c.objectFields {
 		if !strings.HasSuffix(last, p[strings.LastIndexAny(p, ".]")+1:]) {
 			continue
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -122,19 +123,28 @@ type PlaceholderField struct {
 // them, are not repeated): every IsPlaceholder value at any depth, and
 // every essential string field whose value is blank. Sorted by path.
 func (c *Config) PlaceholderFields() []PlaceholderField {
-	var out []PlaceholderField
-	for _, name := range mapkeys.Sorted(c.Values) {
-		v := c.Values[name]
+	// The fields are looked at in any order and the few that hold
+	// placeholders put in name order (sorting every config's keys cost more
+	// than looking at them).
+	var found [][]PlaceholderField
+	for name, v := range c.Values {
 		if f, ok := c.Class.Field(name); ok {
 			if f.Tier == catalog.TierDerived {
 				continue
 			}
 			if s, isStr := v.(string); isStr && f.Tier == catalog.TierEssential && strings.TrimSpace(s) == "" {
-				out = append(out, PlaceholderField{Path: name, Field: name, Value: s, Empty: true})
+				found = append(found, []PlaceholderField{{Path: name, Field: name, Value: s, Empty: true}})
 				continue
 			}
 		}
-		out = append(out, placeholderLeaves(name, v)...)
+		if leaves := placeholderLeaves(name, v); len(leaves) > 0 {
+			found = append(found, leaves)
+		}
+	}
+	slices.SortFunc(found, func(a, b []PlaceholderField) int { return strings.Compare(a[0].Field, b[0].Field) })
+	var out []PlaceholderField
+	for _, f := range found {
+		out = append(out, f...)
 	}
 	return out
 }
