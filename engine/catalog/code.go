@@ -77,6 +77,10 @@ type StepCode struct {
 	Files []string `json:"files"`
 	// FS reads Files: it is rooted at the directory, or at a file's parent.
 	FS fs.FS `json:"-"`
+	// Requirements is the code-root path of the pip requirements file
+	// WithRequirements added to the code as requirements.txt ("" when
+	// none was added).
+	Requirements string `json:"requirements,omitempty"`
 }
 
 // Source names the code for messages and manifests:
@@ -85,7 +89,62 @@ func (c StepCode) Source() string {
 	if c.LocalPath != "" {
 		return c.LocalPath
 	}
-	return CodeEmbedded + ":" + CodeDir + "/" + c.Path
+	s := CodeEmbedded + ":" + CodeDir + "/" + c.Path
+	if c.Requirements != "" {
+		s += "+" + CodeDir + "/" + c.Requirements
+	}
+	return s
+}
+
+// RequirementsTxt is the file the SageMaker containers install with pip
+// before they run a job's code: requirements.txt at the top of the
+// training code (the training toolkit), of a processing job's code archive
+// (the SDK's FrameworkProcessor launcher, and ours, runproc.py) and of a
+// model's code/ (the inference toolkits).
+const RequirementsTxt = "requirements.txt"
+
+// WithRequirements returns embedded code with the embedded pip
+// requirements file req (a path of the code root, a step's
+// contract.requirements_file) added at its top as requirements.txt: a
+// directory-shaped StepCode (a lone script becomes a directory of the
+// script and the file) whose Requirements names req. Code that has a
+// requirements.txt of its own keeps it, and code or a file that is not
+// embedded is returned as it is (a workspace's code brings its own
+// requirements.txt in its source directory). ok is false when req is not
+// an embedded file.
+func WithRequirements(code StepCode, req string) (StepCode, bool) {
+	if req == "" {
+		return code, true
+	}
+	rc, found := EmbeddedCode(req)
+	if !found || rc.Dir {
+		return code, false
+	}
+	if !code.Embedded() || code.Has(RequirementsTxt) {
+		return code, true
+	}
+	files := append(append([]string(nil), code.Files...), RequirementsTxt)
+	sort.Strings(files)
+	out := code
+	out.Dir, out.Files, out.Requirements = true, files, req
+	out.FS = requirementsFS{FS: code.FS, req: req}
+	return out, true
+}
+
+// requirementsFS is code's file system with requirements.txt read from a
+// file of the embedded code root.
+type requirementsFS struct {
+	fs.FS
+	req string
+}
+
+// Open opens requirements.txt from the embedded root, any other name from
+// the code.
+func (r requirementsFS) Open(name string) (fs.File, error) {
+	if name == RequirementsTxt {
+		return codeRoot.Open(r.req)
+	}
+	return r.FS.Open(name)
 }
 
 // Embedded reports whether the code is embedded in the binary.

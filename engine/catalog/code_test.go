@@ -215,3 +215,61 @@ func TestEveryScriptStepShipsItsCode(t *testing.T) {
 		t.Errorf("no embedded code for:\n  %s", strings.Join(missing, "\n  "))
 	}
 }
+
+// Every requirements file a step installs is embedded, lists requirements, and is packed as
+// requirements.txt at the top of its script's code, beside the script and its helpers; code that
+// has its own requirements.txt keeps it.
+func TestWithRequirements(t *testing.T) {
+	cat := mustDefault(t)
+	n := 0
+	for _, st := range cat.Steps() {
+		f := st.Contract.RequirementsFile
+		if f == "" {
+			continue
+		}
+		n++
+		req, ok := EmbeddedCode(f)
+		if !ok || req.Dir {
+			t.Errorf("%s: contract.requirements_file %s is not embedded", st.Type, f)
+			continue
+		}
+		want, _ := req.ReadFile(req.Files[0])
+		if !bytes.Contains(want, []byte("lightgbm")) {
+			t.Errorf("%s: %s lists no lightgbm:\n%s", st.Type, f, want)
+		}
+		code, ok := st.Script()
+		if !ok {
+			code, ok = st.InferenceCode("")
+		}
+		if !ok {
+			t.Errorf("%s: no code", st.Type)
+			continue
+		}
+		got, ok := WithRequirements(Bundle(code), f)
+		if !ok || !got.Dir || !got.Has(RequirementsTxt) || got.Requirements != f || got.Path != code.Path {
+			t.Errorf("%s: WithRequirements = %+v, %v", st.Type, got, ok)
+			continue
+		}
+		for _, rel := range Bundle(code).Files {
+			if !got.Has(rel) {
+				t.Errorf("%s: %s lost from the code", st.Type, rel)
+			}
+		}
+		if b, err := got.ReadFile(RequirementsTxt); err != nil || !bytes.Equal(b, want) {
+			t.Errorf("%s: requirements.txt = %q, %v", st.Type, b, err)
+		}
+		if !strings.Contains(got.Source(), f) {
+			t.Errorf("%s: source %s does not name %s (the compiler keys uploads by it)", st.Type, got.Source(), f)
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d steps install a requirements file; the seven LightGBM steps should", n)
+	}
+	own := StepCode{Path: "inference/x", Dir: true, Origin: CodeEmbedded, Files: []string{"inference.py", RequirementsTxt}}
+	if got, ok := WithRequirements(own, "requirements/lightgbm.txt"); !ok || got.Requirements != "" {
+		t.Errorf("code with its own requirements.txt was given another: %+v", got)
+	}
+	if _, ok := WithRequirements(own, "requirements/none.txt"); ok {
+		t.Error("a requirements file that does not exist was accepted")
+	}
+}

@@ -111,6 +111,12 @@
 //	job_arguments      command-line arguments: {flag: --job_type, source: job_type}
 //	                   (Processing only; Training/Tuning pass none)
 //	requirements       pip pins of the script (documentation)
+//	requirements_file  a pip requirements file of the code root (requirements/lightgbm.txt)
+//	                   the compiler packs as requirements.txt beside the catalog's script
+//	                   and into the serving code of the models the step trains or serves;
+//	                   the container installs it before the code runs (the training
+//	                   toolkit, the processing launcher runproc.py, the inference
+//	                   toolkit), which needs a package index: not under network isolation
 //	permissions        what the job role needs beyond SageMaker's own, each with its
 //	                   resource ("bedrock:InvokeModel on the model"); the compile warns
 //	                   of them, since it cannot read the role's policies

@@ -219,6 +219,13 @@ type Contract struct {
 	OptionalEnv    map[string]string `yaml:"-" json:"optional_env_vars"` // optional Env entries: name -> default
 	JobArguments   []JobArgument     `yaml:"job_arguments,omitempty" json:"job_arguments"`
 	Requirements   []string          `yaml:"requirements,omitempty" json:"framework_requirements,omitempty"`
+	// RequirementsFile is a pip requirements file of the code root
+	// (requirements/lightgbm.txt) that the compiler packs, as
+	// requirements.txt, beside the catalog's script and into the serving
+	// code of the models the step trains or serves: what the framework
+	// image lacks, which its container installs before the code runs
+	// (WithRequirements). A job that needs it must reach a package index.
+	RequirementsFile string `yaml:"requirements_file,omitempty" json:"requirements_file,omitempty"`
 	// Permissions are what the job role needs beyond SageMaker's own
 	// (bedrock:InvokeModel on the model, ...), each with the resource it
 	// applies to; the compile warns of them (documentation: a compile

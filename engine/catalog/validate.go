@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -823,6 +825,11 @@ func validateContract(c *collector, st *Step) {
 			c.add("contract.entry_point_field", "names unknown config field %q", ct.EntryPointField)
 		} else if f.Default != nil && f.Default != ct.EntryPoint {
 			c.add("contract.entry_point", "is %q but config field %s defaults to %v; they must agree", ct.EntryPoint, f.Name, f.Default)
+		}
+	}
+	if f := ct.RequirementsFile; f != "" {
+		if !fs.ValidPath(f) || path.Ext(f) != ".txt" {
+			c.add("contract.requirements_file", "%q must be a relative slash-separated path of a .txt file in the code root (requirements/lightgbm.txt)", f)
 		}
 	}
 	if ct.SourceDirField != "" {

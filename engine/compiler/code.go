@@ -88,7 +88,10 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (uri, program 
 	if p.Step.Contract.SourceDir {
 		if !e.isFile(local) {
 			if c, ok := catalogScript(p, entry); ok {
-				c = e.bundle(c)
+				c, err := e.withRequirements(p, e.bundle(c), false)
+				if err != nil {
+					return "", "", false, err
+				}
 				uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
 				return uri, c.Path, true, err
 			}
@@ -107,7 +110,11 @@ func (e *buildEnv) processingCode(p *nodePlan, dir, entry string) (uri, program 
 	}
 	if !e.isFile(local) {
 		if c, ok := catalogScript(p, entry); ok {
-			if c = e.bundle(c); c.Dir { // the script and the helpers it imports
+			c, err := e.withRequirements(p, e.bundle(c), false)
+			if err != nil {
+				return "", "", false, err
+			}
+			if c.Dir { // the script and the helpers it imports (and the requirements it installs)
 				uri, _, err := e.artifacts.addCode(p.Name, KindSourceTarball, c, "sourcedir.tar.gz")
 				return uri, c.Path, true, err
 			}
@@ -187,13 +194,53 @@ func (e *buildEnv) catalogTarballCode(p *nodePlan, entry string) (catalog.StepCo
 			return catalog.StepCode{}, "", false, err
 		}
 		if c, ok := p.Step.InferenceCode(fw); ok && c.Has(entry) {
-			return c, entry, true, nil
+			c, err := e.withRequirements(p, c, true)
+			return c, entry, err == nil, err
 		}
 	}
 	if c, ok := catalogScript(p, entry); ok {
-		return e.bundle(c), path.Base(entry), true, nil
+		c, err := e.withRequirements(p, e.bundle(c), false)
+		return c, path.Base(entry), err == nil, err
 	}
 	return catalog.StepCode{}, "", false, nil
+}
+
+// requirementsFile returns the pip requirements file (a path of the code
+// root) the catalog's code of step p installs: the step's own
+// contract.requirements_file, else, for serving code (serving), that of
+// the step that made the model p serves or packages (the provider of its
+// model_artifacts input: a LightGBM trainer's requirements go into its
+// model's code/), with the node that declares it.
+func (e *buildEnv) requirementsFile(p *nodePlan, serving bool) (string, *nodePlan) {
+	if f := p.Step.Contract.RequirementsFile; f != "" || !serving {
+		return f, p
+	}
+	for _, port := range p.Step.Inputs {
+		if port.Type != catalog.DepModelArtifacts {
+			continue
+		}
+		if b, ok := p.Bound[port.LogicalName]; ok && b.Provider != "" {
+			if np := e.nodes[b.Provider]; np != nil && np.Step.Contract.RequirementsFile != "" {
+				return np.Step.Contract.RequirementsFile, np
+			}
+		}
+	}
+	return "", p
+}
+
+// withRequirements adds the requirements file of step p's code (see
+// requirementsFile) to the catalog's code c as requirements.txt, which the
+// container installs before the code runs (catalog.WithRequirements).
+func (e *buildEnv) withRequirements(p *nodePlan, c catalog.StepCode, serving bool) (catalog.StepCode, error) {
+	f, from := e.requirementsFile(p, serving)
+	if f == "" {
+		return c, nil
+	}
+	out, ok := catalog.WithRequirements(c, f)
+	if !ok {
+		return c, fmt.Errorf("step type %s: contract.requirements_file %s is no file of the catalog's code", from.Step.Type, f)
+	}
+	return out, nil
 }
 
 // configCode finds the catalog's code for a config field's relative path
@@ -207,5 +254,13 @@ func (e *buildEnv) configCode(p *nodePlan, rel string, dir bool) (catalog.StepCo
 		}
 	}
 	code, ok := p.Step.LookupConfigCode(rel, fw, dir)
+	if ok && dir && code.Has(catalog.InferenceEntryPoint) {
+		// Serving code a step packages with a model (Package's
+		// inference_scripts_dir): with what the model's trainer installs.
+		var err error
+		if code, err = e.withRequirements(p, code, true); err != nil {
+			return code, false, err
+		}
+	}
 	return code, ok, nil
 }

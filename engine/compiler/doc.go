@@ -71,6 +71,18 @@
 // Container images come from sagemaker.ImageURI (the SDK's image
 // tables) for the step's framework, the config's framework version, Python
 // version, region and instance type; a config image_uri replaces the lookup.
+// A step whose step file names a requirements_file (the LightGBM steps:
+// no framework image ships lightgbm) gets it packed as requirements.txt at
+// the top of the catalog's code (catalog.WithRequirements), which the
+// container pip-installs before the code runs, as the SDK's containers
+// install a source directory's: the training toolkit beside the entry
+// point, the processing launcher runproc.py, the inference toolkits from a
+// model's code/. The models such a step trains carry it too: a CreateModel
+// or RegisterModel step serving the model, and Package packaging it, add
+// the trainer's requirements file to the serving code. Under network
+// isolation pip reaches no index, so readiness refuses such a step on a
+// looked-up image (BlockerCannotInstall) until image_uri names an image
+// that has the packages.
 // The config's subnets, security_group_ids and enable_network_isolation
 // become the jobs' NetworkConfig / VpcConfig.
 //

@@ -181,6 +181,7 @@ var readinessChecks = []func(ReadinessInput) []Blocker{
 	imageBlockers,
 	featureBlockers,
 	labelBlockers,
+	installBlockers,
 }
 
 // CheckReadiness returns every blocker of a pipeline: placeholder values,
@@ -189,8 +190,9 @@ var readinessChecks = []func(ReadinessInput) []Blocker{
 // references left as text in the definition, references that cannot
 // resolve or prefixes where one object is needed (CheckReferences),
 // instance types the job's API does not take, image URIs that are not ECR
-// images of the pipeline's region, trainers without feature columns, and
-// labels a step reads that its upstream step drops. Errors that stop a
+// images of the pipeline's region, trainers without feature columns,
+// labels a step reads that its upstream step drops, and isolated jobs whose
+// code must pip-install a requirements.txt on a looked-up image. Errors that stop a
 // compile are turned into blockers by ErrorBlockers. Example values are
 // not blockers but confirm items (CheckConfirm).
 func CheckReadiness(in ReadinessInput) []Blocker {

@@ -370,3 +370,31 @@ func TestPyTorchBatchTransformNeedsTheRepack(t *testing.T) {
 		t.Fatalf("error: %s", m.Error)
 	}
 }
+
+// The training toolkit pip-installs the code's requirements.txt before it runs the entry point
+// (sagemaker-training entry_point.install); the local runner installs nothing (a job has no
+// network), so a requirement the interpreter lacks fails the job, naming it, and one it satisfies
+// lets the job run.
+func TestTrainingRequirementsTxt(t *testing.T) {
+	needPython(t)
+	needLibraries(t, "pandas")
+	p := modelPipeline(t, `"s3://x/y"`, `"s3://x/z"`)
+	p.steps = p.steps[:1]
+	src := &p.manifest[0]
+	if src.Kind != compiler.KindSourceTarball {
+		t.Fatalf("the first artifact is %+v, want the training code", src)
+	}
+	src.Files = sortStrings(append(src.Files, "requirements.txt"))
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(src.LocalPath, "requirements.txt"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("# what the image lacks\ncursus-no-such-package>=1.0\n")
+	tr := wantStatus(t, p.run(Options{Data: modelData(t, p)}), "Train", StatusFailed)
+	if !strings.Contains(tr.Error, "cursus-no-such-package>=1.0 (not installed)") || !strings.Contains(tr.Error, "the training toolkit would pip-install it") {
+		t.Fatalf("error: %s", tr.Error)
+	}
+	write("pandas>=0.1\n")
+	wantStatus(t, p.run(Options{Data: modelData(t, p)}), "Train", StatusSucceeded)
+}

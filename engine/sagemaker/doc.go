@@ -17,7 +17,9 @@
 //     <version>-<cpu|gpu>-<pyVersion>; cpu or gpu follows the instance family (g* and p* are gpu),
 //     e.g. pytorch-training:2.1.0-gpu-py310.
 //   - LightGBM has no SageMaker framework image. The engine runs LightGBM (and multi-task LightGBM)
-//     jobs as PyTorch-framework jobs whose script brings lightgbm, as cursus (Python) does. So ImageURI("lightgbm", ...) and ImageURI("lightgbmmt", ...)
+//     jobs as PyTorch-framework jobs, as cursus (Python) does, whose code carries a requirements.txt
+//     with lightgbm that the PyTorch containers pip-install before the code runs (the catalog's
+//     contract.requirements_file). So ImageURI("lightgbm", ...) and ImageURI("lightgbmmt", ...)
 //     return the PyTorch image for the given PyTorch version: pass the PyTorch framework version.
 //   - Inference on Graviton (arm64) families (m6g, m6gd, c6g, c6gd, c6gn, c7g, r6g, r6gd) uses the
 //     tables' inference_graviton scope: pytorch-inference-graviton with its container suffix, and

@@ -8,6 +8,8 @@
 //	inference/<framework>/         model-serving code (xgboost, pytorch, lightgbm):
 //	                               inference.py and its helper modules
 //	steplib/                       helpers several scripts share
+//	requirements/<name>.txt        pip requirements a step's image lacks (a step
+//	                               file's contract.requirements_file)
 //
 // The step catalog (engine/catalog) decides which code a step uses and
 // how it is bundled; this package only holds the code. The scripts run

@@ -21,6 +21,8 @@ import shutil
 import sys
 import tarfile
 
+import reqcheck
+
 BASE = "/opt/ml"
 CONFIG = "/opt/ml/input/config"
 CODE = "/opt/ml/code"
@@ -98,8 +100,10 @@ def main():
     if not os.path.isfile(entry):
         sys.stderr.write("entry point %s is not in the submitted source %s (%s)\n" % (program, submit, ", ".join(sorted(os.listdir(CODE))) or "empty"))
         return 2
-    if os.path.exists(os.path.join(CODE, "requirements.txt")):
-        sys.stderr.write("note: requirements.txt is not installed by the local runner (no network); the interpreter's packages are used\n")
+    why = reqcheck.check(CODE, "the training toolkit")
+    if why:
+        sys.stderr.write(why + "\n")
+        return 2
 
     data_config = read("inputdataconfig.json")
     resources = read("resourceconfig.json")

@@ -32,6 +32,8 @@ import os
 import sys
 import traceback
 
+import reqcheck
+
 
 def fail(msg):
     sys.stderr.write("transform: " + msg + "\n")
@@ -314,6 +316,9 @@ def main():
     key = "torchserve" if serving == "torchserve" else spec.get("family") if serving == "sagemaker-containers" else "other"
     defaults = DEFAULTS.get(key, OtherDefaults)()
     module = None
+    why = reqcheck.check(code_dir, SERVERS.get(serving, "the serving container"))
+    if why:
+        fail(why)
     if program:
         if not program.endswith(".py"):
             fail("SAGEMAKER_PROGRAM %r is not a Python file" % program)
@@ -324,8 +329,6 @@ def main():
         print("transform: %s serves %s from %s" % (SERVERS.get(serving, serving), program, code_dir))
     else:
         print("transform: %s serves with its default handlers (no inference program)" % SERVERS.get(serving, serving))
-    if os.path.exists(os.path.join(code_dir, "requirements.txt")):
-        print("transform: note: %s/requirements.txt is not installed by the local runner (no network); the interpreter's packages are used" % code_dir)
 
     def handler(name):
         return getattr(module, name, None) if module is not None else None

@@ -50,7 +50,6 @@ var known = map[string]any{
 	"strata_column":  "label",
 	"metric":         "auc_roc",
 	"threshold":      0.7,
-	"image_uri":      "123456789012.dkr.ecr.us-east-1.amazonaws.com/cursus-lightgbm:4.6.0",
 	"search_space": map[string]any{
 		"continuous": []any{map[string]any{"name": "eta", "min": 0.05, "max": 0.5, "scaling": "Logarithmic"}},
 		"integer":    []any{map[string]any{"name": "max_depth", "min": 3, "max": 10}},

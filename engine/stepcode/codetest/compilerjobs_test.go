@@ -105,3 +105,28 @@ func TestRunprocLauncher(t *testing.T) {
 		t.Errorf("a missing entry point: %v\n%s", err, log)
 	}
 }
+
+// The launcher installs a requirements.txt of the archive only where the image lacks something it
+// lists (an image that has the packages needs no package index, so an isolated job runs too), and
+// a failed install names what is missing and why it failed.
+func TestRunprocRequirements(t *testing.T) {
+	sb := needSandbox(t, "pandas")
+	run := func(reqs string) (string, error) {
+		proc := t.TempDir()
+		mkdir(t, filepath.Join(proc, "output"))
+		writeArchive(t, filepath.Join(proc, "input", "code", "sourcedir.tar.gz"), map[string]string{
+			"job.py":           "open('/opt/ml/processing/output/ran', 'w').write('yes')\n",
+			"requirements.txt": reqs,
+		})
+		return sb.run(t, job{script: "runproc.py", codeDir: "/opt/ml/processing/input/entrypoint", binds: map[string]string{"/opt/ml/processing": proc}, args: []string{"job.py"}})
+	}
+	log, err := run("# the image has these\npandas>=0.1\nnumpy\n")
+	if err != nil || !strings.Contains(log, "requirements.txt is satisfied by the image") || strings.Contains(log, "installing requirements.txt") {
+		t.Fatalf("satisfied requirements: %v\n%s", err, log)
+	}
+	// The sandbox has no network: pip cannot reach an index, as in an isolated job.
+	log, err = run("pandas>=0.1\ncursus-no-such-package>=1.0\n")
+	if err == nil || !strings.Contains(log, "missing: cursus-no-such-package>=1.0 (not installed)") || !strings.Contains(log, "package index") {
+		t.Fatalf("an unmet requirement: %v\n%s", err, log)
+	}
+}

@@ -1,9 +1,10 @@
 """Score a labelled data set with a model of LightGBMTraining and compute its metrics
 (LightGBMModelEval).
 
-Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn in the image (the SageMaker
-PyTorch and scikit-learn images do not ship lightgbm: config field image_uri); matplotlib draws
-the curves when installed, scipy adds the paired tests.
+Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn (the SageMaker PyTorch image has no
+lightgbm: the launcher runproc.py installs the requirements.txt packed with this script, or config
+field image_uri names an image that has it); matplotlib draws the curves when installed, scipy
+adds the paired tests.
 
 Contract:
   inputs   /opt/ml/processing/input/model       model.tar.gz of LightGBMTraining (or its files):

@@ -1,8 +1,9 @@
 """Score a data set with a model of LightGBMTraining and write the predictions, without metrics
 (LightGBMModelInference).
 
-Needs lightgbm (3.3 or later), numpy and pandas (pyarrow for Parquet) in the image (the SageMaker
-PyTorch and scikit-learn images do not ship lightgbm: config field image_uri).
+Needs lightgbm (3.3 or later), numpy and pandas (pyarrow for Parquet). The SageMaker PyTorch image
+has no lightgbm: the launcher runproc.py installs the requirements.txt packed with this script, or
+config field image_uri names an image that has it.
 
 Contract:
   inputs   /opt/ml/processing/input/model       model.tar.gz of LightGBMTraining (or its files):

@@ -1,8 +1,9 @@
 """Train a LightGBM model on tabular data (LightGBMTraining).
 
-Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn in the image: the SageMaker
-PyTorch and scikit-learn images do not ship lightgbm, so the step needs an image that does
-(config field image_uri). Nothing is installed at run time.
+Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn. No SageMaker framework image ships
+lightgbm: the compiler packs requirements.txt (requirements/lightgbm.txt) beside this script and the
+PyTorch image's training toolkit installs it before the script runs, or config field image_uri
+names an image that has it.
 
 Contract:
   inputs   /opt/ml/input/config/hyperparameters.json       the job's hyperparameters (typed config

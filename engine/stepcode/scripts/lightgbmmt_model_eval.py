@@ -1,8 +1,9 @@
 """Score a labelled data set with a model of LightGBMMTTraining and compute each task's metrics
 (LightGBMMTModelEval).
 
-Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn in the image (config field
-image_uri: no SageMaker framework image ships lightgbm).
+Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn (the SageMaker PyTorch image has no
+lightgbm: the launcher runproc.py installs the requirements.txt packed with this script, or config
+field image_uri names an image that has it).
 
 Contract:
   inputs   /opt/ml/processing/input/model       model.tar.gz of LightGBMMTTraining (or its files):

@@ -5,8 +5,10 @@ booster is trained first; each subtask's booster then starts from the main task'
 differs, so rare subtasks borrow the main task's signal. LightGBM's trees are single-output, so
 the model is one booster file per task with the shared input.
 
-Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn in the image: no SageMaker framework
-image ships lightgbm (config field image_uri). Nothing is installed at run time.
+Needs lightgbm (3.3 or later), numpy, pandas and scikit-learn. No SageMaker framework image ships
+lightgbm: the compiler packs requirements.txt (requirements/lightgbm.txt) beside this script and the
+PyTorch image's training toolkit installs it before the script runs, or config field image_uri
+names an image that has it.
 
 Contract:
   inputs   /opt/ml/input/config/hyperparameters.json     the job's hyperparameters

@@ -10,8 +10,9 @@ Command
   python3 runproc.py <entry point> [job arguments...]
 
 The archive is unpacked into a fresh directory below /opt/ml/processing (the input folder may be
-read-only), a requirements.txt at its top is installed with pip (the job then needs network access
-to an index, as with the SDK's launcher), and the entry point replaces this process, run from that
+read-only), a requirements.txt at its top is installed with pip unless the image satisfies every
+line already (the job then needs network access to an index, as with the SDK's launcher; an image
+that has the packages needs none), and the entry point replaces this process, run from that
 directory with the job's arguments, so its exit status is the job's.
 """
 import json
@@ -47,6 +48,46 @@ def unpack(archive, dst):
         fail("cannot unpack the code archive %s: %s" % (archive, e))
 
 
+def unmet(path):
+    """The lines of a requirements file this interpreter does not satisfy, each with why; None when
+    a line cannot be judged here (an option, a URL, no packaging module), so pip must decide."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return None
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:
+        try:
+            from pip._vendor.packaging.requirements import Requirement
+        except ImportError:
+            return None
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("-"):
+                return None
+            try:
+                req = Requirement(line)
+            except Exception:
+                return None
+            if req.url:
+                return None
+            if req.marker is not None and not req.marker.evaluate():
+                continue
+            try:
+                have = metadata.version(req.name)
+            except metadata.PackageNotFoundError:
+                out.append("%s (not installed)" % line)
+                continue
+            if not req.specifier.contains(have, prereleases=True):
+                out.append("%s (%s %s installed)" % (line, req.name, have))
+    return out
+
+
 def main(argv):
     if len(argv) < 1:
         fail("usage: runproc.py <entry point> [arguments...]")
@@ -63,10 +104,16 @@ def main(argv):
         fail("the entry point %s is not in the code archive" % entry)
     os.chdir(code)
     if os.path.isfile("requirements.txt"):
-        print("[runproc] installing requirements.txt", flush=True)
-        rc = subprocess.call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])
-        if rc != 0:
-            fail("pip could not install requirements.txt (exit status %d)" % rc)
+        missing = unmet("requirements.txt")
+        if missing == []:
+            print("[runproc] requirements.txt is satisfied by the image", flush=True)
+        else:
+            print("[runproc] installing requirements.txt", flush=True)
+            rc = subprocess.call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])
+            if rc != 0:
+                what = "; missing: " + ", ".join(missing) if missing else ""
+                fail("pip could not install requirements.txt (exit status %d)%s: the job needs network access to a "
+                     "package index (not under network isolation), or an image that has the packages" % (rc, what))
     argv = [sys.executable, entry] + args
     environ = dict(os.environ)
     rewrite = environ.pop("CURSUS_REWRITE", None)

@@ -177,7 +177,8 @@ def require(module, pin, script, failure_file=None):
     try:
         return importlib.import_module(module)
     except ImportError as e:
-        reason = "%s is not installed in this image (%s): run the step in an image with %s (config field image_uri)" % (module, e, pin)
+        reason = ("%s is not installed in this image (%s): run the step in an image with %s (config field image_uri), or "
+                  "let its container install it from a requirements.txt beside the script (it needs a package index)" % (module, e, pin))
         if failure_file is None:
             raise SystemExit(reason)
         write_failure(failure_file, script, reason)
