@@ -115,6 +115,28 @@ func TestExport(t *testing.T) {
 	if code != 0 || out != "" || err != nil || !json.Valid(b) {
 		t.Fatalf("export -o: %d %q %v", code, out, err)
 	}
+	// Deferred loading: the tool search tool first, tools.help (core) loaded,
+	// tools.by_phase deferred; a format without it is a usage error.
+	for f, search := range map[string]string{"anthropic": "tool_search_tool_bm25_20251119", "openai-responses": "tool_search"} {
+		code, out, _ = run(t, "", "mcp", "export", "--format", f, "--namespace", "tools", "--defer-loading")
+		var arr []map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &arr) != nil || len(arr) != 5 || arr[0]["type"] != search {
+			t.Fatalf("export %s --defer-loading: %d %s", f, code, out)
+		}
+		for _, tool := range arr[1:] {
+			if core := tool["name"] == "tools__help" || tool["name"] == "tools__toolsets"; (tool["defer_loading"] == true) == core {
+				t.Errorf("export %s --defer-loading: %s defer_loading %v", f, tool["name"], tool["defer_loading"])
+			}
+		}
+	}
+	code, _, stderr := run(t, "", "mcp", "export", "--format", "gemini", "--defer-loading")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "openai-responses") {
+		t.Errorf("gemini --defer-loading: %d %s", code, stderr)
+	}
+	code, out, _ = run(t, "", "mcp", "export", "--help")
+	if code != 0 || !strings.Contains(out, "--defer-loading") || !strings.Contains(out, "deferred loading") {
+		t.Errorf("mcp export --help does not offer deferred loading: %s", out)
+	}
 }
 
 func TestVersion(t *testing.T) {

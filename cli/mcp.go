@@ -11,6 +11,7 @@ import (
 
 	"github.com/cursus-go/cursus"
 	"github.com/cursus-go/cursus/envelope"
+	"github.com/cursus-go/cursus/exporters"
 	"github.com/cursus-go/cursus/internal/jsonpos"
 	"github.com/cursus-go/cursus/internal/safefs"
 	"github.com/cursus-go/cursus/registry"
@@ -54,9 +55,16 @@ func mcpCommand() *cli.Command {
 			{
 				Name:  "export",
 				Usage: "export the tools in a provider's tool format (a JSON array)",
+				Description: "Prints every tool (or one namespace's) as the provider's API takes tool definitions.\n\n" +
+					"--defer-loading uses the provider's tool search (deferred loading): every tool but the core toolset's\n" +
+					"(the front door `cursus mcp serve` lists first) is marked \"defer_loading\": true, and the provider's tool\n" +
+					"search tool comes first, so the model starts with the core definitions and loads the others when it\n" +
+					"searches for them. Formats: anthropic (Messages API: tool_search_tool_bm25_20251119) and\n" +
+					"openai-responses (Responses API: {\"type\": \"tool_search\"}); the others have no deferred loading.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "format", Required: true, Usage: "openai, openai-responses, anthropic, bedrock, gemini or mcp"},
 					&cli.StringFlag{Name: "namespace", Usage: "only this namespace"},
+					&cli.BoolFlag{Name: "defer-loading", Usage: "deferred loading through the provider's tool search: defer_loading on every tool but the core toolset's, the tool search tool first (anthropic, openai-responses)"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically) instead of stdout"},
 				},
 				Action: mcpExport,
@@ -299,7 +307,11 @@ func mcpExport(c *cli.Context) error {
 	if err := checkNamespace(ns); err != nil {
 		return err
 	}
-	raw, err := cursus.Export(c.String("format"), ns)
+	f, err := exporters.ParseFormat(c.String("format"))
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	raw, err := exporters.ExportJSONWith(f, cursus.Registry().List(ns), exporters.Options{DeferLoading: c.Bool("defer-loading")}, false)
 	if err != nil {
 		return usagef("%v", err)
 	}

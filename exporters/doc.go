@@ -24,6 +24,11 @@
 // pass reg.List("") for every listed tool or reg.List("compile") for one
 // namespace. The output keeps the order of the input (List sorts by name).
 //
+// ExportWith with Options.DeferLoading uses the provider's tool search
+// for FormatAnthropic and FormatOpenAIResponses: "defer_loading": true on
+// every tool outside the core toolset (registry.Spec.Core), the provider's
+// tool search tool first; the other formats refuse it.
+//
 // Each format is proved against the provider's own Go SDK types by the
 // tests of the nested module exporters/sdkcheck (run there with go test
 // ./...), which keeps those SDKs out of this module's dependencies.

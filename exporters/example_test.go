@@ -114,3 +114,29 @@ func ExampleParseFormat() {
 	fmt.Println(err)
 	// Output: unknown export format "claude" (valid: openai, openai-responses, anthropic, bedrock, gemini, mcp)
 }
+
+// ExportWith with DeferLoading puts the provider's tool search first and
+// defers every tool outside the core toolset.
+func ExampleExportWith() {
+	core := registry.New("demo.start", registry.Spec{Description: "Where to start.", Core: true},
+		func(ctx context.Context, a struct{}) (*envelope.ToolResult, error) { return envelope.OK(nil), nil })
+	out, err := exporters.ExportWith(exporters.FormatAnthropic, []*registry.ToolDef{core, greetTool}, exporters.Options{DeferLoading: true})
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range out {
+		switch t := t.(type) {
+		case exporters.AnthropicToolSearchTool:
+			fmt.Println(t.Type)
+		case exporters.AnthropicTool:
+			fmt.Println(t.Name, t.DeferLoading)
+		}
+	}
+	_, err = exporters.ExportWith(exporters.FormatGemini, []*registry.ToolDef{greetTool}, exporters.Options{DeferLoading: true})
+	fmt.Println(err != nil)
+	// Output:
+	// tool_search_tool_bm25_20251119
+	// demo__start false
+	// demo__greet true
+	// true
+}

@@ -85,7 +85,65 @@ func Export(f Format, tools []*registry.ToolDef) ([]any, error) {
 // ExportJSON is Export marshalled: a JSON array, indented by two spaces when
 // indent is true, without a trailing newline.
 func ExportJSON(f Format, tools []*registry.ToolDef, indent bool) ([]byte, error) {
-	out, err := Export(f, tools)
+	return ExportJSONWith(f, tools, Options{}, indent)
+}
+
+// Options configures ExportWith.
+type Options struct {
+	// DeferLoading uses the provider's tool search: every tool but those of
+	// the core toolset (registry.Spec.Core) is marked for deferred loading,
+	// so the model starts with the core tools' definitions and the others'
+	// names, and loads a definition when its search finds the tool; the
+	// provider's tool search tool comes first in the export. Two formats
+	// have it: FormatAnthropic (Messages API: "defer_loading": true on the
+	// tool, and the tool_search_tool_bm25_20251119 server tool) and
+	// FormatOpenAIResponses (Responses API: "defer_loading": true on the
+	// function, and {"type": "tool_search"}). The others refuse it: OpenAI
+	// Chat Completions, Bedrock Converse (Anthropic's tool search runs
+	// through InvokeModel there), Gemini and MCP have no such field.
+	DeferLoading bool
+}
+
+// DeferFormats lists the formats that take Options.DeferLoading.
+var DeferFormats = []Format{FormatAnthropic, FormatOpenAIResponses}
+
+// ExportWith is Export with options. With Options.DeferLoading, a format
+// without deferred loading is an error naming those with it.
+func ExportWith(f Format, tools []*registry.ToolDef, o Options) ([]any, error) {
+	if !o.DeferLoading {
+		return Export(f, tools)
+	}
+	for i, t := range tools {
+		if t == nil {
+			return nil, fmt.Errorf("exporters: tool %d is nil", i)
+		}
+	}
+	switch f {
+	case FormatAnthropic:
+		out := []any{AnthropicToolSearch()}
+		for i, t := range Anthropic(tools) {
+			t.DeferLoading = !tools[i].Core
+			out = append(out, t)
+		}
+		return out, nil
+	case FormatOpenAIResponses:
+		out := []any{OpenAIToolSearch()}
+		for i, t := range OpenAIResponses(tools) {
+			t.DeferLoading = !tools[i].Core
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	if _, err := ParseFormat(string(f)); err != nil {
+		return nil, fmt.Errorf("exporters: %w", err)
+	}
+	return nil, fmt.Errorf("exporters: format %q has no deferred loading (the provider's API has no defer_loading field for it); formats with it: %s, %s",
+		string(f), FormatAnthropic, FormatOpenAIResponses)
+}
+
+// ExportJSONWith is ExportWith marshalled, as ExportJSON.
+func ExportJSONWith(f Format, tools []*registry.ToolDef, o Options, indent bool) ([]byte, error) {
+	out, err := ExportWith(f, tools, o)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +232,21 @@ type OpenAIResponsesTool struct {
 	// Strict is always false: the registry's schemas mark optional keys by
 	// leaving them out of "required", which OpenAI's strict mode forbids.
 	Strict bool `json:"strict"`
+	// DeferLoading marks a function the Responses API's tool search loads
+	// on demand (ExportWith with Options.DeferLoading); absent when false.
+	DeferLoading bool `json:"defer_loading,omitempty"`
 }
+
+// OpenAIToolSearchTool is the Responses API's hosted tool search,
+// {"type": "tool_search"}: it loads the deferred functions the model
+// searches for.
+type OpenAIToolSearchTool struct {
+	// Type is always "tool_search".
+	Type string `json:"type"`
+}
+
+// OpenAIToolSearch returns the Responses API's tool search tool.
+func OpenAIToolSearch() OpenAIToolSearchTool { return OpenAIToolSearchTool{Type: "tool_search"} }
 
 // OpenAIResponses renders tools as OpenAI Responses function tools. Every
 // tool must be non-nil.
@@ -199,6 +271,26 @@ type AnthropicTool struct {
 	Description string `json:"description"`
 	// InputSchema is the JSON Schema of the arguments (a deep copy).
 	InputSchema map[string]any `json:"input_schema"`
+	// DeferLoading keeps the tool's definition out of the model's context
+	// until the tool search finds it (ExportWith with
+	// Options.DeferLoading); absent when false.
+	DeferLoading bool `json:"defer_loading,omitempty"`
+}
+
+// AnthropicToolSearchTool is one of Anthropic's tool search server tools:
+// {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+// searches the deferred tools with natural-language queries.
+type AnthropicToolSearchTool struct {
+	// Type is the server tool's versioned type.
+	Type string `json:"type"`
+	// Name is the name the model calls it by.
+	Name string `json:"name"`
+}
+
+// AnthropicToolSearch returns Anthropic's BM25 tool search tool (natural
+// language queries; the regex variant is tool_search_tool_regex_20251119).
+func AnthropicToolSearch() AnthropicToolSearchTool {
+	return AnthropicToolSearchTool{Type: "tool_search_tool_bm25_20251119", Name: "tool_search_tool_bm25"}
 }
 
 // Anthropic renders tools as Anthropic Messages tools. Every tool must be

@@ -565,3 +565,42 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// TestDeferredLoading: the deferred exports load into the SDKs' tool
+// unions as their tool search tool first, then tools whose DeferLoading
+// is set exactly when the tool is not in the core toolset, nothing
+// dropped.
+func TestDeferredLoading(t *testing.T) {
+	defs := cursus.Registry().List("")
+	raws := func(f exporters.Format) []json.RawMessage {
+		b, err := exporters.ExportJSONWith(f, defs, exporters.Options{DeferLoading: true}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []json.RawMessage
+		if err := json.Unmarshal(b, &out); err != nil || len(out) != len(defs)+1 {
+			t.Fatalf("%s: %d entries, %v", f, len(out), err)
+		}
+		return out
+	}
+	a := raws(exporters.FormatAnthropic)
+	if u, d := roundTrip[anthropic.ToolUnionParam](t, a[0], decode(t, a[0])); len(d) > 0 || u.OfToolSearchToolBm25_20251119 == nil {
+		t.Errorf("anthropic tool search %s: %v", a[0], d)
+	}
+	for i, raw := range a[1:] {
+		u, d := roundTrip[anthropic.ToolUnionParam](t, raw, decode(t, raw))
+		if len(d) > 0 || u.OfTool == nil || u.OfTool.DeferLoading.Valid() == defs[i].Core || (u.OfTool.DeferLoading.Valid() && !u.OfTool.DeferLoading.Value) {
+			t.Errorf("anthropic %s (core %v): %s %v", defs[i].Name, defs[i].Core, raw[:80], d)
+		}
+	}
+	o := raws(exporters.FormatOpenAIResponses)
+	if u, d := roundTrip[responses.ToolUnionParam](t, o[0], decode(t, o[0])); len(d) > 0 || u.OfToolSearch == nil {
+		t.Errorf("openai tool search %s: %v", o[0], d)
+	}
+	for i, raw := range o[1:] {
+		u, d := roundTrip[responses.ToolUnionParam](t, raw, decode(t, raw))
+		if len(d) > 0 || u.OfFunction == nil || u.OfFunction.DeferLoading.Valid() == defs[i].Core || (u.OfFunction.DeferLoading.Valid() && !u.OfFunction.DeferLoading.Value) {
+			t.Errorf("openai-responses %s (core %v): %v", defs[i].Name, defs[i].Core, d)
+		}
+	}
+}
