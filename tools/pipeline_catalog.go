@@ -75,7 +75,7 @@ type pcListArgs struct {
 }
 
 type pcRecommendArgs struct {
-	DataType     string `json:"data_type,omitempty" jsonschema:"enum=text,enum=tabular,enum=mixed" jsonschema_description:"Kind of input data; text drops DAGs without text support."`
+	DataType     string `json:"data_type,omitempty" jsonschema:"enum=text,enum=tabular,enum=mixed" jsonschema_description:"text drops DAGs without text support."`
 	HasLabels    bool   `json:"has_labels,omitempty" jsonschema:"default=true" jsonschema_description:"The data has labels (supervised DAGs score lower without)."`
 	NeedsLLM     bool   `json:"needs_llm,omitempty" jsonschema:"default=false" jsonschema_description:"An LLM step is wanted."`
 	MultiTask    bool   `json:"multi_task,omitempty" jsonschema:"default=false" jsonschema_description:"One model learns several tasks."`
@@ -84,7 +84,7 @@ type pcRecommendArgs struct {
 	GPUAvailable bool   `json:"gpu_available,omitempty" jsonschema:"default=true" jsonschema_description:"GPU instances may be used; false drops DAGs that need one."`
 	Need         string `json:"need,omitempty" jsonschema:"maxLength=2000" jsonschema_description:"What the pipeline must do, in words (e.g. calibration and registration)."`
 	MaxResults   int    `json:"max_results,omitempty" jsonschema:"default=5,minimum=1,maximum=50" jsonschema_description:"Number of recommendations."`
-	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives: s3 (S3-loading DAGs first, then Athena or Redshift ones), athena, redshift, or cradle (the managed data service, left out otherwise). Omitted: inferred from need."`
+	DataSource   string `json:"data_source,omitempty" jsonschema:"enum=s3,enum=athena,enum=redshift,enum=cradle" jsonschema_description:"Where the data lives (cradle: the managed data service, left out otherwise). Omitted: inferred from need."`
 }
 
 type pcAutoSelectArgs struct {

@@ -98,9 +98,16 @@ func TestPipelineCatalogRecommendRanksCalibrationAndRegistration(t *testing.T) {
 	if len(d["recommendations"].([]any)) != 2 {
 		t.Fatalf("max_results: %v", d)
 	}
+	// lightgbmmt is LightGBM trained on several tasks: the multi-task DAGs serve it.
 	env = callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "lightgbmmt"})
-	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || d["excluded"] == nil || !strings.Contains(toJSON(d["unserved"]), `"concept":"lightgbmmt"`) ||
-		!slices.Contains(strs(t, env["warnings"]), "no DAG scored above 0.2") || !strings.Contains(toJSON(env["warnings"]), "not served: lightgbmmt") {
+	if d = wantOK(t, env); len(d["recommendations"].([]any)) == 0 || len(d["unserved"].([]any)) != 0 ||
+		!strings.HasPrefix(d["recommendations"].([]any)[0].(map[string]any)["dag_id"].(string), "lightgbmmt_") ||
+		!strings.Contains(toJSON(d["served"]), `"concept":"multi_task","dag_id":"lightgbmmt_`) {
+		t.Fatalf("lightgbmmt: %v", env)
+	}
+	env = callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"framework": "lightgbmmt", "data_type": "text"})
+	if d = wantOK(t, env); len(d["recommendations"].([]any)) != 0 || d["excluded"] == nil || !strings.Contains(toJSON(d["unserved"]), `"concept":"text_data"`) ||
+		!slices.Contains(strs(t, env["warnings"]), "no DAG scored above 0.2") || !strings.Contains(toJSON(env["warnings"]), "not served: text_data") {
 		t.Fatalf("no match: %v", env)
 	}
 	wantFail(t, callTool(t, ctx, "pipeline_catalog.recommend", map[string]any{"data_source": "ftp"}), "invalid_input")

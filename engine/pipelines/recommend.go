@@ -38,6 +38,8 @@ type Request struct {
 // ServedConcept is a concept the top recommendation serves.
 type ServedConcept struct {
 	Concept
+	// DagID is the DAG that serves it: the top recommendation.
+	DagID string `json:"dag_id"`
 	// How names the node and field that carry a setting.
 	How string `json:"how,omitempty"`
 }
@@ -109,6 +111,11 @@ type Ranking struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// multiTaskFrameworks are the framework names of multi-task training
+// (cursus's LightGBMMT, XgboostMt): the framework they train with and the
+// multi-task capability.
+var multiTaskFrameworks = map[string]string{"lightgbmmt": "lightgbm", "xgboostmt": "xgboost", "xgboost_mt": "xgboost", "lightgbm_mt": "lightgbm"}
+
 // MinRecommendScore is the floor of Recommend.
 const MinRecommendScore = 0.2
 
@@ -150,9 +157,16 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		fw = ""
 	}
 	var extra []Concept
+	mtFramework := false
+	if base, ok := multiTaskFrameworks[fw]; ok {
+		// lightgbmmt is LightGBM trained on several tasks: the multi-task
+		// DAGs' framework is lightgbm, and their multi-task training a capability
+		extra = append(extra, Concept{ID: CapMultiTask, Kind: ConceptCapability, Phrase: "framework " + fw})
+		fw, mtFramework = base, true
+	}
 	if fw != "" {
 		out.Framework, out.FrameworkFrom = fw, "argument"
-		extra = append(extra, Concept{ID: fw, Kind: ConceptFramework, Phrase: "framework " + fw})
+		extra = append(extra, Concept{ID: fw, Kind: ConceptFramework, Phrase: "framework " + strings.ToLower(strings.TrimSpace(r.Framework))})
 	} else {
 		var named []Concept
 		for _, k := range concepts {
@@ -183,7 +197,7 @@ func (c *Catalog) Recommend(r Request) *Ranking {
 		out.DataSource, out.DataSourceFrom = ds, from
 	}
 	dataType := strings.ToLower(strings.TrimSpace(r.DataType))
-	needsLLM, multiTask, incremental := r.NeedsLLM, r.MultiTask, r.Incremental
+	needsLLM, multiTask, incremental := r.NeedsLLM, r.MultiTask || mtFramework, r.Incremental
 	for _, k := range concepts {
 		switch {
 		case k.Kind != ConceptCapability:
@@ -417,7 +431,7 @@ func (c *Catalog) judge(out *Ranking, top *Entry, concepts []Concept, fw string,
 	for _, k := range concepts {
 		if top != nil {
 			if ok, how := top.servesConcept(k, steps); ok {
-				out.Served = append(out.Served, ServedConcept{Concept: k, How: how})
+				out.Served = append(out.Served, ServedConcept{Concept: k, DagID: top.ID, How: how})
 				continue
 			}
 		}
@@ -431,6 +445,10 @@ func (c *Catalog) judge(out *Ranking, top *Entry, concepts []Concept, fw string,
 			u.NearestDAG = near.ID
 		default:
 			u.Reason = top.ID + " does not; " + near.ID + " does"
+			if lacks := lacking(near, top, k, concepts, steps); len(lacks) > 0 {
+				// the nearest serves k but not what top serves: no DAG serves both
+				u.Reason += " but lacks " + strings.Join(lacks, ", ") + ", so no catalog DAG serves both"
+			}
 			u.NearestDAG = near.ID
 		}
 		if top != nil {
@@ -448,6 +466,24 @@ func (c *Catalog) judge(out *Ranking, top *Entry, concepts []Concept, fw string,
 	if len(applied) > 0 {
 		out.Adapted = &AdaptedDAG{From: top.ID, Changes: applied, Nodes: g.nodes, Edges: g.edges}
 	}
+}
+
+// lacking names the concepts of the request other than k that top serves
+// and near does not.
+func lacking(near, top *Entry, k Concept, concepts []Concept, steps *catalog.Catalog) []string {
+	var out []string
+	for _, x := range concepts {
+		if x == k {
+			continue
+		}
+		if ok, _ := top.servesConcept(x, steps); !ok {
+			continue
+		}
+		if ok, _ := near.servesConcept(x, steps); !ok {
+			out = append(out, conceptLabel(x))
+		}
+	}
+	return out
 }
 
 // nearest is the catalog DAG that serves k and is closest to the rest of

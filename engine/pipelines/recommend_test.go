@@ -120,7 +120,7 @@ func TestRecommendReportsUnserved(t *testing.T) {
 		{Request{Framework: "xgboost", NeedsLLM: true}, []string{"llm"}},
 		{Request{MultiTask: true}, nil},
 		{Request{Framework: "pytorch", MultiTask: true}, []string{"multi_task"}},
-		{Request{Framework: "lightgbmmt"}, []string{"lightgbmmt"}}, // the multi-task DAGs' framework is lightgbm
+		{Request{Framework: "lightgbmmt"}, nil}, // LightGBM trained on several tasks: the lightgbmmt_* DAGs
 		{Request{Framework: "xgboost", DataSource: "athena"}, []string{"athena"}},
 		{Request{Framework: "xgboost", Need: "calibration on BigQuery data"}, []string{"bigquery"}},
 		{Request{Need: "train a TensorFlow model"}, []string{"tensorflow"}},
@@ -133,8 +133,12 @@ func TestRecommendReportsUnserved(t *testing.T) {
 		}
 	}
 	r := c.Recommend(Request{Framework: "lightgbmmt"})
-	if len(r.Recommendations) != 0 || !strings.Contains(r.Unserved[0].Change, "generic, lightgbm, pytorch, xgboost") {
+	if len(r.Recommendations) == 0 || !strings.HasPrefix(r.Recommendations[0].DagID, "lightgbmmt_") || r.Framework != "lightgbm" {
 		t.Errorf("lightgbmmt: %+v", r)
+	}
+	r = c.Recommend(Request{Framework: "catboost"})
+	if len(r.Recommendations) != 0 || !strings.Contains(r.Unserved[0].Change, "generic, lightgbm, pytorch, xgboost") {
+		t.Errorf("catboost: %+v", r)
 	}
 	// xgboost DAGs can read Athena once their loading steps are swapped: the
 	// nearest Athena DAG is named and the swap is made in the adapted DAG
@@ -143,6 +147,56 @@ func TestRecommendReportsUnserved(t *testing.T) {
 	if u.NearestDAG != "lightgbm_athena_currency_metrics" || !u.Applied || !strings.Contains(u.Change, "AthenaDataLoading_training") ||
 		r.Adapted == nil || !slices.Contains(r.Adapted.Nodes, "AthenaDataLoading_training") {
 		t.Errorf("athena for xgboost: %+v adapted %+v", u, r.Adapted)
+	}
+}
+
+// TestRecommendServesWhatTheCatalogHas: the needs the catalog's Bedrock,
+// multi-task and batch DAGs serve are reported served, each with the DAG
+// that serves it; what none serves together with the rest of the request
+// is unserved, naming what the nearest DAG lacks.
+func TestRecommendServesWhatTheCatalogHas(t *testing.T) {
+	c := mustDefault(t)
+	for _, tc := range []struct {
+		req    Request
+		served map[string]string // concept -> prefix of the serving DAG
+	}{
+		{Request{Need: "one multi-task LightGBM model for three fraud labels"}, map[string]string{"multi_task": "lightgbmmt_", "lightgbm": "lightgbmmt_"}},
+		{Request{Need: "one multi-task LightGBM model for chargeback, account takeover and promo abuse labels"}, map[string]string{"multi_task": "lightgbmmt_"}},
+		{Request{Need: "label our data with an LLM on Amazon Bedrock, then train a PyTorch model"}, map[string]string{"llm": "bedrock_", "pytorch": "bedrock_", "training": "bedrock_"}},
+		{Request{Need: "label support tickets with an LLM on Bedrock, then train a text classifier"}, map[string]string{"llm": "bedrock_", "text_data": "bedrock_"}},
+		{Request{Need: "multi-task model", Framework: "xgboost"}, map[string]string{"multi_task": "xgboost_mt_"}},
+		{Request{Need: "binary classification of customer churn on CSV data in s3://acme/churn/ with 40 features; register only if AUC >= 0.80"},
+			map[string]string{"s3": "", "quality_gate": "", "registration": ""}},
+		{Request{Need: "out-of-time validation: split by date, train XGBoost"}, map[string]string{"TemporalSplitPreprocessing": "xgboost_temporal"}},
+	} {
+		r := c.Recommend(tc.req)
+		if len(r.Unserved) != 0 || len(r.Recommendations) == 0 {
+			t.Errorf("%+v: unserved %+v", tc.req, r.Unserved)
+			continue
+		}
+		got := map[string]string{}
+		for _, s := range r.Served {
+			if s.DagID != r.Recommendations[0].DagID {
+				t.Errorf("%q: %s served by %q, the top is %s", tc.req.Need, s.ID, s.DagID, r.Recommendations[0].DagID)
+			}
+			got[s.ID] = s.DagID
+		}
+		for id, prefix := range tc.served {
+			if d, ok := got[id]; !ok || !strings.HasPrefix(d, prefix) {
+				t.Errorf("%q: %s served by %q, want %s*", tc.req.Need, id, d, prefix)
+			}
+		}
+	}
+	// No catalog DAG scores an existing model without training: the top
+	// batch DAG lacks it, the adapted DAG stands the model in, and the
+	// nearest DAG without training is named with what it lacks.
+	r := c.Recommend(Request{Need: "batch inference with an existing model, no training"})
+	if len(r.Unserved) != 1 || r.Unserved[0].ID != "no_training" || !r.Unserved[0].Applied ||
+		!strings.Contains(r.Unserved[0].Reason, "lacks batch inference, so no catalog DAG serves both") {
+		t.Errorf("unserved %+v", r.Unserved)
+	}
+	if len(r.Served) != 1 || r.Served[0].ID != "batch_inference" || !strings.HasSuffix(r.Served[0].DagID, "_batch_inference") {
+		t.Errorf("served %+v", r.Served)
 	}
 }
 
