@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -58,13 +59,16 @@ func CatalogNamespace() registry.Namespace {
 			Tags: []string{registry.PhasePlanner},
 		}, catalogStepSpec),
 		registry.New("catalog.config_fields", registry.Spec{
-			Description: "The fields of a step's config class: type, required, default, tier, allowed values, bounds and description.",
+			Description: "A step's config fields, essential first: type, default, tier, allowed values, bounds, description. Paged (limit 50).",
 			When:        "writing or checking a step's config",
 			Examples: []string{
 				`catalog.config_fields {"step_name": "XGBoostTraining"}  # every field`,
 				`catalog.config_fields {"step_name": "TabularPreprocessing", "tier": "essential"}  # only what the user must supply`,
+				`catalog.config_fields {"step_name": "XGBoostTuning", "offset": 50}  # the fields after the first page`,
+				`catalog.config_fields {"step_name": "XGBoostTraining", "fields": ["objective", "eta"], "detail": "full"}  # two fields, with their source`,
 			},
-			Tags: []string{registry.PhasePlanner, registry.PhaseProgrammer},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner, registry.PhaseProgrammer},
 		}, catalogConfigFields),
 		registry.New("catalog.resolve_step", registry.Spec{
 			Description: "Resolves a loosely written step name (alias, node name with a job-type suffix, file-style name) to its canonical step type and class names, with the rule that matched.",
@@ -281,24 +285,70 @@ func catalogStepSpec(ctx context.Context, a catStepArgs) (*envelope.Result[Catal
 // --- catalog.config_fields ---
 
 type configFieldsArgs struct {
-	StepName string `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
-	Tier     string `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier."`
+	StepName string   `json:"step_name" jsonschema:"required" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
+	Tier     string   `json:"tier,omitempty" jsonschema:"enum=essential,enum=system,enum=derived" jsonschema_description:"Only fields of this tier."`
+	Fields   []string `json:"fields,omitempty" jsonschema:"maxItems=500" jsonschema_description:"Only these fields."`
+	Detail   string   `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"full adds sources."`
+	page
 	catalogWorkspace
 }
+
+// page is the offset and limit of a paged list.
+type page struct {
+	Offset int `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"The previous page's next_offset."`
+	Limit  int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=500,default=50" jsonschema_description:"Items per page."`
+}
+
+// defaultPageLimit is the items of a page when limit is not given: a
+// page of config fields stays well within the 16 KB an answer may take.
+const defaultPageLimit = 50
+
+// window returns the bounds of the page in a list of n items and the
+// offset of the next page (nil on the last).
+func (p page) window(n int) (from, to int, next *int) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = defaultPageLimit
+	}
+	from = min(max(p.Offset, 0), n)
+	to = min(from+limit, n)
+	if to < n {
+		next = &to
+	}
+	return from, to, next
+}
+
+// tierOrder is the order of a paged field list: what the user supplies
+// first, what is derived last.
+var tierOrder = map[catalog.FieldTier]int{catalog.TierEssential: 0, catalog.TierSystem: 1, catalog.TierDerived: 2}
 
 func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Result[CatalogConfigFieldsData], error) {
 	s, _, err := loadStep(ctx, a.WorkspaceDirs, a.StepName, "")
 	if err != nil {
 		return nil, err
 	}
-	fields := []CatalogConfigField{}
+	want := map[string]bool{}
+	for _, n := range a.Fields {
+		want[n] = true
+	}
+	for _, n := range a.Fields {
+		if _, ok := s.Field(n); !ok {
+			names := []string{}
+			for _, f := range s.Fields {
+				names = append(names, f.Name)
+			}
+			return nil, envelope.InvalidInput("fields: %s has no field %q", s.ConfigClass, n).WithDetails("field", "fields", "available", names).
+				WithRemedy("name fields from meta.details.available, or leave fields out for every field", "catalog.config_fields")
+		}
+	}
+	all := []CatalogConfigField{}
 	tiers := map[string]int{}
 	for _, f := range s.Fields {
 		tiers[string(f.Tier)]++
-		if a.Tier != "" && string(f.Tier) != a.Tier {
+		if (a.Tier != "" && string(f.Tier) != a.Tier) || (len(want) > 0 && !want[f.Name]) {
 			continue
 		}
-		fields = append(fields, CatalogConfigField{
+		cf := CatalogConfigField{
 			Name:        f.Name,
 			Type:        string(f.Type),
 			Required:    f.Required(),
@@ -310,19 +360,49 @@ func catalogConfigFields(ctx context.Context, a configFieldsArgs) (*envelope.Res
 			Max:         f.Max,
 			Pattern:     f.Pattern,
 			Derivation:  f.Derivation,
-			Source:      f.Source,
 			Hyper:       f.Hyperparameter,
-		})
+		}
+		if a.Detail == "full" {
+			cf.Source = f.Source
+		}
+		all = append(all, cf)
 	}
+	order := map[string]catalog.FieldTier{}
+	for _, f := range s.Fields {
+		order[f.Name] = f.Tier
+	}
+	slices.SortStableFunc(all, func(x, y CatalogConfigField) int {
+		return tierOrder[order[x.Name]] - tierOrder[order[y.Name]]
+	})
+	from, to, next := a.page.window(len(all))
+	fields := all[from:to]
 	data := CatalogConfigFieldsData{
 		StepName:    string(s.Type),
 		ConfigClass: s.ConfigClass,
 		FieldSets:   nonNilList(s.FieldSets),
 		Fields:      fields,
 		Count:       len(fields),
+		Total:       len(all),
+		Offset:      from,
+		NextOffset:  next,
 		TierCounts:  tiers,
 	}
-	return envelope.Success(data).WithMeta("step_name", a.StepName).WithNextSteps(
+	res := envelope.Success(data).WithMeta("step_name", a.StepName)
+	if next != nil {
+		args := map[string]any{"step_name": string(s.Type), "offset": *next}
+		if a.Tier != "" {
+			args["tier"] = a.Tier
+		}
+		if a.Detail != "" {
+			args["detail"] = a.Detail
+		}
+		if a.Limit > 0 {
+			args["limit"] = a.Limit
+		}
+		res.WithWarnings(fmt.Sprintf("fields %d-%d of %d: the rest from offset %d", from+1, to, len(all), *next)).
+			WithNextSteps(envelope.NextStep{Tool: "catalog.config_fields", When: "you need the fields after this page", Why: "the list is paged", ArgsHint: withWorkspace(args, a.WorkspaceDirs)})
+	}
+	return res.WithNextSteps(
 		envelope.NextStep{Tool: "config.requirements", When: "you are filling a config for a whole DAG", Why: "lists what every node of the DAG needs", ArgsHint: map[string]any{"dag": map[string]any{"nodes": []string{string(s.Type)}, "edges": [][]string{}}}},
 	), nil
 }
@@ -535,18 +615,28 @@ type CatalogConfigField struct {
 	Max         *float64 `json:"max,omitempty"`
 	Pattern     string   `json:"pattern,omitempty"`
 	Derivation  string   `json:"derivation,omitempty"`
-	Source      string   `json:"source"`
+	// Source is the field set (fieldset:<name>) or the step (step) that
+	// declares the field (detail full).
+	Source string `json:"source,omitempty"`
 	// Hyper: the field is passed to the training job as a hyperparameter.
 	Hyper bool `json:"hyperparameter,omitempty"`
 }
 
 // CatalogConfigFieldsData is the data of catalog.config_fields.
 type CatalogConfigFieldsData struct {
-	StepName    string               `json:"step_name"`
-	ConfigClass string               `json:"config_class"`
-	FieldSets   []string             `json:"field_sets"`
-	Fields      []CatalogConfigField `json:"fields"`
-	Count       int                  `json:"count"`
+	StepName    string   `json:"step_name"`
+	ConfigClass string   `json:"config_class"`
+	FieldSets   []string `json:"field_sets"`
+	// Fields are the page's fields: essential first, then system, then
+	// derived, each tier in declaration order.
+	Fields []CatalogConfigField `json:"fields"`
+	// Count is the fields in this answer; Total those that pass the
+	// filters; Offset the first's position among them; NextOffset, when
+	// more follow, the offset of the next page.
+	Count      int  `json:"count"`
+	Total      int  `json:"total"`
+	Offset     int  `json:"offset"`
+	NextOffset *int `json:"next_offset,omitempty"`
 	// TierCounts counts every field of the class by tier (before the tier filter).
 	TierCounts map[string]int `json:"tier_counts"`
 }

@@ -222,6 +222,60 @@ func TestCatalogConfigFields(t *testing.T) {
 	wantFail(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "Nope"}), "not_found")
 }
 
+// A class with more fields than a page answers them in pages, essential
+// fields first, each once; fields picks by name; detail full adds the
+// source.
+func TestCatalogConfigFieldsPaged(t *testing.T) {
+	ctx := context.Background()
+	env := callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTuning"})
+	first := wantOK(t, env)
+	total := int(first["total"].(float64))
+	if total <= 50 || first["count"] != 50.0 || first["next_offset"] != 50.0 || first["offset"] != 0.0 {
+		t.Fatalf("first page: count %v total %v next %v", first["count"], total, first["next_offset"])
+	}
+	next := env["next_steps"].([]any)[0].(map[string]any)
+	if next["tool"] != "catalog.config_fields" || next["args_hint"].(map[string]any)["offset"] != 50.0 {
+		t.Errorf("next page hint %v", next)
+	}
+	second := wantOK(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTuning", "offset": 50}))
+	if _, more := second["next_offset"]; more || int(second["count"].(float64)) != total-50 {
+		t.Errorf("second page: count %v next %v", second["count"], second["next_offset"])
+	}
+	seen := map[string]bool{}
+	lastTier := 0
+	rank := map[string]int{"essential": 0, "system": 1, "derived": 2}
+	for _, f := range append(first["fields"].([]any), second["fields"].([]any)...) {
+		m := f.(map[string]any)
+		if seen[m["name"].(string)] {
+			t.Errorf("%s on two pages", m["name"])
+		}
+		seen[m["name"].(string)] = true
+		if r := rank[m["tier"].(string)]; r < lastTier {
+			t.Errorf("%s (%s) after a later tier", m["name"], m["tier"])
+		} else {
+			lastTier = r
+		}
+		if _, has := m["source"]; has {
+			t.Errorf("compact field %s carries its source", m["name"])
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("%d fields over both pages, %d in the class", len(seen), total)
+	}
+	two := wantOK(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTraining", "fields": []string{"eta", "objective"}, "detail": "full"}))
+	if two["count"] != 2.0 || two["fields"].([]any)[0].(map[string]any)["source"] == nil {
+		t.Errorf("two fields with their source: %v", two["fields"])
+	}
+	det := wantFail(t, callTool(t, ctx, "catalog.config_fields", map[string]any{"step_name": "XGBoostTraining", "fields": []string{"etaa"}}), "invalid_input")
+	if det["field"] != "fields" || len(det["available"].([]any)) < 20 {
+		t.Errorf("an unknown field: %v", det)
+	}
+	fi := wantOK(t, callTool(t, ctx, "config.field_info", map[string]any{"step_name": "XGBoostTuning", "limit": 30}))
+	if fi["count"] != 30.0 || fi["next_offset"] != 30.0 || len(fi["requirements"].([]any)) != 30 || len(fi["derived"].([]any)) == 0 {
+		t.Errorf("field_info page: %v %v", fi["count"], fi["next_offset"])
+	}
+}
+
 func TestCatalogResolveStep(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct{ in, canonical, source, jobType string }{

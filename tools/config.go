@@ -25,7 +25,7 @@ const exampleDAG = `{"nodes": ["CradleDataLoading_training", "TabularPreprocessi
 func ConfigNamespace() registry.Namespace {
 	return namespace("config", "Pipeline configs: what a DAG needs configured, config class fields, a fillable template, and reading and writing config.json.",
 		registry.New("config.requirements", registry.Spec{
-			Description: "Field requirements for every node of a DAG: the shared base fields, each node's config class and fields, nodes without a class (pending_steps).",
+			Description: "What a DAG needs configured: the base fields, each node's config class, each class's fields once (compact: the required; optional_defaults the rest), nodes without a class.",
 			When:        "you need the config values a DAG asks for",
 			Examples: []string{
 				`config.requirements {"dag_file": "examples/simple-training/dag.json"}`,
@@ -35,7 +35,7 @@ func ConfigNamespace() registry.Namespace {
 			Tags:             []string{registry.PhasePlanner},
 		}, configRequirements),
 		registry.New("config.field_info", registry.Spec{
-			Description: "All fields of one step type (step_name) or config class (type, required, default, tier, allowed values, bounds) and its derived fields.",
+			Description: "The fields of one step type (step_name) or config class (type, required, default, tier, allowed values, bounds) and its derived fields. Paged (limit 50).",
 			When:        "you need one step's config fields and legal values",
 			Examples: []string{
 				`config.field_info {"step_name": "XGBoostTraining"}`,
@@ -43,7 +43,8 @@ func ConfigNamespace() registry.Namespace {
 				`config.field_info {"config_class": "XGBoostTrainingConfig"}`,
 				`config.field_info {"config_class": "BasePipelineConfig"}  # the base fields every step has`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, configFieldInfo),
 		registry.New("config.load", registry.Spec{
 			Description: "Summarizes a saved config.json: shared fields, each config key with its class and fields, and whether every value is valid.",
@@ -66,14 +67,16 @@ func ConfigNamespace() registry.Namespace {
 		}, configMergeSave),
 		registry.New("config.template", registry.Spec{
 			Core:        true,
-			Description: "A config skeleton for a DAG: config.json with defaults filled and essentials null, the same as config.merge_save arguments, and essential_fields listing each blank by path.",
+			Description: "A DAG's config skeleton: every field with its default (merge_save_args), each blank by path (essential_fields), each node's config class; its next step is the merge_save call to fill. detail full adds config.json.",
 			When:        "before writing a DAG's config values",
 			Examples: []string{
 				`config.template {"dag_file": "examples/simple-training/dag.json"}`,
 				`config.template {"dag": {"nodes": ["DummyDataLoading_training", "DemoFeatureEngineering_training"], "edges": [["DummyDataLoading_training", "DemoFeatureEngineering_training"]]}, "workspace_dirs": ["projects/demo_xgboost/steps"]}  # a custom step declared in the project's steps/ workspace`,
 				`config.template {"dag": ` + exampleDAG + `}`,
+				`config.template {"dag_id": "xgboost_simple", "detail": "full"}  # also the config.json document`,
 			},
-			Tags: []string{registry.PhasePlanner},
+			ListFirstExample: true,
+			Tags:             []string{registry.PhasePlanner},
 		}, configTemplate),
 	)
 }
@@ -102,15 +105,21 @@ type configDAGArgs struct {
 	configWorkspace
 }
 
+type templateArgs struct {
+	configDAGArgs
+	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"full adds config, the config.json document."`
+}
+
 type requirementsArgs struct {
 	configDAGArgs
-	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact: required fields in full, optional ones as optional_defaults; full: every field in full."`
+	Detail string `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"full: optional fields in full too."`
 }
 
 type fieldInfoArgs struct {
 	ConfigClass string `json:"config_class,omitempty" jsonschema_description:"Config class (XGBoostTrainingConfig), or BasePipelineConfig for the base fields. Give this or step_name."`
-	StepName    string `json:"step_name,omitempty" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works"`
-	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Split the fields into required and optional (and list them by tier)."`
+	StepName    string `json:"step_name,omitempty" jsonschema_description:"Step type, e.g. XGBoostTraining; a node name such as TabularPreprocessing_training or an alias also works."`
+	Categorized bool   `json:"categorized,omitempty" jsonschema:"default=false" jsonschema_description:"Also name the required and optional fields, and the fields of each tier."`
+	page
 	configWorkspace
 }
 
@@ -211,7 +220,7 @@ func configRequirements(ctx context.Context, a requirementsArgs) (*envelope.Resu
 		return nil, err
 	}
 	r := s.Requirements(nodes)
-	data := ConfigRequirementsData{Detail: "full", Requirements: *r}
+	data := fullRequirements(r)
 	if a.Detail != "full" {
 		data = compactRequirements(r)
 	}
@@ -220,20 +229,29 @@ func configRequirements(ctx context.Context, a requirementsArgs) (*envelope.Resu
 		WithMeta("mapped_count", len(r.ConfigClassMap)).
 		WithWarnings(append(warns, pendingWarnings(r.Pending)...)...).
 		WithNextSteps(
-			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names", ArgsHint: withWorkspace(a.hint(map[string]any{}), a.WorkspaceDirs)},
-			envelope.NextStep{Tool: "config.merge_save", When: "once the values are collected", Why: "validates them and writes config.json", ArgsHint: withWorkspace(a.hint(map[string]any{"base": map[string]any{}, "steps": map[string]any{}, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)},
+			// One hint carries the DAG: detail full (every field of every
+			// node) is the same call with "detail": "full", as the schema says.
+			envelope.NextStep{Tool: "config.template", When: "to get every field in place with its default", Why: "fill blanks instead of typing field names; its next step is the config.merge_save call to make (this call with detail full lists every optional field with its type and description)", ArgsHint: withWorkspace(a.hint(map[string]any{}), a.WorkspaceDirs)},
 		)
-	if data.OptionalDefaults != nil {
-		res.WithNextSteps(envelope.NextStep{Tool: "config.requirements", When: "you will set an optional field", Why: "detail full gives every optional field's type, description and allowed values", ArgsHint: withWorkspace(a.hint(map[string]any{"detail": "full"}), a.WorkspaceDirs)})
-	}
 	return res, nil
 }
 
-// compactRequirements keeps the required fields of r in its lists and
-// gives the optional ones by their defaults, in the shape of
-// config.merge_save's base and steps arguments.
+// fullRequirements is config.requirements' full answer: every field of
+// each config class, once per class.
+func fullRequirements(r *config.Requirements) ConfigRequirementsData {
+	c := ConfigRequirementsData{Detail: "full", Base: r.Base, BaseProcessing: r.BaseProcessing, NeedsProcessing: r.NeedsProcessing,
+		ConfigClassMap: r.ConfigClassMap, Classes: map[string][]config.Requirement{}, Pending: r.Pending, JobTypes: r.JobTypes}
+	for n, reqs := range r.Steps {
+		c.Classes[r.ConfigClassMap[n]] = reqs // the nodes of one class share its requirements (config.Schema.Requirements)
+	}
+	return c
+}
+
+// compactRequirements keeps the required fields of r in its lists, each
+// config class's once, and gives the optional ones by their defaults, once
+// per class too.
 func compactRequirements(r *config.Requirements) ConfigRequirementsData {
-	opt := &ConfigOptionalDefaults{Base: map[string]any{}, BaseProcessing: map[string]any{}, Steps: map[catalog.NodeName]map[string]any{}}
+	opt := &ConfigOptionalDefaults{Base: map[string]any{}, BaseProcessing: map[string]any{}, Classes: map[string]map[string]any{}}
 	split := func(reqs []config.Requirement, defaults map[string]any) []config.Requirement {
 		out := []config.Requirement{}
 		for _, q := range reqs {
@@ -245,15 +263,15 @@ func compactRequirements(r *config.Requirements) ConfigRequirementsData {
 		}
 		return out
 	}
-	c := *r
+	c := fullRequirements(r)
+	c.Detail, c.OptionalDefaults = "compact", opt
 	c.Base = split(r.Base, opt.Base)
 	c.BaseProcessing = split(r.BaseProcessing, opt.BaseProcessing)
-	c.Steps = make(map[catalog.NodeName][]config.Requirement, len(r.Steps))
-	for n, reqs := range r.Steps {
-		opt.Steps[n] = map[string]any{}
-		c.Steps[n] = split(reqs, opt.Steps[n])
+	for class, reqs := range c.Classes {
+		opt.Classes[class] = map[string]any{}
+		c.Classes[class] = split(reqs, opt.Classes[class])
 	}
-	return ConfigRequirementsData{Detail: "compact", Requirements: c, OptionalDefaults: opt}
+	return c
 }
 
 func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[ConfigFieldInfoData], error) {
@@ -282,17 +300,24 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[Con
 			WithDetails(field, name, "available", s.ClassNames()).
 			WithRemedy("use a class name from meta.details.available, or a step type from catalog.list_steps", "catalog.list_steps", "catalog.search")
 	}
-	reqs := c.Requirements()
+	all := c.Requirements()
 	derived := c.DerivedFields()
-	data := ConfigFieldInfoData{ConfigClass: c.Name, StepType: string(c.StepType), Processing: c.Processing, Derived: nonNilList(derived)}
+	from, to, next := a.page.window(len(all))
+	reqs := all[from:to]
+	data := ConfigFieldInfoData{ConfigClass: c.Name, StepType: string(c.StepType), Processing: c.Processing, Derived: nonNilList(derived),
+		Count: len(reqs), Total: len(all), Offset: from, NextOffset: next}
+	if from > 0 {
+		data.Derived = []config.Requirement{} // given with the first page
+	}
+	data.Requirements = nonNilList(reqs)
 	if a.Categorized {
-		required, optional := []config.Requirement{}, []config.Requirement{}
+		required, optional := []string{}, []string{}
 		byTier := map[string][]string{string(catalog.TierEssential): {}, string(catalog.TierSystem): {}, string(catalog.TierDerived): {}}
-		for _, r := range reqs {
+		for _, r := range all {
 			if r.Required {
-				required = append(required, r)
+				required = append(required, r.Name)
 			} else {
-				optional = append(optional, r)
+				optional = append(optional, r.Name)
 			}
 			byTier[r.Tier] = append(byTier[r.Tier], r.Name)
 		}
@@ -300,10 +325,20 @@ func configFieldInfo(ctx context.Context, a fieldInfoArgs) (*envelope.Result[Con
 			byTier[r.Tier] = append(byTier[r.Tier], r.Name)
 		}
 		data.Required, data.Optional, data.ByTier = required, optional, byTier
-	} else {
-		data.Requirements = nonNilList(reqs)
 	}
-	return envelope.Success(data).WithMeta("field_count", len(reqs)+len(derived)), nil
+	res := envelope.Success(data).WithMeta("field_count", len(all)+len(derived))
+	if next != nil {
+		args := map[string]any{field: name, "offset": *next}
+		if a.Categorized {
+			args["categorized"] = true
+		}
+		if a.Limit > 0 {
+			args["limit"] = a.Limit
+		}
+		res.WithWarnings(fmt.Sprintf("input fields %d-%d of %d: the rest from offset %d", from+1, to, len(all), *next)).
+			WithNextSteps(envelope.NextStep{Tool: "config.field_info", When: "you need the fields after this page", Why: "the list is paged", ArgsHint: withWorkspace(args, a.WorkspaceDirs)})
+	}
+	return res, nil
 }
 
 func configLoad(ctx context.Context, a loadArgs) (*envelope.Result[ConfigLoadData], error) {
@@ -450,7 +485,7 @@ func configMergeSave(ctx context.Context, a mergeSaveArgs) (*envelope.Result[Con
 		), nil
 }
 
-func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[ConfigTemplateData], error) {
+func configTemplate(ctx context.Context, a templateArgs) (*envelope.Result[ConfigTemplateData], error) {
 	nodes, warns, s, err := a.load(ctx)
 	if err != nil {
 		return nil, err
@@ -458,20 +493,23 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[Conf
 	t := s.Template(nodes)
 	essential := nonNilList(t.EssentialFields)
 	data := ConfigTemplateData{
-		Config:          t.File.Document(),
+		Detail:          "compact",
 		MergeSaveArgs:   ConfigMergeSaveArgs{Base: t.Base, Steps: t.Steps},
 		EssentialFields: essential,
 		ConfigClassMap:  t.ConfigClassMap,
 		ConfigKeys:      t.ConfigKeys,
 		PendingSteps:    nonNilList(t.Pending),
 	}
+	if a.Detail == "full" {
+		data.Detail, data.Config = "full", t.File.Document()
+	}
 	return envelope.Success(data).
 		WithMeta("node_count", len(nodes)).
 		WithMeta("essential_count", len(essential)).
 		WithWarnings(append(warns, t.Warnings...)...).
 		WithNextSteps(envelope.NextStep{Tool: "config.merge_save", When: "after filling every path in essential_fields",
-			Why:      "validates the values and writes config.json; base and steps here are merge_save_args: replace the null at each essential path (base.<field>, <node>.<field>) with its value",
-			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.Base, "steps": t.Steps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
+			Why:      "validates the values and writes config.json, filling every default itself: replace the null at each essential path (base.<field>, <node>.<field>) with its value; to change a default, add the field from merge_save_args",
+			ArgsHint: withWorkspace(a.hint(map[string]any{"base": t.MinimalBase, "steps": t.MinimalSteps, "output_file": "pipeline_config/config.json"}), a.WorkspaceDirs)}), nil
 }
 
 // --- data (field order is the wire order) ---
@@ -481,42 +519,64 @@ func configTemplate(ctx context.Context, a configDAGArgs) (*envelope.Result[Conf
 type ConfigRequirement = config.Requirement
 
 // ConfigRequirementsData is the data of config.requirements: the base and
-// processing-base fields, each node's config class and own fields, the
-// nodes without a config class (pending_steps) and the job types taken
-// from node names. In compact detail the lists hold the required fields
-// only and OptionalDefaults gives the others.
+// processing-base fields, each node's config class, the fields of each
+// class (once, however many nodes have it), the nodes without a config
+// class (pending_steps) and the job types taken from node names. In
+// compact detail the lists hold the required fields and OptionalDefaults
+// gives the others by their defaults.
 type ConfigRequirementsData struct {
 	// Detail is the detail answered: compact or full.
-	Detail string `json:"detail"`
-	config.Requirements
+	Detail          string               `json:"detail"`
+	Base            []config.Requirement `json:"base_config_requirements"`
+	BaseProcessing  []config.Requirement `json:"base_processing_config_requirements"`
+	NeedsProcessing bool                 `json:"needs_processing_config"`
+	// ConfigClassMap is each node's config class.
+	ConfigClassMap map[catalog.NodeName]string `json:"config_class_map"`
+	// Classes is each config class's own fields (compact: the required
+	// ones), once however many nodes have the class.
+	Classes map[string][]config.Requirement `json:"class_requirements"`
+	Pending []catalog.NodeName              `json:"pending_steps"`
+	// JobTypes is the job type each node's name gives, when any.
+	JobTypes map[catalog.NodeName]string `json:"job_types"`
 	// OptionalDefaults (compact detail) gives each optional field left
-	// out of the lists by its default, shaped like config.merge_save's
-	// arguments.
+	// out of the lists by its default.
 	OptionalDefaults *ConfigOptionalDefaults `json:"optional_defaults,omitempty"`
 }
 
 // ConfigOptionalDefaults are the optional fields of config.requirements'
 // compact answer, field name to default: the base and processing-base
-// fields, and each node's own.
+// fields, and each config class's own (a node's are its class's, see
+// config_class_map).
 type ConfigOptionalDefaults struct {
-	Base           map[string]any                      `json:"base"`
-	BaseProcessing map[string]any                      `json:"base_processing"`
-	Steps          map[catalog.NodeName]map[string]any `json:"steps"`
+	Base           map[string]any            `json:"base"`
+	BaseProcessing map[string]any            `json:"base_processing"`
+	Classes        map[string]map[string]any `json:"classes"`
 }
 
 // ConfigFieldInfoData is the data of config.field_info: one config class's
-// fields, as one list (requirements) or categorized (required, optional,
-// by_tier), and its derived fields with their templates.
+// fields (a page of them), categorized on request (the names of the
+// required and optional ones, and of each tier), and its derived fields
+// with their templates.
 type ConfigFieldInfoData struct {
 	ConfigClass string `json:"config_class"`
 	StepType    string `json:"step_type"`
 	// Processing: the class extends the processing base.
-	Processing   bool                `json:"processing"`
-	Requirements []ConfigRequirement `json:"requirements,omitempty"`
-	Required     []ConfigRequirement `json:"required,omitempty"`
-	Optional     []ConfigRequirement `json:"optional,omitempty"`
-	Derived      []ConfigRequirement `json:"derived"`
-	// ByTier names the fields of each tier (categorized only).
+	Processing bool `json:"processing"`
+	// Requirements are the page's input fields.
+	Requirements []ConfigRequirement `json:"requirements"`
+	// Required and Optional name the input fields of every page by
+	// whether they are required (categorized only).
+	Required []string `json:"required,omitempty"`
+	Optional []string `json:"optional,omitempty"`
+	// Derived are the derived fields (with the first page).
+	Derived []ConfigRequirement `json:"derived"`
+	// Count is the input fields in this answer, Total the class's, Offset
+	// the first's position; NextOffset, when more follow, the next page's.
+	Count      int  `json:"count"`
+	Total      int  `json:"total"`
+	Offset     int  `json:"offset"`
+	NextOffset *int `json:"next_offset,omitempty"`
+	// ByTier names the fields of each tier, every page's (categorized only).
 	ByTier map[string][]string `json:"by_tier,omitempty"`
 }
 
@@ -560,12 +620,15 @@ type ConfigMergeSaveArgs struct {
 	Steps map[catalog.NodeName]map[string]any `json:"steps"`
 }
 
-// ConfigTemplateData is the data of config.template: the config.json
-// skeleton, the same values as merge_save arguments, every blank by path,
-// and each node's config class and key.
+// ConfigTemplateData is the data of config.template: every field with
+// its default as merge_save arguments, every blank by path, each node's
+// config class and key, and with detail full the config.json skeleton.
 type ConfigTemplateData struct {
-	// Config is the config.json document, essential fields null.
-	Config          map[string]any                         `json:"config"`
+	// Detail is the detail answered: compact or full.
+	Detail string `json:"detail"`
+	// Config is the config.json document, essential fields null (detail
+	// full only).
+	Config          map[string]any                         `json:"config,omitempty"`
 	MergeSaveArgs   ConfigMergeSaveArgs                    `json:"merge_save_args"`
 	EssentialFields []string                               `json:"essential_fields"`
 	ConfigClassMap  map[catalog.NodeName]string            `json:"config_class_map"`

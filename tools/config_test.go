@@ -45,7 +45,10 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 	if len(cm) != 10 || cm["XGBoostModelEval_calibration"] != "XGBoostModelEvalConfig" || cm["Registration"] != "RegistrationConfig" {
 		t.Errorf("config_class_map %v", cm)
 	}
-	tab := d["step_requirements"].(map[string]any)["TabularPreprocessing_training"].([]any)
+	if _, has := d["step_requirements"]; has {
+		t.Error("the answer repeats each class's fields per node (step_requirements)")
+	}
+	tab := d["class_requirements"].(map[string]any)["TabularPreprocessingConfig"].([]any)
 	first := tab[0].(map[string]any)
 	if first["name"] != "job_type" || first["required"] != true || first["tier"] != "essential" {
 		t.Errorf("TabularPreprocessing requirements start with %v", first)
@@ -57,7 +60,7 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 	}
 	// The training script's hyperparameters are typed fields, its essentials essential.
 	hp := map[string]map[string]any{}
-	for _, r := range d["step_requirements"].(map[string]any)["XGBoostTraining"].([]any) {
+	for _, r := range d["class_requirements"].(map[string]any)["XGBoostTrainingConfig"].([]any) {
 		m := r.(map[string]any)
 		hp[m["name"].(string)] = m
 	}
@@ -129,7 +132,10 @@ func TestConfigFieldInfo(t *testing.T) {
 	}
 	var required []string
 	for _, r := range d["required"].([]any) {
-		required = append(required, r.(map[string]any)["name"].(string))
+		required = append(required, r.(string))
+	}
+	if len(d["requirements"].([]any)) != len(d["required"].([]any))+len(d["optional"].([]any)) {
+		t.Errorf("%d fields, %d required and %d optional", len(d["requirements"].([]any)), len(d["required"].([]any)), len(d["optional"].([]any)))
 	}
 	for _, want := range []string{"author", "bucket", "role", "region", "service_name", "pipeline_version", "project_root_folder", "job_type"} {
 		if !slices.Contains(required, want) {
@@ -240,16 +246,25 @@ func TestConfigTemplateMergeSaveLoad(t *testing.T) {
 		reg["framework"] != "xgboost" || reg["framework_version"] != "1.7-1" {
 		t.Errorf("Registration: %v (essential %v)", reg, ess)
 	}
-	// The next step carries the skeleton, nulls where essential_fields say.
+	// The next step carries the blanks (null where essential_fields say)
+	// and what the DAG decides, not the defaults merge_save fills itself.
 	next := env["next_steps"].([]any)[0].(map[string]any)
 	hint := next["args_hint"].(map[string]any)
-	if next["tool"] != "config.merge_save" || hint["steps"].(map[string]any)["Payload"].(map[string]any)["expected_tps"] != nil ||
-		hint["base"].(map[string]any)["model_class"] != "xgboost" {
+	hsteps := hint["steps"].(map[string]any)
+	if v, blank := hsteps["Payload"].(map[string]any)["expected_tps"]; next["tool"] != "config.merge_save" || v != nil || !blank ||
+		hsteps["Registration"].(map[string]any)["framework"] != "xgboost" || hint["base"].(map[string]any)["framework_version"] != "1.7-1" {
 		t.Errorf("merge_save hint %v", next)
+	}
+	if _, has := hsteps["TabularPreprocessing_training"]; has {
+		t.Errorf("the hint repeats defaults: %v", hsteps["TabularPreprocessing_training"])
 	}
 	if slices.Contains(ess, any("TabularPreprocessing_training.job_type")) {
 		t.Error("job_type from the node name listed as blank")
 	}
+	if _, has := tpl["config"]; has || tpl["detail"] != "compact" {
+		t.Errorf("the compact template carries the config.json document (%v)", tpl["detail"])
+	}
+	tpl = tools.WantOK(t, tools.CallTool(t, ctx, "config.template", map[string]any{"dag": dagArg, "detail": "full"}))
 	cfg := tpl["config"].(map[string]any)
 	if sh := cfg["configuration"].(map[string]any)["shared"].(map[string]any); sh["author"] != nil || sh["model_class"] != "xgboost" {
 		t.Errorf("skeleton shared %v", sh)
@@ -373,7 +388,7 @@ func TestConfigToolsWorkspaceDirs(t *testing.T) {
 		t.Errorf("with workspace_dirs: pending %v classes %v", p, d["config_class_map"])
 	}
 	var names []string
-	for _, r := range d["step_requirements"].(map[string]any)["DedupRows_training"].([]any) {
+	for _, r := range d["class_requirements"].(map[string]any)["DedupRowsConfig"].([]any) {
 		names = append(names, r.(map[string]any)["name"].(string))
 	}
 	if !slices.Contains(names, "key_columns") {
@@ -447,15 +462,21 @@ func checkCompactRequirements(t *testing.T, full, compact map[string]any) {
 	listOf := func(d map[string]any, key string) []any { l, _ := d[key].([]any); return l }
 	sections["base"] = section{listOf(full, "base_config_requirements"), listOf(compact, "base_config_requirements"), opt["base"].(map[string]any)}
 	sections["base_processing"] = section{listOf(full, "base_processing_config_requirements"), listOf(compact, "base_processing_config_requirements"), opt["base_processing"].(map[string]any)}
-	fullSteps, compactSteps := full["step_requirements"].(map[string]any), compact["step_requirements"].(map[string]any)
-	stepDefaults := opt["steps"].(map[string]any)
-	if len(compactSteps) != len(fullSteps) || len(stepDefaults) != len(fullSteps) {
-		t.Errorf("compact has %d nodes and defaults for %d, full %d", len(compactSteps), len(stepDefaults), len(fullSteps))
+	// Both give each config class once, however many nodes have it.
+	fullClasses, compactClasses := full["class_requirements"].(map[string]any), compact["class_requirements"].(map[string]any)
+	classDefaults := opt["classes"].(map[string]any)
+	classes := map[string]bool{}
+	for _, c := range full["config_class_map"].(map[string]any) {
+		classes[c.(string)] = true
 	}
-	for n, l := range fullSteps {
-		defaults, _ := stepDefaults[n].(map[string]any)
-		cl, _ := compactSteps[n].([]any)
-		sections[n] = section{l.([]any), cl, defaults}
+	for class, l := range fullClasses {
+		defaults, _ := classDefaults[class].(map[string]any)
+		cl, _ := compactClasses[class].([]any)
+		sections[class] = section{l.([]any), cl, defaults}
+	}
+	if len(fullClasses) != len(classes) || len(compactClasses) != len(classes) || len(classDefaults) != len(classes) ||
+		len(classes) >= len(full["config_class_map"].(map[string]any)) {
+		t.Errorf("full has %d classes, compact %d and defaults for %d; the DAG's nodes have %d", len(fullClasses), len(compactClasses), len(classDefaults), len(classes))
 	}
 	optional := 0
 	for name, sec := range sections {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ func ExecutionNamespace() registry.Namespace {
 	return mergeNamespaces(namespace("execution", executionNamespace,
 		registry.New("execution.run_local", registry.Spec{
 			Core:        true,
-			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift) whose outputs data gives, or any step whose every output data gives, is substituted by that local data. generate_data stands generated data in for an input instead (1000 rows with the columns the pipeline's trainer reads: label, numeric and categorical features, id), so a pipeline runs without a local copy of its data. Answers each step's status, time, outputs (local paths) and log tail; a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
+			Description: "Compiles a DAG and its config.json (the arguments of compile.definition) and runs the definition on this machine: each step in dependency order, every job in a bubblewrap sandbox (no network, read-only host, its inputs and outputs bound at their SageMaker container paths: /opt/ml/processing/..., /opt/ml/input/data/<channel>, /opt/ml/model, /opt/ml/code) with the job arguments, environment and channels the definition gives it, data flowing through a local S3 under work_dir as the definition's property references say. A training job runs as the SageMaker training toolkit runs it and its model is packed as model.tar.gz; Model and RegisterModel steps are checked (the archive exists and holds the model files and its inference code); a Transform step runs the model's inference handlers over its input. A managed data-loading step (Cradle, Athena, Redshift) whose outputs data gives, or any step whose every output data gives, is substituted by that local data. generate_data stands generated data in for an input instead (1000 rows with the columns the pipeline's trainer reads: label, numeric and categorical features, id), so a pipeline runs without a local copy of its data. Answers each step's status, time, outputs (local paths) and log file, and the log tail of a failed step (detail full: every step's log tail and command; report_file holds the whole report); a failed step fails the call with run_failed naming the step, exit code and log, and skips its dependants.",
 			When:        "the pipeline compiles and you want proof it runs end to end, on small local data, before deploying it",
 			Examples: []string{
 				`execution.run_local {"dag_file": "examples/simple-training/dag.json", "config_file": "examples/simple-training/config.json", "work_dir": "runs/local", "data": {"s3://example-bucket/raw/train/": "examples/simple-training/data/train.csv"}}`,
@@ -44,6 +45,7 @@ type runLocalArgs struct {
 	Python             string            `json:"python,omitempty" jsonschema:"maxLength=4096,pattern=^(.*/)?python[0-9.]*$" jsonschema_description:"The Python 3 interpreter the steps run with: a path (/usr/bin/python3, .venv/bin/python) or a name on PATH (python3.11); default: $CURSUS_PYTHON, else python3. Its libraries (pandas and each step's framework) are checked before the first step."`
 	StepTimeoutSeconds int               `json:"step_timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=86400,default=3600" jsonschema_description:"Time limit of each step's job (a step's own StoppingCondition wins when shorter)."`
 	Steps              []string          `json:"steps,omitempty" jsonschema:"maxItems=256" jsonschema_description:"Run only these steps (SageMaker step names), as a selective execution does: the steps they read from give their outputs in data (execution.failure and execution.download name them), the others do not run."`
+	Detail             string            `json:"detail,omitempty" jsonschema:"enum=compact,enum=full,default=compact" jsonschema_description:"compact: each step's status, times, outputs and log_file, the log tail of the failed step only (in failed); full: also every step's log tail and container command. The whole report is in report_file either way."`
 }
 
 // ExecutionRunLocalData is the data of execution.run_local: the run's
@@ -51,6 +53,40 @@ type runLocalArgs struct {
 // its gates took; the data it generated).
 type ExecutionRunLocalData struct {
 	localrun.Report
+	// Detail is the detail answered: compact (the log tail of the failed
+	// step only, no container commands) or full.
+	Detail string `json:"detail"`
+	// ReportFile is the whole report (every log tail and command) as
+	// the run wrote it; each step's log_file is its whole log.
+	ReportFile string `json:"report_file"`
+}
+
+// answeredReport is the report as run_local answers it: in compact detail
+// without the container commands and without the log tails of the steps
+// that did not fail (their log_file holds the whole log, report.json the
+// whole report), the failed step's tail given once, in failed.
+func answeredReport(rep *localrun.Report, detail string) *localrun.Report {
+	if detail == "full" {
+		return rep
+	}
+	c := *rep
+	c.Steps = make([]localrun.StepResult, len(rep.Steps))
+	for i, s := range rep.Steps {
+		s.Command = nil
+		if s.Status != localrun.StatusFailed || (rep.Failed != nil && rep.Failed.Step == s.Name && rep.Failed.LogTail == s.LogTail) {
+			s.LogTail = ""
+		}
+		c.Steps[i] = s
+	}
+	return &c
+}
+
+// runDetail is the detail a run_local answer gives.
+func runDetail(a runLocalArgs) string {
+	if a.Detail == "full" {
+		return "full"
+	}
+	return "compact"
 }
 
 func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[ExecutionRunLocalData], error) {
@@ -86,7 +122,7 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 	if err != nil {
 		te := runLocalError(err)
 		if t, ok := te.(*envelope.ToolError); ok && rep != nil {
-			t.WithDetails("report", rep) // a cancelled run: what had run, and which steps were running
+			t.WithDetails("report", answeredReport(rep, runDetail(a))) // a cancelled run: what had run, and which steps were running
 		}
 		return nil, te
 	}
@@ -100,9 +136,9 @@ func executionRunLocal(ctx context.Context, a runLocalArgs) (*envelope.Result[Ex
 		}
 	}
 	if !rep.Succeeded {
-		return nil, runFailed(rep).WithDetails("report", rep)
+		return nil, runFailed(rep).WithDetails("report", answeredReport(rep, runDetail(a)), "report_file", filepath.Join(rep.RunDir, "report.json"))
 	}
-	return envelope.Success(ExecutionRunLocalData{Report: *rep}).WithWarnings(warnings...).
+	return envelope.Success(ExecutionRunLocalData{Report: *answeredReport(rep, runDetail(a)), Detail: runDetail(a), ReportFile: filepath.Join(rep.RunDir, "report.json")}).WithWarnings(warnings...).
 		WithMeta("run_dir", rep.RunDir).WithMeta("sandbox", string(rep.Sandbox)).WithMeta("steps", len(rep.Steps)).
 		WithNextSteps(envelope.NextStep{Tool: "compile.dag", When: "every step ran locally and the definition is what you want", Why: "deploy it",
 			ArgsHint: a.namedCompileArgs.hint("upsert", true)}), nil
@@ -136,7 +172,7 @@ func runFailed(rep *localrun.Report) *envelope.ToolError {
 		return e.WithRemedy("the pipeline's quality gate did not pass and its Fail step ended the run (meta.details.report.branches shows the decision): improve the model, or run with another threshold (parameters) if the gate's is too strict", "compile.with_report", "config.load")
 	}
 	if f.LogTail != "" {
-		e = e.WithRemedy("read the step's log tail in meta.details.report (its whole log is in the step's log_file), fix the script or the config field it names, and run again", "author.check_script", "validate.step", "config.load")
+		e = e.WithRemedy("read the failed step's log tail in meta.details.report.failed (its whole log is in the step's log_file, the whole report in meta.details.report_file), fix the script or the config field it names, and run again", "author.check_script", "validate.step", "config.load")
 	} else {
 		e = e.WithRemedy("fix what the error names (a data key, an archive, an input) and run again", "compile.definition", "compile.with_report")
 	}

@@ -65,6 +65,7 @@ func TestRunLocalExamples(t *testing.T) {
 				}
 				remarshalT(t, details(env)["report"], &rep)
 			}
+			checkRunAnswer(t, env, rep)
 			if len(rep.Steps) < 2 || rep.Sandbox != localrun.Bubblewrap {
 				t.Fatalf("report: %d steps in %s", len(rep.Steps), rep.Sandbox)
 			}
@@ -174,6 +175,51 @@ func TestRunLocalGatedFailBranch(t *testing.T) {
 	}
 }
 
+// runAnswerBudget is the most a run_local answer may take (compact JSON,
+// the whole envelope), as every answer.
+const runAnswerBudget = 16 << 10
+
+// checkRunAnswer holds a run_local answer to its compact shape: within
+// runAnswerBudget, no container command, no log tail but the failed
+// step's (in failed), every step's whole log in its log_file, and the
+// whole report (every tail) in report_file.
+func checkRunAnswer(t *testing.T, env map[string]any, rep localrun.Report) {
+	t.Helper()
+	wire, _ := json.Marshal(env)
+	if len(wire) > runAnswerBudget {
+		t.Errorf("the run_local answer is %d bytes, over %d", len(wire), runAnswerBudget)
+	}
+	t.Logf("run_local answer: %d bytes for %d steps", len(wire), len(rep.Steps))
+	for _, s := range rep.Steps {
+		if len(s.Command) > 0 || (s.LogTail != "" && s.Status != localrun.StatusFailed) {
+			t.Errorf("%s (%s) carries its command or log tail in the compact answer", s.Name, s.Status)
+		}
+		if s.LogFile != "" {
+			if _, err := os.Stat(s.LogFile); err != nil {
+				t.Errorf("%s: log_file %v", s.Name, err)
+			}
+		}
+	}
+	file, _ := env["data"].(map[string]any)["report_file"].(string)
+	if env["ok"] != true {
+		file, _ = details(env)["report_file"].(string)
+	}
+	var whole localrun.Report
+	b, err := os.ReadFile(file)
+	if err != nil || json.Unmarshal(b, &whole) != nil || len(whole.Steps) != len(rep.Steps) {
+		t.Fatalf("report_file %q: %v", file, err)
+	}
+	tails := 0
+	for _, s := range whole.Steps {
+		if s.LogTail != "" {
+			tails++
+		}
+	}
+	if tails == 0 {
+		t.Error("report_file holds no log tail")
+	}
+}
+
 // anyFile reports whether an output directory holds a file whose path
 // contains sub.
 func anyFile(outputs map[string]string, sub string) bool {
@@ -251,5 +297,8 @@ func TestRunLocalContract(t *testing.T) {
 	}
 	if len(rep.Steps) != 3 || rep.Steps[2].Status != localrun.StatusSkipped {
 		t.Fatalf("steps: %+v", rep.Steps)
+	}
+	if _, err := os.Stat(det["report_file"].(string)); err != nil {
+		t.Errorf("report_file: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -99,8 +100,8 @@ func Resources(ctx context.Context) ([]Resource, error) {
 // own, or a job-type variant), a shared DAG, and a file of the project.
 func ResourceTemplates() []ResourceTemplate {
 	return []ResourceTemplate{
-		{URITemplate: StepURIPrefix + "{step_name}{?job_type,workspace_dirs*}", Name: "step", Title: "A step type",
-			Description: "A step type's interface, config fields and script; workspace_dirs adds a project's own step files.", MIMEType: "text/markdown"},
+		{URITemplate: StepURIPrefix + "{step_name}{?job_type,part,line,workspace_dirs*}", Name: "step", Title: "A step type",
+			Description: "A step type's interface, config fields and script (inline when it fits 16 KB, else named); part=script reads the script alone, in pages from line; workspace_dirs adds a project's own step files.", MIMEType: "text/markdown"},
 		{URITemplate: PipelineURIPrefix + "{dag_id}", Name: "pipeline", Title: "A shared DAG",
 			Description: "A shared DAG of the pipeline catalog.", MIMEType: "application/json"},
 		{URITemplate: ProjectURIPrefix + "{+path}", Name: "project file", Title: "A project file",
@@ -230,8 +231,16 @@ func jsonStringSize(s string, limit int64) int64 {
 	return n
 }
 
+// stepResourceBudget is the most a step resource's text takes, measured
+// as the JSON string it becomes: a resource read stays within the 16 KB an
+// answer may take (the rest is the result's own fields).
+const stepResourceBudget = 16<<10 - 512
+
 // stepResource renders one step: its interface (catalog.step_info), its
-// config fields (catalog.config_fields) and its script.
+// config fields (one line each) and its script, inline when the whole fits
+// stepResourceBudget, else named by the URI that reads it
+// (?part=script). part=script reads the script from line (1-based), as
+// many whole lines as fit, naming the URI of the rest.
 func stepResource(ctx context.Context, reg *registry.Registry, name string, q url.Values) (string, error) {
 	args := map[string]any{"step_name": name}
 	if jt := q.Get("job_type"); jt != "" {
@@ -241,21 +250,6 @@ func stepResource(ctx context.Context, reg *registry.Registry, name string, q ur
 	if len(dirs) > 0 {
 		args["workspace_dirs"] = dirs
 	}
-	info, err := toolData(ctx, reg, "catalog.step_info", args)
-	if err != nil {
-		return "", err
-	}
-	fieldArgs := map[string]any{"step_name": name}
-	if len(dirs) > 0 {
-		fieldArgs["workspace_dirs"] = dirs
-	}
-	fields, err := toolData(ctx, reg, "catalog.config_fields", fieldArgs)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Step %s\n\n## Interface (catalog.step_info)\n\n```json\n%s\n```\n\n## Config fields (catalog.config_fields)\n\n```json\n%s\n```\n",
-		name, indented(info), indented(fields))
 	cat, err := loadCatalog(ctx, dirs)
 	if err != nil {
 		return "", err
@@ -264,16 +258,131 @@ func stepResource(ctx context.Context, reg *registry.Registry, name string, q ur
 	if err != nil {
 		return "", toolError(err)
 	}
+	var script, scriptSource string
 	if code, ok := step.Script(); ok {
 		src, err := code.ReadFile(path.Base(code.Path))
 		if err != nil {
 			return "", fmt.Errorf("read the script of %s: %w", name, err)
 		}
-		fmt.Fprintf(&b, "\n## Script (%s)\n\n```python\n%s\n```\n", code.Source(), strings.TrimRight(string(src), "\n"))
-	} else {
+		script, scriptSource = strings.TrimRight(string(src), "\n"), code.Source()
+	}
+	switch part := q.Get("part"); part {
+	case "script":
+		if scriptSource == "" {
+			return "", envelope.NotFound("the catalog ships no script of its own for %s", name).WithRemedy("read the step itself: "+StepURIPrefix+name, "catalog.step_info")
+		}
+		line := 1
+		if v := q.Get("line"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return "", envelope.InvalidInput("line must be a line number from 1, got %q", v).WithDetails("field", "line")
+			}
+			line = n
+		}
+		return scriptPage(stepURI(name, q), name, scriptSource, script, line)
+	case "":
+	default:
+		return "", envelope.InvalidInput("part must be script (or left out for the step), got %q", part).WithDetails("field", "part")
+	}
+	info, err := toolData(ctx, reg, "catalog.step_info", args)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Step %s\n\n## Interface (catalog.step_info)\n\n```json\n%s\n```\n\n## Config fields (catalog.config_fields)\n\n",
+		name, indented(info))
+	b.WriteString("One line a field: name (type, tier; default, allowed values, bounds): description. catalog.config_fields gives them as JSON.\n\n")
+	for _, f := range step.Fields {
+		fmt.Fprintf(&b, "- `%s` (%s, %s", f.Name, f.Type, f.Tier)
+		switch {
+		case f.Required():
+			b.WriteString("; required")
+		case f.Default != nil:
+			d, _ := json.Marshal(f.Default)
+			fmt.Fprintf(&b, "; default %s", d)
+		}
+		if len(f.Allowed) > 0 {
+			a, _ := json.Marshal(f.Allowed)
+			fmt.Fprintf(&b, "; one of %s", a)
+		}
+		if f.Min != nil {
+			fmt.Fprintf(&b, "; min %g", *f.Min)
+		}
+		if f.Max != nil {
+			fmt.Fprintf(&b, "; max %g", *f.Max)
+		}
+		if f.Hyperparameter {
+			b.WriteString("; hyperparameter")
+		}
+		fmt.Fprintf(&b, "): %s\n", strings.TrimSpace(f.Description))
+	}
+	switch {
+	case scriptSource == "":
 		b.WriteString("\n## Script\n\nThe catalog ships no script of its own for this step.\n")
+	default:
+		inline := fmt.Sprintf("\n## Script (%s)\n\n```python\n%s\n```\n", scriptSource, script)
+		if jsonStringSize(b.String()+inline, stepResourceBudget) <= stepResourceBudget {
+			b.WriteString(inline)
+			break
+		}
+		lines := strings.Count(script, "\n") + 1
+		q2 := cloneQuery(q)
+		q2.Set("part", "script")
+		fmt.Fprintf(&b, "\n## Script (%s)\n\n%d lines, too many to give here: read them as %s (in pages: each names the next).\n", scriptSource, lines, stepURI(name, q2))
 	}
 	return b.String(), nil
+}
+
+// scriptPage is the script from line on, as many whole lines as fit
+// stepResourceBudget, with a trailer naming the URI of the rest.
+func scriptPage(uri *url.URL, name, source, script string, line int) (string, error) {
+	lines := strings.Split(script, "\n")
+	if line > len(lines) {
+		return "", envelope.InvalidInput("line %d is past the script's last line (%d)", line, len(lines)).WithDetails("field", "line")
+	}
+	head := fmt.Sprintf("# Script of %s (%s), lines %%d-%%d of %d\n\n```python\n", name, source, len(lines))
+	const tail = "\n```\n\nThe rest: %s\n"
+	room := stepResourceBudget - jsonStringSize(head+tail+uri.String()+"&line=00000&part=script", stepResourceBudget)
+	end := line - 1
+	used := int64(0)
+	for end < len(lines) {
+		n := jsonStringSize(lines[end]+"\n", stepResourceBudget) - 2
+		if end > line-1 && used+n > room {
+			break
+		}
+		used += n
+		end++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, head, line, end)
+	b.WriteString(strings.Join(lines[line-1:end], "\n"))
+	if end < len(lines) {
+		q := uri.Query()
+		q.Set("part", "script")
+		q.Set("line", strconv.Itoa(end+1))
+		next := *uri
+		next.RawQuery = q.Encode()
+		fmt.Fprintf(&b, tail, next.String())
+	} else {
+		b.WriteString("\n```\n")
+	}
+	return b.String(), nil
+}
+
+// stepURI is the URI of a step resource with query q (job_type,
+// workspace_dirs, part, line).
+func stepURI(name string, q url.Values) *url.URL {
+	u, _ := url.Parse(StepURIPrefix + url.PathEscape(name))
+	u.RawQuery = q.Encode()
+	return u
+}
+
+func cloneQuery(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
 }
 
 // toolData calls a tool through reg with the caller's context and returns

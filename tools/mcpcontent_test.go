@@ -2,7 +2,9 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,10 +56,27 @@ func TestResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Interface", "## Config fields", "## Script (", "import "} {
+	for _, want := range []string{"## Interface", "## Config fields", "## Script (", tools.StepURIPrefix + "XGBoostTraining?part=script"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("XGBoostTraining resource lacks %q", want)
 		}
+	}
+	// Its script is too long to give inline: its pages, each naming the
+	// next, give it whole.
+	script := readScriptPages(t, ctx, reg, tools.StepURIPrefix+"XGBoostTraining?part=script")
+	if !strings.Contains(script, "import ") || strings.Count(script, "\n") < 300 {
+		t.Errorf("the script pages give %d lines", strings.Count(script, "\n"))
+	}
+	// A short one is inline.
+	if text, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"Package"); err != nil || !strings.Contains(text, "```python") {
+		t.Errorf("Package's script inline: %v", err)
+	}
+	var bad *envelope.ToolError
+	if _, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"XGBoostTraining?part=scripts"); !errors.As(err, &bad) || bad.Code != envelope.CodeInvalidInput {
+		t.Errorf("an unknown part: %v", err)
+	}
+	if _, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"XGBoostTraining?part=script&line=99999"); !errors.As(err, &bad) || bad.Code != envelope.CodeInvalidInput {
+		t.Errorf("a line past the end: %v", err)
 	}
 	if text, _, err := tools.ReadResource(ctx, reg, tools.StepURIPrefix+"RiskTableMapping?job_type=validation"); err != nil || !strings.Contains(text, "validation") {
 		t.Errorf("job-type variant: %v", err)
@@ -131,4 +150,44 @@ func TestErrorTextsNameFilesRelativeToTheRoot(t *testing.T) {
 	if res.OK || strings.Contains(res.Error, root) || !strings.Contains(res.Error, "under runs") {
 		t.Errorf("workflow.status of an unknown run: %q", res.Error)
 	}
+}
+
+// readScriptPages reads a step's script resource page by page (each page
+// names the next as "The rest: <uri>"), checks each is within 16 KB as
+// JSON and that the pages follow on line for line, and returns the script.
+func readScriptPages(t *testing.T, ctx context.Context, reg *registry.Registry, uri string) string {
+	t.Helper()
+	var out []string
+	for pages := 0; uri != ""; pages++ {
+		if pages > 20 {
+			t.Fatal("more than 20 pages")
+		}
+		text, _, err := tools.ReadResource(ctx, reg, uri)
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		if b, _ := json.Marshal(text); len(b) > 16<<10 {
+			t.Errorf("%s: %d bytes", uri, len(b))
+		}
+		head, body, ok := strings.Cut(text, "```python\n")
+		if !ok {
+			t.Fatalf("%s: no code block:\n%.200s", uri, text)
+		}
+		var from, to, total int
+		if _, err := fmt.Sscanf(head[strings.Index(head, "lines "):], "lines %d-%d of %d", &from, &to, &total); err != nil || from != len(out)+1 {
+			t.Fatalf("%s: %q (%v), want lines from %d", uri, head, err, len(out)+1)
+		}
+		code, rest, _ := strings.Cut(body, "\n```\n")
+		out = append(out, strings.Split(code, "\n")...)
+		if len(out) != to {
+			t.Fatalf("%s: %d lines so far, the page says to %d", uri, len(out), to)
+		}
+		uri = ""
+		if _, next, ok := strings.Cut(rest, "The rest: "); ok {
+			uri = strings.TrimSpace(next)
+		} else if to != total {
+			t.Fatalf("page to line %d of %d names no next page", to, total)
+		}
+	}
+	return strings.Join(out, "\n")
 }

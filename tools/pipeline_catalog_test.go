@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -243,6 +244,25 @@ func TestPipelineCatalogConfigGuidance(t *testing.T) {
 	}
 }
 
+// configBody is a config.json without its creation time.
+func configBody(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["metadata"].(map[string]any), "created_at")
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
 func pcDAGArgFor(t *testing.T, id string) map[string]any {
 	t.Helper()
 	d := wantOK(t, callTool(t, context.Background(), "pipeline_catalog.load_dag", map[string]any{"dag_id": id}))
@@ -268,7 +288,8 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 			if v["is_valid"] != true {
 				t.Fatalf("integrity %v", v)
 			}
-			tpl := wantOK(t, callTool(t, ctx, "config.template", map[string]any{"dag": dagArg}))
+			env := callTool(t, ctx, "config.template", map[string]any{"dag": dagArg})
+			tpl := wantOK(t, env)
 			nodes := strs(t, dagArg["nodes"])
 			names := make([]catalog.NodeName, len(nodes))
 			for i, n := range nodes {
@@ -290,6 +311,37 @@ func TestEveryCatalogDAGThroughTheTools(t *testing.T) {
 			}
 			wantOK(t, callTool(t, ctx, "config.merge_save", map[string]any{"dag": dagArg, "base": base, "steps": steps, "output_file": "config.json"}))
 			cfg := filepath.Join(root, "config.json")
+			// The template's next step, its blanks filled with the same
+			// values, writes the same config: the defaults it leaves out
+			// are the ones merge_save fills alike.
+			next := env["next_steps"].([]any)[0].(map[string]any)
+			hint := next["args_hint"].(map[string]any)
+			if next["tool"] != "config.merge_save" {
+				t.Fatalf("next step %v", next)
+			}
+			hb, hs := hint["base"].(map[string]any), hint["steps"].(map[string]any)
+			for _, p := range strs(t, tpl["essential_fields"]) {
+				where, field, _ := strings.Cut(p, ".")
+				var target map[string]any
+				if where == "base" {
+					target = hb
+				} else {
+					target, _ = hs[where].(map[string]any)
+				}
+				if v, ok := target[field]; !ok || v != nil {
+					t.Fatalf("the hint has no blank for %s: %v", p, target)
+				}
+				if where == "base" {
+					target[field] = values.Base[field]
+				} else {
+					target[field] = values.Steps[catalog.NodeName(where)][field]
+				}
+			}
+			hint["output_file"] = "from-hint.json"
+			wantOK(t, callTool(t, ctx, "config.merge_save", hint))
+			if a, b := configBody(t, cfg), configBody(t, filepath.Join(root, "from-hint.json")); a != b {
+				t.Fatalf("merge_save from the hint writes another config than from merge_save_args:\n%s\n%s", a, b)
+			}
 			cv := wantOK(t, callTool(t, ctx, "compile.validate", map[string]any{"dag": dagArg, "config_file": cfg}))
 			if cv["is_valid"] != true {
 				t.Fatalf("compile.validate %v", cv)

@@ -485,6 +485,14 @@ type Template struct {
 	ConfigKeys      map[catalog.NodeName]catalog.ConfigKey // key of each node's config in File
 	Pending         []catalog.NodeName                     // nodes without a config class
 	Warnings        []string
+	// MinimalBase and MinimalSteps are the smallest merge_save arguments
+	// that build the same configs as Base and Steps once the essential
+	// fields are filled: every essential field (null), and the values the
+	// DAG decides that Build would not give by itself (the framework image
+	// version of the DAG's steps, a Registration's framework), leaving out
+	// what Build fills alike (defaults, job types from node names).
+	MinimalBase  map[string]any
+	MinimalSteps map[catalog.NodeName]map[string]any
 }
 
 // frameworkFields are the base fields that say which framework a pipeline
@@ -649,6 +657,8 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 		ConfigClassMap: map[catalog.NodeName]string{},
 		ConfigKeys:     map[catalog.NodeName]catalog.ConfigKey{},
 		Pending:        []catalog.NodeName{},
+		MinimalBase:    map[string]any{},
+		MinimalSteps:   map[catalog.NodeName]map[string]any{},
 	}
 	plans, _ := s.plan(nodes)
 	needsProcessing := false
@@ -672,8 +682,12 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 		}
 	}
 	t.EssentialFields = append(t.EssentialFields, baseEssential...)
+	for _, p := range baseEssential {
+		t.MinimalBase[strings.TrimPrefix(p, "base.")] = nil
+	}
 	for k, v := range s.dagDefaults(plans, frameworkFields) {
 		t.Base[k] = v
+		t.MinimalBase[k] = cloneValue(v)
 	}
 	planned := map[catalog.NodeName]bool{}
 	var configs []*Config
@@ -688,16 +702,33 @@ func (s *Schema) Template(nodes []catalog.NodeName) *Template {
 	for _, p := range plans {
 		planned[p.node] = true
 		own := map[string]any{}
+		minimal := map[string]any{}
+		declared := map[string]any{} // the class's own defaults, before the DAG's framework
+		for _, r := range s.ownRequirements(p.class) {
+			declared[r.Name] = r.Default
+		}
 		for _, r := range follow(s.ownRequirements(p.class)) {
 			own[r.Name] = r.Default
 			if r.Name == "job_type" && p.jobType != "" {
 				own[r.Name] = p.jobType
 			}
-			if (r.Required || (labelRead && p.class.WritesLabelOnlyWhenSet && r.Name == "label_name")) && own[r.Name] == nil {
+			_, inBase := t.MinimalBase[r.Name]
+			switch {
+			case (r.Required || (labelRead && p.class.WritesLabelOnlyWhenSet && r.Name == "label_name")) && own[r.Name] == nil:
 				t.EssentialFields = append(t.EssentialFields, string(p.node)+"."+r.Name)
+				minimal[r.Name] = nil
+			case r.Name == "job_type":
+				// Build takes it from the node name as the template does.
+			case inBase && own[r.Name] != nil && !equalValues(own[r.Name], t.MinimalBase[r.Name]),
+				!inBase && !equalValues(own[r.Name], declared[r.Name]):
+				// Decided by the DAG, or the node's own value a base value would override.
+				minimal[r.Name] = cloneValue(own[r.Name])
 			}
 		}
 		t.Steps[p.node] = own
+		if len(minimal) > 0 {
+			t.MinimalSteps[p.node] = minimal
+		}
 		t.ConfigClassMap[p.node] = p.class.Name
 		values := map[string]any{}
 		for name, v := range t.Base {
