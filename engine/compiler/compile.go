@@ -663,7 +663,7 @@ func (pl *plan) assemble(ctx context.Context, only map[catalog.NodeName]bool) (r
 	// encoding, and Result.JSON returns it.
 	var enc *encodedDefinition
 	if steps, err := encodeSteps(def.Steps); err != nil {
-		def.Parameters = env.usedParameters(def, "")
+		def.Parameters = env.usedParameters(def, nil)
 		enc = &encodedDefinition{err: err}
 	} else {
 		def.Parameters = env.usedParameters(def, steps)

@@ -58,7 +58,7 @@ var errJSONSyntax = errors.New("malformed JSON")
 // caller with untrusted text checks that first, for encoding/json's error
 // messages) and fails on most of what it does not.
 func parseJSONDoc(text string) (*jsonDoc, error) {
-	d := &jsonDoc{text: text, nodes: make([]jsonNode, 0, len(text)/8)}
+	d := &jsonDoc{text: text, nodes: make([]jsonNode, 0, len(text)/12)}
 	p := jsonParser{d: d}
 	if err := p.value(0); err != nil {
 		return nil, err
@@ -267,6 +267,50 @@ func (v jv) len() int {
 	return int(v.node().n)
 }
 
+// jsonIter steps through the elements of an array or the members of an
+// object without a callback (the walks over every value of a definition
+// use it: a closure per value was most of what they allocated).
+type jsonIter struct {
+	d    *jsonDoc
+	c    int32 // the next element, or the next member's key
+	left int32
+}
+
+// iter starts on the elements or members of v (none for another kind).
+func (v jv) iter() jsonIter {
+	if k := v.kind(); k != docArray && k != docObject {
+		return jsonIter{}
+	}
+	return jsonIter{d: v.d, c: v.i + 1, left: v.node().n}
+}
+
+// nextElem returns the next element of an array.
+func (it *jsonIter) nextElem() (jv, bool) {
+	if it.left <= 0 {
+		return jv{}, false
+	}
+	e := jv{it.d, it.c}
+	it.c = it.d.nodes[it.c].next
+	it.left--
+	return e, true
+}
+
+// nextMember returns the next member of an object (a repeated key once,
+// with its last value, as a decoder keeps it).
+func (it *jsonIter) nextMember() (string, jv, bool) {
+	for it.left > 0 {
+		k, val := it.c, it.c+1
+		it.c = it.d.nodes[val].next
+		it.left--
+		key, _ := jv{it.d, k}.str()
+		if it.d.repeatedKeys && it.left > 0 && (jv{d: it.d}).repeats(key, it.c, int(it.left)) {
+			continue
+		}
+		return key, jv{it.d, val}, true
+	}
+	return "", jv{}, false
+}
+
 // elems calls fn with each element of an array, in order.
 func (v jv) elems(fn func(i int, e jv)) {
 	if !v.isArray() {
@@ -377,8 +421,12 @@ func (v jv) numMembers() int {
 }
 
 // jsonPath is where a walk is in a value: member keys and array indices,
-// rendered only when a check reports something.
+// rendered only when a check reports something. A walk starts from
+// newPath, whose room keeps the appends of a walk from allocating (a path
+// is reused for the next sibling: whoever keeps one clones it).
 type jsonPath []jsonSeg
+
+func newPath() jsonPath { return make(jsonPath, 0, 32) }
 
 type jsonSeg struct {
 	key   string
@@ -426,9 +474,23 @@ func comparePaths(a, b jsonPath) int {
 func walkDocStrings(v jv, path jsonPath, fn func(path jsonPath, text string)) {
 	switch v.kind() {
 	case docArray:
-		v.elems(func(i int, e jv) { walkDocStrings(e, path.at(i), fn) })
+		it := v.iter()
+		for i := 0; ; i++ {
+			e, ok := it.nextElem()
+			if !ok {
+				break
+			}
+			walkDocStrings(e, path.at(i), fn)
+		}
 	case docObject:
-		v.members(func(k string, m jv) { walkDocStrings(m, path.key(k), fn) })
+		it := v.iter()
+		for {
+			k, m, ok := it.nextMember()
+			if !ok {
+				break
+			}
+			walkDocStrings(m, path.key(k), fn)
+		}
 	case docString:
 		s, _ := v.str()
 		fn(path, s)
@@ -460,21 +522,22 @@ func encodeDefinition(def *Definition) *encodedDefinition {
 
 // encodeSteps encodes a definition's steps, compact and without escaping
 // HTML characters, as Definition.Marshal writes them.
-func encodeSteps(steps []Step) (string, error) {
+func encodeSteps(steps []Step) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(4096 * (len(steps) + 1)) // about what a step takes: one buffer, no regrowth
 	w := json.NewEncoder(&buf)
 	w.SetEscapeHTML(false)
 	if err := w.Encode(steps); err != nil {
-		return "", err
+		return nil, err
 	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // encodeWithSteps encodes def whose Steps encode as steps (encodeSteps):
 // what Definition.Marshal writes, with the steps encoded once. Steps is
 // the definition's last member; a definition that does not end in it is
 // encoded whole.
-func encodeWithSteps(def *Definition, steps string) *encodedDefinition {
+func encodeWithSteps(def *Definition, steps []byte) *encodedDefinition {
 	head := *def
 	head.Steps = nil
 	b, err := head.Marshal(false)
@@ -485,9 +548,11 @@ func encodeWithSteps(def *Definition, steps string) *encodedDefinition {
 	if !bytes.HasSuffix(b, []byte(tail)) {
 		return encodeDefinition(def)
 	}
-	text := string(b[:len(b)-len(tail)]) + `"Steps":` + steps + "}"
-	e := &encodedDefinition{json: []byte(text)}
-	e.doc, e.err = parseJSONDoc(text)
+	b = b[:len(b)-len(tail)]
+	out := make([]byte, 0, len(b)+len(`"Steps":`)+len(steps)+1)
+	out = append(append(append(append(out, b...), `"Steps":`...), steps...), '}')
+	e := &encodedDefinition{json: out}
+	e.doc, e.err = parseJSONDoc(string(out))
 	return e
 }
 

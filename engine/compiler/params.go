@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -129,10 +130,10 @@ func (pl *plan) parameters(prefix string) ([]Parameter, error) {
 // usedParameterNames adds to used each <name> of a
 // "Get":"Parameters.<name>" in text (a name of 1-64 letters, digits, - and
 // _ closed by its quote).
-func usedParameterNames(text string, used map[string]bool) {
-	const ref = `"Get":"Parameters.`
+func usedParameterNames(text []byte, used map[string]bool) {
+	ref := []byte(`"Get":"Parameters.`)
 	for {
-		i := strings.Index(text, ref)
+		i := bytes.Index(text, ref)
 		if i < 0 {
 			return
 		}
@@ -142,7 +143,7 @@ func usedParameterNames(text string, used map[string]bool) {
 			n++
 		}
 		if n >= 1 && n <= 64 && n < len(text) && text[n] == '"' {
-			used[text[:n]] = true
+			used[string(text[:n])] = true
 		}
 	}
 }
@@ -162,7 +163,7 @@ func nonEmptyString(s string) any {
 // to, in declaration order: those some {"Get":"Parameters.<name>"} of the
 // steps' encoding names (steps, encodeSteps). A parameter a config declares
 // that no step uses is left out with a warning.
-func (e *buildEnv) usedParameters(def *Definition, steps string) []Parameter {
+func (e *buildEnv) usedParameters(def *Definition, steps []byte) []Parameter {
 	used := map[string]bool{}
 	usedParameterNames(steps, used)
 	out := []Parameter{}

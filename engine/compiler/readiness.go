@@ -534,12 +534,13 @@ func definitionTextBlockers(in ReadinessInput) []Blocker {
 	var out []Blocker
 	nodeOf := stepNodes(in.Result) // once: per step it made the check quadratic
 	steps, _ := enc.root().get("Steps")
+	path := newPath()
 	steps.elems(func(_ int, step jv) {
 		name := step.getString("Name")
 		node := nodeOf[catalog.SageMakerStepName(name)]
 		args, _ := step.get("Arguments")
 		var hits []hit
-		walkDocStrings(args, nil, func(p jsonPath, text string) {
+		walkDocStrings(args, path, func(p jsonPath, text string) {
 			switch {
 			case strings.Contains(text, "{{") && strings.Contains(text, "}}"):
 				hits = append(hits, hit{slices.Clone(p), Blocker{Kind: BlockerUnresolvedReference, Node: node, Path: p.render("Steps[" + name + "]"), Tool: "config.field_info",

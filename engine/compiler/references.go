@@ -157,7 +157,7 @@ func checkReferencesDoc(doc jv) ([]ReferenceProblem, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &refChecker{shapes: shapes, params: map[string]jv{}, index: map[string]int{}}
+	c := &refChecker{shapes: shapes, params: map[string]jv{}, index: map[string]int{}, path: newPath()}
 	params, _ := doc.get("Parameters")
 	params.elems(func(_ int, m jv) {
 		if m.isObject() {
@@ -182,7 +182,7 @@ func checkReferencesDoc(doc jv) ([]ReferenceProblem, error) {
 			case "Name", "Type", "DependsOn", "DisplayName", "Description":
 				return
 			}
-			c.walk(v, refField{top: key})
+			c.walk(v, refField{top: key, path: c.path[:0]})
 		})
 		if walked := c.problems[from:]; len(walked) > 1 {
 			order := make([]int, len(walked))
@@ -208,6 +208,7 @@ type refChecker struct {
 	cur      int
 	problems []ReferenceProblem
 	paths    []jsonPath // where each problem of the current step's walk is: its order
+	path     jsonPath   // the walk's path (its room reused)
 	// objectFields are the fields of the current step's Type that need one
 	// S3 object (its kind's objectFields)
 	objectFields []string
@@ -265,7 +266,14 @@ func (c *refChecker) walk(v jv, field refField) {
 	}
 	switch v.kind() {
 	case docArray:
-		v.elems(func(i int, e jv) { c.walk(e, field.at(i)) })
+		it := v.iter()
+		for i := 0; ; i++ {
+			e, ok := it.nextElem()
+			if !ok {
+				break
+			}
+			c.walk(e, field.at(i))
+		}
 	case docObject:
 		if v.numMembers() == 1 { // a Get and a Std:JsonGet are objects of one member
 			if g, ok := v.getStr("Get"); ok {
@@ -287,12 +295,17 @@ func (c *refChecker) walk(v jv, field refField) {
 			}
 		}
 		condArgs := st.typ == "Condition" && field.top == "Arguments" && len(field.path) == 0
-		v.members(func(k string, m jv) {
+		it := v.iter()
+		for {
+			k, m, ok := it.nextMember()
+			if !ok {
+				break
+			}
 			if condArgs && (k == "IfSteps" || k == "ElseSteps") {
-				return // the branch steps are checked as steps of their own
+				continue // the branch steps are checked as steps of their own
 			}
 			c.walk(m, field.key(k))
-		})
+		}
 	}
 }
 
