@@ -15,10 +15,16 @@ import (
 
 // The size limits of a DAG, inline or in a file. The tools that take a DAG
 // do work and answer in proportion to it; these bounds keep the largest
-// DAG any of them accepts within a call's memory budget, far above any
-// real pipeline (SageMaker itself allows far fewer steps).
+// DAG any of them accepts within a call's memory budget (256 MiB peak for
+// a fresh process, tools' TestWorstCasesStayUnderBudget), far above any
+// pipeline SageMaker runs.
 const (
-	// MaxNodes is the most nodes a DAG may have.
+	// MaxNodes is the most nodes a DAG may have. It is a bound on a call's
+	// memory, not a SageMaker rule: SageMaker stops far earlier, as
+	// CreatePipeline takes a definition of at most 1 MiB inline (a compiled
+	// step is 1-3 KB: about 400 steps) and a larger one only from S3. At
+	// 3,000 nodes compile.definition peaks at 164-193 MiB in a fresh
+	// process and answers 8.1 MB (docs/performance.md, "Compile speed").
 	MaxNodes = 3000
 	// MaxEdges is the most edges a DAG may have.
 	MaxEdges = 15000
@@ -30,7 +36,7 @@ const (
 func CheckSize(nodes, edges int) error {
 	switch {
 	case nodes > MaxNodes:
-		return fmt.Errorf("the DAG has %d nodes, over the limit of %d", nodes, MaxNodes)
+		return fmt.Errorf("the DAG has %d nodes, over the limit of %d (a bound on a call's memory; a SageMaker pipeline is far smaller: CreatePipeline takes a definition of at most 1 MiB inline, about 400 compiled steps)", nodes, MaxNodes)
 	case edges > MaxEdges:
 		return fmt.Errorf("the DAG has %d edges, over the limit of %d", edges, MaxEdges)
 	}
