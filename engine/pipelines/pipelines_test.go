@@ -494,3 +494,55 @@ func TestAdviceNamesOnlyRealEnvironmentVariables(t *testing.T) {
 		}
 	}
 }
+
+// A DAG's rows carry one id column: with the id column named by every field config.template
+// asks for (id_name, id_field), every processing job that reads it (ID_FIELD) reads that name, so
+// none falls back to a default "id" the data has not (ActiveSampleSelection read "id" from rows
+// scored under the user's id_name and failed; PseudoLabelMerge silently skipped its dedupe). The
+// trainers' id_name only names the id column of their evaluation predictions (row numbers when
+// the data has none), so it is left to them.
+func TestEveryStepReadsTheDAGsIDColumn(t *testing.T) {
+	schema, err := config.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "objectId"
+	for _, e := range mustDefault(t).Entries() {
+		nodes := make([]catalog.NodeName, len(e.Nodes))
+		for i, n := range e.Nodes {
+			nodes[i] = catalog.NodeName(n)
+		}
+		f, err := pipelinestest.Fill(schema, nodes)
+		if err != nil {
+			t.Fatalf("%s: %v", e.ID, err)
+		}
+		for _, path := range schema.Template(nodes).EssentialFields { // what config.template asks for
+			owner, field, _ := strings.Cut(path, ".")
+			if field != "id_name" && field != "id_field" {
+				continue
+			}
+			if owner == "base" {
+				f.Base[field] = id
+			} else {
+				f.Steps[catalog.NodeName(owner)][field] = id
+			}
+		}
+		set, err := schema.Build(config.BuildInput{Nodes: nodes, Base: f.Base, Steps: f.Steps})
+		if err != nil {
+			t.Fatalf("%s: %v", e.ID, err)
+		}
+		res, err := compiler.Compile(context.Background(), compiler.Input{DAG: e.DAG(), Configs: set, BaseDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", e.ID, err)
+		}
+		for _, s := range res.Definition.AllSteps() {
+			a, ok := s.Arguments.(*compiler.ProcessingArguments)
+			if !ok {
+				continue
+			}
+			if got, ok := a.Environment["ID_FIELD"]; ok && got != id {
+				t.Errorf("%s: step %s reads the id column %v, the DAG's is %s", e.ID, s.Name, got, id)
+			}
+		}
+	}
+}
