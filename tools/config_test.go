@@ -35,7 +35,7 @@ func TestConfigRequirementsForTheExample(t *testing.T) {
 	if p := d["pending_steps"].([]any); len(p) != 0 {
 		t.Errorf("pending %v", p)
 	}
-	if len(d["base_config_requirements"].([]any)) != 22 || len(d["base_processing_config_requirements"].([]any)) != 11 { // with retry_policies and tags; outputs_per_execution
+	if len(d["base_config_requirements"].([]any)) != 22 || len(d["base_processing_config_requirements"].([]any)) != 12 { // with retry_policies and tags; outputs_per_execution, output_locations
 		t.Errorf("base %d processing %d", len(d["base_config_requirements"].([]any)), len(d["base_processing_config_requirements"].([]any)))
 	}
 	if d["needs_processing_config"] != true {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cursus-go/cursus/engine/catalog"
@@ -557,6 +558,13 @@ func (e *buildEnv) outputDestination(p *nodePlan, logical string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	loc, err := e.outputLocation(p, logical)
+	if err != nil || loc != nil {
+		if perExecution && loc != nil {
+			return JoinOn("/", loc, ExecutionVar("PipelineExecutionId")), nil
+		}
+		return loc, err
+	}
 	if perExecution {
 		vals = append(vals, ExecutionVar("PipelineExecutionId"))
 	}
@@ -573,6 +581,51 @@ func (e *buildEnv) outputDestination(p *nodePlan, logical string) (any, error) {
 // outputsPerExecutionField is the config field that keeps the execution
 // id out of output destinations when false (outputDestination).
 const outputsPerExecutionField = "outputs_per_execution"
+
+// outputLocationsField is the config field that sends outputs a user keeps
+// (predictions, metrics) where the user says: {<output logical name>: an
+// s3:// prefix or a pipeline parameter}. The execution id is appended
+// unless outputs_per_execution is false.
+const outputLocationsField = "output_locations"
+
+// outputLocation is the location output_locations gives an output (nil
+// when it gives none). Every key must name an output of the step and every
+// value be an s3:// URI or a pipeline parameter: a misspelt output name
+// would otherwise be ignored and the predictions land elsewhere.
+func (e *buildEnv) outputLocation(p *nodePlan, logical string) (any, error) {
+	x, ok := p.Values.lookup(outputLocationsField)
+	if !ok {
+		return nil, nil
+	}
+	m, ok := x.(map[string]any)
+	if !ok {
+		return nil, &fieldError{outputLocationsField, fmt.Sprintf("%s must be an object of output name -> s3:// URI, got %T", outputLocationsField, x)}
+	}
+	names := make([]string, len(p.Step.Outputs))
+	for i, o := range p.Step.Outputs {
+		names[i] = o.LogicalName
+	}
+	for _, k := range mapkeys.Sorted(m) {
+		if !slices.Contains(names, k) {
+			return nil, &fieldError{outputLocationsField + "." + k, fmt.Sprintf("%s.%s: %s has no output %q (its outputs: %s)", outputLocationsField, k, p.Step.Type, k, strings.Join(names, ", "))}
+		}
+	}
+	if _, ok := m[logical]; !ok {
+		return nil, nil
+	}
+	field := outputLocationsField + "." + logical
+	v, literal, err := e.strExpr(p, field, "")
+	if err != nil {
+		return nil, err
+	}
+	if s, _ := v.(string); literal {
+		if !strings.HasPrefix(s, "s3://") || len(s) <= len("s3://") {
+			return nil, &fieldError{field, fmt.Sprintf("%s must be an s3:// URI or a pipeline parameter, got %q", field, s)}
+		}
+		return strings.TrimRight(s, "/"), nil
+	}
+	return v, nil
+}
 
 // input returns the binding of an input port: the dependency or manual
 // binding, else the config field the port is sourced from.

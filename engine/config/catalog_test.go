@@ -37,9 +37,10 @@ func TestDefaultSchema(t *testing.T) {
 	r := s.Requirements(nodes)
 	// 19 base fields and 10 processing fields, plus kms_key_id (the key of
 	// outputs and volumes), the run settings of a step (retry_policies,
-	// tags) and outputs_per_execution, which cursus (Python) lacks.
-	if len(r.Base) != 22 || len(r.BaseProcessing) != 11 {
-		t.Errorf("base %d and processing %d requirements; want 19 and 10 plus kms_key_id, two run settings and outputs_per_execution", len(r.Base), len(r.BaseProcessing))
+	// tags), outputs_per_execution and output_locations, which cursus
+	// (Python) lacks.
+	if len(r.Base) != 22 || len(r.BaseProcessing) != 12 {
+		t.Errorf("base %d and processing %d requirements; want 19 and 10 plus kms_key_id, two run settings, outputs_per_execution and output_locations", len(r.Base), len(r.BaseProcessing))
 	}
 	if len(r.Pending) != 0 {
 		t.Errorf("catalog steps pending: %v", r.Pending)
