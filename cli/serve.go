@@ -39,7 +39,7 @@ required on every request, on any address: without one the server does not start
 Sessions are bounded (--max-sessions) and closed when idle (--session-idle-timeout).
 
 Toolsets: every namespace is a toolset, and "core" is the front door (tools__help,
-catalog__search, pipeline_catalog__recommend, config__template, config__merge_save,
+tools__describe_tool, catalog__search, pipeline_catalog__recommend, config__template, config__merge_save,
 compile__validate, compile__definition, execution__run_local and tools__toolsets, within
 20 KB). A session lists the core toolset first; the other tools are callable by name, and
 tools__toolsets {"enable": ["compile"]} lists a toolset (notifications/tools/list_changed).

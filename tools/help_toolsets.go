@@ -12,7 +12,7 @@ import (
 
 // coreDescription describes the core toolset in tools.toolsets and
 // tools.help.
-const coreDescription = "The front door: help, step search, the recommender, a config's template and save, validate, the definition and a local run."
+const coreDescription = "The front door: help, a tool's schema, step search, the recommender, a config's template and save, validate, the definition and a local run."
 
 type toolsetsArgs struct {
 	Enable []string `json:"enable,omitempty" jsonschema_description:"Toolsets to list too: namespace names (data.toolsets), or \"all\". Without it the toolsets are only described."`

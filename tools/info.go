@@ -36,6 +36,7 @@ func ToolsNamespace() registry.Namespace {
 			Tags:        []string{registry.PhasePlanner},
 		}, toolsByPhase),
 		registry.New("tools.describe_tool", registry.Spec{
+			Core:        true,
 			Description: "The full descriptor of one tool, by dotted or wire name: description, when, examples, tags, capability flags and input schema; with include_data_schema, the full schema of its data too.",
 			When:        "before calling a tool whose arguments you are not sure of",
 			Examples:    []string{`tools.describe_tool {"name": "compile.dag"}`, `tools.describe_tool {"name": "catalog__search", "include_data_schema": true}  # a wire name; with the data's full schema`},

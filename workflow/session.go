@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -256,7 +257,8 @@ func (s *Session) writesAllowed() bool {
 	return s.policy == nil || s.policy.AllowDestructive
 }
 
-// ObserveCall implements registry.CallObserver: while a run is active, the
+// ObserveCall implements registry.CallObserver: the result's next steps
+// stay within the active stage (scopeNextSteps); while a run is active, the
 // result of a tool the active stage records is written to
 // reports/<tool>.json, and a captured field to its run artifact; meta.recorded
 // (and meta.saved) name the files. Nothing is written when the session's
@@ -265,7 +267,11 @@ func (s *Session) ObserveCall(ctx context.Context, t *registry.ToolDef, args []b
 	s.mu.Lock()
 	stage, run := s.stage, s.run
 	s.mu.Unlock()
-	if run == nil || res == nil {
+	if res == nil {
+		return
+	}
+	s.scopeNextSteps(stage, run, res)
+	if run == nil {
 		return
 	}
 	run = run.WithFS(safefs.From(ctx)) // this call's file-access layer
@@ -292,6 +298,70 @@ func (s *Session) ObserveCall(ctx context.Context, t *registry.ToolDef, args []b
 		slog.Warn("recording a run report failed", "run", run.ID, "tool", t.Name, "error", err)
 		res.WithWarnings(fmt.Sprintf("could not record this result as a report of run %s: %v", run.ID, err))
 	}
+}
+
+// scopeNextSteps keeps a result's next steps within the active stage: a
+// step whose tool the stage does not offer gives way, once per stage that
+// offers it, to the move there, which names the stage and the tools it
+// offers: workflow.start_stage from the hub, workflow.complete_stage from
+// another stage, workflow.status in a pinned session (which cannot move).
+// A step whose tool no stage offers (workflow.run) is dropped.
+func (s *Session) scopeNextSteps(stage string, run *stages.Run, res *envelope.ToolResult) {
+	if len(res.NextSteps) == 0 {
+		return
+	}
+	kept := make([]envelope.NextStep, 0, len(res.NextSteps))
+	moves := map[string][]string{} // stage -> the tools the steps named there
+	var order []string
+	for _, ns := range res.NextSteps {
+		t, ok := s.reg.Get(ns.Tool)
+		if !ok || s.visibleIn(stage, t) {
+			kept = append(kept, ns)
+			continue
+		}
+		name := t.Name
+		if t.DeprecatedBy != "" {
+			name = t.DeprecatedBy
+		}
+		to := ""
+		for _, st := range s.set.Names() {
+			if s.visibleIn(st, t) {
+				to = st
+				break
+			}
+		}
+		if to == "" {
+			continue
+		}
+		if _, seen := moves[to]; !seen {
+			order = append(order, to)
+		}
+		if !slices.Contains(moves[to], name) {
+			moves[to] = append(moves[to], name)
+		}
+	}
+	var hint map[string]any
+	if run != nil {
+		hint = map[string]any{"run_id": run.ID}
+	}
+	for _, to := range order {
+		tools := strings.Join(moves[to], ", ")
+		switch {
+		case s.pinned:
+			kept = append(kept, envelope.NextStep{Tool: "workflow.status",
+				When: fmt.Sprintf("the next tools (%s) are in stage %s, which this session (pinned to %s) does not offer", tools, to, stage),
+				Why:  fmt.Sprintf("says where the run is; a server started with --stage %s (or --guided) offers them", to), ArgsHint: hint})
+		case stage == s.set.Hub():
+			kept = append(kept, envelope.NextStep{Tool: "workflow.start_stage",
+				When: fmt.Sprintf("the next tools (%s) are in stage %s", tools, to),
+				Why:  "moves the run to the stage its artifacts need and lists that stage's tools", ArgsHint: hint})
+		default:
+			kept = append(kept, envelope.NextStep{Tool: "workflow.complete_stage",
+				When: fmt.Sprintf("this stage's checklist is done; the next tools (%s) are in stage %s", tools, to),
+				Why:  "checks this stage's artifacts and returns to the orchestrator, where workflow.start_stage moves the run on", ArgsHint: hint})
+		}
+	}
+	res.NextSteps = kept
 }
 
 // givenArg reports whether the call's arguments give name a non-empty value.

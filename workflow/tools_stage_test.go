@@ -215,7 +215,7 @@ func TestSessionScoping(t *testing.T) {
 		t.Errorf("remedy: %+v", res.Remedy)
 	}
 	// A tool in no stage says so.
-	if res := s.Call(ctx, "project.init", map[string]any{}); res.Code != envelope.CodeToolNotInStage || !strings.Contains(res.Error, "nor in any other guided stage") {
+	if res := s.Call(ctx, "pipeline.list", map[string]any{}); res.Code != envelope.CodeToolNotInStage || !strings.Contains(res.Error, "nor in any other guided stage") {
 		t.Errorf("tool in no stage: %+v", res)
 	}
 	// Unknown tools are still unknown.
