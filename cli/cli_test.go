@@ -115,7 +115,7 @@ func TestExport(t *testing.T) {
 	if code != 0 || out != "" || err != nil || !json.Valid(b) {
 		t.Fatalf("export -o: %d %q %v", code, out, err)
 	}
-	// Deferred loading: the tool search tool first, tools.help (core) loaded,
+	// Deferred loading: the tool search tool first, tools.help, describe_tool and toolsets (core) loaded,
 	// tools.by_phase deferred; a format without it is a usage error.
 	for f, search := range map[string]string{"anthropic": "tool_search_tool_bm25_20251119", "openai-responses": "tool_search"} {
 		code, out, _ = run(t, "", "mcp", "export", "--format", f, "--namespace", "tools", "--defer-loading")
@@ -124,7 +124,7 @@ func TestExport(t *testing.T) {
 			t.Fatalf("export %s --defer-loading: %d %s", f, code, out)
 		}
 		for _, tool := range arr[1:] {
-			if core := tool["name"] == "tools__help" || tool["name"] == "tools__toolsets"; (tool["defer_loading"] == true) == core {
+			if core := tool["name"] == "tools__help" || tool["name"] == "tools__toolsets" || tool["name"] == "tools__describe_tool"; (tool["defer_loading"] == true) == core {
 				t.Errorf("export %s --defer-loading: %s defer_loading %v", f, tool["name"], tool["defer_loading"])
 			}
 		}
