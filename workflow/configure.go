@@ -229,9 +229,23 @@ func phaseMap(ctx context.Context, s *Step) error {
 	if err != nil {
 		return err
 	}
-	var req config.Requirements
-	if err := resp.Decode(&req); err != nil {
+	var answer struct {
+		config.Requirements
+		// Classes is each config class's fields, once per class: the
+		// nodes' are their classes' (config_class_map).
+		Classes map[string][]config.Requirement `json:"class_requirements"`
+	}
+	if err := resp.Decode(&answer); err != nil {
 		return Gate("config.requirements", resp, "unexpected answer: %v", err)
+	}
+	req := answer.Requirements
+	if req.Steps == nil {
+		req.Steps = map[catalog.NodeName][]config.Requirement{}
+	}
+	for n, class := range req.ConfigClassMap {
+		if fs, ok := answer.Classes[class]; ok {
+			req.Steps[n] = fs
+		}
 	}
 	if err := s.Report("config.requirements", reqArgs, resp); err != nil {
 		return err
