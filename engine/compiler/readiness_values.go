@@ -335,6 +335,9 @@ var (
 func exampleValue(field, s string) string {
 	if hasDigitRun(s, 12) { // what an account id needs, before the expression looks
 		for _, m := range accountInTextRE().FindAllStringSubmatch(s, -1) {
+			if m[1] == "000000000000" {
+				return "account 000000000000 is no AWS account: a placeholder"
+			}
 			if exampleAccounts[m[1]] {
 				return fmt.Sprintf("account %s is an example account of the AWS documentation and of this project's examples", m[1])
 			}

@@ -2,6 +2,7 @@ package compiler_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -233,6 +234,26 @@ func TestConfirmListsExampleValues(t *testing.T) {
 		if !found {
 			t.Errorf("%s: %+v", doc, res.Confirm)
 		}
+	}
+	// An all-zero account is no account; a REPLACE-... role is a slot:
+	// neither reaches a deploy unnoticed.
+	res, err = compiler.Compile(context.Background(), editedExample(t, func(sh, _ map[string]any) {
+		sh["role"] = "arn:aws:iam::000000000000:role/SageMakerExecutionRole"
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fmt.Sprint(res.Confirm), "account 000000000000 is no AWS account") {
+		t.Errorf("the all-zero account: %+v", res.Confirm)
+	}
+	res, err = compiler.Compile(context.Background(), editedExample(t, func(sh, _ map[string]any) {
+		sh["role"] = "arn:aws:iam::210987654321:role/REPLACE-sagemaker-role"
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deployable() {
+		t.Errorf("a REPLACE-... role is deployable: blockers %+v", res.Blockers)
 	}
 }
 

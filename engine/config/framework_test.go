@@ -150,7 +150,9 @@ func TestPlaceholders(t *testing.T) {
 	for v, want := range map[string]bool{
 		"replace-me": true, "s3://replace-me-bucket/x/": true, "REPLACE_ME": true, "ReplaceMe": true, "TODO": true, " tbd ": true,
 		"TODO: the bucket": true, "FixMe": true, "<bucket>": true, "arn:aws:iam::<account>:role/<name>": true,
+		"arn:aws:iam::000000000000:role/REPLACE-sagemaker-role": true, "REPLACE_WITH_ROLE": true,
 		"label": false, "example-bucket": false, "SELECT a FROM t WHERE a<b AND c>d": false, "todo_list": false, "": false,
+		"SELECT REPLACE(name, '-', '_') FROM t": false, "replacement_cost": false,
 	} {
 		if got := IsPlaceholder(v); got != want {
 			t.Errorf("IsPlaceholder(%q) = %v", v, got)

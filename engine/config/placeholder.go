@@ -28,11 +28,19 @@ var placeholderWords = map[string]bool{
 // (so a comparison in a query, "a<b AND c>d", is not one).
 var angleSlotRE = lazyre.New(`<[A-Za-z][A-Za-z0-9_.\-]*>`)
 
+// replaceSlotRE is a "ReplaceMe" marker or a "REPLACE-..." or
+// "REPLACE_WITH_..." slot: the word replace starting a word and joined to
+// the next by '-' or '_', or followed by "me" ending the word (so SQL's
+// REPLACE(a, b) and "replacement_cost" are not).
+var replaceSlotRE = lazyre.New(`(?:^|[^a-z0-9])replace(?:[-_][a-z0-9]|me(?:$|[^a-z0-9]))`)
+
 // IsPlaceholder reports whether a string value is a placeholder, by the
 // engine's placeholder set:
 //
 //   - it contains a replace-me marker in any spelling, case-insensitive:
-//     "replace-me", "replace_me", "replaceme" (REPLACE_ME, ReplaceMe);
+//     "replace-me", "replace_me", "replaceme" (REPLACE_ME, ReplaceMe), or
+//     a word "replace" joined to the next by '-' or '_'
+//     ("arn:aws:iam::...:role/REPLACE-sagemaker-role", "REPLACE_WITH_ROLE");
 //   - its trimmed text is a to-do word, case-insensitive: TODO, TBD, FIXME,
 //     XXX, CHANGEME, CHANGE-ME, CHANGE_ME, PLACEHOLDER, or starts with one
 //     followed by ":" ("TODO: set the bucket");
@@ -65,7 +73,10 @@ func IsPlaceholder(v any) bool {
 
 func isPlaceholderText(s string) bool {
 	l := strings.ToLower(s)
-	if strings.Contains(l, "replace-me") || strings.Contains(l, "replace_me") || strings.Contains(l, "replaceme") {
+	if strings.Contains(l, "replace-me") || strings.Contains(l, "replace_me") {
+		return true
+	}
+	if strings.Contains(l, "replace") && replaceSlotRE().MatchString(l) {
 		return true
 	}
 	w := strings.TrimSpace(l)
