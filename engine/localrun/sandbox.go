@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cursus-go/cursus/engine/errkind"
+	"github.com/cursus-go/cursus/engine/stepcode"
 	"github.com/cursus-go/cursus/internal/lazyre"
 	"github.com/cursus-go/cursus/internal/proc"
 )
@@ -88,6 +90,10 @@ const UnsandboxedNote = "no sandbox: the jobs ran on the host (" + EnvSandbox + 
 
 //go:embed harness/*.py
 var harnessFS embed.FS
+
+// harnessLauncher is engine/stepcode's processing launcher, written beside
+// the harness scripts.
+const harnessLauncher = "runproc.py"
 
 // harnessContainerDir is where the harness scripts are mounted in a
 // bubblewrap sandbox.
@@ -284,12 +290,21 @@ func newExecutor(kind Sandbox, python string, pythonPrefixes []string, dir strin
 	if err != nil {
 		return nil, err
 	}
+	files := map[string]func() ([]byte, error){
+		// The processing launcher the compiler ships: the harness's
+		// requirements check imports it (reqcheck.py), so the local run
+		// judges a requirements.txt as the shipped launcher does.
+		harnessLauncher: func() ([]byte, error) { return fs.ReadFile(stepcode.FS(), harnessLauncher) },
+	}
 	for _, e := range ents {
-		b, err := harnessFS.ReadFile("harness/" + e.Name())
+		files[e.Name()] = func() ([]byte, error) { return harnessFS.ReadFile("harness/" + e.Name()) }
+	}
+	for name, read := range files {
+		b, err := read()
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(ex.harness, e.Name()), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(ex.harness, name), b, 0o644); err != nil {
 			return nil, err
 		}
 	}

@@ -6,45 +6,9 @@ without a package index."""
 import os
 import sys
 
-
-def unmet(path):
-    """The lines of a requirements file the interpreter does not satisfy, each with why; None when
-    a line cannot be judged (a pip option, a URL, no packaging module)."""
-    try:
-        from importlib import metadata
-    except ImportError:
-        return None
-    try:
-        from packaging.requirements import Requirement
-    except ImportError:
-        try:
-            from pip._vendor.packaging.requirements import Requirement
-        except ImportError:
-            return None
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for raw in f:
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            if line.startswith("-"):
-                return None
-            try:
-                req = Requirement(line)
-            except Exception:
-                return None
-            if req.url:
-                return None
-            if req.marker is not None and not req.marker.evaluate():
-                continue
-            try:
-                have = metadata.version(req.name)
-            except metadata.PackageNotFoundError:
-                out.append("%s (not installed)" % line)
-                continue
-            if not req.specifier.contains(have, prereleases=True):
-                out.append("%s (%s %s installed)" % (line, req.name, have))
-    return out
+# The shipped processing launcher's check (written beside the harness by the runner): one judgement of
+# a requirements.txt, the same locally and in a SageMaker job.
+from runproc import unmet
 
 
 def check(code_dir, who):
