@@ -3,10 +3,8 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -19,57 +17,17 @@ import (
 	"github.com/cursus-go/cursus/tools"
 )
 
-// answerSizes records the answers of one walk and fails on any over
-// answerBudget, naming the call; it logs the largest per tool.
-type answerSizes struct {
-	largest map[string]int
-	where   map[string]string
-	over    []string
-	count   int
-}
-
-func (s *answerSizes) add(tool, call string, size int) {
-	if s.largest == nil {
-		s.largest, s.where = map[string]int{}, map[string]string{}
-	}
-	s.count++
-	if size > s.largest[tool] {
-		s.largest[tool], s.where[tool] = size, call
-	}
-	if size > answerBudget {
-		s.over = append(s.over, fmt.Sprintf("%s: %d bytes", call, size))
-	}
-}
-
-func (s *answerSizes) check(t *testing.T) {
-	t.Helper()
-	var names []string
-	for n := range s.largest {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t.Logf("largest %-36s %6d B  %s", n, s.largest[n], s.where[n])
-	}
-	if s.count == 0 {
-		t.Fatal("no answer was measured")
-	}
-	for _, o := range s.over {
-		t.Errorf("over the %d-byte budget: %s (the default answer must be compact; detail or paging gives more)", answerBudget, o)
-	}
-}
-
 // call calls a tool through the registry and measures its wire answer
 // (the compact JSON envelope a client receives). A failed call fails the
 // test: the walk is over inputs the tools must take.
-func (s *answerSizes) call(t *testing.T, ctx context.Context, label, tool string, args map[string]any) map[string]any {
+func (b *budgetCheck) call(t *testing.T, ctx context.Context, label, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	res, wire := cursus.Registry().CallJSON(ctx, tool, args)
 	if !res.OK {
 		t.Errorf("%s: %s: %s", label, res.Code, res.Error)
 		return nil
 	}
-	s.add(tool, label, len(wire))
+	b.measure(t, tool, label, wire)
 	var env map[string]any
 	if err := json.Unmarshal(wire, &env); err != nil {
 		t.Fatal(err)
@@ -90,7 +48,7 @@ func TestAnswersFitOnEveryCatalogDAG(t *testing.T) {
 		t.Skip("walks the whole catalog")
 	}
 	root, ctx := exampleProject(t)
-	var sizes answerSizes
+	var sizes budgetCheck
 
 	list := s(t, &sizes, ctx, "pipeline_catalog.list", map[string]any{})
 	var ids []string
@@ -184,7 +142,7 @@ func TestAnswersFitOnEveryCatalogDAG(t *testing.T) {
 		if strings.Contains(uri, "part=script") {
 			kind += " (script pages)"
 		}
-		sizes.add(kind, uri, len(b))
+		sizes.measure(t, kind, uri, b)
 		// A script too long for the step's resource is named, and read in
 		// pages each naming the next: every page is measured too.
 		text := res.Contents[0].Text
@@ -194,11 +152,11 @@ func TestAnswersFitOnEveryCatalogDAG(t *testing.T) {
 			}
 		}
 	}
-	sizes.check(t)
+	sizes.done(t)
 }
 
-// s is answerSizes.call for the walk's first calls, whose answer must be there.
-func s(t *testing.T, sizes *answerSizes, ctx context.Context, tool string, args map[string]any) map[string]any {
+// s is budgetCheck.call for the walk's first calls, whose answer must be there.
+func s(t *testing.T, sizes *budgetCheck, ctx context.Context, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	env := sizes.call(t, ctx, tool, tool, args)
 	if env == nil {

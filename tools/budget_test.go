@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -19,6 +20,9 @@ type budgetCheck struct {
 	measured int    // answers measured
 	largest  int    // the largest answer seen, in bytes
 	tool     string // the tool that gave it
+	// byTool is each tool's largest answer, and where the call that gave it.
+	byTool map[string]int
+	where  map[string]string
 }
 
 // measure checks one example's answer (its wire form). The definition a
@@ -50,6 +54,12 @@ func (b *budgetCheck) measure(t *testing.T, tool, example string, wire []byte) {
 	if len(wire) > b.largest {
 		b.largest, b.tool = len(wire), tool
 	}
+	if b.byTool == nil {
+		b.byTool, b.where = map[string]int{}, map[string]string{}
+	}
+	if len(wire) > b.byTool[tool] {
+		b.byTool[tool], b.where[tool] = len(wire), example
+	}
 	if len(wire) > answerBudget {
 		t.Errorf("%s: the answer is %d bytes, over the %d-byte budget: give the tool a detail or paging argument (default small)", example, len(wire), answerBudget)
 	}
@@ -62,6 +72,14 @@ func (b *budgetCheck) done(t *testing.T) {
 	if b.measured == 0 {
 		t.Error("no answer was measured against the budget")
 		return
+	}
+	names := make([]string, 0, len(b.byTool))
+	for tool := range b.byTool {
+		names = append(names, tool)
+	}
+	slices.Sort(names)
+	for _, tool := range names {
+		t.Logf("largest %-36s %6d B  %s", tool, b.byTool[tool], b.where[tool])
 	}
 	t.Logf("%d answers measured; the largest: %s, %d of %d bytes", b.measured, b.tool, b.largest, answerBudget)
 }
