@@ -145,32 +145,33 @@ func TestGoldenPath(t *testing.T) {
 // ("<a namespace of data.namespaces>").
 var placeholderFrom = regexp.MustCompile(`of data\.([a-z_]+)>$`)
 
-// fillFrom is fill for a hint the path did not take: a placeholder the
-// user has a fact for gets it; one that points into the answer's data
-// gets the first item there (its name, for an object), as an agent would
-// pick one.
-func (a *goldenAgent) fillFrom(res *envelope.ToolResult, v any, key string) any {
+// fill copies a hint, replacing each "<...>" placeholder under key K by
+// the user's fact K. On the path (res nil) every placeholder must be one
+// (a.fact fails the test otherwise). For a hint the path did not take
+// (res, the answer that gave it), a placeholder that gives an example gets
+// it, and one that points into the answer's data gets the first item
+// there (its name, for an object), as an agent would pick one.
+func (a *goldenAgent) fill(res *envelope.ToolResult, v any, key string) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = a.fillFrom(res, e, k)
+			out[k] = a.fill(res, e, k)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = a.fillFrom(res, e, key)
+			out[i] = a.fill(res, e, key)
 		}
 		return out
 	case string:
 		if !strings.HasPrefix(x, "<") || !strings.HasSuffix(x, ">") {
 			return v
 		}
-		if _, ok := stated[key]; ok {
-			return a.fact(key, "the hint "+x)
-		}
-		if _, ok := answers[key]; ok {
+		_, isStated := stated[key]
+		_, isAnswer := answers[key]
+		if res == nil || isStated || isAnswer {
 			return a.fact(key, "the hint "+x)
 		}
 		if m := placeholderExample.FindStringSubmatch(x); m != nil {
@@ -245,7 +246,7 @@ func (a *goldenAgent) followEveryHint() {
 				continue
 			}
 			args := map[string]any{}
-			if h, ok := a.fillFrom(res, ns.ArgsHint, "").(map[string]any); ok {
+			if h, ok := a.fill(res, ns.ArgsHint, "").(map[string]any); ok {
 				args = h
 			}
 			if _, ok := res.Data.(map[string]any)["essential_fields"]; ok && args["base"] != nil {
@@ -299,7 +300,7 @@ func (a *goldenAgent) follow(prev *envelope.ToolResult, tool string) *envelope.T
 		if ns.Tool != tool {
 			continue
 		}
-		args := a.fill(ns.ArgsHint, "")
+		args := a.fill(nil, ns.ArgsHint, "")
 		a.fillEssential(prev, args)
 		return a.call(tool, args, fmt.Sprintf("next_steps of call %d", len(a.calls)))
 	}
@@ -308,30 +309,6 @@ func (a *goldenAgent) follow(prev *envelope.ToolResult, tool string) *envelope.T
 	}
 	a.t.Fatalf("call %d: %s is not among the previous answer's next_steps %v", len(a.calls)+1, tool, offered)
 	return nil
-}
-
-// fill copies a hint, replacing each "<...>" placeholder by the user's
-// fact of its key.
-func (a *goldenAgent) fill(v any, key string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = a.fill(e, k)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = a.fill(e, key)
-		}
-		return out
-	case string:
-		if strings.HasPrefix(x, "<") && strings.HasSuffix(x, ">") {
-			return a.fact(key, "the hint "+x)
-		}
-	}
-	return v
 }
 
 // fillEssential sets each path of prev's data.essential_fields
